@@ -1,0 +1,422 @@
+#include "model/yaml.h"
+
+#include <fmt/format.h>
+#include <libfyaml.h>
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+struct ParserDeleter {
+  void operator()(fy_parser* p) const { fy_parser_destroy(p); }
+};
+struct DiagDeleter {
+  void operator()(fy_diag* d) const { fy_diag_destroy(d); }
+};
+
+std::string_view token_text(fy_token* t) {
+  if (t == nullptr) return {};
+  size_t len = 0;
+  const char* s = fy_token_get_text(t, &len);
+  return s ? std::string_view(s, len) : std::string_view{};
+}
+
+bool is_digits(std::string_view s, int base) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    bool ok = base == 8    ? (c >= '0' && c <= '7')
+              : base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                           : (c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+json::value parse_int(std::string_view digits, int base, bool negative) {
+  uint64_t u = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
+  if (ec == std::errc() && p == digits.data() + digits.size()) {
+    if (!negative) {
+      if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return static_cast<int64_t>(u);
+      return u;
+    }
+    if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1)
+      return static_cast<int64_t>(0 - u);
+  }
+  // Too large for 64 bits: a float, as Go's YAML reader does.
+  double d = 0;
+  for (char c : digits) d = d * base + (std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : 0);
+  return negative ? -d : d;
+}
+
+bool looks_like_float(std::string_view s) {
+  // [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++frac_digits;
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    size_t exp_digits = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
+// YAML 1.2 core schema resolution of a plain scalar.
+json::value resolve_plain(std::string_view s) {
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  char c = s[0];
+  if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.'))
+    return json::string(s);
+  if (s.starts_with("0o") && is_digits(s.substr(2), 8)) return parse_int(s.substr(2), 8, false);
+  if (s.starts_with("0x") && is_digits(s.substr(2), 16)) return parse_int(s.substr(2), 16, false);
+  {
+    bool neg = c == '-';
+    std::string_view digits = (c == '-' || c == '+') ? s.substr(1) : s;
+    if (is_digits(digits, 10)) return parse_int(digits, 10, neg);
+  }
+  if (looks_like_float(s)) {
+    double d = 0;
+    auto [p, ec] = std::from_chars(s.data() + (c == '+' ? 1 : 0), s.data() + s.size(), d);
+    if (ec == std::errc() && p == s.data() + s.size()) return d;
+  }
+  std::string_view body = (c == '-' || c == '+') ? s.substr(1) : s;
+  if (body == ".inf" || body == ".Inf" || body == ".INF")
+    return c == '-' ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::numeric_limits<double>::quiet_NaN();
+  return json::string(s);
+}
+
+json::value scalar_value(fy_event* e) {
+  fy_token* value = e->scalar.value;
+  std::string_view text = token_text(value);
+  std::string_view tag = token_text(e->scalar.tag);
+  if (tag == "tag:yaml.org,2002:str" || tag == "!!str" || tag == "!") return json::string(text);
+  if (fy_token_scalar_style(value) != FYSS_PLAIN) return json::string(text);
+  return resolve_plain(text);
+}
+
+std::string key_text(const json::value& v) {
+  if (v.is_string()) return std::string(v.get_string());
+  if (v.is_null()) return "null";
+  return json::serialize(v);
+}
+
+// Builds JSON values from the parser's events.
+class Builder {
+ public:
+  explicit Builder(std::string_view name) : name_(name) {}
+
+  // Returns an error message, or "" on success.
+  std::string on_event(fy_event* e, YamlDocument& doc) {
+    switch (e->type) {
+      case FYET_MAPPING_START:
+        return open(json::object{}, e, e->mapping_start.anchor, doc);
+      case FYET_SEQUENCE_START:
+        return open(json::array{}, e, e->sequence_start.anchor, doc);
+      case FYET_MAPPING_END:
+      case FYET_SEQUENCE_END:
+        return close(e);
+      case FYET_SCALAR: {
+        json::value v = scalar_value(e);
+        if (e->scalar.anchor) anchors_[std::string(token_text(e->scalar.anchor))] = v;
+        return add(std::move(v), e, doc);
+      }
+      case FYET_ALIAS: {
+        auto it = anchors_.find(std::string(token_text(e->alias.anchor)));
+        if (it == anchors_.end())
+          return where(e) + fmt::format(": unknown alias *{}", token_text(e->alias.anchor));
+        json::value copy = it->second;
+        return add(std::move(copy), e, doc);
+      }
+      default:
+        return {};
+    }
+  }
+
+  void reset() {
+    stack_.clear();
+    anchors_.clear();
+    root_ = nullptr;
+  }
+  json::value take_root() { return std::move(root_); }
+
+ private:
+  struct Frame {
+    json::value value;
+    std::string anchor;
+    std::string key;        // for mappings: the key waiting for its value
+    bool have_key = false;  // for mappings
+    int line = 0;
+  };
+
+  std::string where(fy_event* e) const {
+    const fy_mark* m = fy_event_start_mark(e);
+    return fmt::format("{}:{}:{}", name_, m ? m->line + 1 : 0, m ? m->column + 1 : 0);
+  }
+
+  std::string open(json::value container, fy_event* e, fy_token* anchor, YamlDocument& doc) {
+    const fy_mark* m = fy_event_start_mark(e);
+    int line = m ? m->line + 1 : 0;
+    if (stack_.empty()) doc.line = line;
+    note_item_line(line, doc);
+    if (!stack_.empty() && stack_.back().value.is_object() && !stack_.back().have_key)
+      return where(e) + ": a mapping or sequence used as a mapping key is not supported";
+    stack_.push_back({std::move(container), std::string(token_text(anchor)), {}, false, line});
+    return {};
+  }
+
+  std::string close(fy_event* e) {
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (!f.anchor.empty()) anchors_[f.anchor] = f.value;
+    YamlDocument unused;
+    return add(std::move(f.value), e, unused, /*closing=*/true);
+  }
+
+  void note_item_line(int line, YamlDocument& doc) {
+    // Elements of the top-level `items` sequence: stack is [root mapping, items sequence].
+    if (stack_.size() == 2 && stack_[1].value.is_array() && stack_[0].key == "items")
+      doc.item_lines.push_back(line);
+  }
+
+  std::string add(json::value v, fy_event* e, YamlDocument& doc, bool closing = false) {
+    if (!closing) {
+      const fy_mark* m = fy_event_start_mark(e);
+      int line = m ? m->line + 1 : 0;
+      if (stack_.empty()) doc.line = line;
+      note_item_line(line, doc);
+    }
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return {};
+    }
+    Frame& top = stack_.back();
+    if (top.value.is_array()) {
+      top.value.get_array().push_back(std::move(v));
+      return {};
+    }
+    json::object& obj = top.value.get_object();
+    if (!top.have_key) {
+      top.key = key_text(v);
+      top.have_key = true;
+      return {};
+    }
+    top.have_key = false;
+    if (top.key == "<<") return merge(obj, v, e);
+    if (obj.contains(top.key))
+      return where(e) + fmt::format(": mapping key \"{}\" already defined", top.key);
+    obj.emplace(top.key, std::move(v));
+    return {};
+  }
+
+  // `<<: *anchor` or `<<: [*a, *b]`: keys already present win, earlier sources win.
+  std::string merge(json::object& into, const json::value& from, fy_event* e) {
+    auto merge_one = [&](const json::value& src) -> bool {
+      if (!src.is_object()) return false;
+      for (const auto& kv : src.get_object())
+        if (!into.contains(kv.key())) into.emplace(kv.key(), kv.value());
+      return true;
+    };
+    if (from.is_array()) {
+      for (const auto& item : from.get_array())
+        if (!merge_one(item)) return where(e) + ": a `<<` merge list must hold only mappings";
+      return {};
+    }
+    if (!merge_one(from)) return where(e) + ": a `<<` merge value must be a mapping";
+    return {};
+  }
+
+  std::string name_;
+  std::vector<Frame> stack_;
+  std::unordered_map<std::string, json::value> anchors_;
+  json::value root_;
+};
+
+void collect_diag(fy_diag*, void* user, const char* buf, size_t len) {
+  static_cast<std::string*>(user)->append(buf, len);
+}
+
+}  // namespace
+
+Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::string_view name) {
+  std::string diag_text;
+  fy_diag_cfg dcfg;
+  fy_diag_cfg_default(&dcfg);
+  dcfg.fp = nullptr;
+  dcfg.output_fn = collect_diag;
+  dcfg.user = &diag_text;
+  dcfg.colorize = false;
+  dcfg.show_source = false;
+  dcfg.show_position = true;
+  dcfg.show_type = false;
+  dcfg.show_module = false;
+  std::unique_ptr<fy_diag, DiagDeleter> diag(fy_diag_create(&dcfg));
+
+  fy_parse_cfg cfg{};
+  cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
+                                              FYPCF_JSON_NONE);
+  cfg.diag = diag.get();
+  std::unique_ptr<fy_parser, ParserDeleter> parser(fy_parser_create(&cfg));
+  if (!parser) return Error{fmt::format("{}: cannot create a YAML parser", name)};
+  if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0)
+    return Error{fmt::format("{}: cannot read the input", name)};
+
+  std::vector<YamlDocument> docs;
+  Builder builder(name);
+  YamlDocument current;
+  while (fy_event* e = fy_parser_parse(parser.get())) {
+    std::string err;
+    if (e->type == FYET_DOCUMENT_START) {
+      builder.reset();
+      current = YamlDocument{};
+      const fy_mark* m = fy_event_start_mark(e);
+      current.line = m ? m->line + 1 : 0;
+    } else if (e->type == FYET_DOCUMENT_END) {
+      current.value = builder.take_root();
+      docs.push_back(std::move(current));
+    } else {
+      err = builder.on_event(e, current);
+    }
+    fy_parser_event_free(parser.get(), e);
+    if (!err.empty()) return Error{err};
+  }
+  if (fy_parser_get_stream_error(parser.get())) {
+    // libfyaml writes "LINE:COL: error: message" (possibly with the offending line after it).
+    std::string first = diag_text.substr(0, diag_text.find('\n'));
+    while (!first.empty() && std::isspace(static_cast<unsigned char>(first.back()))) first.pop_back();
+    if (first.empty()) first = "malformed YAML";
+    return Error{fmt::format("{}:{}", name, first)};
+  }
+  return docs;
+}
+
+namespace {
+
+class Emitter {
+ public:
+  Emitter() {
+    fy_emitter_cfg cfg{};
+    cfg.flags = static_cast<fy_emitter_cfg_flags>(FYECF_MODE_BLOCK | FYECF_INDENT_2 |
+                                                  FYECF_WIDTH_INF);
+    cfg.output = &Emitter::output;
+    cfg.userdata = &out_;
+    emit_ = fy_emitter_create(&cfg);
+  }
+  ~Emitter() { fy_emitter_destroy(emit_); }
+  Emitter(const Emitter&) = delete;
+  Emitter& operator=(const Emitter&) = delete;
+
+  void stream(const std::vector<const json::value*>& docs, bool explicit_start) {
+    event(FYET_STREAM_START);
+    for (const json::value* d : docs) {
+      event(FYET_DOCUMENT_START, explicit_start ? 0 : 1, nullptr, nullptr);
+      value(*d);
+      event(FYET_DOCUMENT_END, 1);
+    }
+    event(FYET_STREAM_END);
+  }
+
+  std::string take() { return std::move(out_); }
+
+ private:
+  template <typename... Args>
+  void event(fy_event_type type, Args... args) {
+    fy_emit_event(emit_, fy_emit_event_create(emit_, type, args...));
+  }
+
+  void scalar(std::string_view text, fy_scalar_style style) {
+    event(FYET_SCALAR, style, text.data(), text.size(), static_cast<const char*>(nullptr),
+          static_cast<const char*>(nullptr));
+  }
+
+  void value(const json::value& v) {
+    switch (v.kind()) {
+      case json::kind::object: {
+        const auto& o = v.get_object();
+        event(FYET_MAPPING_START, o.empty() ? FYNS_FLOW : FYNS_ANY,
+              static_cast<const char*>(nullptr), static_cast<const char*>(nullptr));
+        for (const auto& kv : o) {
+          string(kv.key());
+          value(kv.value());
+        }
+        event(FYET_MAPPING_END);
+        break;
+      }
+      case json::kind::array: {
+        const auto& a = v.get_array();
+        event(FYET_SEQUENCE_START, a.empty() ? FYNS_FLOW : FYNS_ANY,
+              static_cast<const char*>(nullptr), static_cast<const char*>(nullptr));
+        for (const auto& item : a) value(item);
+        event(FYET_SEQUENCE_END);
+        break;
+      }
+      case json::kind::string:
+        string(v.get_string());
+        break;
+      case json::kind::null:
+        scalar("null", FYSS_PLAIN);
+        break;
+      case json::kind::bool_:
+        scalar(v.get_bool() ? "true" : "false", FYSS_PLAIN);
+        break;
+      default:
+        scalar(json::serialize(v), FYSS_PLAIN);
+        break;
+    }
+  }
+
+  void string(std::string_view s) {
+    // A string that would read back as something else must be quoted.
+    json::value back = resolve_plain(s);
+    bool needs_quotes = !back.is_string() || s.empty();
+    if (needs_quotes) return scalar(s, FYSS_DOUBLE_QUOTED);
+    if (s.find('\n') != std::string_view::npos) return scalar(s, FYSS_LITERAL);
+    scalar(s, FYSS_ANY);
+  }
+
+  static int output(fy_emitter*, fy_emitter_write_type, const char* str, int len, void* user) {
+    static_cast<std::string*>(user)->append(str, static_cast<size_t>(len));
+    return len;
+  }
+
+  fy_emitter* emit_ = nullptr;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string to_yaml(const json::value& v) {
+  Emitter e;
+  e.stream({&v}, false);
+  return e.take();
+}
+
+std::string to_yaml_stream(const std::vector<const json::value*>& docs) {
+  Emitter e;
+  e.stream(docs, true);
+  return e.take();
+}
+
+}  // namespace planter

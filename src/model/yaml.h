@@ -1,0 +1,35 @@
+// YAML in and out, with libfyaml.
+//
+// Reading follows what kubectl accepts: YAML 1.2 core schema (so a bare `=` is the string "=",
+// `yes` is a string, `0x1F` an int), multi-document streams, anchors, aliases and `<<` merge keys,
+// duplicate keys rejected, non-string keys turned into their text. Each document remembers the line
+// where its content starts, and, for `*List` documents, the line of each element of `items`.
+// Functions here are pure and thread-safe (each call has its own parser).
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/result.h"
+
+namespace planter {
+
+struct YamlDocument {
+  boost::json::value value;     // null for an empty document
+  int line = 0;                 // 1-based line of the document's content
+  std::vector<int> item_lines;  // lines of the elements of a top-level `items` sequence
+};
+
+// Parses a whole stream. On malformed YAML, the error message is "NAME:LINE:COL: what".
+Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::string_view name);
+
+// Writes one value as a block-style YAML document (no leading `---`), strings quoted where a
+// reader would otherwise take them for another type.
+std::string to_yaml(const boost::json::value& v);
+
+// Writes values as a multi-document stream, each introduced by `---`.
+std::string to_yaml_stream(const std::vector<const boost::json::value*>& docs);
+
+}  // namespace planter

@@ -1,0 +1,87 @@
+#include "plan/inventory.h"
+
+#include <fmt/format.h>
+
+namespace planter {
+
+bool is_cluster_definition(const ObjectRef& ref) {
+  if (ref.kind != "Cluster") return false;
+  auto g = ref.group();
+  return g == "planter.nephio.org" || g == "cluster.x-k8s.io";
+}
+
+bool is_cluster_api_kind(const ObjectRef& ref) {
+  auto g = ref.group();
+  return is_cluster_definition(ref) || g == "cluster.x-k8s.io" || g.ends_with(".cluster.x-k8s.io");
+}
+
+Inventory Inventory::build(const std::vector<Object>& objects, std::vector<ClusterInfo> flags,
+                           Diagnostics& diags) {
+  Inventory inv;
+  inv.clusters_.push_back({std::string(kSelf), "self", {}, std::nullopt, {}, {}});
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const Object& o = objects[i];
+    if (!is_cluster_definition(o.ref)) continue;
+    if (o.ref.name == kSelf) {
+      diags.add(o.where(), o.display(), "a cluster cannot be named SELF: that name means the "
+                "management cluster", "rename the cluster");
+      continue;
+    }
+    if (const ClusterInfo* prev = inv.find(o.ref.name)) {
+      if (prev->object && objects[*prev->object].ref.key() == o.ref.key()) continue;
+      diags.add(o.where(), o.display(),
+                fmt::format("another cluster is already named \"{}\" ({})", o.ref.name,
+                            prev->object ? objects[*prev->object].where() : prev->from),
+                "cluster names must be unique across namespaces and kinds; rename one of them");
+      continue;
+    }
+    inv.clusters_.push_back({o.ref.name, "seed", o.ref.ns, i, {}, labels_of(o.labels())});
+  }
+  for (ClusterInfo& f : flags) {
+    for (ClusterInfo& c : inv.clusters_) {
+      if (c.name != f.name) continue;
+      // A flag names the context of a cluster the seed creates, or adds labels to it.
+      if (!f.context.empty()) c.context = f.context;
+      for (auto& [k, v] : f.labels) c.labels[k] = v;
+      f.name.clear();
+    }
+    if (!f.name.empty()) inv.clusters_.push_back(std::move(f));
+  }
+  return inv;
+}
+
+const ClusterInfo* Inventory::find(std::string_view name) const {
+  for (const ClusterInfo& c : clusters_)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+Result<std::string> Inventory::resolve(std::string_view ref) const {
+  std::string_view name = ref;
+  std::string_view ns;
+  if (auto bar = ref.find('|'); bar != std::string_view::npos) {
+    ns = ref.substr(0, bar);
+    name = ref.substr(bar + 1);
+  }
+  const ClusterInfo* c = find(name);
+  if (!c) return Error{fmt::format("cluster \"{}\" is neither in the seed nor known", ref)};
+  if (!ns.empty() && c->from == "seed" && c->namespace_ != ns)
+    return Error{fmt::format("cluster \"{}\" is in namespace \"{}\", not \"{}\"", name,
+                             c->namespace_, ns)};
+  return c->name;
+}
+
+std::vector<std::string> Inventory::select(const LabelSelector& selector) const {
+  std::vector<std::string> out;
+  for (const ClusterInfo& c : clusters_)
+    if (selector.matches(c.labels)) out.push_back(c.name);
+  return out;
+}
+
+std::string Inventory::names() const {
+  std::string out;
+  for (const ClusterInfo& c : clusters_) out += (out.empty() ? "" : ", ") + c.name;
+  return out;
+}
+
+}  // namespace planter

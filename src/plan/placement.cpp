@@ -1,0 +1,175 @@
+#include "plan/placement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace planter {
+
+namespace {
+
+bool is_namespace(const ObjectRef& r) { return r.kind == "Namespace" && r.group().empty(); }
+bool is_crd(const ObjectRef& r) {
+  return r.kind == "CustomResourceDefinition" && r.group() == "apiextensions.k8s.io";
+}
+// Namespaces and CRDs are placed by usage, so they wait for the first tier.
+bool second_tier(const ObjectRef& r) { return is_namespace(r) || is_crd(r); }
+
+// Adds `more` to `into`, keeping inventory order.
+void merge_clusters(std::vector<std::string>& into, const std::vector<std::string>& more,
+                    const Inventory& inventory) {
+  for (const auto& c : more)
+    if (std::find(into.begin(), into.end(), c) == into.end()) into.push_back(c);
+  const auto& all = inventory.clusters();
+  auto pos = [&](const std::string& name) {
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i].name == name) return i;
+    return all.size();
+  };
+  std::sort(into.begin(), into.end(),
+            [&](const std::string& a, const std::string& b) { return pos(a) < pos(b); });
+}
+
+std::vector<std::string_view> split_list(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (!s.empty()) {
+    size_t comma = s.find(',');
+    std::string_view item = s.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// Reads the placement annotations of one object; nullopt when it has none.
+std::optional<Placement> read_explicit(const Object& o, const Inventory& inventory,
+                                       Diagnostics& diags) {
+  const auto* one = o.annotation(kClusterAnnotation);
+  const auto* many = o.annotation(kClustersAnnotation);
+  const auto* selector = o.annotation(kClusterSelectorAnnotation);
+  if (!one && !many && !selector) return std::nullopt;
+  Placement p{{}, "explicit"};
+  auto add_ref = [&](std::string_view annotation, std::string_view ref) {
+    auto name = inventory.resolve(ref);
+    if (!name) {
+      diags.add(o.where(), o.display(), fmt::format("{}: {}", annotation, name.error().message),
+                fmt::format("known clusters: {}; define the cluster in the seed or pass "
+                            "--cluster NAME=CONTEXT",
+                            inventory.names()));
+      return;
+    }
+    merge_clusters(p.clusters, {name.value()}, inventory);
+  };
+  if (one) add_ref(kClusterAnnotation, *one);
+  if (many)
+    for (auto ref : split_list(*many)) add_ref(kClustersAnnotation, ref);
+  if (selector) {
+    auto sel = LabelSelector::parse(*selector);
+    if (!sel) {
+      diags.add(o.where(), o.display(),
+                fmt::format("{}: {}", kClusterSelectorAnnotation, sel.error().message),
+                "write a label selector such as `tier=edge,region in (eu,us)`");
+    } else {
+      auto chosen = inventory.select(sel.value());
+      if (chosen.empty())
+        diags.add(o.where(), o.display(),
+                  fmt::format("{} \"{}\" matches no known cluster", kClusterSelectorAnnotation,
+                              std::string_view(*selector)),
+                  "label the clusters (in the seed, or with --cluster-labels NAME=k=v)");
+      merge_clusters(p.clusters, chosen, inventory);
+    }
+  }
+  return p;
+}
+
+std::optional<Placement> place_explicitly(const PlacementContext& ctx, size_t i) {
+  return ctx.explicit_placement[i];
+}
+
+std::optional<Placement> place_with_namespace(const PlacementContext& ctx, size_t i) {
+  const Object& o = ctx.objects[i];
+  if (o.ref.ns.empty()) return std::nullopt;
+  Placement p{{}, "namespace"};
+  bool found = false;
+  for (size_t j : ctx.index.by_key(object_key("", "Namespace", "", o.ref.ns))) {
+    if (!ctx.explicit_placement[j]) continue;
+    found = true;
+    merge_clusters(p.clusters, ctx.explicit_placement[j]->clusters, ctx.inventory);
+  }
+  if (!found) return std::nullopt;
+  return p;
+}
+
+std::optional<Placement> place_by_usage(const PlacementContext& ctx, size_t i) {
+  const Object& o = ctx.objects[i];
+  const std::vector<size_t>* users = nullptr;
+  if (is_namespace(o.ref)) {
+    users = &ctx.index.in_namespace(o.ref.name);
+  } else if (is_crd(o.ref)) {
+    const auto* g = find_string(o.body, {"spec", "group"});
+    const auto* k = find_string(o.body, {"spec", "names", "kind"});
+    if (!g || !k) return std::nullopt;
+    users = &ctx.index.of_kind(SeedIndex::group_kind(*g, *k));
+  } else {
+    return std::nullopt;
+  }
+  Placement p{{}, "usage"};
+  for (size_t j : *users)
+    if (ctx.placed[j]) merge_clusters(p.clusters, ctx.placed[j]->clusters, ctx.inventory);
+  if (p.clusters.empty()) return std::nullopt;
+  return p;
+}
+
+std::optional<Placement> place_cluster_definition(const PlacementContext& ctx, size_t i) {
+  if (!is_cluster_api_kind(ctx.objects[i].ref)) return std::nullopt;
+  return Placement{{std::string(kSelf)}, "cluster-definition"};
+}
+
+std::optional<Placement> place_by_default(const PlacementContext& ctx, size_t) {
+  return Placement{{std::string(ctx.default_cluster)}, "default"};
+}
+
+constexpr PlacementRule kPlacementRules[] = {
+    {"explicit", "planter.nephio.org/cluster, /clusters or /cluster-selector", place_explicitly},
+    {"namespace", "a namespaced object follows its Namespace's explicit placement",
+     place_with_namespace},
+    {"usage", "a Namespace or CRD goes wherever the objects that need it go", place_by_usage},
+    {"cluster-definition", "cluster definitions go to the management cluster",
+     place_cluster_definition},
+    {"default", "everything else goes to the default target", place_by_default},
+};
+
+}  // namespace
+
+std::span<const PlacementRule> placement_rules() { return kPlacementRules; }
+
+std::vector<Placement> place_objects(const std::vector<Object>& objects, const SeedIndex& index,
+                                     const Inventory& inventory, std::string_view default_cluster,
+                                     Diagnostics& diags) {
+  std::vector<std::optional<Placement>> explicit_placement(objects.size());
+  for (size_t i = 0; i < objects.size(); ++i)
+    explicit_placement[i] = read_explicit(objects[i], inventory, diags);
+
+  std::vector<std::optional<Placement>> placed(objects.size());
+  PlacementContext ctx{objects, index, inventory, default_cluster, explicit_placement, placed};
+  for (bool tier2 : {false, true}) {
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if (second_tier(objects[i].ref) != tier2) continue;
+      for (const PlacementRule& rule : kPlacementRules) {
+        if (auto p = rule.apply(ctx, i)) {
+          placed[i] = std::move(p);
+          break;
+        }
+      }
+    }
+  }
+  std::vector<Placement> out;
+  out.reserve(objects.size());
+  for (auto& p : placed) out.push_back(std::move(*p));
+  return out;
+}
+
+}  // namespace planter

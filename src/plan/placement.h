@@ -1,0 +1,56 @@
+// Placement: which clusters each object of a seed goes to.
+//
+// The built-in rules form one ordered table (placement_rules()); the first rule that has an answer
+// for an object decides. Namespaces and CRDs without an explicit placement are placed in a second
+// tier, after everything else, because they go wherever the objects that need them go.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/diagnostics.h"
+#include "model/object.h"
+#include "plan/inventory.h"
+#include "plan/seed_index.h"
+
+namespace planter {
+
+inline constexpr std::string_view kClusterAnnotation = "planter.nephio.org/cluster";
+inline constexpr std::string_view kClustersAnnotation = "planter.nephio.org/clusters";
+inline constexpr std::string_view kClusterSelectorAnnotation = "planter.nephio.org/cluster-selector";
+
+struct Placement {
+  std::vector<std::string> clusters;  // in inventory order, no duplicates
+  std::string_view rule;              // the rule that decided
+};
+
+struct PlacementContext {
+  const std::vector<Object>& objects;
+  const SeedIndex& index;
+  const Inventory& inventory;
+  std::string_view default_cluster;
+  // Explicit placements (from annotations), computed first for every object.
+  const std::vector<std::optional<Placement>>& explicit_placement;
+  // Decisions of the first tier, read by usage propagation.
+  const std::vector<std::optional<Placement>>& placed;
+};
+
+struct PlacementRule {
+  std::string_view name;
+  std::string_view summary;
+  std::optional<Placement> (*apply)(const PlacementContext& ctx, size_t object);
+};
+
+// The built-in placement rules, in the order they are tried.
+std::span<const PlacementRule> placement_rules();
+
+// Places every object. An object whose annotations name an unknown cluster is reported and gets
+// an empty placement.
+std::vector<Placement> place_objects(const std::vector<Object>& objects, const SeedIndex& index,
+                                     const Inventory& inventory, std::string_view default_cluster,
+                                     Diagnostics& diags);
+
+}  // namespace planter

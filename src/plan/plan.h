@@ -1,0 +1,45 @@
+// The plan: every unit (an object on a cluster), what each one requires, and the order that
+// follows. A Plan is a value; building it is pure (no network) and deterministic.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/object.h"
+#include "plan/inventory.h"
+#include "plan/readiness.h"
+
+namespace planter {
+
+// A hard dependency of a unit: `object` on `cluster` must satisfy `when`.
+struct Requirement {
+  ObjectRef object;  // an empty name means the kind itself (its CRD is not in the seed)
+  std::string cluster;
+  ReadinessPredicate when;
+  std::string rule;            // the rule that derived it, e.g. "namespace"
+  std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
+
+  bool external() const { return !unit.has_value(); }
+  // For people: "Namespace cnf active", "cluster edge1 ready", "kind cnf.org/v1 Instance established".
+  std::string describe() const;
+};
+
+struct Unit {
+  size_t object = 0;  // index into Plan::objects
+  std::string cluster;
+  std::vector<Requirement> requirements;
+  int wave = 0;  // longest-path depth; 0 for units that need nothing of the seed
+};
+
+struct Plan {
+  std::vector<Object> objects;
+  std::vector<ClusterInfo> clusters;
+  std::vector<Unit> units;  // ordered by wave, then by position in the seed
+
+  const Object& object_of(const Unit& u) const { return objects[u.object]; }
+  int wave_count() const;
+  size_t external_requirement_count() const;
+};
+
+}  // namespace planter

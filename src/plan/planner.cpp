@@ -1,0 +1,202 @@
+#include "plan/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "plan/placement.h"
+#include "plan/rules.h"
+#include "plan/seed_index.h"
+#include "seed/validate.h"
+
+namespace planter {
+
+namespace {
+
+std::string unit_key(const std::string& object_key, std::string_view cluster) {
+  std::string k = object_key;
+  k.push_back('@');
+  k.append(cluster);
+  return k;
+}
+
+std::string unit_name(const Plan& plan, const Unit& u) {
+  const Object& o = plan.objects[u.object];
+  return fmt::format("{} on {} ({})", o.display(), u.cluster, o.where());
+}
+
+// Reports one cycle through the units Kahn's algorithm could not order.
+void report_cycle(const Plan& plan, const std::vector<int>& remaining_in, Diagnostics& diags) {
+  // Walk requirements from any unordered unit: in a graph where every unordered unit has an
+  // unordered requirement, the walk must come back to a unit it has seen.
+  size_t start = 0;
+  while (start < remaining_in.size() && remaining_in[start] == 0) ++start;
+  std::vector<int> seen_at(plan.units.size(), -1);
+  std::vector<size_t> path;
+  size_t cur = start;
+  while (seen_at[cur] < 0) {
+    seen_at[cur] = static_cast<int>(path.size());
+    path.push_back(cur);
+    size_t next = cur;
+    for (const Requirement& r : plan.units[cur].requirements)
+      if (r.unit && remaining_in[*r.unit] > 0) {
+        next = *r.unit;
+        break;
+      }
+    if (next == cur) return;  // cannot happen; be safe rather than loop
+    cur = next;
+  }
+  std::string cycle;
+  for (size_t i = static_cast<size_t>(seen_at[cur]); i < path.size(); ++i) {
+    const Unit& u = plan.units[path[i]];
+    const Unit& v = plan.units[i + 1 < path.size() ? path[i + 1] : cur];
+    std::string rule;
+    for (const Requirement& r : u.requirements)
+      if (r.unit && &plan.units[*r.unit] == &v) rule = r.rule;
+    cycle += fmt::format("\n    {}\n      requires ({})", unit_name(plan, u), rule);
+  }
+  cycle += fmt::format("\n    {}", unit_name(plan, plan.units[cur]));
+  const Object& first = plan.objects[plan.units[cur].object];
+  diags.add(first.where(), first.display(), "a dependency cycle:" + cycle,
+            "remove one of these dependencies (planter.nephio.org/dependencies) or the "
+            "annotation that places an object on the wrong cluster");
+}
+
+// Orders units by wave (longest path from a unit that needs nothing), then seed order; remaps
+// requirement indices. Reports a cycle when there is one.
+void order_units(Plan& plan, Diagnostics& diags) {
+  size_t n = plan.units.size();
+  std::vector<std::vector<size_t>> dependents(n);
+  std::vector<int> in(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (const Requirement& r : plan.units[i].requirements) {
+      if (!r.unit) continue;
+      dependents[*r.unit].push_back(i);
+      ++in[i];
+    }
+  }
+  std::vector<size_t> order;
+  order.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    if (in[i] == 0) order.push_back(i);
+  for (size_t head = 0; head < order.size(); ++head) {
+    size_t u = order[head];
+    for (size_t d : dependents[u]) {
+      plan.units[d].wave = std::max(plan.units[d].wave, plan.units[u].wave + 1);
+      if (--in[d] == 0) order.push_back(d);
+    }
+  }
+  if (order.size() != n) {
+    report_cycle(plan, in, diags);
+    return;
+  }
+  std::vector<size_t> by_wave(n);
+  for (size_t i = 0; i < n; ++i) by_wave[i] = i;
+  std::stable_sort(by_wave.begin(), by_wave.end(), [&](size_t a, size_t b) {
+    return plan.units[a].wave < plan.units[b].wave;
+  });
+  std::vector<size_t> new_index(n);
+  for (size_t i = 0; i < n; ++i) new_index[by_wave[i]] = i;
+  std::vector<Unit> sorted;
+  sorted.reserve(n);
+  for (size_t i : by_wave) sorted.push_back(std::move(plan.units[i]));
+  for (Unit& u : sorted)
+    for (Requirement& r : u.requirements)
+      if (r.unit) r.unit = new_index[*r.unit];
+  plan.units = std::move(sorted);
+}
+
+}  // namespace
+
+Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOptions& options,
+               Diagnostics& diags) {
+  Plan plan;
+  plan.objects = std::move(objects);
+  const auto& objs = plan.objects;
+  SeedIndex index(objs);
+  Inventory inventory = Inventory::build(objs, options.clusters, diags);
+  plan.clusters = inventory.clusters();
+  if (!inventory.find(options.default_cluster)) {
+    diags.add("", "", fmt::format("the default cluster \"{}\" is not known", options.default_cluster),
+              fmt::format("known clusters: {}", inventory.names()));
+    return plan;
+  }
+  std::vector<Placement> placements =
+      place_objects(objs, index, inventory, options.default_cluster, diags);
+
+  for (const Object& o : objs) {
+    if (const auto* rw = o.annotation(kReadyWhenAnnotation)) {
+      auto p = ReadinessPredicate::parse(*rw);
+      if (!p)
+        diags.add(o.where(), o.display(), fmt::format("{}: {}", kReadyWhenAnnotation, p.error().message));
+    }
+  }
+
+  // One unit per (object, cluster); the same object twice on one cluster is an error.
+  std::unordered_map<std::string, size_t> unit_of;
+  unit_of.reserve(objs.size() * 2);
+  std::vector<std::string> keys(objs.size());
+  for (size_t i = 0; i < objs.size(); ++i) {
+    keys[i] = objs[i].ref.key();
+    for (const std::string& cluster : placements[i].clusters) {
+      auto [it, fresh] = unit_of.emplace(unit_key(keys[i], cluster), plan.units.size());
+      if (!fresh) {
+        const Object& first = objs[plan.units[it->second].object];
+        diags.add(objs[i].where(), objs[i].display(),
+                  fmt::format("the same object is already in the seed for cluster {} at {}",
+                              cluster, first.where()),
+                  "remove one of the two, or place them on different clusters");
+        continue;
+      }
+      plan.units.push_back({i, cluster, {}, 0});
+    }
+  }
+
+  std::vector<Webhook> webhooks = collect_webhooks(objs, placements, kinds, diags);
+  RuleContext ctx{objs, placements, index, kinds, inventory, webhooks, diags};
+  std::vector<Requirement> derived;
+  for (size_t u = 0; u < plan.units.size(); ++u) {
+    Unit& unit = plan.units[u];
+    derived.clear();
+    for (const RequirementRule& rule : requirement_rules()) rule.derive(ctx, unit, derived);
+    for (Requirement& r : derived) {
+      std::string k = unit_key(r.object.key(), r.cluster);
+      auto it = unit_of.find(k);
+      if (it != unit_of.end()) {
+        if (it->second == u) continue;  // an object never waits for itself
+        r.unit = it->second;
+      }
+      bool duplicate = std::any_of(unit.requirements.begin(), unit.requirements.end(), [&](const Requirement& e) {
+        return e.cluster == r.cluster && e.object.key() == r.object.key() &&
+               e.object.api_version.empty() == r.object.api_version.empty();
+      });
+      if (!duplicate) unit.requirements.push_back(std::move(r));
+    }
+  }
+  if (diags.empty()) order_units(plan, diags);
+  return plan;
+}
+
+PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
+  PlanOutcome out;
+  KindTable kinds = KindTable::builtin();
+  ValidateOptions vopts{options.default_namespace};
+  validate_seed(seed, kinds, vopts, out.diags);
+  out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
+  return out;
+}
+
+PlanOutcome build_plan(const PlanRequest& request) {
+  PlanOutcome out;
+  Seed seed = load_seed(request.sources, out.diags);
+  if (!out.diags.empty()) return out;
+  if (seed.objects.empty()) {
+    out.diags.add("", "", "the seed holds no objects", "give planter a file with at least one object");
+    return out;
+  }
+  if (!run_plugins(request.plugins, seed, request.plugin_limits, out.diags)) return out;
+  return plan_seed(std::move(seed), request.options);
+}
+
+}  // namespace planter

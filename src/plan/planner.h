@@ -1,0 +1,48 @@
+// The pure half of planter's pipeline: load -> plugins -> validate -> place -> derive -> plan.
+// No network (besides fetching a seed URL), deterministic: the same input gives the same plan.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/diagnostics.h"
+#include "model/kinds.h"
+#include "plan/inventory.h"
+#include "plan/plan.h"
+#include "plugins/runner.h"
+#include "seed/seed.h"
+
+namespace planter {
+
+struct PlanOptions {
+  std::string default_namespace = "default";   // for namespaced objects that name none
+  std::string default_cluster = std::string(kSelf);
+  std::vector<ClusterInfo> clusters;            // --cluster / --cluster-labels
+};
+
+struct PlanRequest {
+  std::vector<std::string> sources;  // files, folders, "-", URLs
+  std::vector<std::string> plugins;  // executables, in the order they run
+  PluginLimits plugin_limits;
+  PlanOptions options;
+};
+
+struct PlanOutcome {
+  Plan plan;
+  Diagnostics diags;  // empty when the seed is good
+  bool ok() const { return diags.empty(); }
+};
+
+// Plans a seed that has been loaded, run through plugins, and validated. Every problem goes to
+// `diags`; the returned plan is only meaningful when none was added.
+Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOptions& options,
+               Diagnostics& diags);
+
+// The whole pipeline. Stops after loading if the seed cannot be read, after a failing plugin,
+// and otherwise reports every problem of the seed at once.
+PlanOutcome build_plan(const PlanRequest& request);
+
+// After plugins: validation, then make_plan. Exposed for callers that load seeds themselves.
+PlanOutcome plan_seed(Seed seed, const PlanOptions& options);
+
+}  // namespace planter

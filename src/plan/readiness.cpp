@@ -1,0 +1,43 @@
+#include "plan/readiness.h"
+
+#include <fmt/format.h>
+
+namespace planter {
+
+std::string ReadinessPredicate::str() const {
+  switch (type) {
+    case Type::kExists: return "exists";
+    case Type::kActive: return "active";
+    case Type::kEstablished: return "established";
+    case Type::kAvailable: return "available";
+    case Type::kEndpointsReady: return "endpoints-ready";
+    case Type::kClusterReady: return "cluster-ready";
+    case Type::kCondition: return "condition=" + arg;
+    case Type::kJsonPath: return fmt::format("jsonpath={}={}", arg, value);
+  }
+  return "exists";
+}
+
+Result<ReadinessPredicate> ReadinessPredicate::parse(std::string_view text) {
+  if (text == "exists") return of(Type::kExists);
+  if (text.starts_with("condition=")) {
+    std::string_view cond = text.substr(10);
+    if (cond.empty()) return Error{"condition= needs a condition type, e.g. condition=Ready"};
+    return ReadinessPredicate{Type::kCondition, std::string(cond), {}};
+  }
+  if (text.starts_with("jsonpath=")) {
+    std::string_view rest = text.substr(9);
+    // The expression is `{...}`; the value follows the `=` after the closing brace.
+    size_t close = rest.starts_with("{") ? rest.find('}') : std::string_view::npos;
+    size_t eq = close == std::string_view::npos ? rest.rfind('=') : rest.find('=', close);
+    if (eq == std::string_view::npos || eq == 0)
+      return Error{"jsonpath= needs an expression and a value, e.g. jsonpath={.status.phase}=Ready"};
+    return ReadinessPredicate{Type::kJsonPath, std::string(rest.substr(0, eq)),
+                              std::string(rest.substr(eq + 1))};
+  }
+  return Error{fmt::format("unknown readiness predicate \"{}\"; use exists, condition=<Type> or "
+                           "jsonpath=<expr>=<value>",
+                           text)};
+}
+
+}  // namespace planter

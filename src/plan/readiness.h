@@ -1,0 +1,37 @@
+// ReadinessPredicate: when a requirement holds. Parsed from `planter.nephio.org/ready-when`
+// (`exists`, `condition=<Type>`, `jsonpath=<expr>=<value>`) or chosen by a built-in rule
+// (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/result.h"
+
+namespace planter {
+
+struct ReadinessPredicate {
+  enum class Type {
+    kExists,
+    kActive,          // Namespace status.phase is Active
+    kEstablished,     // CRD condition Established and the kind is discoverable
+    kAvailable,       // APIService condition Available
+    kEndpointsReady,  // Service has a ready endpoint
+    kClusterReady,    // workload cluster provisioned, kubeconfig obtainable, API answers
+    kCondition,       // condition `arg` is True
+    kJsonPath,        // value at `arg` equals `value`
+  };
+  Type type = Type::kExists;
+  std::string arg;
+  std::string value;
+
+  static ReadinessPredicate of(Type t) { return {t, {}, {}}; }
+  // The plan format's `when` string: "exists", "condition=Ready", "jsonpath={.status.phase}=Ok".
+  std::string str() const;
+  // Parses the user-facing forms of `planter.nephio.org/ready-when`.
+  static Result<ReadinessPredicate> parse(std::string_view text);
+
+  bool operator==(const ReadinessPredicate&) const = default;
+};
+
+}  // namespace planter

@@ -1,0 +1,225 @@
+#include "plan/render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <map>
+#include <set>
+
+#include "model/yaml.h"
+#include "plan/placement.h"
+#include "plan/rules.h"
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string name_column(const ObjectRef& r) { return r.ns.empty() ? r.name : r.ns + "/" + r.name; }
+
+std::string kind_column(const ObjectRef& r) {
+  auto g = r.group();
+  return g.empty() ? r.kind : fmt::format("{}.{}", r.kind, g);
+}
+
+std::string waits_for(const Unit& u) {
+  std::string out;
+  for (const Requirement& r : u.requirements) {
+    if (!out.empty()) out += ", ";
+    out += r.describe();
+    if (r.cluster != u.cluster && r.when.type != ReadinessPredicate::Type::kClusterReady)
+      out += " on " + r.cluster;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string summary(const Plan& plan) {
+  std::set<std::string> used;
+  for (const Unit& u : plan.units) used.insert(u.cluster);
+  return fmt::format("{} unit{} of {} object{} on {} cluster{}, {} wave{}, {} requirement{} on "
+                     "objects not in the seed",
+                     plan.units.size(), plan.units.size() == 1 ? "" : "s", plan.objects.size(),
+                     plan.objects.size() == 1 ? "" : "s", used.size(), used.size() == 1 ? "" : "s",
+                     plan.wave_count(), plan.wave_count() == 1 ? "" : "s",
+                     plan.external_requirement_count(),
+                     plan.external_requirement_count() == 1 ? "" : "s");
+}
+
+// Graph node ids must be identifiers in DOT and Mermaid.
+std::string node_id(size_t unit) { return fmt::format("u{}", unit); }
+
+std::string escape_label(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"') out += "\\\"";
+    else out += c;
+  }
+  return out;
+}
+
+std::vector<std::string> used_clusters(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const ClusterInfo& c : plan.clusters)
+    if (std::any_of(plan.units.begin(), plan.units.end(),
+                    [&](const Unit& u) { return u.cluster == c.name; }))
+      out.push_back(c.name);
+  return out;
+}
+
+}  // namespace
+
+std::string render_table(const Plan& plan) {
+  struct Row {
+    std::string wave, cluster, kind, name, waits;
+  };
+  std::vector<Row> rows;
+  rows.push_back({"WAVE", "CLUSTER", "KIND", "NAME", "WAITS FOR"});
+  for (const Unit& u : plan.units) {
+    const Object& o = plan.object_of(u);
+    rows.push_back({std::to_string(u.wave), u.cluster, kind_column(o.ref), name_column(o.ref),
+                    waits_for(u)});
+  }
+  size_t w[4] = {0, 0, 0, 0};
+  for (const Row& r : rows) {
+    w[0] = std::max(w[0], r.wave.size());
+    w[1] = std::max(w[1], r.cluster.size());
+    w[2] = std::max(w[2], r.kind.size());
+    w[3] = std::max(w[3], r.name.size());
+  }
+  std::string out;
+  out.reserve(rows.size() * 100);
+  for (const Row& r : rows)
+    out += fmt::format("{:<{}}   {:<{}}   {:<{}}   {:<{}}   {}\n", r.wave, w[0], r.cluster, w[1],
+                       r.kind, w[2], r.name, w[3], r.waits);
+  out += "\n" + summary(plan) + "\n";
+  return out;
+}
+
+std::string render_json(const Plan& plan) {
+  json::array units;
+  units.reserve(plan.units.size());
+  for (const Unit& u : plan.units) {
+    const Object& o = plan.object_of(u);
+    json::array requirements;
+    for (const Requirement& r : u.requirements) {
+      json::object req{{"object", r.object.id()}, {"cluster", r.cluster}, {"when", r.when.str()},
+                       {"rule", r.rule}};
+      if (r.external()) req["external"] = true;
+      requirements.push_back(std::move(req));
+    }
+    units.push_back(json::object{{"object", o.ref.id()},
+                                 {"cluster", u.cluster},
+                                 {"wave", u.wave},
+                                 {"source", o.where()},
+                                 {"requires", std::move(requirements)}});
+  }
+  json::array clusters;
+  for (const ClusterInfo& c : plan.clusters) {
+    json::object jc{{"name", c.name}, {"from", c.from}};
+    if (c.object) jc["object"] = plan.objects[*c.object].ref.id();
+    if (!c.context.empty()) jc["context"] = c.context;
+    if (!c.labels.empty()) {
+      json::object labels;
+      for (const auto& [k, v] : c.labels) labels[k] = v;
+      jc["labels"] = std::move(labels);
+    }
+    clusters.push_back(std::move(jc));
+  }
+  json::object root{{"units", std::move(units)},
+                    {"clusters", std::move(clusters)},
+                    {"waves", plan.wave_count()}};
+  return json::serialize(root) + "\n";
+}
+
+std::string render_dot(const Plan& plan) {
+  std::string out = "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (const std::string& cluster : used_clusters(plan)) {
+    out += fmt::format("  subgraph \"cluster_{}\" {{\n    label=\"{}\";\n", escape_label(cluster),
+                       escape_label(cluster));
+    for (size_t i = 0; i < plan.units.size(); ++i) {
+      const Unit& u = plan.units[i];
+      if (u.cluster != cluster) continue;
+      const Object& o = plan.object_of(u);
+      out += fmt::format("    {} [label=\"{}\\n{}\\nwave {}\"];\n", node_id(i),
+                         escape_label(kind_column(o.ref)), escape_label(name_column(o.ref)), u.wave);
+    }
+    out += "  }\n";
+  }
+  for (size_t i = 0; i < plan.units.size(); ++i)
+    for (const Requirement& r : plan.units[i].requirements)
+      if (r.unit)
+        out += fmt::format("  {} -> {} [label=\"{}\"];\n", node_id(*r.unit), node_id(i),
+                           escape_label(r.when.str()));
+  out += "}\n";
+  return out;
+}
+
+std::string render_mermaid(const Plan& plan) {
+  std::string out = "flowchart LR\n";
+  auto label = [](std::string s) {
+    std::replace(s.begin(), s.end(), '"', '\'');
+    return s;
+  };
+  auto clusters = used_clusters(plan);
+  for (size_t k = 0; k < clusters.size(); ++k) {
+    const std::string& cluster = clusters[k];
+    out += fmt::format("  subgraph c{}[\"{}\"]\n", k, label(cluster));
+    for (size_t i = 0; i < plan.units.size(); ++i) {
+      const Unit& u = plan.units[i];
+      if (u.cluster != cluster) continue;
+      const Object& o = plan.object_of(u);
+      out += fmt::format("    {}[\"{}<br/>{}\"]\n", node_id(i), label(kind_column(o.ref)),
+                         label(name_column(o.ref)));
+    }
+    out += "  end\n";
+  }
+  for (size_t i = 0; i < plan.units.size(); ++i)
+    for (const Requirement& r : plan.units[i].requirements)
+      if (r.unit) out += fmt::format("  {} -->|{}| {}\n", node_id(*r.unit), r.when.str(), node_id(i));
+  return out;
+}
+
+std::string render_annotated_seed(const Plan& plan) {
+  // Gather, per object, its clusters and the seed objects it waits for.
+  std::vector<std::vector<std::string>> clusters(plan.objects.size());
+  std::vector<std::vector<std::string>> deps(plan.objects.size());
+  for (const Unit& u : plan.units) {
+    clusters[u.object].push_back(u.cluster);
+    for (const Requirement& r : u.requirements) {
+      if (!r.unit) continue;  // external requirements are derived again from the rules
+      std::string id = plan.object_of(plan.units[*r.unit]).ref.id();
+      auto& d = deps[u.object];
+      if (std::find(d.begin(), d.end(), id) == d.end()) d.push_back(id);
+    }
+  }
+  std::vector<json::value> docs;
+  docs.reserve(plan.objects.size());
+  for (size_t i = 0; i < plan.objects.size(); ++i) {
+    Object o = plan.objects[i];
+    const auto& c = clusters[i];
+    bool placed_by_author = o.annotation(kClusterAnnotation) || o.annotation(kClustersAnnotation) ||
+                            o.annotation(kClusterSelectorAnnotation);
+    if (!placed_by_author && c.size() == 1) o.set_annotation(kClusterAnnotation, c.front());
+    if (!placed_by_author && c.size() > 1)
+      o.set_annotation(kClustersAnnotation, fmt::format("{}", fmt::join(c, ",")));
+    if (!deps[i].empty()) {
+      std::string joined = fmt::format("{}", fmt::join(deps[i], ","));
+      if (const auto* existing = o.annotation(kDependenciesAnnotation); existing && !existing->empty()) {
+        // Keep what the author wrote; add what planter derived.
+        std::string merged(*existing);
+        for (const auto& d : deps[i])
+          if (merged.find(d) == std::string::npos) merged += "," + d;
+        joined = merged;
+      }
+      o.set_annotation(kDependenciesAnnotation, joined);
+    }
+    docs.emplace_back(std::move(o.body));
+  }
+  std::vector<const json::value*> ptrs;
+  for (const auto& d : docs) ptrs.push_back(&d);
+  return to_yaml_stream(ptrs);
+}
+
+}  // namespace planter

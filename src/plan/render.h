@@ -1,0 +1,20 @@
+// Renderings of a plan: the table people read, the JSON that tools read (docs/plan-format.md),
+// and the graph as Graphviz DOT or Mermaid, with clusters as subgraphs.
+#pragma once
+
+#include <string>
+
+#include "plan/plan.h"
+
+namespace planter {
+
+std::string render_table(const Plan& plan);
+std::string render_json(const Plan& plan);
+std::string render_dot(const Plan& plan);
+std::string render_mermaid(const Plan& plan);
+
+// The seed back as YAML with what planter decided written into the proof-of-concept annotations:
+// planter.nephio.org/cluster (or /clusters) and planter.nephio.org/dependencies.
+std::string render_annotated_seed(const Plan& plan);
+
+}  // namespace planter

@@ -1,0 +1,42 @@
+#include "plan/rules.h"
+
+#include <algorithm>
+
+namespace planter {
+
+namespace {
+
+constexpr RequirementRule kRequirementRules[] = {
+    {"cluster-ready", "a unit on a workload cluster the seed defines waits for that cluster",
+     require_cluster_ready},
+    {"namespace", "a namespaced unit waits for its Namespace to be Active", require_namespace},
+    {"crd", "a custom resource waits for its CRD to be Established", require_crd},
+    {"apiservice", "a kind served by an APIService waits for it to be Available",
+     require_apiservice},
+    {"webhook", "an object an admission or conversion webhook must answer for waits for the "
+                "webhook's Service to have a ready endpoint",
+     require_webhook_service},
+    {"pod-references", "a bare Pod waits for its ServiceAccount, PriorityClass and RuntimeClass",
+     require_pod_references},
+    {"dependencies", "planter.nephio.org/dependencies, written by the author or a plugin",
+     require_explicit_dependencies},
+};
+
+}  // namespace
+
+std::span<const RequirementRule> requirement_rules() { return kRequirementRules; }
+
+ReadinessPredicate RuleContext::ready_when(size_t object) const {
+  const auto* text = objects[object].annotation(kReadyWhenAnnotation);
+  if (!text) return ReadinessPredicate::of(ReadinessPredicate::Type::kExists);
+  auto p = ReadinessPredicate::parse(*text);
+  // A malformed annotation was already reported by the plan's validation pass.
+  return p ? p.value() : ReadinessPredicate::of(ReadinessPredicate::Type::kExists);
+}
+
+bool RuleContext::placed_on(size_t object, std::string_view cluster) const {
+  const auto& c = placements[object].clusters;
+  return std::find(c.begin(), c.end(), cluster) != c.end();
+}
+
+}  // namespace planter

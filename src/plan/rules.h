@@ -1,0 +1,67 @@
+// The built-in requirement rules: one table (requirement_rules()), each rule a small function in
+// src/plan/rules/ that looks at one unit and says what it must wait for. The table is data in the
+// spirit of kapp's ordering rules; the graph code only connects what the rules return.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/diagnostics.h"
+#include "model/kinds.h"
+#include "plan/inventory.h"
+#include "plan/placement.h"
+#include "plan/plan.h"
+#include "plan/rules/webhook.h"
+#include "plan/seed_index.h"
+
+namespace planter {
+
+inline constexpr std::string_view kDependenciesAnnotation = "planter.nephio.org/dependencies";
+inline constexpr std::string_view kExternalDependenciesAnnotation =
+    "planter.nephio.org/external-dependencies";
+inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
+
+
+// What a rule can look at. Everything is read-only but the diagnostics.
+struct RuleContext {
+  const std::vector<Object>& objects;
+  const std::vector<Placement>& placements;  // per object
+  const SeedIndex& index;
+  const KindTable& kinds;
+  const Inventory& inventory;
+  const std::vector<Webhook>& webhooks;
+  Diagnostics& diags;
+
+  // The readiness predicate dependents of `object` wait for: its ready-when annotation, or exists.
+  ReadinessPredicate ready_when(size_t object) const;
+  // True when `object` is placed on `cluster`.
+  bool placed_on(size_t object, std::string_view cluster) const;
+};
+
+struct RequirementRule {
+  std::string_view name;
+  std::string_view summary;
+  void (*derive)(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out);
+};
+
+// The built-in requirement rules, in order. When two rules require the same object on the same
+// cluster, the earlier one (the more specific predicate) wins.
+std::span<const RequirementRule> requirement_rules();
+
+// Reads the admission webhooks (and CRD conversion webhooks) of the seed, reporting malformed ones.
+std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects,
+                                      const std::vector<Placement>& placements,
+                                      const KindTable& kinds, Diagnostics& diags);
+
+// Rule functions, one family per file under src/plan/rules/.
+void require_cluster_ready(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_namespace(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_crd(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_apiservice(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_webhook_service(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_pod_references(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_explicit_dependencies(const RuleContext&, const Unit&, std::vector<Requirement>&);
+
+}  // namespace planter

@@ -1,0 +1,16 @@
+// Rule "apiservice": no object of an aggregated API before its APIService is Available.
+#include "plan/rules.h"
+
+namespace planter {
+
+void require_apiservice(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+  const Object& o = ctx.objects[unit.object];
+  for (size_t svc : ctx.index.apiservices_for(o.ref.api_version)) {
+    if (!ctx.placed_on(svc, unit.cluster)) continue;
+    out.push_back({ctx.objects[svc].ref, unit.cluster,
+                   ReadinessPredicate::of(ReadinessPredicate::Type::kAvailable), "apiservice",
+                   std::nullopt});
+  }
+}
+
+}  // namespace planter

@@ -1,0 +1,18 @@
+// Rule "cluster-ready": nothing goes into a cluster before it exists.
+#include "plan/rules.h"
+
+namespace planter {
+
+void require_cluster_ready(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+  if (unit.cluster == kSelf) return;
+  const ClusterInfo* cluster = ctx.inventory.find(unit.cluster);
+  // Clusters given on the command line exist already; the engine still checks their API answers.
+  if (!cluster || !cluster->object) return;
+  const auto& where = ctx.placements[*cluster->object].clusters;
+  if (where.empty()) return;
+  out.push_back({ctx.objects[*cluster->object].ref, where.front(),
+                 ReadinessPredicate::of(ReadinessPredicate::Type::kClusterReady), "cluster-ready",
+                 std::nullopt});
+}
+
+}  // namespace planter

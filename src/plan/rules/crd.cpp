@@ -1,0 +1,29 @@
+// Rule "crd": no custom resource before its CRD is Established and the kind is discoverable.
+#include "plan/rules.h"
+
+namespace planter {
+
+void require_crd(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+  const Object& o = ctx.objects[unit.object];
+  std::string_view group = o.ref.group();
+  if (ctx.kinds.is_builtin_group(group)) return;
+  const KindInfo* info = ctx.kinds.find(group, o.ref.kind);
+  if (info && info->builtin) return;
+  const auto& crds = ctx.index.crds_for(SeedIndex::group_kind(group, o.ref.kind));
+  const auto established = ReadinessPredicate::of(ReadinessPredicate::Type::kEstablished);
+  if (!crds.empty()) {
+    size_t crd = crds.front();
+    for (size_t c : crds)
+      if (ctx.placed_on(c, unit.cluster)) crd = c;
+    out.push_back({ctx.objects[crd].ref, unit.cluster, established, "crd", std::nullopt});
+    return;
+  }
+  // A kind served by an aggregated API server is the "apiservice" rule's business.
+  std::string group_version = o.ref.api_version;
+  if (!ctx.index.apiservices_for(group_version).empty()) return;
+  // The CRD is installed by something else (an operator, a previous install): wait for the kind.
+  out.push_back({ObjectRef{o.ref.api_version, o.ref.kind, "", ""}, unit.cluster, established,
+                 "crd", std::nullopt});
+}
+
+}  // namespace planter

@@ -1,0 +1,14 @@
+// Rule "namespace": no namespaced object before its Namespace is Active.
+#include "plan/rules.h"
+
+namespace planter {
+
+void require_namespace(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+  const Object& o = ctx.objects[unit.object];
+  if (o.ref.ns.empty()) return;
+  out.push_back({ObjectRef{"v1", "Namespace", "", o.ref.ns}, unit.cluster,
+                 ReadinessPredicate::of(ReadinessPredicate::Type::kActive), "namespace",
+                 std::nullopt});
+}
+
+}  // namespace planter

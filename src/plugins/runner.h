@@ -1,0 +1,48 @@
+// Running plugins: executables that read the whole seed on stdin and write it back, annotated, on
+// stdout.
+//
+// A plugin runs without a shell (posix_spawn of the path itself), in its own process group, with a
+// timeout and a cap on its output; its stderr is kept for the error message. The format it gets is
+// the seed's own: a KRM `config.kubernetes.io/v1 ResourceList` when the seed came as one, a plain
+// multi-document stream otherwise; what it writes back may be either (see docs/plugins.md).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "model/diagnostics.h"
+#include "model/result.h"
+#include "seed/seed.h"
+
+namespace planter {
+
+struct PluginLimits {
+  std::chrono::milliseconds timeout{30'000};
+  size_t max_output_bytes = 256u << 20;
+};
+
+struct ProcessOutput {
+  int exit_code = 0;    // valid when signal == 0
+  int signal = 0;       // the signal that ended the process, or 0
+  bool timed_out = false;
+  bool output_too_large = false;
+  std::string out;
+  std::string err;
+};
+
+// Runs `path` with no arguments, feeding `input` on stdin. Fails only when the process could not
+// be started at all.
+Result<ProcessOutput> run_process(const std::string& path, const std::string& input,
+                                  const PluginLimits& limits);
+
+// The plugins of a --plugin-dir: its executable regular files, sorted by name.
+Result<std::vector<std::string>> plugins_in_dir(const std::string& dir);
+
+// Runs each plugin in order over the seed. On any failure, reports it (the plugin's name, what
+// went wrong, the tail of its stderr) and returns false; `seed` is then unspecified.
+// Objects the plugin returns keep their original file:line when their identity is unchanged.
+bool run_plugins(const std::vector<std::string>& plugins, Seed& seed, const PluginLimits& limits,
+                 Diagnostics& diags);
+
+}  // namespace planter

@@ -1,0 +1,188 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "model/yaml.h"
+#include "seed/seed.h"
+
+namespace planter {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+std::string string_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->get_string()) : std::string{};
+}
+
+bool is_resource_list(const json::object& o) {
+  return string_field(o, "kind") == "ResourceList" &&
+         string_field(o, "apiVersion").starts_with("config.kubernetes.io/");
+}
+
+// `v1 List`, `ConfigMapList`, `RoleBindingList`…: any kind ending in List with an items array.
+bool is_list(const json::object& o) {
+  std::string kind = string_field(o, "kind");
+  const json::value* items = o.if_contains("items");
+  return kind.size() > 4 && kind.ends_with("List") && items && items->is_array();
+}
+
+// Turns one mapping into an Object, or reports why it cannot be one.
+void add_object(json::value&& v, SourceLocation where, Seed& seed, Diagnostics& diags) {
+  if (!v.is_object()) {
+    diags.add(where.str(), "",
+              fmt::format("a document must be a mapping (a Kubernetes object), not a {}",
+                          v.is_array() ? "sequence" : "scalar"),
+              "each document needs apiVersion, kind and metadata.name");
+    return;
+  }
+  Object obj;
+  obj.body = std::move(v.get_object());
+  obj.source = std::move(where);
+  const json::object& b = obj.body;
+  obj.ref.api_version = string_field(b, "apiVersion");
+  obj.ref.kind = string_field(b, "kind");
+  const json::value* meta = b.if_contains("metadata");
+  const json::object* m = meta ? meta->if_object() : nullptr;
+  if (m) {
+    obj.ref.name = string_field(*m, "name");
+    obj.ref.ns = string_field(*m, "namespace");
+  }
+  std::string who = fmt::format(
+      "{} {} {}{}", obj.ref.api_version.empty() ? "?" : obj.ref.api_version,
+      obj.ref.kind.empty() ? "?" : obj.ref.kind, obj.ref.ns.empty() ? "" : obj.ref.ns + "/",
+      obj.ref.name.empty() ? "(no name)" : obj.ref.name);
+  bool ok = true;
+  if (obj.ref.api_version.empty()) {
+    diags.add(obj.where(), who, "apiVersion is missing or not a string",
+              "add apiVersion, e.g. `apiVersion: v1` or `apiVersion: apps/v1`");
+    ok = false;
+  }
+  if (obj.ref.kind.empty()) {
+    diags.add(obj.where(), who, "kind is missing or not a string",
+              "add kind, e.g. `kind: ConfigMap`");
+    ok = false;
+  }
+  if (meta && !m) {
+    diags.add(obj.where(), who, "metadata must be a mapping");
+    ok = false;
+  } else if (obj.ref.name.empty()) {
+    if (m && m->contains("generateName")) {
+      diags.add(obj.where(), who,
+                "metadata.generateName without metadata.name: planter must know an object's name "
+                "to declare it idempotently and to wait for it",
+                "replace generateName with a fixed metadata.name");
+    } else {
+      diags.add(obj.where(), who, "metadata.name is missing or not a string",
+                "add metadata.name");
+    }
+    ok = false;
+  }
+  if (m && m->contains("namespace") && !m->at("namespace").is_string()) {
+    diags.add(obj.where(), who, "metadata.namespace must be a string");
+    ok = false;
+  }
+  if (ok) seed.objects.push_back(std::move(obj));
+}
+
+Result<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno))};
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text;
+}
+
+bool is_seed_file(const fs::path& p) {
+  auto ext = p.extension().string();
+  return ext == ".yaml" || ext == ".yml" || ext == ".json";
+}
+
+}  // namespace
+
+void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, Diagnostics& diags) {
+  auto docs = parse_yaml_stream(text, name);
+  if (!docs) {
+    diags.add("", "", docs.error().message + " (malformed YAML)",
+              "fix the YAML syntax at that line; nothing of this file was read");
+    return;
+  }
+  for (YamlDocument& doc : docs.value()) {
+    if (doc.value.is_null()) continue;  // empty document (only comments, or `---` twice)
+    SourceLocation where{std::string(name), doc.line};
+    json::object* o = doc.value.if_object();
+    if (o && (is_resource_list(*o) || is_list(*o))) {
+      if (is_resource_list(*o)) seed.resource_list = true;
+      json::array& items = o->at("items").get_array();
+      for (size_t i = 0; i < items.size(); ++i) {
+        int line = i < doc.item_lines.size() ? doc.item_lines[i] : doc.line;
+        add_object(std::move(items[i]), SourceLocation{std::string(name), line}, seed, diags);
+      }
+      continue;
+    }
+    add_object(std::move(doc.value), std::move(where), seed, diags);
+  }
+}
+
+Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
+  Seed seed;
+  for (const std::string& src : sources) {
+    if (src == "-") {
+      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      parse_seed_text(text, "<stdin>", seed, diags);
+      continue;
+    }
+    if (src.starts_with("http://") || src.starts_with("https://")) {
+      auto body = fetch_url(src);
+      if (!body) {
+        diags.add("", "", "cannot fetch the seed: " + body.error().message,
+                  "check the URL and that it serves YAML");
+        continue;
+      }
+      parse_seed_text(body.value(), src, seed, diags);
+      continue;
+    }
+    std::error_code ec;
+    fs::path path(src);
+    if (fs::is_directory(path, ec)) {
+      std::vector<fs::path> files;
+      for (auto it = fs::recursive_directory_iterator(path, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_regular_file() && is_seed_file(it->path())) files.push_back(it->path());
+      }
+      std::sort(files.begin(), files.end());
+      if (files.empty())
+        diags.add(src, "", "the folder holds no .yaml, .yml or .json file",
+                  "point planter at the folder that holds the seed");
+      for (const auto& f : files) {
+        auto text = read_file(f);
+        if (!text) {
+          diags.add("", "", text.error().message);
+          continue;
+        }
+        parse_seed_text(text.value(), f.string(), seed, diags);
+      }
+      continue;
+    }
+    if (!fs::exists(path, ec)) {
+      diags.add(src, "", "no such file or folder",
+                "give a file, a folder, `-` for standard input, or an http(s) URL");
+      continue;
+    }
+    auto text = read_file(path);
+    if (!text) {
+      diags.add("", "", text.error().message);
+      continue;
+    }
+    parse_seed_text(text.value(), src, seed, diags);
+  }
+  return seed;
+}
+
+}  // namespace planter

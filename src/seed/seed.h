@@ -1,0 +1,35 @@
+// Loading a seed: multi-document YAML (or JSON) streams from files, folders, stdin and URLs,
+// turned into Objects that remember their file:line.
+//
+// Loading never stops at the first problem: every structural error of every document goes into
+// the Diagnostics, and the objects that could be read are still returned.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/diagnostics.h"
+#include "model/object.h"
+#include "model/result.h"
+
+namespace planter {
+
+struct Seed {
+  std::vector<Object> objects;
+  // True when the seed came in as a KRM ResourceList; plugins then get a ResourceList too.
+  bool resource_list = false;
+};
+
+// Reads every source in order: a file, a folder (recursively, `.yaml`, `.yml`, `.json`, sorted by
+// path), `-` for standard input, or an `http://`/`https://` URL.
+Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags);
+
+// Parses one stream and appends its objects to `seed`. `name` is what error messages and
+// SourceLocations call the stream.
+void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, Diagnostics& diags);
+
+// Fetches an http(s) URL; the error names the URL and the HTTP status or transport failure.
+Result<std::string> fetch_url(const std::string& url);
+
+}  // namespace planter

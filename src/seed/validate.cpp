@@ -1,0 +1,146 @@
+#include "seed/validate.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <unordered_map>
+
+namespace planter {
+
+namespace json = boost::json;
+
+bool has_template_variable(std::string_view s) {
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] != '$') continue;
+    char c = s[i + 1];
+    if (c == '{' || c == '_' || std::isalpha(static_cast<unsigned char>(c))) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool is_crd(const ObjectRef& r) {
+  return r.kind == "CustomResourceDefinition" && r.group() == "apiextensions.k8s.io";
+}
+
+// A DNS-1123 label: what a Namespace name must be.
+bool is_dns_label(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  for (char c : s)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '-'))
+      return false;
+  return s.front() != '-' && s.back() != '-';
+}
+
+// Reads a CRD into a KindInfo, reporting what is missing.
+bool crd_kind(const Object& crd, KindInfo& info, Diagnostics& diags) {
+  const json::string* group = find_string(crd.body, {"spec", "group"});
+  const json::string* kind = find_string(crd.body, {"spec", "names", "kind"});
+  const json::string* plural = find_string(crd.body, {"spec", "names", "plural"});
+  const json::string* scope = find_string(crd.body, {"spec", "scope"});
+  if (!group || !kind || !plural) {
+    diags.add(crd.where(), crd.display(),
+              "a CustomResourceDefinition needs spec.group, spec.names.kind and spec.names.plural",
+              "complete the CRD's spec");
+    return false;
+  }
+  info.group = std::string(*group);
+  info.kind = std::string(*kind);
+  info.resource = std::string(*plural);
+  info.scope = (scope && *scope == "Cluster") ? Scope::kCluster : Scope::kNamespaced;
+  const json::value* versions = find_path(crd.body, {"spec", "versions"});
+  if (versions && versions->is_array()) {
+    for (const auto& v : versions->get_array()) {
+      const json::object* vo = v.if_object();
+      if (!vo) continue;
+      const json::value* name = vo->if_contains("name");
+      const json::value* served = vo->if_contains("served");
+      bool is_served = !served || !served->is_bool() || served->get_bool();
+      if (name && name->is_string() && is_served) info.versions.emplace_back(name->get_string());
+    }
+  } else if (const json::string* version = find_string(crd.body, {"spec", "version"})) {
+    info.versions.emplace_back(*version);  // apiextensions.k8s.io/v1beta1 form
+  }
+  std::string expected_name = info.resource + "." + info.group;
+  if (crd.ref.name != expected_name && !has_template_variable(crd.ref.name)) {
+    diags.add(crd.where(), crd.display(),
+              fmt::format("a CRD must be named <plural>.<group>, here \"{}\"", expected_name),
+              fmt::format("set metadata.name: {}", expected_name));
+  }
+  return true;
+}
+
+void check_template_variables(const Object& o, Diagnostics& diags) {
+  for (std::string_view field : {"name", "namespace"}) {
+    const json::string* v = find_string(o.body, {"metadata", field});
+    if (v && has_template_variable(*v)) {
+      diags.add(o.where(), o.display(),
+                fmt::format("metadata.{} \"{}\" holds an unsubstituted template variable", field,
+                            std::string_view(*v)),
+                "render the template first (for example with envsubst or clusterctl generate)");
+    }
+  }
+}
+
+}  // namespace
+
+void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
+                   Diagnostics& diags) {
+  // First the CRDs, so that every later check knows the seed's own kinds.
+  std::unordered_map<std::string, const Object*> crd_of_kind;
+  for (const Object& o : seed.objects) {
+    if (!is_crd(o.ref)) continue;
+    KindInfo info;
+    if (!crd_kind(o, info, diags)) continue;
+    if (kinds.is_builtin_group(info.group)) {
+      diags.add(o.where(), o.display(),
+                fmt::format("group \"{}\" is served by Kubernetes itself; a CRD cannot define "
+                            "kinds in it",
+                            info.group),
+                "use a group of your own, e.g. example.com");
+      continue;
+    }
+    crd_of_kind[info.group + "|" + info.kind] = &o;
+    kinds.add(std::move(info));
+  }
+
+  for (Object& o : seed.objects) {
+    check_template_variables(o, diags);
+    std::string_view group = o.ref.group();
+    const KindInfo* info = kinds.find(group, o.ref.kind);
+    if (info && info->scope == Scope::kCluster && !o.ref.ns.empty()) {
+      diags.add(o.where(), o.display(),
+                fmt::format("{} is cluster-scoped but metadata.namespace is \"{}\"", o.ref.kind,
+                            o.ref.ns),
+                "remove metadata.namespace");
+    }
+    if (info && info->scope == Scope::kNamespaced && o.ref.ns.empty())
+      o.set_namespace(options.default_namespace);
+    if (o.ref.kind == "Namespace" && group.empty() && !is_dns_label(o.ref.name) &&
+        !has_template_variable(o.ref.name)) {
+      diags.add(o.where(), o.display(),
+                "a Namespace name must be a DNS label: lowercase letters, digits and '-', at most "
+                "63 characters",
+                "rename the Namespace");
+    }
+    if (info && !info->builtin && !info->versions.empty()) {
+      std::string_view version = o.ref.version();
+      bool served = false;
+      for (const auto& v : info->versions) served = served || v == version;
+      if (!served) {
+        std::string list;
+        for (const auto& v : info->versions) list += (list.empty() ? "" : ", ") + v;
+        auto crd = crd_of_kind.find(info->group + "|" + info->kind);
+        diags.add(o.where(), o.display(),
+                  fmt::format("its CRD {} does not serve version {} (it serves: {})",
+                              crd != crd_of_kind.end() ? crd->second->ref.name : info->resource,
+                              version, list),
+                  fmt::format("use apiVersion {}/{}", info->group, info->versions.front()));
+      }
+    }
+  }
+}
+
+}  // namespace planter
