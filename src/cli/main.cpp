@@ -110,6 +110,7 @@ int run_planner(const SeedFlags& flags, const std::function<std::string(const Pl
     return kExitBadInput;
   }
   PlanOutcome out = build_plan(req.value());
+  for (const Diagnostic& w : out.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
   if (!out.ok()) {
     fmt::print(stderr, "{}", out.diags.str());
     return kExitBadInput;

@@ -25,6 +25,12 @@ class Diagnostics {
   void add(std::string source, std::string object, std::string message, std::string hint = {}) {
     items_.push_back({std::move(source), std::move(object), std::move(message), std::move(hint)});
   }
+  // A warning does not stop planning; it is printed with the plan.
+  void warn(std::string source, std::string object, std::string message) {
+    warnings_.push_back({std::move(source), std::move(object), std::move(message), {}});
+  }
+  const std::vector<Diagnostic>& warnings() const { return warnings_; }
+
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
   const std::vector<Diagnostic>& items() const { return items_; }
@@ -34,6 +40,7 @@ class Diagnostics {
 
  private:
   std::vector<Diagnostic> items_;
+  std::vector<Diagnostic> warnings_;
 };
 
 }  // namespace planter

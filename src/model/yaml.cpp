@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <algorithm>
 #include <memory>
 #include <unordered_map>
 
@@ -168,6 +169,7 @@ class Builder {
     std::string anchor;
     std::string key;        // for mappings: the key waiting for its value
     bool have_key = false;  // for mappings
+    std::vector<std::string> merged;  // keys that came from `<<` and may be overridden
     int line = 0;
   };
 
@@ -183,7 +185,7 @@ class Builder {
     note_item_line(line, doc);
     if (!stack_.empty() && stack_.back().value.is_object() && !stack_.back().have_key)
       return where(e) + ": a mapping or sequence used as a mapping key is not supported";
-    stack_.push_back({std::move(container), std::string(token_text(anchor)), {}, false, line});
+    stack_.push_back({std::move(container), std::string(token_text(anchor)), {}, false, {}, line});
     return {};
   }
 
@@ -224,19 +226,29 @@ class Builder {
       return {};
     }
     top.have_key = false;
-    if (top.key == "<<") return merge(obj, v, e);
-    if (obj.contains(top.key))
-      return where(e) + fmt::format(": mapping key \"{}\" already defined", top.key);
+    if (top.key == "<<") return merge(top, v, e);
+    if (obj.contains(top.key)) {
+      auto m = std::find(top.merged.begin(), top.merged.end(), top.key);
+      if (m == top.merged.end())
+        return where(e) + fmt::format(": mapping key \"{}\" already defined", top.key);
+      top.merged.erase(m);  // an explicit key overrides a merged one
+      obj[top.key] = std::move(v);
+      return {};
+    }
     obj.emplace(top.key, std::move(v));
     return {};
   }
 
   // `<<: *anchor` or `<<: [*a, *b]`: keys already present win, earlier sources win.
-  std::string merge(json::object& into, const json::value& from, fy_event* e) {
+  std::string merge(Frame& frame, const json::value& from, fy_event* e) {
+    json::object& into = frame.value.get_object();
     auto merge_one = [&](const json::value& src) -> bool {
       if (!src.is_object()) return false;
-      for (const auto& kv : src.get_object())
-        if (!into.contains(kv.key())) into.emplace(kv.key(), kv.value());
+      for (const auto& kv : src.get_object()) {
+        if (into.contains(kv.key())) continue;
+        into.emplace(kv.key(), kv.value());
+        frame.merged.emplace_back(kv.key());
+      }
       return true;
     };
     if (from.is_array()) {
@@ -275,7 +287,7 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
   std::unique_ptr<fy_diag, DiagDeleter> diag(fy_diag_create(&dcfg));
 
   fy_parse_cfg cfg{};
-  cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
+  cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_SLOPPY_FLOW_INDENTATION |
                                               FYPCF_JSON_NONE);
   cfg.diag = diag.get();
   std::unique_ptr<fy_parser, ParserDeleter> parser(fy_parser_create(&cfg));
@@ -306,6 +318,11 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
     // libfyaml writes "LINE:COL: error: message" (possibly with the offending line after it).
     std::string first = diag_text.substr(0, diag_text.find('\n'));
     while (!first.empty() && std::isspace(static_cast<unsigned char>(first.back()))) first.pop_back();
+    // libfyaml names an in-memory input "<memory-@0x...>"; the caller's name replaces it.
+    if (first.starts_with("<")) {
+      if (auto gt = first.find(">:"); gt != std::string::npos) first.erase(0, gt + 2);
+    }
+    if (auto err = first.find(" error: "); err != std::string::npos) first.erase(err + 1, 7);
     if (first.empty()) first = "malformed YAML";
     return Error{fmt::format("{}:{}", name, first)};
   }
@@ -314,109 +331,150 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
 
 namespace {
 
-class Emitter {
+// A writer for JSON values as block YAML. libfyaml 0.7.12's event emitter renders a block mapping
+// inside a block sequence as a broken flow sequence (see docs/decisions.md), so planter writes
+// YAML itself; parse_yaml_stream reads back exactly what it wrote (tests/unit/yaml_test.cpp).
+class Writer {
  public:
-  Emitter() {
-    fy_emitter_cfg cfg{};
-    cfg.flags = static_cast<fy_emitter_cfg_flags>(FYECF_MODE_BLOCK | FYECF_INDENT_2 |
-                                                  FYECF_WIDTH_INF);
-    cfg.output = &Emitter::output;
-    cfg.userdata = &out_;
-    emit_ = fy_emitter_create(&cfg);
-  }
-  ~Emitter() { fy_emitter_destroy(emit_); }
-  Emitter(const Emitter&) = delete;
-  Emitter& operator=(const Emitter&) = delete;
-
-  void stream(const std::vector<const json::value*>& docs, bool explicit_start) {
-    event(FYET_STREAM_START);
-    for (const json::value* d : docs) {
-      event(FYET_DOCUMENT_START, explicit_start ? 0 : 1, nullptr, nullptr);
-      value(*d);
-      event(FYET_DOCUMENT_END, 1);
-    }
-    event(FYET_STREAM_END);
-  }
-
   std::string take() { return std::move(out_); }
 
- private:
-  template <typename... Args>
-  void event(fy_event_type type, Args... args) {
-    fy_emit_event(emit_, fy_emit_event_create(emit_, type, args...));
-  }
-
-  void scalar(std::string_view text, fy_scalar_style style) {
-    event(FYET_SCALAR, style, text.data(), text.size(), static_cast<const char*>(nullptr),
-          static_cast<const char*>(nullptr));
-  }
-
-  void value(const json::value& v) {
-    switch (v.kind()) {
-      case json::kind::object: {
-        const auto& o = v.get_object();
-        event(FYET_MAPPING_START, o.empty() ? FYNS_FLOW : FYNS_ANY,
-              static_cast<const char*>(nullptr), static_cast<const char*>(nullptr));
-        for (const auto& kv : o) {
-          string(kv.key());
-          value(kv.value());
-        }
-        event(FYET_MAPPING_END);
-        break;
-      }
-      case json::kind::array: {
-        const auto& a = v.get_array();
-        event(FYET_SEQUENCE_START, a.empty() ? FYNS_FLOW : FYNS_ANY,
-              static_cast<const char*>(nullptr), static_cast<const char*>(nullptr));
-        for (const auto& item : a) value(item);
-        event(FYET_SEQUENCE_END);
-        break;
-      }
-      case json::kind::string:
-        string(v.get_string());
-        break;
-      case json::kind::null:
-        scalar("null", FYSS_PLAIN);
-        break;
-      case json::kind::bool_:
-        scalar(v.get_bool() ? "true" : "false", FYSS_PLAIN);
-        break;
-      default:
-        scalar(json::serialize(v), FYSS_PLAIN);
-        break;
+  void document(const json::value& v) {
+    if (is_collection(v) && !empty_collection(v)) {
+      block(v, 0);
+    } else {
+      scalar(v);
+      out_ += '\n';
     }
   }
 
-  void string(std::string_view s) {
-    // A string that would read back as something else must be quoted.
-    json::value back = resolve_plain(s);
-    bool needs_quotes = !back.is_string() || s.empty();
-    if (needs_quotes) return scalar(s, FYSS_DOUBLE_QUOTED);
-    if (s.find('\n') != std::string_view::npos) return scalar(s, FYSS_LITERAL);
-    scalar(s, FYSS_ANY);
+ private:
+  static bool is_collection(const json::value& v) { return v.is_object() || v.is_array(); }
+  static bool empty_collection(const json::value& v) {
+    return v.is_object() ? v.get_object().empty() : v.get_array().empty();
   }
 
-  static int output(fy_emitter*, fy_emitter_write_type, const char* str, int len, void* user) {
-    static_cast<std::string*>(user)->append(str, static_cast<size_t>(len));
-    return len;
+  void indent(int n) { out_.append(static_cast<size_t>(n), ' '); }
+
+  // Writes a non-empty collection whose first line starts at the current position (already
+  // indented to `level`); later lines are indented to `level`.
+  void block(const json::value& v, int level) {
+    bool first = true;
+    if (v.is_object()) {
+      for (const auto& kv : v.get_object()) {
+        if (!first) indent(level);
+        first = false;
+        string(kv.key());
+        out_ += ':';
+        value_after(kv.value(), level, /*in_sequence=*/false);
+      }
+      return;
+    }
+    for (const auto& item : v.get_array()) {
+      if (!first) indent(level);
+      first = false;
+      out_ += '-';
+      value_after(item, level, /*in_sequence=*/true);
+    }
   }
 
-  fy_emitter* emit_ = nullptr;
+  // Writes a value after "key:" or "-".
+  void value_after(const json::value& v, int level, bool in_sequence) {
+    if (!is_collection(v) || empty_collection(v)) {
+      out_ += ' ';
+      scalar(v, level + 2);
+      out_ += '\n';
+      return;
+    }
+    if (in_sequence) {
+      // "- key: value" with the mapping's further keys aligned under the first.
+      out_ += ' ';
+      return block(v, level + 2);
+    }
+    out_ += '\n';
+    // Sequences under a key stay at the key's indentation, as kubectl writes them.
+    int child = v.is_array() ? level : level + 2;
+    indent(child);
+    block(v, child);
+  }
+
+  void scalar(const json::value& v, int level = 0) {
+    switch (v.kind()) {
+      case json::kind::object: out_ += "{}"; break;
+      case json::kind::array: out_ += "[]"; break;
+      case json::kind::string: string(v.get_string(), level); break;
+      case json::kind::null: out_ += "null"; break;
+      case json::kind::bool_: out_ += v.get_bool() ? "true" : "false"; break;
+      default: out_ += json::serialize(v); break;
+    }
+  }
+
+  static bool plain_safe(std::string_view s) {
+    if (s.empty() || !resolve_plain(s).is_string()) return false;
+    if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos &&
+        !(s.front() == '-' && s.size() > 1 && s[1] != ' ' && s != "---"))
+      return false;
+    if (s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
+    for (char c : s)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    return s.find(": ") == std::string_view::npos && s.find(" #") == std::string_view::npos &&
+           s.find(":\t") == std::string_view::npos;
+  }
+
+  static bool literal_safe(std::string_view s) {
+    if (s.find('\n') == std::string_view::npos || s.front() == ' ' || s.front() == '\n')
+      return false;
+    for (char c : s)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) return false;
+    // Trailing spaces on a line would be kept, but are easy to misread; quote those instead.
+    return s.find(" \n") == std::string_view::npos;
+  }
+
+  void string(std::string_view s, int level = 0) {
+    if (plain_safe(s)) {
+      out_ += s;
+      return;
+    }
+    if (literal_safe(s)) {
+      size_t trailing = 0;
+      while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
+      out_ += trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
+      std::string_view body = s.substr(0, s.size() - trailing);
+      size_t start = 0;
+      while (start <= body.size()) {
+        size_t nl = body.find('\n', start);
+        if (nl == std::string_view::npos) nl = body.size();
+        out_ += '\n';
+        if (nl > start) indent(level);
+        out_.append(body.substr(start, nl - start));
+        start = nl + 1;
+      }
+      for (size_t i = 1; i < trailing; ++i) out_ += '\n';
+      return;
+    }
+    // JSON's string escapes are all valid in a YAML double-quoted scalar.
+    out_ += json::serialize(json::string(s));
+  }
+
   std::string out_;
 };
 
 }  // namespace
 
 std::string to_yaml(const json::value& v) {
-  Emitter e;
-  e.stream({&v}, false);
-  return e.take();
+  Writer w;
+  w.document(v);
+  return w.take();
 }
 
 std::string to_yaml_stream(const std::vector<const json::value*>& docs) {
-  Emitter e;
-  e.stream(docs, true);
-  return e.take();
+  std::string out;
+  for (const json::value* d : docs) {
+    out += "---\n";
+    Writer one;
+    one.document(*d);
+    out += one.take();
+  }
+  return out;
 }
 
 }  // namespace planter

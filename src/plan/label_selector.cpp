@@ -83,8 +83,13 @@ Result<LabelSelector> LabelSelector::parse(std::string_view text) {
     }
     sel.terms_.push_back({std::string(term), Op::kExists, {}});
   }
-  for (const Term& t : sel.terms_)
+  for (const Term& t : sel.terms_) {
     if (t.key.empty()) return Error{fmt::format("a term of \"{}\" has no label key", text)};
+    for (char c : t.key)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+            c == '/'))
+        return Error{fmt::format("\"{}\" is not a valid label key", t.key)};
+  }
   return sel;
 }
 

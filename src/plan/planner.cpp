@@ -190,13 +190,22 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
 PlanOutcome build_plan(const PlanRequest& request) {
   PlanOutcome out;
   Seed seed = load_seed(request.sources, out.diags);
-  if (!out.diags.empty()) return out;
   if (seed.objects.empty()) {
-    out.diags.add("", "", "the seed holds no objects", "give planter a file with at least one object");
+    if (out.diags.empty())
+      out.diags.add("", "", "the seed holds no objects",
+                    "give planter a file with at least one object");
     return out;
   }
-  if (!run_plugins(request.plugins, seed, request.plugin_limits, out.diags)) return out;
-  return plan_seed(std::move(seed), request.options);
+  // Plugins only ever see a seed that loaded cleanly; a broken one is still planned, so that
+  // every problem is reported in one go.
+  if (out.diags.empty() &&
+      !run_plugins(request.plugins, seed, request.plugin_limits, out.diags))
+    return out;
+  PlanOutcome planned = plan_seed(std::move(seed), request.options);
+  for (const Diagnostic& d : planned.diags.items()) out.diags.add(d);
+  for (const Diagnostic& w : planned.diags.warnings()) out.diags.warn(w.source, w.object, w.message);
+  out.plan = std::move(planned.plan);
+  return out;
 }
 
 }  // namespace planter

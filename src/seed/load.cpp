@@ -59,6 +59,10 @@ void add_object(json::value&& v, SourceLocation where, Seed& seed, Diagnostics& 
       "{} {} {}{}", obj.ref.api_version.empty() ? "?" : obj.ref.api_version,
       obj.ref.kind.empty() ? "?" : obj.ref.kind, obj.ref.ns.empty() ? "" : obj.ref.ns + "/",
       obj.ref.name.empty() ? "(no name)" : obj.ref.name);
+  if (obj.ref.api_version == "kapp.k14s.io/v1alpha1" && obj.ref.kind == "Config") {
+    diags.warn(obj.where(), who, "kapp configuration, not a Kubernetes object: ignored");
+    return;
+  }
   bool ok = true;
   if (obj.ref.api_version.empty()) {
     diags.add(obj.where(), who, "apiVersion is missing or not a string",

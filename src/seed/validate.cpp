@@ -111,10 +111,14 @@ void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
     std::string_view group = o.ref.group();
     const KindInfo* info = kinds.find(group, o.ref.kind);
     if (info && info->scope == Scope::kCluster && !o.ref.ns.empty()) {
-      diags.add(o.where(), o.display(),
-                fmt::format("{} is cluster-scoped but metadata.namespace is \"{}\"", o.ref.kind,
-                            o.ref.ns),
-                "remove metadata.namespace");
+      // kube-apiserver clears the namespace of a cluster-scoped object and kubectl accepts such
+      // manifests (cf-for-k8s has two), so planter does the same and says so.
+      diags.warn(o.where(), o.display(),
+                 fmt::format("{} is cluster-scoped: metadata.namespace \"{}\" is ignored, as the "
+                             "API server would; remove it",
+                             o.ref.kind, o.ref.ns));
+      o.body["metadata"].as_object().erase("namespace");
+      o.ref.ns.clear();
     }
     if (info && info->scope == Scope::kNamespaced && o.ref.ns.empty())
       o.set_namespace(options.default_namespace);

@@ -1,0 +1,126 @@
+// The `planter` binary as a user runs it: exit codes, messages, and that bad input declares (and
+// prints) nothing. Every seed under tests/data/bad/ says what it expects in `# expect:` lines.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result planter(const std::string& args, const std::string& cwd = PLANTER_TEST_DATA) {
+  fs::path err_file = fs::temp_directory_path() / fmt::format("planter-cli-{}.err", ::getpid());
+  std::string cmd = fmt::format("cd '{}' && '{}' {} 2>'{}'", cwd, PLANTER_BINARY, args, err_file.string());
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  fs::remove(err_file);
+  return r;
+}
+
+std::vector<std::string> expectations(const fs::path& seed) {
+  std::vector<std::string> out;
+  std::ifstream in(seed);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("# expect: ", 0) == 0) out.push_back(line.substr(10));
+  return out;
+}
+
+TEST(Cli, EveryMalformedSeedGetsItsMessageAndExitCode2) {
+  fs::path dir = fs::path(PLANTER_TEST_DATA) / "bad";
+  std::vector<fs::path> seeds;
+  for (const auto& e : fs::directory_iterator(dir)) seeds.push_back(e.path());
+  std::sort(seeds.begin(), seeds.end());
+  ASSERT_GE(seeds.size(), 20u);
+  for (const fs::path& seed : seeds) {
+    auto expect = expectations(seed);
+    ASSERT_FALSE(expect.empty()) << seed << " has no # expect: line";
+    Result r = planter("plan " + seed.filename().string(), dir.string());
+    EXPECT_EQ(r.code, 2) << seed.filename() << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << seed.filename() << ": bad input must print no plan";
+    EXPECT_NE(r.err.find("nothing was declared"), std::string::npos) << seed.filename() << "\n" << r.err;
+    for (const std::string& e : expect)
+      EXPECT_NE(r.err.find(e), std::string::npos)
+          << seed.filename() << " should say:\n  " << e << "\nbut said:\n" << r.err;
+  }
+}
+
+TEST(Cli, PlansTheExampleSeed) {
+  Result r = planter(fmt::format("plan '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("WAVE"), std::string::npos);
+  EXPECT_NE(r.out.find("units of"), std::string::npos);
+}
+
+TEST(Cli, OutputFormats) {
+  std::string seed = fmt::format("'{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR);
+  Result json = planter("plan -o json " + seed);
+  EXPECT_EQ(json.code, 0);
+  EXPECT_EQ(json.out.rfind("{\"units\":[", 0), 0u) << json.out.substr(0, 80);
+  EXPECT_EQ(planter("plan -o dot " + seed).out.rfind("digraph plan {", 0), 0u);
+  EXPECT_EQ(planter("plan -o mermaid " + seed).out.rfind("flowchart LR", 0), 0u);
+  Result bad = planter("plan -o xml " + seed);
+  EXPECT_EQ(bad.code, 2);
+}
+
+TEST(Cli, SeedFromStdin) {
+  Result r = planter(fmt::format("plan -o json - < '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"source\":\"<stdin>:"), std::string::npos) << r.out.substr(0, 300);
+}
+
+TEST(Cli, AnnotateWritesTheDecisionsBack) {
+  Result r = planter(fmt::format("annotate '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("planter.nephio.org/cluster: SELF"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("planter.nephio.org/dependencies:"), std::string::npos) << r.out;
+}
+
+TEST(Cli, PluginsRunInOrderAndFailuresExit2) {
+  std::string seed = fmt::format("'{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR);
+  Result r = planter("plan " + seed + " --plugin plugins/fail.sh");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("plugin fail.sh: exited with status 3"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, HelpSaysWhatEachCommandDoesWithAnExample) {
+  for (const char* cmd : {"--help", "plan --help", "annotate --help"}) {
+    Result r = planter(cmd);
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.out.find("Examples:"), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
+
+TEST(Cli, MissingSeedFileExits2) {
+  Result r = planter("plan no-such-seed.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no-such-seed.yaml: no such file or folder"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BadClusterFlagExits2) {
+  Result r = planter("plan x.yaml --cluster edge1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--cluster edge1: expected NAME=CONTEXT"), std::string::npos) << r.err;
+}
+
+}  // namespace

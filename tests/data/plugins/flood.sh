@@ -1,0 +1,2 @@
+#!/bin/sh
+exec yes "kind: x"

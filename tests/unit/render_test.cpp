@@ -1,0 +1,88 @@
+#include "plan/render.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "test_support.h"
+
+namespace planter {
+namespace {
+
+namespace json = boost::json;
+using testing::plan_yaml;
+
+const char* kSeed =
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: infra}\n---\n"
+    "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, namespace: infra}\n---\n"
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf, annotations: {planter.nephio.org/cluster: edge1}}\n---\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: cnf, namespace: cnf}\n";
+
+TEST(Render, JsonHasTheDocumentedShape) {
+  auto out = plan_yaml(kSeed);
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  json::value v = json::parse(render_json(out.plan));
+  const json::array& units = v.at("units").as_array();
+  ASSERT_EQ(units.size(), 4u);
+  const json::object* dep = nullptr;
+  for (const auto& u : units)
+    if (u.at("object") == json::value("apps/v1|Deployment|cnf|cnf")) dep = &u.as_object();
+  ASSERT_TRUE(dep);
+  EXPECT_EQ(dep->at("cluster"), json::value("edge1"));
+  EXPECT_EQ(dep->at("wave"), json::value(3));
+  EXPECT_EQ(dep->at("source"), json::value("seed.yaml:13"));
+  const json::array& req = dep->at("requires").as_array();
+  ASSERT_EQ(req.size(), 2u);
+  EXPECT_EQ(req[0].at("object"), json::value("planter.nephio.org/v1alpha1|Cluster|infra|edge1"));
+  EXPECT_EQ(req[0].at("cluster"), json::value("SELF"));
+  EXPECT_EQ(req[0].at("when"), json::value("cluster-ready"));
+  EXPECT_EQ(req[1].at("object"), json::value("v1|Namespace||cnf"));
+  EXPECT_EQ(req[1].at("when"), json::value("active"));
+  const json::array& clusters = v.at("clusters").as_array();
+  EXPECT_EQ(clusters[0].at("name"), json::value("SELF"));
+  EXPECT_EQ(clusters[1].at("name"), json::value("edge1"));
+  EXPECT_EQ(clusters[1].at("from"), json::value("seed"));
+}
+
+TEST(Render, TableHasOneRowPerUnitAndASummary) {
+  auto out = plan_yaml(kSeed);
+  std::string t = render_table(out.plan);
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 1 + 4 + 2);
+  EXPECT_NE(t.find("Deployment.apps"), std::string::npos);
+  EXPECT_NE(t.find("cluster edge1 ready, Namespace/cnf active"), std::string::npos) << t;
+  EXPECT_NE(t.find("4 units of 4 objects on 2 clusters, 4 waves"), std::string::npos) << t;
+}
+
+TEST(Render, GraphsHaveClustersAsSubgraphs) {
+  auto out = plan_yaml(kSeed);
+  std::string dot = render_dot(out.plan);
+  EXPECT_NE(dot.find("subgraph \"cluster_edge1\""), std::string::npos) << dot;
+  EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 4) << dot;  // four in-seed requirements
+  std::string mermaid = render_mermaid(out.plan);
+  EXPECT_EQ(mermaid.rfind("flowchart LR", 0), 0u);
+  EXPECT_NE(mermaid.find("subgraph c1[\"edge1\"]"), std::string::npos) << mermaid;
+}
+
+TEST(Render, AnnotatedSeedPlansToTheSamePlan) {
+  auto first = plan_yaml(kSeed);
+  ASSERT_TRUE(first.ok());
+  std::string annotated = render_annotated_seed(first.plan);
+  EXPECT_NE(annotated.find("planter.nephio.org/cluster: edge1"), std::string::npos) << annotated;
+  EXPECT_NE(annotated.find("planter.nephio.org/dependencies: "
+                           "planter.nephio.org/v1alpha1|Cluster|infra|edge1,v1|Namespace||cnf"),
+            std::string::npos)
+      << annotated;
+  auto second = plan_yaml(annotated);
+  ASSERT_TRUE(second.ok()) << second.diags.str();
+  ASSERT_EQ(second.plan.units.size(), first.plan.units.size());
+  for (size_t i = 0; i < first.plan.units.size(); ++i) {
+    EXPECT_EQ(second.plan.units[i].cluster, first.plan.units[i].cluster);
+    EXPECT_EQ(second.plan.units[i].wave, first.plan.units[i].wave);
+    EXPECT_EQ(second.plan.object_of(second.plan.units[i]).ref.id(),
+              first.plan.object_of(first.plan.units[i]).ref.id());
+    EXPECT_EQ(second.plan.units[i].requirements.size(), first.plan.units[i].requirements.size());
+  }
+}
+
+}  // namespace
+}  // namespace planter

@@ -1,0 +1,217 @@
+// One test (or a few) per requirement rule (src/plan/rules/), in table order.
+#include <gtest/gtest.h>
+
+#include "plan/rules.h"
+#include "test_support.h"
+
+namespace planter {
+namespace {
+
+using testing::find_requirement;
+using testing::find_unit;
+using testing::plan_yaml;
+
+const char* kEdge =
+    "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+    "metadata: {name: edge1, namespace: default}\n---\n";
+
+TEST(Rules, TableListsEveryRuleOnce) {
+  std::vector<std::string> names;
+  for (const auto& r : requirement_rules()) names.emplace_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"cluster-ready", "namespace", "crd", "apiservice",
+                                             "webhook", "pod-references", "dependencies"}));
+}
+
+TEST(Rules, ClusterReady) {
+  auto out = plan_yaml(std::string(kEdge) +
+                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf,"
+                       " annotations: {planter.nephio.org/cluster: edge1}}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* ns = find_unit(out.plan, "Namespace/cnf", "edge1");
+  ASSERT_TRUE(ns);
+  const Requirement* r = find_requirement(*ns, "Cluster/default/edge1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->when.str(), "cluster-ready");
+  EXPECT_EQ(r->cluster, "SELF");
+  EXPECT_FALSE(r->external());
+}
+
+TEST(Rules, NamespaceInSeedAndNotInSeed) {
+  auto out = plan_yaml(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: kube-system}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Requirement* in_seed = find_requirement(*find_unit(out.plan, "ConfigMap/a/c"), "Namespace/a");
+  ASSERT_TRUE(in_seed);
+  EXPECT_EQ(in_seed->when.str(), "active");
+  EXPECT_FALSE(in_seed->external());
+  const Requirement* outside =
+      find_requirement(*find_unit(out.plan, "ConfigMap/kube-system/d"), "Namespace/kube-system");
+  ASSERT_TRUE(outside);
+  EXPECT_TRUE(outside->external());
+  EXPECT_EQ(outside->describe(), "Namespace/kube-system active (not in seed)");
+}
+
+TEST(Rules, CustomResourceWaitsForItsCrdOrItsKind) {
+  auto out = plan_yaml(
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+      "metadata: {name: widgets.example.com}\nspec: {group: example.com, scope: Namespaced,"
+      " names: {kind: Widget, plural: widgets}, versions: [{name: v1, served: true}]}\n---\n"
+      "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n---\n"
+      "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, namespace: default}\n---\n"
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Requirement* crd = find_requirement(*find_unit(out.plan, "Widget/default/w"),
+                                            "CustomResourceDefinition/widgets.example.com");
+  ASSERT_TRUE(crd);
+  EXPECT_EQ(crd->when.str(), "established");
+  const Unit* sm = find_unit(out.plan, "ServiceMonitor/default/m");
+  const Requirement* kind = find_requirement(*sm, "ServiceMonitor/");
+  ASSERT_TRUE(kind);
+  EXPECT_TRUE(kind->external());
+  EXPECT_EQ(kind->object.id(), "monitoring.coreos.com/v1|ServiceMonitor||");
+  EXPECT_EQ(find_unit(out.plan, "Deployment/default/d")->requirements.size(), 1u);  // namespace only
+}
+
+TEST(Rules, AggregatedApiWaitsForItsApiService) {
+  auto out = plan_yaml(
+      "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1beta1.metrics.k8s.io}\n"
+      "spec: {group: metrics.k8s.io, version: v1beta1, service: {name: metrics, namespace: kube-system}}\n---\n"
+      "apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: n}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* u = find_unit(out.plan, "NodeMetrics/n");
+  ASSERT_TRUE(u);
+  ASSERT_EQ(u->requirements.size(), 1u);
+  EXPECT_EQ(u->requirements[0].object.short_form(), "APIService/v1beta1.metrics.k8s.io");
+  EXPECT_EQ(u->requirements[0].when.str(), "available");
+}
+
+const char* kWebhook =
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: hooks}\n---\n"
+    "apiVersion: v1\nkind: Service\nmetadata: {name: hook, namespace: hooks}\n"
+    "spec: {selector: {app: hook}}\n---\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: hook, namespace: hooks}\n"
+    "spec: {template: {metadata: {labels: {app: hook}}}}\n---\n"
+    "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n"
+    "metadata: {name: hook}\nwebhooks:\n"
+    "- name: v.example.com\n  clientConfig: {service: {name: hook, namespace: hooks}}\n"
+    "  rules: [{apiGroups: [apps], apiVersions: ['*'], operations: [CREATE, UPDATE],"
+    " resources: [deployments]}]\n"
+    "  namespaceSelector: {matchExpressions: [{key: skip, operator: DoesNotExist}]}\n"
+    "  objectSelector: {matchLabels: {checked: 'yes'}}\n---\n";
+
+TEST(Rules, AdmissionWebhookHoldsUpOnlyWhatItMatches) {
+  auto out = plan_yaml(std::string(kWebhook) +
+                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n---\n"
+                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: quiet, labels: {skip: 'true'}}\n---\n"
+                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: app, labels: {checked: 'yes'}}\n---\n"
+                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b, namespace: app}\n---\n"
+                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: c, namespace: quiet, labels: {checked: 'yes'}}\n---\n"
+                       "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: d, namespace: app, labels: {checked: 'yes'}}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Requirement* r = find_requirement(*find_unit(out.plan, "Deployment/app/a"), "Service/hooks/hook");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->when.str(), "endpoints-ready");
+  EXPECT_EQ(r->rule, "webhook");
+  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/app/b"), "Service/hooks/hook"))
+      << "objectSelector does not match";
+  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/quiet/c"), "Service/hooks/hook"))
+      << "namespaceSelector does not match";
+  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "StatefulSet/app/d"), "Service/hooks/hook"))
+      << "rules do not cover statefulsets";
+}
+
+TEST(Rules, WebhookDoesNotHoldUpItsOwnBackingWorkload) {
+  auto out = plan_yaml(std::string(kWebhook) + "");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/hooks/hook"), "Service/hooks/hook"));
+}
+
+TEST(Rules, IgnoredFailuresDoNotHoldAnythingUp) {
+  std::string hook = kWebhook;
+  hook.replace(hook.find("  rules:"), 0, "  failurePolicy: Ignore\n");
+  auto out = plan_yaml(hook +
+                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: hooks,"
+                       " labels: {checked: 'yes'}}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/hooks/a"), "Service/hooks/hook"));
+}
+
+TEST(Rules, ConversionWebhookHoldsUpItsCustomResources) {
+  auto out = plan_yaml(
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+      "metadata: {name: tasks.tekton.dev}\nspec:\n  group: tekton.dev\n  scope: Namespaced\n"
+      "  names: {kind: Task, plural: tasks}\n  versions: [{name: v1, served: true}]\n"
+      "  conversion: {strategy: Webhook, webhook: {clientConfig: {service: {name: w, namespace: t}}}}\n---\n"
+      "apiVersion: tekton.dev/v1\nkind: Task\nmetadata: {name: build, namespace: t}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Requirement* r = find_requirement(*find_unit(out.plan, "Task/t/build"), "Service/t/w");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->when.str(), "endpoints-ready");
+}
+
+TEST(Rules, BarePodWaitsForWhatItNames) {
+  auto out = plan_yaml(
+      "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: runner, namespace: default}\n---\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+      "spec: {serviceAccountName: runner, priorityClassName: high, runtimeClassName: kata}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* pod = find_unit(out.plan, "Pod/default/p");
+  ASSERT_TRUE(pod);
+  const Requirement* sa = find_requirement(*pod, "ServiceAccount/default/runner");
+  ASSERT_TRUE(sa);
+  EXPECT_FALSE(sa->external());
+  ASSERT_TRUE(find_requirement(*pod, "PriorityClass/high"));
+  EXPECT_TRUE(find_requirement(*pod, "PriorityClass/high")->external());
+  ASSERT_TRUE(find_requirement(*pod, "RuntimeClass/kata"));
+}
+
+TEST(Rules, ExplicitDependenciesInEveryForm) {
+  auto out = plan_yaml(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default,"
+      " annotations: {planter.nephio.org/ready-when: 'jsonpath={.data.ok}=yes'}}\n---\n"
+      "apiVersion: v1\nkind: Secret\nmetadata: {name: b, namespace: default}\n---\n"
+      "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n---\n"
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: default\n"
+      "  annotations:\n"
+      "    planter.nephio.org/dependencies: 'v1|ConfigMap|default|a, Secret/default/b, ClusterRole/r'\n"
+      "    planter.nephio.org/external-dependencies: 'v1|Secret|default|creds, ConfigMap/default/ext'\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* d = find_unit(out.plan, "Deployment/default/d");
+  ASSERT_TRUE(d);
+  const Requirement* a = find_requirement(*d, "ConfigMap/default/a");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->when.str(), "jsonpath={.data.ok}=yes");
+  ASSERT_TRUE(find_requirement(*d, "Secret/default/b"));
+  ASSERT_TRUE(find_requirement(*d, "ClusterRole/r"));
+  const Requirement* creds = find_requirement(*d, "Secret/default/creds");
+  ASSERT_TRUE(creds);
+  EXPECT_TRUE(creds->external());
+  ASSERT_TRUE(find_requirement(*d, "ConfigMap/default/ext"));
+  EXPECT_EQ(find_requirement(*d, "ConfigMap/default/ext")->object.api_version, "v1");
+}
+
+TEST(Rules, DependencyOutsideTheSeedIsAnError) {
+  auto out = plan_yaml(
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default,"
+      " annotations: {planter.nephio.org/dependencies: Secret/default/missing}}\n");
+  ASSERT_FALSE(out.ok());
+  std::string e = testing::all_errors(out.diags);
+  EXPECT_NE(e.find("\"Secret/default/missing\" is not in the seed"), std::string::npos) << e;
+  EXPECT_NE(e.find("planter.nephio.org/external-dependencies"), std::string::npos) << e;
+}
+
+TEST(Rules, DerivedAndExplicitRequirementsOnOneObjectMerge) {
+  auto out = plan_yaml(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a,"
+      " annotations: {planter.nephio.org/dependencies: 'v1|Namespace||a'}}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* c = find_unit(out.plan, "ConfigMap/a/c");
+  ASSERT_EQ(c->requirements.size(), 1u);
+  EXPECT_EQ(c->requirements[0].when.str(), "active");  // the built-in, more specific, predicate
+}
+
+}  // namespace
+}  // namespace planter

@@ -1,0 +1,157 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "seed/seed.h"
+#include "seed/validate.h"
+#include "test_support.h"
+
+namespace planter {
+namespace {
+
+namespace fs = std::filesystem;
+
+Seed parse(const std::string& text, Diagnostics& d) {
+  Seed s;
+  parse_seed_text(text, "seed.yaml", s, d);
+  return s;
+}
+
+TEST(Seed, MultiDocumentStreamWithCommentsAndEmptyDocuments) {
+  Diagnostics d;
+  Seed s = parse(
+      "# Source: chart/templates/ns.yaml\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"
+      "---\n---\n# only a comment\n---\n"
+      "# Source: chart/templates/cm.yaml\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: a\n",
+      d);
+  ASSERT_TRUE(d.empty()) << d.str();
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].where(), "seed.yaml:2");
+  EXPECT_EQ(s.objects[1].where(), "seed.yaml:11");
+  EXPECT_EQ(s.objects[1].display(), "v1 ConfigMap a/c");
+}
+
+TEST(Seed, ListsAreFlattenedAndItemsKeepTheirLines) {
+  Diagnostics d;
+  Seed s = parse(
+      "apiVersion: v1\nkind: ConfigMapList\nitems:\n"
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, namespace: x}\n"
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, namespace: x}\n",
+      d);
+  ASSERT_TRUE(d.empty()) << d.str();
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].where(), "seed.yaml:4");
+  EXPECT_EQ(s.objects[1].where(), "seed.yaml:7");
+}
+
+TEST(Seed, ResourceListInputIsRemembered) {
+  Diagnostics d;
+  Seed s = parse(
+      "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+      "- apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n",
+      d);
+  ASSERT_TRUE(d.empty());
+  EXPECT_TRUE(s.resource_list);
+  ASSERT_EQ(s.objects.size(), 1u);
+}
+
+TEST(Seed, StructuralErrorsAreAllReported) {
+  Diagnostics d;
+  Seed s = parse(
+      "kind: ConfigMap\nmetadata: {name: a}\n---\n"
+      "apiVersion: v1\nmetadata: {name: b}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: c-}\n---\n"
+      "- just\n- a list\n",
+      d);
+  EXPECT_EQ(d.size(), 4u) << d.str();
+  std::string all = testing::all_errors(d);
+  EXPECT_NE(all.find("seed.yaml:1: ? ConfigMap a: apiVersion is missing"), std::string::npos) << all;
+  EXPECT_NE(all.find("seed.yaml:4: v1 ? b: kind is missing"), std::string::npos) << all;
+  EXPECT_NE(all.find("seed.yaml:7: v1 ConfigMap (no name): metadata.generateName"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("seed.yaml:11: a document must be a mapping"), std::string::npos) << all;
+}
+
+TEST(Seed, FoldersAreReadRecursivelyInPathOrder) {
+  fs::path dir = fs::temp_directory_path() / "planter-seed-folder-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "b");
+  std::ofstream(dir / "b" / "2.yml") << "apiVersion: v1\nkind: Namespace\nmetadata: {name: two}\n";
+  std::ofstream(dir / "a.yaml") << "apiVersion: v1\nkind: Namespace\nmetadata: {name: one}\n";
+  std::ofstream(dir / "c.json") << R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"three"}})";
+  std::ofstream(dir / "README.md") << "not a seed";
+  Diagnostics d;
+  Seed s = load_seed({dir.string()}, d);
+  ASSERT_TRUE(d.empty()) << d.str();
+  ASSERT_EQ(s.objects.size(), 3u);
+  EXPECT_EQ(s.objects[0].ref.name, "one");
+  EXPECT_EQ(s.objects[1].ref.name, "two");
+  EXPECT_EQ(s.objects[2].ref.name, "three");
+  fs::remove_all(dir);
+}
+
+TEST(Seed, MissingFileIsReported) {
+  Diagnostics d;
+  load_seed({"/nonexistent/seed.yaml"}, d);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d.items()[0].str().find("no such file or folder"), std::string::npos);
+}
+
+TEST(Validate, NamespacedObjectsGetTheDefaultNamespace) {
+  Diagnostics d;
+  Seed s = parse("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n---\n"
+                 "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n---\n"
+                 "apiVersion: example.com/v1\nkind: Unknown\nmetadata: {name: c}\n",
+                 d);
+  KindTable kinds = KindTable::builtin();
+  validate_seed(s, kinds, {"argocd"}, d);
+  ASSERT_TRUE(d.empty()) << d.str();
+  EXPECT_EQ(s.objects[0].ref.ns, "argocd");
+  EXPECT_EQ(s.objects[1].ref.ns, "");
+  EXPECT_EQ(s.objects[2].ref.ns, "");  // scope unknown until discovery: left alone
+}
+
+TEST(Validate, SeedCrdsTeachScope) {
+  Diagnostics d;
+  Seed s = parse(
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+      "metadata: {name: widgets.example.com}\n"
+      "spec: {group: example.com, scope: Namespaced, names: {kind: Widget, plural: widgets},"
+      " versions: [{name: v1, served: true, storage: true}]}\n---\n"
+      "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\n"
+      "apiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w2, namespace: x}\n",
+      d);
+  KindTable kinds = KindTable::builtin();
+  validate_seed(s, kinds, {}, d);
+  EXPECT_EQ(s.objects[1].ref.ns, "default");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d.items()[0].str().find("does not serve version v2 (it serves: v1)"), std::string::npos)
+      << d.str();
+}
+
+TEST(Validate, ClusterScopedNamespaceIsDroppedWithAWarning) {
+  Diagnostics d;
+  Seed s = parse("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+                 "metadata: {name: r, namespace: x}\n",
+                 d);
+  KindTable kinds = KindTable::builtin();
+  validate_seed(s, kinds, {}, d);
+  EXPECT_TRUE(d.empty());
+  ASSERT_EQ(d.warnings().size(), 1u);
+  EXPECT_EQ(s.objects[0].ref.ns, "");
+  EXPECT_FALSE(find_path(s.objects[0].body, {"metadata", "namespace"}));
+}
+
+TEST(Validate, TemplateVariablesAreNamed) {
+  EXPECT_TRUE(has_template_variable("${CLUSTER_NAME}"));
+  EXPECT_TRUE(has_template_variable("$NAMESPACE"));
+  EXPECT_TRUE(has_template_variable("x-${A}-y"));
+  EXPECT_FALSE(has_template_variable("price$"));
+  EXPECT_FALSE(has_template_variable("a$1"));
+}
+
+}  // namespace
+}  // namespace planter

@@ -1,0 +1,48 @@
+// Helpers shared by the unit tests: plan a seed given as text, find units and requirements.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "plan/planner.h"
+#include "seed/seed.h"
+
+namespace planter::testing {
+
+inline PlanOutcome plan_yaml(const std::string& yaml, PlanOptions options = {}) {
+  Seed seed;
+  Diagnostics load;
+  parse_seed_text(yaml, "seed.yaml", seed, load);
+  if (!load.empty()) {
+    PlanOutcome out;
+    out.diags = load;
+    return out;
+  }
+  return plan_seed(std::move(seed), options);
+}
+
+// The unit of the object with this short form ("Deployment/cnf/cnf") on `cluster`, or nullptr.
+inline const Unit* find_unit(const Plan& plan, const std::string& short_form,
+                             const std::string& cluster = "SELF") {
+  for (const Unit& u : plan.units)
+    if (u.cluster == cluster && plan.object_of(u).ref.short_form() == short_form) return &u;
+  return nullptr;
+}
+
+// The requirement of `u` on the object with this short form, or nullptr.
+inline const Requirement* find_requirement(const Unit& u, const std::string& short_form) {
+  for (const Requirement& r : u.requirements)
+    if (r.object.short_form() == short_form ||
+        (r.object.name.empty() && r.object.kind + "/" == short_form))
+      return &r;
+  return nullptr;
+}
+
+inline std::string all_errors(const Diagnostics& d) {
+  std::string s;
+  for (const auto& i : d.items()) s += i.str() + "\n";
+  return s;
+}
+
+}  // namespace planter::testing

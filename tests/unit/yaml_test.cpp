@@ -1,0 +1,143 @@
+#include "model/yaml.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace planter {
+namespace {
+
+namespace json = boost::json;
+
+json::value one(const std::string& text) {
+  auto docs = parse_yaml_stream(text, "t.yaml");
+  EXPECT_TRUE(docs.ok()) << (docs.ok() ? "" : docs.error().message);
+  return docs.ok() && !docs->empty() ? docs->front().value : json::value{};
+}
+
+TEST(Yaml, ResolvesScalarsLikeKubectl) {
+  json::value v = one(
+      "eq: =\nyes_: yes\nhex: 0x1F\noct: 0o17\nint: -42\nfloat: 1.5\nexp: 1e3\nnull_: ~\n"
+      "t: true\nquoted: \"8080\"\nsingle: 'true'\nplain: hello world\nempty:\n");
+  const json::object& o = v.as_object();
+  EXPECT_EQ(o.at("eq"), json::value("="));
+  EXPECT_EQ(o.at("yes_"), json::value("yes"));  // YAML 1.2: not a boolean
+  EXPECT_EQ(o.at("hex"), json::value(31));
+  EXPECT_EQ(o.at("oct"), json::value(15));
+  EXPECT_EQ(o.at("int"), json::value(-42));
+  EXPECT_EQ(o.at("float"), json::value(1.5));
+  EXPECT_EQ(o.at("exp"), json::value(1000.0));
+  EXPECT_TRUE(o.at("null_").is_null());
+  EXPECT_EQ(o.at("t"), json::value(true));
+  EXPECT_EQ(o.at("quoted"), json::value("8080"));
+  EXPECT_EQ(o.at("single"), json::value("true"));
+  EXPECT_EQ(o.at("plain"), json::value("hello world"));
+  EXPECT_TRUE(o.at("empty").is_null());
+}
+
+TEST(Yaml, ExplicitStringTagKeepsText) {
+  EXPECT_EQ(one("a: !!str 123\n").as_object().at("a"), json::value("123"));
+}
+
+TEST(Yaml, AnchorsAliasesAndMergeKeys) {
+  json::value v = one(
+      "base: &b {x: 1, y: 2}\n"
+      "copy: *b\n"
+      "merged:\n  <<: *b\n  y: 3\n");
+  const json::object& o = v.as_object();
+  EXPECT_EQ(o.at("copy"), o.at("base"));
+  EXPECT_EQ(o.at("merged").as_object().at("x"), json::value(1));
+  EXPECT_EQ(o.at("merged").as_object().at("y"), json::value(3));  // own key wins
+}
+
+TEST(Yaml, NonStringKeysBecomeText) {
+  json::value v = one("8080: http\ntrue: yes\n");
+  EXPECT_EQ(v.as_object().at("8080"), json::value("http"));
+  EXPECT_EQ(v.as_object().at("true"), json::value("yes"));
+}
+
+TEST(Yaml, DuplicateKeyIsAnErrorWithItsLine) {
+  auto docs = parse_yaml_stream("a: 1\nb: 2\na: 3\n", "dup.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_NE(docs.error().message.find("dup.yaml:3:"), std::string::npos) << docs.error().message;
+  EXPECT_NE(docs.error().message.find("\"a\" already defined"), std::string::npos);
+}
+
+TEST(Yaml, MalformedInputNamesFileLineAndColumn) {
+  auto docs = parse_yaml_stream("a: 1\nb: \"open\n", "broken.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.error().message.rfind("broken.yaml:", 0), 0u) << docs.error().message;
+  EXPECT_EQ(docs.error().message.find("<memory"), std::string::npos) << docs.error().message;
+}
+
+TEST(Yaml, DocumentsRememberTheirLines) {
+  auto docs = parse_yaml_stream(
+      "# comment\n---\n# another\na: 1\n---\n---\nkind: List\nitems:\n- x: 1\n-   y: 2\n", "s.yaml");
+  ASSERT_TRUE(docs.ok());
+  ASSERT_EQ(docs->size(), 3u);
+  EXPECT_EQ((*docs)[0].line, 4);
+  EXPECT_TRUE((*docs)[1].value.is_null());  // empty document
+  EXPECT_EQ((*docs)[2].line, 7);
+  EXPECT_EQ((*docs)[2].item_lines, (std::vector<int>{9, 10}));
+}
+
+TEST(Yaml, WritesStringsThatReadBackAsStrings) {
+  json::value v = json::object{{"port", "8080"}, {"flag", "true"}, {"eq", "="}, {"n", 3},
+                               {"empty", ""}, {"multi", "a\nb\n"}, {"list", json::array{}},
+                               {"null", nullptr}};
+  std::string text = to_yaml(v);
+  auto back = parse_yaml_stream(text, "out.yaml");
+  ASSERT_TRUE(back.ok()) << text;
+  EXPECT_EQ(back->front().value, v) << text;
+}
+
+TEST(Yaml, StreamRoundTrip) {
+  json::value a = json::object{{"kind", "A"}};
+  json::value b = json::object{{"kind", "B"}};
+  std::string text = to_yaml_stream({&a, &b});
+  auto back = parse_yaml_stream(text, "out.yaml");
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[1].value, b);
+}
+
+}  // namespace
+}  // namespace planter
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace planter {
+namespace {
+
+// Everything planter writes (annotate, plugin input) must read back as the same objects: checked
+// on every real-world manifest of the corpus.
+TEST(Yaml, CorpusRoundTripsThroughTheWriter) {
+  namespace fs = std::filesystem;
+  fs::path corpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
+  if (!fs::exists(corpus)) GTEST_SKIP() << corpus << " is absent";
+  size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(corpus)) {
+    if (e.path().extension() != ".yaml") continue;
+    std::ifstream in(e.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto docs = parse_yaml_stream(text.str(), e.path().string());
+    ASSERT_TRUE(docs.ok()) << docs.error().message;
+    std::vector<const json::value*> values;
+    for (const auto& d : docs.value())
+      if (!d.value.is_null()) values.push_back(&d.value);
+    std::string written = to_yaml_stream(values);
+    auto back = parse_yaml_stream(written, "written");
+    ASSERT_TRUE(back.ok()) << e.path() << ": " << back.error().message;
+    ASSERT_EQ(back->size(), values.size()) << e.path();
+    for (size_t i = 0; i < values.size(); ++i)
+      ASSERT_EQ((*back)[i].value, *values[i]) << e.path() << " document " << i;
+    ++files;
+  }
+  EXPECT_GE(files, 12u);
+}
+
+}  // namespace
+}  // namespace planter
