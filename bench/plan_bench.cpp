@@ -1,0 +1,75 @@
+// Plan throughput on generated seeds of 1k, 10k and 100k objects (Google Benchmark).
+//
+//   ParseOnly/N  - YAML text to Objects (what any tool must pay to read the seed)
+//   Plan/N       - the whole pure pipeline: parse, validate, place, derive, order
+//
+// Counters: objects/s, and peak_rss_MiB (the process's high-water mark so far; sizes run in
+// increasing order, so it is the peak of the largest size run). Compare Plan/N with ParseOnly/N:
+// the target is Plan <= 1.5 x ParseOnly and Plan/100000 < 1 s.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <map>
+
+#include "plan/planner.h"
+#include "seed/seed.h"
+#include "seed_generator.h"
+
+namespace {
+
+using namespace planter;
+
+const std::string& seed_text(size_t n) {
+  static std::map<size_t, std::string> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, bench::generate_seed(n)).first;
+  return it->second;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+void report(benchmark::State& state, size_t objects) {
+  state.counters["objects/s"] = benchmark::Counter(static_cast<double>(objects) * state.iterations(),
+                                                   benchmark::Counter::kIsRate);
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+  state.counters["objects"] = static_cast<double>(objects);
+}
+
+void ParseOnly(benchmark::State& state) {
+  const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
+  size_t objects = 0;
+  for (auto _ : state) {
+    Seed seed;
+    Diagnostics d;
+    parse_seed_text(text, "bench.yaml", seed, d);
+    objects = seed.objects.size();
+    benchmark::DoNotOptimize(seed);
+  }
+  report(state, objects);
+}
+
+void Plan(benchmark::State& state) {
+  const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
+  size_t objects = 0;
+  for (auto _ : state) {
+    Seed seed;
+    Diagnostics d;
+    parse_seed_text(text, "bench.yaml", seed, d);
+    objects = seed.objects.size();
+    PlanOutcome out = plan_seed(std::move(seed), {});
+    if (!out.ok()) state.SkipWithError(out.diags.str().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  report(state, objects);
+}
+
+BENCHMARK(ParseOnly)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Plan)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
