@@ -42,7 +42,7 @@ bool is_digits(std::string_view s, int base) {
   return true;
 }
 
-json::value parse_int(std::string_view digits, int base, bool negative) {
+json::value parse_int(std::string_view digits, int base, bool negative) {  // small values: no storage needed
   uint64_t u = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
   if (ec == std::errc() && p == digits.data() + digits.size()) {
@@ -81,14 +81,14 @@ bool looks_like_float(std::string_view s) {
   return i == s.size();
 }
 
-// YAML 1.2 core schema resolution of a plain scalar.
-json::value resolve_plain(std::string_view s) {
+// YAML 1.2 core schema resolution of a plain scalar. Strings are allocated from `sp`.
+json::value resolve_plain(std::string_view s, const json::storage_ptr& sp = {}) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
   char c = s[0];
   if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.'))
-    return json::string(s);
+    return json::string(s, sp);
   if (s.starts_with("0o") && is_digits(s.substr(2), 8)) return parse_int(s.substr(2), 8, false);
   if (s.starts_with("0x") && is_digits(s.substr(2), 16)) return parse_int(s.substr(2), 16, false);
   {
@@ -106,16 +106,18 @@ json::value resolve_plain(std::string_view s) {
     return c == '-' ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::numeric_limits<double>::quiet_NaN();
-  return json::string(s);
+  return json::string(s, sp);
 }
 
-json::value scalar_value(fy_event* e) {
+json::value scalar_value(fy_event* e, const json::storage_ptr& sp) {
   fy_token* value = e->scalar.value;
   std::string_view text = token_text(value);
-  std::string_view tag = token_text(e->scalar.tag);
-  if (tag == "tag:yaml.org,2002:str" || tag == "!!str" || tag == "!") return json::string(text);
-  if (fy_token_scalar_style(value) != FYSS_PLAIN) return json::string(text);
-  return resolve_plain(text);
+  if (e->scalar.tag) {
+    std::string_view tag = token_text(e->scalar.tag);
+    if (tag == "tag:yaml.org,2002:str" || tag == "!!str" || tag == "!") return json::string(text, sp);
+  }
+  if (fy_token_scalar_style(value) != FYSS_PLAIN) return json::string(text, sp);
+  return resolve_plain(text, sp);
 }
 
 std::string key_text(const json::value& v) {
@@ -127,20 +129,30 @@ std::string key_text(const json::value& v) {
 // Builds JSON values from the parser's events.
 class Builder {
  public:
-  explicit Builder(std::string_view name) : name_(name) {}
+  Builder(std::string_view name, json::storage_ptr sp) : name_(name), sp_(std::move(sp)) {}
 
   // Returns an error message, or "" on success.
   std::string on_event(fy_event* e, YamlDocument& doc) {
     switch (e->type) {
       case FYET_MAPPING_START:
-        return open(json::object{}, e, e->mapping_start.anchor, doc);
+        return open(json::object(sp_), e, e->mapping_start.anchor, doc);
       case FYET_SEQUENCE_START:
-        return open(json::array{}, e, e->sequence_start.anchor, doc);
+        return open(json::array(sp_), e, e->sequence_start.anchor, doc);
       case FYET_MAPPING_END:
       case FYET_SEQUENCE_END:
         return close(e);
       case FYET_SCALAR: {
-        json::value v = scalar_value(e);
+        // The common case, a plain key: straight from the token into the frame, no JSON value.
+        if (!stack_.empty() && !stack_.back().have_key && stack_.back().value.is_object() &&
+            !e->scalar.anchor && !e->scalar.tag) {
+          Frame& top = stack_.back();
+          std::string_view text = token_text(e->scalar.value);
+          if (fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN && text.empty()) text = "null";
+          top.key.assign(text.data(), text.size());
+          top.have_key = true;
+          return {};
+        }
+        json::value v = scalar_value(e, sp_);
         if (e->scalar.anchor) anchors_[std::string(token_text(e->scalar.anchor))] = v;
         return add(std::move(v), e, doc);
       }
@@ -148,7 +160,7 @@ class Builder {
         auto it = anchors_.find(std::string(token_text(e->alias.anchor)));
         if (it == anchors_.end())
           return where(e) + fmt::format(": unknown alias *{}", token_text(e->alias.anchor));
-        json::value copy = it->second;
+        json::value copy(it->second, sp_);
         return add(std::move(copy), e, doc);
       }
       default:
@@ -204,7 +216,8 @@ class Builder {
   }
 
   std::string add(json::value v, fy_event* e, YamlDocument& doc, bool closing = false) {
-    if (!closing) {
+    // Only a root scalar or an element of `items` needs its line.
+    if (!closing && (stack_.empty() || stack_.size() == 2)) {
       const fy_mark* m = fy_event_start_mark(e);
       int line = m ? m->line + 1 : 0;
       if (stack_.empty()) doc.line = line;
@@ -261,6 +274,7 @@ class Builder {
   }
 
   std::string name_;
+  json::storage_ptr sp_;
   std::vector<Frame> stack_;
   std::unordered_map<std::string, json::value> anchors_;
   json::value root_;
@@ -296,7 +310,8 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
     return Error{fmt::format("{}: cannot read the input", name)};
 
   std::vector<YamlDocument> docs;
-  Builder builder(name);
+  // One arena per stream: the stream's values live and die together, and moves keep it.
+  Builder builder(name, json::make_shared_resource<json::monotonic_resource>());
   YamlDocument current;
   while (fy_event* e = fy_parser_parse(parser.get())) {
     std::string err;

@@ -43,9 +43,8 @@ void add_object(json::value&& v, SourceLocation where, Seed& seed, Diagnostics& 
               "each document needs apiVersion, kind and metadata.name");
     return;
   }
-  Object obj;
-  obj.body = std::move(v.get_object());
-  obj.source = std::move(where);
+  // Move-constructing keeps the document's storage; assigning would copy it.
+  Object obj{json::object(std::move(v.get_object())), {}, std::move(where)};
   const json::object& b = obj.body;
   obj.ref.api_version = string_field(b, "apiVersion");
   obj.ref.kind = string_field(b, "kind");
@@ -55,42 +54,45 @@ void add_object(json::value&& v, SourceLocation where, Seed& seed, Diagnostics& 
     obj.ref.name = string_field(*m, "name");
     obj.ref.ns = string_field(*m, "namespace");
   }
-  std::string who = fmt::format(
-      "{} {} {}{}", obj.ref.api_version.empty() ? "?" : obj.ref.api_version,
-      obj.ref.kind.empty() ? "?" : obj.ref.kind, obj.ref.ns.empty() ? "" : obj.ref.ns + "/",
-      obj.ref.name.empty() ? "(no name)" : obj.ref.name);
+  // Only errors need the long description.
+  auto who = [&obj] {
+    return fmt::format("{} {} {}{}", obj.ref.api_version.empty() ? "?" : obj.ref.api_version,
+                       obj.ref.kind.empty() ? "?" : obj.ref.kind,
+                       obj.ref.ns.empty() ? "" : obj.ref.ns + "/",
+                       obj.ref.name.empty() ? "(no name)" : obj.ref.name);
+  };
   if (obj.ref.api_version == "kapp.k14s.io/v1alpha1" && obj.ref.kind == "Config") {
-    diags.warn(obj.where(), who, "kapp configuration, not a Kubernetes object: ignored");
+    diags.warn(obj.where(), who(), "kapp configuration, not a Kubernetes object: ignored");
     return;
   }
   bool ok = true;
   if (obj.ref.api_version.empty()) {
-    diags.add(obj.where(), who, "apiVersion is missing or not a string",
+    diags.add(obj.where(), who(), "apiVersion is missing or not a string",
               "add apiVersion, e.g. `apiVersion: v1` or `apiVersion: apps/v1`");
     ok = false;
   }
   if (obj.ref.kind.empty()) {
-    diags.add(obj.where(), who, "kind is missing or not a string",
+    diags.add(obj.where(), who(), "kind is missing or not a string",
               "add kind, e.g. `kind: ConfigMap`");
     ok = false;
   }
   if (meta && !m) {
-    diags.add(obj.where(), who, "metadata must be a mapping");
+    diags.add(obj.where(), who(), "metadata must be a mapping");
     ok = false;
   } else if (obj.ref.name.empty()) {
     if (m && m->contains("generateName")) {
-      diags.add(obj.where(), who,
+      diags.add(obj.where(), who(),
                 "metadata.generateName without metadata.name: planter must know an object's name "
                 "to declare it idempotently and to wait for it",
                 "replace generateName with a fixed metadata.name");
     } else {
-      diags.add(obj.where(), who, "metadata.name is missing or not a string",
+      diags.add(obj.where(), who(), "metadata.name is missing or not a string",
                 "add metadata.name");
     }
     ok = false;
   }
   if (m && m->contains("namespace") && !m->at("namespace").is_string()) {
-    diags.add(obj.where(), who, "metadata.namespace must be a string");
+    diags.add(obj.where(), who(), "metadata.namespace must be a string");
     ok = false;
   }
   if (ok) seed.objects.push_back(std::move(obj));
