@@ -9,6 +9,7 @@
 #include <limits>
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace planter {
@@ -171,9 +172,15 @@ class Builder {
   void reset() {
     stack_.clear();
     anchors_.clear();
-    root_ = nullptr;
+    root_.reset();
   }
-  json::value take_root() { return std::move(root_); }
+  // The finished document's value (null for an empty document), still in the stream's storage.
+  json::value take_root() {
+    if (!root_) return nullptr;
+    json::value v(std::move(*root_));
+    root_.reset();
+    return v;
+  }
 
  private:
   struct Frame {
@@ -224,7 +231,7 @@ class Builder {
       note_item_line(line, doc);
     }
     if (stack_.empty()) {
-      root_ = std::move(v);
+      root_.emplace(std::move(v));  // constructing keeps v's storage; assigning would copy
       return {};
     }
     Frame& top = stack_.back();
@@ -277,7 +284,7 @@ class Builder {
   json::storage_ptr sp_;
   std::vector<Frame> stack_;
   std::unordered_map<std::string, json::value> anchors_;
-  json::value root_;
+  std::optional<json::value> root_;
 };
 
 void collect_diag(fy_diag*, void* user, const char* buf, size_t len) {
@@ -321,8 +328,7 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
       const fy_mark* m = fy_event_start_mark(e);
       current.line = m ? m->line + 1 : 0;
     } else if (e->type == FYET_DOCUMENT_END) {
-      current.value = builder.take_root();
-      docs.push_back(std::move(current));
+      docs.push_back(YamlDocument{builder.take_root(), current.line, std::move(current.item_lines)});
     } else {
       err = builder.on_event(e, current);
     }
