@@ -33,8 +33,8 @@ double peak_rss_mib() {
 }
 
 void report(benchmark::State& state, size_t objects) {
-  state.counters["objects/s"] = benchmark::Counter(static_cast<double>(objects) * state.iterations(),
-                                                   benchmark::Counter::kIsRate);
+  state.counters["objects/s"] = benchmark::Counter(
+      static_cast<double>(objects) * state.iterations(), benchmark::Counter::kIsRate);
   state.counters["peak_rss_MiB"] = peak_rss_mib();
   state.counters["objects"] = static_cast<double>(objects);
 }
@@ -67,8 +67,18 @@ void Plan(benchmark::State& state) {
   report(state, objects);
 }
 
-BENCHMARK(ParseOnly)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(Plan)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ParseOnly)
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(Plan)
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -32,10 +32,10 @@ std::string generate_seed(size_t objects, unsigned random_seed) {
         "        x-kubernetes-preserve-unknown-fields: true\n",
         k));
   for (size_t n = 0; n < namespaces; ++n)
-    docs.push_back(fmt::format(
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app{}\n  annotations:\n"
-        "    planter.nephio.org/cluster: edge{}\n",
-        n, n % clusters));
+    docs.push_back(
+        fmt::format("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app{}\n  annotations:\n"
+                    "    planter.nephio.org/cluster: edge{}\n",
+                    n, n % clusters));
 
   std::uniform_int_distribution<size_t> pick_ns(0, namespaces - 1);
   std::uniform_int_distribution<size_t> pick_crd(0, crds - 1);
@@ -44,7 +44,8 @@ std::string generate_seed(size_t objects, unsigned random_seed) {
     switch (i % 4) {
       case 0:
         docs.push_back(fmt::format(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web{0}\n  namespace: app{1}\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web{0}\n  namespace: "
+            "app{1}\n"
             "  labels:\n    app: web{0}\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n"
             "      app: web{0}\n  template:\n    metadata:\n      labels:\n        app: web{0}\n"
             "    spec:\n      containers:\n      - name: main\n        image: nginx:1.27\n"
@@ -64,10 +65,10 @@ std::string generate_seed(size_t objects, unsigned random_seed) {
             i, ns));
         break;
       default:
-        docs.push_back(fmt::format(
-            "apiVersion: bench.example.com/v1\nkind: Widget{}\nmetadata:\n  name: w{}\n"
-            "  namespace: app{}\nspec:\n  size: {}\n",
-            pick_crd(rng), i, ns, i % 7));
+        docs.push_back(
+            fmt::format("apiVersion: bench.example.com/v1\nkind: Widget{}\nmetadata:\n  name: w{}\n"
+                        "  namespace: app{}\nspec:\n  size: {}\n",
+                        pick_crd(rng), i, ns, i % 7));
         break;
     }
   }

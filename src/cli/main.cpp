@@ -50,8 +50,7 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
   cmd->add_option("-n,--namespace", f.default_namespace,
                   "Namespace for namespaced objects that name none")
       ->capture_default_str();
-  cmd->add_option("--default-cluster", f.default_cluster,
-                  "Where objects without a placement go")
+  cmd->add_option("--default-cluster", f.default_cluster, "Where objects without a placement go")
       ->capture_default_str();
 }
 
@@ -73,7 +72,8 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
     auto eq = c.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == c.size())
       return Error{fmt::format("--cluster {}: expected NAME=CONTEXT", c)};
-    req.options.clusters.push_back({c.substr(0, eq), "flag", {}, std::nullopt, c.substr(eq + 1), {}});
+    req.options.clusters.push_back(
+        {c.substr(0, eq), "flag", {}, std::nullopt, c.substr(eq + 1), {}});
   }
   for (const std::string& cl : f.cluster_labels) {
     auto eq = cl.find('=');
@@ -137,8 +137,9 @@ int main(int argc, char** argv) {
 
   SeedFlags plan_flags;
   std::string output = "table";
-  auto* plan = app.add_subcommand("plan", "Print the plan of a seed: units, clusters, waves and "
-                                          "what each unit waits for (no cluster is contacted)");
+  auto* plan = app.add_subcommand("plan",
+                                  "Print the plan of a seed: units, clusters, waves and "
+                                  "what each unit waits for (no cluster is contacted)");
   add_seed_flags(plan, plan_flags);
   plan->add_option("-o,--output", output, "Output format")
       ->check(CLI::IsMember({"table", "json", "dot", "mermaid"}))

@@ -35,8 +35,9 @@ KindTable KindTable::builtin() {
       it->second.versions.emplace_back(row.version);
       continue;
     }
-    KindInfo info{row.group, row.kind, row.resource,
-                  row.namespaced ? Scope::kNamespaced : Scope::kCluster, {row.version}, true};
+    KindInfo info{row.group,     row.kind,
+                  row.resource,  row.namespaced ? Scope::kNamespaced : Scope::kCluster,
+                  {row.version}, true};
     t.by_resource_[key(row.group, row.resource)] = k;
     t.by_kind_.emplace(std::move(k), std::move(info));
   }

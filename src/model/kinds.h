@@ -18,7 +18,7 @@ enum class Scope { kNamespaced, kCluster, kUnknown };
 struct KindInfo {
   std::string group;
   std::string kind;
-  std::string resource;               // plural, e.g. "deployments"
+  std::string resource;  // plural, e.g. "deployments"
   Scope scope = Scope::kUnknown;
   std::vector<std::string> versions;  // served versions
   bool builtin = false;

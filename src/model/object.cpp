@@ -17,10 +17,16 @@ std::pair<std::string_view, std::string_view> split_api_version(std::string_view
   return {api_version.substr(0, slash), api_version.substr(slash + 1)};
 }
 
-std::string_view ObjectRef::group() const { return split_api_version(api_version).first; }
-std::string_view ObjectRef::version() const { return split_api_version(api_version).second; }
+std::string_view ObjectRef::group() const {
+  return split_api_version(api_version).first;
+}
+std::string_view ObjectRef::version() const {
+  return split_api_version(api_version).second;
+}
 
-std::string ObjectRef::id() const { return fmt::format("{}|{}|{}|{}", api_version, kind, ns, name); }
+std::string ObjectRef::id() const {
+  return fmt::format("{}|{}|{}|{}", api_version, kind, ns, name);
+}
 
 std::string object_key(std::string_view group, std::string_view kind, std::string_view ns,
                        std::string_view name) {
@@ -33,7 +39,9 @@ std::string object_key(std::string_view group, std::string_view kind, std::strin
   return k;
 }
 
-std::string ObjectRef::key() const { return object_key(group(), kind, ns, name); }
+std::string ObjectRef::key() const {
+  return object_key(group(), kind, ns, name);
+}
 
 std::string ObjectRef::display() const {
   if (ns.empty()) return fmt::format("{} {} {}", api_version, kind, name);

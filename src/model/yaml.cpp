@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <libfyaml.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -43,7 +43,8 @@ bool is_digits(std::string_view s, int base) {
   return true;
 }
 
-json::value parse_int(std::string_view digits, int base, bool negative) {  // small values: no storage needed
+json::value parse_int(std::string_view digits, int base,
+                      bool negative) {  // small values: no storage needed
   uint64_t u = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
   if (ec == std::errc() && p == digits.data() + digits.size()) {
@@ -115,7 +116,8 @@ json::value scalar_value(fy_event* e, const json::storage_ptr& sp) {
   std::string_view text = token_text(value);
   if (e->scalar.tag) {
     std::string_view tag = token_text(e->scalar.tag);
-    if (tag == "tag:yaml.org,2002:str" || tag == "!!str" || tag == "!") return json::string(text, sp);
+    if (tag == "tag:yaml.org,2002:str" || tag == "!!str" || tag == "!")
+      return json::string(text, sp);
   }
   if (fy_token_scalar_style(value) != FYSS_PLAIN) return json::string(text, sp);
   return resolve_plain(text, sp);
@@ -186,8 +188,8 @@ class Builder {
   struct Frame {
     json::value value;
     std::string anchor;
-    std::string key;        // for mappings: the key waiting for its value
-    bool have_key = false;  // for mappings
+    std::string key;                  // for mappings: the key waiting for its value
+    bool have_key = false;            // for mappings
     std::vector<std::string> merged;  // keys that came from `<<` and may be overridden
     int line = 0;
   };
@@ -308,8 +310,8 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
   std::unique_ptr<fy_diag, DiagDeleter> diag(fy_diag_create(&dcfg));
 
   fy_parse_cfg cfg{};
-  cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_SLOPPY_FLOW_INDENTATION |
-                                              FYPCF_JSON_NONE);
+  cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
+                                              FYPCF_SLOPPY_FLOW_INDENTATION | FYPCF_JSON_NONE);
   cfg.diag = diag.get();
   std::unique_ptr<fy_parser, ParserDeleter> parser(fy_parser_create(&cfg));
   if (!parser) return Error{fmt::format("{}: cannot create a YAML parser", name)};
@@ -328,7 +330,8 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
       const fy_mark* m = fy_event_start_mark(e);
       current.line = m ? m->line + 1 : 0;
     } else if (e->type == FYET_DOCUMENT_END) {
-      docs.push_back(YamlDocument{builder.take_root(), current.line, std::move(current.item_lines)});
+      docs.push_back(
+          YamlDocument{builder.take_root(), current.line, std::move(current.item_lines)});
     } else {
       err = builder.on_event(e, current);
     }
@@ -338,7 +341,8 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
   if (fy_parser_get_stream_error(parser.get())) {
     // libfyaml writes "LINE:COL: error: message" (possibly with the offending line after it).
     std::string first = diag_text.substr(0, diag_text.find('\n'));
-    while (!first.empty() && std::isspace(static_cast<unsigned char>(first.back()))) first.pop_back();
+    while (!first.empty() && std::isspace(static_cast<unsigned char>(first.back())))
+      first.pop_back();
     // libfyaml names an in-memory input "<memory-@0x...>"; the caller's name replaces it.
     if (first.starts_with("<")) {
       if (auto gt = first.find(">:"); gt != std::string::npos) first.erase(0, gt + 2);
@@ -420,12 +424,24 @@ class Writer {
 
   void scalar(const json::value& v, int level = 0) {
     switch (v.kind()) {
-      case json::kind::object: out_ += "{}"; break;
-      case json::kind::array: out_ += "[]"; break;
-      case json::kind::string: string(v.get_string(), level); break;
-      case json::kind::null: out_ += "null"; break;
-      case json::kind::bool_: out_ += v.get_bool() ? "true" : "false"; break;
-      default: out_ += json::serialize(v); break;
+      case json::kind::object:
+        out_ += "{}";
+        break;
+      case json::kind::array:
+        out_ += "[]";
+        break;
+      case json::kind::string:
+        string(v.get_string(), level);
+        break;
+      case json::kind::null:
+        out_ += "null";
+        break;
+      case json::kind::bool_:
+        out_ += v.get_bool() ? "true" : "false";
+        break;
+      default:
+        out_ += json::serialize(v);
+        break;
     }
   }
 

@@ -23,8 +23,10 @@ Inventory Inventory::build(const std::vector<Object>& objects, std::vector<Clust
     const Object& o = objects[i];
     if (!is_cluster_definition(o.ref)) continue;
     if (o.ref.name == kSelf) {
-      diags.add(o.where(), o.display(), "a cluster cannot be named SELF: that name means the "
-                "management cluster", "rename the cluster");
+      diags.add(o.where(), o.display(),
+                "a cluster cannot be named SELF: that name means the "
+                "management cluster",
+                "rename the cluster");
       continue;
     }
     if (const ClusterInfo* prev = inv.find(o.ref.name)) {
@@ -66,8 +68,8 @@ Result<std::string> Inventory::resolve(std::string_view ref) const {
   const ClusterInfo* c = find(name);
   if (!c) return Error{fmt::format("cluster \"{}\" is neither in the seed nor known", ref)};
   if (!ns.empty() && c->from == "seed" && c->namespace_ != ns)
-    return Error{fmt::format("cluster \"{}\" is in namespace \"{}\", not \"{}\"", name,
-                             c->namespace_, ns)};
+    return Error{
+        fmt::format("cluster \"{}\" is in namespace \"{}\", not \"{}\"", name, c->namespace_, ns)};
   return c->name;
 }
 

@@ -17,11 +17,11 @@ namespace planter {
 inline constexpr std::string_view kSelf = "SELF";
 
 struct ClusterInfo {
-  std::string name;       // "SELF" for the management cluster
-  std::string from;       // "self", "seed" or "flag"
-  std::string namespace_;  // the cluster object's namespace, for seed clusters
+  std::string name;              // "SELF" for the management cluster
+  std::string from;              // "self", "seed" or "flag"
+  std::string namespace_;        // the cluster object's namespace, for seed clusters
   std::optional<size_t> object;  // the seed's cluster object
-  std::string context;    // kubeconfig context, for clusters given on the command line
+  std::string context;           // kubeconfig context, for clusters given on the command line
   Labels labels;
 };
 

@@ -70,14 +70,16 @@ Result<LabelSelector> LabelSelector::parse(std::string_view text) {
     }
     size_t ne = term.find("!=");
     if (ne != std::string_view::npos) {
-      sel.terms_.push_back({std::string(trim(term.substr(0, ne))), Op::kNotIn,
+      sel.terms_.push_back({std::string(trim(term.substr(0, ne))),
+                            Op::kNotIn,
                             {std::string(trim(term.substr(ne + 2)))}});
       continue;
     }
     size_t eq = term.find('=');
     if (eq != std::string_view::npos) {
       size_t vstart = (eq + 1 < term.size() && term[eq + 1] == '=') ? eq + 2 : eq + 1;
-      sel.terms_.push_back({std::string(trim(term.substr(0, eq))), Op::kIn,
+      sel.terms_.push_back({std::string(trim(term.substr(0, eq))),
+                            Op::kIn,
                             {std::string(trim(term.substr(vstart)))}});
       continue;
     }
@@ -100,7 +102,8 @@ Result<LabelSelector> LabelSelector::from_json(const json::value& v) {
   if (const json::value* ml = o->if_contains("matchLabels"); ml && ml->is_object()) {
     for (const auto& kv : ml->get_object()) {
       if (!kv.value().is_string()) return Error{"matchLabels values must be strings"};
-      sel.terms_.push_back({std::string(kv.key()), Op::kIn, {std::string(kv.value().get_string())}});
+      sel.terms_.push_back(
+          {std::string(kv.key()), Op::kIn, {std::string(kv.value().get_string())}});
     }
   }
   if (const json::value* me = o->if_contains("matchExpressions"); me && me->is_array()) {
@@ -113,11 +116,16 @@ Result<LabelSelector> LabelSelector::from_json(const json::value& v) {
         return Error{"a matchExpression needs key and operator"};
       Term t{std::string(key->get_string()), Op::kIn, {}};
       std::string_view ops = op->get_string();
-      if (ops == "In") t.op = Op::kIn;
-      else if (ops == "NotIn") t.op = Op::kNotIn;
-      else if (ops == "Exists") t.op = Op::kExists;
-      else if (ops == "DoesNotExist") t.op = Op::kDoesNotExist;
-      else return Error{fmt::format("unknown matchExpression operator \"{}\"", ops)};
+      if (ops == "In")
+        t.op = Op::kIn;
+      else if (ops == "NotIn")
+        t.op = Op::kNotIn;
+      else if (ops == "Exists")
+        t.op = Op::kExists;
+      else if (ops == "DoesNotExist")
+        t.op = Op::kDoesNotExist;
+      else
+        return Error{fmt::format("unknown matchExpression operator \"{}\"", ops)};
       if (const json::value* vals = eo->if_contains("values"); vals && vals->is_array())
         for (const auto& val : vals->get_array())
           if (val.is_string()) t.values.emplace_back(val.get_string());
@@ -135,10 +143,14 @@ bool LabelSelector::matches(const Labels& labels) const {
       return has && std::find(t.values.begin(), t.values.end(), it->second) != t.values.end();
     };
     switch (t.op) {
-      case Op::kIn: return in_values();
-      case Op::kNotIn: return !in_values();
-      case Op::kExists: return has;
-      case Op::kDoesNotExist: return !has;
+      case Op::kIn:
+        return in_values();
+      case Op::kNotIn:
+        return !in_values();
+      case Op::kExists:
+        return has;
+      case Op::kDoesNotExist:
+        return !has;
     }
     return false;
   });
@@ -148,7 +160,8 @@ Labels labels_of(const json::object* labels) {
   Labels out;
   if (!labels) return out;
   for (const auto& kv : *labels)
-    if (kv.value().is_string()) out.emplace(std::string(kv.key()), std::string(kv.value().get_string()));
+    if (kv.value().is_string())
+      out.emplace(std::string(kv.key()), std::string(kv.value().get_string()));
   return out;
 }
 

@@ -8,12 +8,16 @@ namespace planter {
 
 namespace {
 
-bool is_namespace(const ObjectRef& r) { return r.kind == "Namespace" && r.group().empty(); }
+bool is_namespace(const ObjectRef& r) {
+  return r.kind == "Namespace" && r.group().empty();
+}
 bool is_crd(const ObjectRef& r) {
   return r.kind == "CustomResourceDefinition" && r.group() == "apiextensions.k8s.io";
 }
 // Namespaces and CRDs are placed by usage, so they wait for the first tier.
-bool second_tier(const ObjectRef& r) { return is_namespace(r) || is_crd(r); }
+bool second_tier(const ObjectRef& r) {
+  return is_namespace(r) || is_crd(r);
+}
 
 // Adds `more` to `into`, keeping inventory order.
 void merge_clusters(std::vector<std::string>& into, const std::vector<std::string>& more,
@@ -144,7 +148,9 @@ constexpr PlacementRule kPlacementRules[] = {
 
 }  // namespace
 
-std::span<const PlacementRule> placement_rules() { return kPlacementRules; }
+std::span<const PlacementRule> placement_rules() {
+  return kPlacementRules;
+}
 
 std::vector<Placement> place_objects(const std::vector<Object>& objects, const SeedIndex& index,
                                      const Inventory& inventory, std::string_view default_cluster,

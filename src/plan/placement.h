@@ -20,7 +20,8 @@ namespace planter {
 
 inline constexpr std::string_view kClusterAnnotation = "planter.nephio.org/cluster";
 inline constexpr std::string_view kClustersAnnotation = "planter.nephio.org/clusters";
-inline constexpr std::string_view kClusterSelectorAnnotation = "planter.nephio.org/cluster-selector";
+inline constexpr std::string_view kClusterSelectorAnnotation =
+    "planter.nephio.org/cluster-selector";
 
 struct Placement {
   std::vector<std::string> clusters;  // in inventory order, no duplicates

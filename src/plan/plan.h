@@ -21,7 +21,8 @@ struct Requirement {
   std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
 
   bool external() const { return !unit.has_value(); }
-  // For people: "Namespace cnf active", "cluster edge1 ready", "kind cnf.org/v1 Instance established".
+  // For people: "Namespace cnf active", "cluster edge1 ready", "kind cnf.org/v1 Instance
+  // established".
   std::string describe() const;
 };
 

@@ -93,9 +93,8 @@ void order_units(Plan& plan, Diagnostics& diags) {
   }
   std::vector<size_t> by_wave(n);
   for (size_t i = 0; i < n; ++i) by_wave[i] = i;
-  std::stable_sort(by_wave.begin(), by_wave.end(), [&](size_t a, size_t b) {
-    return plan.units[a].wave < plan.units[b].wave;
-  });
+  std::stable_sort(by_wave.begin(), by_wave.end(),
+                   [&](size_t a, size_t b) { return plan.units[a].wave < plan.units[b].wave; });
   std::vector<size_t> new_index(n);
   for (size_t i = 0; i < n; ++i) new_index[by_wave[i]] = i;
   std::vector<Unit> sorted;
@@ -118,7 +117,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   Inventory inventory = Inventory::build(objs, options.clusters, diags);
   plan.clusters = inventory.clusters();
   if (!inventory.find(options.default_cluster)) {
-    diags.add("", "", fmt::format("the default cluster \"{}\" is not known", options.default_cluster),
+    diags.add("", "",
+              fmt::format("the default cluster \"{}\" is not known", options.default_cluster),
               fmt::format("known clusters: {}", inventory.names()));
     return plan;
   }
@@ -129,7 +129,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     if (const auto* rw = o.annotation(kReadyWhenAnnotation)) {
       auto p = ReadinessPredicate::parse(*rw);
       if (!p)
-        diags.add(o.where(), o.display(), fmt::format("{}: {}", kReadyWhenAnnotation, p.error().message));
+        diags.add(o.where(), o.display(),
+                  fmt::format("{}: {}", kReadyWhenAnnotation, p.error().message));
     }
   }
 
@@ -167,10 +168,11 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
         if (it->second == u) continue;  // an object never waits for itself
         r.unit = it->second;
       }
-      bool duplicate = std::any_of(unit.requirements.begin(), unit.requirements.end(), [&](const Requirement& e) {
-        return e.cluster == r.cluster && e.object.key() == r.object.key() &&
-               e.object.api_version.empty() == r.object.api_version.empty();
-      });
+      bool duplicate = std::any_of(
+          unit.requirements.begin(), unit.requirements.end(), [&](const Requirement& e) {
+            return e.cluster == r.cluster && e.object.key() == r.object.key() &&
+                   e.object.api_version.empty() == r.object.api_version.empty();
+          });
       if (!duplicate) unit.requirements.push_back(std::move(r));
     }
   }
@@ -198,12 +200,12 @@ PlanOutcome build_plan(const PlanRequest& request) {
   }
   // Plugins only ever see a seed that loaded cleanly; a broken one is still planned, so that
   // every problem is reported in one go.
-  if (out.diags.empty() &&
-      !run_plugins(request.plugins, seed, request.plugin_limits, out.diags))
+  if (out.diags.empty() && !run_plugins(request.plugins, seed, request.plugin_limits, out.diags))
     return out;
   PlanOutcome planned = plan_seed(std::move(seed), request.options);
   for (const Diagnostic& d : planned.diags.items()) out.diags.add(d);
-  for (const Diagnostic& w : planned.diags.warnings()) out.diags.warn(w.source, w.object, w.message);
+  for (const Diagnostic& w : planned.diags.warnings())
+    out.diags.warn(w.source, w.object, w.message);
   out.plan = std::move(planned.plan);
   return out;
 }

@@ -15,9 +15,9 @@
 namespace planter {
 
 struct PlanOptions {
-  std::string default_namespace = "default";   // for namespaced objects that name none
+  std::string default_namespace = "default";  // for namespaced objects that name none
   std::string default_cluster = std::string(kSelf);
-  std::vector<ClusterInfo> clusters;            // --cluster / --cluster-labels
+  std::vector<ClusterInfo> clusters;  // --cluster / --cluster-labels
 };
 
 struct PlanRequest {

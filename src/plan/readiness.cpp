@@ -6,14 +6,22 @@ namespace planter {
 
 std::string ReadinessPredicate::str() const {
   switch (type) {
-    case Type::kExists: return "exists";
-    case Type::kActive: return "active";
-    case Type::kEstablished: return "established";
-    case Type::kAvailable: return "available";
-    case Type::kEndpointsReady: return "endpoints-ready";
-    case Type::kClusterReady: return "cluster-ready";
-    case Type::kCondition: return "condition=" + arg;
-    case Type::kJsonPath: return fmt::format("jsonpath={}={}", arg, value);
+    case Type::kExists:
+      return "exists";
+    case Type::kActive:
+      return "active";
+    case Type::kEstablished:
+      return "established";
+    case Type::kAvailable:
+      return "available";
+    case Type::kEndpointsReady:
+      return "endpoints-ready";
+    case Type::kClusterReady:
+      return "cluster-ready";
+    case Type::kCondition:
+      return "condition=" + arg;
+    case Type::kJsonPath:
+      return fmt::format("jsonpath={}={}", arg, value);
   }
   return "exists";
 }
@@ -31,13 +39,15 @@ Result<ReadinessPredicate> ReadinessPredicate::parse(std::string_view text) {
     size_t close = rest.starts_with("{") ? rest.find('}') : std::string_view::npos;
     size_t eq = close == std::string_view::npos ? rest.rfind('=') : rest.find('=', close);
     if (eq == std::string_view::npos || eq == 0)
-      return Error{"jsonpath= needs an expression and a value, e.g. jsonpath={.status.phase}=Ready"};
+      return Error{
+          "jsonpath= needs an expression and a value, e.g. jsonpath={.status.phase}=Ready"};
     return ReadinessPredicate{Type::kJsonPath, std::string(rest.substr(0, eq)),
                               std::string(rest.substr(eq + 1))};
   }
-  return Error{fmt::format("unknown readiness predicate \"{}\"; use exists, condition=<Type> or "
-                           "jsonpath=<expr>=<value>",
-                           text)};
+  return Error{
+      fmt::format("unknown readiness predicate \"{}\"; use exists, condition=<Type> or "
+                  "jsonpath=<expr>=<value>",
+                  text)};
 }
 
 }  // namespace planter

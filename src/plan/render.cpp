@@ -17,7 +17,9 @@ namespace json = boost::json;
 
 namespace {
 
-std::string name_column(const ObjectRef& r) { return r.ns.empty() ? r.name : r.ns + "/" + r.name; }
+std::string name_column(const ObjectRef& r) {
+  return r.ns.empty() ? r.name : r.ns + "/" + r.name;
+}
 
 std::string kind_column(const ObjectRef& r) {
   auto g = r.group();
@@ -38,23 +40,27 @@ std::string waits_for(const Unit& u) {
 std::string summary(const Plan& plan) {
   std::set<std::string> used;
   for (const Unit& u : plan.units) used.insert(u.cluster);
-  return fmt::format("{} unit{} of {} object{} on {} cluster{}, {} wave{}, {} requirement{} on "
-                     "objects not in the seed",
-                     plan.units.size(), plan.units.size() == 1 ? "" : "s", plan.objects.size(),
-                     plan.objects.size() == 1 ? "" : "s", used.size(), used.size() == 1 ? "" : "s",
-                     plan.wave_count(), plan.wave_count() == 1 ? "" : "s",
-                     plan.external_requirement_count(),
-                     plan.external_requirement_count() == 1 ? "" : "s");
+  return fmt::format(
+      "{} unit{} of {} object{} on {} cluster{}, {} wave{}, {} requirement{} on "
+      "objects not in the seed",
+      plan.units.size(), plan.units.size() == 1 ? "" : "s", plan.objects.size(),
+      plan.objects.size() == 1 ? "" : "s", used.size(), used.size() == 1 ? "" : "s",
+      plan.wave_count(), plan.wave_count() == 1 ? "" : "s", plan.external_requirement_count(),
+      plan.external_requirement_count() == 1 ? "" : "s");
 }
 
 // Graph node ids must be identifiers in DOT and Mermaid.
-std::string node_id(size_t unit) { return fmt::format("u{}", unit); }
+std::string node_id(size_t unit) {
+  return fmt::format("u{}", unit);
+}
 
 std::string escape_label(std::string_view s) {
   std::string out;
   for (char c : s) {
-    if (c == '"') out += "\\\"";
-    else out += c;
+    if (c == '"')
+      out += "\\\"";
+    else
+      out += c;
   }
   return out;
 }
@@ -78,8 +84,8 @@ std::string render_table(const Plan& plan) {
   rows.push_back({"WAVE", "CLUSTER", "KIND", "NAME", "WAITS FOR"});
   for (const Unit& u : plan.units) {
     const Object& o = plan.object_of(u);
-    rows.push_back({std::to_string(u.wave), u.cluster, kind_column(o.ref), name_column(o.ref),
-                    waits_for(u)});
+    rows.push_back(
+        {std::to_string(u.wave), u.cluster, kind_column(o.ref), name_column(o.ref), waits_for(u)});
   }
   size_t w[4] = {0, 0, 0, 0};
   for (const Row& r : rows) {
@@ -104,7 +110,9 @@ std::string render_json(const Plan& plan) {
     const Object& o = plan.object_of(u);
     json::array requirements;
     for (const Requirement& r : u.requirements) {
-      json::object req{{"object", r.object.id()}, {"cluster", r.cluster}, {"when", r.when.str()},
+      json::object req{{"object", r.object.id()},
+                       {"cluster", r.cluster},
+                       {"when", r.when.str()},
                        {"rule", r.rule}};
       if (r.external()) req["external"] = true;
       requirements.push_back(std::move(req));
@@ -127,9 +135,8 @@ std::string render_json(const Plan& plan) {
     }
     clusters.push_back(std::move(jc));
   }
-  json::object root{{"units", std::move(units)},
-                    {"clusters", std::move(clusters)},
-                    {"waves", plan.wave_count()}};
+  json::object root{
+      {"units", std::move(units)}, {"clusters", std::move(clusters)}, {"waves", plan.wave_count()}};
   return json::serialize(root) + "\n";
 }
 
@@ -142,8 +149,9 @@ std::string render_dot(const Plan& plan) {
       const Unit& u = plan.units[i];
       if (u.cluster != cluster) continue;
       const Object& o = plan.object_of(u);
-      out += fmt::format("    {} [label=\"{}\\n{}\\nwave {}\"];\n", node_id(i),
-                         escape_label(kind_column(o.ref)), escape_label(name_column(o.ref)), u.wave);
+      out +=
+          fmt::format("    {} [label=\"{}\\n{}\\nwave {}\"];\n", node_id(i),
+                      escape_label(kind_column(o.ref)), escape_label(name_column(o.ref)), u.wave);
     }
     out += "  }\n";
   }
@@ -177,7 +185,8 @@ std::string render_mermaid(const Plan& plan) {
   }
   for (size_t i = 0; i < plan.units.size(); ++i)
     for (const Requirement& r : plan.units[i].requirements)
-      if (r.unit) out += fmt::format("  {} -->|{}| {}\n", node_id(*r.unit), r.when.str(), node_id(i));
+      if (r.unit)
+        out += fmt::format("  {} -->|{}| {}\n", node_id(*r.unit), r.when.str(), node_id(i));
   return out;
 }
 
@@ -206,7 +215,8 @@ std::string render_annotated_seed(const Plan& plan) {
       o.set_annotation(kClustersAnnotation, fmt::format("{}", fmt::join(c, ",")));
     if (!deps[i].empty()) {
       std::string joined = fmt::format("{}", fmt::join(deps[i], ","));
-      if (const auto* existing = o.annotation(kDependenciesAnnotation); existing && !existing->empty()) {
+      if (const auto* existing = o.annotation(kDependenciesAnnotation);
+          existing && !existing->empty()) {
         // Keep what the author wrote; add what planter derived.
         std::string merged(*existing);
         for (const auto& d : deps[i])

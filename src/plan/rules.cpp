@@ -13,8 +13,9 @@ constexpr RequirementRule kRequirementRules[] = {
     {"crd", "a custom resource waits for its CRD to be Established", require_crd},
     {"apiservice", "a kind served by an APIService waits for it to be Available",
      require_apiservice},
-    {"webhook", "an object an admission or conversion webhook must answer for waits for the "
-                "webhook's Service to have a ready endpoint",
+    {"webhook",
+     "an object an admission or conversion webhook must answer for waits for the "
+     "webhook's Service to have a ready endpoint",
      require_webhook_service},
     {"pod-references", "a bare Pod waits for its ServiceAccount, PriorityClass and RuntimeClass",
      require_pod_references},
@@ -24,7 +25,9 @@ constexpr RequirementRule kRequirementRules[] = {
 
 }  // namespace
 
-std::span<const RequirementRule> requirement_rules() { return kRequirementRules; }
+std::span<const RequirementRule> requirement_rules() {
+  return kRequirementRules;
+}
 
 ReadinessPredicate RuleContext::ready_when(size_t object) const {
   const auto* text = objects[object].annotation(kReadyWhenAnnotation);

@@ -23,7 +23,6 @@ inline constexpr std::string_view kExternalDependenciesAnnotation =
     "planter.nephio.org/external-dependencies";
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
 
-
 // What a rule can look at. Everything is read-only but the diagnostics.
 struct RuleContext {
   const std::vector<Object>& objects;

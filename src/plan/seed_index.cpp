@@ -39,7 +39,9 @@ const std::vector<size_t>& SeedIndex::get(const Map& m, const std::string& k) {
   return it == m.end() ? kNone : it->second;
 }
 
-const std::vector<size_t>& SeedIndex::by_key(const std::string& k) const { return get(by_key_, k); }
+const std::vector<size_t>& SeedIndex::by_key(const std::string& k) const {
+  return get(by_key_, k);
+}
 const std::vector<size_t>& SeedIndex::in_namespace(const std::string& ns) const {
   return get(in_namespace_, ns);
 }

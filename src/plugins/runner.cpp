@@ -183,10 +183,13 @@ std::string serialize_seed(const Seed& seed) {
 }
 
 std::string describe_failure(const ProcessOutput& p, const PluginLimits& limits) {
-  if (p.timed_out) return fmt::format("timed out after {} ms and was killed", limits.timeout.count());
+  if (p.timed_out)
+    return fmt::format("timed out after {} ms and was killed", limits.timeout.count());
   if (p.output_too_large)
-    return fmt::format("wrote more than {} bytes to stdout and was killed", limits.max_output_bytes);
-  if (p.signal != 0) return fmt::format("was killed by signal {} ({})", p.signal, strsignal(p.signal));
+    return fmt::format("wrote more than {} bytes to stdout and was killed",
+                       limits.max_output_bytes);
+  if (p.signal != 0)
+    return fmt::format("was killed by signal {} ({})", p.signal, strsignal(p.signal));
   return fmt::format("exited with status {}", p.exit_code);
 }
 

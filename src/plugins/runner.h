@@ -23,8 +23,8 @@ struct PluginLimits {
 };
 
 struct ProcessOutput {
-  int exit_code = 0;    // valid when signal == 0
-  int signal = 0;       // the signal that ended the process, or 0
+  int exit_code = 0;  // valid when signal == 0
+  int signal = 0;     // the signal that ended the process, or 0
   bool timed_out = false;
   bool output_too_large = false;
   std::string out;

@@ -140,7 +140,8 @@ Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
   Seed seed;
   for (const std::string& src : sources) {
     if (src == "-") {
-      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      std::string text((std::istreambuf_iterator<char>(std::cin)),
+                       std::istreambuf_iterator<char>());
       parse_seed_text(text, "<stdin>", seed, diags);
       continue;
     }

@@ -28,8 +28,8 @@ bool is_crd(const ObjectRef& r) {
 bool is_dns_label(std::string_view s) {
   if (s.empty() || s.size() > 63) return false;
   for (char c : s)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '-'))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
       return false;
   return s.front() != '-' && s.back() != '-';
 }

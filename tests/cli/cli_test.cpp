@@ -21,7 +21,8 @@ struct Result {
 
 Result planter(const std::string& args, const std::string& cwd = PLANTER_TEST_DATA) {
   fs::path err_file = fs::temp_directory_path() / fmt::format("planter-cli-{}.err", ::getpid());
-  std::string cmd = fmt::format("cd '{}' && '{}' {} 2>'{}'", cwd, PLANTER_BINARY, args, err_file.string());
+  std::string cmd =
+      fmt::format("cd '{}' && '{}' {} 2>'{}'", cwd, PLANTER_BINARY, args, err_file.string());
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -57,10 +58,12 @@ TEST(Cli, EveryMalformedSeedGetsItsMessageAndExitCode2) {
     Result r = planter("plan " + seed.filename().string(), dir.string());
     EXPECT_EQ(r.code, 2) << seed.filename() << "\n" << r.err;
     EXPECT_EQ(r.out, "") << seed.filename() << ": bad input must print no plan";
-    EXPECT_NE(r.err.find("nothing was declared"), std::string::npos) << seed.filename() << "\n" << r.err;
+    EXPECT_NE(r.err.find("nothing was declared"), std::string::npos) << seed.filename() << "\n"
+                                                                     << r.err;
     for (const std::string& e : expect)
       EXPECT_NE(r.err.find(e), std::string::npos)
-          << seed.filename() << " should say:\n  " << e << "\nbut said:\n" << r.err;
+          << seed.filename() << " should say:\n  " << e << "\nbut said:\n"
+          << r.err;
   }
 }
 
@@ -83,13 +86,15 @@ TEST(Cli, OutputFormats) {
 }
 
 TEST(Cli, SeedFromStdin) {
-  Result r = planter(fmt::format("plan -o json - < '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  Result r = planter(
+      fmt::format("plan -o json - < '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"source\":\"<stdin>:"), std::string::npos) << r.out.substr(0, 300);
 }
 
 TEST(Cli, AnnotateWritesTheDecisionsBack) {
-  Result r = planter(fmt::format("annotate '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  Result r =
+      planter(fmt::format("annotate '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("planter.nephio.org/cluster: SELF"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("planter.nephio.org/dependencies:"), std::string::npos) << r.out;

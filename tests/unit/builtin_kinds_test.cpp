@@ -34,7 +34,8 @@ TEST(BuiltinKinds, GeneratedTableIsCurrent) {
   std::ifstream in(std::string(PLANTER_SOURCE_DIR) + "/src/model/builtin_kinds.inc");
   std::stringstream committed;
   committed << in.rdbuf();
-  EXPECT_EQ(generated, committed.str()) << "run scripts/gen-builtin-kinds > src/model/builtin_kinds.inc";
+  EXPECT_EQ(generated, committed.str())
+      << "run scripts/gen-builtin-kinds > src/model/builtin_kinds.inc";
 }
 
 }  // namespace

@@ -17,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus_dir() { return fs::path(PLANTER_SHARED_DIR) / "corpus"; }
+fs::path corpus_dir() {
+  return fs::path(PLANTER_SHARED_DIR) / "corpus";
+}
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -48,8 +50,8 @@ void expect_ordering_invariants(const Plan& plan, const std::string& name) {
     auto before = [&](const std::string& key, const char* what) {
       auto it = by_key.find(key + "@" + u.cluster);
       if (it == by_key.end()) return;
-      EXPECT_LT(it->second->wave, u.wave) << name << ": " << o.display() << " (" << o.where()
-                                          << ") is not after its " << what;
+      EXPECT_LT(it->second->wave, u.wave)
+          << name << ": " << o.display() << " (" << o.where() << ") is not after its " << what;
     };
     auto crd = crd_of_kind.find(std::string(o.ref.group()) + "|" + o.ref.kind);
     if (crd != crd_of_kind.end()) before(crd->second, "CRD");
@@ -61,8 +63,8 @@ void expect_ordering_invariants(const Plan& plan, const std::string& name) {
           for (const Unit& x : plan.units)
             if (x.object == *c.object) cu = &x;
           ASSERT_TRUE(cu);
-          EXPECT_LT(cu->wave, u.wave) << name << ": " << o.display() << " is not after cluster "
-                                      << c.name;
+          EXPECT_LT(cu->wave, u.wave)
+              << name << ": " << o.display() << " is not after cluster " << c.name;
         }
     }
   }

@@ -12,9 +12,12 @@ TEST(Graph, WavesAreLongestPathsAndUnitsComeInWaveOrder) {
   auto out = plan_yaml(
       "apiVersion: cnf.org/v1\nkind: Instance\nmetadata: {name: i, namespace: cnf}\n---\n"
       "apiVersion: v1\nkind: Namespace\nmetadata: {name: infra}\n---\n"
-      "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, namespace: infra}\n---\n"
-      "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf, annotations: {planter.nephio.org/cluster: edge1}}\n---\n"
-      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: instances.cnf.org,"
+      "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, namespace: "
+      "infra}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf, annotations: "
+      "{planter.nephio.org/cluster: edge1}}\n---\n"
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: "
+      "instances.cnf.org,"
       " annotations: {planter.nephio.org/cluster: edge1}}\n"
       "spec: {group: cnf.org, scope: Namespaced, names: {kind: Instance, plural: instances},"
       " versions: [{name: v1, served: true}]}\n");
@@ -60,9 +63,9 @@ TEST(Graph, SameObjectTwiceOnOneClusterIsAnError) {
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n---\n"
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n");
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(testing::all_errors(out.diags)
-                .find("seed.yaml:5: v1 ConfigMap default/a: the same object is already in the seed "
-                      "for cluster SELF at seed.yaml:1"),
+  EXPECT_NE(testing::all_errors(out.diags).find(
+                "seed.yaml:5: v1 ConfigMap default/a: the same object is already in the seed "
+                "for cluster SELF at seed.yaml:1"),
             std::string::npos)
       << out.diags.str();
 }
@@ -70,7 +73,8 @@ TEST(Graph, SameObjectTwiceOnOneClusterIsAnError) {
 TEST(Graph, SameObjectOnTwoClustersIsFine) {
   auto out = plan_yaml(
       "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
-      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, annotations: {planter.nephio.org/cluster: e}}\n",
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, annotations: "
+      "{planter.nephio.org/cluster: e}}\n",
       PlanOptions{"default", "SELF", {{"e", "flag", {}, std::nullopt, "ctx", {}}}});
   ASSERT_TRUE(out.ok()) << out.diags.str();
   EXPECT_EQ(out.plan.units.size(), 2u);

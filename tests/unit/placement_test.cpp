@@ -38,11 +38,12 @@ TEST(Placement, ExplicitSelfNameAndProofOfConceptForm) {
 }
 
 TEST(Placement, FanOutByListAndBySelector) {
-  auto out = plan_yaml(std::string(kClusters) +
-                       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default,"
-                       " annotations: {planter.nephio.org/clusters: 'edge1, edge2'}}\n---\n"
-                       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default,"
-                       " annotations: {planter.nephio.org/cluster-selector: 'tier=edge,region=us'}}\n");
+  auto out =
+      plan_yaml(std::string(kClusters) +
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default,"
+                " annotations: {planter.nephio.org/clusters: 'edge1, edge2'}}\n---\n"
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: default,"
+                " annotations: {planter.nephio.org/cluster-selector: 'tier=edge,region=us'}}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   EXPECT_EQ(clusters_of(out.plan, "ConfigMap/default/a"),
             (std::vector<std::string>{"edge1", "edge2"}));
@@ -61,32 +62,36 @@ TEST(Placement, SelectorOverCommandLineClusters) {
 }
 
 TEST(Placement, NamespacedObjectsFollowTheirNamespace) {
-  auto out = plan_yaml(std::string(kClusters) +
-                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf,"
-                       " annotations: {planter.nephio.org/clusters: 'edge1,edge2'}}\n---\n"
-                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: cnf}\n---\n"
-                       "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: cnf,"
-                       " annotations: {planter.nephio.org/cluster: edge1}}\n");
+  auto out =
+      plan_yaml(std::string(kClusters) +
+                "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf,"
+                " annotations: {planter.nephio.org/clusters: 'edge1,edge2'}}\n---\n"
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: cnf}\n---\n"
+                "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: cnf,"
+                " annotations: {planter.nephio.org/cluster: edge1}}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  EXPECT_EQ(clusters_of(out.plan, "Deployment/cnf/d"), (std::vector<std::string>{"edge1", "edge2"}));
+  EXPECT_EQ(clusters_of(out.plan, "Deployment/cnf/d"),
+            (std::vector<std::string>{"edge1", "edge2"}));
   EXPECT_EQ(clusters_of(out.plan, "Secret/cnf/s"), std::vector<std::string>{"edge1"});
 }
 
 TEST(Placement, NamespacesAndCrdsGoWhereTheirUsersGo) {
-  auto out = plan_yaml(std::string(kClusters) +
-                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: shared}\n---\n"
-                       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: shared,"
-                       " annotations: {planter.nephio.org/cluster: edge1}}\n---\n"
-                       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: shared,"
-                       " annotations: {planter.nephio.org/cluster: edge2}}\n---\n"
-                       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-                       "metadata: {name: widgets.example.com}\nspec: {group: example.com, scope: Cluster,"
-                       " names: {kind: Widget, plural: widgets}, versions: [{name: v1, served: true}]}\n---\n"
-                       "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w,"
-                       " annotations: {planter.nephio.org/cluster: edge2}}\n---\n"
-                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: unused}\n");
+  auto out = plan_yaml(
+      std::string(kClusters) +
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: shared}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: shared,"
+      " annotations: {planter.nephio.org/cluster: edge1}}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: shared,"
+      " annotations: {planter.nephio.org/cluster: edge2}}\n---\n"
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+      "metadata: {name: widgets.example.com}\nspec: {group: example.com, scope: Cluster,"
+      " names: {kind: Widget, plural: widgets}, versions: [{name: v1, served: true}]}\n---\n"
+      "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w,"
+      " annotations: {planter.nephio.org/cluster: edge2}}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: unused}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  EXPECT_EQ(clusters_of(out.plan, "Namespace/shared"), (std::vector<std::string>{"edge1", "edge2"}));
+  EXPECT_EQ(clusters_of(out.plan, "Namespace/shared"),
+            (std::vector<std::string>{"edge1", "edge2"}));
   EXPECT_EQ(clusters_of(out.plan, "CustomResourceDefinition/widgets.example.com"),
             std::vector<std::string>{"edge2"});
   EXPECT_EQ(clusters_of(out.plan, "Namespace/unused"), std::vector<std::string>{"SELF"});
@@ -96,11 +101,12 @@ TEST(Placement, ClusterDefinitionsGoToTheManagementCluster) {
   PlanOptions opts;
   opts.clusters.push_back({"edge9", "flag", {}, std::nullopt, "ctx", {}});
   opts.default_cluster = "edge9";
-  auto out = plan_yaml(std::string(kClusters) +
-                           "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: DockerCluster\n"
-                           "metadata: {name: edge2, namespace: infra}\n---\n"
-                           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n",
-                       opts);
+  auto out =
+      plan_yaml(std::string(kClusters) +
+                    "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: DockerCluster\n"
+                    "metadata: {name: edge2, namespace: infra}\n---\n"
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n",
+                opts);
   ASSERT_TRUE(out.ok()) << out.diags.str();
   EXPECT_EQ(clusters_of(out.plan, "Cluster/infra/edge1"), std::vector<std::string>{"SELF"});
   EXPECT_EQ(clusters_of(out.plan, "DockerCluster/infra/edge2"), std::vector<std::string>{"SELF"});

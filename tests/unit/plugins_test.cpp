@@ -1,9 +1,8 @@
-#include "plugins/runner.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "plugins/runner.h"
 #include "test_support.h"
 
 namespace planter {
@@ -16,9 +15,10 @@ std::string plugin(const std::string& name) {
 Seed small_seed() {
   Seed s;
   Diagnostics d;
-  parse_seed_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
-                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n",
-                  "seed.yaml", s, d);
+  parse_seed_text(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n",
+      "seed.yaml", s, d);
   return s;
 }
 
@@ -47,9 +47,9 @@ TEST(Plugins, FailuresNameThePluginAndShowItsStderr) {
     const char* plugin;
     const char* expect;
   };
-  for (const Case& c : {Case{"fail.sh", "exited with status 3"},
-                        Case{"crash.sh", "killed by signal"},
-                        Case{"garbage.sh", "its output is not a valid seed"}}) {
+  for (const Case& c :
+       {Case{"fail.sh", "exited with status 3"}, Case{"crash.sh", "killed by signal"},
+        Case{"garbage.sh", "its output is not a valid seed"}}) {
     Seed s = small_seed();
     Diagnostics d;
     EXPECT_FALSE(run_plugins({plugin(c.plugin)}, s, {}, d)) << c.plugin;

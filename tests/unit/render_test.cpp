@@ -14,8 +14,10 @@ using testing::plan_yaml;
 
 const char* kSeed =
     "apiVersion: v1\nkind: Namespace\nmetadata: {name: infra}\n---\n"
-    "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, namespace: infra}\n---\n"
-    "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf, annotations: {planter.nephio.org/cluster: edge1}}\n---\n"
+    "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, namespace: "
+    "infra}\n---\n"
+    "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf, annotations: "
+    "{planter.nephio.org/cluster: edge1}}\n---\n"
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: cnf, namespace: cnf}\n";
 
 TEST(Render, JsonHasTheDocumentedShape) {

@@ -1,7 +1,8 @@
 // One test (or a few) per requirement rule (src/plan/rules/), in table order.
+#include "plan/rules.h"
+
 #include <gtest/gtest.h>
 
-#include "plan/rules.h"
 #include "test_support.h"
 
 namespace planter {
@@ -42,7 +43,8 @@ TEST(Rules, NamespaceInSeedAndNotInSeed) {
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n---\n"
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: kube-system}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  const Requirement* in_seed = find_requirement(*find_unit(out.plan, "ConfigMap/a/c"), "Namespace/a");
+  const Requirement* in_seed =
+      find_requirement(*find_unit(out.plan, "ConfigMap/a/c"), "Namespace/a");
   ASSERT_TRUE(in_seed);
   EXPECT_EQ(in_seed->when.str(), "active");
   EXPECT_FALSE(in_seed->external());
@@ -59,7 +61,8 @@ TEST(Rules, CustomResourceWaitsForItsCrdOrItsKind) {
       "metadata: {name: widgets.example.com}\nspec: {group: example.com, scope: Namespaced,"
       " names: {kind: Widget, plural: widgets}, versions: [{name: v1, served: true}]}\n---\n"
       "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n---\n"
-      "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, namespace: default}\n---\n"
+      "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, namespace: "
+      "default}\n---\n"
       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Requirement* crd = find_requirement(*find_unit(out.plan, "Widget/default/w"),
@@ -71,13 +74,16 @@ TEST(Rules, CustomResourceWaitsForItsCrdOrItsKind) {
   ASSERT_TRUE(kind);
   EXPECT_TRUE(kind->external());
   EXPECT_EQ(kind->object.id(), "monitoring.coreos.com/v1|ServiceMonitor||");
-  EXPECT_EQ(find_unit(out.plan, "Deployment/default/d")->requirements.size(), 1u);  // namespace only
+  EXPECT_EQ(find_unit(out.plan, "Deployment/default/d")->requirements.size(),
+            1u);  // namespace only
 }
 
 TEST(Rules, AggregatedApiWaitsForItsApiService) {
   auto out = plan_yaml(
-      "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1beta1.metrics.k8s.io}\n"
-      "spec: {group: metrics.k8s.io, version: v1beta1, service: {name: metrics, namespace: kube-system}}\n---\n"
+      "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: "
+      "v1beta1.metrics.k8s.io}\n"
+      "spec: {group: metrics.k8s.io, version: v1beta1, service: {name: metrics, namespace: "
+      "kube-system}}\n---\n"
       "apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: n}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Unit* u = find_unit(out.plan, "NodeMetrics/n");
@@ -102,15 +108,20 @@ const char* kWebhook =
     "  objectSelector: {matchLabels: {checked: 'yes'}}\n---\n";
 
 TEST(Rules, AdmissionWebhookHoldsUpOnlyWhatItMatches) {
-  auto out = plan_yaml(std::string(kWebhook) +
-                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n---\n"
-                       "apiVersion: v1\nkind: Namespace\nmetadata: {name: quiet, labels: {skip: 'true'}}\n---\n"
-                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: app, labels: {checked: 'yes'}}\n---\n"
-                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b, namespace: app}\n---\n"
-                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: c, namespace: quiet, labels: {checked: 'yes'}}\n---\n"
-                       "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: d, namespace: app, labels: {checked: 'yes'}}\n");
+  auto out = plan_yaml(
+      std::string(kWebhook) +
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: quiet, labels: {skip: 'true'}}\n---\n"
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: app, labels: "
+      "{checked: 'yes'}}\n---\n"
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b, namespace: app}\n---\n"
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: c, namespace: quiet, labels: "
+      "{checked: 'yes'}}\n---\n"
+      "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: d, namespace: app, labels: "
+      "{checked: 'yes'}}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  const Requirement* r = find_requirement(*find_unit(out.plan, "Deployment/app/a"), "Service/hooks/hook");
+  const Requirement* r =
+      find_requirement(*find_unit(out.plan, "Deployment/app/a"), "Service/hooks/hook");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->when.str(), "endpoints-ready");
   EXPECT_EQ(r->rule, "webhook");
@@ -125,15 +136,17 @@ TEST(Rules, AdmissionWebhookHoldsUpOnlyWhatItMatches) {
 TEST(Rules, WebhookDoesNotHoldUpItsOwnBackingWorkload) {
   auto out = plan_yaml(std::string(kWebhook) + "");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/hooks/hook"), "Service/hooks/hook"));
+  EXPECT_FALSE(
+      find_requirement(*find_unit(out.plan, "Deployment/hooks/hook"), "Service/hooks/hook"));
 }
 
 TEST(Rules, IgnoredFailuresDoNotHoldAnythingUp) {
   std::string hook = kWebhook;
   hook.replace(hook.find("  rules:"), 0, "  failurePolicy: Ignore\n");
-  auto out = plan_yaml(hook +
-                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: hooks,"
-                       " labels: {checked: 'yes'}}\n");
+  auto out =
+      plan_yaml(hook +
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: hooks,"
+                " labels: {checked: 'yes'}}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/hooks/a"), "Service/hooks/hook"));
 }
@@ -143,7 +156,8 @@ TEST(Rules, ConversionWebhookHoldsUpItsCustomResources) {
       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
       "metadata: {name: tasks.tekton.dev}\nspec:\n  group: tekton.dev\n  scope: Namespaced\n"
       "  names: {kind: Task, plural: tasks}\n  versions: [{name: v1, served: true}]\n"
-      "  conversion: {strategy: Webhook, webhook: {clientConfig: {service: {name: w, namespace: t}}}}\n---\n"
+      "  conversion: {strategy: Webhook, webhook: {clientConfig: {service: {name: w, namespace: "
+      "t}}}}\n---\n"
       "apiVersion: tekton.dev/v1\nkind: Task\nmetadata: {name: build, namespace: t}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Requirement* r = find_requirement(*find_unit(out.plan, "Task/t/build"), "Service/t/w");
@@ -175,8 +189,10 @@ TEST(Rules, ExplicitDependenciesInEveryForm) {
       "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n---\n"
       "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: default\n"
       "  annotations:\n"
-      "    planter.nephio.org/dependencies: 'v1|ConfigMap|default|a, Secret/default/b, ClusterRole/r'\n"
-      "    planter.nephio.org/external-dependencies: 'v1|Secret|default|creds, ConfigMap/default/ext'\n");
+      "    planter.nephio.org/dependencies: 'v1|ConfigMap|default|a, Secret/default/b, "
+      "ClusterRole/r'\n"
+      "    planter.nephio.org/external-dependencies: 'v1|Secret|default|creds, "
+      "ConfigMap/default/ext'\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Unit* d = find_unit(out.plan, "Deployment/default/d");
   ASSERT_TRUE(d);

@@ -1,9 +1,10 @@
+#include "seed/seed.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "seed/seed.h"
 #include "seed/validate.h"
 #include "test_support.h"
 
@@ -68,9 +69,11 @@ TEST(Seed, StructuralErrorsAreAllReported) {
       d);
   EXPECT_EQ(d.size(), 4u) << d.str();
   std::string all = testing::all_errors(d);
-  EXPECT_NE(all.find("seed.yaml:1: ? ConfigMap a: apiVersion is missing"), std::string::npos) << all;
+  EXPECT_NE(all.find("seed.yaml:1: ? ConfigMap a: apiVersion is missing"), std::string::npos)
+      << all;
   EXPECT_NE(all.find("seed.yaml:4: v1 ? b: kind is missing"), std::string::npos) << all;
-  EXPECT_NE(all.find("seed.yaml:7: v1 ConfigMap (no name): metadata.generateName"), std::string::npos)
+  EXPECT_NE(all.find("seed.yaml:7: v1 ConfigMap (no name): metadata.generateName"),
+            std::string::npos)
       << all;
   EXPECT_NE(all.find("seed.yaml:11: a document must be a mapping"), std::string::npos) << all;
 }
@@ -81,7 +84,8 @@ TEST(Seed, FoldersAreReadRecursivelyInPathOrder) {
   fs::create_directories(dir / "b");
   std::ofstream(dir / "b" / "2.yml") << "apiVersion: v1\nkind: Namespace\nmetadata: {name: two}\n";
   std::ofstream(dir / "a.yaml") << "apiVersion: v1\nkind: Namespace\nmetadata: {name: one}\n";
-  std::ofstream(dir / "c.json") << R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"three"}})";
+  std::ofstream(dir / "c.json")
+      << R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"three"}})";
   std::ofstream(dir / "README.md") << "not a seed";
   Diagnostics d;
   Seed s = load_seed({dir.string()}, d);
@@ -102,10 +106,11 @@ TEST(Seed, MissingFileIsReported) {
 
 TEST(Validate, NamespacedObjectsGetTheDefaultNamespace) {
   Diagnostics d;
-  Seed s = parse("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n---\n"
-                 "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n---\n"
-                 "apiVersion: example.com/v1\nkind: Unknown\nmetadata: {name: c}\n",
-                 d);
+  Seed s = parse(
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n---\n"
+      "apiVersion: example.com/v1\nkind: Unknown\nmetadata: {name: c}\n",
+      d);
   KindTable kinds = KindTable::builtin();
   validate_seed(s, kinds, {"argocd"}, d);
   ASSERT_TRUE(d.empty()) << d.str();
@@ -134,9 +139,10 @@ TEST(Validate, SeedCrdsTeachScope) {
 
 TEST(Validate, ClusterScopedNamespaceIsDroppedWithAWarning) {
   Diagnostics d;
-  Seed s = parse("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
-                 "metadata: {name: r, namespace: x}\n",
-                 d);
+  Seed s = parse(
+      "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+      "metadata: {name: r, namespace: x}\n",
+      d);
   KindTable kinds = KindTable::builtin();
   validate_seed(s, kinds, {}, d);
   EXPECT_TRUE(d.empty());

@@ -16,9 +16,9 @@ json::value one(const std::string& text) {
 }
 
 TEST(Yaml, ResolvesScalarsLikeKubectl) {
-  json::value v = one(
-      "eq: =\nyes_: yes\nhex: 0x1F\noct: 0o17\nint: -42\nfloat: 1.5\nexp: 1e3\nnull_: ~\n"
-      "t: true\nquoted: \"8080\"\nsingle: 'true'\nplain: hello world\nempty:\n");
+  json::value v =
+      one("eq: =\nyes_: yes\nhex: 0x1F\noct: 0o17\nint: -42\nfloat: 1.5\nexp: 1e3\nnull_: ~\n"
+          "t: true\nquoted: \"8080\"\nsingle: 'true'\nplain: hello world\nempty:\n");
   const json::object& o = v.as_object();
   EXPECT_EQ(o.at("eq"), json::value("="));
   EXPECT_EQ(o.at("yes_"), json::value("yes"));  // YAML 1.2: not a boolean
@@ -40,10 +40,10 @@ TEST(Yaml, ExplicitStringTagKeepsText) {
 }
 
 TEST(Yaml, AnchorsAliasesAndMergeKeys) {
-  json::value v = one(
-      "base: &b {x: 1, y: 2}\n"
-      "copy: *b\n"
-      "merged:\n  <<: *b\n  y: 3\n");
+  json::value v =
+      one("base: &b {x: 1, y: 2}\n"
+          "copy: *b\n"
+          "merged:\n  <<: *b\n  y: 3\n");
   const json::object& o = v.as_object();
   EXPECT_EQ(o.at("copy"), o.at("base"));
   EXPECT_EQ(o.at("merged").as_object().at("x"), json::value(1));
@@ -72,7 +72,8 @@ TEST(Yaml, MalformedInputNamesFileLineAndColumn) {
 
 TEST(Yaml, DocumentsRememberTheirLines) {
   auto docs = parse_yaml_stream(
-      "# comment\n---\n# another\na: 1\n---\n---\nkind: List\nitems:\n- x: 1\n-   y: 2\n", "s.yaml");
+      "# comment\n---\n# another\na: 1\n---\n---\nkind: List\nitems:\n- x: 1\n-   y: 2\n",
+      "s.yaml");
   ASSERT_TRUE(docs.ok());
   ASSERT_EQ(docs->size(), 3u);
   EXPECT_EQ((*docs)[0].line, 4);
@@ -82,9 +83,9 @@ TEST(Yaml, DocumentsRememberTheirLines) {
 }
 
 TEST(Yaml, WritesStringsThatReadBackAsStrings) {
-  json::value v = json::object{{"port", "8080"}, {"flag", "true"}, {"eq", "="}, {"n", 3},
-                               {"empty", ""}, {"multi", "a\nb\n"}, {"list", json::array{}},
-                               {"null", nullptr}};
+  json::value v = json::object{
+      {"port", "8080"},    {"flag", "true"},        {"eq", "="},      {"n", 3}, {"empty", ""},
+      {"multi", "a\nb\n"}, {"list", json::array{}}, {"null", nullptr}};
   std::string text = to_yaml(v);
   auto back = parse_yaml_stream(text, "out.yaml");
   ASSERT_TRUE(back.ok()) << text;

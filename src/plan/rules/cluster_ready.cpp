@@ -3,7 +3,8 @@
 
 namespace planter {
 
-void require_cluster_ready(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+void require_cluster_ready(const RuleContext& ctx, const Unit& unit,
+                           std::vector<Requirement>& out) {
   if (unit.cluster == kSelf) return;
   const ClusterInfo* cluster = ctx.inventory.find(unit.cluster);
   // Clusters given on the command line exist already; the engine still checks their API answers.

@@ -22,8 +22,8 @@ void require_crd(const RuleContext& ctx, const Unit& unit, std::vector<Requireme
   std::string group_version = o.ref.api_version;
   if (!ctx.index.apiservices_for(group_version).empty()) return;
   // The CRD is installed by something else (an operator, a previous install): wait for the kind.
-  out.push_back({ObjectRef{o.ref.api_version, o.ref.kind, "", ""}, unit.cluster, established,
-                 "crd", std::nullopt});
+  out.push_back({ObjectRef{o.ref.api_version, o.ref.kind, "", ""}, unit.cluster, established, "crd",
+                 std::nullopt});
 }
 
 }  // namespace planter

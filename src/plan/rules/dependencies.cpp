@@ -1,5 +1,6 @@
-// Rule "dependencies": what the author or a plugin wrote in planter.nephio.org/dependencies (objects
-// of the seed) and planter.nephio.org/external-dependencies (objects something else creates).
+// Rule "dependencies": what the author or a plugin wrote in planter.nephio.org/dependencies
+// (objects of the seed) and planter.nephio.org/external-dependencies (objects something else
+// creates).
 //
 // An entry is the proof-of-concept ID `apiVersion|kind|namespace|name`, or kubectl's short form
 // `Kind/name` or `Kind/namespace/name` (`Kind.group/...` when the kind name is ambiguous).
@@ -54,9 +55,10 @@ Result<Entry> parse_entry(std::string_view text) {
   }
   auto parts = split(text, '/');
   if (parts.size() < 2 || parts.size() > 3 || parts.front().empty() || parts.back().empty())
-    return Error{fmt::format("\"{}\" is not Kind/name, Kind/namespace/name or "
-                             "apiVersion|kind|namespace|name",
-                             text)};
+    return Error{
+        fmt::format("\"{}\" is not Kind/name, Kind/namespace/name or "
+                    "apiVersion|kind|namespace|name",
+                    text)};
   std::string_view kind = parts[0];
   if (auto dot = kind.find('.'); dot != std::string_view::npos) {
     e.group = std::string(kind.substr(dot + 1));
@@ -89,12 +91,20 @@ Result<std::vector<size_t>> find_in_seed(const RuleContext& ctx, const Entry& e)
 // The apiVersion of an external entry: given, or the one built-in kind with that name.
 std::optional<std::string> external_api_version(const RuleContext& ctx, const Entry& e) {
   if (!e.api_version.empty()) return e.api_version;
-  static const char* const kCoreGroups[] = {"", "apps", "batch", "rbac.authorization.k8s.io",
-                                            "networking.k8s.io", "policy", "scheduling.k8s.io",
-                                            "node.k8s.io", "storage.k8s.io",
+  static const char* const kCoreGroups[] = {"",
+                                            "apps",
+                                            "batch",
+                                            "rbac.authorization.k8s.io",
+                                            "networking.k8s.io",
+                                            "policy",
+                                            "scheduling.k8s.io",
+                                            "node.k8s.io",
+                                            "storage.k8s.io",
                                             "admissionregistration.k8s.io",
-                                            "apiextensions.k8s.io", "apiregistration.k8s.io",
-                                            "coordination.k8s.io", "discovery.k8s.io"};
+                                            "apiextensions.k8s.io",
+                                            "apiregistration.k8s.io",
+                                            "coordination.k8s.io",
+                                            "discovery.k8s.io"};
   for (const char* g : kCoreGroups) {
     if (e.group_given && e.group != g) continue;
     const KindInfo* info = ctx.kinds.find(g, e.kind);
@@ -152,8 +162,8 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
         if (same_cluster && !ctx.placed_on(i, unit.cluster)) continue;
         for (const auto& cluster : ctx.placements[i].clusters) {
           if (same_cluster && cluster != unit.cluster) continue;
-          out.push_back({ctx.objects[i].ref, cluster, ctx.ready_when(i), "dependencies",
-                         std::nullopt});
+          out.push_back(
+              {ctx.objects[i].ref, cluster, ctx.ready_when(i), "dependencies", std::nullopt});
         }
       }
     }
@@ -168,11 +178,12 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
       if (entry) api_version = external_api_version(ctx, entry.value());
       if (!entry || !api_version) {
         if (report)
-          ctx.diags.add(o.where(), o.display(),
-                        fmt::format("{}: {}", kExternalDependenciesAnnotation,
-                                    entry ? fmt::format("cannot tell the apiVersion of \"{}\"", text)
-                                          : entry.error().message),
-                        "write apiVersion|kind|namespace|name for kinds that are not built in");
+          ctx.diags.add(
+              o.where(), o.display(),
+              fmt::format("{}: {}", kExternalDependenciesAnnotation,
+                          entry ? fmt::format("cannot tell the apiVersion of \"{}\"", text)
+                                : entry.error().message),
+              "write apiVersion|kind|namespace|name for kinds that are not built in");
         continue;
       }
       out.push_back({ObjectRef{*api_version, entry->kind, entry->ns, entry->name}, unit.cluster,

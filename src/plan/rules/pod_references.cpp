@@ -19,8 +19,8 @@ void require_pod_references(const RuleContext& ctx, const Unit& unit,
     out.push_back({ObjectRef{"scheduling.k8s.io/v1", "PriorityClass", "", std::string(*pc)},
                    unit.cluster, exists, "pod-references", std::nullopt});
   if (const auto* rc = find_string(o.body, {"spec", "runtimeClassName"}); rc && !rc->empty())
-    out.push_back({ObjectRef{"node.k8s.io/v1", "RuntimeClass", "", std::string(*rc)},
-                   unit.cluster, exists, "pod-references", std::nullopt});
+    out.push_back({ObjectRef{"node.k8s.io/v1", "RuntimeClass", "", std::string(*rc)}, unit.cluster,
+                   exists, "pod-references", std::nullopt});
 }
 
 }  // namespace planter

@@ -31,7 +31,8 @@ bool contains(const std::vector<std::string>& list, std::string_view value) {
 
 std::optional<ObjectRef> service_of(const json::object& client_config) {
   const json::value* svc = client_config.if_contains("service");
-  if (!svc || !svc->is_object()) return std::nullopt;  // a URL webhook: nothing in the seed to wait on
+  if (!svc || !svc->is_object())
+    return std::nullopt;  // a URL webhook: nothing in the seed to wait on
   const auto* ns = find_string(svc->get_object(), {"namespace"});
   const auto* name = find_string(svc->get_object(), {"name"});
   if (!ns || !name) return std::nullopt;
@@ -51,9 +52,9 @@ bool backs_service(const RuleContext& ctx, const Object& o, const ObjectRef& ser
   for (size_t s : ctx.index.by_key(service.key())) {
     const json::value* selector = find_path(ctx.objects[s].body, {"spec", "selector"});
     if (!selector || !selector->is_object() || selector->get_object().empty()) continue;
-    const json::value* pod_labels = o.ref.kind == "Pod"
-                                        ? find_path(o.body, {"metadata", "labels"})
-                                        : find_path(o.body, {"spec", "template", "metadata", "labels"});
+    const json::value* pod_labels =
+        o.ref.kind == "Pod" ? find_path(o.body, {"metadata", "labels"})
+                            : find_path(o.body, {"spec", "template", "metadata", "labels"});
     Labels labels = labels_of(pod_labels ? pod_labels->if_object() : nullptr);
     bool all = true;
     for (const auto& kv : selector->get_object()) {
@@ -83,8 +84,7 @@ bool admission_matches(const RuleContext& ctx, const Webhook& w, const Object& o
   bool namespaced = !o.ref.ns.empty();
   bool rule_matches = std::any_of(w.rules.begin(), w.rules.end(), [&](const Webhook::Rule& r) {
     bool op = contains(r.operations, "CREATE") || contains(r.operations, "UPDATE");
-    bool res = contains(r.resources, "*/*") ||
-               (info && contains(r.resources, info->resource)) ||
+    bool res = contains(r.resources, "*/*") || (info && contains(r.resources, info->resource)) ||
                std::find(r.resources.begin(), r.resources.end(), "*") != r.resources.end();
     bool scope = r.scope == "*" || (r.scope == "Cluster" && !namespaced) ||
                  (r.scope == "Namespaced" && namespaced);
