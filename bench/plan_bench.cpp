@@ -1,5 +1,6 @@
 // Plan throughput on generated seeds of 1k, 10k and 100k objects (Google Benchmark).
 //
+//   LibfyamlEvents/N - libfyaml's event stream only (the floor: nothing is built)
 //   ParseOnly/N  - YAML text to Objects (what any tool must pay to read the seed)
 //   Plan/N       - the whole pure pipeline: parse, validate, place, derive, order
 //
@@ -7,6 +8,7 @@
 // increasing order, so it is the peak of the largest size run). Compare Plan/N with ParseOnly/N:
 // the target is Plan <= 1.5 x ParseOnly and Plan/100000 < 1 s.
 #include <benchmark/benchmark.h>
+#include <libfyaml.h>
 #include <sys/resource.h>
 
 #include <map>
@@ -39,13 +41,38 @@ void report(benchmark::State& state, size_t objects) {
   state.counters["objects"] = static_cast<double>(objects);
 }
 
+Seed parse(const std::string& text) {
+  Seed seed;
+  Diagnostics d;
+  parse_seed_text(text, "bench.yaml", seed, d);
+  return seed;
+}
+
+// libfyaml's event stream alone, building nothing: the floor under ParseOnly.
+void LibfyamlEvents(benchmark::State& state) {
+  const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    fy_parse_cfg cfg{};
+    cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
+                                                FYPCF_SLOPPY_FLOW_INDENTATION | FYPCF_JSON_NONE);
+    fy_parser* p = fy_parser_create(&cfg);
+    fy_parser_set_string(p, text.data(), text.size());
+    size_t events = 0;
+    while (fy_event* e = fy_parser_parse(p)) {
+      ++events;
+      fy_parser_event_free(p, e);
+    }
+    fy_parser_destroy(p);
+    benchmark::DoNotOptimize(events);
+  }
+  report(state, static_cast<size_t>(state.range(0)));
+}
+
 void ParseOnly(benchmark::State& state) {
   const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
   size_t objects = 0;
   for (auto _ : state) {
-    Seed seed;
-    Diagnostics d;
-    parse_seed_text(text, "bench.yaml", seed, d);
+    Seed seed = parse(text);
     objects = seed.objects.size();
     benchmark::DoNotOptimize(seed);
   }
@@ -56,9 +83,7 @@ void Plan(benchmark::State& state) {
   const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
   size_t objects = 0;
   for (auto _ : state) {
-    Seed seed;
-    Diagnostics d;
-    parse_seed_text(text, "bench.yaml", seed, d);
+    Seed seed = parse(text);
     objects = seed.objects.size();
     PlanOutcome out = plan_seed(std::move(seed), {});
     if (!out.ok()) state.SkipWithError(out.diags.str().c_str());
@@ -67,6 +92,12 @@ void Plan(benchmark::State& state) {
   report(state, objects);
 }
 
+BENCHMARK(LibfyamlEvents)
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(ParseOnly)
     ->Arg(1'000)
     ->Arg(10'000)

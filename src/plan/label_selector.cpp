@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "model/strings.h"
+
 namespace planter {
 
 namespace json = boost::json;
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Splits on commas that are not inside parentheses.
 std::vector<std::string_view> split_terms(std::string_view s) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model/strings.h"
+
 namespace planter {
 
 namespace {
@@ -32,20 +34,6 @@ void merge_clusters(std::vector<std::string>& into, const std::vector<std::strin
   };
   std::sort(into.begin(), into.end(),
             [&](const std::string& a, const std::string& b) { return pos(a) < pos(b); });
-}
-
-std::vector<std::string_view> split_list(std::string_view s) {
-  std::vector<std::string_view> out;
-  while (!s.empty()) {
-    size_t comma = s.find(',');
-    std::string_view item = s.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string_view::npos) break;
-    s.remove_prefix(comma + 1);
-  }
-  return out;
 }
 
 // Reads the placement annotations of one object; nullopt when it has none.

@@ -154,26 +154,26 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     }
   }
 
-  std::vector<Webhook> webhooks = collect_webhooks(objs, placements, kinds, diags);
+  std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
   RuleContext ctx{objs, placements, index, kinds, inventory, webhooks, diags};
   std::vector<Requirement> derived;
+  std::vector<std::string> taken;  // unit keys of the requirements kept for the current unit
   for (size_t u = 0; u < plan.units.size(); ++u) {
     Unit& unit = plan.units[u];
     derived.clear();
+    taken.clear();
     for (const RequirementRule& rule : requirement_rules()) rule.derive(ctx, unit, derived);
     for (Requirement& r : derived) {
       std::string k = unit_key(r.object.key(), r.cluster);
+      // Rules run most specific first: a later rule naming the same object adds nothing.
+      if (std::find(taken.begin(), taken.end(), k) != taken.end()) continue;
       auto it = unit_of.find(k);
       if (it != unit_of.end()) {
         if (it->second == u) continue;  // an object never waits for itself
         r.unit = it->second;
       }
-      bool duplicate = std::any_of(
-          unit.requirements.begin(), unit.requirements.end(), [&](const Requirement& e) {
-            return e.cluster == r.cluster && e.object.key() == r.object.key() &&
-                   e.object.api_version.empty() == r.object.api_version.empty();
-          });
-      if (!duplicate) unit.requirements.push_back(std::move(r));
+      taken.push_back(std::move(k));
+      unit.requirements.push_back(std::move(r));
     }
   }
   if (diags.empty()) order_units(plan, diags);

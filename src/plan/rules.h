@@ -50,9 +50,7 @@ struct RequirementRule {
 std::span<const RequirementRule> requirement_rules();
 
 // Reads the admission webhooks (and CRD conversion webhooks) of the seed, reporting malformed ones.
-std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects,
-                                      const std::vector<Placement>& placements,
-                                      const KindTable& kinds, Diagnostics& diags);
+std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects, Diagnostics& diags);
 
 // Rule functions, one family per file under src/plan/rules/.
 void require_cluster_ready(const RuleContext&, const Unit&, std::vector<Requirement>&);

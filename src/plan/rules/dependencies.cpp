@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "model/strings.h"
 #include "plan/rules.h"
 
 namespace planter {
@@ -20,24 +21,6 @@ struct Entry {
   bool group_given = false;
   std::string kind, ns, name;
 };
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 Result<Entry> parse_entry(std::string_view text) {
   Entry e;
@@ -131,9 +114,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
   bool report = first_unit_of_object(ctx, unit);
 
   if (const auto* deps = o.annotation(kDependenciesAnnotation)) {
-    for (std::string_view raw : split(*deps, ',')) {
-      std::string_view text = trim(raw);
-      if (text.empty()) continue;
+    for (std::string_view text : split_list(*deps)) {
       auto entry = parse_entry(text);
       if (!entry) {
         if (report)
@@ -170,9 +151,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
   }
 
   if (const auto* ext = o.annotation(kExternalDependenciesAnnotation)) {
-    for (std::string_view raw : split(*ext, ',')) {
-      std::string_view text = trim(raw);
-      if (text.empty()) continue;
+    for (std::string_view text : split_list(*ext)) {
       auto entry = parse_entry(text);
       std::optional<std::string> api_version;
       if (entry) api_version = external_api_version(ctx, entry.value());

@@ -165,9 +165,7 @@ void read_conversion(const Object& crd, size_t index, std::vector<Webhook>& out)
 
 }  // namespace
 
-std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects,
-                                      const std::vector<Placement>&, const KindTable&,
-                                      Diagnostics& diags) {
+std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects, Diagnostics& diags) {
   std::vector<Webhook> out;
   for (size_t i = 0; i < objects.size(); ++i) {
     const Object& o = objects[i];
