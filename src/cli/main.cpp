@@ -1,4 +1,5 @@
-// The `planter` command: subcommands `plan` and `annotate` (the pure half of the pipeline).
+// The `planter` command: subcommands `plan` and `annotate` (the pure half of the pipeline), and
+// `sim` (the simulated fleet).
 // Exit codes: 0 success, 2 bad input (nothing was declared), 1 anything else.
 #include <fmt/format.h>
 
@@ -6,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/sim_command.h"
 #include "plan/planner.h"
 #include "plan/render.h"
 #include "plugins/runner.h"
@@ -162,6 +164,9 @@ int main(int argc, char** argv) {
       "  planter annotate examples/hello-world/seed.yaml\n"
       "  planter annotate seed.yaml --plugin ./my-plugin > annotated.yaml");
 
+  cli::SimFlags sim_flags;
+  auto* sim = cli::add_sim_command(app, sim_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -179,6 +184,7 @@ int main(int argc, char** argv) {
       });
     }
     if (*annotate) return run_planner(annotate_flags, render_annotated_seed);
+    if (*sim) return cli::run_sim(sim_flags);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitFailure;

@@ -1,0 +1,39 @@
+// The sim's audit log: one JSON line per successful mutating request and per readiness
+// transition a simulated controller makes. Tests read it as the oracle for ordering and for
+// exactly-once declaration.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace planter::sim {
+
+class AuditLog {
+ public:
+  AuditLog() = default;
+  // Appends to `path`; an empty path disables the log. Returns false when it cannot be opened.
+  bool open(const std::string& path);
+  ~AuditLog();
+  AuditLog(const AuditLog&) = delete;
+  AuditLog& operator=(const AuditLog&) = delete;
+
+  bool enabled() const { return file_ != nullptr; }
+
+  // `object` is the proof-of-concept ID: "apps/v1|Deployment|cnf|cnf".
+  void request(std::chrono::system_clock::time_point ts, std::string_view cluster,
+               std::string_view verb, std::string_view object, std::string_view user, int code);
+  void ready(std::chrono::system_clock::time_point ts, std::string_view cluster,
+             std::string_view object, std::string_view what);
+
+ private:
+  void line(const std::string& text);
+  std::FILE* file_ = nullptr;
+};
+
+// RFC 3339 in UTC with nanoseconds ("2026-11-21T10:00:00.123456789Z") or seconds.
+std::string rfc3339_nanos(std::chrono::system_clock::time_point t);
+std::string rfc3339(std::chrono::system_clock::time_point t);
+
+}  // namespace planter::sim

@@ -1,0 +1,108 @@
+// One simulated cluster's API: every request a kube-apiserver answers (discovery, OpenAPI,
+// get/list/watch/create/update/patch/apply/delete on built-in and CRD-defined kinds), the
+// admission a real server does (namespaces must exist, names must be valid, optimistic
+// concurrency, field validation), and the built-in controllers whose effects clients wait on:
+// CRDs become Established after a delay, namespaces terminate, owners' dependents are collected.
+//
+// Transport-free: the HTTP server (server.h) turns requests into Request values and streams
+// watch frames to a WatchSink. Not thread-safe: everything runs on the server's event loop;
+// time and timers come in through Environment so tests control them.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/audit.h"
+#include "sim/catalog.h"
+#include "sim/store.h"
+
+namespace planter::sim {
+
+struct Request {
+  std::string method;  // GET POST PUT PATCH DELETE
+  std::string path;    // below the cluster's prefix, without the query: "/api/v1/namespaces"
+  std::map<std::string, std::string> query;
+  std::string content_type;
+  std::string accept;
+  std::string user;        // authenticated (or impersonated) user, for the audit log
+  std::string user_agent;  // the default field manager comes from it
+  std::string body;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // e.g. Warning
+};
+
+// Where a watch sends its frames (one JSON event per line). `finish` ends the stream.
+class WatchSink {
+ public:
+  virtual ~WatchSink() = default;
+  virtual void send(std::string frame) = 0;
+  virtual void finish() = 0;
+};
+
+struct Environment {
+  std::function<std::chrono::system_clock::time_point()> now;
+  // Runs `fn` on the event loop after `delay`.
+  std::function<void(std::chrono::milliseconds delay, std::function<void()> fn)> after;
+  std::function<uint64_t()> random;
+};
+
+struct ClusterOptions {
+  std::chrono::milliseconds crd_delay{200};
+  std::chrono::milliseconds bookmark_interval{60000};
+  size_t history_limit = 20000;
+};
+
+class Cluster {
+ public:
+  Cluster(std::string name, ClusterOptions options, Environment env, AuditLog* audit);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  // True for requests that only a streaming response can answer (?watch=true, /watch/ paths).
+  static bool is_watch(const Request& req);
+  // True for requests that change state (the sim's write latency applies to them).
+  static bool is_write(const Request& req);
+
+  Response handle(const Request& req);
+  // Starts a watch; returns an error response instead when it cannot (a 410 for an expired
+  // resourceVersion is a frame, as a real server sends it). `id` receives the watch's id, or 0
+  // when the stream already finished.
+  std::optional<Response> watch(const Request& req, std::shared_ptr<WatchSink> sink, uint64_t* id);
+  // Stops a watch whose client went away. Unknown ids are ignored.
+  void cancel_watch(uint64_t id);
+  size_t watch_count() const { return watches_.size(); }
+
+  Store& store() { return store_; }
+  Catalog& catalog() { return catalog_; }
+
+ private:
+  struct Target;
+  struct WatchState;
+  friend struct Handler;
+
+  ClusterOptions options_;
+  Environment env_;
+  AuditLog* audit_;
+  std::string name_;
+  Catalog catalog_;
+  Store store_;
+  std::map<uint64_t, std::shared_ptr<WatchState>> watches_;
+  std::shared_ptr<bool> alive_;
+  bool bookmarks_scheduled_ = false;
+};
+
+}  // namespace planter::sim

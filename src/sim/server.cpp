@@ -1,0 +1,496 @@
+#include "sim/server.h"
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json/serialize.hpp>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "model/yaml.h"
+#include "sim/tls.h"
+
+namespace planter::sim {
+
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr size_t kBodyLimit = 64 * 1024 * 1024;
+// A watcher this far behind is cut off, as a real server drops slow watchers.
+constexpr size_t kMaxQueuedFrames = 100000;
+
+int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string url_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string path_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string random_token(std::mt19937_64& rng) {
+  static const char* alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string t;
+  for (int i = 0; i < 40; ++i) t += alphabet[rng() % 36];
+  return t;
+}
+
+std::string unauthorized_body() {
+  return json::serialize(json::object{{"kind", "Status"},
+                                      {"apiVersion", "v1"},
+                                      {"metadata", json::object{}},
+                                      {"status", "Failure"},
+                                      {"message", "Unauthorized"},
+                                      {"reason", "Unauthorized"},
+                                      {"code", 401}});
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ServerOptions options;
+  net::io_context io{1};
+  tcp::acceptor acceptor{io};
+  ssl::context tls{ssl::context::tls_server};
+  ServingCertificates certs;
+  std::string token;
+  std::mt19937_64 rng{std::random_device{}()};
+  AuditLog audit;
+  std::map<std::string, std::unique_ptr<Cluster>> clusters;  // "management" and workload ones
+  std::vector<std::string> order;  // cluster names, for kubeconfig(); guarded by order_mutex
+  mutable std::mutex order_mutex;
+  std::thread thread;
+  uint16_t port = 0;
+
+  Environment environment() {
+    Environment env;
+    env.now = [] { return std::chrono::system_clock::now(); };
+    env.after = [this](std::chrono::milliseconds delay, std::function<void()> fn) {
+      auto timer = std::make_shared<net::steady_timer>(io, delay);
+      timer->async_wait([timer, fn = std::move(fn)](beast::error_code ec) {
+        if (!ec) fn();
+      });
+    };
+    env.random = [this] { return rng(); };
+    return env;
+  }
+
+  void add_cluster(const std::string& name) {
+    if (clusters.contains(name)) return;
+    clusters[name] = std::make_unique<Cluster>(name, options.cluster, environment(), &audit);
+    std::lock_guard lock(order_mutex);
+    order.push_back(name);
+  }
+
+  // Splits "/clusters/<name>/rest" into the cluster and the path below it.
+  Cluster* route(std::string& path) {
+    if (path.starts_with("/clusters/")) {
+      std::string_view rest = std::string_view(path).substr(10);
+      size_t slash = rest.find('/');
+      std::string name(rest.substr(0, slash));
+      auto it = clusters.find(name);
+      if (it == clusters.end() || name == "management") return nullptr;
+      path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+      return it->second.get();
+    }
+    return clusters.at("management").get();
+  }
+
+  void accept();
+};
+
+namespace {
+
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  Session(Server::Impl& server, Stream stream) : server_(server), stream_(std::move(stream)) {}
+
+  void start() {
+    if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (!ec) self->read();
+                              });
+    } else {
+      read();
+    }
+  }
+
+  ~Session() {
+    if (watch_cluster_ && watch_id_) watch_cluster_->cancel_watch(watch_id_);
+  }
+
+  // Frames of a running watch go through here.
+  class Sink : public WatchSink {
+   public:
+    explicit Sink(std::weak_ptr<Session> s) : session_(std::move(s)) {}
+    void send(std::string frame) override {
+      if (auto s = session_.lock()) s->queue_chunk(std::move(frame));
+    }
+    void finish() override {
+      if (auto s = session_.lock()) s->finish_watch();
+    }
+
+   private:
+    std::weak_ptr<Session> session_;
+  };
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->body_limit(kBodyLimit);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return close();
+    auto& msg = parser_->get();
+    keep_alive_ = msg.keep_alive();
+    Request req;
+    req.method = std::string(msg.method_string());
+    std::string_view target = msg.target();
+    size_t q = target.find('?');
+    std::string path = path_decode(target.substr(0, q));
+    if (q != std::string_view::npos) {
+      std::string_view qs = target.substr(q + 1);
+      while (!qs.empty()) {
+        size_t amp = qs.find('&');
+        std::string_view pair = qs.substr(0, amp);
+        size_t eq = pair.find('=');
+        std::string key = url_decode(pair.substr(0, eq));
+        std::string value = eq == std::string_view::npos ? "" : url_decode(pair.substr(eq + 1));
+        if (!key.empty()) req.query[key] = value;
+        if (amp == std::string_view::npos) break;
+        qs.remove_prefix(amp + 1);
+      }
+    }
+    req.content_type = std::string(msg[http::field::content_type]);
+    req.accept = std::string(msg[http::field::accept]);
+    req.user_agent = std::string(msg[http::field::user_agent]);
+    req.body = std::move(msg.body());
+
+    bool open_path =
+        path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
+    std::string_view auth = msg[http::field::authorization];
+    bool authed =
+        auth.size() > 7 && auth.substr(0, 7) == "Bearer " && auth.substr(7) == server_.token;
+    if (!authed && !open_path) {
+      return respond(Response{401, "application/json", unauthorized_body(), {}});
+    }
+    req.user = authed ? "admin" : "system:anonymous";
+    if (auto imp = msg["Impersonate-User"]; !imp.empty()) req.user = std::string(imp);
+
+    Cluster* cluster = server_.route(path);
+    req.path = std::move(path);
+    if (!cluster) {
+      return respond(Response{404,
+                              "application/json",
+                              json::serialize(json::object{
+                                  {"kind", "Status"},
+                                  {"apiVersion", "v1"},
+                                  {"metadata", json::object{}},
+                                  {"status", "Failure"},
+                                  {"message", "the server could not find the requested resource"},
+                                  {"reason", "NotFound"},
+                                  {"code", 404}}),
+                              {}});
+    }
+    if (Cluster::is_watch(req)) return start_watch(*cluster, req);
+    if (Cluster::is_write(req) && server_.options.write_latency.count() > 0) {
+      auto timer = std::make_shared<net::steady_timer>(server_.io, server_.options.write_latency);
+      timer->async_wait([self = this->shared_from_this(), timer, cluster, req = std::move(req)](
+                            beast::error_code) { self->respond(cluster->handle(req)); });
+      return;
+    }
+    respond(cluster->handle(req));
+  }
+
+  void respond(Response r) {
+    auto res = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(r.status), 11);
+    res->set(http::field::content_type, r.content_type);
+    res->set(http::field::cache_control, "no-cache, private");
+    for (auto& [k, v] : r.headers) res->insert(k, v);
+    res->keep_alive(keep_alive_);
+    res->body() = std::move(r.body);
+    res->prepare_payload();
+    http::async_write(stream_, *res,
+                      [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (ec || !self->keep_alive_) return self->close();
+                        self->read();
+                      });
+  }
+
+  void start_watch(Cluster& cluster, const Request& req) {
+    auto sink = std::make_shared<Sink>(this->weak_from_this());
+    // Frames produced while the watch starts queue up behind the header.
+    watching_ = true;
+    pending_.push_back(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-cache, "
+        "private\r\nTransfer-Encoding: chunked\r\n\r\n");
+    writing_ = true;  // hold writes until we know whether the watch started
+    uint64_t id = 0;
+    auto err = cluster.watch(req, sink, &id);
+    writing_ = false;
+    if (err) {
+      watching_ = false;
+      pending_.clear();
+      finishing_ = false;
+      return respond(std::move(*err));
+    }
+    watch_cluster_ = &cluster;
+    watch_id_ = id;
+    write_next();
+    // Notice a client that goes away: it sends nothing more on a watch connection.
+    stream_.async_read_some(net::buffer(probe_), [self = this->shared_from_this()](
+                                                     beast::error_code, size_t) { self->close(); });
+  }
+
+  void queue_chunk(std::string frame) {
+    if (closed_) return;
+    if (pending_.size() > kMaxQueuedFrames) return close();
+    char head[20];
+    int n = std::snprintf(head, sizeof head, "%zx\r\n", frame.size());
+    frame.insert(0, head, static_cast<size_t>(n));
+    frame += "\r\n";
+    pending_.push_back(std::move(frame));
+    if (!writing_) write_next();
+  }
+
+  void finish_watch() {
+    if (closed_ || finishing_) return;
+    finishing_ = true;
+    pending_.push_back("0\r\n\r\n");
+    if (!writing_) write_next();
+  }
+
+  void write_next() {
+    if (closed_) return;
+    if (pending_.empty()) {
+      if (finishing_) close();
+      return;
+    }
+    writing_ = true;
+    net::async_write(stream_, net::buffer(pending_.front()),
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       self->writing_ = false;
+                       if (ec) return self->close();
+                       self->pending_.pop_front();
+                       self->write_next();
+                     });
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    if (watch_cluster_ && watch_id_) {
+      watch_cluster_->cancel_watch(watch_id_);
+      watch_id_ = 0;
+    }
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  Server::Impl& server_;
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = true;
+  bool watching_ = false;
+  bool writing_ = false;
+  bool finishing_ = false;
+  bool closed_ = false;
+  std::deque<std::string> pending_;
+  Cluster* watch_cluster_ = nullptr;
+  uint64_t watch_id_ = 0;
+  char probe_[64];
+};
+
+}  // namespace
+
+void Server::Impl::accept() {
+  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (ec == net::error::operation_aborted) return;
+      return accept();
+    }
+    socket.set_option(tcp::no_delay(true));
+    if (options.insecure_http) {
+      std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(socket)))
+          ->start();
+    } else {
+      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
+          *this, beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), tls))
+          ->start();
+    }
+    accept();
+  });
+}
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() {
+  stop();
+}
+
+Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->token = options.token.empty() ? random_token(impl->rng) : options.token;
+  if (!impl->audit.open(options.audit_log))
+    return Error{"cannot open the audit log " + options.audit_log + ": " + std::strerror(errno)};
+  if (!options.insecure_http) {
+    auto certs = make_serving_certificates();
+    if (!certs) return certs.error();
+    impl->certs = std::move(certs.value());
+    beast::error_code ec;
+    impl->tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                          ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                          ssl::context::no_tlsv1_1);
+    impl->tls.use_certificate_chain(net::buffer(impl->certs.cert_pem), ec);
+    if (!ec) impl->tls.use_private_key(net::buffer(impl->certs.key_pem), ssl::context::pem, ec);
+    if (ec) return Error{"cannot load the sim's TLS certificate: " + ec.message()};
+  }
+  beast::error_code ec;
+  auto address = net::ip::make_address(options.address, ec);
+  if (ec) return Error{"invalid listen address " + options.address + ": " + ec.message()};
+  tcp::endpoint endpoint(address, options.port);
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    return Error{"cannot listen on " + options.address + ":" + std::to_string(options.port) + ": " +
+                 ec.message() + " (is another sim running? pick another --port)"};
+  impl->port = impl->acceptor.local_endpoint().port();
+  impl->add_cluster("management");
+  impl->accept();
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+void Server::run() {
+  impl_->io.run();
+}
+
+void Server::start() {
+  impl_->thread = std::thread([this] { impl_->io.run(); });
+}
+
+void Server::stop() {
+  if (!impl_) return;
+  impl_->io.stop();
+  if (impl_->thread.joinable() && impl_->thread.get_id() != std::this_thread::get_id())
+    impl_->thread.join();
+}
+
+uint16_t Server::port() const {
+  return impl_->port;
+}
+
+std::string Server::url() const {
+  std::string host = impl_->options.address;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return (impl_->options.insecure_http ? "http://" : "https://") + host + ":" +
+         std::to_string(impl_->port);
+}
+
+const std::string& Server::token() const {
+  return impl_->token;
+}
+const std::string& Server::ca_pem() const {
+  return impl_->certs.ca_pem;
+}
+
+std::vector<std::string> Server::cluster_names() const {
+  std::lock_guard lock(impl_->order_mutex);
+  return impl_->order;
+}
+
+bool Server::with_cluster(const std::string& name, const std::function<void(Cluster&)>& fn) {
+  auto run = [&] {
+    auto it = impl_->clusters.find(name);
+    if (it == impl_->clusters.end()) return false;
+    fn(*it->second);
+    return true;
+  };
+  if (!impl_->thread.joinable()) return run();
+  std::promise<bool> p;
+  net::post(impl_->io, [&] { p.set_value(run()); });
+  return p.get_future().get();
+}
+
+void Server::add_cluster(const std::string& name) {
+  if (!impl_->thread.joinable()) return impl_->add_cluster(name);
+  std::promise<void> p;
+  net::post(impl_->io, [&] {
+    impl_->add_cluster(name);
+    p.set_value();
+  });
+  p.get_future().get();
+}
+
+std::string Server::kubeconfig() const {
+  json::array clusters, contexts;
+  for (const auto& name : cluster_names()) {
+    std::string server = url() + (name == "management" ? "" : "/clusters/" + name);
+    json::object cluster{{"server", server}};
+    if (!impl_->options.insecure_http)
+      cluster["certificate-authority-data"] = base64(impl_->certs.ca_pem);
+    clusters.push_back({{"name", name}, {"cluster", std::move(cluster)}});
+    contexts.push_back({{"name", name}, {"context", {{"cluster", name}, {"user", "planter-sim"}}}});
+  }
+  json::value config =
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "Config"},
+                   {"preferences", json::object{}},
+                   {"clusters", std::move(clusters)},
+                   {"contexts", std::move(contexts)},
+                   {"current-context", "management"},
+                   {"users", {{{"name", "planter-sim"}, {"user", {{"token", impl_->token}}}}}}};
+  return to_yaml(config);
+}
+
+}  // namespace planter::sim

@@ -1,0 +1,68 @@
+// `planter sim`'s HTTP(S) front: one listener serving a fleet of simulated clusters, the
+// management cluster at `/` and workload clusters under `/clusters/<name>` (the way Rancher
+// proxies clusters), with bearer-token authentication.
+//
+// Threads: everything (HTTP sessions, clusters, timers) runs on one event-loop thread, so the
+// clusters need no locks. Public methods are safe to call from any thread; they hand work to
+// the loop and wait for it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "sim/cluster.h"
+
+namespace planter::sim {
+
+struct ServerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 0;  // 0: any free port
+  bool insecure_http = false;
+  std::string token;  // empty: a random one
+  std::chrono::milliseconds write_latency{0};
+  std::string audit_log;  // empty: none
+  ClusterOptions cluster;
+};
+
+class Server {
+ public:
+  // Binds the listener and creates the management cluster; does not serve yet.
+  static Result<std::unique_ptr<Server>> create(ServerOptions options);
+  ~Server();
+
+  // Serves on the calling thread until stop().
+  void run();
+  // Serves on a thread of its own.
+  void start();
+  // Stops serving (from any thread, or a signal handler's helper thread) and joins.
+  void stop();
+
+  uint16_t port() const;
+  // "https://127.0.0.1:PORT" (or http://): the management cluster's server URL.
+  std::string url() const;
+  const std::string& token() const;
+  const std::string& ca_pem() const;  // empty with insecure_http
+
+  // A kubeconfig with a context per cluster, `management` first and current.
+  std::string kubeconfig() const;
+  std::vector<std::string> cluster_names() const;
+
+  // Runs `fn` on the event loop with the named cluster and waits for it; false when there is
+  // no such cluster.
+  bool with_cluster(const std::string& name, const std::function<void(Cluster&)>& fn);
+  // Adds a workload cluster served under /clusters/<name>.
+  void add_cluster(const std::string& name);
+
+  struct Impl;  // opaque: the event loop, the listener and the clusters (server.cpp)
+
+ private:
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace planter::sim

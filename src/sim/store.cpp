@@ -1,0 +1,134 @@
+#include "sim/store.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace planter::sim {
+
+namespace json = boost::json;
+
+const char* event_name(EventType t) {
+  switch (t) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+  }
+  return "";
+}
+
+namespace {
+std::string_view meta_string(const json::object& o, std::string_view key) {
+  auto* m = o.if_contains("metadata");
+  if (!m || !m->is_object()) return {};
+  auto* v = m->as_object().if_contains(key);
+  return v && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+}
+}  // namespace
+
+std::string Store::bucket_key(std::string_view ns, std::string_view name) {
+  std::string k;
+  k.reserve(ns.size() + name.size() + 1);
+  k.append(ns).append("/").append(name);
+  return k;
+}
+
+const Store::Bucket& Store::bucket(const std::string& storage_key) const {
+  static const Bucket kEmpty;
+  auto it = buckets_.find(storage_key);
+  return it == buckets_.end() ? kEmpty : it->second;
+}
+
+StoredObject Store::get(const std::string& storage_key, std::string_view ns,
+                        std::string_view name) const {
+  auto it = buckets_.find(storage_key);
+  if (it == buckets_.end()) return nullptr;
+  auto obj = it->second.find(bucket_key(ns, name));
+  return obj == it->second.end() ? nullptr : obj->second;
+}
+
+StoredObject Store::put(const std::string& storage_key, json::object object) {
+  ++rv_;
+  auto& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object{};
+  meta.as_object()["resourceVersion"] = std::to_string(rv_);
+  std::string ns(meta_string(object, "namespace"));
+  std::string key = bucket_key(ns, meta_string(object, "name"));
+  auto stored = std::make_shared<const json::object>(std::move(object));
+  auto& slot = buckets_[storage_key][key];
+  StoredObject previous = std::move(slot);
+  slot = stored;
+  record(Change{rv_, previous ? EventType::kModified : EventType::kAdded, storage_key, ns, stored,
+                std::move(previous)});
+  return stored;
+}
+
+StoredObject Store::erase(const std::string& storage_key, std::string_view ns,
+                          std::string_view name) {
+  auto it = buckets_.find(storage_key);
+  if (it == buckets_.end()) return nullptr;
+  auto obj = it->second.find(bucket_key(ns, name));
+  if (obj == it->second.end()) return nullptr;
+  StoredObject previous = std::move(obj->second);
+  it->second.erase(obj);
+  ++rv_;
+  json::object last = *previous;
+  last["metadata"].as_object()["resourceVersion"] = std::to_string(rv_);
+  auto stored = std::make_shared<const json::object>(std::move(last));
+  record(Change{rv_, EventType::kDeleted, storage_key, std::string(ns), stored, previous});
+  return stored;
+}
+
+void Store::erase_all(const std::string& storage_key) {
+  auto it = buckets_.find(storage_key);
+  if (it == buckets_.end()) return;
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const auto& [_, obj] : it->second)
+    names.emplace_back(meta_string(*obj, "namespace"), meta_string(*obj, "name"));
+  for (const auto& [ns, name] : names) erase(storage_key, ns, name);
+}
+
+void Store::record(Change change) {
+  history_.push_back(change);
+  while (history_.size() > history_limit_) {
+    compacted_rv_ = history_.front().resource_version;
+    history_.pop_front();
+  }
+  // Copy the ids first: a watch may remove itself (or others) while being told.
+  std::vector<uint64_t> ids;
+  for (const auto& [id, w] : watches_)
+    if (w.storage_key == change.storage_key) ids.push_back(id);
+  for (uint64_t id : ids) {
+    auto it = watches_.find(id);
+    if (it != watches_.end()) {
+      auto cb = it->second.on_change;  // the callback may erase the watch
+      cb(change);
+    }
+  }
+}
+
+bool Store::changes_since(uint64_t rv, const std::function<void(const Change&)>& visit) const {
+  if (rv < compacted_rv_) return false;
+  auto first = std::partition_point(history_.begin(), history_.end(),
+                                    [&](const Change& c) { return c.resource_version <= rv; });
+  for (auto it = first; it != history_.end(); ++it) visit(*it);
+  return true;
+}
+
+uint64_t Store::oldest_resource_version() const {
+  return compacted_rv_;
+}
+
+uint64_t Store::add_watch(std::string storage_key, std::function<void(const Change&)> on_change) {
+  uint64_t id = next_watch_++;
+  watches_[id] = Watch{std::move(storage_key), std::move(on_change)};
+  return id;
+}
+
+void Store::remove_watch(uint64_t id) {
+  watches_.erase(id);
+}
+
+}  // namespace planter::sim

@@ -1,0 +1,82 @@
+// The objects of one simulated cluster, its resourceVersion counter, the recent change history
+// that watches resume from, and the watches themselves.
+//
+// Not thread-safe: used from the server's event loop only. Stored objects are immutable and
+// shared, so a list or a watch event never copies an object it does not change.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace planter::sim {
+
+using StoredObject = std::shared_ptr<const boost::json::object>;
+
+enum class EventType { kAdded, kModified, kDeleted };
+const char* event_name(EventType t);
+
+struct Change {
+  uint64_t resource_version;
+  EventType type;
+  std::string storage_key;  // "apps/deployments"
+  std::string ns;
+  StoredObject object;    // the new state (the last state for kDeleted)
+  StoredObject previous;  // the state before, nullptr for kAdded
+};
+
+class Store {
+ public:
+  explicit Store(size_t history_limit = 20000) : history_limit_(history_limit) {}
+
+  uint64_t resource_version() const { return rv_; }
+
+  // Objects of one resource, keyed "namespace/name" ("/name" when cluster-scoped) in the order
+  // a kube-apiserver lists them.
+  using Bucket = std::map<std::string, StoredObject, std::less<>>;
+  const Bucket& bucket(const std::string& storage_key) const;
+  StoredObject get(const std::string& storage_key, std::string_view ns,
+                   std::string_view name) const;
+
+  // Stores `object` (ADDED when new, MODIFIED otherwise) after setting its
+  // metadata.resourceVersion to the next value; returns the stored object.
+  StoredObject put(const std::string& storage_key, boost::json::object object);
+  // Removes an object, recording a DELETED event with a fresh resourceVersion.
+  StoredObject erase(const std::string& storage_key, std::string_view ns, std::string_view name);
+  // Removes every object of a resource (a CRD going away).
+  void erase_all(const std::string& storage_key);
+
+  // The watch history: changes after `rv` (oldest first). Returns false when `rv` is older than
+  // the history reaches, the watch must answer 410 Gone.
+  bool changes_since(uint64_t rv, const std::function<void(const Change&)>& visit) const;
+  uint64_t oldest_resource_version() const;
+
+  // Watches are called synchronously for every change, in order.
+  uint64_t add_watch(std::string storage_key, std::function<void(const Change&)> on_change);
+  void remove_watch(uint64_t id);
+  size_t watch_count() const { return watches_.size(); }
+
+  static std::string bucket_key(std::string_view ns, std::string_view name);
+
+ private:
+  void record(Change change);
+
+  uint64_t rv_ = 1;
+  size_t history_limit_;
+  std::unordered_map<std::string, Bucket> buckets_;
+  std::deque<Change> history_;
+  uint64_t compacted_rv_ = 1;  // changes at or below this are gone from history
+  struct Watch {
+    std::string storage_key;
+    std::function<void(const Change&)> on_change;
+  };
+  std::map<uint64_t, Watch> watches_;
+  uint64_t next_watch_ = 1;
+};
+
+}  // namespace planter::sim
