@@ -120,6 +120,14 @@ Response invalid(const ResourceType& t, std::string_view name, std::vector<Cause
   return status(422, "Invalid", std::move(message), std::move(d));
 }
 
+// Kinds whose metadata.generation counts spec changes: workloads and other kinds with a status
+// subresource outside the core group, ReplicationControllers, and every custom resource.
+bool tracks_generation(const ResourceType& t) {
+  if (t.custom) return true;
+  if (t.group.empty()) return t.kind == "ReplicationController";
+  return t.has_status || t.group == "apps" || t.group == "batch";
+}
+
 // ---- names ----
 
 bool dns_label(std::string_view s) {
@@ -203,8 +211,9 @@ std::string query(const Request& req, const std::string& key) {
   return it == req.query.end() ? std::string() : it->second;
 }
 
+// Go's strconv.ParseBool, which the apiserver uses for boolean query parameters.
 bool truthy(const std::string& v) {
-  return v == "true" || v == "1";
+  return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True";
 }
 
 // ---- structural schema checks for CRD-defined kinds ----
@@ -757,7 +766,7 @@ struct Handler {
     json::object& meta = meta_of(obj);
     const json::object* old_meta = meta_of(old);
     for (auto k : {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-                   "generation", "managedFields"}) {
+                   "generation"}) {
       auto* v = old_meta ? old_meta->if_contains(k) : nullptr;
       if (v)
         meta[k] = *v;
@@ -787,7 +796,7 @@ struct Handler {
       labels.as_object()["kubernetes.io/metadata.name"] = meta_str(obj, "name");
     }
     // generation follows changes outside metadata and status.
-    if (t.has_status || t.custom) {
+    if (tracks_generation(t)) {
       json::object a = old, b = obj;
       for (auto* o : {&a, &b}) {
         o->erase("metadata");
@@ -833,15 +842,19 @@ struct Handler {
     if (c.store_.get(type.storage_key(), t.ns, t.name))
       return status(409, "AlreadyExists", type.qualified() + " \"" + t.name + "\" already exists",
                     details_for(type, t.name));
-    prepare_create(type, obj);
+    // Ownership covers what the client sent, not what the server defaults afterwards.
     if (applied_ctx) {
       json::object result;
       server_side_apply(nullptr, obj, true, *applied_ctx, result);
-      // Apply keeps what prepare_create set (uid, timestamps, defaults).
       obj = std::move(result);
     } else {
+      meta_of(obj).erase("managedFields");
       record_update(nullptr, obj, write_context(type, ""));
     }
+    json::value managed = meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields")
+                                                                  : json::value();
+    prepare_create(type, obj);
+    if (!managed.is_null()) meta_of(obj)["managedFields"] = std::move(managed);
     if (dry_run()) {
       Response r = object_response(201, obj, type);
       r.headers = warnings;
@@ -957,7 +970,13 @@ struct Handler {
     if (auto err = check_identity(t, obj, false)) return *err;
     std::vector<std::pair<std::string, std::string>> warnings;
     if (auto err = validate_fields(type, obj, warnings)) return *err;
+    json::value managed = meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields")
+                                                                  : json::value();
     carry_over(type, old, obj, t.subresource);
+    if (managed_fields_done) {
+      if (managed.is_null()) meta_of(obj).erase("managedFields");
+      else meta_of(obj)["managedFields"] = std::move(managed);
+    }
     if (applied_result == nullptr && !managed_fields_done)
       record_update(&old, obj, write_context(type, t.subresource));
     if (auto err = validate_kind(type, obj)) return *err;
@@ -1096,9 +1115,16 @@ struct Handler {
     DeleteOptions o;
     o.propagation = query(req, "propagationPolicy");
     if (!req.body.empty()) {
-      boost::system::error_code ec;
-      json::value v = json::parse(req.body, ec);
-      if (ec || !v.is_object()) return Error{"invalid DeleteOptions body"};
+      json::value v;
+      if (req.content_type.starts_with(kProtobufMedia)) {
+        auto decoded = decode_kubernetes_protobuf(req.body);
+        if (!decoded) return Error{"invalid DeleteOptions body: " + decoded.error().message};
+        v = std::move(decoded.value());
+      } else {
+        boost::system::error_code ec;
+        v = json::parse(req.body, ec);
+        if (ec || !v.is_object()) return Error{"invalid DeleteOptions body"};
+      }
       const auto& b = v.as_object();
       if (auto p = str_at(b, "propagationPolicy"); !p.empty()) o.propagation = p;
       if (auto* pre = b.if_contains("preconditions"); pre && pre->is_object()) {

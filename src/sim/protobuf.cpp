@@ -66,6 +66,12 @@ const Message kSecret{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
                        {3, "type", Kind::kString},
                        {4, "stringData", Kind::kStringMap},
                        {5, "immutable", Kind::kBool}}};
+const Message kPreconditions{{{1, "uid", Kind::kString}, {2, "resourceVersion", Kind::kString}}};
+const Message kDeleteOptions{{{1, "gracePeriodSeconds", Kind::kInt64},
+                              {2, "preconditions", Kind::kMessage, false, &kPreconditions},
+                              {3, "orphanDependents", Kind::kBool},
+                              {4, "propagationPolicy", Kind::kString},
+                              {5, "dryRun", Kind::kString, true}}};
 const Message kUnknown{{{1, "typeMeta", Kind::kMessage, false, &kTypeMeta},
                         {2, "raw", Kind::kRaw},
                         {3, "contentEncoding", Kind::kString},
@@ -271,6 +277,7 @@ Result<json::object> decode_kubernetes_protobuf(std::string_view body) {
   if (api_version == "v1" && kind == "Namespace") m = &kNamespace;
   if (api_version == "v1" && kind == "ConfigMap") m = &kConfigMap;
   if (api_version == "v1" && kind == "Secret") m = &kSecret;
+  if (kind == "DeleteOptions") m = &kDeleteOptions;
   if (!m)
     return Error{
         "planter sim decodes protobuf bodies only for v1 Namespace, ConfigMap and "
