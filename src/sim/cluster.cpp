@@ -742,7 +742,7 @@ struct Handler {
     meta.erase("deletionGracePeriodSeconds");
     meta.erase("resourceVersion");
     meta.erase("managedFields");
-    if (t.has_status || t.custom)
+    if (tracks_generation(t))
       meta["generation"] = 1;
     else
       meta.erase("generation");
@@ -851,8 +851,8 @@ struct Handler {
       meta_of(obj).erase("managedFields");
       record_update(nullptr, obj, write_context(type, ""));
     }
-    json::value managed = meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields")
-                                                                  : json::value();
+    json::value managed =
+        meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields") : json::value();
     prepare_create(type, obj);
     if (!managed.is_null()) meta_of(obj)["managedFields"] = std::move(managed);
     if (dry_run()) {
@@ -970,12 +970,14 @@ struct Handler {
     if (auto err = check_identity(t, obj, false)) return *err;
     std::vector<std::pair<std::string, std::string>> warnings;
     if (auto err = validate_fields(type, obj, warnings)) return *err;
-    json::value managed = meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields")
-                                                                  : json::value();
+    json::value managed =
+        meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields") : json::value();
     carry_over(type, old, obj, t.subresource);
     if (managed_fields_done) {
-      if (managed.is_null()) meta_of(obj).erase("managedFields");
-      else meta_of(obj)["managedFields"] = std::move(managed);
+      if (managed.is_null())
+        meta_of(obj).erase("managedFields");
+      else
+        meta_of(obj)["managedFields"] = std::move(managed);
     }
     if (applied_result == nullptr && !managed_fields_done)
       record_update(&old, obj, write_context(type, t.subresource));

@@ -2,8 +2,8 @@
 //
 // Typed clients (kubectl create namespace|configmap|secret, Helm's release storage) always send
 // built-in objects as `application/vnd.kubernetes.protobuf`, whatever the server prefers; the
-// sim decodes the kinds those clients write (Namespace, ConfigMap, Secret, DeleteOptions) into JSON and answers
-// in JSON, which every client accepts. Other kinds get 415 with a message saying so.
+// sim decodes the kinds those clients write (Namespace, ConfigMap, Secret, DeleteOptions) into JSON
+// and answers in JSON, which every client accepts. Other kinds get 415 with a message saying so.
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -1,0 +1,292 @@
+// kubectl 1.32 against `planter sim`: what a user types, and what they see back.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "model/yaml.h"
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+}
+
+const char* kWidgetCrd = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.org
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+)";
+
+const char* kWidget = R"(apiVersion: example.org/v1
+kind: Widget
+metadata:
+  name: w1
+  namespace: default
+spec:
+  size: 3
+)";
+
+class KubectlTest : public ::testing::Test {
+ protected:
+  SimProcess sim_;
+};
+
+TEST_F(KubectlTest, ApiResourcesListsBuiltinKinds) {
+  auto r = sim_.kubectl("api-resources");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("deployments"));
+  EXPECT_THAT(r.out, HasSubstr("apps/v1"));
+  EXPECT_THAT(r.out, HasSubstr("customresourcedefinitions"));
+  EXPECT_THAT(r.out, HasSubstr("crd,crds"));
+  EXPECT_EQ(r.err, "");
+  auto versions = sim_.kubectl("api-versions");
+  ASSERT_EQ(versions.code, 0) << versions.err;
+  EXPECT_THAT(versions.out, HasSubstr("autoscaling/v2"));
+  // Only served group-versions are listed: every one of them must answer.
+  EXPECT_THAT(versions.out, Not(HasSubstr("v1alpha")));
+}
+
+TEST_F(KubectlTest, CreateNamespaceAndGetItAsYaml) {
+  auto r = sim_.kubectl("create namespace cnf");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "namespace/cnf created\n");
+  auto y = sim_.kubectl("get namespace cnf -o yaml");
+  ASSERT_EQ(y.code, 0) << y.err;
+  EXPECT_THAT(y.out, HasSubstr("phase: Active"));
+  EXPECT_THAT(y.out, HasSubstr("kubernetes.io/metadata.name: cnf"));
+  auto again = sim_.kubectl("create namespace cnf");
+  EXPECT_EQ(again.code, 1);
+  EXPECT_THAT(again.err,
+              HasSubstr("Error from server (AlreadyExists): namespaces \"cnf\" already exists"));
+}
+
+TEST_F(KubectlTest, NamespacedCreateInMissingNamespaceIsNotFound) {
+  auto r = sim_.kubectl("create configmap c -n nowhere --from-literal=a=b");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("namespaces \"nowhere\" not found"));
+}
+
+// The corpus's kube-prometheus in two steps, as its README says: setup (CRDs and the namespace)
+// server-side, wait for the CRDs, then the rest client-side; applying again changes nothing.
+TEST_F(KubectlTest, KubePrometheusInTwoSteps) {
+  fs::path seed = fs::path(PLANTER_SHARED_DIR) / "corpus" / "kube-prometheus" / "seed.yaml";
+  if (!fs::exists(seed)) GTEST_SKIP() << "no corpus at " << seed;
+  auto docs = parse_yaml_stream(read_file(seed), seed.string());
+  ASSERT_TRUE(docs.ok()) << docs.error().message;
+  std::vector<const json::value*> setup, rest;
+  for (const auto& d : *docs) {
+    if (!d.value.is_object()) continue;
+    auto* kind = d.value.as_object().if_contains("kind");
+    bool first = kind && (kind->as_string() == "CustomResourceDefinition" ||
+                          kind->as_string() == "Namespace");
+    (first ? setup : rest).push_back(&d.value);
+  }
+  ASSERT_EQ(setup.size(), 11u);
+  write(sim_.dir() / "setup.yaml", to_yaml_stream(setup));
+  write(sim_.dir() / "rest.yaml", to_yaml_stream(rest));
+
+  auto s = sim_.kubectl("apply --server-side -f " + (sim_.dir() / "setup.yaml").string());
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_THAT(s.out, HasSubstr("customresourcedefinition.apiextensions.k8s.io/"
+                               "prometheuses.monitoring.coreos.com serverside-applied"));
+  auto w = sim_.kubectl("wait --for=condition=Established crd --all --timeout=20s");
+  ASSERT_EQ(w.code, 0) << w.err;
+  EXPECT_THAT(w.out, HasSubstr("prometheuses.monitoring.coreos.com condition met"));
+
+  auto a = sim_.kubectl("apply -f " + (sim_.dir() / "rest.yaml").string());
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.err, "");
+  EXPECT_THAT(a.out, HasSubstr("prometheus.monitoring.coreos.com/k8s created"));
+  EXPECT_THAT(a.out, HasSubstr("apiservice.apiregistration.k8s.io/v1beta1.metrics.k8s.io created"));
+  EXPECT_THAT(a.out, HasSubstr("deployment.apps/grafana created"));
+
+  auto again = sim_.kubectl("apply -f " + (sim_.dir() / "rest.yaml").string());
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("deployment.apps/grafana unchanged"));
+  EXPECT_THAT(again.out, HasSubstr("prometheus.monitoring.coreos.com/k8s unchanged"));
+
+  // Server-side apply over the client-side apply: same values, so no conflicts.
+  auto ssa = sim_.kubectl("apply --server-side -f " + (sim_.dir() / "rest.yaml").string());
+  ASSERT_EQ(ssa.code, 0) << ssa.err;
+  EXPECT_THAT(ssa.out, HasSubstr("deployment.apps/grafana serverside-applied"));
+
+  auto get = sim_.kubectl("get prometheus k8s -n monitoring -o yaml");
+  ASSERT_EQ(get.code, 0) << get.err;
+  EXPECT_THAT(get.out, HasSubstr("kind: Prometheus"));
+  EXPECT_THAT(get.out, HasSubstr("generation: 1"));
+
+  // The audit log saw each object created exactly once.
+  int creates = 0;
+  for (const auto& line : sim_.audit_lines())
+    if (line.find("\"verb\":\"create\"") != std::string::npos &&
+        line.find("\"code\":201") != std::string::npos)
+      ++creates;
+  // 73 objects after List flattening, all created by the client-side apply.
+  EXPECT_GE(creates, 80);
+}
+
+TEST_F(KubectlTest, ServerSideApplyConflictNamesTheOtherManager) {
+  const char* web = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: nginx
+        image: IMAGE
+)";
+  auto with_image = [&](const std::string& image) {
+    std::string text = web;
+    text.replace(text.find("IMAGE"), 5, image);
+    return text;
+  };
+  write(sim_.dir() / "web1.yaml", with_image("nginx:1"));
+  write(sim_.dir() / "web.yaml", with_image("nginx:2"));
+  auto csa = sim_.kubectl("apply -f " + (sim_.dir() / "web1.yaml").string());
+  ASSERT_EQ(csa.code, 0) << csa.err;
+  auto r = sim_.kubectl("apply --server-side -f " + (sim_.dir() / "web.yaml").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("conflict with \"kubectl-client-side-apply\" using apps/v1"));
+  EXPECT_THAT(r.err, HasSubstr(".spec.template.spec.containers[name=\"nginx\"].image"));
+  auto forced = sim_.kubectl("apply --server-side --force-conflicts -f " +
+                             (sim_.dir() / "web.yaml").string());
+  ASSERT_EQ(forced.code, 0) << forced.err;
+  auto image = sim_.kubectl(
+      "get deployment web -n default -o jsonpath={.spec.template.spec.containers[0].image}");
+  EXPECT_EQ(image.out, "nginx:2");
+}
+
+TEST_F(KubectlTest, GetWatchSeesEvents) {
+  std::string out = (sim_.dir() / "watch.out").string();
+  std::string cmd = kubectl_binary() + " --kubeconfig " + sim_.kubeconfig().string() +
+                    " --cache-dir " + (sim_.dir() / "kubectl-cache").string() +
+                    " get configmaps -n default -w -o name --request-timeout=20s > " + out +
+                    " 2>&1 & echo $!";
+  auto started = run_shell(cmd);
+  ASSERT_EQ(started.code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(sim_.kubectl("create configmap watched -n default --from-literal=a=b").code, 0);
+  std::string seen;
+  for (int i = 0; i < 100 && seen.find("configmap/watched") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    seen = read_file(out);
+  }
+  run_shell("kill " + started.out);
+  EXPECT_THAT(seen, HasSubstr("configmap/watched"));
+}
+
+TEST(KubectlCrdTest, WaitForEstablishedThenCustomResources) {
+  SimProcess sim({"--crd-delay", "1500"});
+  write(sim.dir() / "crd.yaml", kWidgetCrd);
+  write(sim.dir() / "widget.yaml", kWidget);
+  ASSERT_EQ(sim.kubectl("apply -f " + (sim.dir() / "crd.yaml").string()).code, 0);
+  // Not established yet: kubectl's usual error, exactly as against a real server.
+  auto early = sim.kubectl("apply -f " + (sim.dir() / "widget.yaml").string());
+  EXPECT_EQ(early.code, 1);
+  EXPECT_THAT(early.err, HasSubstr("no matches for kind \"Widget\" in version \"example.org/v1\""));
+  EXPECT_THAT(early.err, HasSubstr("ensure CRDs are installed first"));
+
+  auto w = sim.kubectl("wait --for=condition=Established crd/widgets.example.org --timeout=20s");
+  ASSERT_EQ(w.code, 0) << w.err;
+  EXPECT_EQ(w.out,
+            "customresourcedefinition.apiextensions.k8s.io/widgets.example.org condition met\n");
+  auto late = sim.kubectl("apply -f " + (sim.dir() / "widget.yaml").string());
+  ASSERT_EQ(late.code, 0) << late.err;
+  EXPECT_EQ(late.out, "widget.example.org/w1 created\n");
+  auto get = sim.kubectl("get wd w1 -n default -o jsonpath={.spec.size}");
+  EXPECT_EQ(get.out, "3");
+
+  // The audit log shows the CRD established before the custom resource was created.
+  auto lines = sim.audit_lines();
+  auto established = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("\"what\":\"established\"") != std::string::npos;
+  });
+  auto created = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("example.org/v1|Widget|default|w1") != std::string::npos;
+  });
+  ASSERT_NE(established, lines.end());
+  ASSERT_NE(created, lines.end());
+  EXPECT_LT(established - lines.begin(), created - lines.begin());
+}
+
+TEST(KubectlCrdTest, StrictFieldValidationRejectsUnknownFields) {
+  SimProcess sim({"--crd-delay", "0"});
+  write(sim.dir() / "crd.yaml", kWidgetCrd);
+  ASSERT_EQ(sim.kubectl("apply -f " + (sim.dir() / "crd.yaml").string()).code, 0);
+  ASSERT_EQ(
+      sim.kubectl("wait --for=condition=Established crd/widgets.example.org --timeout=20s").code,
+      0);
+  write(sim.dir() / "bad.yaml", std::string(kWidget) + "  colour: red\n");
+  auto r = sim.kubectl("apply -f " + (sim.dir() / "bad.yaml").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown field \"spec.colour\""));
+  auto warn = sim.kubectl("apply --validate=warn -f " + (sim.dir() / "bad.yaml").string());
+  EXPECT_EQ(warn.code, 0) << warn.err;
+  EXPECT_THAT(warn.err, HasSubstr("unknown field \"spec.colour\""));
+}
+
+TEST_F(KubectlTest, DeleteNamespaceTerminatesItsContents) {
+  ASSERT_EQ(sim_.kubectl("create namespace doomed").code, 0);
+  ASSERT_EQ(sim_.kubectl("create configmap c -n doomed --from-literal=a=b").code, 0);
+  auto d = sim_.kubectl("delete namespace doomed --timeout=20s");
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_EQ(d.out, "namespace \"doomed\" deleted\n");
+  auto get = sim_.kubectl("get namespace doomed");
+  EXPECT_EQ(get.code, 1);
+  EXPECT_THAT(get.err, HasSubstr("namespaces \"doomed\" not found"));
+  auto lines = sim_.audit_lines();
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("\"verb\":\"delete\",\"object\":\"v1|ConfigMap|doomed|c\"") != std::string::npos;
+  }));
+}
+
+TEST(KubectlTransportTest, PlainHttp) {
+  SimProcess sim({"--insecure-http"});
+  ASSERT_TRUE(sim.running());
+  EXPECT_EQ(sim.url().substr(0, 7), "http://");
+  auto r = sim.kubectl("get namespaces -o name");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("namespace/kube-system"));
+}
+
+TEST(KubectlTransportTest, WrongTokenIsUnauthorized) {
+  SimProcess sim;
+  auto r = sim.kubectl("get namespaces --token wrong");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: You must be logged in to the server"));
+}
+
+}  // namespace
+}  // namespace planter::testing

@@ -1,0 +1,151 @@
+#include "sim/sim_process.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace planter::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path make_temp_dir() {
+  std::random_device rd;
+  fs::path dir = fs::temp_directory_path() / ("planter-sim-test-" + std::to_string(rd()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string read_file(const fs::path& p) {
+  return slurp(p);
+}
+
+CommandResult run_shell(const std::string& command) {
+  fs::path dir = make_temp_dir();
+  std::string full = "( " + command + " ) >" + quote((dir / "out").string()) + " 2>" +
+                     quote((dir / "err").string()) + " </dev/null";
+  int status = std::system(full.c_str());
+  CommandResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  fs::remove_all(dir);
+  return r;
+}
+
+std::string kubectl_binary() {
+  fs::path tools = fs::path(PLANTER_SOURCE_DIR) / "build" / "tools" / "kubectl";
+  return fs::exists(tools) ? tools.string() : "kubectl";
+}
+
+std::string helm_binary() {
+  fs::path tools = fs::path(PLANTER_SOURCE_DIR) / "build" / "tools" / "helm";
+  return fs::exists(tools) ? tools.string() : "helm";
+}
+
+std::string python_with_kubernetes() {
+  return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+SimProcess::SimProcess(std::vector<std::string> extra_args) : dir_(make_temp_dir()) {
+  std::vector<std::string> args = {PLANTER_BINARY,     "sim",
+                                   "--port",           "0",
+                                   "--kubeconfig-out", kubeconfig().string(),
+                                   "--audit-log",      audit_log().string()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  std::string out = (dir_ / "sim.out").string();
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  pid_t pid;
+  if (posix_spawn(&pid, PLANTER_BINARY, &actions, nullptr, argv.data(), environ) != 0) {
+    ADD_FAILURE() << "cannot start " << PLANTER_BINARY;
+    return;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  pid_ = pid;
+  const std::string marker = "serving the management cluster at ";
+  for (int i = 0; i < 200 && url_.empty(); ++i) {
+    std::string text = slurp(dir_ / "sim.out");
+    if (size_t p = text.find(marker); p != std::string::npos) {
+      size_t end = text.find('\n', p);
+      if (end != std::string::npos) url_ = text.substr(p + marker.size(), end - p - marker.size());
+    }
+    if (url_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  if (url_.empty()) ADD_FAILURE() << "planter sim did not come up: " << slurp(dir_ / "sim.out");
+}
+
+SimProcess::~SimProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGTERM);
+    int status;
+    waitpid(pid_, &status, 0);
+  }
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+std::string SimProcess::token() const {
+  std::string kc = slurp(kubeconfig());
+  size_t p = kc.find("token: ");
+  if (p == std::string::npos) return {};
+  size_t end = kc.find('\n', p);
+  std::string t = kc.substr(p + 7, end - p - 7);
+  if (!t.empty() && t.front() == '"') t = t.substr(1, t.size() - 2);
+  return t;
+}
+
+CommandResult SimProcess::kubectl(const std::string& args) const {
+  return run_shell(kubectl_binary() + " --kubeconfig " + quote(kubeconfig().string()) +
+                   " --cache-dir " + quote((dir_ / "kubectl-cache").string()) + " " + args);
+}
+
+CommandResult SimProcess::helm(const std::string& args) const {
+  std::string env = "KUBECONFIG=" + quote(kubeconfig().string()) +
+                    " HELM_CACHE_HOME=" + quote((dir_ / "helm-cache").string()) +
+                    " HELM_CONFIG_HOME=" + quote((dir_ / "helm-config").string()) +
+                    " HELM_DATA_HOME=" + quote((dir_ / "helm-data").string());
+  return run_shell(env + " " + helm_binary() + " " + args);
+}
+
+std::vector<std::string> SimProcess::audit_lines() const {
+  std::vector<std::string> lines;
+  std::ifstream in(audit_log());
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace planter::testing

@@ -1,0 +1,57 @@
+// Test support: a `planter sim` started as a user starts it (its own process, a real socket),
+// and real clients (kubectl, helm, the Python client) run against it as subprocesses.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace planter::testing {
+
+struct CommandResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const std::filesystem::path& p);
+
+// Runs a shell command; stdout and stderr are captured separately.
+CommandResult run_shell(const std::string& command);
+
+// Where the clients are: build/tools (scripts/install-clients), else the machine's PATH.
+std::string kubectl_binary();
+std::string helm_binary();
+std::string python_with_kubernetes();  // Debian's python3, which has python3-kubernetes
+
+class SimProcess {
+ public:
+  // Starts `planter sim --port 0 --kubeconfig-out ... --audit-log ...` plus `extra_args` and
+  // waits until it serves. Fails the calling test (ADD_FAILURE) when it does not come up.
+  explicit SimProcess(std::vector<std::string> extra_args = {});
+  ~SimProcess();
+  SimProcess(const SimProcess&) = delete;
+  SimProcess& operator=(const SimProcess&) = delete;
+
+  bool running() const { return pid_ > 0 && !url_.empty(); }
+  const std::string& url() const { return url_; }
+  std::filesystem::path dir() const { return dir_; }
+  std::filesystem::path kubeconfig() const { return dir_ / "kubeconfig"; }
+  std::filesystem::path audit_log() const { return dir_ / "audit.jsonl"; }
+  std::string token() const;
+
+  // "kubectl --kubeconfig K --cache-dir D <args>"
+  CommandResult kubectl(const std::string& args) const;
+  // helm with its config, cache and data folders inside the test's folder.
+  CommandResult helm(const std::string& args) const;
+
+  // Audit log lines, parsed lazily by the caller.
+  std::vector<std::string> audit_lines() const;
+
+ private:
+  std::filesystem::path dir_;
+  int pid_ = -1;
+  std::string url_;
+};
+
+}  // namespace planter::testing
