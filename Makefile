@@ -1,10 +1,14 @@
 # The two commands of the README: `make run` and `make test`. Both install their own dependencies.
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build build-sanitize run test test-release test-sanitize bench format clean
+.PHONY: deps clients build build-sanitize run test test-release test-sanitize bench format clean
 
 deps:
 	@scripts/install-deps
+
+# kubectl 1.32 and helm 3.17 for the sim's tests (npm), into build/tools.
+clients: deps
+	@scripts/install-clients
 
 build: deps
 	cmake --preset release >/dev/null
@@ -19,7 +23,7 @@ run: build
 
 test: test-release test-sanitize
 
-test-release: build
+test-release: build clients
 	ctest --preset release -j $(JOBS)
 
 test-sanitize: build-sanitize
@@ -27,6 +31,7 @@ test-sanitize: build-sanitize
 
 bench: build
 	build/release/bench/plan_bench
+	build/release/bench/sim_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
