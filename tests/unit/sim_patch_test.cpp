@@ -1,0 +1,169 @@
+// The sim's patch formats and field ownership, on the documents clients actually send.
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "sim/field_manager.h"
+#include "sim/patch.h"
+#include "sim/selectors.h"
+
+namespace planter::sim {
+namespace {
+
+namespace json = boost::json;
+
+json::value J(std::string_view s) {
+  return json::parse(s);
+}
+
+TEST(MergePatchTest, MergesMapsAndDeletesNulls) {
+  auto r = apply_merge_patch(J(R"({"a":{"b":1,"c":2},"l":[1,2]})"),
+                             J(R"({"a":{"b":null,"d":3},"l":[3]})"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, J(R"({"a":{"c":2,"d":3},"l":[3]})"));
+}
+
+TEST(JsonPatchTest, AddReplaceRemoveMoveCopyTest) {
+  auto r = apply_json_patch(J(R"({"metadata":{"labels":{"a":"1"}},"items":[1,2]})"),
+                            J(R"([{"op":"add","path":"/metadata/labels/b~1c","value":"2"},
+                                  {"op":"replace","path":"/metadata/labels/a","value":"x"},
+                                  {"op":"add","path":"/items/-","value":3},
+                                  {"op":"remove","path":"/items/0"},
+                                  {"op":"copy","from":"/items/0","path":"/first"},
+                                  {"op":"move","from":"/first","path":"/moved"},
+                                  {"op":"test","path":"/moved","value":2}])"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(*r, J(R"({"metadata":{"labels":{"a":"x","b/c":"2"}},"items":[2,3],"moved":2})"));
+}
+
+TEST(JsonPatchTest, FailedTestAndMissingPathAreErrors) {
+  EXPECT_FALSE(
+      apply_json_patch(J(R"({"a":1})"), J(R"([{"op":"test","path":"/a","value":2}])")).ok());
+  auto r = apply_json_patch(J(R"({"a":1})"), J(R"([{"op":"remove","path":"/b"}])"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("nonexistent"), std::string::npos);
+}
+
+// What kubectl apply sends for a Deployment whose container image and env changed.
+TEST(StrategicMergePatchTest, MergesContainersByNameAndHonoursDirectives) {
+  json::value live = J(R"({"spec":{"template":{"spec":{"containers":[
+      {"name":"app","image":"a:1","env":[{"name":"X","value":"1"},{"name":"Y","value":"2"}]},
+      {"name":"side","image":"s:1"}]}}},
+      "metadata":{"finalizers":["a"]}})");
+  json::value patch = J(R"({"spec":{"template":{"spec":{
+      "$setElementOrder/containers":[{"name":"side"},{"name":"app"}],
+      "containers":[{"name":"app","image":"a:2","env":[{"name":"Y","$patch":"delete"}]}]}}},
+      "metadata":{"finalizers":["b"]}})");
+  auto r = apply_strategic_merge_patch(live, patch);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(*r, J(R"({"spec":{"template":{"spec":{"containers":[
+      {"name":"side","image":"s:1"},
+      {"name":"app","image":"a:2","env":[{"name":"X","value":"1"}]}]}}},
+      "metadata":{"finalizers":["a","b"]}})"));
+}
+
+TEST(StrategicMergePatchTest, RetainKeysAndReplace) {
+  auto r = apply_strategic_merge_patch(
+      J(R"({"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}},"x":{"a":1,"b":2}})"),
+      J(R"({"strategy":{"$retainKeys":["type"],"type":"Recreate"},"x":{"$patch":"replace","c":3}})"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, J(R"({"strategy":{"type":"Recreate"},"x":{"c":3}})"));
+}
+
+TEST(SelectorTest, LabelSelectorGrammar) {
+  auto sel = LabelSelector::parse("app=web,tier in (front, back),!legacy,env!=prod");
+  ASSERT_TRUE(sel.ok()) << sel.error().message;
+  auto obj = [](std::string_view labels) {
+    return J(std::string(R"({"metadata":{"labels":)") + std::string(labels) + "}}").as_object();
+  };
+  EXPECT_TRUE(sel->matches(obj(R"({"app":"web","tier":"back"})")));
+  EXPECT_FALSE(sel->matches(obj(R"({"app":"web","tier":"db"})")));
+  EXPECT_FALSE(sel->matches(obj(R"({"app":"web","tier":"front","legacy":"1"})")));
+  EXPECT_FALSE(sel->matches(obj(R"({"app":"web","tier":"front","env":"prod"})")));
+  EXPECT_FALSE(LabelSelector::parse("tier in (a").ok());
+}
+
+TEST(SelectorTest, FieldSelectorsAreLimitedPerKindAsOnARealServer) {
+  auto ok = FieldSelector::parse("metadata.name=x,status.phase!=Running", "Pod", false);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(
+      ok->matches(J(R"({"metadata":{"name":"x"},"status":{"phase":"Pending"}})").as_object()));
+  EXPECT_FALSE(
+      ok->matches(J(R"({"metadata":{"name":"x"},"status":{"phase":"Running"}})").as_object()));
+  auto bad = FieldSelector::parse("spec.replicas=1", "Deployment", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "field label not supported: spec.replicas");
+}
+
+WriteContext ctx(std::string manager) {
+  return WriteContext{std::move(manager), "apps/v1", "2026-11-21T10:00:00Z", "",
+                      FieldScope::kWithoutStatus};
+}
+
+const char* kDeployment = R"({"apiVersion":"apps/v1","kind":"Deployment",
+  "metadata":{"name":"web","namespace":"default","labels":{"app":"web"}},
+  "spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1"}]}}}})";
+
+TEST(ServerSideApplyTest, FirstApplyOwnsWhatItSent) {
+  json::object result;
+  auto conflicts =
+      server_side_apply(nullptr, J(kDeployment).as_object(), false, ctx("planter"), result);
+  ASSERT_TRUE(conflicts.empty());
+  const auto& mf = result.at("metadata").at("managedFields").as_array();
+  ASSERT_EQ(mf.size(), 1u);
+  EXPECT_EQ(mf[0].at("manager"), "planter");
+  EXPECT_EQ(mf[0].at("operation"), "Apply");
+  EXPECT_EQ(mf[0].at("fieldsV1"), J(R"({"f:metadata":{"f:labels":{"f:app":{}}},
+    "f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{
+      "k:{\"name\":\"nginx\"}":{".":{},"f:image":{},"f:name":{}}}}}}})"));
+}
+
+TEST(ServerSideApplyTest, ConflictWithAnotherManagerUnlessForced) {
+  json::object first;
+  server_side_apply(nullptr, J(kDeployment).as_object(), false, ctx("planter"), first);
+  json::object change = J(kDeployment).as_object();
+  change["spec"].as_object()["replicas"] = 3;
+  json::object second;
+  auto conflicts = server_side_apply(&first, change, false, ctx("hpa"), second);
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0].manager, "planter");
+  EXPECT_EQ(conflicts[0].field, ".spec.replicas");
+  // Same values are shared, not conflicting.
+  json::object same;
+  EXPECT_TRUE(
+      server_side_apply(&first, J(kDeployment).as_object(), false, ctx("other"), same).empty());
+  // Forced: the field moves to the new manager.
+  ASSERT_TRUE(server_side_apply(&first, change, true, ctx("hpa"), second).empty());
+  EXPECT_EQ(second.at("spec").at("replicas"), 3);
+  std::string mf = json::serialize(second.at("metadata").at("managedFields"));
+  EXPECT_NE(mf.find("\"manager\":\"hpa\""), std::string::npos);
+}
+
+TEST(ServerSideApplyTest, FieldsNoLongerAppliedAreRemoved) {
+  json::object first;
+  server_side_apply(nullptr, J(kDeployment).as_object(), false, ctx("planter"), first);
+  json::object smaller = J(kDeployment).as_object();
+  smaller["metadata"].as_object().erase("labels");
+  json::object second;
+  ASSERT_TRUE(server_side_apply(&first, smaller, false, ctx("planter"), second).empty());
+  EXPECT_FALSE(second.at("metadata").as_object().contains("labels") &&
+               second.at("metadata").at("labels").as_object().contains("app"));
+}
+
+TEST(ServerSideApplyTest, UpdatesTakeOwnershipWithoutConflict) {
+  json::object first;
+  server_side_apply(nullptr, J(kDeployment).as_object(), false, ctx("planter"), first);
+  json::object edited = first;
+  edited["spec"].as_object()["replicas"] = 5;
+  record_update(&first, edited,
+                WriteContext{"kubectl-edit", "apps/v1", "t", "", FieldScope::kWithoutStatus});
+  json::object again;
+  auto conflicts =
+      server_side_apply(&edited, J(kDeployment).as_object(), false, ctx("planter"), again);
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0].manager, "kubectl-edit");
+}
+
+}  // namespace
+}  // namespace planter::sim
