@@ -30,6 +30,15 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
                   "Milliseconds added to every create, update, patch and delete")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--bookmark-interval", f.bookmark_interval_s,
+                  "Seconds between BOOKMARK events on watches that allow them")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--watch-history", f.watch_history,
+                  "Changes kept per cluster for watches to resume from; older resourceVersions "
+                  "get 410 Gone")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--audit-log", f.audit_log,
                   "Append one JSON line per successful write and per readiness transition");
   cmd->add_option("--token", f.token, "Bearer token clients must send (default: a random one)");
@@ -57,6 +66,8 @@ int run_sim(const SimFlags& f) {
   options.write_latency = std::chrono::milliseconds(f.write_latency_ms);
   options.audit_log = f.audit_log;
   options.cluster.crd_delay = std::chrono::milliseconds(f.crd_delay_ms);
+  options.cluster.bookmark_interval = std::chrono::seconds(f.bookmark_interval_s);
+  options.cluster.history_limit = static_cast<size_t>(f.watch_history);
   auto server = sim::Server::create(options);
   if (!server) {
     fmt::print(stderr, "error: {}\n", server.error().message);

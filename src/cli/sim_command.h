@@ -13,6 +13,8 @@ struct SimFlags {
   bool insecure_http = false;
   int crd_delay_ms = 200;
   int write_latency_ms = 0;
+  int bookmark_interval_s = 60;
+  int watch_history = 20000;
   std::string audit_log;
   std::string token;
 };

@@ -38,3 +38,21 @@ TEST(PythonClientTest, OverPlainHttp) {
 
 }  // namespace
 }  // namespace planter::testing
+
+namespace planter::testing {
+namespace {
+
+// Raw HTTP checks of Status errors, pagination, watch resume/410/bookmarks/timeouts,
+// finalizers, garbage collection and the CRD lifecycle (tests/sim/api_conformance.py).
+TEST(ApiConformanceTest, RawHttp) {
+  SimProcess sim({"--insecure-http", "--watch-history", "20", "--bookmark-interval", "1",
+                  "--crd-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/api_conformance.py";
+  auto r = run_shell("python3 " + script + " " + sim.url());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace planter::testing
