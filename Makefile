@@ -26,8 +26,9 @@ test: test-release test-sanitize
 test-release: build clients
 	ctest --preset release -j $(JOBS)
 
-test-sanitize: build-sanitize
-	ctest --preset sanitize -j $(JOBS) -L unit
+# The unit tests, and the sim under real clients, with ASan+UBSan.
+test-sanitize: build-sanitize clients
+	ctest --preset sanitize -j $(JOBS) -L 'unit|sim'
 
 bench: build
 	build/release/bench/plan_bench

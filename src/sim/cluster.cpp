@@ -748,7 +748,7 @@ struct Handler {
       meta.erase("generation");
     if (t.has_status && t.kind != "Node" && t.kind != "Namespace") obj.erase("status");
     if (t.group.empty() && t.kind == "Namespace") {
-      auto& labels = meta["labels"];
+      auto& labels = meta_of(obj)["labels"];
       if (!labels.is_object()) labels = json::object{};
       labels.as_object()["kubernetes.io/metadata.name"] = meta_str(obj, "name");
       obj["spec"] = {{"finalizers", {"kubernetes"}}};
@@ -791,7 +791,7 @@ struct Handler {
     }
     if (t.group.empty() && t.kind == "Namespace") {
       if (auto* s = old.if_contains("spec")) obj["spec"] = *s;
-      auto& labels = meta["labels"];
+      auto& labels = meta_of(obj)["labels"];
       if (!labels.is_object()) labels = json::object{};
       labels.as_object()["kubernetes.io/metadata.name"] = meta_str(obj, "name");
     }
@@ -804,7 +804,7 @@ struct Handler {
       }
       if (a != b) {
         auto* g = old_meta ? old_meta->if_contains("generation") : nullptr;
-        meta["generation"] = (g && g->is_number() ? g->to_number<int64_t>() : 0) + 1;
+        meta_of(obj)["generation"] = (g && g->is_number() ? g->to_number<int64_t>() : 0) + 1;
       }
     }
   }
@@ -1383,7 +1383,7 @@ struct Handler {
       if (!cur || !meta_str(*cur, "deletionTimestamp").empty()) return;
       json::object obj = *cur;
       std::string t = rfc3339(cluster->env_.now());
-      const auto& spec = obj.at("spec").as_object();
+      const json::object spec = obj.at("spec").as_object();  // a copy: obj grows below
       json::object& st = obj["status"].is_object() ? obj["status"].as_object()
                                                    : (obj["status"] = json::object{}).as_object();
       st["acceptedNames"] = spec.at("names");
