@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <unordered_map>
 
+#include "model/names.h"
+
 namespace planter {
 
 namespace json = boost::json;
@@ -22,16 +24,6 @@ namespace {
 
 bool is_crd(const ObjectRef& r) {
   return r.kind == "CustomResourceDefinition" && r.group() == "apiextensions.k8s.io";
-}
-
-// A DNS-1123 label: what a Namespace name must be.
-bool is_dns_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  for (char c : s)
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
-      return false;
-  return s.front() != '-' && s.back() != '-';
 }
 
 // Reads a CRD into a KindInfo, reporting what is missing.

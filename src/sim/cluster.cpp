@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "model/names.h"
 #include "model/strings.h"
 #include "model/yaml.h"
 #include "sim/field_manager.h"
@@ -130,29 +131,6 @@ bool tracks_generation(const ResourceType& t) {
 
 // ---- names ----
 
-bool dns_label(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  for (char c : s)
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
-      return false;
-  return s.front() != '-' && s.back() != '-';
-}
-
-bool dns_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  for (std::string_view part : split(s, '.'))
-    if (part.empty() ||
-        !std::all_of(part.begin(), part.end(),
-                     [](char c) {
-                       return std::islower(static_cast<unsigned char>(c)) ||
-                              std::isdigit(static_cast<unsigned char>(c)) || c == '-';
-                     }) ||
-        part.front() == '-' || part.back() == '-')
-      return false;
-  return true;
-}
-
 // Kinds whose names are DNS labels rather than subdomains (as the real validators check).
 bool needs_dns_label(const ResourceType& t) {
   return t.group.empty() && (t.kind == "Namespace" || t.kind == "Service");
@@ -172,13 +150,13 @@ std::optional<std::string> name_problem(const ResourceType& t, std::string_view 
     return std::nullopt;
   }
   if (needs_dns_label(t)) {
-    if (!dns_label(name))
+    if (!is_dns_label(name))
       return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
              "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
              "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
     return std::nullopt;
   }
-  if (!dns_subdomain(name))
+  if (!is_dns_subdomain(name))
     return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
            "'-' or '.', and must start and end with an alphanumeric character (e.g. "
            "'example.com', regex used for validation is "
