@@ -114,7 +114,6 @@ Response invalid(const ResourceType& t, std::string_view name, std::vector<Cause
     arr.push_back(
         {{"reason", causes[i].type}, {"message", causes[i].message}, {"field", causes[i].field}});
   }
-  if (causes.size() > 1) message = message;  // kube joins them in one line too
   json::object d = details_for(t, name);
   d["kind"] = t.kind;
   d["causes"] = std::move(arr);
@@ -287,8 +286,6 @@ struct Handler {
   const Request& req;
 
   std::chrono::system_clock::time_point now() const { return c.env_.now(); }
-
-  std::string api_version(const ResourceType& t) const { return t.api_version(); }
 
   Response object_response(int code, const json::object& obj, const ResourceType& t) const {
     if (str_at(obj, "apiVersion") == t.api_version())
@@ -793,8 +790,7 @@ struct Handler {
 
   // Stores a new object and starts what its creation sets off.
   StoredObject commit(const ResourceType& t, json::object obj) {
-    StoredObject stored = c.store_.put(t.storage_key(), std::move(obj));
-    return stored;
+    return c.store_.put(t.storage_key(), std::move(obj));
   }
 
   // ---- create ----
@@ -913,7 +909,7 @@ struct Handler {
     if (t.subresource == "scale") return update_scale(t, *old, obj);
     std::string rv = meta_str(obj, "resourceVersion");
     if (!rv.empty() && rv != meta_str(*old, "resourceVersion")) return conflict(*t.type, t.name);
-    return write_existing(t, *old, std::move(obj), "update", nullptr, false);
+    return write_existing(t, *old, std::move(obj), "update", false);
   }
 
   Response update_scale(const Cluster::Target& t, const json::object& old,
@@ -927,7 +923,7 @@ struct Handler {
     s.as_object()["replicas"] = replicas ? *replicas : json::value(0);
     Cluster::Target main = t;
     main.subresource.clear();
-    Response r = write_existing(main, old, std::move(obj), "update", nullptr, false);
+    Response r = write_existing(main, old, std::move(obj), "update", false);
     if (r.status != 200) return r;
     return scale_of(t, *c.store_.get(t.type->storage_key(), t.ns, t.name));
   }
@@ -942,8 +938,7 @@ struct Handler {
 
   // The common tail of update, patch and apply on an existing object.
   Response write_existing(const Cluster::Target& t, const json::object& old, json::object obj,
-                          std::string_view verb, const json::object* applied_result,
-                          bool managed_fields_done) {
+                          std::string_view verb, bool managed_fields_done) {
     const ResourceType& type = *t.type;
     if (auto err = check_identity(t, obj, false)) return *err;
     std::vector<std::pair<std::string, std::string>> warnings;
@@ -957,8 +952,7 @@ struct Handler {
       else
         meta_of(obj)["managedFields"] = std::move(managed);
     }
-    if (applied_result == nullptr && !managed_fields_done)
-      record_update(&old, obj, write_context(type, t.subresource));
+    if (!managed_fields_done) record_update(&old, obj, write_context(type, t.subresource));
     if (auto err = validate_kind(type, obj)) return *err;
     // An unchanged object is not written (no new resourceVersion, no watch event), unless an
     // apply changed who owns what.
@@ -1022,7 +1016,7 @@ struct Handler {
     json::object obj = std::move(patched->as_object());
     std::string rv = meta_str(obj, "resourceVersion");
     if (!rv.empty() && rv != meta_str(*old, "resourceVersion")) return conflict(type, t.name);
-    return write_existing(t, *old, std::move(obj), "patch", nullptr, false);
+    return write_existing(t, *old, std::move(obj), "patch", false);
   }
 
   Response apply(Cluster::Target& t) {
@@ -1052,7 +1046,7 @@ struct Handler {
     json::object result;
     auto conflicts = server_side_apply(old.get(), applied, force, ctx, result);
     if (!conflicts.empty()) return apply_conflict(type, t.name, conflicts);
-    Response r = write_existing(t, *old, std::move(result), "apply", nullptr, true);
+    Response r = write_existing(t, *old, std::move(result), "apply", true);
     r.headers.insert(r.headers.end(), warnings.begin(), warnings.end());
     return r;
   }
@@ -1616,7 +1610,6 @@ struct Handler {
     auto alive = c.alive_;
     Cluster* cluster = &c;
     std::weak_ptr<Cluster::WatchState> weak = state;
-    std::string kind;
     c.env_.after(c.options_.bookmark_interval, [alive, cluster, id, weak] {
       if (!*alive) return;
       auto st = weak.lock();

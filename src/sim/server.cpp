@@ -269,7 +269,6 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void start_watch(Cluster& cluster, const Request& req) {
     auto sink = std::make_shared<Sink>(this->weak_from_this());
     // Frames produced while the watch starts queue up behind the header.
-    watching_ = true;
     pending_.push_back(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-cache, "
         "private\r\nTransfer-Encoding: chunked\r\n\r\n");
@@ -278,7 +277,6 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     auto err = cluster.watch(req, sink, &id);
     writing_ = false;
     if (err) {
-      watching_ = false;
       pending_.clear();
       finishing_ = false;
       return respond(std::move(*err));
@@ -342,7 +340,6 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
-  bool watching_ = false;
   bool writing_ = false;
   bool finishing_ = false;
   bool closed_ = false;
