@@ -214,7 +214,7 @@ TEST_F(KubectlTest, GetWatchSeesEvents) {
 }
 
 TEST(KubectlCrdTest, WaitForEstablishedThenCustomResources) {
-  SimProcess sim({"--crd-delay", "1500"});
+  SimProcess sim({"--crd-delay", "3000"});
   write(sim.dir() / "crd.yaml", kWidgetCrd);
   write(sim.dir() / "widget.yaml", kWidget);
   ASSERT_EQ(sim.kubectl("apply -f " + (sim.dir() / "crd.yaml").string()).code, 0);
