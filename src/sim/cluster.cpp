@@ -13,6 +13,7 @@
 #include "sim/patch.h"
 #include "sim/protobuf.h"
 #include "sim/selectors.h"
+#include "sim/tls.h"
 
 namespace planter::sim {
 
@@ -58,9 +59,31 @@ std::string object_id(const json::object& o) {
          meta_str(o, "name");
 }
 
+// The object as JSON, with apiVersion as the client asked for it (every version of a resource
+// shares one stored object; CRD versions convert with strategy None).
+std::string serialize_as(const json::object& obj, std::string_view api_version) {
+  if (str_at(obj, "apiVersion") == api_version) return json::serialize(obj);
+  json::object copy = obj;
+  copy["apiVersion"] = api_version;
+  return json::serialize(copy);
+}
+
+// The first document of a YAML (or JSON) body, which must be a mapping; copied out of the
+// parser's arena.
+Result<json::object> yaml_object(std::string_view body) {
+  auto docs = parse_yaml_stream(body, "body");
+  if (!docs) return Error{docs.error().message};
+  if (docs->empty() || !docs->front().value.is_object())
+    return Error{"the body is not a YAML object"};
+  json::value copy(docs->front().value, json::storage_ptr());
+  return std::move(copy.as_object());
+}
+
 // ---- Status objects ----
 
-Response status(int code, std::string_view reason, std::string message, json::object details = {}) {
+}  // namespace
+
+Response api_status(int code, std::string_view reason, std::string message, json::object details) {
   json::object s{{"kind", "Status"},
                  {"apiVersion", "v1"},
                  {"metadata", json::object{}},
@@ -76,6 +99,8 @@ Response status(int code, std::string_view reason, std::string message, json::ob
   return Response{code, "application/json", json::serialize(s), {}};
 }
 
+namespace {
+
 json::object details_for(const ResourceType& t, std::string_view name) {
   json::object d{{"name", name}, {"kind", t.resource}};
   if (!t.group.empty()) d["group"] = t.group;
@@ -83,21 +108,21 @@ json::object details_for(const ResourceType& t, std::string_view name) {
 }
 
 Response not_found(const ResourceType& t, std::string_view name) {
-  return status(404, "NotFound", t.qualified() + " \"" + std::string(name) + "\" not found",
-                details_for(t, name));
+  return api_status(404, "NotFound", t.qualified() + " \"" + std::string(name) + "\" not found",
+                    details_for(t, name));
 }
 
 Response namespace_not_found(std::string_view ns) {
-  return status(404, "NotFound", "namespaces \"" + std::string(ns) + "\" not found",
-                {{"name", ns}, {"kind", "namespaces"}});
+  return api_status(404, "NotFound", "namespaces \"" + std::string(ns) + "\" not found",
+                    {{"name", ns}, {"kind", "namespaces"}});
 }
 
 Response bad_request(std::string message) {
-  return status(400, "BadRequest", std::move(message));
+  return api_status(400, "BadRequest", std::move(message));
 }
 
 Response page_not_found() {
-  return status(404, "NotFound", "the server could not find the requested resource");
+  return api_status(404, "NotFound", "the server could not find the requested resource");
 }
 
 struct Cause {
@@ -117,7 +142,7 @@ Response invalid(const ResourceType& t, std::string_view name, std::vector<Cause
   json::object d = details_for(t, name);
   d["kind"] = t.kind;
   d["causes"] = std::move(arr);
-  return status(422, "Invalid", std::move(message), std::move(d));
+  return api_status(422, "Invalid", std::move(message), std::move(d));
 }
 
 // Kinds whose metadata.generation counts spec changes: workloads and other kinds with a status
@@ -288,11 +313,7 @@ struct Handler {
   std::chrono::system_clock::time_point now() const { return c.env_.now(); }
 
   Response object_response(int code, const json::object& obj, const ResourceType& t) const {
-    if (str_at(obj, "apiVersion") == t.api_version())
-      return Response{code, "application/json", json::serialize(obj), {}};
-    json::object copy = obj;
-    copy["apiVersion"] = t.api_version();
-    return Response{code, "application/json", json::serialize(copy), {}};
+    return Response{code, "application/json", serialize_as(obj, t.api_version()), {}};
   }
 
   // ---- routing ----
@@ -418,8 +439,8 @@ struct Handler {
       return bad_request("watch requests need a streaming connection");
     const ResourceType& type = *t.type;
     auto method_not_allowed = [&] {
-      return status(405, "MethodNotAllowed",
-                    "the server does not allow this method on the requested resource");
+      return api_status(405, "MethodNotAllowed",
+                        "the server does not allow this method on the requested resource");
     };
     if (t.name.empty()) {
       if (req.method == "GET") return type.allows("list") ? list(t) : method_not_allowed();
@@ -504,13 +525,7 @@ struct Handler {
         continue;
       }
       if (count) items += ',';
-      if (str_at(obj, "apiVersion") == t.type->api_version()) {
-        items += json::serialize(obj);
-      } else {
-        json::object copy = obj;
-        copy["apiVersion"] = t.type->api_version();
-        items += json::serialize(copy);
-      }
+      items += serialize_as(obj, t.type->api_version());
       ++count;
       if (limit && count == limit) next = it->first;
     }
@@ -522,57 +537,17 @@ struct Handler {
     return Response{200, "application/json", std::move(out), {}};
   }
 
+  // Continue tokens are opaque base64 of {"v","rv","start"}, like the apiserver's.
   static std::string encode_continue(const std::string& key, uint64_t rv) {
-    std::string raw =
-        json::serialize(json::object{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", key}});
-    static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    size_t i = 0;
-    for (; i + 2 < raw.size(); i += 3) {
-      unsigned v =
-          (unsigned char)raw[i] << 16 | (unsigned char)raw[i + 1] << 8 | (unsigned char)raw[i + 2];
-      out += tbl[v >> 18], out += tbl[(v >> 12) & 63], out += tbl[(v >> 6) & 63],
-          out += tbl[v & 63];
-    }
-    if (i + 1 == raw.size()) {
-      unsigned v = (unsigned char)raw[i] << 16;
-      out += tbl[v >> 18], out += tbl[(v >> 12) & 63], out += "==";
-    } else if (i + 2 == raw.size()) {
-      unsigned v = (unsigned char)raw[i] << 16 | (unsigned char)raw[i + 1] << 8;
-      out += tbl[v >> 18], out += tbl[(v >> 12) & 63], out += tbl[(v >> 6) & 63], out += '=';
-    }
-    return out;
+    return base64(
+        json::serialize(json::object{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", key}}));
   }
 
   static Result<std::pair<std::string, uint64_t>> decode_continue(const std::string& token) {
-    std::string raw;
-    unsigned buf = 0;
-    int bits = 0;
-    for (char ch : token) {
-      int v;
-      if (ch >= 'A' && ch <= 'Z')
-        v = ch - 'A';
-      else if (ch >= 'a' && ch <= 'z')
-        v = ch - 'a' + 26;
-      else if (ch >= '0' && ch <= '9')
-        v = ch - '0' + 52;
-      else if (ch == '+' || ch == '-')
-        v = 62;
-      else if (ch == '/' || ch == '_')
-        v = 63;
-      else if (ch == '=')
-        break;
-      else
-        return Error{"illegal base64 data"};
-      buf = buf << 6 | static_cast<unsigned>(v);
-      bits += 6;
-      if (bits >= 8) {
-        bits -= 8;
-        raw += static_cast<char>((buf >> bits) & 0xff);
-      }
-    }
+    auto raw = base64_decode(token);
+    if (!raw) return Error{"illegal base64 data"};
     boost::system::error_code ec;
-    json::value v = json::parse(raw, ec);
+    json::value v = json::parse(*raw, ec);
     if (ec || !v.is_object()) return Error{"malformed continue token"};
     auto* start = v.as_object().if_contains("start");
     auto* rv = v.as_object().if_contains("rv");
@@ -587,12 +562,7 @@ struct Handler {
     if (req.body.empty()) return Error{"request body is empty"};
     if (req.content_type.starts_with(kProtobufMedia)) return decode_kubernetes_protobuf(req.body);
     if (req.content_type.find("yaml") != std::string::npos) {
-      auto docs = parse_yaml_stream(req.body, "body");
-      if (!docs) return Error{docs.error().message};
-      if (docs->empty() || !docs->front().value.is_object())
-        return Error{"the body is not a YAML object"};
-      json::value copy(docs->front().value, json::storage_ptr());
-      return std::move(copy.as_object());
+      return yaml_object(req.body);
     }
     boost::system::error_code ec;
     json::value v = json::parse(req.body, ec);
@@ -603,7 +573,7 @@ struct Handler {
 
   Response body_error(const Error& e) const {
     if (req.content_type.starts_with(kProtobufMedia))
-      return status(415, "UnsupportedMediaType", e.message);
+      return api_status(415, "UnsupportedMediaType", e.message);
     return bad_request(e.message);
   }
 
@@ -698,12 +668,12 @@ struct Handler {
     StoredObject ns = c.store_.get("/namespaces", "", t.ns);
     if (!ns) return namespace_not_found(t.ns);
     if (!meta_str(*ns, "deletionTimestamp").empty())
-      return status(403, "Forbidden",
-                    t.type->qualified() + " \"" + t.name +
-                        "\" is forbidden: unable to create new "
-                        "content in namespace " +
-                        t.ns + " because it is being terminated",
-                    {{"name", t.name}, {"kind", t.type->resource}});
+      return api_status(403, "Forbidden",
+                        t.type->qualified() + " \"" + t.name +
+                            "\" is forbidden: unable to create new "
+                            "content in namespace " +
+                            t.ns + " because it is being terminated",
+                        {{"name", t.name}, {"kind", t.type->resource}});
     return std::nullopt;
   }
 
@@ -814,8 +784,9 @@ struct Handler {
     if (auto err = validate_fields(type, obj, warnings)) return *err;
     if (auto err = validate_kind(type, obj)) return *err;
     if (c.store_.get(type.storage_key(), t.ns, t.name))
-      return status(409, "AlreadyExists", type.qualified() + " \"" + t.name + "\" already exists",
-                    details_for(type, t.name));
+      return api_status(409, "AlreadyExists",
+                        type.qualified() + " \"" + t.name + "\" already exists",
+                        details_for(type, t.name));
     // Ownership covers what the client sent, not what the server defaults afterwards.
     if (applied_ctx) {
       json::object result;
@@ -929,11 +900,12 @@ struct Handler {
   }
 
   Response conflict(const ResourceType& t, std::string_view name) {
-    return status(409, "Conflict",
-                  "Operation cannot be fulfilled on " + t.qualified() + " \"" + std::string(name) +
-                      "\": the object has been modified; please apply your changes to the latest "
-                      "version and try again",
-                  details_for(t, name));
+    return api_status(
+        409, "Conflict",
+        "Operation cannot be fulfilled on " + t.qualified() + " \"" + std::string(name) +
+            "\": the object has been modified; please apply your changes to the latest "
+            "version and try again",
+        details_for(t, name));
   }
 
   // The common tail of update, patch and apply on an existing object.
@@ -989,11 +961,12 @@ struct Handler {
     bool merge = ct == "application/merge-patch+json";
     bool jsonpatch = ct == "application/json-patch+json";
     if ((!strategic && !merge && !jsonpatch) || (strategic && type.custom))
-      return status(415, "UnsupportedMediaType",
-                    "the body of the request was in an unknown format - accepted media types "
-                    "include: application/json-patch+json, application/merge-patch+json, "
-                    "application/apply-patch+yaml" +
-                        std::string(type.custom ? "" : ", application/strategic-merge-patch+json"));
+      return api_status(
+          415, "UnsupportedMediaType",
+          "the body of the request was in an unknown format - accepted media types "
+          "include: application/json-patch+json, application/merge-patch+json, "
+          "application/apply-patch+yaml" +
+              std::string(type.custom ? "" : ", application/strategic-merge-patch+json"));
     StoredObject old = c.store_.get(type.storage_key(), t.ns, t.name);
     if (!old) return not_found(type, t.name);
     boost::system::error_code ec;
@@ -1005,13 +978,13 @@ struct Handler {
       auto patched = merge       ? apply_merge_patch(scale, p)
                      : jsonpatch ? apply_json_patch(scale, p)
                                  : apply_strategic_merge_patch(scale, p);
-      if (!patched) return status(422, "Invalid", patched.error().message);
+      if (!patched) return api_status(422, "Invalid", patched.error().message);
       return update_scale(t, *old, patched->as_object());
     }
     auto patched = merge       ? apply_merge_patch(current, p)
                    : jsonpatch ? apply_json_patch(current, p)
                                : apply_strategic_merge_patch(current, p);
-    if (!patched) return status(422, "Invalid", patched.error().message);
+    if (!patched) return api_status(422, "Invalid", patched.error().message);
     if (!patched->is_object()) return bad_request("the patch did not produce an object");
     json::object obj = std::move(patched->as_object());
     std::string rv = meta_str(obj, "resourceVersion");
@@ -1025,12 +998,9 @@ struct Handler {
     if (manager.empty())
       return bad_request("PATCH, application/apply-patch+yaml requests require fieldManager");
     // The apply body is YAML (JSON is YAML too).
-    auto docs = parse_yaml_stream(req.body, "apply body");
-    if (!docs) return bad_request("error decoding YAML: " + docs.error().message);
-    if (docs->empty() || !docs->front().value.is_object())
-      return bad_request("error decoding YAML: the body is not an object");
-    json::value copy(docs->front().value, json::storage_ptr());
-    json::object applied = std::move(copy.as_object());
+    auto parsed = yaml_object(req.body);
+    if (!parsed) return bad_request("error decoding YAML: " + parsed.error().message);
+    json::object applied = std::move(parsed.value());
     bool force = truthy(query(req, "force"));
     WriteContext ctx = write_context(type, t.subresource);
     StoredObject old = c.store_.get(type.storage_key(), t.ns, t.name);
@@ -1075,7 +1045,7 @@ struct Handler {
     }
     json::object d = details_for(t, name);
     d["causes"] = std::move(causes);
-    return status(409, "Conflict", msg, std::move(d));
+    return api_status(409, "Conflict", msg, std::move(d));
   }
 
   // ---- delete ----
@@ -1119,17 +1089,17 @@ struct Handler {
   Response remove(const Cluster::Target& t) {
     const ResourceType& type = *t.type;
     auto opts = delete_options();
-    if (!opts) return status(422, "Invalid", opts.error().message);
+    if (!opts) return api_status(422, "Invalid", opts.error().message);
     StoredObject old = c.store_.get(type.storage_key(), t.ns, t.name);
     if (!old) return not_found(type, t.name);
     if (!opts->uid.empty() && opts->uid != meta_str(*old, "uid"))
-      return status(409, "Conflict",
-                    "Precondition failed: UID in precondition: " + opts->uid +
-                        ", UID in object meta: " + meta_str(*old, "uid"),
-                    details_for(type, t.name));
+      return api_status(409, "Conflict",
+                        "Precondition failed: UID in precondition: " + opts->uid +
+                            ", UID in object meta: " + meta_str(*old, "uid"),
+                        details_for(type, t.name));
     if (!opts->resource_version.empty() &&
         opts->resource_version != meta_str(*old, "resourceVersion"))
-      return status(
+      return api_status(
           409, "Conflict",
           "Precondition failed: ResourceVersion in precondition: " + opts->resource_version +
               ", ResourceVersion in object meta: " + meta_str(*old, "resourceVersion"),
@@ -1180,7 +1150,7 @@ struct Handler {
     if (!respond) return Response{};
     json::object details = details_for(type, meta_str(*gone, "name"));
     details["uid"] = meta_str(*gone, "uid");
-    return status(200, "", "", std::move(details));
+    return api_status(200, "", "", std::move(details));
   }
 
   // After an object with pending finalizers loses its last one.
@@ -1193,41 +1163,20 @@ struct Handler {
   // Garbage collection: dependents (ownerReferences to the owner's uid) are deleted, or orphaned.
   void collect_dependents(const json::object& owner, const std::string& propagation) {
     std::string uid = meta_str(owner, "uid");
-    if (uid.empty()) return;
-    struct Dependent {
-      const ResourceType* type;
-      StoredObject obj;
-    };
-    std::vector<Dependent> dependents;
-    std::set<std::string> seen;
-    for (const auto* group_type : all_types()) {
-      if (!seen.insert(group_type->storage_key()).second) continue;
-      for (const auto& [_, obj] : c.store_.bucket(group_type->storage_key())) {
-        const json::object* m = meta_of(*obj);
-        auto* refs = m ? m->if_contains("ownerReferences") : nullptr;
-        if (!refs || !refs->is_array()) continue;
-        for (const auto& r : refs->as_array())
-          if (r.is_object() && str_at(r.as_object(), "uid") == uid) {
-            dependents.push_back({group_type, obj});
-            break;
-          }
-      }
-    }
-    if (dependents.empty()) return;
+    if (uid.empty() || c.store_.dependents(uid).empty()) return;
     auto alive = c.alive_;
     Cluster* cluster = &c;
-    std::string policy = propagation;
-    std::string user = req.user;
-    c.env_.after(std::chrono::milliseconds(0), [alive, cluster, dependents, uid, policy, user] {
+    // Dependents are found again when the collector runs: they may have changed or gone, and
+    // so may their kinds (a CRD deleted in between).
+    c.env_.after(std::chrono::milliseconds(0), [alive, cluster, uid, propagation] {
       if (!*alive) return;
       Request gc_req;
       gc_req.user = "system:serviceaccount:kube-system:generic-garbage-collector";
       Handler h{*cluster, gc_req};
-      for (const auto& d : dependents) {
-        StoredObject cur = cluster->store_.get(d.type->storage_key(), meta_str(*d.obj, "namespace"),
-                                               meta_str(*d.obj, "name"));
-        if (!cur) continue;
-        if (policy == "Orphan") {
+      for (const auto& [storage_key, cur] : cluster->store_.dependents(uid)) {
+        auto types = cluster->catalog_.versions_of(storage_key);
+        if (types.empty()) continue;
+        if (propagation == "Orphan") {
           json::object obj = *cur;
           auto& refs = meta_of(obj)["ownerReferences"].as_array();
           refs.erase(std::remove_if(refs.begin(), refs.end(),
@@ -1236,9 +1185,9 @@ struct Handler {
                                     }),
                      refs.end());
           if (refs.empty()) meta_of(obj).erase("ownerReferences");
-          cluster->store_.put(d.type->storage_key(), std::move(obj));
+          cluster->store_.put(storage_key, std::move(obj));
         } else {
-          h.delete_object(*d.type, cur, "Background", false);
+          h.delete_object(*types.front(), cur, "Background", false);
         }
       }
     });
@@ -1290,7 +1239,7 @@ struct Handler {
     auto fields = FieldSelector::parse(query(req, "fieldSelector"), t.type->kind, t.type->custom);
     if (!fields) return bad_request(fields.error().message);
     auto opts = delete_options();
-    if (!opts) return status(422, "Invalid", opts.error().message);
+    if (!opts) return api_status(422, "Invalid", opts.error().message);
     std::vector<StoredObject> victims;
     for (const auto& [key, obj] : c.store_.bucket(t.type->storage_key())) {
       if (!t.ns.empty() && !std::string_view(key).starts_with(t.ns + "/")) continue;
@@ -1500,8 +1449,8 @@ struct Handler {
     Cluster::Target t;
     if (auto err = parse_target(t)) return *err;
     if (!t.type->allows("watch"))
-      return status(405, "MethodNotAllowed",
-                    "the server does not allow this method on the requested resource");
+      return api_status(405, "MethodNotAllowed",
+                        "the server does not allow this method on the requested resource");
     auto labels = LabelSelector::parse(query(req, "labelSelector"));
     if (!labels) return bad_request("unable to parse requirement: " + labels.error().message);
     auto fields = FieldSelector::parse(query(req, "fieldSelector"), t.type->kind, t.type->custom);
@@ -1530,13 +1479,7 @@ struct Handler {
       std::string out = "{\"type\":\"";
       out += type;
       out += "\",\"object\":";
-      if (str_at(o, "apiVersion") == state->version) {
-        out += json::serialize(o);
-      } else {
-        json::object copy = o;
-        copy["apiVersion"] = state->version;
-        out += json::serialize(copy);
-      }
+      out += serialize_as(o, state->version);
       out += "}\n";
       return out;
     };
@@ -1569,16 +1512,10 @@ struct Handler {
         if (ch.storage_key == key) deliver(ch);
       });
       if (!ok) {
-        json::object st{{"kind", "Status"},
-                        {"apiVersion", "v1"},
-                        {"metadata", json::object{}},
-                        {"status", "Failure"},
-                        {"message", "too old resource version: " + rv_text + " (" +
-                                        std::to_string(c.store_.oldest_resource_version()) + ")"},
-                        {"reason", "Expired"},
-                        {"code", 410}};
-        sink->send(json::serialize(json::object{{"type", "ERROR"}, {"object", std::move(st)}}) +
-                   "\n");
+        Response gone = api_status(410, "Expired",
+                                   "too old resource version: " + rv_text + " (" +
+                                       std::to_string(c.store_.oldest_resource_version()) + ")");
+        sink->send("{\"type\":\"ERROR\",\"object\":" + gone.body + "}\n");
         sink->finish();
         return std::nullopt;
       }

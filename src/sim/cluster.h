@@ -42,6 +42,11 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;  // e.g. Warning
 };
 
+// A `Status` response as a kube-apiserver writes it (Failure with reason and message from 400
+// up, Success below).
+Response api_status(int code, std::string_view reason, std::string message,
+                    boost::json::object details = {});
+
 // Where a watch sends its frames (one JSON event per line). `finish` ends the stream.
 class WatchSink {
  public:
@@ -84,10 +89,6 @@ class Cluster {
   std::optional<Response> watch(const Request& req, std::shared_ptr<WatchSink> sink, uint64_t* id);
   // Stops a watch whose client went away. Unknown ids are ignored.
   void cancel_watch(uint64_t id);
-  size_t watch_count() const { return watches_.size(); }
-
-  Store& store() { return store_; }
-  Catalog& catalog() { return catalog_; }
 
  private:
   struct Target;

@@ -17,7 +17,7 @@ namespace {
 
 // Field schemas of the messages the sim decodes (numbers from the Kubernetes API's
 // generated.proto files, which are part of the API's stability guarantee).
-enum class Kind { kString, kBytes, kInt64, kBool, kTime, kMessage, kStringMap, kBytesMap, kRaw };
+enum class Kind { kString, kInt64, kBool, kTime, kMessage, kStringMap, kBytesMap, kRaw };
 
 struct Message;
 struct Field {
@@ -199,9 +199,6 @@ Result<json::object> decode(std::string_view data, const Message& m, std::string
           // Kubernetes' proto2 messages carry empty optional strings; JSON omits them.
           if (b->empty() && !f->repeated) continue;
           value = json::string(*b);
-          break;
-        case Kind::kBytes:
-          value = json::string(base64(*b));
           break;
         case Kind::kRaw:
           if (raw) *raw = std::string(*b);

@@ -74,16 +74,6 @@ std::string random_token(std::mt19937_64& rng) {
   return t;
 }
 
-std::string unauthorized_body() {
-  return json::serialize(json::object{{"kind", "Status"},
-                                      {"apiVersion", "v1"},
-                                      {"metadata", json::object{}},
-                                      {"status", "Failure"},
-                                      {"message", "Unauthorized"},
-                                      {"reason", "Unauthorized"},
-                                      {"code", 401}});
-}
-
 }  // namespace
 
 struct Server::Impl {
@@ -220,7 +210,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         server_.options.insecure_http ||
         (auth.size() > 7 && auth.substr(0, 7) == "Bearer " && auth.substr(7) == server_.token);
     if (!authed && !open_path) {
-      return respond(Response{401, "application/json", unauthorized_body(), {}});
+      return respond(api_status(401, "Unauthorized", "Unauthorized"));
     }
     req.user = authed ? "admin" : "system:anonymous";
     if (auto imp = msg["Impersonate-User"]; !imp.empty()) req.user = std::string(imp);
@@ -228,17 +218,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     Cluster* cluster = server_.route(path);
     req.path = std::move(path);
     if (!cluster) {
-      return respond(Response{404,
-                              "application/json",
-                              json::serialize(json::object{
-                                  {"kind", "Status"},
-                                  {"apiVersion", "v1"},
-                                  {"metadata", json::object{}},
-                                  {"status", "Failure"},
-                                  {"message", "the server could not find the requested resource"},
-                                  {"reason", "NotFound"},
-                                  {"code", 404}}),
-                              {}});
+      return respond(
+          api_status(404, "NotFound", "the server could not find the requested resource"));
     }
     if (Cluster::is_watch(req)) return start_watch(*cluster, req);
     if (Cluster::is_write(req) && server_.options.write_latency.count() > 0) {
@@ -447,19 +428,6 @@ const std::string& Server::ca_pem() const {
 std::vector<std::string> Server::cluster_names() const {
   std::lock_guard lock(impl_->order_mutex);
   return impl_->order;
-}
-
-bool Server::with_cluster(const std::string& name, const std::function<void(Cluster&)>& fn) {
-  auto run = [&] {
-    auto it = impl_->clusters.find(name);
-    if (it == impl_->clusters.end()) return false;
-    fn(*it->second);
-    return true;
-  };
-  if (!impl_->thread.joinable()) return run();
-  std::promise<bool> p;
-  net::post(impl_->io, [&] { p.set_value(run()); });
-  return p.get_future().get();
 }
 
 void Server::add_cluster(const std::string& name) {

@@ -52,9 +52,6 @@ class Server {
   std::string kubeconfig() const;
   std::vector<std::string> cluster_names() const;
 
-  // Runs `fn` on the event loop with the named cluster and waits for it; false when there is
-  // no such cluster.
-  bool with_cluster(const std::string& name, const std::function<void(Cluster&)>& fn);
   // Adds a workload cluster served under /clusters/<name>.
   void add_cluster(const std::string& name);
 

@@ -60,6 +60,7 @@ StoredObject Store::put(const std::string& storage_key, json::object object) {
   auto& slot = buckets_[storage_key][key];
   StoredObject previous = std::move(slot);
   slot = stored;
+  index_owners(storage_key, key, previous.get(), stored.get());
   record(Change{rv_, previous ? EventType::kModified : EventType::kAdded, storage_key, ns, stored,
                 std::move(previous)});
   return stored;
@@ -72,6 +73,7 @@ StoredObject Store::erase(const std::string& storage_key, std::string_view ns,
   auto obj = it->second.find(bucket_key(ns, name));
   if (obj == it->second.end()) return nullptr;
   StoredObject previous = std::move(obj->second);
+  index_owners(storage_key, obj->first, previous.get(), nullptr);
   it->second.erase(obj);
   ++rv_;
   json::object last = *previous;
@@ -88,6 +90,44 @@ void Store::erase_all(const std::string& storage_key) {
   for (const auto& [_, obj] : it->second)
     names.emplace_back(meta_string(*obj, "namespace"), meta_string(*obj, "name"));
   for (const auto& [ns, name] : names) erase(storage_key, ns, name);
+}
+
+namespace {
+std::vector<std::string> owner_uids(const json::object* o) {
+  std::vector<std::string> out;
+  auto* m = o ? o->if_contains("metadata") : nullptr;
+  auto* refs = m && m->is_object() ? m->as_object().if_contains("ownerReferences") : nullptr;
+  if (!refs || !refs->is_array()) return out;
+  for (const auto& r : refs->as_array())
+    if (auto* uid = r.is_object() ? r.as_object().if_contains("uid") : nullptr;
+        uid && uid->is_string())
+      out.emplace_back(uid->as_string());
+  return out;
+}
+}  // namespace
+
+void Store::index_owners(const std::string& storage_key, const std::string& key,
+                         const json::object* before, const json::object* after) {
+  auto entry = std::make_pair(storage_key, key);
+  for (const auto& uid : owner_uids(before)) {
+    auto it = dependents_.find(uid);
+    if (it == dependents_.end()) continue;
+    it->second.erase(entry);
+    if (it->second.empty()) dependents_.erase(it);
+  }
+  for (const auto& uid : owner_uids(after)) dependents_[uid].insert(entry);
+}
+
+std::vector<std::pair<std::string, StoredObject>> Store::dependents(
+    std::string_view owner_uid) const {
+  std::vector<std::pair<std::string, StoredObject>> out;
+  auto it = dependents_.find(std::string(owner_uid));
+  if (it == dependents_.end()) return out;
+  for (const auto& [storage_key, key] : it->second) {
+    const Bucket& b = bucket(storage_key);
+    if (auto obj = b.find(key); obj != b.end()) out.emplace_back(storage_key, obj->second);
+  }
+  return out;
 }
 
 void Store::record(Change change) {

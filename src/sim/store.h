@@ -11,8 +11,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace planter::sim {
 
@@ -51,6 +53,10 @@ class Store {
   // Removes every object of a resource (a CRD going away).
   void erase_all(const std::string& storage_key);
 
+  // Objects whose metadata.ownerReferences name `owner_uid`, with their storage keys (the
+  // garbage collector's index, kept up to date by put and erase).
+  std::vector<std::pair<std::string, StoredObject>> dependents(std::string_view owner_uid) const;
+
   // The watch history: changes after `rv` (oldest first). Returns false when `rv` is older than
   // the history reaches, the watch must answer 410 Gone.
   bool changes_since(uint64_t rv, const std::function<void(const Change&)>& visit) const;
@@ -59,12 +65,13 @@ class Store {
   // Watches are called synchronously for every change, in order.
   uint64_t add_watch(std::string storage_key, std::function<void(const Change&)> on_change);
   void remove_watch(uint64_t id);
-  size_t watch_count() const { return watches_.size(); }
 
   static std::string bucket_key(std::string_view ns, std::string_view name);
 
  private:
   void record(Change change);
+  void index_owners(const std::string& storage_key, const std::string& key,
+                    const boost::json::object* before, const boost::json::object* after);
 
   uint64_t rv_ = 1;
   size_t history_limit_;
@@ -76,6 +83,8 @@ class Store {
     std::function<void(const Change&)> on_change;
   };
   std::map<uint64_t, Watch> watches_;
+  // owner uid -> (storage key, bucket key) of its dependents
+  std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>> dependents_;
   uint64_t next_watch_ = 1;
 };
 

@@ -120,4 +120,17 @@ std::string base64(std::string_view bytes) {
   return out;
 }
 
+Result<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return Error{"base64 length is not a multiple of 4"};
+  std::string out(text.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return Error{"illegal base64 data"};
+  // EVP_DecodeBlock counts the padding as zero bytes.
+  size_t pad = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+
 }  // namespace planter::sim

@@ -17,5 +17,7 @@ struct ServingCertificates {
 Result<ServingCertificates> make_serving_certificates();
 
 std::string base64(std::string_view bytes);
+// Standard base64 with padding; an error for anything else.
+Result<std::string> base64_decode(std::string_view text);
 
 }  // namespace planter::sim

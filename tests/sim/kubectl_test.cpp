@@ -194,7 +194,9 @@ spec:
   EXPECT_EQ(image.out, "nginx:2");
 }
 
+// The object created after kubectl printed its initial list can only reach it through the watch.
 TEST_F(KubectlTest, GetWatchSeesEvents) {
+  ASSERT_EQ(sim_.kubectl("create configmap listed -n default --from-literal=a=b").code, 0);
   std::string out = (sim_.dir() / "watch.out").string();
   std::string cmd = kubectl_binary() + " --kubeconfig " + sim_.kubeconfig().string() +
                     " --cache-dir " + (sim_.dir() / "kubectl-cache").string() +
@@ -202,13 +204,17 @@ TEST_F(KubectlTest, GetWatchSeesEvents) {
                     " 2>&1 & echo $!";
   auto started = run_shell(cmd);
   ASSERT_EQ(started.code, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  auto wait_for = [&](const std::string& text) {
+    std::string seen;
+    for (int i = 0; i < 200 && seen.find(text) == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      seen = read_file(out);
+    }
+    return seen;
+  };
+  ASSERT_THAT(wait_for("configmap/listed"), HasSubstr("configmap/listed"));
   ASSERT_EQ(sim_.kubectl("create configmap watched -n default --from-literal=a=b").code, 0);
-  std::string seen;
-  for (int i = 0; i < 100 && seen.find("configmap/watched") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    seen = read_file(out);
-  }
+  std::string seen = wait_for("configmap/watched");
   run_shell("kill " + started.out);
   EXPECT_THAT(seen, HasSubstr("configmap/watched"));
 }

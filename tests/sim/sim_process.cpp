@@ -117,16 +117,6 @@ SimProcess::~SimProcess() {
   fs::remove_all(dir_, ec);
 }
 
-std::string SimProcess::token() const {
-  std::string kc = slurp(kubeconfig());
-  size_t p = kc.find("token: ");
-  if (p == std::string::npos) return {};
-  size_t end = kc.find('\n', p);
-  std::string t = kc.substr(p + 7, end - p - 7);
-  if (!t.empty() && t.front() == '"') t = t.substr(1, t.size() - 2);
-  return t;
-}
-
 CommandResult SimProcess::kubectl(const std::string& args) const {
   return run_shell(kubectl_binary() + " --kubeconfig " + quote(kubeconfig().string()) +
                    " --cache-dir " + quote((dir_ / "kubectl-cache").string()) + " " + args);

@@ -38,7 +38,6 @@ class SimProcess {
   std::filesystem::path dir() const { return dir_; }
   std::filesystem::path kubeconfig() const { return dir_ / "kubeconfig"; }
   std::filesystem::path audit_log() const { return dir_ / "audit.jsonl"; }
-  std::string token() const;
 
   // "kubectl --kubeconfig K --cache-dir D <args>"
   CommandResult kubectl(const std::string& args) const;

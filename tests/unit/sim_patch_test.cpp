@@ -7,6 +7,7 @@
 #include "sim/field_manager.h"
 #include "sim/patch.h"
 #include "sim/selectors.h"
+#include "sim/store.h"
 
 namespace planter::sim {
 namespace {
@@ -163,6 +164,40 @@ TEST(ServerSideApplyTest, UpdatesTakeOwnershipWithoutConflict) {
       server_side_apply(&edited, J(kDeployment).as_object(), false, ctx("planter"), again);
   ASSERT_EQ(conflicts.size(), 1u);
   EXPECT_EQ(conflicts[0].manager, "kubectl-edit");
+}
+
+}  // namespace
+}  // namespace planter::sim
+
+namespace planter::sim {
+namespace {
+
+// The garbage collector's index follows ownerReferences through updates and deletions.
+TEST(StoreTest, DependentsFollowOwnerReferences) {
+  Store store;
+  auto dependent = [](std::string_view refs) {
+    return J(std::string(R"({"metadata":{"name":"d","namespace":"ns")") +
+             (refs.empty() ? "" : std::string(R"(,"ownerReferences":)") + std::string(refs)) + "}}")
+        .as_object();
+  };
+  store.put("/configmaps", dependent(R"([{"uid":"owner-1"},{"uid":"owner-2"}])"));
+  ASSERT_EQ(store.dependents("owner-1").size(), 1u);
+  EXPECT_EQ(store.dependents("owner-1")[0].first, "/configmaps");
+  store.put("/configmaps", dependent(R"([{"uid":"owner-2"}])"));
+  EXPECT_TRUE(store.dependents("owner-1").empty());
+  EXPECT_EQ(store.dependents("owner-2").size(), 1u);
+  store.erase("/configmaps", "ns", "d");
+  EXPECT_TRUE(store.dependents("owner-2").empty());
+}
+
+TEST(StoreTest, WatchHistoryExpires) {
+  Store store(3);
+  for (int i = 0; i < 5; ++i)
+    store.put("/configmaps", J(R"({"metadata":{"name":"c"}})").as_object());
+  std::vector<uint64_t> seen;
+  EXPECT_TRUE(store.changes_since(4, [&](const Change& c) { seen.push_back(c.resource_version); }));
+  EXPECT_EQ(seen, (std::vector<uint64_t>{5, 6}));
+  EXPECT_FALSE(store.changes_since(2, [](const Change&) {}));
 }
 
 }  // namespace
