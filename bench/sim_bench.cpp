@@ -118,7 +118,7 @@ void create_namespace(Stream& stream, const std::string& token) {
 void scenario(const char* name, bool tls, int write_latency_ms, int clients, double seconds) {
   planter::sim::ServerOptions options;
   options.insecure_http = !tls;
-  options.write_latency = std::chrono::milliseconds(write_latency_ms);
+  options.fleet.cluster.faults.write_latency = std::chrono::milliseconds(write_latency_ms);
   auto server = planter::sim::Server::create(options);
   if (!server) {
     std::fprintf(stderr, "cannot start the sim: %s\n", server.error().message.c_str());

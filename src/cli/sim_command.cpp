@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <optional>
 
 #include "sim/server.h"
 
@@ -26,10 +28,47 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
                   "Milliseconds before a new CRD is Established (its kinds are served)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--write-latency", f.write_latency_ms,
-                  "Milliseconds added to every create, update, patch and delete")
+  cmd->add_option("--provision-delay", f.provision_delay_ms,
+                  "Milliseconds before a new Cluster (planter or Cluster API) is a workload "
+                  "cluster")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--workload-delay", f.workload_delay_ms,
+                  "Milliseconds before Deployments, StatefulSets, DaemonSets and Pods are ready")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--nodes", f.nodes,
+                  "Nodes per cluster (a planter Cluster's spec.nodes counts win)")
+      ->check(CLI::Range(1, 5000))
+      ->capture_default_str();
+  cmd->add_option("--node-cpu", f.node_cpu, "Allocatable cpu of each node")->capture_default_str();
+  cmd->add_option("--node-memory", f.node_memory, "Allocatable memory of each node")
+      ->capture_default_str();
+  cmd->add_option("--clusters", f.clusters,
+                  "Workload clusters edge1..edgeN to provision at start (each with a Cluster in "
+                  "the management cluster's default namespace)")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  const char* per_cluster =
+      " Repeatable; CLUSTER=VALUE sets it for one cluster (management included). A workload "
+      "cluster's Cluster annotation sim.planter.io/<flag name> changes it while the sim runs.";
+  cmd->add_option("--latency", f.latency,
+                  std::string("Milliseconds added to every request, MS[,JITTER]: the delay "
+                              "varies by up to JITTER either way.") +
+                      per_cluster);
+  cmd->add_option(
+      "--write-latency", f.write_latency,
+      std::string("Milliseconds added to every create, update, patch and delete.") + per_cluster);
+  cmd->add_option("--error-rate", f.error_rate,
+                  std::string("Share of requests (0..1) answered 500, 503 or 429 with "
+                              "Retry-After; only requests that would have succeeded, and they "
+                              "change nothing.") +
+                      per_cluster);
+  cmd->add_option("--watch-drop", f.watch_drop,
+                  std::string("Seconds after which every watch stream is cut.") + per_cluster);
+  cmd->add_option("--state-dir", f.state_dir,
+                  "Keep every cluster's objects here (snapshot and journal), so a restarted sim "
+                  "has its objects, resourceVersions and workload clusters");
   cmd->add_option("--bookmark-interval", f.bookmark_interval_s,
                   "Seconds between BOOKMARK events on watches that allow them")
       ->check(CLI::PositiveNumber)
@@ -46,9 +85,40 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
       "Examples:\n"
       "  planter sim --kubeconfig-out /tmp/sim.kubeconfig\n"
       "  kubectl --kubeconfig /tmp/sim.kubeconfig get namespaces\n"
-      "  planter sim --port 0 --insecure-http --audit-log audit.jsonl --crd-delay 1000");
+      "  planter sim --port 0 --insecure-http --audit-log audit.jsonl --crd-delay 1000\n"
+      "  planter sim --clusters 3 --error-rate 0.1 --latency edge2=200,50 --state-dir /tmp/fleet");
   return cmd;
 }
+
+namespace {
+
+// Applies the fault flags: values without a cluster to `defaults`, the others per cluster on top
+// of the defaults. Returns an error message for a bad value.
+std::optional<std::string> apply_faults(const SimFlags& f, sim::Faults& defaults,
+                                        std::map<std::string, sim::Faults>& per_cluster) {
+  const std::pair<const char*, const std::vector<std::string>*> flags[] = {
+      {"latency", &f.latency},
+      {"write-latency", &f.write_latency},
+      {"error-rate", &f.error_rate},
+      {"watch-drop", &f.watch_drop}};
+  // Two passes: every default first, so a cluster's setting starts from all of them.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& [name, values] : flags)
+      for (const auto& v : *values) {
+        size_t eq = v.find('=');
+        if ((eq == std::string::npos) != (pass == 0)) continue;
+        std::string value = eq == std::string::npos ? v : v.substr(eq + 1);
+        sim::Faults* target = &defaults;
+        if (eq != std::string::npos) {
+          std::string cluster = v.substr(0, eq);
+          target = &per_cluster.try_emplace(cluster, defaults).first->second;
+        }
+        if (auto err = sim::parse_fault(name, value, *target)) return "--" + err->message;
+      }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int run_sim(const SimFlags& f) {
   // Block the stop signals before the server thread starts so only sigwait below sees them.
@@ -63,27 +133,39 @@ int run_sim(const SimFlags& f) {
   options.port = static_cast<uint16_t>(f.port);
   options.insecure_http = f.insecure_http;
   options.token = f.token;
-  options.write_latency = std::chrono::milliseconds(f.write_latency_ms);
   options.audit_log = f.audit_log;
-  options.cluster.crd_delay = std::chrono::milliseconds(f.crd_delay_ms);
-  options.cluster.bookmark_interval = std::chrono::seconds(f.bookmark_interval_s);
-  options.cluster.history_limit = static_cast<size_t>(f.watch_history);
+  options.kubeconfig_out = f.kubeconfig_out;
+  sim::ClusterOptions& c = options.fleet.cluster;
+  c.crd_delay = std::chrono::milliseconds(f.crd_delay_ms);
+  c.bookmark_interval = std::chrono::seconds(f.bookmark_interval_s);
+  c.history_limit = static_cast<size_t>(f.watch_history);
+  c.workload_delay = std::chrono::milliseconds(f.workload_delay_ms);
+  c.nodes = {sim::NodePool{f.nodes, {}}};
+  c.node_cpu = f.node_cpu;
+  c.node_memory = f.node_memory;
+  if (auto err = apply_faults(f, c.faults, options.fleet.cluster_faults)) {
+    fmt::print(stderr, "error: {}\n", *err);
+    return 2;
+  }
+  options.fleet.provision_delay = std::chrono::milliseconds(f.provision_delay_ms);
+  options.fleet.clusters = f.clusters;
+  options.fleet.state_dir = f.state_dir;
   auto server = sim::Server::create(options);
   if (!server) {
     fmt::print(stderr, "error: {}\n", server.error().message);
     return 1;
   }
   sim::Server& s = **server;
-  if (!f.kubeconfig_out.empty()) {
-    std::ofstream out(f.kubeconfig_out, std::ios::trunc);
-    out << s.kubeconfig();
-    if (!out) {
-      fmt::print(stderr, "error: cannot write the kubeconfig to {}\n", f.kubeconfig_out);
-      return 1;
-    }
+  if (!f.kubeconfig_out.empty() && !std::ifstream(f.kubeconfig_out)) {
+    fmt::print(stderr, "error: cannot write the kubeconfig to {}\n", f.kubeconfig_out);
+    return 1;
   }
   s.start();
   fmt::print("planter sim: serving the management cluster at {}\n", s.url());
+  if (auto names = s.cluster_names(); names.size() > 1)
+    fmt::print("planter sim: {} workload cluster{} ({}{}) under {}/clusters/<name>\n",
+               names.size() - 1, names.size() == 2 ? "" : "s", names[1],
+               names.size() > 2 ? ".." + names.back() : "", s.url());
   if (!f.kubeconfig_out.empty())
     fmt::print("planter sim: kubeconfig in {} (try: kubectl --kubeconfig {} get namespaces)\n",
                f.kubeconfig_out, f.kubeconfig_out);

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace planter::cli {
 
@@ -12,11 +13,19 @@ struct SimFlags {
   std::string kubeconfig_out;
   bool insecure_http = false;
   int crd_delay_ms = 200;
-  int write_latency_ms = 0;
+  int provision_delay_ms = 2000;
+  int workload_delay_ms = 1000;
+  int nodes = 3;
+  std::string node_cpu = "8";
+  std::string node_memory = "32Gi";
+  int clusters = 0;
   int bookmark_interval_s = 60;
   int watch_history = 20000;
   std::string audit_log;
   std::string token;
+  std::string state_dir;
+  // Faults, each "[CLUSTER=]VALUE", repeatable: without a cluster for every cluster.
+  std::vector<std::string> latency, write_latency, error_rate, watch_drop;
 };
 
 CLI::App* add_sim_command(CLI::App& app, SimFlags& flags);

@@ -9,6 +9,7 @@
 #include "model/names.h"
 #include "model/strings.h"
 #include "model/yaml.h"
+#include "sim/controllers.h"
 #include "sim/field_manager.h"
 #include "sim/patch.h"
 #include "sim/protobuf.h"
@@ -699,10 +700,33 @@ struct Handler {
       obj["spec"] = {{"finalizers", {"kubernetes"}}};
       obj["status"] = {{"phase", "Active"}};
     }
+    if (t.group.empty() && t.kind == "Service") allocate_cluster_ip(obj);
     if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition")
       obj["status"] = {{"conditions", json::array{}},
                        {"acceptedNames", {{"kind", ""}, {"plural", ""}}},
                        {"storedVersions", json::array{}}};
+  }
+
+  // The Service defaults a kube-apiserver sets: type, a cluster IP from 10.96.0.0/12 (unless
+  // headless or ExternalName), IP families, session affinity.
+  void allocate_cluster_ip(json::object& svc) {
+    auto& spec_v = svc["spec"];
+    if (!spec_v.is_object()) spec_v = json::object{};
+    json::object& spec = spec_v.as_object();
+    std::string type = str_at(spec, "type");
+    if (type.empty()) spec["type"] = type = "ClusterIP";
+    if (type == "ExternalName") return;
+    if (!spec.contains("sessionAffinity")) spec["sessionAffinity"] = "None";
+    std::string ip = str_at(spec, "clusterIP");
+    if (ip.empty()) {
+      uint64_t n = c.next_cluster_ip_++;
+      ip = "10.96." + std::to_string((n >> 8) & 0xff) + "." + std::to_string(n & 0xff);
+      spec["clusterIP"] = ip;
+    }
+    if (!spec.contains("clusterIPs")) spec["clusterIPs"] = json::array{json::value(ip)};
+    if (!spec.contains("ipFamilies")) spec["ipFamilies"] = json::array{"IPv4"};
+    if (!spec.contains("ipFamilyPolicy")) spec["ipFamilyPolicy"] = "SingleStack";
+    if (!svc.contains("status")) svc["status"] = {{"loadBalancer", json::object{}}};
   }
 
   // Carries what a write may not change over from the stored object.
@@ -1291,39 +1315,79 @@ struct Handler {
     }
   }
 
+  // NamesAccepted, and unless `names_only` Established: the CRD's kinds are served.
+  static void establish_crd(Cluster* cluster, const std::string& name, bool names_only) {
+    const ResourceType* crd_type =
+        cluster->catalog_.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+    StoredObject cur = cluster->store_.get(crd_type->storage_key(), "", name);
+    if (!cur || !meta_str(*cur, "deletionTimestamp").empty()) return;
+    json::object obj = *cur;
+    std::string t = rfc3339(cluster->env_.now());
+    const json::object spec = obj.at("spec").as_object();  // a copy: obj grows below
+    json::object& st = obj["status"].is_object() ? obj["status"].as_object()
+                                                 : (obj["status"] = json::object{}).as_object();
+    st["acceptedNames"] = spec.at("names");
+    json::array stored;
+    for (const auto& v : spec.at("versions").as_array())
+      if (auto* s = v.as_object().if_contains("storage"); s && s->is_bool() && s->as_bool())
+        stored.push_back(v.as_object().at("name"));
+    st["storedVersions"] = stored;
+    bool was_established = condition_true(*cur, "Established");
+    if (!condition_true(*cur, "NamesAccepted"))
+      set_condition(obj, "NamesAccepted", "True", "NoConflicts", "no conflicts found", t);
+    if (!names_only) {
+      if (!was_established)
+        set_condition(obj, "Established", "True", "InitialNamesAccepted",
+                      "the initial names have been accepted", t);
+      cluster->catalog_.set_crd(name, crd_resource_types(obj));
+    }
+    if (obj != *cur) cluster->store_.put(crd_type->storage_key(), std::move(obj));
+    if (!names_only && !was_established && cluster->audit_)
+      cluster->audit_->ready(cluster->env_.now(), cluster->name_,
+                             "apiextensions.k8s.io/v1|CustomResourceDefinition||" + name,
+                             "established");
+  }
+
+  // After a restart from saved state: serve the established CRDs' kinds again and pick up the
+  // work the built-in controllers had not finished (their timers did not survive).
+  void resume_after_restore() {
+    const ResourceType* crd_type =
+        c.catalog_.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+    std::vector<StoredObject> crds;
+    for (const auto& [_, crd] : c.store_.bucket(crd_type->storage_key())) crds.push_back(crd);
+    for (const auto& crd : crds) {
+      std::string name = meta_str(*crd, "name");
+      if (!meta_str(*crd, "deletionTimestamp").empty())
+        c.env_.after(std::chrono::milliseconds(0), crd_finalizer(crd));
+      else if (condition_true(*crd, "Established"))
+        c.catalog_.set_crd(name, crd_resource_types(*crd));
+      else
+        schedule_crd(name, true);
+    }
+    std::vector<StoredObject> terminating;
+    for (const auto& [_, ns] : c.store_.bucket("/namespaces"))
+      if (!meta_str(*ns, "deletionTimestamp").empty()) terminating.push_back(ns);
+    for (const auto& ns : terminating)
+      c.env_.after(std::chrono::milliseconds(0), namespace_finalizer(ns));
+  }
+
+  static bool condition_true(const json::object& obj, std::string_view type) {
+    auto* st = obj.if_contains("status");
+    auto* conds = st && st->is_object() ? st->as_object().if_contains("conditions") : nullptr;
+    if (!conds || !conds->is_array()) return false;
+    for (const auto& cv : conds->as_array())
+      if (cv.is_object() && str_at(cv.as_object(), "type") == type)
+        return str_at(cv.as_object(), "status") == "True";
+    return false;
+  }
+
+  // NamesAccepted at once, Established after --crd-delay (immediately for an update of an
+  // already established CRD).
   void schedule_crd(const std::string& name, bool created) {
     auto alive = c.alive_;
     Cluster* cluster = &c;
-    // NamesAccepted at once, Established after --crd-delay (immediately for an update of an
-    // already established CRD).
     auto establish = [alive, cluster, name](bool names_only) {
-      if (!*alive) return;
-      const ResourceType* crd_type =
-          cluster->catalog_.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
-      StoredObject cur = cluster->store_.get(crd_type->storage_key(), "", name);
-      if (!cur || !meta_str(*cur, "deletionTimestamp").empty()) return;
-      json::object obj = *cur;
-      std::string t = rfc3339(cluster->env_.now());
-      const json::object spec = obj.at("spec").as_object();  // a copy: obj grows below
-      json::object& st = obj["status"].is_object() ? obj["status"].as_object()
-                                                   : (obj["status"] = json::object{}).as_object();
-      st["acceptedNames"] = spec.at("names");
-      json::array stored;
-      for (const auto& v : spec.at("versions").as_array())
-        if (auto* s = v.as_object().if_contains("storage"); s && s->is_bool() && s->as_bool())
-          stored.push_back(v.as_object().at("name"));
-      st["storedVersions"] = stored;
-      set_condition(obj, "NamesAccepted", "True", "NoConflicts", "no conflicts found", t);
-      if (!names_only) {
-        set_condition(obj, "Established", "True", "InitialNamesAccepted",
-                      "the initial names have been accepted", t);
-        cluster->catalog_.set_crd(name, crd_resource_types(obj));
-      }
-      cluster->store_.put(crd_type->storage_key(), std::move(obj));
-      if (!names_only && cluster->audit_)
-        cluster->audit_->ready(cluster->env_.now(), cluster->name_,
-                               "apiextensions.k8s.io/v1|CustomResourceDefinition||" + name,
-                               "established");
+      if (*alive) establish_crd(cluster, name, names_only);
     };
     if (created) {
       c.env_.after(std::chrono::milliseconds(0), [establish] { establish(true); });
@@ -1526,9 +1590,15 @@ struct Handler {
     if (id_out) *id_out = id;
     auto alive = c.alive_;
     Cluster* cluster = &c;
-    if (std::string ts = query(req, "timeoutSeconds"); !ts.empty()) {
-      long secs = std::strtol(ts.c_str(), nullptr, 10);
-      c.env_.after(std::chrono::seconds(secs), [alive, cluster, id] {
+    // The stream ends at timeoutSeconds, or sooner when the sim drops watches (--watch-drop).
+    std::optional<std::chrono::milliseconds> end_after;
+    if (std::string ts = query(req, "timeoutSeconds"); !ts.empty())
+      end_after = std::chrono::seconds(std::strtol(ts.c_str(), nullptr, 10));
+    if (auto drop = c.options_.faults.watch_drop;
+        drop.count() > 0 && (!end_after || drop < *end_after))
+      end_after = drop;
+    if (end_after) {
+      c.env_.after(*end_after, [alive, cluster, id] {
         if (!*alive) return;
         auto it = cluster->watches_.find(id);
         if (it == cluster->watches_.end()) return;
@@ -1561,28 +1631,58 @@ struct Handler {
   }
 };
 
-Cluster::Cluster(std::string name, ClusterOptions options, Environment env, AuditLog* audit)
-    : options_(options),
+Cluster::Cluster(std::string name, ClusterOptions options, Environment env, AuditLog* audit,
+                 const Snapshot* restored)
+    : options_(std::move(options)),
       env_(std::move(env)),
       audit_(audit),
       name_(std::move(name)),
       catalog_(Catalog::builtin()),
       store_(options.history_limit),
       alive_(std::make_shared<bool>(true)) {
-  // Every cluster starts with the namespaces a kube-apiserver creates.
   Request boot;
   boot.user = "system:apiserver";
   Handler h{*this, boot};
-  const ResourceType* ns_type = catalog_.find("", "v1", "namespaces");
-  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
-    json::object obj{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
-    h.prepare_create(*ns_type, obj);
-    store_.put(ns_type->storage_key(), std::move(obj));
+  if (restored) {
+    store_.restore(restored->objects, restored->resource_version);
+    h.resume_after_restore();
+  } else {
+    // Every cluster starts with the namespaces a kube-apiserver creates.
+    const ResourceType* ns_type = catalog_.find("", "v1", "namespaces");
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+      json::object obj{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+      h.prepare_create(*ns_type, obj);
+      store_.put(ns_type->storage_key(), std::move(obj));
+    }
+  }
+  controllers_ = std::make_unique<Controllers>(*this);
+}
+
+void Cluster::install_crd(json::object crd) {
+  Request req;
+  req.method = "POST";
+  req.path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  req.user = "system:apiserver";
+  req.content_type = "application/json";
+  std::string name = meta_str(crd, "name");
+  req.body = json::serialize(crd);
+  handle(req);
+  Handler::establish_crd(this, name, false);
+}
+
+void Cluster::shutdown() {
+  auto watches = std::move(watches_);
+  watches_.clear();
+  for (auto& [id, w] : watches) {
+    w->done = true;
+    store_.remove_watch(id);
+    w->sink->finish();
   }
 }
 
 Cluster::~Cluster() {
   *alive_ = false;
+  controllers_.reset();
   for (auto& [id, w] : watches_) {
     w->done = true;
     store_.remove_watch(id);

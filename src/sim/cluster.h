@@ -62,20 +62,64 @@ struct Environment {
   std::function<uint64_t()> random;
 };
 
+// Faults injected into one cluster's requests (server.h applies them).
+struct Faults {
+  std::chrono::milliseconds latency{0};
+  std::chrono::milliseconds jitter{0};  // the latency varies by up to this much either way
+  std::chrono::milliseconds write_latency{0};
+  double error_rate = 0;                    // share of requests answered 5xx or 429
+  std::chrono::milliseconds watch_drop{0};  // watch streams end after this long; 0: never
+};
+
+// A group of identical simulated nodes.
+struct NodePool {
+  int count = 1;
+  std::map<std::string, std::string> labels;
+};
+
 struct ClusterOptions {
   std::chrono::milliseconds crd_delay{200};
   std::chrono::milliseconds bookmark_interval{60000};
   size_t history_limit = 20000;
+  // Until Deployments, StatefulSets, DaemonSets and Pods report ready.
+  std::chrono::milliseconds workload_delay{1000};
+  std::vector<NodePool> nodes{NodePool{}};
+  std::string node_cpu = "8";
+  std::string node_memory = "32Gi";
+  Faults faults;
 };
+
+// A cluster's objects as saved by --state-dir.
+struct Snapshot {
+  uint64_t resource_version = 0;
+  std::vector<std::pair<std::string, boost::json::object>> objects;  // storage key, object
+};
+
+class Controllers;
 
 class Cluster {
  public:
-  Cluster(std::string name, ClusterOptions options, Environment env, AuditLog* audit);
+  // A new cluster starts with the namespaces and nodes of a fresh kube-apiserver; a restored
+  // one with the objects of `restored`. Either way its controllers then catch up with every
+  // object (they are level-based).
+  Cluster(std::string name, ClusterOptions options, Environment env, AuditLog* audit,
+          const Snapshot* restored = nullptr);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
 
   const std::string& name() const { return name_; }
+  const ClusterOptions& options() const { return options_; }
+  Faults& faults() { return options_.faults; }
+  Store& store() { return store_; }
+  const Catalog& catalog() const { return catalog_; }
+  const Environment& environment() const { return env_; }
+  AuditLog* audit() const { return audit_; }
+
+  // Creates a CRD that is Established at once (what a cluster starts with).
+  void install_crd(boost::json::object crd);
+  // Ends every watch stream: the cluster is going away.
+  void shutdown();
 
   // True for requests that only a streaming response can answer (?watch=true, /watch/ paths).
   static bool is_watch(const Request& req);
@@ -104,6 +148,8 @@ class Cluster {
   std::map<uint64_t, std::shared_ptr<WatchState>> watches_;
   std::shared_ptr<bool> alive_;
   bool bookmarks_scheduled_ = false;
+  uint64_t next_cluster_ip_ = 10;
+  std::unique_ptr<Controllers> controllers_;
 };
 
 }  // namespace planter::sim

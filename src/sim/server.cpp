@@ -7,13 +7,13 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/json/serialize.hpp>
 #include <deque>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 
-#include "model/yaml.h"
 #include "sim/tls.h"
 
 namespace planter::sim {
@@ -85,9 +85,7 @@ struct Server::Impl {
   std::string token;
   std::mt19937_64 rng{std::random_device{}()};
   AuditLog audit;
-  std::map<std::string, std::unique_ptr<Cluster>> clusters;  // "management" and workload ones
-  std::vector<std::string> order;  // cluster names, for kubeconfig(); guarded by order_mutex
-  mutable std::mutex order_mutex;
+  std::unique_ptr<Fleet> fleet;
   std::thread thread;
   uint16_t port = 0;
 
@@ -104,28 +102,78 @@ struct Server::Impl {
     return env;
   }
 
-  void add_cluster(const std::string& name) {
-    if (clusters.contains(name)) return;
-    clusters[name] = std::make_unique<Cluster>(name, options.cluster, environment(), &audit);
-    std::lock_guard lock(order_mutex);
-    order.push_back(name);
-  }
-
   // Splits "/clusters/<name>/rest" into the cluster and the path below it.
-  Cluster* route(std::string& path) {
+  std::shared_ptr<Cluster> route(std::string& path) {
     if (path.starts_with("/clusters/")) {
       std::string_view rest = std::string_view(path).substr(10);
       size_t slash = rest.find('/');
       std::string name(rest.substr(0, slash));
-      auto it = clusters.find(name);
-      if (it == clusters.end() || name == "management") return nullptr;
-      path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
-      return it->second.get();
+      if (name == "management") return nullptr;
+      auto cluster = fleet->find(name);
+      if (cluster) path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+      return cluster;
     }
-    return clusters.at("management").get();
+    return fleet->find("management");
+  }
+
+  // --kubeconfig-out follows the fleet: written whole to a temporary file, then renamed.
+  void write_kubeconfig() {
+    if (options.kubeconfig_out.empty()) return;
+    std::string tmp = options.kubeconfig_out + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::trunc);
+      out << fleet->kubeconfig();
+      if (!out) return;
+    }
+    std::rename(tmp.c_str(), options.kubeconfig_out.c_str());
+  }
+
+  // The delay --latency and --write-latency add to a request.
+  std::chrono::milliseconds delay_of(const Faults& f, bool write) {
+    auto d = f.latency;
+    if (f.jitter.count() > 0) {
+      auto span = static_cast<uint64_t>(2 * f.jitter.count() + 1);
+      d += std::chrono::milliseconds(static_cast<int64_t>(rng() % span) - f.jitter.count());
+    }
+    if (write) d += f.write_latency;
+    return std::max(d, std::chrono::milliseconds(0));
+  }
+
+  // --error-rate: an error a busy or failing kube-apiserver answers with, at random.
+  std::optional<Response> injected_error(const Faults& f) {
+    if (f.error_rate <= 0) return std::nullopt;
+    if (static_cast<double>(rng() >> 11) * 0x1.0p-53 >= f.error_rate) return std::nullopt;
+    switch (rng() % 3) {
+      case 0: {
+        Response r = api_status(429, "TooManyRequests",
+                                "Too many requests, please try again later. (injected by "
+                                "planter sim --error-rate)",
+                                {{"retryAfterSeconds", 1}});
+        r.headers.emplace_back("Retry-After", "1");
+        return r;
+      }
+      case 1: {
+        Response r = api_status(503, "ServiceUnavailable",
+                                "the server is currently unable to handle the request (injected "
+                                "by planter sim --error-rate)",
+                                {{"retryAfterSeconds", 1}});
+        r.headers.emplace_back("Retry-After", "1");
+        return r;
+      }
+      default:
+        return api_status(500, "InternalError",
+                          "Internal error occurred: etcdserver: request timed out (injected by "
+                          "planter sim --error-rate)");
+    }
   }
 
   void accept();
+
+  std::string url_of() const {
+    std::string host = options.address;
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    return (options.insecure_http ? "http://" : "https://") + host + ":" + std::to_string(port);
+  }
 };
 
 namespace {
@@ -215,19 +263,45 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     req.user = authed ? "admin" : "system:anonymous";
     if (auto imp = msg["Impersonate-User"]; !imp.empty()) req.user = std::string(imp);
 
-    Cluster* cluster = server_.route(path);
+    std::shared_ptr<Cluster> cluster = server_.route(path);
     req.path = std::move(path);
     if (!cluster) {
       return respond(
           api_status(404, "NotFound", "the server could not find the requested resource"));
     }
-    if (Cluster::is_watch(req)) return start_watch(*cluster, req);
-    if (Cluster::is_write(req) && server_.options.write_latency.count() > 0) {
-      auto timer = std::make_shared<net::steady_timer>(server_.io, server_.options.write_latency);
-      timer->async_wait([self = this->shared_from_this(), timer, cluster, req = std::move(req)](
-                            beast::error_code) { self->respond(cluster->handle(req)); });
+    const Faults& faults = cluster->faults();
+    auto delay = server_.delay_of(faults, Cluster::is_write(req));
+    if (delay.count() > 0) {
+      auto timer = std::make_shared<net::steady_timer>(server_.io, delay);
+      timer->async_wait([self = this->shared_from_this(), timer, cluster,
+                         req = std::move(req)](beast::error_code) { self->serve(cluster, req); });
       return;
     }
+    serve(cluster, req);
+  }
+
+  void serve(const std::shared_ptr<Cluster>& cluster, const Request& req) {
+    bool probe = req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz";
+    std::optional<Response> injected =
+        probe ? std::nullopt : server_.injected_error(cluster->faults());
+    if (injected) {
+      // Only a request that would have succeeded fails, and it changes nothing: a write is
+      // tried as a dry run, a watch as a list.
+      Request trial = req;
+      if (Cluster::is_watch(req)) {
+        trial.query.erase("watch");
+        trial.query["limit"] = "1";
+        if (size_t w = trial.path.find("/watch/"); w != std::string::npos) trial.path.erase(w, 6);
+      } else if (Cluster::is_write(req)) {
+        trial.query["dryRun"] = "All";
+      }
+      Response r = cluster->handle(trial);
+      if (r.status >= 300) injected.reset();
+      if (!injected && !Cluster::is_write(req) && !Cluster::is_watch(req))
+        return respond(std::move(r));
+    }
+    if (injected) return respond(std::move(*injected));
+    if (Cluster::is_watch(req)) return start_watch(cluster, req);
     respond(cluster->handle(req));
   }
 
@@ -247,7 +321,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       });
   }
 
-  void start_watch(Cluster& cluster, const Request& req) {
+  void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) {
     auto sink = std::make_shared<Sink>(this->weak_from_this());
     // Frames produced while the watch starts queue up behind the header.
     pending_.push_back(
@@ -255,14 +329,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         "private\r\nTransfer-Encoding: chunked\r\n\r\n");
     writing_ = true;  // hold writes until we know whether the watch started
     uint64_t id = 0;
-    auto err = cluster.watch(req, sink, &id);
+    auto err = cluster->watch(req, sink, &id);
     writing_ = false;
     if (err) {
       pending_.clear();
       finishing_ = false;
       return respond(std::move(*err));
     }
-    watch_cluster_ = &cluster;
+    watch_cluster_ = cluster;
     watch_id_ = id;
     write_next();
     // Notice a client that goes away: it sends nothing more on a watch connection.
@@ -325,7 +399,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   bool finishing_ = false;
   bool closed_ = false;
   std::deque<std::string> pending_;
-  Cluster* watch_cluster_ = nullptr;
+  std::shared_ptr<Cluster> watch_cluster_;  // kept alive while its watch streams
   uint64_t watch_id_ = 0;
   char probe_[64];
 };
@@ -387,7 +461,12 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
     return Error{"cannot listen on " + options.address + ":" + std::to_string(options.port) + ": " +
                  ec.message() + " (is another sim running? pick another --port)"};
   impl->port = impl->acceptor.local_endpoint().port();
-  impl->add_cluster("management");
+  impl->fleet = std::make_unique<Fleet>(options.fleet, impl->environment(), &impl->audit,
+                                        Access{impl->url_of(), impl->certs.ca_pem, impl->token});
+  Server::Impl* raw = impl.get();
+  impl->fleet->on_change = [raw] { raw->write_kubeconfig(); };
+  if (auto err = impl->fleet->start()) return *err;
+  impl->write_kubeconfig();
   impl->accept();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
@@ -412,10 +491,7 @@ uint16_t Server::port() const {
 }
 
 std::string Server::url() const {
-  std::string host = impl_->options.address;
-  if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return (impl_->options.insecure_http ? "http://" : "https://") + host + ":" +
-         std::to_string(impl_->port);
+  return impl_->url_of();
 }
 
 const std::string& Server::token() const {
@@ -426,39 +502,11 @@ const std::string& Server::ca_pem() const {
 }
 
 std::vector<std::string> Server::cluster_names() const {
-  std::lock_guard lock(impl_->order_mutex);
-  return impl_->order;
-}
-
-void Server::add_cluster(const std::string& name) {
-  if (!impl_->thread.joinable()) return impl_->add_cluster(name);
-  std::promise<void> p;
-  net::post(impl_->io, [&] {
-    impl_->add_cluster(name);
-    p.set_value();
-  });
-  p.get_future().get();
+  return impl_->fleet->names();
 }
 
 std::string Server::kubeconfig() const {
-  json::array clusters, contexts;
-  for (const auto& name : cluster_names()) {
-    std::string server = url() + (name == "management" ? "" : "/clusters/" + name);
-    json::object cluster{{"server", server}};
-    if (!impl_->options.insecure_http)
-      cluster["certificate-authority-data"] = base64(impl_->certs.ca_pem);
-    clusters.push_back({{"name", name}, {"cluster", std::move(cluster)}});
-    contexts.push_back({{"name", name}, {"context", {{"cluster", name}, {"user", "planter-sim"}}}});
-  }
-  json::value config =
-      json::object{{"apiVersion", "v1"},
-                   {"kind", "Config"},
-                   {"preferences", json::object{}},
-                   {"clusters", std::move(clusters)},
-                   {"contexts", std::move(contexts)},
-                   {"current-context", "management"},
-                   {"users", {{{"name", "planter-sim"}, {"user", {{"token", impl_->token}}}}}}};
-  return to_yaml(config);
+  return impl_->fleet->kubeconfig();
 }
 
 }  // namespace planter::sim

@@ -16,6 +16,7 @@
 
 #include "model/result.h"
 #include "sim/cluster.h"
+#include "sim/fleet.h"
 
 namespace planter::sim {
 
@@ -23,15 +24,17 @@ struct ServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;  // 0: any free port
   bool insecure_http = false;
-  std::string token;  // empty: a random one
-  std::chrono::milliseconds write_latency{0};
+  std::string token;      // empty: a random one
   std::string audit_log;  // empty: none
-  ClusterOptions cluster;
+  // Rewritten (atomically) whenever a workload cluster comes or goes; empty: none.
+  std::string kubeconfig_out;
+  FleetOptions fleet;
 };
 
 class Server {
  public:
-  // Binds the listener and creates the management cluster; does not serve yet.
+  // Binds the listener and starts the fleet (the management cluster, restored state, the
+  // --clusters workload clusters); does not serve yet.
   static Result<std::unique_ptr<Server>> create(ServerOptions options);
   ~Server();
 
@@ -51,9 +54,6 @@ class Server {
   // A kubeconfig with a context per cluster, `management` first and current.
   std::string kubeconfig() const;
   std::vector<std::string> cluster_names() const;
-
-  // Adds a workload cluster served under /clusters/<name>.
-  void add_cluster(const std::string& name);
 
   struct Impl;  // opaque: the event loop, the listener and the clusters (server.cpp)
 

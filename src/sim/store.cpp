@@ -130,7 +130,26 @@ std::vector<std::pair<std::string, StoredObject>> Store::dependents(
   return out;
 }
 
+void Store::restore(std::vector<std::pair<std::string, json::object>> objects, uint64_t rv) {
+  for (auto& [storage_key, object] : objects) {
+    std::string key = bucket_key(meta_string(object, "namespace"), meta_string(object, "name"));
+    auto stored = std::make_shared<const json::object>(std::move(object));
+    index_owners(storage_key, key, nullptr, stored.get());
+    buckets_[storage_key][key] = std::move(stored);
+  }
+  rv_ = std::max(rv_, rv);
+  history_.clear();
+  compacted_rv_ = rv_;
+}
+
+void Store::for_each(
+    const std::function<void(const std::string&, const StoredObject&)>& visit) const {
+  for (const auto& [storage_key, bucket] : buckets_)
+    for (const auto& [_, obj] : bucket) visit(storage_key, obj);
+}
+
 void Store::record(Change change) {
+  if (journal_) journal_(change);
   history_.push_back(change);
   while (history_.size() > history_limit_) {
     compacted_rv_ = history_.front().resource_version;

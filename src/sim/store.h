@@ -68,6 +68,14 @@ class Store {
 
   static std::string bucket_key(std::string_view ns, std::string_view name);
 
+  // Persistence (--state-dir): `journal` hears every change once it is made.
+  void set_journal(std::function<void(const Change&)> journal) { journal_ = std::move(journal); }
+  // Loads objects saved before: no history and no watch events; the counter continues from
+  // `rv`, and watches from older resourceVersions get 410 Gone, as after an etcd compaction.
+  void restore(std::vector<std::pair<std::string, boost::json::object>> objects, uint64_t rv);
+  // Visits every stored object with its storage key (a snapshot).
+  void for_each(const std::function<void(const std::string&, const StoredObject&)>& visit) const;
+
  private:
   void record(Change change);
   void index_owners(const std::string& storage_key, const std::string& key,
@@ -86,6 +94,7 @@ class Store {
   // owner uid -> (storage key, bucket key) of its dependents
   std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>> dependents_;
   uint64_t next_watch_ = 1;
+  std::function<void(const Change&)> journal_;
 };
 
 }  // namespace planter::sim

@@ -1,0 +1,486 @@
+#include "sim/fleet.h"
+
+#include <boost/json/serialize.hpp>
+#include <charconv>
+#include <set>
+
+#include "model/yaml.h"
+#include "sim/state_dir.h"
+#include "sim/tls.h"
+
+namespace planter::sim {
+
+namespace json = boost::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+// planter's CRDs (deploy/crds) and Cluster API's Cluster CRD, embedded at build time.
+constexpr std::string_view kManagementCrds[] = {
+#include "sim/management_crds.inc"
+};
+
+const json::object* object_at(const json::object* o, std::string_view key) {
+  auto* v = o ? o->if_contains(key) : nullptr;
+  return v && v->is_object() ? &v->as_object() : nullptr;
+}
+
+std::string string_at(const json::object* o, std::string_view key) {
+  auto* v = o ? o->if_contains(key) : nullptr;
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+std::string meta(const json::object& o, std::string_view key) {
+  return string_at(object_at(&o, "metadata"), key);
+}
+
+std::optional<double> number(std::string_view text) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// The two kinds of Cluster the provisioner serves.
+struct ClusterKind {
+  const char* storage_key;
+  const char* api_version;
+  const char* base_path;  // of its resource, below which "namespaces/<ns>/clusters/<name>"
+  bool cluster_api;
+};
+constexpr ClusterKind kClusterKinds[] = {
+    {"planter.nephio.org/clusters", "planter.nephio.org/v1alpha1",
+     "/apis/planter.nephio.org/v1alpha1", false},
+    {"cluster.x-k8s.io/clusters", "cluster.x-k8s.io/v1beta1", "/apis/cluster.x-k8s.io/v1beta1",
+     true},
+};
+
+constexpr std::string_view kFaultAnnotation = "sim.planter.io/";
+
+}  // namespace
+
+std::optional<Error> parse_fault(std::string_view setting, std::string_view value, Faults& f) {
+  auto ms = [](double v) { return milliseconds(static_cast<int64_t>(v)); };
+  if (setting == "latency") {
+    size_t comma = value.find(',');
+    auto base = number(value.substr(0, comma));
+    auto jitter = comma == std::string_view::npos ? std::optional<double>(0)
+                                                  : number(value.substr(comma + 1));
+    if (!base || !jitter || *base < 0 || *jitter < 0)
+      return Error{"latency: want MILLISECONDS[,JITTER] (e.g. 50,10), got \"" + std::string(value) +
+                   "\""};
+    f.latency = ms(*base);
+    f.jitter = ms(*jitter);
+  } else if (setting == "write-latency") {
+    auto v = number(value);
+    if (!v || *v < 0)
+      return Error{"write-latency: want MILLISECONDS, got \"" + std::string(value) + "\""};
+    f.write_latency = ms(*v);
+  } else if (setting == "error-rate") {
+    auto v = number(value);
+    if (!v || *v < 0 || *v > 1)
+      return Error{"error-rate: want a share between 0 and 1 (e.g. 0.2), got \"" +
+                   std::string(value) + "\""};
+    f.error_rate = *v;
+  } else if (setting == "watch-drop") {
+    auto v = number(value);
+    if (!v || *v < 0)
+      return Error{"watch-drop: want SECONDS (0: never), got \"" + std::string(value) + "\""};
+    f.watch_drop = ms(*v * 1000);
+  } else {
+    return Error{"unknown fault \"" + std::string(setting) +
+                 "\" (known: latency, write-latency, error-rate, watch-drop)"};
+  }
+  return std::nullopt;
+}
+
+// The provisioning controller: watches both Cluster kinds in the management cluster.
+struct Fleet::Provisioner {
+  Fleet& fleet;
+  std::shared_ptr<bool> alive = std::make_shared<bool>(true);
+  std::vector<uint64_t> watch_ids;
+  std::set<std::string> pending;  // owner keys waiting for --provision-delay
+  // workload cluster name -> its owner: "<storage key>|<namespace>|<name>"
+  std::map<std::string, std::string> owners;
+
+  explicit Provisioner(Fleet& f) : fleet(f) {}
+  ~Provisioner() {
+    *alive = false;
+    if (auto mgmt = fleet.find("management"))
+      for (uint64_t id : watch_ids) mgmt->store().remove_watch(id);
+  }
+
+  Cluster& management() { return *fleet.find("management"); }
+
+  void start() {
+    for (const auto& kind : kClusterKinds) {
+      const ClusterKind* k = &kind;
+      watch_ids.push_back(
+          management().store().add_watch(kind.storage_key, [this, k](const Change& ch) {
+            std::string ns = ch.ns, name = meta(*ch.object, "name");
+            auto live = alive;
+            // Later on the loop: never write while the store is telling its watchers.
+            fleet.env_.after(milliseconds(0), [this, live, k, ns, name] {
+              if (*live) reconcile(*k, ns, name);
+            });
+          }));
+    }
+    // Clusters provisioned before a restart come back at once.
+    for (const auto& kind : kClusterKinds) {
+      std::vector<std::pair<std::string, std::string>> existing;
+      for (const auto& [_, obj] : management().store().bucket(kind.storage_key))
+        existing.emplace_back(meta(*obj, "namespace"), meta(*obj, "name"));
+      for (const auto& [ns, name] : existing) reconcile(kind, ns, name);
+    }
+  }
+
+  static std::string owner_key(const ClusterKind& k, const std::string& ns,
+                               const std::string& name) {
+    return std::string(k.storage_key) + "|" + ns + "|" + name;
+  }
+
+  static std::string path_of(const ClusterKind& k, const std::string& ns, const std::string& name) {
+    return std::string(k.base_path) + "/namespaces/" + ns + "/clusters/" + name;
+  }
+
+  Response write(std::string method, std::string path, std::string content_type,
+                 const json::object& body, std::string query = "") {
+    Request req;
+    req.method = std::move(method);
+    req.path = std::move(path);
+    req.content_type = std::move(content_type);
+    req.user = "system:serviceaccount:capi-system:capi-controller-manager";
+    req.user_agent = "manager/v1.9.0 (linux/amd64) planter-sim";
+    if (!query.empty()) {
+      size_t eq = query.find('=');
+      req.query[query.substr(0, eq)] = query.substr(eq + 1);
+    }
+    req.body = json::serialize(body);
+    return management().handle(req);
+  }
+
+  static bool provisioned(const ClusterKind& k, const json::object& obj) {
+    const json::object* st = object_at(&obj, "status");
+    if (k.cluster_api) return string_at(st, "phase") == "Provisioned";
+    auto* ready = st ? st->if_contains("ready") : nullptr;
+    return ready && ready->is_bool() && ready->as_bool();
+  }
+
+  // The faults of a workload cluster: the flags', then its Cluster's annotations.
+  Faults faults_for(const std::string& name, const json::object& obj) {
+    auto it = fleet.options_.cluster_faults.find(name);
+    Faults f =
+        it != fleet.options_.cluster_faults.end() ? it->second : fleet.options_.cluster.faults;
+    const json::object* annotations = object_at(object_at(&obj, "metadata"), "annotations");
+    if (annotations)
+      for (const auto& [key, value] : *annotations)
+        if (key.starts_with(kFaultAnnotation) && value.is_string())
+          (void)parse_fault(std::string_view(key).substr(kFaultAnnotation.size()),
+                            value.as_string(), f);
+    return f;
+  }
+
+  // Node pools from a planter Cluster's spec.nodes; the sim's default otherwise.
+  std::vector<NodePool> node_pools(const json::object& obj) {
+    std::vector<NodePool> pools;
+    const json::object* spec = object_at(&obj, "spec");
+    auto* nodes = spec ? spec->if_contains("nodes") : nullptr;
+    if (nodes && nodes->is_array())
+      for (const auto& nv : nodes->as_array()) {
+        if (!nv.is_object()) continue;
+        NodePool pool;
+        auto* count = nv.as_object().if_contains("count");
+        if (count && count->is_int64()) pool.count = static_cast<int>(count->as_int64());
+        if (const json::object* labels = object_at(&nv.as_object(), "labels"))
+          for (const auto& [k, v] : *labels)
+            if (v.is_string()) pool.labels[std::string(k)] = std::string(v.as_string());
+        pools.push_back(std::move(pool));
+      }
+    return pools.empty() ? fleet.options_.cluster.nodes : pools;
+  }
+
+  void reconcile(const ClusterKind& k, const std::string& ns, const std::string& name) {
+    StoredObject obj = management().store().get(k.storage_key, ns, name);
+    std::string owner = owner_key(k, ns, name);
+    auto taken = owners.find(name);
+    if (!obj || !meta(*obj, "deletionTimestamp").empty()) {
+      if (taken != owners.end() && taken->second == owner) {
+        owners.erase(taken);
+        fleet.drop_cluster(name);
+      }
+      return;
+    }
+    if (taken != owners.end() && taken->second != owner) {
+      report_failure(
+          k, *obj,
+          "a workload cluster named \"" + name + "\" is already provisioned for " + taken->second);
+      return;
+    }
+    if (taken != owners.end()) {
+      fleet.find(name)->faults() = faults_for(name, *obj);
+      publish(k, *obj);
+      return;
+    }
+    if (provisioned(k, *obj)) return provision(k, ns, name, false);
+    if (k.cluster_api && string_at(object_at(&*obj, "status"), "phase").empty()) {
+      json::object cur = *obj;
+      cur["status"] = {
+          {"phase", "Provisioning"}, {"infrastructureReady", false}, {"controlPlaneReady", false}};
+      write("PUT", path_of(k, ns, name) + "/status", "application/json", cur);
+    }
+    if (!pending.insert(owner).second) return;
+    auto live = alive;
+    std::string uid = meta(*obj, "uid");
+    const ClusterKind* kp = &k;
+    fleet.env_.after(fleet.options_.provision_delay, [this, live, kp, ns, name, uid, owner] {
+      if (!*live) return;
+      pending.erase(owner);
+      StoredObject cur = management().store().get(kp->storage_key, ns, name);
+      if (!cur || meta(*cur, "uid") != uid || !meta(*cur, "deletionTimestamp").empty()) return;
+      if (owners.contains(name)) return reconcile(*kp, ns, name);
+      provision(*kp, ns, name, true);
+    });
+  }
+
+  // Brings up the workload cluster of a Cluster object. `fresh`: a new one (audited as
+  // provisioned), not one coming back after a restart.
+  void provision(const ClusterKind& k, const std::string& ns, const std::string& name, bool fresh) {
+    StoredObject obj = management().store().get(k.storage_key, ns, name);
+    if (!obj) return;
+    ClusterOptions options = fleet.options_.cluster;
+    options.faults = faults_for(name, *obj);
+    if (!k.cluster_api) options.nodes = node_pools(*obj);
+    fleet.make_cluster(name, std::move(options));
+    owners[name] = owner_key(k, ns, name);
+    publish(k, *obj);
+    if (fresh && fleet.audit_)
+      fleet.audit_->ready(fleet.env_.now(), "management",
+                          std::string(k.api_version) + "|Cluster|" + ns + "|" + name,
+                          "provisioned");
+    if (fleet.on_change) fleet.on_change();
+  }
+
+  // The kubeconfig Secret and the Cluster's status, as a provisioner leaves them.
+  void publish(const ClusterKind& k, const json::object& obj) {
+    std::string ns = meta(obj, "namespace"), name = meta(obj, "name");
+    std::string secret = name + "-kubeconfig";
+    json::object body{
+        {"apiVersion", "v1"},
+        {"kind", "Secret"},
+        {"metadata",
+         {{"name", secret},
+          {"namespace", ns},
+          {"labels", {{"cluster.x-k8s.io/cluster-name", name}}},
+          {"ownerReferences", json::array{json::object{{"apiVersion", k.api_version},
+                                                       {"kind", "Cluster"},
+                                                       {"name", name},
+                                                       {"uid", meta(obj, "uid")},
+                                                       {"controller", true},
+                                                       {"blockOwnerDeletion", true}}}}}},
+        {"type", "cluster.x-k8s.io/secret"},
+        {"data", {{"value", base64(fleet.kubeconfig_of(name))}}}};
+    write("PATCH", "/api/v1/namespaces/" + ns + "/secrets/" + secret,
+          "application/apply-patch+yaml", body, "fieldManager=manager");
+
+    const json::object* old = object_at(&obj, "status");
+    json::object st = old ? *old : json::object{};
+    std::string t = rfc3339(fleet.env_.now());
+    auto ready_condition = [&](const char* type) {
+      if (auto* conds = old ? old->if_contains("conditions") : nullptr; conds && conds->is_array())
+        for (const auto& cv : conds->as_array())
+          if (cv.is_object() && string_at(&cv.as_object(), "type") == type &&
+              string_at(&cv.as_object(), "status") == "True")
+            return cv.as_object();
+      return json::object{{"type", type}, {"status", "True"}, {"lastTransitionTime", t}};
+    };
+    if (k.cluster_api) {
+      st["phase"] = "Provisioned";
+      st["infrastructureReady"] = true;
+      st["controlPlaneReady"] = true;
+      st["observedGeneration"] = object_at(&obj, "metadata")->contains("generation")
+                                     ? object_at(&obj, "metadata")->at("generation")
+                                     : json::value(1);
+      st["conditions"] = json::array{ready_condition("Ready"), ready_condition("ControlPlaneReady"),
+                                     ready_condition("InfrastructureReady")};
+    } else {
+      json::object cond = ready_condition("Ready");
+      cond["reason"] = "Provisioned";
+      cond["message"] = "provisioned by planter sim";
+      st["ready"] = true;
+      st["kubeconfigSecretRef"] = {{"name", secret}, {"namespace", ns}};
+      st["context"] = name + "-admin@" + name;
+      st["conditions"] = json::array{std::move(cond)};
+    }
+    if (old && *old == st) return;
+    json::object cur = obj;
+    cur["status"] = std::move(st);
+    write("PUT", path_of(k, ns, name) + "/status", "application/json", cur);
+  }
+
+  void report_failure(const ClusterKind& k, const json::object& obj, const std::string& message) {
+    const json::object* old = object_at(&obj, "status");
+    json::object st = old ? *old : json::object{};
+    if (k.cluster_api) {
+      st["phase"] = "Failed";
+      st["failureMessage"] = message;
+    } else {
+      st["ready"] = false;
+      st["conditions"] = json::array{json::object{
+          {"type", "Ready"}, {"status", "False"}, {"reason", "NameTaken"}, {"message", message}}};
+    }
+    if (old && *old == st) return;
+    json::object cur = obj;
+    cur["status"] = std::move(st);
+    write("PUT", path_of(k, meta(obj, "namespace"), meta(obj, "name")) + "/status",
+          "application/json", cur);
+  }
+};
+
+Fleet::Fleet(FleetOptions options, Environment env, AuditLog* audit, Access access)
+    : options_(std::move(options)),
+      env_(std::move(env)),
+      audit_(audit),
+      access_(std::move(access)) {}
+
+Fleet::~Fleet() {
+  provisioner_.reset();
+  for (auto& [_, c] : clusters_) c->shutdown();
+}
+
+std::shared_ptr<Cluster> Fleet::make_cluster(const std::string& name, ClusterOptions options) {
+  if (auto it = clusters_.find(name); it != clusters_.end()) return it->second;
+  std::optional<Snapshot> saved;
+  if (state_) {
+    auto loaded = state_->load(name);
+    if (loaded) saved = std::move(loaded.value());
+    // An unreadable saved state of a workload cluster: it starts afresh (start() checks the
+    // management cluster's before serving).
+  }
+  auto cluster =
+      std::make_shared<Cluster>(name, std::move(options), env_, audit_, saved ? &*saved : nullptr);
+  if (state_) (void)state_->attach(name, cluster->store());
+  clusters_[name] = cluster;
+  std::lock_guard lock(order_mutex_);
+  order_.push_back(name);
+  return cluster;
+}
+
+void Fleet::drop_cluster(const std::string& name) {
+  auto it = clusters_.find(name);
+  if (it == clusters_.end() || name == "management") return;
+  auto cluster = it->second;
+  clusters_.erase(it);
+  {
+    std::lock_guard lock(order_mutex_);
+    std::erase(order_, name);
+  }
+  cluster->shutdown();
+  if (state_) state_->remove(name, cluster->store());
+  if (audit_) audit_->ready(env_.now(), name, "", "removed");
+  if (on_change) on_change();
+}
+
+std::optional<Error> Fleet::start() {
+  std::optional<Snapshot> saved;
+  if (!options_.state_dir.empty()) {
+    auto dir = StateDir::open(options_.state_dir);
+    if (!dir) return dir.error();
+    state_ = std::move(dir.value());
+    auto loaded = state_->load("management");
+    if (!loaded) return loaded.error();
+    saved = std::move(loaded.value());
+  }
+  ClusterOptions mgmt_options = options_.cluster;
+  if (auto it = options_.cluster_faults.find("management"); it != options_.cluster_faults.end())
+    mgmt_options.faults = it->second;
+  auto mgmt = std::make_shared<Cluster>("management", std::move(mgmt_options), env_, audit_,
+                                        saved ? &*saved : nullptr);
+  if (!saved) {
+    for (std::string_view text : kManagementCrds) {
+      auto docs = parse_yaml_stream(text, "management CRDs");
+      if (!docs || docs->empty() || !docs->front().value.is_object())
+        return Error{"the embedded management CRDs do not parse"};
+      json::value copy(docs->front().value, json::storage_ptr());
+      mgmt->install_crd(std::move(copy.as_object()));
+    }
+  }
+  if (state_)
+    if (auto err = state_->attach("management", mgmt->store())) return err;
+  clusters_["management"] = mgmt;
+  {
+    std::lock_guard lock(order_mutex_);
+    order_.insert(order_.begin(), "management");
+  }
+  provisioner_ = std::make_unique<Provisioner>(*this);
+  provisioner_->start();
+  // --clusters N: edge1..edgeN, each with its planter Cluster in the default namespace.
+  const ClusterKind& planter_kind = kClusterKinds[0];
+  for (int i = 1; i <= options_.clusters; ++i) {
+    std::string name = "edge" + std::to_string(i);
+    if (!mgmt->store().get(planter_kind.storage_key, "default", name)) {
+      json::object obj{{"apiVersion", planter_kind.api_version},
+                       {"kind", "Cluster"},
+                       {"metadata",
+                        {{"name", name},
+                         {"namespace", "default"},
+                         {"labels", {{"sim.planter.io/index", std::to_string(i)}}}}},
+                       {"spec", json::object{}}};
+      Response r = provisioner_->write(
+          "POST", std::string(planter_kind.base_path) + "/namespaces/default/clusters",
+          "application/json", obj);
+      if (r.status >= 300) return Error{"cannot create Cluster " + name + ": " + r.body};
+    }
+    if (!provisioner_->owners.contains(name))
+      provisioner_->provision(planter_kind, "default", name, true);
+  }
+  return std::nullopt;
+}
+
+std::shared_ptr<Cluster> Fleet::find(std::string_view name) const {
+  auto it = clusters_.find(name);
+  return it == clusters_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> Fleet::names() const {
+  std::lock_guard lock(order_mutex_);
+  return order_;
+}
+
+std::string Fleet::kubeconfig() const {
+  json::array clusters, contexts;
+  for (const auto& name : names()) {
+    json::object cluster{
+        {"server", access_.url + (name == "management" ? "" : "/clusters/" + name)}};
+    if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64(access_.ca_pem);
+    clusters.push_back({{"name", name}, {"cluster", std::move(cluster)}});
+    contexts.push_back({{"name", name}, {"context", {{"cluster", name}, {"user", "planter-sim"}}}});
+  }
+  json::value config =
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "Config"},
+                   {"preferences", json::object{}},
+                   {"clusters", std::move(clusters)},
+                   {"contexts", std::move(contexts)},
+                   {"current-context", "management"},
+                   {"users", {{{"name", "planter-sim"}, {"user", {{"token", access_.token}}}}}}};
+  return to_yaml(config);
+}
+
+std::string Fleet::kubeconfig_of(const std::string& name) const {
+  json::object cluster{{"server", access_.url + "/clusters/" + name}};
+  if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64(access_.ca_pem);
+  std::string user = name + "-admin";
+  std::string context = user + "@" + name;
+  json::value config = json::object{
+      {"apiVersion", "v1"},
+      {"kind", "Config"},
+      {"preferences", json::object{}},
+      {"clusters", json::array{json::object{{"name", name}, {"cluster", std::move(cluster)}}}},
+      {"contexts", json::array{json::object{{"name", context},
+                                            {"context", {{"cluster", name}, {"user", user}}}}}},
+      {"current-context", context},
+      {"users", json::array{json::object{{"name", user}, {"user", {{"token", access_.token}}}}}}};
+  return to_yaml(config);
+}
+
+}  // namespace planter::sim

@@ -1,0 +1,171 @@
+#include "sim/state_dir.h"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace planter::sim {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string meta_string(const json::object& o, std::string_view key) {
+  auto* m = o.if_contains("metadata");
+  auto* v = m && m->is_object() ? m->as_object().if_contains(key) : nullptr;
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+std::string string_at(const json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+uint64_t rv_at(const json::object& o) {
+  auto* v = o.if_contains("resourceVersion");
+  if (v && v->is_uint64()) return v->as_uint64();
+  if (v && v->is_int64() && v->as_int64() >= 0) return static_cast<uint64_t>(v->as_int64());
+  return 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StateDir>> StateDir::open(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{"cannot create the state folder " + dir.string() + ": " + ec.message()};
+  return std::unique_ptr<StateDir>(new StateDir(dir));
+}
+
+StateDir::~StateDir() {
+  for (auto& [_, f] : journals_) std::fclose(f);
+}
+
+fs::path StateDir::snapshot_path(const std::string& cluster) const {
+  return dir_ / (cluster + ".snapshot.json");
+}
+
+fs::path StateDir::journal_path(const std::string& cluster) const {
+  return dir_ / (cluster + ".journal.jsonl");
+}
+
+Result<std::optional<Snapshot>> StateDir::load(const std::string& cluster) const {
+  fs::path snap = snapshot_path(cluster);
+  if (!fs::exists(snap)) return std::optional<Snapshot>();
+  std::ifstream in(snap, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code ec;
+  json::value doc = json::parse(text.str(), ec);
+  if (ec || !doc.is_object() || !doc.as_object().if_contains("objects") ||
+      !doc.as_object().at("objects").is_array())
+    return Error{snap.string() + ": not a snapshot the sim wrote (" +
+                 (ec ? ec.message() : std::string("no objects")) +
+                 "); remove the state folder to start afresh"};
+  // (storage key, "ns/name") -> object, in the order they came.
+  std::map<std::pair<std::string, std::string>, json::object> objects;
+  uint64_t rv = rv_at(doc.as_object());
+  for (auto& entry : doc.as_object()["objects"].as_array()) {
+    if (!entry.is_object()) continue;
+    auto& e = entry.as_object();
+    auto* obj = e.if_contains("object");
+    if (!obj || !obj->is_object()) continue;
+    std::string key = string_at(e, "key");
+    objects[{key, Store::bucket_key(meta_string(obj->as_object(), "namespace"),
+                                    meta_string(obj->as_object(), "name"))}] =
+        std::move(obj->as_object());
+  }
+  std::ifstream journal(journal_path(cluster), std::ios::binary);
+  std::string line;
+  int line_no = 0;
+  std::string bad;
+  while (std::getline(journal, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    if (!bad.empty())  // a bad line followed by more: not a cut-short tail
+      return Error{bad + "; remove the state folder to start afresh"};
+    json::value v = json::parse(line, ec);
+    if (ec || !v.is_object()) {
+      bad = journal_path(cluster).string() + ":" + std::to_string(line_no) + ": unreadable";
+      continue;
+    }
+    auto& e = v.as_object();
+    uint64_t line_rv = rv_at(e);
+    if (line_rv <= rv) continue;  // already in the snapshot
+    rv = line_rv;
+    std::string key = string_at(e, "key");
+    std::string op = string_at(e, "op");
+    if (op == "delete") {
+      objects.erase({key, Store::bucket_key(string_at(e, "namespace"), string_at(e, "name"))});
+    } else if (auto* obj = e.if_contains("object"); obj && obj->is_object()) {
+      objects[{key, Store::bucket_key(meta_string(obj->as_object(), "namespace"),
+                                      meta_string(obj->as_object(), "name"))}] =
+          std::move(obj->as_object());
+    }
+  }
+  Snapshot out;
+  out.resource_version = rv;
+  out.objects.reserve(objects.size());
+  for (auto& [k, obj] : objects) out.objects.emplace_back(k.first, std::move(obj));
+  return std::optional<Snapshot>(std::move(out));
+}
+
+std::optional<Error> StateDir::attach(const std::string& cluster, Store& store) {
+  fs::path snap = snapshot_path(cluster);
+  fs::path tmp = snap;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << "{\"resourceVersion\":" << store.resource_version() << ",\"objects\":[";
+    bool first = true;
+    store.for_each([&](const std::string& key, const StoredObject& obj) {
+      out << (first ? "" : ",") << "\n{\"key\":" << json::serialize(json::value(key))
+          << ",\"object\":" << json::serialize(*obj) << "}";
+      first = false;
+    });
+    out << "]}\n";
+    if (!out) return Error{"cannot write " + tmp.string() + ": " + std::strerror(errno)};
+  }
+  std::error_code ec;
+  fs::rename(tmp, snap, ec);
+  if (ec) return Error{"cannot write " + snap.string() + ": " + ec.message()};
+  if (auto it = journals_.find(cluster); it != journals_.end()) {
+    std::fclose(it->second);
+    journals_.erase(it);
+  }
+  std::FILE* f = std::fopen(journal_path(cluster).c_str(), "w");
+  if (!f)
+    return Error{"cannot write " + journal_path(cluster).string() + ": " + std::strerror(errno)};
+  journals_[cluster] = f;
+  store.set_journal([f](const Change& ch) {
+    std::string line = "{\"resourceVersion\":" + std::to_string(ch.resource_version) +
+                       ",\"key\":" + json::serialize(json::value(ch.storage_key));
+    if (ch.type == EventType::kDeleted) {
+      line += ",\"op\":\"delete\",\"namespace\":" + json::serialize(json::value(ch.ns)) +
+              ",\"name\":" + json::serialize(json::value(meta_string(*ch.object, "name")));
+    } else {
+      line += ",\"op\":\"put\",\"object\":" + json::serialize(*ch.object);
+    }
+    line += "}\n";
+    std::fwrite(line.data(), 1, line.size(), f);
+    std::fflush(f);
+  });
+  return std::nullopt;
+}
+
+void StateDir::remove(const std::string& cluster, Store& store) {
+  store.set_journal(nullptr);
+  if (auto it = journals_.find(cluster); it != journals_.end()) {
+    std::fclose(it->second);
+    journals_.erase(it);
+  }
+  std::error_code ec;
+  fs::remove(snapshot_path(cluster), ec);
+  fs::remove(journal_path(cluster), ec);
+}
+
+}  // namespace planter::sim
