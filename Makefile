@@ -33,6 +33,7 @@ test-sanitize: build-sanitize clients
 bench: build
 	build/release/bench/plan_bench
 	build/release/bench/sim_bench
+	build/release/bench/fleet_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

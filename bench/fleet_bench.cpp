@@ -1,0 +1,74 @@
+// What a big simulated fleet costs: `planter sim --clusters N` brought up in this process as the
+// command brings it up (Server::create provisions edge1..edgeN before it serves), timed, with
+// the resident memory it adds; then the same with --state-dir, and a restart from that state.
+// Each scenario runs in a child process of its own, so its memory figure starts clean.
+// Numbers only; nothing passes or fails on time.
+//
+// Usage: fleet_bench [CLUSTERS]   (default 200)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/server.h"
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Resident set size of this process in MiB (Linux /proc).
+double rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with("VmRSS:")) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  return 0;
+}
+
+void scenario(const char* label, int clusters, const std::string& state_dir) {
+  planter::sim::ServerOptions options;
+  options.insecure_http = true;
+  options.fleet.clusters = clusters;
+  options.fleet.state_dir = state_dir;
+  double before = rss_mib();
+  auto start = Clock::now();
+  auto server = planter::sim::Server::create(options);
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!server) {
+    std::fprintf(stderr, "fleet_bench: %s\n", server.error().message.c_str());
+    std::exit(1);
+  }
+  std::printf("%-34s %5zu clusters  %7.3f s  +%6.1f MiB resident (%.1f MiB in all)\n", label,
+              (*server)->cluster_names().size(), secs, rss_mib() - before, rss_mib());
+}
+
+void run(const char* label, int clusters, const std::string& state_dir) {
+  std::fflush(stdout);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    scenario(label, clusters, state_dir);
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int clusters = argc > 1 ? std::atoi(argv[1]) : 200;
+  std::printf("fleet_bench: --clusters %d (each with 3 nodes and 4 namespaces)\n", clusters);
+  run("in memory", clusters, "");
+  auto dir = std::filesystem::temp_directory_path() /
+             ("planter-fleet-bench-" + std::to_string(::getpid()));
+  run("with --state-dir (first start)", clusters, dir.string());
+  run("restart from --state-dir", clusters, dir.string());
+  std::filesystem::remove_all(dir);
+  return 0;
+}
