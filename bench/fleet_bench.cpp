@@ -5,14 +5,15 @@
 // Numbers only; nothing passes or fails on time.
 //
 // Usage: fleet_bench [CLUSTERS]   (default 200)
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "sim/server.h"
 

@@ -75,6 +75,19 @@ std::string python_with_kubernetes() {
 }
 
 SimProcess::SimProcess(std::vector<std::string> extra_args) : dir_(make_temp_dir()) {
+  start(std::move(extra_args));
+}
+
+void SimProcess::kill_hard() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  url_.clear();
+}
+
+void SimProcess::start(std::vector<std::string> extra_args) {
   std::vector<std::string> args = {PLANTER_BINARY,     "sim",
                                    "--port",           "0",
                                    "--kubeconfig-out", kubeconfig().string(),

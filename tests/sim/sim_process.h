@@ -34,6 +34,10 @@ class SimProcess {
   SimProcess& operator=(const SimProcess&) = delete;
 
   bool running() const { return pid_ > 0 && !url_.empty(); }
+  // Kills the sim with SIGKILL (no chance to tidy up), keeping its folder.
+  void kill_hard();
+  // Starts it again in the same folder, with these arguments after the usual ones.
+  void start(std::vector<std::string> extra_args);
   const std::string& url() const { return url_; }
   std::filesystem::path dir() const { return dir_; }
   std::filesystem::path kubeconfig() const { return dir_ / "kubeconfig"; }
