@@ -266,6 +266,17 @@ TEST(FleetTest, FaultsChangePerClusterThroughClusterAnnotations) {
   EXPECT_EQ(good.code, 0) << good.err;
 }
 
+TEST(FleetTest, LatencyDelaysTheClusterItIsSetFor) {
+  SimProcess sim({"--clusters", "1", "--latency", "edge1=600,100"});
+  ASSERT_TRUE(sim.running());
+  auto start = std::chrono::steady_clock::now();
+  // (Not `get --raw`: kubectl 1.32.3 sends raw paths to the server's root, without the
+  // /clusters/<name> prefix.)
+  auto r = sim.kubectl("--context edge1 get namespace default -o name");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+}
+
 TEST(FleetTest, StateDirKeepsObjectsVersionsAndClustersAcrossAKill) {
   auto state =
       std::filesystem::temp_directory_path() / ("planter-state-test-" + std::to_string(::getpid()));
