@@ -143,28 +143,25 @@ struct Server::Impl {
   std::optional<Response> injected_error(const Faults& f) {
     if (f.error_rate <= 0) return std::nullopt;
     if (static_cast<double>(rng() >> 11) * 0x1.0p-53 >= f.error_rate) return std::nullopt;
-    switch (rng() % 3) {
-      case 0: {
-        Response r = api_status(429, "TooManyRequests",
-                                "Too many requests, please try again later. (injected by "
-                                "planter sim --error-rate)",
-                                {{"retryAfterSeconds", 1}});
-        r.headers.emplace_back("Retry-After", "1");
-        return r;
-      }
-      case 1: {
-        Response r = api_status(503, "ServiceUnavailable",
-                                "the server is currently unable to handle the request (injected "
-                                "by planter sim --error-rate)",
-                                {{"retryAfterSeconds", 1}});
-        r.headers.emplace_back("Retry-After", "1");
-        return r;
-      }
-      default:
-        return api_status(500, "InternalError",
-                          "Internal error occurred: etcdserver: request timed out (injected by "
-                          "planter sim --error-rate)");
-    }
+    // The two a client should come back to after a second, and a plain failure.
+    struct Kind {
+      int code;
+      const char* reason;
+      const char* message;
+      bool retry_after;
+    };
+    static constexpr Kind kKinds[] = {
+        {429, "TooManyRequests", "Too many requests, please try again later.", true},
+        {503, "ServiceUnavailable", "the server is currently unable to handle the request", true},
+        {500, "InternalError", "Internal error occurred: etcdserver: request timed out", false}};
+    const Kind& k = kKinds[rng() % 3];
+    json::object details;
+    if (k.retry_after) details["retryAfterSeconds"] = 1;
+    Response r = api_status(k.code, k.reason,
+                            std::string(k.message) + " (injected by planter sim --error-rate)",
+                            std::move(details));
+    if (k.retry_after) r.headers.emplace_back("Retry-After", "1");
+    return r;
   }
 
   void accept();
