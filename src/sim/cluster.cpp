@@ -4,6 +4,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cctype>
+#include <cstdio>
 #include <set>
 
 #include "model/names.h"
@@ -1363,6 +1364,14 @@ struct Handler {
         c.catalog_.set_crd(name, crd_resource_types(*crd));
       else
         schedule_crd(name, true);
+    }
+    // New Services get cluster IPs after those already given out.
+    for (const auto& [_, svc] : c.store_.bucket("/services")) {
+      auto* spec = svc->if_contains("spec");
+      std::string ip = spec && spec->is_object() ? str_at(spec->as_object(), "clusterIP") : "";
+      unsigned a = 0, b = 0;
+      if (std::sscanf(ip.c_str(), "10.96.%u.%u", &a, &b) == 2)
+        c.next_cluster_ip_ = std::max<uint64_t>(c.next_cluster_ip_, a * 256 + b + 1);
     }
     std::vector<StoredObject> terminating;
     for (const auto& [_, ns] : c.store_.bucket("/namespaces"))

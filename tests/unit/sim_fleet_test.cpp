@@ -217,3 +217,35 @@ TEST(ControllersTest, ADeploymentIsAvailableAfterTheWorkloadDelayAndItsServiceGe
 
 }  // namespace
 }  // namespace planter::sim
+
+namespace planter::sim {
+namespace {
+
+TEST(ControllersTest, ARestoredClusterKeepsItsObjectsAndGivesOutNewClusterIps) {
+  FakeClock clock;
+  Snapshot saved;
+  saved.resource_version = 41;
+  saved.objects.emplace_back("/namespaces", json::parse(R"({"apiVersion":"v1","kind":"Namespace",
+        "metadata":{"name":"default","uid":"u1","resourceVersion":"2"},
+        "spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})")
+                                                .as_object());
+  saved.objects.emplace_back("/services", json::parse(R"({"apiVersion":"v1","kind":"Service",
+        "metadata":{"name":"old","namespace":"default","uid":"u2","resourceVersion":"40"},
+        "spec":{"type":"ClusterIP","clusterIP":"10.96.0.10","ports":[{"port":80}]}})")
+                                              .as_object());
+  Cluster c("edge1", ClusterOptions{}, clock.environment(), nullptr, &saved);
+  clock.advance(milliseconds(0));
+  auto old = get(c, "/api/v1/namespaces/default/services/old");
+  EXPECT_EQ(old.at("metadata").at("resourceVersion"), "40");
+  ASSERT_EQ(call(c, "POST", "/api/v1/namespaces/default/services",
+                 R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"new"},
+                     "spec":{"ports":[{"port":80}]}})")
+                .status,
+            201);
+  auto fresh = get(c, "/api/v1/namespaces/default/services/new");
+  EXPECT_NE(fresh.at("spec").at("clusterIP"), "10.96.0.10");
+  EXPECT_GT(std::stoull(std::string(fresh.at("metadata").at("resourceVersion").as_string())), 41u);
+}
+
+}  // namespace
+}  // namespace planter::sim
