@@ -207,6 +207,10 @@ struct Fleet::Provisioner {
       if (taken != owners.end() && taken->second == owner) {
         owners.erase(taken);
         fleet.drop_cluster(name);
+        if (fleet.audit_)
+          fleet.audit_->ready(fleet.env_.now(), "management",
+                              std::string(k.api_version) + "|Cluster|" + ns + "|" + name,
+                              "removed");
       }
       return;
     }
@@ -376,7 +380,6 @@ void Fleet::drop_cluster(const std::string& name) {
   }
   cluster->shutdown();
   if (state_) state_->remove(name, cluster->store());
-  if (audit_) audit_->ready(env_.now(), name, "", "removed");
   if (on_change) on_change();
 }
 

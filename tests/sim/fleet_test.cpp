@@ -114,6 +114,9 @@ spec:
   EXPECT_THAT(contexts.out, HasSubstr("edge-a"));
   auto secrets = sim.kubectl("get secrets -n fleet -o name");
   EXPECT_EQ(secrets.out, "secret/edge-a-kubeconfig\n");
+  EXPECT_THAT(
+      ready_events(sim),
+      ::testing::Contains("management removed cluster.x-k8s.io/v1beta1|Cluster|fleet|edge-b"));
 }
 
 TEST(FleetTest, DeploymentServiceAndApiServiceBecomeReadyAfterTheirDelays) {
