@@ -12,6 +12,7 @@
 #include "model/yaml.h"
 #include "sim/controllers.h"
 #include "sim/field_manager.h"
+#include "sim/json_access.h"
 #include "sim/patch.h"
 #include "sim/protobuf.h"
 #include "sim/selectors.h"
@@ -39,17 +40,6 @@ const json::object* meta_of(const json::object& o) {
   return m && m->is_object() ? &m->as_object() : nullptr;
 }
 
-std::string meta_str(const json::object& o, std::string_view key) {
-  const json::object* m = meta_of(o);
-  auto* v = m ? m->if_contains(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-std::string str_at(const json::object& o, std::string_view key) {
-  auto* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
 bool has_finalizers(const json::object& o) {
   const json::object* m = meta_of(o);
   auto* f = m ? m->if_contains("finalizers") : nullptr;
@@ -57,14 +47,14 @@ bool has_finalizers(const json::object& o) {
 }
 
 std::string object_id(const json::object& o) {
-  return str_at(o, "apiVersion") + "|" + str_at(o, "kind") + "|" + meta_str(o, "namespace") + "|" +
-         meta_str(o, "name");
+  return string_at(o, "apiVersion") + "|" + string_at(o, "kind") + "|" +
+         meta_string(o, "namespace") + "|" + meta_string(o, "name");
 }
 
 // The object as JSON, with apiVersion as the client asked for it (every version of a resource
 // shares one stored object; CRD versions convert with strategy None).
 std::string serialize_as(const json::object& obj, std::string_view api_version) {
-  if (str_at(obj, "apiVersion") == api_version) return json::serialize(obj);
+  if (string_at(obj, "apiVersion") == api_version) return json::serialize(obj);
   json::object copy = obj;
   copy["apiVersion"] = api_version;
   return json::serialize(copy);
@@ -483,9 +473,9 @@ struct Handler {
                        {"metadata",
                         {{"name", t.name},
                          {"namespace", t.ns},
-                         {"uid", meta_str(obj, "uid")},
-                         {"resourceVersion", meta_str(obj, "resourceVersion")},
-                         {"creationTimestamp", meta_str(obj, "creationTimestamp")}}},
+                         {"uid", meta_string(obj, "uid")},
+                         {"resourceVersion", meta_string(obj, "resourceVersion")},
+                         {"creationTimestamp", meta_string(obj, "creationTimestamp")}}},
                        {"spec", {{"replicas", replicas ? *replicas : json::value(1)}}},
                        {"status", {{"replicas", cur ? *cur : json::value(0)}}}};
     return Response{200, "application/json", json::serialize(scale), {}};
@@ -622,7 +612,7 @@ struct Handler {
   std::optional<Response> check_identity(const Cluster::Target& t, json::object& obj,
                                          bool creating) {
     const ResourceType& type = *t.type;
-    std::string av = str_at(obj, "apiVersion"), kind = str_at(obj, "kind");
+    std::string av = string_at(obj, "apiVersion"), kind = string_at(obj, "kind");
     if (kind.empty()) obj["kind"] = kind = type.kind;
     if (av.empty()) obj["apiVersion"] = av = type.api_version();
     if (av != type.api_version() || kind != type.kind) {
@@ -633,7 +623,7 @@ struct Handler {
                          ") does not match the expected API version (" + type.api_version() + ")");
     }
     json::object& meta = meta_of(obj);
-    std::string ns = meta_str(obj, "namespace");
+    std::string ns = meta_string(obj, "namespace");
     if (type.namespaced) {
       if (!ns.empty() && ns != t.ns)
         return bad_request(
@@ -643,9 +633,9 @@ struct Handler {
     } else {
       meta.erase("namespace");
     }
-    std::string name = meta_str(obj, "name");
+    std::string name = meta_string(obj, "name");
     if (creating && name.empty()) {
-      std::string gen = meta_str(obj, "generateName");
+      std::string gen = meta_string(obj, "generateName");
       if (gen.empty())
         return invalid(type, "",
                        {{"FieldValueRequired", "Required value: name or generateName is required",
@@ -669,7 +659,7 @@ struct Handler {
     if (!t.type->namespaced) return std::nullopt;
     StoredObject ns = c.store_.get("/namespaces", "", t.ns);
     if (!ns) return namespace_not_found(t.ns);
-    if (!meta_str(*ns, "deletionTimestamp").empty())
+    if (!meta_string(*ns, "deletionTimestamp").empty())
       return api_status(403, "Forbidden",
                         t.type->qualified() + " \"" + t.name +
                             "\" is forbidden: unable to create new "
@@ -697,7 +687,7 @@ struct Handler {
     if (t.group.empty() && t.kind == "Namespace") {
       auto& labels = meta_of(obj)["labels"];
       if (!labels.is_object()) labels = json::object{};
-      labels.as_object()["kubernetes.io/metadata.name"] = meta_str(obj, "name");
+      labels.as_object()["kubernetes.io/metadata.name"] = meta_string(obj, "name");
       obj["spec"] = {{"finalizers", {"kubernetes"}}};
       obj["status"] = {{"phase", "Active"}};
     }
@@ -714,11 +704,11 @@ struct Handler {
     auto& spec_v = svc["spec"];
     if (!spec_v.is_object()) spec_v = json::object{};
     json::object& spec = spec_v.as_object();
-    std::string type = str_at(spec, "type");
+    std::string type = string_at(spec, "type");
     if (type.empty()) spec["type"] = type = "ClusterIP";
     if (type == "ExternalName") return;
     if (!spec.contains("sessionAffinity")) spec["sessionAffinity"] = "None";
-    std::string ip = str_at(spec, "clusterIP");
+    std::string ip = string_at(spec, "clusterIP");
     if (ip.empty()) {
       uint64_t n = c.next_cluster_ip_++;
       ip = "10.96." + std::to_string((n >> 8) & 0xff) + "." + std::to_string(n & 0xff);
@@ -763,7 +753,7 @@ struct Handler {
       if (auto* s = old.if_contains("spec")) obj["spec"] = *s;
       auto& labels = meta_of(obj)["labels"];
       if (!labels.is_object()) labels = json::object{};
-      labels.as_object()["kubernetes.io/metadata.name"] = meta_str(obj, "name");
+      labels.as_object()["kubernetes.io/metadata.name"] = meta_string(obj, "name");
     }
     // generation follows changes outside metadata and status.
     if (tracks_generation(t)) {
@@ -803,7 +793,7 @@ struct Handler {
                          const WriteContext* applied_ctx) {
     const ResourceType& type = *t.type;
     if (auto err = check_identity(t, obj, true)) return *err;
-    t.name = meta_str(obj, "name");
+    t.name = meta_string(obj, "name");
     if (auto err = check_namespace(t)) return *err;
     std::vector<std::pair<std::string, std::string>> warnings;
     if (auto err = validate_fields(type, obj, warnings)) return *err;
@@ -841,18 +831,18 @@ struct Handler {
   // Validation a user notices for specific kinds.
   std::optional<Response> validate_kind(const ResourceType& t, const json::object& obj) {
     if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition") {
-      std::string name = meta_str(obj, "name");
+      std::string name = meta_string(obj, "name");
       auto* spec = obj.if_contains("spec");
       std::vector<Cause> causes;
       if (!spec || !spec->is_object()) {
         causes.push_back({"FieldValueRequired", "Required value", "spec"});
       } else {
         const auto& s = spec->as_object();
-        std::string group = str_at(s, "group");
+        std::string group = string_at(s, "group");
         auto* names = s.if_contains("names");
         std::string plural =
-            names && names->is_object() ? str_at(names->as_object(), "plural") : "";
-        std::string kind = names && names->is_object() ? str_at(names->as_object(), "kind") : "";
+            names && names->is_object() ? string_at(names->as_object(), "plural") : "";
+        std::string kind = names && names->is_object() ? string_at(names->as_object(), "kind") : "";
         if (group.empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.group"});
         if (plural.empty())
           causes.push_back({"FieldValueRequired", "Required value", "spec.names.plural"});
@@ -863,7 +853,7 @@ struct Handler {
               {"FieldValueInvalid",
                "Invalid value: \"" + name + "\": must be spec.names.plural+\".\"+spec.group",
                "metadata.name"});
-        std::string scope = str_at(s, "scope");
+        std::string scope = string_at(s, "scope");
         if (scope != "Namespaced" && scope != "Cluster")
           causes.push_back({"FieldValueNotSupported",
                             "Unsupported value: \"" + scope +
@@ -903,8 +893,8 @@ struct Handler {
     StoredObject old = c.store_.get(t.type->storage_key(), t.ns, t.name);
     if (!old) return not_found(*t.type, t.name);
     if (t.subresource == "scale") return update_scale(t, *old, obj);
-    std::string rv = meta_str(obj, "resourceVersion");
-    if (!rv.empty() && rv != meta_str(*old, "resourceVersion")) return conflict(*t.type, t.name);
+    std::string rv = meta_string(obj, "resourceVersion");
+    if (!rv.empty() && rv != meta_string(*old, "resourceVersion")) return conflict(*t.type, t.name);
     return write_existing(t, *old, std::move(obj), "update", false);
   }
 
@@ -960,7 +950,7 @@ struct Handler {
     if (a == b && (verb != "apply" || same_fields)) return object_response(200, old, type);
     if (dry_run()) return object_response(200, obj, type);
     // Removing the last finalizer of an object being deleted deletes it.
-    if (!meta_str(obj, "deletionTimestamp").empty() && !has_finalizers(obj)) {
+    if (!meta_string(obj, "deletionTimestamp").empty() && !has_finalizers(obj)) {
       StoredObject stored = commit(type, std::move(obj));
       audit(verb, *stored, 200);
       finalize_delete(type, stored);
@@ -1012,8 +1002,8 @@ struct Handler {
     if (!patched) return api_status(422, "Invalid", patched.error().message);
     if (!patched->is_object()) return bad_request("the patch did not produce an object");
     json::object obj = std::move(patched->as_object());
-    std::string rv = meta_str(obj, "resourceVersion");
-    if (!rv.empty() && rv != meta_str(*old, "resourceVersion")) return conflict(type, t.name);
+    std::string rv = meta_string(obj, "resourceVersion");
+    if (!rv.empty() && rv != meta_string(*old, "resourceVersion")) return conflict(type, t.name);
     return write_existing(t, *old, std::move(obj), "patch", false);
   }
 
@@ -1036,8 +1026,8 @@ struct Handler {
     if (auto err = check_identity(t, applied, false)) return *err;
     std::vector<std::pair<std::string, std::string>> warnings;
     if (auto err = validate_fields(type, applied, warnings)) return *err;
-    std::string rv = meta_str(applied, "resourceVersion");
-    if (!rv.empty() && rv != meta_str(*old, "resourceVersion")) return conflict(type, t.name);
+    std::string rv = meta_string(applied, "resourceVersion");
+    if (!rv.empty() && rv != meta_string(*old, "resourceVersion")) return conflict(type, t.name);
     json::object result;
     auto conflicts = server_side_apply(old.get(), applied, force, ctx, result);
     if (!conflicts.empty()) return apply_conflict(type, t.name, conflicts);
@@ -1095,10 +1085,10 @@ struct Handler {
         if (ec || !v.is_object()) return Error{"invalid DeleteOptions body"};
       }
       const auto& b = v.as_object();
-      if (auto p = str_at(b, "propagationPolicy"); !p.empty()) o.propagation = p;
+      if (auto p = string_at(b, "propagationPolicy"); !p.empty()) o.propagation = p;
       if (auto* pre = b.if_contains("preconditions"); pre && pre->is_object()) {
-        o.uid = str_at(pre->as_object(), "uid");
-        o.resource_version = str_at(pre->as_object(), "resourceVersion");
+        o.uid = string_at(pre->as_object(), "uid");
+        o.resource_version = string_at(pre->as_object(), "resourceVersion");
       }
       if (auto* orphan = b.if_contains("orphanDependents");
           orphan && orphan->is_bool() && orphan->as_bool() && o.propagation.empty())
@@ -1117,17 +1107,17 @@ struct Handler {
     if (!opts) return api_status(422, "Invalid", opts.error().message);
     StoredObject old = c.store_.get(type.storage_key(), t.ns, t.name);
     if (!old) return not_found(type, t.name);
-    if (!opts->uid.empty() && opts->uid != meta_str(*old, "uid"))
+    if (!opts->uid.empty() && opts->uid != meta_string(*old, "uid"))
       return api_status(409, "Conflict",
                         "Precondition failed: UID in precondition: " + opts->uid +
-                            ", UID in object meta: " + meta_str(*old, "uid"),
+                            ", UID in object meta: " + meta_string(*old, "uid"),
                         details_for(type, t.name));
     if (!opts->resource_version.empty() &&
-        opts->resource_version != meta_str(*old, "resourceVersion"))
+        opts->resource_version != meta_string(*old, "resourceVersion"))
       return api_status(
           409, "Conflict",
           "Precondition failed: ResourceVersion in precondition: " + opts->resource_version +
-              ", ResourceVersion in object meta: " + meta_str(*old, "resourceVersion"),
+              ", ResourceVersion in object meta: " + meta_string(*old, "resourceVersion"),
           details_for(type, t.name));
     if (dry_run()) return object_response(200, *old, type);
     return delete_object(type, old, opts->propagation, true);
@@ -1168,26 +1158,26 @@ struct Handler {
       }
       return object_response(200, *old, type);
     }
-    StoredObject gone =
-        c.store_.erase(type.storage_key(), meta_str(*old, "namespace"), meta_str(*old, "name"));
+    StoredObject gone = c.store_.erase(type.storage_key(), meta_string(*old, "namespace"),
+                                       meta_string(*old, "name"));
     audit("delete", *gone, 200);
     collect_dependents(*gone, propagation);
     if (!respond) return Response{};
-    json::object details = details_for(type, meta_str(*gone, "name"));
-    details["uid"] = meta_str(*gone, "uid");
+    json::object details = details_for(type, meta_string(*gone, "name"));
+    details["uid"] = meta_string(*gone, "uid");
     return api_status(200, "", "", std::move(details));
   }
 
   // After an object with pending finalizers loses its last one.
   void finalize_delete(const ResourceType& type, StoredObject stored) {
-    StoredObject gone = c.store_.erase(type.storage_key(), meta_str(*stored, "namespace"),
-                                       meta_str(*stored, "name"));
+    StoredObject gone = c.store_.erase(type.storage_key(), meta_string(*stored, "namespace"),
+                                       meta_string(*stored, "name"));
     if (gone) collect_dependents(*gone, "Background");
   }
 
   // Garbage collection: dependents (ownerReferences to the owner's uid) are deleted, or orphaned.
   void collect_dependents(const json::object& owner, const std::string& propagation) {
-    std::string uid = meta_str(owner, "uid");
+    std::string uid = meta_string(owner, "uid");
     if (uid.empty() || c.store_.dependents(uid).empty()) return;
     auto alive = c.alive_;
     Cluster* cluster = &c;
@@ -1206,7 +1196,8 @@ struct Handler {
           auto& refs = meta_of(obj)["ownerReferences"].as_array();
           refs.erase(std::remove_if(refs.begin(), refs.end(),
                                     [&](const json::value& r) {
-                                      return r.is_object() && str_at(r.as_object(), "uid") == uid;
+                                      return r.is_object() &&
+                                             string_at(r.as_object(), "uid") == uid;
                                     }),
                      refs.end());
           if (refs.empty()) meta_of(obj).erase("ownerReferences");
@@ -1232,8 +1223,8 @@ struct Handler {
       h.collect_dependents(*owner, "Background");
       cluster->env_.after(std::chrono::milliseconds(0), [alive, cluster, storage_key, owner] {
         if (!*alive) return;
-        StoredObject cur = cluster->store_.get(storage_key, meta_str(*owner, "namespace"),
-                                               meta_str(*owner, "name"));
+        StoredObject cur = cluster->store_.get(storage_key, meta_string(*owner, "namespace"),
+                                               meta_string(*owner, "name"));
         if (!cur) return;
         json::object obj = *cur;
         auto& f = meta_of(obj)["finalizers"];
@@ -1249,8 +1240,8 @@ struct Handler {
         if (!t) return;
         if (!has_finalizers(obj)) {
           cluster->store_.put(storage_key, std::move(obj));
-          h2.finalize_delete(*t, cluster->store_.get(storage_key, meta_str(*owner, "namespace"),
-                                                     meta_str(*owner, "name")));
+          h2.finalize_delete(*t, cluster->store_.get(storage_key, meta_string(*owner, "namespace"),
+                                                     meta_string(*owner, "name")));
         } else {
           cluster->store_.put(storage_key, std::move(obj));
         }
@@ -1299,7 +1290,7 @@ struct Handler {
         {"reason", reason},
         {"message", message}};
     for (auto& c : conds.as_array())
-      if (c.is_object() && str_at(c.as_object(), "type") == type) {
+      if (c.is_object() && string_at(c.as_object(), "type") == type) {
         c = std::move(cond);
         return;
       }
@@ -1312,7 +1303,7 @@ struct Handler {
       bool spec_changed = !old || old->if_contains("spec") == nullptr ||
                           now_obj->if_contains("spec") == nullptr ||
                           old->at("spec") != now_obj->at("spec");
-      if (spec_changed) schedule_crd(meta_str(*now_obj, "name"), !old);
+      if (spec_changed) schedule_crd(meta_string(*now_obj, "name"), !old);
     }
   }
 
@@ -1321,7 +1312,7 @@ struct Handler {
     const ResourceType* crd_type =
         cluster->catalog_.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
     StoredObject cur = cluster->store_.get(crd_type->storage_key(), "", name);
-    if (!cur || !meta_str(*cur, "deletionTimestamp").empty()) return;
+    if (!cur || !meta_string(*cur, "deletionTimestamp").empty()) return;
     json::object obj = *cur;
     std::string t = rfc3339(cluster->env_.now());
     const json::object spec = obj.at("spec").as_object();  // a copy: obj grows below
@@ -1357,8 +1348,8 @@ struct Handler {
     std::vector<StoredObject> crds;
     for (const auto& [_, crd] : c.store_.bucket(crd_type->storage_key())) crds.push_back(crd);
     for (const auto& crd : crds) {
-      std::string name = meta_str(*crd, "name");
-      if (!meta_str(*crd, "deletionTimestamp").empty())
+      std::string name = meta_string(*crd, "name");
+      if (!meta_string(*crd, "deletionTimestamp").empty())
         c.env_.after(std::chrono::milliseconds(0), crd_finalizer(crd));
       else if (condition_true(*crd, "Established"))
         c.catalog_.set_crd(name, crd_resource_types(*crd));
@@ -1368,26 +1359,16 @@ struct Handler {
     // New Services get cluster IPs after those already given out.
     for (const auto& [_, svc] : c.store_.bucket("/services")) {
       auto* spec = svc->if_contains("spec");
-      std::string ip = spec && spec->is_object() ? str_at(spec->as_object(), "clusterIP") : "";
+      std::string ip = spec && spec->is_object() ? string_at(spec->as_object(), "clusterIP") : "";
       unsigned a = 0, b = 0;
       if (std::sscanf(ip.c_str(), "10.96.%u.%u", &a, &b) == 2)
         c.next_cluster_ip_ = std::max<uint64_t>(c.next_cluster_ip_, a * 256 + b + 1);
     }
     std::vector<StoredObject> terminating;
     for (const auto& [_, ns] : c.store_.bucket("/namespaces"))
-      if (!meta_str(*ns, "deletionTimestamp").empty()) terminating.push_back(ns);
+      if (!meta_string(*ns, "deletionTimestamp").empty()) terminating.push_back(ns);
     for (const auto& ns : terminating)
       c.env_.after(std::chrono::milliseconds(0), namespace_finalizer(ns));
-  }
-
-  static bool condition_true(const json::object& obj, std::string_view type) {
-    auto* st = obj.if_contains("status");
-    auto* conds = st && st->is_object() ? st->as_object().if_contains("conditions") : nullptr;
-    if (!conds || !conds->is_array()) return false;
-    for (const auto& cv : conds->as_array())
-      if (cv.is_object() && str_at(cv.as_object(), "type") == type)
-        return str_at(cv.as_object(), "status") == "True";
-    return false;
   }
 
   // NamesAccepted at once, Established after --crd-delay (immediately for an update of an
@@ -1415,13 +1396,13 @@ struct Handler {
       if (auto* served = v.if_contains("served"); served && served->is_bool() && !served->as_bool())
         continue;
       ResourceType t;
-      t.group = str_at(spec, "group");
-      t.version = str_at(v, "name");
-      t.resource = str_at(names, "plural");
-      t.kind = str_at(names, "kind");
-      t.singular = str_at(names, "singular");
+      t.group = string_at(spec, "group");
+      t.version = string_at(v, "name");
+      t.resource = string_at(names, "plural");
+      t.kind = string_at(names, "kind");
+      t.singular = string_at(names, "singular");
       if (t.singular.empty()) t.singular = lower(t.kind);
-      t.namespaced = str_at(spec, "scope") == "Namespaced";
+      t.namespaced = string_at(spec, "scope") == "Namespaced";
       t.verbs = {"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"};
       auto strings = [](const json::value* a) {
         std::vector<std::string> o;
@@ -1437,7 +1418,7 @@ struct Handler {
         t.has_scale = sub->as_object().contains("scale");
       }
       t.custom = true;
-      t.crd_name = meta_str(crd, "name");
+      t.crd_name = meta_string(crd, "name");
       if (auto* schema = v.if_contains("schema"); schema && schema->is_object())
         if (auto* s = schema->as_object().if_contains("openAPIV3Schema")) t.schema = *s;
       out.push_back(std::move(t));
@@ -1450,10 +1431,10 @@ struct Handler {
     Cluster* cluster = &c;
     return [alive, cluster, crd] {
       if (!*alive) return;
-      std::string name = meta_str(*crd, "name");
+      std::string name = meta_string(*crd, "name");
       const auto& spec = crd->at("spec").as_object();
       std::string key =
-          str_at(spec, "group") + "/" + str_at(spec.at("names").as_object(), "plural");
+          string_at(spec, "group") + "/" + string_at(spec.at("names").as_object(), "plural");
       cluster->store_.erase_all(key);
       cluster->catalog_.remove_crd(name);
       cluster->store_.erase("apiextensions.k8s.io/customresourcedefinitions", "", name);
@@ -1465,7 +1446,7 @@ struct Handler {
   std::function<void()> namespace_finalizer(StoredObject ns_obj) {
     auto alive = c.alive_;
     Cluster* cluster = &c;
-    std::string ns = meta_str(*ns_obj, "name");
+    std::string ns = meta_string(*ns_obj, "name");
     return [alive, cluster, ns] {
       if (!*alive) return;
       Request r;
@@ -1485,7 +1466,7 @@ struct Handler {
         if (std::string_view(key).starts_with(ns + "/")) victims.push_back(obj);
       for (auto& v : victims) {
         remaining = true;
-        if (meta_str(*v, "deletionTimestamp").empty()) delete_object(*t, v, "Background", false);
+        if (meta_string(*v, "deletionTimestamp").empty()) delete_object(*t, v, "Background", false);
       }
     }
     if (!remaining || namespace_empty(ns)) {
@@ -1545,7 +1526,7 @@ struct Handler {
     state->bookmarks = truthy(query(req, "allowWatchBookmarks"));
     std::string rv_text = query(req, "resourceVersion");
     auto matches = [state](const json::object& o) {
-      if (!state->ns.empty() && meta_str(o, "namespace") != state->ns) return false;
+      if (!state->ns.empty() && meta_string(o, "namespace") != state->ns) return false;
       return state->labels.matches(o) && state->fields.matches(o);
     };
     auto frame = [state](std::string_view type, const json::object& o) {
@@ -1668,15 +1649,23 @@ Cluster::Cluster(std::string name, ClusterOptions options, Environment env, Audi
 }
 
 void Cluster::install_crd(json::object crd) {
+  call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", crd,
+       "system:apiserver", "kube-apiserver/v1.32.0");
+  Handler::establish_crd(this, meta_string(crd, "name"), false);
+}
+
+Response Cluster::call(std::string method, std::string path, std::string content_type,
+                       const json::object& body, std::string user, std::string agent,
+                       std::map<std::string, std::string> query) {
   Request req;
-  req.method = "POST";
-  req.path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-  req.user = "system:apiserver";
-  req.content_type = "application/json";
-  std::string name = meta_str(crd, "name");
-  req.body = json::serialize(crd);
-  handle(req);
-  Handler::establish_crd(this, name, false);
+  req.method = std::move(method);
+  req.path = std::move(path);
+  req.content_type = std::move(content_type);
+  req.user = std::move(user);
+  req.user_agent = std::move(agent);
+  req.query = std::move(query);
+  req.body = json::serialize(body);
+  return handle(req);
 }
 
 void Cluster::shutdown() {

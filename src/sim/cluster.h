@@ -127,6 +127,12 @@ class Cluster {
   static bool is_write(const Request& req);
 
   Response handle(const Request& req);
+  // A request from inside the sim (its controllers, its provisioner) as `user`, with `agent` as
+  // the user agent (the default field manager is its program name). It goes through everything
+  // a client's request does: validation, managedFields, the audit log, watches.
+  Response call(std::string method, std::string path, std::string content_type,
+                const boost::json::object& body, std::string user, std::string agent,
+                std::map<std::string, std::string> query = {});
   // Starts a watch; returns an error response instead when it cannot (a 410 for an expired
   // resourceVersion is a frame, as a real server sends it). `id` receives the watch's id, or 0
   // when the stream already finished.

@@ -9,6 +9,7 @@
 
 #include "sim/audit.h"
 #include "sim/cluster.h"
+#include "sim/json_access.h"
 
 namespace planter::sim {
 
@@ -16,27 +17,6 @@ namespace json = boost::json;
 using std::chrono::milliseconds;
 
 namespace {
-
-const json::object* object_at(const json::object& o, std::string_view key) {
-  auto* v = o.if_contains(key);
-  return v && v->is_object() ? &v->as_object() : nullptr;
-}
-
-std::string string_at(const json::object* o, std::string_view key) {
-  auto* v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-int64_t int_at(const json::object* o, std::string_view key, int64_t fallback = 0) {
-  auto* v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_int64()    ? v->as_int64()
-         : v && v->is_uint64() ? int64_t(v->as_uint64())
-                               : fallback;
-}
-
-std::string meta(const json::object& o, std::string_view key) {
-  return string_at(object_at(o, "metadata"), key);
-}
 
 // Every key=value of `selector` is among `labels`; an empty selector selects nothing (a Service
 // without a selector has its endpoints managed by someone else).
@@ -155,7 +135,7 @@ struct Controllers::Impl {
   void enqueue_services(const std::string& ns) {
     const auto& b = c.store().bucket("/services");
     for (auto it = b.lower_bound(ns + "/"); it != b.end() && it->first.starts_with(ns + "/"); ++it)
-      enqueue(Kind::kService, ns, meta(*it->second, "name"));
+      enqueue(Kind::kService, ns, meta_string(*it->second, "name"));
   }
 
   void enqueue_apiservices_of(const std::string& ns, const std::string& service) {
@@ -163,7 +143,7 @@ struct Controllers::Impl {
       const json::object* svc = object_at(*api, "spec");
       svc = svc ? object_at(*svc, "service") : nullptr;
       if (svc && string_at(svc, "namespace") == ns && string_at(svc, "name") == service)
-        enqueue(Kind::kAPIService, "", meta(*api, "name"));
+        enqueue(Kind::kAPIService, "", meta_string(*api, "name"));
     }
   }
 
@@ -176,42 +156,44 @@ struct Controllers::Impl {
     for (const auto& w : kWorkloads) {
       Kind kind = w.kind;
       watch(w.storage_key, [this, kind](const Change& ch) {
-        enqueue(kind, ch.ns, meta(*ch.object, "name"));
+        enqueue(kind, ch.ns, meta_string(*ch.object, "name"));
         enqueue_services(ch.ns);
       });
     }
     watch("/pods", [this](const Change& ch) {
-      enqueue(Kind::kPod, ch.ns, meta(*ch.object, "name"));
+      enqueue(Kind::kPod, ch.ns, meta_string(*ch.object, "name"));
       enqueue_services(ch.ns);
     });
-    watch("/services",
-          [this](const Change& ch) { enqueue(Kind::kService, ch.ns, meta(*ch.object, "name")); });
+    watch("/services", [this](const Change& ch) {
+      enqueue(Kind::kService, ch.ns, meta_string(*ch.object, "name"));
+    });
     watch("discovery.k8s.io/endpointslices", [this](const Change& ch) {
       const json::object* labels = object_at(*object_at(*ch.object, "metadata"), "labels");
       std::string service = string_at(labels, "kubernetes.io/service-name");
       if (!service.empty()) enqueue_apiservices_of(ch.ns, service);
     });
     watch("apiregistration.k8s.io/apiservices", [this](const Change& ch) {
-      if (ch.type != EventType::kDeleted) enqueue(Kind::kAPIService, "", meta(*ch.object, "name"));
+      if (ch.type != EventType::kDeleted)
+        enqueue(Kind::kAPIService, "", meta_string(*ch.object, "name"));
     });
     watch("/namespaces", [this](const Change& ch) {
       if (ch.type == EventType::kAdded)
-        ready_event(object_id("v1", "Namespace", "", meta(*ch.object, "name")), "active");
+        ready_event(object_id("v1", "Namespace", "", meta_string(*ch.object, "name")), "active");
     });
     watch("/nodes", [this](const Change&) {
       for (const auto& [_, ds] : c.store().bucket("apps/daemonsets"))
-        enqueue(Kind::kDaemonSet, meta(*ds, "namespace"), meta(*ds, "name"));
+        enqueue(Kind::kDaemonSet, meta_string(*ds, "namespace"), meta_string(*ds, "name"));
     });
     // Catch up with everything already stored (a restored cluster).
     for (const auto& w : kWorkloads)
       for (const auto& [_, o] : c.store().bucket(w.storage_key))
-        enqueue(w.kind, meta(*o, "namespace"), meta(*o, "name"));
+        enqueue(w.kind, meta_string(*o, "namespace"), meta_string(*o, "name"));
     for (const auto& [_, o] : c.store().bucket("/pods"))
-      enqueue(Kind::kPod, meta(*o, "namespace"), meta(*o, "name"));
+      enqueue(Kind::kPod, meta_string(*o, "namespace"), meta_string(*o, "name"));
     for (const auto& [_, o] : c.store().bucket("/services"))
-      enqueue(Kind::kService, meta(*o, "namespace"), meta(*o, "name"));
+      enqueue(Kind::kService, meta_string(*o, "namespace"), meta_string(*o, "name"));
     for (const auto& [_, o] : c.store().bucket("apiregistration.k8s.io/apiservices"))
-      enqueue(Kind::kAPIService, "", meta(*o, "name"));
+      enqueue(Kind::kAPIService, "", meta_string(*o, "name"));
   }
 
   ~Impl() {
@@ -222,24 +204,16 @@ struct Controllers::Impl {
   // ---- writes, as the controllers' own users ----
 
   Response write(std::string method, std::string path, std::string content_type,
-                 const json::object& body, std::string_view component, std::string query = "") {
-    Request req;
-    req.method = std::move(method);
-    req.path = std::move(path);
-    req.content_type = std::move(content_type);
-    req.user = "system:serviceaccount:kube-system:" + std::string(component);
+                 const json::object& body, std::string_view component,
+                 std::map<std::string, std::string> query = {}) {
     // The default field manager is the user agent's program name.
     std::string program =
         component == "kube-scheduler" || component == "kubelet" || component == "kube-apiserver"
             ? std::string(component)
             : "kube-controller-manager";
-    req.user_agent = program + "/v1.32.0 (linux/amd64) kubernetes/planter-sim";
-    if (!query.empty()) {
-      size_t eq = query.find('=');
-      req.query[query.substr(0, eq)] = query.substr(eq + 1);
-    }
-    req.body = json::serialize(body);
-    return c.handle(req);
+    return c.call(std::move(method), std::move(path), std::move(content_type), body,
+                  "system:serviceaccount:kube-system:" + std::string(component),
+                  program + "/v1.32.0 (linux/amd64) kubernetes/planter-sim", std::move(query));
   }
 
   // Replaces the status of a stored object (PUT .../status), unless it is already `status`.
@@ -255,15 +229,10 @@ struct Controllers::Impl {
   json::object condition(const json::object* old_status, std::string_view type,
                          std::string_view status, std::string_view reason, std::string_view message,
                          bool update_time = false) {
-    if (old_status)
-      if (auto* conds = old_status->if_contains("conditions"); conds && conds->is_array())
-        for (const auto& cv : conds->as_array()) {
-          if (!cv.is_object()) continue;
-          const auto& old = cv.as_object();
-          if (string_at(&old, "type") == type && string_at(&old, "status") == status &&
-              string_at(&old, "reason") == reason && string_at(&old, "message") == message)
-            return old;
-        }
+    const json::object* old = find_condition(old_status, type);
+    if (old && string_at(old, "status") == status && string_at(old, "reason") == reason &&
+        string_at(old, "message") == message)
+      return *old;
     json::object cond{{"type", type}, {"status", status}};
     std::string t = now();
     if (update_time) cond["lastUpdateTime"] = t;
@@ -396,7 +365,7 @@ struct Controllers::Impl {
   json::object workload_status(const WorkloadType& w, const json::object& obj, int64_t gen,
                                int64_t want, bool ready) {
     const json::object* old = object_at(obj, "status");
-    std::string name = meta(obj, "name");
+    std::string name = meta_string(obj, "name");
     json::object st;
     int64_t n = ready ? want : 0;
     auto set_count = [&](const char* key, int64_t v) {
@@ -460,7 +429,7 @@ struct Controllers::Impl {
 
   void reconcile_workload(const WorkloadType& w, const std::string& ns, const std::string& name) {
     StoredObject obj = c.store().get(w.storage_key, ns, name);
-    if (!obj || !meta(*obj, "deletionTimestamp").empty()) return;
+    if (!obj || !meta_string(*obj, "deletionTimestamp").empty()) return;
     int64_t gen = int_at(object_at(*obj, "metadata"), "generation", 1);
     int64_t want = desired_replicas(w, *obj);
     std::string path = workload_path(w, ns, name);
@@ -478,7 +447,7 @@ struct Controllers::Impl {
       if (!*live) return;
       timers.erase(timer);
       StoredObject cur = c.store().get(w.storage_key, ns, name);
-      if (!cur || !meta(*cur, "deletionTimestamp").empty()) return;
+      if (!cur || !meta_string(*cur, "deletionTimestamp").empty()) return;
       if (int_at(object_at(*cur, "metadata"), "generation", 1) != gen) return;
       if (desired_replicas(w, *cur) != want) return;
       put_status(workload_path(w, ns, name), *cur, workload_status(w, *cur, gen, want, true),
@@ -491,7 +460,7 @@ struct Controllers::Impl {
 
   void reconcile_pod(const std::string& ns, const std::string& name) {
     StoredObject pod = c.store().get("/pods", ns, name);
-    if (!pod || !meta(*pod, "deletionTimestamp").empty()) return;
+    if (!pod || !meta_string(*pod, "deletionTimestamp").empty()) return;
     std::string path = "/api/v1/namespaces/" + ns + "/pods/" + name;
     const json::object* spec = object_at(*pod, "spec");
     std::string node = string_at(spec, "nodeName");
@@ -516,7 +485,7 @@ struct Controllers::Impl {
     }
     const json::object* st = object_at(*pod, "status");
     if (string_at(st, "phase") == "Running") return;
-    std::string uid = meta(*pod, "uid");
+    std::string uid = meta_string(*pod, "uid");
     std::string timer = "Pod/" + ns + "/" + name + "@" + uid;
     if (!timers.insert(timer).second) return;
     auto live = alive;
@@ -524,7 +493,9 @@ struct Controllers::Impl {
       if (!*live) return;
       timers.erase(timer);
       StoredObject cur = c.store().get("/pods", ns, name);
-      if (!cur || meta(*cur, "uid") != uid || !meta(*cur, "deletionTimestamp").empty()) return;
+      if (!cur || meta_string(*cur, "uid") != uid ||
+          !meta_string(*cur, "deletionTimestamp").empty())
+        return;
       put_status(path, *cur, running_status(*cur), "kubelet");
       ready_event(object_id("v1", "Pod", ns, name), "available");
       enqueue_services(ns);
@@ -545,13 +516,13 @@ struct Controllers::Impl {
             {"name", cname},
             {"image", image},
             {"imageID", image},
-            {"containerID", "containerd://" + short_hash(meta(pod, "uid") + cname, 24)},
+            {"containerID", "containerd://" + short_hash(meta_string(pod, "uid") + cname, 24)},
             {"ready", true},
             {"started", true},
             {"restartCount", 0},
             {"state", {{"running", {{"startedAt", t}}}}}});
       }
-    std::string ip = pod_ip(meta(pod, "uid"));
+    std::string ip = pod_ip(meta_string(pod, "uid"));
     return json::object{
         {"phase", "Running"},
         {"conditions", json::array{condition(old, "PodReadyToStartContainers", "True", "", ""),
@@ -568,13 +539,7 @@ struct Controllers::Impl {
   }
 
   static bool pod_ready(const json::object& pod) {
-    const json::object* st = object_at(pod, "status");
-    if (!st || string_at(st, "podIP").empty()) return false;
-    if (auto* conds = st->if_contains("conditions"); conds && conds->is_array())
-      for (const auto& cv : conds->as_array())
-        if (cv.is_object() && string_at(&cv.as_object(), "type") == "Ready")
-          return string_at(&cv.as_object(), "status") == "True";
-    return false;
+    return !string_at(object_at(pod, "status"), "podIP").empty() && condition_true(pod, "Ready");
   }
 
   // ---- services ----
@@ -594,7 +559,7 @@ struct Controllers::Impl {
         const json::object* tmeta = tmpl ? object_at(*tmpl, "metadata") : nullptr;
         if (!selects(selector, tmeta ? object_at(*tmeta, "labels") : nullptr)) continue;
         int64_t ready = ready_replicas(w, obj);
-        std::string uid = meta(obj, "uid");
+        std::string uid = meta_string(obj, "uid");
         for (int64_t i = 0; i < ready; ++i) {
           Backend be;
           be.ip = pod_ip(uid + "#" + std::to_string(i));
@@ -699,7 +664,7 @@ struct Controllers::Impl {
                        {"nodeName", be.node}});
       addresses.push_back(json::object{{"ip", be.ip}, {"nodeName", be.node}});
     }
-    std::string uid = meta(*svc, "uid");
+    std::string uid = meta_string(*svc, "uid");
     json::object slice{
         {"apiVersion", "discovery.k8s.io/v1"},
         {"kind", "EndpointSlice"},
@@ -719,9 +684,10 @@ struct Controllers::Impl {
         {"endpoints", std::move(slice_endpoints)},
         {"ports", std::move(slice_ports)}};
     write("PATCH",
-          "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices/" + meta(slice, "name"),
+          "/apis/discovery.k8s.io/v1/namespaces/" + ns + "/endpointslices/" +
+              meta_string(slice, "name"),
           "application/apply-patch+yaml", slice, "endpointslice-controller",
-          "fieldManager=endpointslice-controller");
+          {{"fieldManager", "endpointslice-controller"}});
     json::object endpoints{{"apiVersion", "v1"},
                            {"kind", "Endpoints"},
                            {"metadata", {{"name", name}, {"namespace", ns}}},
@@ -730,7 +696,7 @@ struct Controllers::Impl {
       endpoints["subsets"].as_array().push_back(
           json::object{{"addresses", std::move(addresses)}, {"ports", std::move(endpoint_ports)}});
     write("PATCH", endpoints_path, "application/apply-patch+yaml", endpoints, "endpoint-controller",
-          "fieldManager=endpoint-controller");
+          {{"fieldManager", "endpoint-controller"}});
     if (!ready.empty() && !was_ready)
       ready_event(object_id("v1", "Service", ns, name), "endpoints-ready");
   }
@@ -739,7 +705,7 @@ struct Controllers::Impl {
 
   void reconcile_apiservice(const std::string& name) {
     StoredObject api = c.store().get("apiregistration.k8s.io/apiservices", "", name);
-    if (!api || !meta(*api, "deletionTimestamp").empty()) return;
+    if (!api || !meta_string(*api, "deletionTimestamp").empty()) return;
     const json::object* old = object_at(*api, "status");
     const json::object* spec = object_at(*api, "spec");
     const json::object* svc = spec ? object_at(*spec, "service") : nullptr;
@@ -757,11 +723,7 @@ struct Controllers::Impl {
       else
         cond = condition(old, "Available", "True", "Passed", "all checks passed");
     }
-    bool was_available = false;
-    if (auto* conds = old ? old->if_contains("conditions") : nullptr; conds && conds->is_array())
-      for (const auto& cv : conds->as_array())
-        if (cv.is_object() && string_at(&cv.as_object(), "type") == "Available")
-          was_available = string_at(&cv.as_object(), "status") == "True";
+    bool was_available = condition_true(*api, "Available");
     bool available = string_at(&cond, "status") == "True";
     put_status("/apis/apiregistration.k8s.io/v1/apiservices/" + name, *api,
                json::object{{"conditions", json::array{std::move(cond)}}}, "kube-apiserver");

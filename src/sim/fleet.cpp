@@ -5,6 +5,7 @@
 #include <set>
 
 #include "model/yaml.h"
+#include "sim/json_access.h"
 #include "sim/state_dir.h"
 #include "sim/tls.h"
 
@@ -19,20 +20,6 @@ namespace {
 constexpr std::string_view kManagementCrds[] = {
 #include "sim/management_crds.inc"
 };
-
-const json::object* object_at(const json::object* o, std::string_view key) {
-  auto* v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_object() ? &v->as_object() : nullptr;
-}
-
-std::string string_at(const json::object* o, std::string_view key) {
-  auto* v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-std::string meta(const json::object& o, std::string_view key) {
-  return string_at(object_at(&o, "metadata"), key);
-}
 
 std::optional<double> number(std::string_view text) {
   double v = 0;
@@ -117,7 +104,7 @@ struct Fleet::Provisioner {
       const ClusterKind* k = &kind;
       watch_ids.push_back(
           management().store().add_watch(kind.storage_key, [this, k](const Change& ch) {
-            std::string ns = ch.ns, name = meta(*ch.object, "name");
+            std::string ns = ch.ns, name = meta_string(*ch.object, "name");
             auto live = alive;
             // Later on the loop: never write while the store is telling its watchers.
             fleet.env_.after(milliseconds(0), [this, live, k, ns, name] {
@@ -129,7 +116,7 @@ struct Fleet::Provisioner {
     for (const auto& kind : kClusterKinds) {
       std::vector<std::pair<std::string, std::string>> existing;
       for (const auto& [_, obj] : management().store().bucket(kind.storage_key))
-        existing.emplace_back(meta(*obj, "namespace"), meta(*obj, "name"));
+        existing.emplace_back(meta_string(*obj, "namespace"), meta_string(*obj, "name"));
       for (const auto& [ns, name] : existing) reconcile(kind, ns, name);
     }
   }
@@ -144,19 +131,10 @@ struct Fleet::Provisioner {
   }
 
   Response write(std::string method, std::string path, std::string content_type,
-                 const json::object& body, std::string query = "") {
-    Request req;
-    req.method = std::move(method);
-    req.path = std::move(path);
-    req.content_type = std::move(content_type);
-    req.user = "system:serviceaccount:capi-system:capi-controller-manager";
-    req.user_agent = "manager/v1.9.0 (linux/amd64) planter-sim";
-    if (!query.empty()) {
-      size_t eq = query.find('=');
-      req.query[query.substr(0, eq)] = query.substr(eq + 1);
-    }
-    req.body = json::serialize(body);
-    return management().handle(req);
+                 const json::object& body, std::map<std::string, std::string> query = {}) {
+    return management().call(std::move(method), std::move(path), std::move(content_type), body,
+                             "system:serviceaccount:capi-system:capi-controller-manager",
+                             "manager/v1.9.0 (linux/amd64) planter-sim", std::move(query));
   }
 
   static bool provisioned(const ClusterKind& k, const json::object& obj) {
@@ -203,7 +181,7 @@ struct Fleet::Provisioner {
     StoredObject obj = management().store().get(k.storage_key, ns, name);
     std::string owner = owner_key(k, ns, name);
     auto taken = owners.find(name);
-    if (!obj || !meta(*obj, "deletionTimestamp").empty()) {
+    if (!obj || !meta_string(*obj, "deletionTimestamp").empty()) {
       if (taken != owners.end() && taken->second == owner) {
         owners.erase(taken);
         fleet.drop_cluster(name);
@@ -234,13 +212,15 @@ struct Fleet::Provisioner {
     }
     if (!pending.insert(owner).second) return;
     auto live = alive;
-    std::string uid = meta(*obj, "uid");
+    std::string uid = meta_string(*obj, "uid");
     const ClusterKind* kp = &k;
     fleet.env_.after(fleet.options_.provision_delay, [this, live, kp, ns, name, uid, owner] {
       if (!*live) return;
       pending.erase(owner);
       StoredObject cur = management().store().get(kp->storage_key, ns, name);
-      if (!cur || meta(*cur, "uid") != uid || !meta(*cur, "deletionTimestamp").empty()) return;
+      if (!cur || meta_string(*cur, "uid") != uid ||
+          !meta_string(*cur, "deletionTimestamp").empty())
+        return;
       if (owners.contains(name)) return reconcile(*kp, ns, name);
       provision(*kp, ns, name, true);
     });
@@ -266,7 +246,7 @@ struct Fleet::Provisioner {
 
   // The kubeconfig Secret and the Cluster's status, as a provisioner leaves them.
   void publish(const ClusterKind& k, const json::object& obj) {
-    std::string ns = meta(obj, "namespace"), name = meta(obj, "name");
+    std::string ns = meta_string(obj, "namespace"), name = meta_string(obj, "name");
     std::string secret = name + "-kubeconfig";
     json::object body{
         {"apiVersion", "v1"},
@@ -278,23 +258,20 @@ struct Fleet::Provisioner {
           {"ownerReferences", json::array{json::object{{"apiVersion", k.api_version},
                                                        {"kind", "Cluster"},
                                                        {"name", name},
-                                                       {"uid", meta(obj, "uid")},
+                                                       {"uid", meta_string(obj, "uid")},
                                                        {"controller", true},
                                                        {"blockOwnerDeletion", true}}}}}},
         {"type", "cluster.x-k8s.io/secret"},
         {"data", {{"value", base64(fleet.kubeconfig_of(name))}}}};
     write("PATCH", "/api/v1/namespaces/" + ns + "/secrets/" + secret,
-          "application/apply-patch+yaml", body, "fieldManager=manager");
+          "application/apply-patch+yaml", body, {{"fieldManager", "manager"}});
 
     const json::object* old = object_at(&obj, "status");
     json::object st = old ? *old : json::object{};
     std::string t = rfc3339(fleet.env_.now());
     auto ready_condition = [&](const char* type) {
-      if (auto* conds = old ? old->if_contains("conditions") : nullptr; conds && conds->is_array())
-        for (const auto& cv : conds->as_array())
-          if (cv.is_object() && string_at(&cv.as_object(), "type") == type &&
-              string_at(&cv.as_object(), "status") == "True")
-            return cv.as_object();
+      if (const json::object* c = find_condition(old, type); c && string_at(c, "status") == "True")
+        return *c;
       return json::object{{"type", type}, {"status", "True"}, {"lastTransitionTime", t}};
     };
     if (k.cluster_api) {
@@ -335,7 +312,7 @@ struct Fleet::Provisioner {
     if (old && *old == st) return;
     json::object cur = obj;
     cur["status"] = std::move(st);
-    write("PUT", path_of(k, meta(obj, "namespace"), meta(obj, "name")) + "/status",
+    write("PUT", path_of(k, meta_string(obj, "namespace"), meta_string(obj, "name")) + "/status",
           "application/json", cur);
   }
 };

@@ -1,11 +1,14 @@
 #include "sim/state_dir.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "sim/json_access.h"
 
 namespace planter::sim {
 
@@ -14,22 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string meta_string(const json::object& o, std::string_view key) {
-  auto* m = o.if_contains("metadata");
-  auto* v = m && m->is_object() ? m->as_object().if_contains(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-std::string string_at(const json::object& o, std::string_view key) {
-  auto* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
 uint64_t rv_at(const json::object& o) {
-  auto* v = o.if_contains("resourceVersion");
-  if (v && v->is_uint64()) return v->as_uint64();
-  if (v && v->is_int64() && v->as_int64() >= 0) return static_cast<uint64_t>(v->as_int64());
-  return 0;
+  return static_cast<uint64_t>(std::max<int64_t>(0, int_at(&o, "resourceVersion")));
 }
 
 }  // namespace
@@ -66,19 +55,19 @@ Result<std::optional<Snapshot>> StateDir::load(const std::string& cluster) const
     return Error{snap.string() + ": not a snapshot the sim wrote (" +
                  (ec ? ec.message() : std::string("no objects")) +
                  "); remove the state folder to start afresh"};
-  // (storage key, "ns/name") -> object, in the order they came.
+  // (storage key, "ns/name") -> object; the latest state wins.
   std::map<std::pair<std::string, std::string>, json::object> objects;
+  // A snapshot entry or a journal "put" line: {"key": storage key, "object": {...}}.
+  auto keep = [&objects](json::object& entry) {
+    auto* obj = entry.if_contains("object");
+    if (!obj || !obj->is_object()) return;
+    auto& o = obj->as_object();
+    objects[{string_at(entry, "key"), Store::bucket_key(meta_string(o, "namespace"),
+                                                        meta_string(o, "name"))}] = std::move(o);
+  };
   uint64_t rv = rv_at(doc.as_object());
-  for (auto& entry : doc.as_object()["objects"].as_array()) {
-    if (!entry.is_object()) continue;
-    auto& e = entry.as_object();
-    auto* obj = e.if_contains("object");
-    if (!obj || !obj->is_object()) continue;
-    std::string key = string_at(e, "key");
-    objects[{key, Store::bucket_key(meta_string(obj->as_object(), "namespace"),
-                                    meta_string(obj->as_object(), "name"))}] =
-        std::move(obj->as_object());
-  }
+  for (auto& entry : doc.as_object()["objects"].as_array())
+    if (entry.is_object()) keep(entry.as_object());
   std::ifstream journal(journal_path(cluster), std::ios::binary);
   std::string line;
   int line_no = 0;
@@ -97,15 +86,11 @@ Result<std::optional<Snapshot>> StateDir::load(const std::string& cluster) const
     uint64_t line_rv = rv_at(e);
     if (line_rv <= rv) continue;  // already in the snapshot
     rv = line_rv;
-    std::string key = string_at(e, "key");
-    std::string op = string_at(e, "op");
-    if (op == "delete") {
-      objects.erase({key, Store::bucket_key(string_at(e, "namespace"), string_at(e, "name"))});
-    } else if (auto* obj = e.if_contains("object"); obj && obj->is_object()) {
-      objects[{key, Store::bucket_key(meta_string(obj->as_object(), "namespace"),
-                                      meta_string(obj->as_object(), "name"))}] =
-          std::move(obj->as_object());
-    }
+    if (string_at(e, "op") == "delete")
+      objects.erase({string_at(e, "key"),
+                     Store::bucket_key(string_at(e, "namespace"), string_at(e, "name"))});
+    else
+      keep(e);
   }
   Snapshot out;
   out.resource_version = rv;

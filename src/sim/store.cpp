@@ -155,16 +155,19 @@ void Store::record(Change change) {
     compacted_rv_ = history_.front().resource_version;
     history_.pop_front();
   }
+  auto watchers = watches_.find(change.storage_key);
+  if (watchers == watches_.end()) return;
   // Copy the ids first: a watch may remove itself (or others) while being told.
   std::vector<uint64_t> ids;
-  for (const auto& [id, w] : watches_)
-    if (w.storage_key == change.storage_key) ids.push_back(id);
+  ids.reserve(watchers->second.size());
+  for (const auto& [id, _] : watchers->second) ids.push_back(id);
   for (uint64_t id : ids) {
-    auto it = watches_.find(id);
-    if (it != watches_.end()) {
-      auto cb = it->second.on_change;  // the callback may erase the watch
-      cb(change);
-    }
+    watchers = watches_.find(change.storage_key);
+    if (watchers == watches_.end()) return;
+    auto it = watchers->second.find(id);
+    if (it == watchers->second.end()) continue;
+    auto cb = it->second;  // the callback may erase the watch
+    cb(change);
   }
 }
 
@@ -182,12 +185,20 @@ uint64_t Store::oldest_resource_version() const {
 
 uint64_t Store::add_watch(std::string storage_key, std::function<void(const Change&)> on_change) {
   uint64_t id = next_watch_++;
-  watches_[id] = Watch{std::move(storage_key), std::move(on_change)};
+  watches_[storage_key][id] = std::move(on_change);
+  watch_keys_.emplace(id, std::move(storage_key));
   return id;
 }
 
 void Store::remove_watch(uint64_t id) {
-  watches_.erase(id);
+  auto key = watch_keys_.find(id);
+  if (key == watch_keys_.end()) return;
+  auto watchers = watches_.find(key->second);
+  if (watchers != watches_.end()) {
+    watchers->second.erase(id);
+    if (watchers->second.empty()) watches_.erase(watchers);
+  }
+  watch_keys_.erase(key);
 }
 
 }  // namespace planter::sim

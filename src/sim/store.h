@@ -86,11 +86,10 @@ class Store {
   std::unordered_map<std::string, Bucket> buckets_;
   std::deque<Change> history_;
   uint64_t compacted_rv_ = 1;  // changes at or below this are gone from history
-  struct Watch {
-    std::string storage_key;
-    std::function<void(const Change&)> on_change;
-  };
-  std::map<uint64_t, Watch> watches_;
+  // Watches by the resource they watch, so a change is offered only to its own watchers;
+  // within a resource in the order they started.
+  std::unordered_map<std::string, std::map<uint64_t, std::function<void(const Change&)>>> watches_;
+  std::unordered_map<uint64_t, std::string> watch_keys_;  // id -> storage key
   // owner uid -> (storage key, bucket key) of its dependents
   std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>> dependents_;
   uint64_t next_watch_ = 1;

@@ -61,6 +61,7 @@ spec:
   ASSERT_EQ(applied.code, 0) << applied.err;
   // Not yet: provisioning takes --provision-delay.
   auto early = sim.kubectl("get clusters.planter.nephio.org edge-a -n fleet -o jsonpath={.status}");
+  ASSERT_EQ(early.code, 0) << early.err;
   EXPECT_THAT(early.out, Not(HasSubstr("ready")));
   auto wait_a = sim.kubectl(
       "wait --for=jsonpath={.status.ready}=true clusters.planter.nephio.org/edge-a -n fleet "
@@ -259,6 +260,8 @@ TEST(FleetTest, WatchDropEndsKubectlWatchAfterASecond) {
 TEST(FleetTest, FaultsChangePerClusterThroughClusterAnnotations) {
   SimProcess sim({"--clusters", "2", "--insecure-http"});
   ASSERT_TRUE(sim.running());
+  auto before = sim.kubectl("--context edge2 get ns");
+  ASSERT_EQ(before.code, 0) << before.err;
   auto ann = sim.kubectl(
       "annotate clusters.planter.nephio.org edge2 -n default sim.planter.io/error-rate=1");
   ASSERT_EQ(ann.code, 0) << ann.err;

@@ -1,0 +1,59 @@
+// Reading stored objects inside the sim: a missing or mistyped field reads as empty (or the
+// fallback), never throws. Stored objects passed validation, but the sim's controllers also read
+// whatever clients wrote into status and annotations.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace planter::sim {
+
+inline const boost::json::object* object_at(const boost::json::object* o, std::string_view key) {
+  auto* v = o ? o->if_contains(key) : nullptr;
+  return v && v->is_object() ? &v->as_object() : nullptr;
+}
+
+inline const boost::json::object* object_at(const boost::json::object& o, std::string_view key) {
+  return object_at(&o, key);
+}
+
+inline std::string string_at(const boost::json::object* o, std::string_view key) {
+  auto* v = o ? o->if_contains(key) : nullptr;
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+inline std::string string_at(const boost::json::object& o, std::string_view key) {
+  return string_at(&o, key);
+}
+
+inline int64_t int_at(const boost::json::object* o, std::string_view key, int64_t fallback = 0) {
+  auto* v = o ? o->if_contains(key) : nullptr;
+  if (v && v->is_int64()) return v->as_int64();
+  if (v && v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  return fallback;
+}
+
+// metadata.<key> as a string ("name", "namespace", "uid", ...).
+inline std::string meta_string(const boost::json::object& o, std::string_view key) {
+  return string_at(object_at(&o, "metadata"), key);
+}
+
+// The condition of `type` in a status object's `conditions`, or nullptr.
+inline const boost::json::object* find_condition(const boost::json::object* status,
+                                                 std::string_view type) {
+  auto* conds = status ? status->if_contains("conditions") : nullptr;
+  if (!conds || !conds->is_array()) return nullptr;
+  for (const auto& c : conds->as_array())
+    if (c.is_object() && string_at(c.as_object(), "type") == type) return &c.as_object();
+  return nullptr;
+}
+
+// status.conditions[type].status == "True".
+inline bool condition_true(const boost::json::object& obj, std::string_view type) {
+  const boost::json::object* c = find_condition(object_at(&obj, "status"), type);
+  return c && string_at(c, "status") == "True";
+}
+
+}  // namespace planter::sim
