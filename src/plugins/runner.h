@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/diagnostics.h"
+#include "model/process.h"
 #include "model/result.h"
 #include "seed/seed.h"
 
@@ -21,20 +22,6 @@ struct PluginLimits {
   std::chrono::milliseconds timeout{30'000};
   size_t max_output_bytes = 256u << 20;
 };
-
-struct ProcessOutput {
-  int exit_code = 0;  // valid when signal == 0
-  int signal = 0;     // the signal that ended the process, or 0
-  bool timed_out = false;
-  bool output_too_large = false;
-  std::string out;
-  std::string err;
-};
-
-// Runs `path` with no arguments, feeding `input` on stdin. Fails only when the process could not
-// be started at all.
-Result<ProcessOutput> run_process(const std::string& path, const std::string& input,
-                                  const PluginLimits& limits);
 
 // The plugins of a --plugin-dir: its executable regular files, sorted by name.
 Result<std::vector<std::string>> plugins_in_dir(const std::string& dir);

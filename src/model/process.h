@@ -1,0 +1,50 @@
+// Running a child process without a shell: argv as given, extra environment variables, the
+// whole of `input` on stdin, stdout and stderr captured, a timeout and a cap on stdout.
+//
+// Used by the seed's plugins and by kubeconfig exec credential plugins. The child runs in its
+// own process group, so a timeout kills whatever it started too. Thread-safe: each call owns its
+// pipes; SIGPIPE is ignored process-wide the first time (a child that closes stdin early must
+// not kill planter).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/result.h"
+
+namespace planter {
+
+struct ProcessSpec {
+  std::string path;               // an executable; without a '/' it is looked up in PATH
+  std::vector<std::string> args;  // argv[1..]
+  std::vector<std::pair<std::string, std::string>> env;  // set on top of planter's own
+  std::string input;
+  std::chrono::milliseconds timeout{30'000};
+  size_t max_output_bytes = 256u << 20;
+};
+
+struct ProcessOutput {
+  int exit_code = 0;  // valid when signal == 0
+  int signal = 0;     // the signal that ended the process, or 0
+  bool timed_out = false;
+  bool output_too_large = false;
+  std::string out;
+  std::string err;  // its last MiB at most
+
+  bool succeeded() const {
+    return !timed_out && !output_too_large && signal == 0 && exit_code == 0;
+  }
+};
+
+// Fails only when the process could not be started at all (the message names the path).
+Result<ProcessOutput> run_process(const ProcessSpec& spec);
+
+// "exited with status 3", "timed out after 30000 ms and was killed", ...
+std::string describe_exit(const ProcessOutput& p, const ProcessSpec& spec);
+
+// The last `max_lines` lines of `s`, without trailing blank space.
+std::string tail_lines(const std::string& s, size_t max_lines);
+
+}  // namespace planter
