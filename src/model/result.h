@@ -1,5 +1,6 @@
 // Result<T>: a value or an error message, returned across module boundaries instead of
-// throwing. A small stand-in for std::expected (C++23).
+// throwing. Expected<T, E> is the general form (a small stand-in for C++23's std::expected), for
+// layers whose errors carry more than a message (kube::ApiError).
 #pragma once
 
 #include <string>
@@ -13,11 +14,11 @@ struct Error {
   std::string message;
 };
 
-template <typename T>
-class [[nodiscard]] Result {
+template <typename T, typename E>
+class [[nodiscard]] Expected {
  public:
-  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit by design
+  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
+  Expected(E error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT: implicit
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -31,10 +32,13 @@ class [[nodiscard]] Result {
   T& operator*() & { return value(); }
 
   // Precondition: !ok().
-  const Error& error() const { return std::get<1>(state_); }
+  const E& error() const { return std::get<1>(state_); }
 
  private:
-  std::variant<T, Error> state_;
+  std::variant<T, E> state_;
 };
+
+template <typename T>
+using Result = Expected<T, Error>;
 
 }  // namespace planter

@@ -1,0 +1,549 @@
+#include "kube/client.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <future>
+#include <mutex>
+#include <random>
+
+#include "kube/watch_decoder.h"
+
+namespace planter::kube {
+
+namespace json = boost::json;
+using SteadyClock = std::chrono::steady_clock;
+
+namespace {
+
+std::string str(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
+}
+
+std::string query_escape(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+void add_query(std::string& q, std::string_view key, std::string_view value) {
+  if (value.empty()) return;
+  q += q.empty() ? '?' : '&';
+  q.append(key).append("=").append(query_escape(value));
+}
+
+// What one request is about, before the REST mapper turns it into a path.
+struct Spec {
+  std::string api_version, kind, ns, name;
+  bool default_namespace = true;  // an empty ns means the context's (false: all namespaces)
+  std::string subresource;
+  std::string method = "GET";
+  std::string query;  // "?a=b" or empty
+  std::optional<json::object> body;
+  std::string content_type;
+  bool idempotent = true;
+};
+
+const json::object* metadata_of(const json::object& o) {
+  auto it = o.find("metadata");
+  return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
+}
+
+Spec spec_for(const json::object& object) {
+  Spec s;
+  s.api_version = str(object, "apiVersion");
+  s.kind = str(object, "kind");
+  if (const json::object* m = metadata_of(object)) {
+    s.ns = str(*m, "namespace");
+    s.name = str(*m, "name");
+  }
+  return s;
+}
+
+}  // namespace
+
+struct Client::Impl {
+  RestConfig config;
+  ClientOptions options;
+  RestMapper mapper;
+  mutable std::mutex disc_mu;
+  bool refreshing = false;
+  bool discovered = false;
+  bool aggregated = false;
+  int refreshes = 0;
+  std::string discovery_error;
+  SteadyClock::time_point last_refresh{};
+  std::vector<std::function<void()>> after_refresh;
+
+  std::unique_ptr<Transport> transport;  // last: destroyed first, so no callback outlives us
+
+  void refresh_then(std::function<void()> fn, bool force);
+  void discover();
+  void resource(std::string api_version, std::string kind, ResourceDone done);
+  void request(Spec spec, ObjectDone done);
+  void list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, std::string cont, int page,
+                 ListDone done);
+
+  template <class T, class Start>
+  ApiResult<T> wait(Start start) {
+    if (transport->on_transport_thread())
+      return client_error("Deadlock",
+                          "a synchronous Kubernetes call from a transport callback; use the "
+                          "asynchronous form");
+    std::promise<ApiResult<T>> p;
+    auto f = p.get_future();
+    start([&p](ApiResult<T> r) { p.set_value(std::move(r)); });
+    return f.get();
+  }
+};
+
+void Client::Impl::refresh_then(std::function<void()> fn, bool force) {
+  {
+    std::lock_guard lock(disc_mu);
+    bool recent = discovered && SteadyClock::now() - last_refresh < options.discovery_refresh;
+    if (recent && !force) {
+      // Fall through and run fn outside the lock.
+    } else {
+      after_refresh.push_back(std::move(fn));
+      if (refreshing) return;
+      refreshing = true;
+      fn = nullptr;
+    }
+  }
+  if (fn) return fn();
+  discover();
+}
+
+void Client::Impl::discover() {
+  struct State {
+    std::mutex mu;
+    int pending = 0;
+    std::vector<ApiResource> resources;
+    std::string error;
+    bool aggregated = true;
+  };
+  auto state = std::make_shared<State>();
+  auto finish_one = [this, state] {
+    {
+      std::lock_guard lock(state->mu);
+      if (--state->pending > 0) return;
+    }
+    std::vector<std::function<void()>> waiters;
+    {
+      std::lock_guard lock(disc_mu);
+      if (state->error.empty()) {
+        mapper.replace(std::move(state->resources));
+        aggregated = state->aggregated;
+        discovery_error.clear();
+      } else {
+        discovery_error = state->error;
+      }
+      ++refreshes;
+      discovered = true;
+      refreshing = false;
+      last_refresh = SteadyClock::now();
+      waiters.swap(after_refresh);
+    }
+    for (auto& w : waiters) w();
+  };
+  state->pending = 2;
+  for (const char* root : {"/api", "/apis"}) {
+    HttpRequest req;
+    req.path = root;
+    req.accept = kAggregatedDiscoveryAccept;
+    transport->send(req, [this, state, finish_one, root](ApiResult<HttpResponse> r) {
+      if (!r) {
+        std::lock_guard lock(state->mu);
+        state->error = fmt::format("discovery ({}): {}", root, r.error().str());
+        return finish_one();
+      }
+      json::error_code ec;
+      json::value doc = json::parse(r->body, ec);
+      if (ec) {
+        std::lock_guard lock(state->mu);
+        state->error = fmt::format("discovery ({}): not JSON", root);
+        return finish_one();
+      }
+      if (is_aggregated_discovery(r->content_type)) {
+        auto parsed = parse_aggregated_discovery(doc);
+        std::lock_guard lock(state->mu);
+        if (!parsed) state->error = fmt::format("discovery ({}): {}", root, parsed.error().message);
+        else for (auto& a : parsed.value()) state->resources.push_back(std::move(a));
+        return finish_one();
+      }
+      // Legacy discovery: one more request per group-version.
+      std::vector<std::string> gvs = parse_group_versions(doc);
+      {
+        std::lock_guard lock(state->mu);
+        state->aggregated = false;
+        state->pending += static_cast<int>(gvs.size());
+      }
+      for (const std::string& gv : gvs) {
+        HttpRequest sub;
+        sub.path = (gv.find('/') == std::string::npos ? "/api/" : "/apis/") + gv;
+        transport->send(sub, [state, finish_one](ApiResult<HttpResponse> rr) {
+          // A group-version that fails (an aggregated API that is down) is left out, as
+          // kubectl does; the rest still maps.
+          if (rr) {
+            json::error_code ec2;
+            json::value d = json::parse(rr->body, ec2);
+            if (!ec2) {
+              if (auto parsed = parse_resource_list(d)) {
+                std::lock_guard lock(state->mu);
+                for (auto& a : parsed.value()) state->resources.push_back(std::move(a));
+              }
+            }
+          }
+          finish_one();
+        });
+      }
+      finish_one();
+    });
+  }
+}
+
+void Client::Impl::resource(std::string api_version, std::string kind, ResourceDone done) {
+  if (auto r = mapper.find(api_version, kind)) return done(std::move(*r));
+  refresh_then(
+      [this, api_version, kind, done = std::move(done)] {
+        if (auto r = mapper.find(api_version, kind)) return done(std::move(*r));
+        std::string why;
+        {
+          std::lock_guard lock(disc_mu);
+          if (!discovery_error.empty()) why = " (" + discovery_error + ")";
+        }
+        ApiError e = client_error(
+            "NoKindMatch",
+            fmt::format("no matches for kind \"{}\" in version \"{}\"{}", kind, api_version, why));
+        e.code = 404;
+        done(std::move(e));
+      },
+      false);
+}
+
+void Client::Impl::request(Spec spec, ObjectDone done) {
+  std::string av = spec.api_version, kind = spec.kind;
+  resource(av, kind, [this, spec = std::move(spec), done = std::move(done)](
+                         ApiResult<ApiResource> r) mutable {
+    if (!r) return done(r.error());
+    const ApiResource& res = r.value();
+    std::string ns;
+    if (res.namespaced) ns = spec.ns.empty() && spec.default_namespace ? config.ns : spec.ns;
+    HttpRequest req;
+    req.method = spec.method;
+    req.path = res.path(ns, spec.name);
+    if (!spec.subresource.empty()) req.path += "/" + spec.subresource;
+    req.path += spec.query;
+    req.idempotent = spec.idempotent;
+    req.content_type = spec.content_type;
+    if (spec.body) {
+      json::object& body = *spec.body;
+      if (res.namespaced && !ns.empty()) {
+        json::value& m = body["metadata"];
+        if (!m.is_object()) m = json::object{};
+        if (!m.get_object().contains("namespace")) m.get_object()["namespace"] = ns;
+      }
+      req.body = json::serialize(body);
+    }
+    transport->send(std::move(req), [done = std::move(done)](ApiResult<HttpResponse> resp) {
+      if (!resp) return done(resp.error());
+      json::error_code ec;
+      json::value v = json::parse(resp->body, ec);
+      if (ec || !v.is_object())
+        return done(client_error("Decode", "the server's answer is not a JSON object"));
+      done(std::move(v.get_object()));
+    });
+  });
+}
+
+void Client::Impl::list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, std::string cont,
+                             int page, ListDone done) {
+  Spec s;
+  s.api_version = q.api_version;
+  s.kind = q.kind;
+  s.ns = q.ns;
+  s.default_namespace = false;
+  add_query(s.query, "labelSelector", q.label_selector);
+  add_query(s.query, "fieldSelector", q.field_selector);
+  if (page > 0) add_query(s.query, "limit", std::to_string(page));
+  add_query(s.query, "continue", cont);
+  request(std::move(s), [this, acc, q, page, done = std::move(done)](
+                            ApiResult<json::object> r) mutable {
+    if (!r) return done(r.error());
+    json::object& list = r.value();
+    if (auto items = list.find("items"); items != list.end() && items->value().is_array()) {
+      // A list's items carry neither apiVersion nor kind; put them back, as client-go does.
+      std::string kind = q.kind;
+      for (json::value& item : items->value().get_array()) {
+        if (!item.is_object()) continue;
+        json::object& o = item.get_object();
+        if (!o.contains("apiVersion")) o["apiVersion"] = q.api_version;
+        if (!o.contains("kind")) o["kind"] = kind;
+        acc->items.push_back(std::move(o));
+      }
+    }
+    std::string next;
+    if (const json::object* m = metadata_of(list)) {
+      next = str(*m, "continue");
+      acc->resource_version = str(*m, "resourceVersion");
+    }
+    if (next.empty()) return done(std::move(*acc));
+    list_page(acc, std::move(q), next, page, std::move(done));
+  });
+}
+
+Result<std::unique_ptr<Client>> Client::create(RestConfig config, ClientOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  impl->options = options;
+  auto t = Transport::create(std::move(config), options.transport);
+  if (!t) return t.error();
+  impl->transport = std::move(t.value());
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::~Client() = default;
+
+const RestConfig& Client::config() const {
+  return impl_->config;
+}
+Transport& Client::transport() {
+  return *impl_->transport;
+}
+
+void Client::resource_async(std::string api_version, std::string kind, ResourceDone done) {
+  impl_->resource(std::move(api_version), std::move(kind), std::move(done));
+}
+
+ApiResult<ApiResource> Client::resource(std::string_view api_version, std::string_view kind) {
+  return impl_->wait<ApiResource>([&](ResourceDone d) {
+    impl_->resource(std::string(api_version), std::string(kind), std::move(d));
+  });
+}
+
+bool Client::aggregated_discovery() const {
+  std::lock_guard lock(impl_->disc_mu);
+  return impl_->aggregated;
+}
+
+int Client::discovery_refreshes() const {
+  std::lock_guard lock(impl_->disc_mu);
+  return impl_->refreshes;
+}
+
+void Client::get_async(std::string api_version, std::string kind, std::string ns, std::string name,
+                       ObjectDone done) {
+  Spec s;
+  s.api_version = std::move(api_version);
+  s.kind = std::move(kind);
+  s.ns = std::move(ns);
+  s.name = std::move(name);
+  impl_->request(std::move(s), std::move(done));
+}
+
+ApiResult<json::object> Client::get(const std::string& api_version, const std::string& kind,
+                                    const std::string& ns, const std::string& name) {
+  return impl_->wait<json::object>(
+      [&](ObjectDone d) { get_async(api_version, kind, ns, name, std::move(d)); });
+}
+
+void Client::list_async(ResourceQuery query, ListDone done, int page_size) {
+  impl_->list_page(std::make_shared<ObjectList>(), std::move(query), "", page_size,
+                   std::move(done));
+}
+
+ApiResult<ObjectList> Client::list(const ResourceQuery& query, int page_size) {
+  return impl_->wait<ObjectList>([&](ListDone d) { list_async(query, std::move(d), page_size); });
+}
+
+namespace {
+
+Spec apply_spec(const json::object& object, const ApplyOptions& options) {
+  Spec s = spec_for(object);
+  s.method = "PATCH";
+  add_query(s.query, "fieldManager", options.field_manager);
+  if (options.force) add_query(s.query, "force", "true");
+  if (options.dry_run) add_query(s.query, "dryRun", "All");
+  s.content_type = "application/apply-patch+yaml";  // JSON is YAML
+  s.body = object;
+  s.idempotent = true;  // applying the same intent twice is the same as once
+  return s;
+}
+
+}  // namespace
+
+void Client::apply_async(json::object object, ApplyOptions options, ObjectDone done) {
+  Spec s = apply_spec(object, options);
+  if (s.name.empty())
+    return done(client_error("Invalid", fmt::format("{} {} has no metadata.name to apply",
+                                                    s.api_version, s.kind)));
+  impl_->request(std::move(s), std::move(done));
+}
+
+ApiResult<json::object> Client::apply(const json::object& object, const ApplyOptions& options) {
+  return impl_->wait<json::object>([&](ObjectDone d) { apply_async(object, options, std::move(d)); });
+}
+
+ApiResult<json::object> Client::apply_status(const json::object& object,
+                                             const ApplyOptions& options) {
+  Spec s = apply_spec(object, options);
+  s.subresource = "status";
+  return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
+}
+
+ApiResult<json::object> Client::create(const json::object& object) {
+  Spec s = spec_for(object);
+  s.method = "POST";
+  s.name.clear();
+  s.content_type = "application/json";
+  s.body = object;
+  s.idempotent = false;  // sent twice, it could exist twice (generateName) or fail the second time
+  return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
+}
+
+ApiResult<json::object> Client::update(const json::object& object) {
+  Spec s = spec_for(object);
+  s.method = "PUT";
+  s.content_type = "application/json";
+  s.body = object;
+  return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
+}
+
+ApiResult<json::object> Client::update_status(const json::object& object) {
+  Spec s = spec_for(object);
+  s.method = "PUT";
+  s.subresource = "status";
+  s.content_type = "application/json";
+  s.body = object;
+  return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
+}
+
+ApiResult<json::object> Client::merge_patch(const std::string& api_version, const std::string& kind,
+                                            const std::string& ns, const std::string& name,
+                                            const json::object& patch, bool status) {
+  Spec s;
+  s.api_version = api_version;
+  s.kind = kind;
+  s.ns = ns;
+  s.name = name;
+  s.method = "PATCH";
+  if (status) s.subresource = "status";
+  s.content_type = "application/merge-patch+json";
+  s.body = patch;
+  return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
+}
+
+void Client::remove_async(std::string api_version, std::string kind, std::string ns,
+                          std::string name, DeleteOptions options, ObjectDone done) {
+  Spec s;
+  s.api_version = std::move(api_version);
+  s.kind = std::move(kind);
+  s.ns = std::move(ns);
+  s.name = std::move(name);
+  s.method = "DELETE";
+  json::object body{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
+  if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
+  if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
+  json::object pre;
+  if (!options.precondition_uid.empty()) pre["uid"] = options.precondition_uid;
+  if (!options.precondition_resource_version.empty())
+    pre["resourceVersion"] = options.precondition_resource_version;
+  if (!pre.empty()) body["preconditions"] = std::move(pre);
+  s.body = std::move(body);
+  s.content_type = "application/json";
+  impl_->request(std::move(s), std::move(done));
+}
+
+ApiResult<json::object> Client::remove(const std::string& api_version, const std::string& kind,
+                                       const std::string& ns, const std::string& name,
+                                       const DeleteOptions& options) {
+  return impl_->wait<json::object>(
+      [&](ObjectDone d) { remove_async(api_version, kind, ns, name, options, std::move(d)); });
+}
+
+namespace {
+
+class StreamHandle : public Client::WatchHandle {
+ public:
+  explicit StreamHandle(Transport& t) : transport_(t) {}
+  void cancel() override {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    if (id_) transport_.cancel(id_);
+  }
+  // False when cancelled before the stream could start.
+  bool started(Transport::StreamId id) {
+    std::lock_guard lock(mu_);
+    id_ = id;
+    if (cancelled_) transport_.cancel(id);
+    return true;
+  }
+  bool cancelled() {
+    std::lock_guard lock(mu_);
+    return cancelled_;
+  }
+
+ private:
+  Transport& transport_;
+  std::mutex mu_;
+  bool cancelled_ = false;
+  Transport::StreamId id_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<Client::WatchHandle> Client::watch(ResourceQuery query, std::string resource_version,
+                                                   std::function<void(WatchEvent)> on_event,
+                                                   std::function<void(ApiResult<bool>)> on_end) {
+  auto handle = std::make_shared<StreamHandle>(*impl_->transport);
+  std::string av = query.api_version, kind = query.kind;
+  impl_->resource(av, kind, [this, handle, query = std::move(query),
+                             rv = std::move(resource_version), on_event = std::move(on_event),
+                             on_end = std::move(on_end)](ApiResult<ApiResource> r) mutable {
+    if (!r) return on_end(r.error());
+    if (handle->cancelled()) return on_end(client_error("Cancelled", "cancelled"));
+    HttpRequest req;
+    std::string q;
+    add_query(q, "watch", "1");
+    add_query(q, "resourceVersion", rv);
+    add_query(q, "allowWatchBookmarks", "true");
+    add_query(q, "labelSelector", query.label_selector);
+    add_query(q, "fieldSelector", query.field_selector);
+    // Like client-go, ask for a stream of 5 to 10 minutes, so connections rotate.
+    thread_local std::mt19937 gen{std::random_device{}()};
+    std::uniform_int_distribution<int> seconds(300, 600);
+    add_query(q, "timeoutSeconds", std::to_string(seconds(gen)));
+    req.path = r->path(r->namespaced ? query.ns : "") + q;
+    auto decoder = std::make_shared<WatchDecoder>();
+    auto failed = std::make_shared<std::string>();
+    auto id = impl_->transport->stream(
+        std::move(req),
+        [decoder, failed, on_event](std::string_view data) {
+          if (!decoder->feed(data, on_event)) {
+            *failed = decoder->error();
+            return false;
+          }
+          return true;
+        },
+        [failed, on_end = std::move(on_end)](ApiResult<HttpResponse> end) {
+          if (!failed->empty()) return on_end(client_error("Decode", *failed));
+          if (!end) return on_end(end.error());
+          on_end(true);
+        });
+    handle->started(id);
+  });
+  return handle;
+}
+
+}  // namespace planter::kube

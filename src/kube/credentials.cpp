@@ -1,0 +1,211 @@
+#include "kube/credentials.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <boost/json.hpp>
+#include <cctype>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "kube/base64.h"
+#include "model/process.h"
+
+namespace planter::kube {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string str(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
+}
+
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text) {
+  int y, mo, d, h, mi, s;
+  char t;
+  std::string copy(text);
+  int consumed = 0;
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &t, &h, &mi, &s,
+                  &consumed) != 7 ||
+      (t != 'T' && t != 't' && t != ' '))
+    return std::nullopt;
+  std::string_view rest = text.substr(static_cast<size_t>(consumed));
+  std::chrono::nanoseconds frac{0};
+  if (!rest.empty() && rest.front() == '.') {
+    rest.remove_prefix(1);
+    int64_t scale = 100000000, n = 0;
+    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front()))) {
+      n += (rest.front() - '0') * scale;
+      scale /= 10;
+      rest.remove_prefix(1);
+    }
+    frac = std::chrono::nanoseconds(n);
+  }
+  int offset_s = 0;
+  if (rest == "Z" || rest == "z") {
+  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
+    int oh = (rest[1] - '0') * 10 + (rest[2] - '0');
+    int om = (rest[4] - '0') * 10 + (rest[5] - '0');
+    offset_s = (oh * 3600 + om * 60) * (rest[0] == '-' ? -1 : 1);
+  } else {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  time_t secs = timegm(&tm);
+  return std::chrono::system_clock::from_time_t(secs - offset_s) +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(frac);
+}
+
+CredentialSource::CredentialSource(RestConfig config, Clock now)
+    : config_(std::move(config)), now_(std::move(now)) {}
+
+int CredentialSource::exec_runs() const {
+  std::lock_guard lock(mu_);
+  return exec_runs_;
+}
+
+ApiResult<Credentials> CredentialSource::get() {
+  std::lock_guard lock(mu_);
+  const AuthInfo& a = config_.auth;
+  if (a.exec) {
+    bool fresh = exec_cached_ && (!exec_expiry_ || now_() < *exec_expiry_);
+    if (!fresh) {
+      auto c = run_exec();
+      if (!c) return c.error();
+      exec_cached_ = c.value();
+    }
+    Credentials out = *exec_cached_;
+    // Client certificate data in the kubeconfig wins over the plugin's, as in client-go.
+    if (!a.client_certificate_pem.empty()) {
+      out.client_certificate_pem = a.client_certificate_pem;
+      out.client_key_pem = a.client_key_pem;
+    }
+    return out;
+  }
+  Credentials c;
+  c.client_certificate_pem = a.client_certificate_pem;
+  c.client_key_pem = a.client_key_pem;
+  c.username = a.username;
+  c.password = a.password;
+  c.bearer_token = a.token;
+  if (c.bearer_token.empty() && !a.token_file.empty()) {
+    struct stat st {};
+    if (::stat(a.token_file.c_str(), &st) != 0)
+      return client_error("Credentials", fmt::format("cannot read the token file {}: {}",
+                                                     a.token_file, std::strerror(errno)));
+    int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    if (mtime != file_mtime_ns_ || st.st_size != file_size_ || st.st_ino != file_inode_) {
+      std::ifstream in(a.token_file, std::ios::binary);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      if (!in)
+        return client_error("Credentials",
+                            fmt::format("cannot read the token file {}", a.token_file));
+      std::string t = ss.str();
+      while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+      file_token_ = std::move(t);
+      file_mtime_ns_ = mtime;
+      file_size_ = st.st_size;
+      file_inode_ = st.st_ino;
+    }
+    c.bearer_token = file_token_;
+  }
+  return c;
+}
+
+bool CredentialSource::refresh_after_unauthorized() {
+  std::lock_guard lock(mu_);
+  if (config_.auth.exec) {
+    exec_cached_.reset();
+    exec_expiry_.reset();
+    return true;
+  }
+  if (config_.auth.token.empty() && !config_.auth.token_file.empty()) {
+    file_mtime_ns_ = -1;  // read it again, changed or not
+    return true;
+  }
+  return false;
+}
+
+ApiResult<Credentials> CredentialSource::run_exec() {
+  const ExecConfig& x = *config_.auth.exec;
+  json::object spec{{"interactive", false}};
+  if (x.provide_cluster_info) {
+    json::object cluster{{"server", config_.server}};
+    if (!config_.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(config_.ca_pem);
+    if (!config_.tls_server_name.empty()) cluster["tls-server-name"] = config_.tls_server_name;
+    if (config_.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
+    if (!config_.proxy_url.empty()) cluster["proxy-url"] = config_.proxy_url;
+    spec["cluster"] = std::move(cluster);
+  }
+  json::object info{{"apiVersion", x.api_version}, {"kind", "ExecCredential"}, {"spec", spec}};
+  ProcessSpec ps;
+  ps.path = x.command;
+  ps.args = x.args;
+  ps.env = x.env;
+  ps.env.emplace_back("KUBERNETES_EXEC_INFO", json::serialize(info));
+  ps.timeout = std::chrono::seconds(60);
+  ps.max_output_bytes = 1u << 20;
+  std::string who = fmt::format("exec credential plugin {}", x.command);
+  if (x.interactive_mode == "Always")
+    return client_error("Credentials",
+                        who + " wants a terminal (interactiveMode: Always); planter runs "
+                              "without one: use IfAvailable or Never");
+  ++exec_runs_;
+  auto run = run_process(ps);
+  if (!run) {
+    std::string hint = x.install_hint.empty() ? "" : "\n" + x.install_hint;
+    return client_error("Credentials", fmt::format("{}: {}{}", who, run.error().message, hint));
+  }
+  if (!run->succeeded()) {
+    std::string err = tail_lines(run->err, 5);
+    return client_error("Credentials", fmt::format("{} {}{}{}", who, describe_exit(*run, ps),
+                                                   err.empty() ? "" : "; its stderr: ", err));
+  }
+  json::error_code ec;
+  json::value out = json::parse(run->out, ec);
+  if (ec || !out.is_object())
+    return client_error("Credentials", who + " did not write an ExecCredential (JSON) on stdout");
+  const json::object& o = out.get_object();
+  if (str(o, "kind") != "ExecCredential" || str(o, "apiVersion") != x.api_version)
+    return client_error("Credentials",
+                        fmt::format("{} wrote {} {}, expected {} ExecCredential", who,
+                                    str(o, "apiVersion"), str(o, "kind"), x.api_version));
+  auto st = o.find("status");
+  if (st == o.end() || !st->value().is_object())
+    return client_error("Credentials", who + " wrote an ExecCredential without status");
+  const json::object& status = st->value().get_object();
+  Credentials c;
+  c.bearer_token = str(status, "token");
+  c.client_certificate_pem = str(status, "clientCertificateData");
+  c.client_key_pem = str(status, "clientKeyData");
+  if (c.bearer_token.empty() && c.client_certificate_pem.empty())
+    return client_error("Credentials",
+                        who + " wrote an ExecCredential with neither token nor clientCertificateData");
+  if (c.client_certificate_pem.empty() != c.client_key_pem.empty())
+    return client_error("Credentials",
+                        who + " wrote clientCertificateData and clientKeyData, only one of them");
+  std::string expiry = str(status, "expirationTimestamp");
+  exec_expiry_.reset();
+  if (!expiry.empty()) {
+    auto t = parse_rfc3339(expiry);
+    if (!t)
+      return client_error("Credentials",
+                          fmt::format("{}: expirationTimestamp {} is not RFC 3339", who, expiry));
+    exec_expiry_ = *t;
+  }
+  return c;
+}
+
+}  // namespace planter::kube

@@ -1,0 +1,61 @@
+// The credentials a request carries, from a kubeconfig user: a token, a token file (re-read
+// whenever it changes, as a projected service account token rotates), basic auth, a client
+// certificate, or an exec credential plugin (run without a shell, KUBERNETES_EXEC_INFO set, its
+// ExecCredential cached until its expirationTimestamp, run again after a 401).
+//
+// Thread-safe. get() may run the exec plugin and so block for as long as it takes (bounded by
+// a timeout). Error messages name the plugin or file, never a credential.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "kube/api_error.h"
+#include "kube/kubeconfig.h"
+
+namespace planter::kube {
+
+struct Credentials {
+  std::string bearer_token;
+  std::string username, password;
+  std::string client_certificate_pem, client_key_pem;
+};
+
+class CredentialSource {
+ public:
+  using Clock = std::function<std::chrono::system_clock::time_point()>;
+  explicit CredentialSource(RestConfig config, Clock now = std::chrono::system_clock::now);
+
+  // The credentials to send now. Errors have reason "Credentials".
+  ApiResult<Credentials> get();
+
+  // After a 401: forgets what may have gone stale. True when asking again can give other
+  // credentials (an exec plugin or a token file), so the request is worth one more try.
+  bool refresh_after_unauthorized();
+
+  // How many times the exec plugin has run (for tests and metrics).
+  int exec_runs() const;
+
+ private:
+  ApiResult<Credentials> run_exec();
+
+  RestConfig config_;
+  Clock now_;
+  mutable std::mutex mu_;
+  std::optional<Credentials> exec_cached_;
+  std::optional<std::chrono::system_clock::time_point> exec_expiry_;
+  int exec_runs_ = 0;
+  // The token file as last read, and what it looked like on disk then.
+  std::string file_token_;
+  int64_t file_mtime_ns_ = -1;
+  int64_t file_size_ = -1;
+  uint64_t file_inode_ = 0;
+};
+
+// "2026-11-21T10:00:00Z" (fractions and offsets allowed) -> a time point; nullopt if malformed.
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
+
+}  // namespace planter::kube

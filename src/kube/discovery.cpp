@@ -1,0 +1,176 @@
+#include "kube/discovery.h"
+
+#include <boost/json.hpp>
+
+namespace planter::kube {
+
+namespace json = boost::json;
+
+const char* const kAggregatedDiscoveryAccept =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+    "application/json";
+
+namespace {
+
+std::string str(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
+}
+
+const json::array* array_at(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_array() ? &it->value().get_array() : nullptr;
+}
+
+std::vector<std::string> strings(const json::object& o, std::string_view key) {
+  std::vector<std::string> out;
+  if (const json::array* a = array_at(o, key))
+    for (const json::value& v : *a)
+      if (v.is_string()) out.emplace_back(v.get_string());
+  return out;
+}
+
+}  // namespace
+
+std::string ApiResource::group_version_path() const {
+  return group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+}
+
+std::string ApiResource::path(std::string_view ns, std::string_view name) const {
+  std::string p = group_version_path();
+  if (namespaced && !ns.empty()) {
+    p += "/namespaces/";
+    p += ns;
+  }
+  p += "/" + resource;
+  if (!name.empty()) {
+    p += "/";
+    p += name;
+  }
+  return p;
+}
+
+bool is_aggregated_discovery(std::string_view content_type) {
+  return content_type.find("as=APIGroupDiscoveryList") != std::string_view::npos;
+}
+
+Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& doc) {
+  if (!doc.is_object() || str(doc.get_object(), "kind") != "APIGroupDiscoveryList")
+    return Error{"not an APIGroupDiscoveryList"};
+  std::vector<ApiResource> out;
+  const json::array* items = array_at(doc.get_object(), "items");
+  if (!items) return out;
+  for (const json::value& g : *items) {
+    if (!g.is_object()) continue;
+    const json::object& go = g.get_object();
+    std::string group;
+    if (auto m = go.find("metadata"); m != go.end() && m->value().is_object())
+      group = str(m->value().get_object(), "name");
+    const json::array* versions = array_at(go, "versions");
+    if (!versions) continue;
+    for (const json::value& v : *versions) {
+      if (!v.is_object()) continue;
+      const json::object& vo = v.get_object();
+      std::string version = str(vo, "version");
+      const json::array* resources = array_at(vo, "resources");
+      if (!resources) continue;
+      for (const json::value& r : *resources) {
+        if (!r.is_object()) continue;
+        const json::object& ro = r.get_object();
+        ApiResource a;
+        a.group = group;
+        a.version = version;
+        a.resource = str(ro, "resource");
+        if (auto rk = ro.find("responseKind"); rk != ro.end() && rk->value().is_object())
+          a.kind = str(rk->value().get_object(), "kind");
+        a.namespaced = str(ro, "scope") == "Namespaced";
+        a.verbs = strings(ro, "verbs");
+        if (const json::array* subs = array_at(ro, "subresources"))
+          for (const json::value& s : *subs)
+            if (s.is_object() && str(s.get_object(), "subresource") == "status") a.has_status = true;
+        if (!a.kind.empty() && !a.resource.empty()) out.push_back(std::move(a));
+      }
+    }
+  }
+  return out;
+}
+
+Result<std::vector<ApiResource>> parse_resource_list(const json::value& doc) {
+  if (!doc.is_object() || str(doc.get_object(), "kind") != "APIResourceList")
+    return Error{"not an APIResourceList"};
+  const json::object& o = doc.get_object();
+  std::string gv = str(o, "groupVersion");
+  size_t slash = gv.find('/');
+  std::string group = slash == std::string::npos ? "" : gv.substr(0, slash);
+  std::string version = slash == std::string::npos ? gv : gv.substr(slash + 1);
+  std::vector<ApiResource> out;
+  std::vector<std::string> with_status;
+  if (const json::array* resources = array_at(o, "resources")) {
+    for (const json::value& r : *resources) {
+      if (!r.is_object()) continue;
+      const json::object& ro = r.get_object();
+      std::string name = str(ro, "name");
+      if (size_t s = name.find('/'); s != std::string::npos) {
+        if (name.substr(s + 1) == "status") with_status.push_back(name.substr(0, s));
+        continue;
+      }
+      ApiResource a;
+      a.group = group;
+      a.version = version;
+      a.resource = name;
+      a.kind = str(ro, "kind");
+      auto ns = ro.find("namespaced");
+      a.namespaced = ns != ro.end() && ns->value().is_bool() && ns->value().get_bool();
+      a.verbs = strings(ro, "verbs");
+      out.push_back(std::move(a));
+    }
+  }
+  for (ApiResource& a : out)
+    for (const std::string& s : with_status) a.has_status = a.has_status || s == a.resource;
+  return out;
+}
+
+std::vector<std::string> parse_group_versions(const json::value& doc) {
+  std::vector<std::string> out;
+  if (!doc.is_object()) return out;
+  const json::object& o = doc.get_object();
+  if (str(o, "kind") == "APIVersions") return strings(o, "versions");
+  if (const json::array* groups = array_at(o, "groups")) {
+    for (const json::value& g : *groups) {
+      if (!g.is_object()) continue;
+      if (const json::array* versions = array_at(g.get_object(), "versions"))
+        for (const json::value& v : *versions)
+          if (v.is_object()) out.push_back(str(v.get_object(), "groupVersion"));
+    }
+  }
+  return out;
+}
+
+void RestMapper::replace(std::vector<ApiResource> resources) {
+  std::map<std::string, ApiResource, std::less<>> next;
+  for (ApiResource& r : resources) {
+    std::string key = r.api_version() + "|" + r.kind;
+    next.try_emplace(std::move(key), std::move(r));
+  }
+  std::lock_guard lock(mu_);
+  by_gvk_.swap(next);
+}
+
+std::optional<ApiResource> RestMapper::find(std::string_view api_version,
+                                            std::string_view kind) const {
+  std::string key;
+  key.reserve(api_version.size() + kind.size() + 1);
+  key.append(api_version).append("|").append(kind);
+  std::lock_guard lock(mu_);
+  auto it = by_gvk_.find(key);
+  if (it == by_gvk_.end()) return std::nullopt;
+  return it->second;
+}
+
+size_t RestMapper::size() const {
+  std::lock_guard lock(mu_);
+  return by_gvk_.size();
+}
+
+}  // namespace planter::kube

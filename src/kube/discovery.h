@@ -1,0 +1,62 @@
+// What a cluster serves, from its discovery documents, and the REST mapper over it: which
+// resource and scope a group/version/kind maps to.
+//
+// The parsers are pure (tests feed them documents from ../shared/k8s-api); the fetching lives in
+// Client, which prefers the aggregated document (apidiscovery.k8s.io/v2, one request each for
+// /api and /apis) and falls back to the legacy per-group-version documents.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/result.h"
+
+namespace planter::kube {
+
+struct ApiResource {
+  std::string group;  // "" for the core group
+  std::string version;
+  std::string kind;
+  std::string resource;  // the plural: "deployments"
+  bool namespaced = false;
+  bool has_status = false;  // serves the status subresource
+  std::vector<std::string> verbs;
+
+  std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+  // "/api/v1" or "/apis/apps/v1"
+  std::string group_version_path() const;
+  // The collection or object path: "/apis/apps/v1/namespaces/ns/deployments[/name]".
+  std::string path(std::string_view ns, std::string_view name = "") const;
+};
+
+// The Accept header that asks for aggregated discovery and takes the legacy answer otherwise.
+extern const char* const kAggregatedDiscoveryAccept;
+
+// True when a response's Content-Type says it is an APIGroupDiscoveryList.
+bool is_aggregated_discovery(std::string_view content_type);
+
+// Reads an apidiscovery.k8s.io/v2 (or v2beta1) APIGroupDiscoveryList.
+Result<std::vector<ApiResource>> parse_aggregated_discovery(const boost::json::value& doc);
+// Reads a legacy APIResourceList (the answer of /api/v1 or /apis/<g>/<v>).
+Result<std::vector<ApiResource>> parse_resource_list(const boost::json::value& doc);
+// The group-versions of a legacy APIGroupList (/apis) or APIVersions (/api): "apps/v1", "v1".
+std::vector<std::string> parse_group_versions(const boost::json::value& doc);
+
+// Thread-safe: replaced whole by discovery, read by every request.
+class RestMapper {
+ public:
+  void replace(std::vector<ApiResource> resources);
+  std::optional<ApiResource> find(std::string_view api_version, std::string_view kind) const;
+  size_t size() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, ApiResource, std::less<>> by_gvk_;  // "apps/v1|Deployment"
+};
+
+}  // namespace planter::kube

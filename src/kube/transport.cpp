@@ -1,0 +1,582 @@
+#include "kube/transport.h"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "kube/credentials.h"
+#include "kube/rate_limiter.h"
+
+#ifndef PLANTER_VERSION
+#define PLANTER_VERSION "0.0.0"
+#endif
+
+namespace planter::kube {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\n' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// The parts of a server URL: "https://host:port/prefix".
+struct ServerUrl {
+  std::string scheme, host, port, prefix;
+};
+
+Result<ServerUrl> parse_server(const std::string& server) {
+  ServerUrl u;
+  size_t sep = server.find("://");
+  if (sep == std::string::npos)
+    return Error{fmt::format("server \"{}\" is not a URL (expected https://HOST:PORT)", server)};
+  u.scheme = lower(server.substr(0, sep));
+  if (u.scheme != "https" && u.scheme != "http")
+    return Error{fmt::format("server \"{}\": scheme must be https or http", server)};
+  std::string_view rest = std::string_view(server).substr(sep + 3);
+  size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  if (size_t at = authority.rfind('@'); at != std::string_view::npos)
+    authority.remove_prefix(at + 1);  // userinfo in a server URL is not used
+  u.prefix = slash == std::string_view::npos ? "" : std::string(rest.substr(slash));
+  while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
+  if (!authority.empty() && authority.front() == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return Error{fmt::format("server \"{}\": bad IPv6 host", server)};
+    u.host = std::string(authority.substr(0, close + 1));
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      u.port = std::string(authority.substr(close + 2));
+  } else {
+    size_t colon = authority.rfind(':');
+    u.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) u.port = std::string(authority.substr(colon + 1));
+  }
+  if (u.host.empty()) return Error{fmt::format("server \"{}\" has no host", server)};
+  if (u.port.empty()) u.port = u.scheme == "https" ? "443" : "80";
+  return u;
+}
+
+struct Call {
+  uint64_t id = 0;
+  HttpRequest req;
+  Transport::Done done;
+  Transport::Data on_data;
+  bool streaming = false;
+  int attempts = 0;
+  bool refreshed_auth = false;
+  bool cancelled = false;
+  bool stopped_by_caller = false;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  HttpResponse resp;
+  std::string retry_after;
+  char error[CURL_ERROR_SIZE] = {0};
+  Credentials creds;  // kept alive while curl may read them
+};
+
+void ensure_curl_global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+struct Transport::Impl {
+  RestConfig config;
+  TransportOptions options;
+  ServerUrl url;
+  std::string base;        // scheme://host:port+prefix as curl is given it
+  curl_slist* connect_to_list = nullptr;  // tls-server-name: connect to the real host
+  CredentialSource credentials;
+  CURLM* multi = nullptr;
+  std::thread thread;
+  std::thread::id thread_id;
+
+  std::mutex mu;  // guards the inbox
+  std::vector<std::shared_ptr<Call>> inbox;
+  std::vector<uint64_t> cancels;
+  std::vector<std::pair<std::chrono::milliseconds, std::function<void()>>> posted;
+  std::atomic<bool> stopping{false};
+  std::atomic<uint64_t> next_id{1};
+
+  // Owned by the transport thread.
+  std::deque<std::shared_ptr<Call>> ready;
+  std::multimap<SteadyClock::time_point, std::shared_ptr<Call>> waiting;  // retries
+  std::unordered_map<CURL*, std::shared_ptr<Call>> active;
+  std::unordered_map<uint64_t, std::shared_ptr<Call>> streams;
+  std::multimap<SteadyClock::time_point, std::function<void()>> timers;
+  int in_flight = 0;
+  RateLimiter limiter;
+  SteadyClock::time_point limiter_wake{};
+  std::mt19937_64 rng{std::random_device{}()};
+
+  std::atomic<uint64_t> n_requests{0}, n_retries{0}, n_connections{0}, n_h2{0}, n_h1{0};
+
+  Impl(RestConfig c, TransportOptions o)
+      : config(c), options(std::move(o)), credentials(std::move(c)),
+        limiter(options.qps, options.burst) {}
+
+  uint64_t random() { return options.random ? options.random() : rng(); }
+
+  void wake() {
+    if (multi) curl_multi_wakeup(multi);
+  }
+
+  void run();
+  void start(const std::shared_ptr<Call>& call);
+  void finish(CURL* easy, CURLcode result);
+  void complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result);
+  void retry_later(const std::shared_ptr<Call>& call, std::chrono::milliseconds delay);
+  void release(Call& call);
+  ApiError transport_error(const Call& call, CURLcode code) const;
+
+  static size_t on_write(char* data, size_t size, size_t n, void* user);
+  static size_t on_header(char* data, size_t size, size_t n, void* user);
+};
+
+size_t Transport::Impl::on_write(char* data, size_t size, size_t n, void* user) {
+  auto* call = static_cast<Call*>(user);
+  size_t len = size * n;
+  if (call->streaming) {
+    long code = 0;
+    curl_easy_getinfo(call->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (code >= 200 && code < 300) {
+      if (call->cancelled) return 0;
+      if (!call->on_data(std::string_view(data, len))) {
+        call->stopped_by_caller = true;
+        return 0;  // curl ends the transfer
+      }
+      return len;
+    }
+  }
+  call->resp.body.append(data, len);
+  return len;
+}
+
+size_t Transport::Impl::on_header(char* data, size_t size, size_t n, void* user) {
+  auto* call = static_cast<Call*>(user);
+  std::string_view line(data, size * n);
+  if (line.starts_with("HTTP/")) {  // a new response (after a 100 Continue, say)
+    call->retry_after.clear();
+    call->resp.warnings.clear();
+    call->resp.content_type.clear();
+    return size * n;
+  }
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return size * n;
+  std::string name = lower(line.substr(0, colon));
+  std::string_view value = trim(line.substr(colon + 1));
+  if (name == "retry-after") call->retry_after = std::string(value);
+  else if (name == "content-type") call->resp.content_type = std::string(value);
+  else if (name == "warning") call->resp.warnings.emplace_back(value);
+  return size * n;
+}
+
+void Transport::Impl::release(Call& call) {
+  if (call.easy) {
+    curl_multi_remove_handle(multi, call.easy);
+    curl_easy_cleanup(call.easy);
+    call.easy = nullptr;
+  }
+  if (call.headers) {
+    curl_slist_free_all(call.headers);
+    call.headers = nullptr;
+  }
+}
+
+void Transport::Impl::complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result) {
+  if (call->streaming) streams.erase(call->id);
+  Done done = std::move(call->done);
+  call->on_data = nullptr;
+  if (done) done(std::move(result));
+}
+
+ApiError Transport::Impl::transport_error(const Call& call, CURLcode code) const {
+  std::string what = call.error[0] ? std::string(call.error) : curl_easy_strerror(code);
+  // The path only: the query may be long, and neither carries credentials.
+  std::string path = call.req.path.substr(0, call.req.path.find('?'));
+  ApiError e = client_error("Transport", fmt::format("{} {}{}: {}", call.req.method,
+                                                     config.server, path, what));
+  e.attempts = call.attempts;
+  return e;
+}
+
+void Transport::Impl::retry_later(const std::shared_ptr<Call>& call,
+                                  std::chrono::milliseconds delay) {
+  ++n_retries;
+  call->resp = HttpResponse{};
+  call->retry_after.clear();
+  call->error[0] = 0;
+  waiting.emplace(SteadyClock::now() + delay, call);
+}
+
+void Transport::Impl::start(const std::shared_ptr<Call>& call) {
+  auto creds = credentials.get();
+  if (!creds) {
+    ApiError e = creds.error();
+    e.attempts = call->attempts;
+    return complete(call, std::move(e));
+  }
+  ++call->attempts;
+  ++n_requests;
+  call->creds = std::move(creds.value());
+  CURL* easy = curl_easy_init();
+  call->easy = easy;
+  std::string target = base + call->req.path;
+  curl_easy_setopt(easy, CURLOPT_URL, target.c_str());
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, call.get());
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, call->error);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Impl::on_write);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, call.get());
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &Impl::on_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, call.get());
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
+  if (!call->streaming)
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
+  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
+                   options.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
+  if (options.http2) curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(easy, CURLOPT_USERAGENT, options.user_agent.c_str());
+  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+  if (!config.ca_pem.empty()) {
+    curl_blob ca{const_cast<char*>(config.ca_pem.data()), config.ca_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &ca);
+  }
+  if (config.insecure_skip_tls_verify) {
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!config.proxy_url.empty()) curl_easy_setopt(easy, CURLOPT_PROXY, config.proxy_url.c_str());
+  const Credentials& c = call->creds;
+  if (!c.client_certificate_pem.empty()) {
+    curl_blob cert{const_cast<char*>(c.client_certificate_pem.data()),
+                   c.client_certificate_pem.size(), CURL_BLOB_COPY};
+    curl_blob key{const_cast<char*>(c.client_key_pem.data()), c.client_key_pem.size(),
+                  CURL_BLOB_COPY};
+    curl_easy_setopt(easy, CURLOPT_SSLCERT_BLOB, &cert);
+    curl_easy_setopt(easy, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(easy, CURLOPT_SSLKEY_BLOB, &key);
+    curl_easy_setopt(easy, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  curl_slist* h = nullptr;
+  if (!c.bearer_token.empty()) {
+    h = curl_slist_append(h, ("Authorization: Bearer " + c.bearer_token).c_str());
+  } else if (!c.username.empty()) {
+    curl_easy_setopt(easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(easy, CURLOPT_USERNAME, c.username.c_str());
+    curl_easy_setopt(easy, CURLOPT_PASSWORD, c.password.c_str());
+  }
+  h = curl_slist_append(h, ("Accept: " + call->req.accept).c_str());
+  if (!call->req.content_type.empty())
+    h = curl_slist_append(h, ("Content-Type: " + call->req.content_type).c_str());
+  std::string user = options.impersonate_user.empty() ? config.auth.impersonate
+                                                      : options.impersonate_user;
+  const auto& groups = options.impersonate_user.empty() ? config.auth.impersonate_groups
+                                                        : options.impersonate_groups;
+  if (!user.empty()) {
+    h = curl_slist_append(h, ("Impersonate-User: " + user).c_str());
+    for (const std::string& g : groups) h = curl_slist_append(h, ("Impersonate-Group: " + g).c_str());
+  }
+  h = curl_slist_append(h, "Expect:");  // no 100-continue round trip for bodies
+  call->headers = h;
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, h);
+  const std::string& m = call->req.method;
+  if (m == "GET") {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  } else if (m == "HEAD") {
+    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, m.c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->req.body.data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->req.body.size()));
+  }
+  if (connect_to_list) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, connect_to_list);
+  if (!call->streaming) ++in_flight;
+  active.emplace(easy, call);
+  curl_multi_add_handle(multi, easy);
+}
+
+void Transport::Impl::finish(CURL* easy, CURLcode result) {
+  auto it = active.find(easy);
+  if (it == active.end()) return;
+  std::shared_ptr<Call> call = it->second;
+  active.erase(it);
+  if (!call->streaming) --in_flight;
+  long code = 0;
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+  long version = 0;
+  curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &version);
+  long connects = 0;
+  curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &connects);
+  n_connections += static_cast<uint64_t>(connects);
+  if (code > 0) (version == CURL_HTTP_VERSION_2_0 ? n_h2 : n_h1)++;
+  call->resp.status = static_cast<int>(code);
+  call->resp.attempts = call->attempts;
+  CURLcode curl_result = result;
+  release(*call);
+
+  if (call->cancelled) return complete(call, client_error("Cancelled", "cancelled"));
+  if (call->streaming && call->stopped_by_caller) return complete(call, std::move(call->resp));
+
+  if (curl_result != CURLE_OK && !(call->streaming && code >= 200 && code < 300 &&
+                                   curl_result == CURLE_PARTIAL_FILE)) {
+    if (call->streaming) return complete(call, transport_error(*call, curl_result));
+    bool nothing_sent = curl_result == CURLE_COULDNT_CONNECT;
+    bool maybe_sent = curl_result == CURLE_OPERATION_TIMEDOUT || curl_result == CURLE_RECV_ERROR ||
+                      curl_result == CURLE_SEND_ERROR || curl_result == CURLE_GOT_NOTHING ||
+                      curl_result == CURLE_HTTP2 || curl_result == CURLE_HTTP2_STREAM ||
+                      curl_result == CURLE_PARTIAL_FILE;
+    if ((nothing_sent || (maybe_sent && call->req.idempotent)) &&
+        call->attempts < options.max_attempts) {
+      return retry_later(call, backoff_delay(call->attempts, options.backoff_base,
+                                             options.backoff_cap, random()));
+    }
+    return complete(call, transport_error(*call, curl_result));
+  }
+
+  if (code >= 200 && code < 300) return complete(call, std::move(call->resp));
+
+  ApiError e = error_from_response(static_cast<int>(code), call->resp.body);
+  e.attempts = call->attempts;
+  if (!call->retry_after.empty()) {
+    char* end = nullptr;
+    long secs = std::strtol(call->retry_after.c_str(), &end, 10);
+    if (end && *end == 0 && secs >= 0) e.retry_after = std::chrono::seconds(std::min(secs, 60L));
+  }
+  if (call->streaming) return complete(call, std::move(e));
+  bool has_retry_after = !call->retry_after.empty();
+  if (code == 401 && !call->refreshed_auth && credentials.refresh_after_unauthorized()) {
+    call->refreshed_auth = true;
+    return retry_later(call, std::chrono::milliseconds(0));
+  }
+  if (call->attempts < options.max_attempts) {
+    if (code == 429 || (code >= 500 && has_retry_after)) {
+      // The server did not act on it: any verb may go again, after the wait it asked for.
+      auto wait = e.retry_after.count() > 0 ? e.retry_after
+                                            : backoff_delay(call->attempts, options.backoff_base,
+                                                            options.backoff_cap, random());
+      return retry_later(call, wait);
+    }
+    if (code >= 500 && call->req.idempotent)
+      return retry_later(call, backoff_delay(call->attempts, options.backoff_base,
+                                             options.backoff_cap, random()));
+  }
+  complete(call, std::move(e));
+}
+
+void Transport::Impl::run() {
+  while (!stopping) {
+    std::vector<std::shared_ptr<Call>> incoming;
+    std::vector<uint64_t> cancelled;
+    std::vector<std::pair<std::chrono::milliseconds, std::function<void()>>> fns;
+    {
+      std::lock_guard lock(mu);
+      incoming.swap(inbox);
+      cancelled.swap(cancels);
+      fns.swap(posted);
+    }
+    for (auto& c : incoming) {
+      if (c->streaming) streams.emplace(c->id, c);
+      ready.push_back(std::move(c));
+    }
+    for (uint64_t id : cancelled) {
+      auto s = streams.find(id);
+      if (s == streams.end()) continue;
+      std::shared_ptr<Call> call = s->second;
+      call->cancelled = true;
+      if (call->easy) {
+        CURL* easy = call->easy;
+        active.erase(easy);
+        release(*call);
+      } else {
+        for (auto w = waiting.begin(); w != waiting.end(); ++w)
+          if (w->second == call) {
+            waiting.erase(w);
+            break;
+          }
+        std::erase(ready, call);
+      }
+      complete(call, client_error("Cancelled", "cancelled"));
+    }
+    auto now = SteadyClock::now();
+    for (auto& [delay, fn] : fns) {
+      if (delay.count() <= 0) fn();
+      else timers.emplace(now + delay, std::move(fn));
+    }
+    while (!timers.empty() && timers.begin()->first <= now) {
+      auto fn = std::move(timers.begin()->second);
+      timers.erase(timers.begin());
+      fn();
+    }
+
+    while (!waiting.empty() && waiting.begin()->first <= now) {
+      ready.push_back(std::move(waiting.begin()->second));
+      waiting.erase(waiting.begin());
+    }
+    limiter_wake = {};
+    while (!ready.empty()) {
+      std::shared_ptr<Call>& next = ready.front();
+      if (!next->streaming && in_flight >= options.max_in_flight) break;
+      auto wait = limiter.try_take(now);
+      if (wait > SteadyClock::duration::zero()) {
+        limiter_wake = now + wait;
+        break;
+      }
+      std::shared_ptr<Call> call = std::move(next);
+      ready.pop_front();
+      start(call);
+    }
+
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+      if (msg->msg == CURLMSG_DONE) finish(msg->easy_handle, msg->data.result);
+    }
+
+    // Sleep until curl has something, a retry or the limiter is due, or someone wakes us.
+    auto deadline = now + std::chrono::seconds(1);
+    if (!waiting.empty()) deadline = std::min(deadline, waiting.begin()->first);
+    if (!timers.empty()) deadline = std::min(deadline, timers.begin()->first);
+    if (limiter_wake != SteadyClock::time_point{}) deadline = std::min(deadline, limiter_wake);
+    bool more_ready = !ready.empty() && limiter_wake == SteadyClock::time_point{} &&
+                      (ready.front()->streaming || in_flight < options.max_in_flight);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+    int timeout = more_ready ? 0 : static_cast<int>(std::max<int64_t>(ms.count(), 0));
+    // A finished transfer may have freed a slot: go round again at once.
+    if (curl_multi_info_read(multi, &left) == nullptr) curl_multi_poll(multi, nullptr, 0, timeout, nullptr);
+  }
+}
+
+Result<std::unique_ptr<Transport>> Transport::create(RestConfig config, TransportOptions options) {
+  ensure_curl_global_init();
+  auto url = parse_server(config.server);
+  if (!url) return url.error();
+  if (options.user_agent.empty())
+    options.user_agent = fmt::format("planter/{} (linux/amd64)", PLANTER_VERSION);
+  if (options.max_in_flight < 1) options.max_in_flight = 1;
+  if (options.max_attempts < 1) options.max_attempts = 1;
+  auto impl = std::make_unique<Impl>(std::move(config), std::move(options));
+  impl->url = url.value();
+  const ServerUrl& u = impl->url;
+  std::string host = u.host;
+  if (!impl->config.tls_server_name.empty() && u.scheme == "https") {
+    // Verify against tls-server-name while connecting to the configured host.
+    host = impl->config.tls_server_name;
+    std::string target = u.host;
+    if (target.front() == '[') target = target.substr(1, target.size() - 2);
+    impl->connect_to_list = curl_slist_append(
+        nullptr, fmt::format("{}:{}:{}:{}", host, u.port, target, u.port).c_str());
+  }
+  impl->base = u.scheme + "://" + host + ":" + u.port + u.prefix;
+  impl->multi = curl_multi_init();
+  curl_multi_setopt(impl->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  curl_multi_setopt(impl->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
+                    static_cast<long>(std::max(100, impl->options.max_in_flight * 2)));
+  curl_multi_setopt(impl->multi, CURLMOPT_MAXCONNECTS,
+                    static_cast<long>(impl->options.max_in_flight + 16));
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] { raw->run(); });
+  impl->thread_id = impl->thread.get_id();
+  return std::unique_ptr<Transport>(new Transport(std::move(impl)));
+}
+
+Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Transport::~Transport() {
+  impl_->stopping = true;
+  impl_->wake();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  for (auto& [easy, call] : impl_->active) {
+    call->done = nullptr;
+    impl_->release(*call);
+  }
+  impl_->active.clear();
+  curl_multi_cleanup(impl_->multi);
+  if (impl_->connect_to_list) curl_slist_free_all(impl_->connect_to_list);
+}
+
+void Transport::send(HttpRequest req, Done done) {
+  auto call = std::make_shared<Call>();
+  call->id = impl_->next_id++;
+  call->req = std::move(req);
+  call->done = std::move(done);
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->inbox.push_back(std::move(call));
+  }
+  impl_->wake();
+}
+
+Transport::StreamId Transport::stream(HttpRequest req, Data on_data, Done done) {
+  auto call = std::make_shared<Call>();
+  call->id = impl_->next_id++;
+  call->req = std::move(req);
+  call->on_data = std::move(on_data);
+  call->done = std::move(done);
+  call->streaming = true;
+  StreamId id = call->id;
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->inbox.push_back(std::move(call));
+  }
+  impl_->wake();
+  return id;
+}
+
+void Transport::cancel(StreamId id) {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->cancels.push_back(id);
+  }
+  impl_->wake();
+}
+
+void Transport::post(std::function<void()> fn, std::chrono::milliseconds delay) {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->posted.emplace_back(delay, std::move(fn));
+  }
+  impl_->wake();
+}
+
+bool Transport::on_transport_thread() const {
+  return std::this_thread::get_id() == impl_->thread_id;
+}
+
+const RestConfig& Transport::config() const {
+  return impl_->config;
+}
+
+TransportStats Transport::stats() const {
+  TransportStats s;
+  s.requests = impl_->n_requests;
+  s.retries = impl_->n_retries;
+  s.connections = impl_->n_connections;
+  s.http2_responses = impl_->n_h2;
+  s.http1_responses = impl_->n_h1;
+  return s;
+}
+
+}  // namespace planter::kube
