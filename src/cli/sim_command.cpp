@@ -81,6 +81,13 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
   cmd->add_option("--audit-log", f.audit_log,
                   "Append one JSON line per successful write and per readiness transition");
   cmd->add_option("--token", f.token, "Bearer token clients must send (default: a random one)");
+  cmd->add_option("--token-auth-file", f.token_auth_file,
+                  "More bearer tokens, as kube-apiserver reads them: CSV lines "
+                  "token,user,uid,\"group1,group2\"")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--basic-auth-file", f.basic_auth_file,
+                  "Accept HTTP basic auth: CSV lines password,user,uid,\"group1,group2\"")
+      ->check(CLI::ExistingFile);
   cmd->footer(
       "Examples:\n"
       "  planter sim --kubeconfig-out /tmp/sim.kubeconfig\n"
@@ -133,6 +140,8 @@ int run_sim(const SimFlags& f) {
   options.port = static_cast<uint16_t>(f.port);
   options.insecure_http = f.insecure_http;
   options.token = f.token;
+  options.token_auth_file = f.token_auth_file;
+  options.basic_auth_file = f.basic_auth_file;
   options.audit_log = f.audit_log;
   options.kubeconfig_out = f.kubeconfig_out;
   sim::ClusterOptions& c = options.fleet.cluster;

@@ -23,6 +23,8 @@ struct SimFlags {
   int watch_history = 20000;
   std::string audit_log;
   std::string token;
+  std::string token_auth_file;
+  std::string basic_auth_file;
   std::string state_dir;
   // Faults, each "[CLUSTER=]VALUE", repeatable: without a cluster for every cluster.
   std::vector<std::string> latency, write_latency, error_rate, watch_drop;

@@ -81,7 +81,7 @@ struct Client::Impl {
   bool discovered = false;
   bool aggregated = false;
   int refreshes = 0;
-  std::string discovery_error;
+  std::optional<ApiError> discovery_failure;  // of the last refresh
   SteadyClock::time_point last_refresh{};
   std::vector<std::function<void()>> after_refresh;
 
@@ -129,7 +129,7 @@ void Client::Impl::discover() {
     std::mutex mu;
     int pending = 0;
     std::vector<ApiResource> resources;
-    std::string error;
+    std::optional<ApiError> error;
     bool aggregated = true;
   };
   auto state = std::make_shared<State>();
@@ -141,13 +141,11 @@ void Client::Impl::discover() {
     std::vector<std::function<void()>> waiters;
     {
       std::lock_guard lock(disc_mu);
-      if (state->error.empty()) {
+      if (!state->error) {
         mapper.replace(std::move(state->resources));
         aggregated = state->aggregated;
-        discovery_error.clear();
-      } else {
-        discovery_error = state->error;
       }
+      discovery_failure = state->error;
       ++refreshes;
       discovered = true;
       refreshing = false;
@@ -162,23 +160,26 @@ void Client::Impl::discover() {
     req.path = root;
     req.accept = kAggregatedDiscoveryAccept;
     transport->send(req, [this, state, finish_one, root](ApiResult<HttpResponse> r) {
-      if (!r) {
-        std::lock_guard lock(state->mu);
-        state->error = fmt::format("discovery ({}): {}", root, r.error().str());
-        return finish_one();
-      }
+      auto fail = [&](ApiError e) {
+        {
+          std::lock_guard lock(state->mu);
+          state->error = std::move(e);
+        }
+        finish_one();
+      };
+      if (!r) return fail(r.error());
       json::error_code ec;
       json::value doc = json::parse(r->body, ec);
-      if (ec) {
-        std::lock_guard lock(state->mu);
-        state->error = fmt::format("discovery ({}): not JSON", root);
-        return finish_one();
-      }
+      if (ec) return fail(client_error("Decode", fmt::format("discovery: {} is not JSON", root)));
       if (is_aggregated_discovery(r->content_type)) {
         auto parsed = parse_aggregated_discovery(doc);
-        std::lock_guard lock(state->mu);
-        if (!parsed) state->error = fmt::format("discovery ({}): {}", root, parsed.error().message);
-        else for (auto& a : parsed.value()) state->resources.push_back(std::move(a));
+        if (!parsed)
+          return fail(client_error("Decode",
+                                   fmt::format("discovery: {}: {}", root, parsed.error().message)));
+        {
+          std::lock_guard lock(state->mu);
+          for (auto& a : parsed.value()) state->resources.push_back(std::move(a));
+        }
         return finish_one();
       }
       // Legacy discovery: one more request per group-version.
@@ -217,14 +218,16 @@ void Client::Impl::resource(std::string api_version, std::string kind, ResourceD
   refresh_then(
       [this, api_version, kind, done = std::move(done)] {
         if (auto r = mapper.find(api_version, kind)) return done(std::move(*r));
-        std::string why;
+        std::optional<ApiError> failure;
         {
           std::lock_guard lock(disc_mu);
-          if (!discovery_error.empty()) why = " (" + discovery_error + ")";
+          failure = discovery_failure;
         }
+        // Discovery itself failed: that is the error (unauthorized, unreachable, ...).
+        if (failure) return done(std::move(*failure));
         ApiError e = client_error(
             "NoKindMatch",
-            fmt::format("no matches for kind \"{}\" in version \"{}\"{}", kind, api_version, why));
+            fmt::format("no matches for kind \"{}\" in version \"{}\"", kind, api_version));
         e.code = 404;
         done(std::move(e));
       },

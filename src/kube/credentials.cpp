@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kube/base64.h"
+#include "model/base64.h"
 #include "model/process.h"
 
 namespace planter::kube {
@@ -84,8 +84,10 @@ ApiResult<Credentials> CredentialSource::get() {
       auto c = run_exec();
       if (!c) return c.error();
       exec_cached_ = c.value();
+      ++generation_;
     }
     Credentials out = *exec_cached_;
+    out.generation = generation_;
     // Client certificate data in the kubeconfig wins over the plugin's, as in client-go.
     if (!a.client_certificate_pem.empty()) {
       out.client_certificate_pem = a.client_certificate_pem;
@@ -118,14 +120,18 @@ ApiResult<Credentials> CredentialSource::get() {
       file_mtime_ns_ = mtime;
       file_size_ = st.st_size;
       file_inode_ = st.st_ino;
+      ++generation_;
     }
     c.bearer_token = file_token_;
   }
+  c.generation = generation_;
   return c;
 }
 
-bool CredentialSource::refresh_after_unauthorized() {
+bool CredentialSource::refresh_after_unauthorized(uint64_t generation) {
   std::lock_guard lock(mu_);
+  bool refreshable = config_.auth.exec || (config_.auth.token.empty() && !config_.auth.token_file.empty());
+  if (generation != generation_) return refreshable;  // someone already refreshed them
   if (config_.auth.exec) {
     exec_cached_.reset();
     exec_expiry_.reset();

@@ -22,6 +22,7 @@ struct Credentials {
   std::string bearer_token;
   std::string username, password;
   std::string client_certificate_pem, client_key_pem;
+  uint64_t generation = 0;  // which fetch of an exec plugin or token file these came from
 };
 
 class CredentialSource {
@@ -32,9 +33,10 @@ class CredentialSource {
   // The credentials to send now. Errors have reason "Credentials".
   ApiResult<Credentials> get();
 
-  // After a 401: forgets what may have gone stale. True when asking again can give other
-  // credentials (an exec plugin or a token file), so the request is worth one more try.
-  bool refresh_after_unauthorized();
+  // After a 401 for credentials of `generation`: forgets them unless a newer fetch already
+  // replaced them (many requests fail together; the plugin runs once). True when asking again
+  // can give other credentials (an exec plugin or a token file): worth one more try.
+  bool refresh_after_unauthorized(uint64_t generation);
 
   // How many times the exec plugin has run (for tests and metrics).
   int exec_runs() const;
@@ -48,6 +50,7 @@ class CredentialSource {
   std::optional<Credentials> exec_cached_;
   std::optional<std::chrono::system_clock::time_point> exec_expiry_;
   int exec_runs_ = 0;
+  uint64_t generation_ = 1;
   // The token file as last read, and what it looked like on disk then.
   std::string file_token_;
   int64_t file_mtime_ns_ = -1;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kube/base64.h"
+#include "model/base64.h"
 #include "model/yaml.h"
 
 namespace planter::kube {

@@ -366,7 +366,7 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   }
   if (call->streaming) return complete(call, std::move(e));
   bool has_retry_after = !call->retry_after.empty();
-  if (code == 401 && !call->refreshed_auth && credentials.refresh_after_unauthorized()) {
+  if (code == 401 && !call->refreshed_auth && credentials.refresh_after_unauthorized(call->creds.generation)) {
     call->refreshed_auth = true;
     return retry_later(call, std::chrono::milliseconds(0));
   }

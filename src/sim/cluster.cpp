@@ -1,3 +1,4 @@
+#include "model/base64.h"
 #include "sim/cluster.h"
 
 #include <algorithm>
@@ -531,7 +532,7 @@ struct Handler {
 
   // Continue tokens are opaque base64 of {"v","rv","start"}, like the apiserver's.
   static std::string encode_continue(const std::string& key, uint64_t rv) {
-    return base64(
+    return base64_encode(
         json::serialize(json::object{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", key}}));
   }
 

@@ -1,3 +1,4 @@
+#include "model/base64.h"
 #include "sim/fleet.h"
 
 #include <boost/json/serialize.hpp>
@@ -262,7 +263,7 @@ struct Fleet::Provisioner {
                                                        {"controller", true},
                                                        {"blockOwnerDeletion", true}}}}}},
         {"type", "cluster.x-k8s.io/secret"},
-        {"data", {{"value", base64(fleet.kubeconfig_of(name))}}}};
+        {"data", {{"value", base64_encode(fleet.kubeconfig_of(name))}}}};
     write("PATCH", "/api/v1/namespaces/" + ns + "/secrets/" + secret,
           "application/apply-patch+yaml", body, {{"fieldManager", "manager"}});
 
@@ -431,7 +432,7 @@ std::string Fleet::kubeconfig() const {
   for (const auto& name : names()) {
     json::object cluster{
         {"server", access_.url + (name == "management" ? "" : "/clusters/" + name)}};
-    if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64(access_.ca_pem);
+    if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(access_.ca_pem);
     clusters.push_back({{"name", name}, {"cluster", std::move(cluster)}});
     contexts.push_back({{"name", name}, {"context", {{"cluster", name}, {"user", "planter-sim"}}}});
   }
@@ -448,7 +449,7 @@ std::string Fleet::kubeconfig() const {
 
 std::string Fleet::kubeconfig_of(const std::string& name) const {
   json::object cluster{{"server", access_.url + "/clusters/" + name}};
-  if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64(access_.ca_pem);
+  if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(access_.ca_pem);
   std::string user = name + "-admin";
   std::string context = user + "@" + name;
   json::value config = json::object{

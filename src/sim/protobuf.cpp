@@ -1,3 +1,4 @@
+#include "model/base64.h"
 #include "sim/protobuf.h"
 
 #include <boost/json/array.hpp>
@@ -222,7 +223,7 @@ Result<json::object> decode(std::string_view data, const Message& m, std::string
           if (!e) return e.error();
           auto& map = out[f->name];
           if (!map.is_object()) map = json::object{};
-          map.as_object()[e->first] = f->kind == Kind::kBytesMap ? json::string(base64(e->second))
+          map.as_object()[e->first] = f->kind == Kind::kBytesMap ? json::string(base64_encode(e->second))
                                                                  : json::string(e->second);
           continue;
         }

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "model/base64.h"
 #include "sim/tls.h"
 
 namespace planter::sim {
@@ -67,6 +68,40 @@ std::string path_decode(std::string_view s) {
   return out;
 }
 
+// The user a verified client certificate names: its subject's CN.
+std::string peer_user(SSL* ssl) {
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (!cert) return "";
+  std::string user;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    char cn[256] = {0};
+    if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof cn) > 0)
+      user = cn;
+  }
+  X509_free(cert);
+  return user;
+}
+
+// kube-apiserver's CSV files: SECRET,user,uid[,"group1,group2"]; returns secret -> user.
+Result<std::map<std::string, std::string>> read_auth_csv(const std::string& path) {
+  std::map<std::string, std::string> out;
+  if (path.empty()) return out;
+  std::ifstream in(path);
+  if (!in) return Error{"cannot read " + path + ": " + std::strerror(errno)};
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    size_t c1 = line.find(',');
+    size_t c2 = c1 == std::string::npos ? c1 : line.find(',', c1 + 1);
+    if (c1 == std::string::npos || c1 == 0)
+      return Error{path + ":" + std::to_string(n) + ": expected SECRET,USER,UID[,\"GROUPS\"]"};
+    out[line.substr(0, c1)] = line.substr(c1 + 1, c2 == std::string::npos ? c2 : c2 - c1 - 1);
+  }
+  return out;
+}
+
 std::string random_token(std::mt19937_64& rng) {
   static const char* alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
   std::string t;
@@ -83,6 +118,8 @@ struct Server::Impl {
   ssl::context tls{ssl::context::tls_server};
   ServingCertificates certs;
   std::string token;
+  std::map<std::string, std::string> tokens;     // --token-auth-file: token -> user
+  std::map<std::string, std::string> passwords;  // --basic-auth-file: user -> password
   std::mt19937_64 rng{std::random_device{}()};
   AuditLog audit;
   std::unique_ptr<Fleet> fleet;
@@ -166,6 +203,28 @@ struct Server::Impl {
 
   void accept();
 
+  // Who a request comes from: "" when nobody the sim knows. Plain HTTP is the old insecure
+  // port: clients (client-go) send no credentials over it, so it lets everyone in as the admin.
+  std::string authenticate(std::string_view authorization, const std::string& cert_user) const {
+    if (options.insecure_http) return "admin";
+    if (authorization.starts_with("Bearer ")) {
+      std::string_view t = authorization.substr(7);
+      if (t == token) return "admin";
+      auto it = tokens.find(std::string(t));
+      return it == tokens.end() ? "" : it->second;
+    }
+    if (authorization.starts_with("Basic ")) {
+      auto decoded = base64_decode(authorization.substr(6));
+      if (!decoded) return "";
+      size_t colon = decoded->find(':');
+      if (colon == std::string::npos) return "";
+      std::string user = decoded->substr(0, colon);
+      auto it = passwords.find(user);
+      return it != passwords.end() && it->second == decoded->substr(colon + 1) ? user : "";
+    }
+    return cert_user;
+  }
+
   std::string url_of() const {
     std::string host = options.address;
     if (host.find(':') != std::string::npos) host = "[" + host + "]";
@@ -184,7 +243,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
       stream_.async_handshake(ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
-                                if (!ec) self->read();
+                                if (ec) return;
+                                self->cert_user_ = peer_user(self->stream_.native_handle());
+                                self->read();
                               });
     } else {
       read();
@@ -248,16 +309,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
     bool open_path =
         path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
-    std::string_view auth = msg[http::field::authorization];
-    // Plain HTTP is the old insecure port: clients (client-go) send no credentials over it, so
-    // it authenticates nobody and lets everyone in as the admin.
-    bool authed =
-        server_.options.insecure_http ||
-        (auth.size() > 7 && auth.substr(0, 7) == "Bearer " && auth.substr(7) == server_.token);
-    if (!authed && !open_path) {
+    std::string user = server_.authenticate(msg[http::field::authorization], cert_user_);
+    if (user.empty() && !open_path) {
       return respond(api_status(401, "Unauthorized", "Unauthorized"));
     }
-    req.user = authed ? "admin" : "system:anonymous";
+    req.user = user.empty() ? "system:anonymous" : user;
     if (auto imp = msg["Impersonate-User"]; !imp.empty()) req.user = std::string(imp);
 
     std::shared_ptr<Cluster> cluster = server_.route(path);
@@ -398,6 +454,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   std::deque<std::string> pending_;
   std::shared_ptr<Cluster> watch_cluster_;  // kept alive while its watch streams
   uint64_t watch_id_ = 0;
+  std::string cert_user_;  // the CN of a verified client certificate
   char probe_[64];
 };
 
@@ -432,6 +489,12 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->token = options.token.empty() ? random_token(impl->rng) : options.token;
+  auto tokens = read_auth_csv(options.token_auth_file);
+  if (!tokens) return tokens.error();
+  impl->tokens = std::move(tokens.value());
+  auto passwords = read_auth_csv(options.basic_auth_file);
+  if (!passwords) return passwords.error();
+  for (auto& [password, user] : passwords.value()) impl->passwords[user] = password;
   if (!impl->audit.open(options.audit_log))
     return Error{"cannot open the audit log " + options.audit_log + ": " + std::strerror(errno)};
   if (!options.insecure_http) {
@@ -444,6 +507,11 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
                           ssl::context::no_tlsv1_1);
     impl->tls.use_certificate_chain(net::buffer(impl->certs.cert_pem), ec);
     if (!ec) impl->tls.use_private_key(net::buffer(impl->certs.key_pem), ssl::context::pem, ec);
+    // Client certificates are optional; one the CA signed authenticates its CN.
+    if (!ec) impl->tls.add_certificate_authority(net::buffer(impl->certs.ca_pem), ec);
+    if (!ec) impl->tls.set_verify_mode(ssl::verify_peer, ec);
+    if (!ec)
+      impl->tls.set_verify_callback([](bool, ssl::verify_context&) { return true; }, ec);
     if (ec) return Error{"cannot load the sim's TLS certificate: " + ec.message()};
   }
   beast::error_code ec;
@@ -496,6 +564,13 @@ const std::string& Server::token() const {
 }
 const std::string& Server::ca_pem() const {
   return impl_->certs.ca_pem;
+}
+
+Result<std::pair<std::string, std::string>> Server::client_certificate(
+    const std::string& user, const std::vector<std::string>& groups) const {
+  auto c = make_client_certificate(impl_->certs, user, groups);
+  if (!c) return c.error();
+  return std::make_pair(c->cert_pem, c->key_pem);
 }
 
 std::vector<std::string> Server::cluster_names() const {

@@ -1,6 +1,7 @@
 // `planter sim`'s HTTP(S) front: one listener serving a fleet of simulated clusters, the
 // management cluster at `/` and workload clusters under `/clusters/<name>` (the way Rancher
-// proxies clusters), with bearer-token authentication.
+// proxies clusters). Authentication as kube-apiserver's: bearer tokens, client certificates
+// signed by the sim's CA (CN = user), basic auth from a file; Impersonate-User is honoured.
 //
 // Threads: everything (HTTP sessions, clusters, timers) runs on one event-loop thread, so the
 // clusters need no locks. Public methods are safe to call from any thread; they hand work to
@@ -24,7 +25,11 @@ struct ServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;  // 0: any free port
   bool insecure_http = false;
-  std::string token;      // empty: a random one
+  std::string token;      // empty: a random one; its user is "admin"
+  // More users, in kube-apiserver's CSV formats (token,user,uid,"groups" and
+  // password,user,uid,"groups"); empty: none.
+  std::string token_auth_file;
+  std::string basic_auth_file;
   std::string audit_log;  // empty: none
   // Rewritten (atomically) whenever a workload cluster comes or goes; empty: none.
   std::string kubeconfig_out;
@@ -50,6 +55,9 @@ class Server {
   std::string url() const;
   const std::string& token() const;
   const std::string& ca_pem() const;  // empty with insecure_http
+  // A client certificate (and key, PEM) for `user` in `groups`, signed by the sim's CA.
+  Result<std::pair<std::string, std::string>> client_certificate(
+      const std::string& user, const std::vector<std::string>& groups = {}) const;
 
   // A kubeconfig with a context per cluster, `management` first and current.
   std::string kubeconfig() const;

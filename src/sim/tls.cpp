@@ -44,7 +44,10 @@ bool add_ext(X509* cert, X509* issuer, int nid, const char* value) {
   return ok;
 }
 
-Result<Cert> make_cert(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* issuer_key, bool ca) {
+enum class Profile { kCa, kServer, kClient };
+
+Result<Cert> make_cert(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* issuer_key,
+                       Profile profile, const std::vector<std::string>& orgs = {"planter sim"}) {
   Cert cert(X509_new());
   X509_set_version(cert.get(), 2);
   unsigned char serial[16];
@@ -57,15 +60,23 @@ Result<Cert> make_cert(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* is
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600);
   X509_set_pubkey(cert.get(), key);
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("planter sim"), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn),
+  for (const std::string& o : orgs)
+    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(o.c_str()), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(cn),
                              -1, -1, 0);
   X509* signer = issuer ? issuer : cert.get();
   X509_set_issuer_name(cert.get(), X509_get_subject_name(signer));
-  bool ok = ca ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE") &&
+  bool ok = profile == Profile::kCa
+               ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE") &&
                      add_ext(cert.get(), signer, NID_key_usage, "critical,keyCertSign,cRLSign") &&
                      add_ext(cert.get(), signer, NID_subject_key_identifier, "hash")
+           : profile == Profile::kClient
+               ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE") &&
+                     add_ext(cert.get(), signer, NID_key_usage,
+                             "critical,digitalSignature,keyEncipherment") &&
+                     add_ext(cert.get(), signer, NID_ext_key_usage, "clientAuth") &&
+                     add_ext(cert.get(), signer, NID_authority_key_identifier, "keyid")
                : add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE") &&
                      add_ext(cert.get(), signer, NID_key_usage,
                              "critical,digitalSignature,keyEncipherment") &&
@@ -100,37 +111,32 @@ std::string pem(EVP_PKEY* key) {
 Result<ServingCertificates> make_serving_certificates() {
   Key ca_key = new_key(), key = new_key();
   if (!ca_key || !key) return openssl_error("key generation");
-  auto ca = make_cert(ca_key.get(), "planter-sim-ca", nullptr, nullptr, true);
+  auto ca = make_cert(ca_key.get(), "planter-sim-ca", nullptr, nullptr, Profile::kCa);
   if (!ca) return ca.error();
-  auto cert = make_cert(key.get(), "planter-sim", ca->get(), ca_key.get(), false);
+  auto cert = make_cert(key.get(), "planter-sim", ca->get(), ca_key.get(), Profile::kServer);
   if (!cert) return cert.error();
   ServingCertificates out;
   out.ca_pem = pem(ca->get());
   out.cert_pem = pem(cert->get()) + out.ca_pem;
   out.key_pem = pem(key.get());
+  out.ca_key_pem = pem(ca_key.get());
   return out;
 }
 
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()),
-                          static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-Result<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return Error{"base64 length is not a multiple of 4"};
-  std::string out(text.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) return Error{"illegal base64 data"};
-  // EVP_DecodeBlock counts the padding as zero bytes.
-  size_t pad = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
+Result<ClientCertificate> make_client_certificate(const ServingCertificates& ca,
+                                                  const std::string& user,
+                                                  const std::vector<std::string>& groups) {
+  Bio cert_bio(BIO_new_mem_buf(ca.ca_pem.data(), static_cast<int>(ca.ca_pem.size())));
+  Cert ca_cert(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
+  Bio key_bio(BIO_new_mem_buf(ca.ca_key_pem.data(), static_cast<int>(ca.ca_key_pem.size())));
+  Key ca_key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
+  if (!ca_cert || !ca_key) return openssl_error("reading the CA");
+  Key key = new_key();
+  if (!key) return openssl_error("key generation");
+  auto cert = make_cert(key.get(), user.c_str(), ca_cert.get(), ca_key.get(), Profile::kClient,
+                        groups);
+  if (!cert) return cert.error();
+  return ClientCertificate{pem(cert->get()), pem(key.get())};
 }
 
 }  // namespace planter::sim

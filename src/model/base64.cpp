@@ -1,10 +1,10 @@
-#include "kube/base64.h"
+#include "model/base64.h"
 
 #include <openssl/evp.h>
 
 #include <cctype>
 
-namespace planter::kube {
+namespace planter {
 
 std::string base64_encode(std::string_view bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3), '\0');
@@ -34,4 +34,4 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace planter::kube
+}  // namespace planter
