@@ -6,6 +6,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/json/serialize.hpp>
+#include <nghttp2/nghttp2.h>
 #include <deque>
 #include <fstream>
 #include <future>
@@ -109,6 +110,34 @@ std::string random_token(std::mt19937_64& rng) {
   return t;
 }
 
+// Parses "/api/v1/pods?labelSelector=a%3Db" into the decoded path and the query.
+std::string parse_target(std::string_view target, Request& req) {
+  size_t q = target.find('?');
+  std::string path = path_decode(target.substr(0, q));
+  if (q != std::string_view::npos) {
+    std::string_view qs = target.substr(q + 1);
+    while (!qs.empty()) {
+      size_t amp = qs.find('&');
+      std::string_view pair = qs.substr(0, amp);
+      size_t eq = pair.find('=');
+      std::string key = url_decode(pair.substr(0, eq));
+      std::string value = eq == std::string_view::npos ? "" : url_decode(pair.substr(eq + 1));
+      if (!key.empty()) req.query[key] = value;
+      if (amp == std::string_view::npos) break;
+      qs.remove_prefix(amp + 1);
+    }
+  }
+  return path;
+}
+
+// One request on its way back to its client, over HTTP/1.1 or HTTP/2.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual void respond(Response r) = 0;
+  virtual void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) = 0;
+};
+
 }  // namespace
 
 struct Server::Impl {
@@ -203,6 +232,59 @@ struct Server::Impl {
 
   void accept();
 
+  // What every request goes through, whatever its protocol: authentication, impersonation,
+  // routing to its cluster, the cluster's latency and injected errors.
+  void process(std::shared_ptr<Exchange> ex, Request req, std::string path,
+               std::string_view authorization, const std::string& cert_user,
+               std::string_view impersonate) {
+    bool open_path =
+        path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
+    std::string user = authenticate(authorization, cert_user);
+    if (user.empty() && !open_path) return ex->respond(api_status(401, "Unauthorized", "Unauthorized"));
+    req.user = user.empty() ? "system:anonymous" : user;
+    if (!impersonate.empty()) req.user = std::string(impersonate);
+
+    std::shared_ptr<Cluster> cluster = route(path);
+    req.path = std::move(path);
+    if (!cluster)
+      return ex->respond(
+          api_status(404, "NotFound", "the server could not find the requested resource"));
+    auto delay = delay_of(cluster->faults(), Cluster::is_write(req));
+    if (delay.count() > 0) {
+      auto timer = std::make_shared<net::steady_timer>(io, delay);
+      timer->async_wait([this, ex, timer, cluster, req = std::move(req)](beast::error_code) {
+        serve(ex, cluster, req);
+      });
+      return;
+    }
+    serve(ex, cluster, req);
+  }
+
+  void serve(const std::shared_ptr<Exchange>& ex, const std::shared_ptr<Cluster>& cluster,
+             const Request& req) {
+    bool probe = req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz";
+    std::optional<Response> injected = probe ? std::nullopt : injected_error(cluster->faults());
+    if (injected) {
+      // Only a request that would have succeeded fails, and it changes nothing: a write is
+      // tried as a dry run, a watch as a list.
+      Request trial = req;
+      if (Cluster::is_watch(req)) {
+        trial.query.erase("watch");
+        trial.query["limit"] = "1";
+        if (size_t w = trial.path.find("/watch/"); w != std::string::npos) trial.path.erase(w, 6);
+      } else if (Cluster::is_write(req)) {
+        trial.query["dryRun"] = "All";
+      }
+      Response r = cluster->handle(trial);
+      if (r.status >= 300) injected.reset();
+      if (!injected && !Cluster::is_write(req) && !Cluster::is_watch(req))
+        return ex->respond(std::move(r));
+    }
+    if (injected) return ex->respond(std::move(*injected));
+    if (Cluster::is_watch(req)) return ex->start_watch(cluster, req);
+    ex->respond(cluster->handle(req));
+  }
+
   // Who a request comes from: "" when nobody the sim knows. Plain HTTP is the old insecure
   // port: clients (client-go) send no credentials over it, so it lets everyone in as the admin.
   std::string authenticate(std::string_view authorization, const std::string& cert_user) const {
@@ -234,8 +316,316 @@ struct Server::Impl {
 
 namespace {
 
+// HTTP/2 (RFC 9113) over TLS, chosen by ALPN, with nghttp2 doing the framing: many requests on
+// one connection, each stream an Exchange of its own; watches stream DATA frames.
+class H2Session : public std::enable_shared_from_this<H2Session> {
+ public:
+  using Stream = beast::ssl_stream<beast::tcp_stream>;
+
+  H2Session(Server::Impl& server, Stream stream, std::string cert_user)
+      : server_(server), stream_(std::move(stream)), cert_user_(std::move(cert_user)) {}
+
+  ~H2Session() {
+    for (auto& [id, st] : streams_) st->stop_watch();
+    if (session_) nghttp2_session_del(session_);
+  }
+
+  void start() {
+    nghttp2_session_callbacks* cb;
+    nghttp2_session_callbacks_new(&cb);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, &H2Session::on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, &H2Session::on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &H2Session::on_data);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &H2Session::on_frame);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, &H2Session::on_close);
+    nghttp2_session_server_new(&session_, cb, this);
+    nghttp2_session_callbacks_del(cb);
+    nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 1000},
+                                         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20}};
+    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 2);
+    // The connection's own window, so uploads of many streams are not held back.
+    nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, 16 << 20);
+    flush();
+    read();
+  }
+
+ private:
+  // One stream: its request as it arrives, then its response (whole, or a watch's frames).
+  struct H2Stream : Exchange {
+    std::weak_ptr<H2Session> session;
+    int32_t id = 0;
+    std::string method, target, content_type, accept, user_agent, authorization, impersonate;
+    std::string body;
+    std::string out;  // response bytes not yet framed
+    size_t out_off = 0;
+    bool eof = false;
+    bool closed = false;
+    std::shared_ptr<Cluster> watch_cluster;
+    uint64_t watch_id = 0;
+
+    void respond(Response r) override {
+      if (auto s = session.lock()) s->respond(*this, std::move(r));
+    }
+    void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) override {
+      if (auto s = session.lock()) s->start_watch(*this, cluster, req);
+    }
+    void stop_watch() {
+      if (watch_cluster && watch_id) watch_cluster->cancel_watch(watch_id);
+      watch_id = 0;
+      watch_cluster.reset();
+    }
+  };
+
+  class Sink : public WatchSink {
+   public:
+    Sink(std::weak_ptr<H2Session> s, std::weak_ptr<H2Stream> st)
+        : session_(std::move(s)), stream_(std::move(st)) {}
+    void send(std::string frame) override {
+      auto s = session_.lock();
+      auto st = stream_.lock();
+      if (!s || !st || st->closed) return;
+      if (st->out.size() - st->out_off > (64u << 20)) {  // a watcher this far behind is cut off
+        nghttp2_submit_rst_stream(s->session_, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
+        return s->flush();
+      }
+      st->out += frame;
+      nghttp2_session_resume_data(s->session_, st->id);
+      s->flush();
+    }
+    void finish() override {
+      auto s = session_.lock();
+      auto st = stream_.lock();
+      if (!s || !st || st->closed) return;
+      st->eof = true;
+      nghttp2_session_resume_data(s->session_, st->id);
+      s->flush();
+    }
+
+   private:
+    std::weak_ptr<H2Session> session_;
+    std::weak_ptr<H2Stream> stream_;
+  };
+
+  static H2Session* self(void* user) { return static_cast<H2Session*>(user); }
+
+  H2Stream* find(int32_t id) {
+    auto it = streams_.find(id);
+    return it == streams_.end() ? nullptr : it->second.get();
+  }
+
+  static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    auto st = std::make_shared<H2Stream>();
+    st->session = self(user)->weak_from_this();
+    st->id = frame->hd.stream_id;
+    self(user)->streams_.emplace(st->id, std::move(st));
+    return 0;
+  }
+
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t,
+                       void* user) {
+    H2Stream* st = self(user)->find(frame->hd.stream_id);
+    if (!st) return 0;
+    std::string_view n(reinterpret_cast<const char*>(name), namelen);
+    std::string v(reinterpret_cast<const char*>(value), valuelen);
+    if (n == ":method") st->method = std::move(v);
+    else if (n == ":path") st->target = std::move(v);
+    else if (n == "content-type") st->content_type = std::move(v);
+    else if (n == "accept") st->accept = std::move(v);
+    else if (n == "user-agent") st->user_agent = std::move(v);
+    else if (n == "authorization") st->authorization = std::move(v);
+    else if (n == "impersonate-user") st->impersonate = std::move(v);
+    return 0;
+  }
+
+  static int on_data(nghttp2_session* session, uint8_t, int32_t id, const uint8_t* data,
+                     size_t len, void* user) {
+    H2Stream* st = self(user)->find(id);
+    if (!st) return 0;
+    if (st->body.size() + len > kBodyLimit) {
+      nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+      return 0;
+    }
+    st->body.append(reinterpret_cast<const char*>(data), len);
+    return 0;
+  }
+
+  static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
+        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+      auto it = self(user)->streams_.find(frame->hd.stream_id);
+      if (it != self(user)->streams_.end()) self(user)->dispatch(it->second);
+    }
+    return 0;
+  }
+
+  static int on_close(nghttp2_session*, int32_t id, uint32_t, void* user) {
+    auto it = self(user)->streams_.find(id);
+    if (it == self(user)->streams_.end()) return 0;
+    it->second->closed = true;
+    it->second->stop_watch();
+    self(user)->streams_.erase(it);
+    return 0;
+  }
+
+  static ssize_t read_out(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
+                          uint32_t* flags, nghttp2_data_source* source, void*) {
+    auto* st = static_cast<H2Stream*>(source->ptr);
+    size_t n = std::min(length, st->out.size() - st->out_off);
+    std::memcpy(buf, st->out.data() + st->out_off, n);
+    st->out_off += n;
+    if (st->out_off == st->out.size()) {
+      st->out.clear();
+      st->out_off = 0;
+      if (st->eof) *flags |= NGHTTP2_DATA_FLAG_EOF;
+      else if (n == 0) return NGHTTP2_ERR_DEFERRED;
+    }
+    return static_cast<ssize_t>(n);
+  }
+
+  void dispatch(const std::shared_ptr<H2Stream>& st) {
+    Request req;
+    req.method = st->method;
+    std::string path = parse_target(st->target, req);
+    req.content_type = st->content_type;
+    req.accept = st->accept;
+    req.user_agent = st->user_agent;
+    req.body = std::move(st->body);
+    server_.process(st, std::move(req), std::move(path), st->authorization, cert_user_,
+                    st->impersonate);
+  }
+
+  void submit(H2Stream& st, int status, const std::string& content_type,
+              const std::vector<std::pair<std::string, std::string>>& headers) {
+    std::string code = std::to_string(status);
+    std::vector<std::pair<std::string, std::string>> all{
+        {":status", code}, {"content-type", content_type}, {"cache-control", "no-cache, private"}};
+    for (const auto& [k, v] : headers) {
+      std::string name = k;
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      all.emplace_back(std::move(name), v);
+    }
+    std::vector<nghttp2_nv> nva;
+    for (auto& [k, v] : all)
+      nva.push_back({reinterpret_cast<uint8_t*>(k.data()), reinterpret_cast<uint8_t*>(v.data()),
+                     k.size(), v.size(), NGHTTP2_NV_FLAG_NONE});
+    nghttp2_data_provider provider;
+    provider.source.ptr = &st;
+    provider.read_callback = &H2Session::read_out;
+    nghttp2_submit_response(session_, st.id, nva.data(), nva.size(), &provider);
+  }
+
+  void respond(H2Stream& st, Response r) {
+    if (st.closed) return;
+    st.out = std::move(r.body);
+    st.out_off = 0;
+    st.eof = true;
+    submit(st, r.status, r.content_type, r.headers);
+    flush();
+  }
+
+  void start_watch(H2Stream& st, const std::shared_ptr<Cluster>& cluster, const Request& req) {
+    if (st.closed) return;
+    auto it = streams_.find(st.id);
+    if (it == streams_.end()) return;
+    auto sink = std::make_shared<Sink>(weak_from_this(), it->second);
+    uint64_t id = 0;
+    // Frames the watch sends as it starts wait in st.out until the headers go out.
+    auto err = cluster->watch(req, sink, &id);
+    if (err) {
+      st.out.clear();
+      return respond(st, std::move(*err));
+    }
+    st.watch_cluster = cluster;
+    st.watch_id = id;
+    submit(st, 200, "application/json", {});
+    flush();
+  }
+
+  void read() {
+    stream_.async_read_some(net::buffer(rbuf_), [self = shared_from_this()](
+                                                    beast::error_code ec, size_t n) {
+      if (ec) return self->close();
+      self->in_recv_ = true;
+      ssize_t rv = nghttp2_session_mem_recv(self->session_,
+                                            reinterpret_cast<const uint8_t*>(self->rbuf_.data()), n);
+      self->in_recv_ = false;
+      if (rv < 0) return self->close();
+      self->flush();
+      if (!self->closed_) self->read();
+    });
+  }
+
+  // Sends what nghttp2 has framed; one write at a time.
+  void flush() {
+    if (writing_ || in_recv_ || closed_) return;
+    wbuf_.clear();
+    while (wbuf_.size() < (256u << 10)) {
+      const uint8_t* data = nullptr;
+      ssize_t n = nghttp2_session_mem_send(session_, &data);
+      if (n < 0) return close();
+      if (n == 0) break;
+      wbuf_.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
+    }
+    if (wbuf_.empty()) {
+      if (!nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_)) close();
+      return;
+    }
+    writing_ = true;
+    net::async_write(stream_, net::buffer(wbuf_),
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       self->writing_ = false;
+                       if (ec) return self->close();
+                       self->flush();
+                     });
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    for (auto& [id, st] : streams_) {
+      st->closed = true;
+      st->stop_watch();
+    }
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  Server::Impl& server_;
+  Stream stream_;
+  std::string cert_user_;
+  nghttp2_session* session_ = nullptr;
+  std::map<int32_t, std::shared_ptr<H2Stream>> streams_;
+  std::array<char, 16384> rbuf_;
+  std::string wbuf_;
+  bool writing_ = false;
+  bool in_recv_ = false;
+  bool closed_ = false;
+};
+
+// ALPN: h2 when the client offers it, else HTTP/1.1.
+int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                unsigned int inlen, void*) {
+  const unsigned char* http11 = nullptr;
+  for (unsigned int i = 0; i < inlen; i += 1u + in[i]) {
+    std::string_view proto(reinterpret_cast<const char*>(in + i + 1), in[i]);
+    if (proto == "h2") {
+      *out = in + i + 1;
+      *outlen = in[i];
+      return SSL_TLSEXT_ERR_OK;
+    }
+    if (proto == "http/1.1") http11 = in + i;
+  }
+  if (!http11) return SSL_TLSEXT_ERR_NOACK;
+  *out = http11 + 1;
+  *outlen = http11[0];
+  return SSL_TLSEXT_ERR_OK;
+}
+
 template <class Stream>
-class Session : public std::enable_shared_from_this<Session<Stream>> {
+class Session : public Exchange, public std::enable_shared_from_this<Session<Stream>> {
  public:
   Session(Server::Impl& server, Stream stream) : server_(server), stream_(std::move(stream)) {}
 
@@ -244,7 +634,18 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       stream_.async_handshake(ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
                                 if (ec) return;
-                                self->cert_user_ = peer_user(self->stream_.native_handle());
+                                SSL* ssl = self->stream_.native_handle();
+                                self->cert_user_ = peer_user(ssl);
+                                const unsigned char* proto = nullptr;
+                                unsigned int len = 0;
+                                SSL_get0_alpn_selected(ssl, &proto, &len);
+                                if (len == 2 && std::memcmp(proto, "h2", 2) == 0) {
+                                  std::make_shared<H2Session>(self->server_,
+                                                              std::move(self->stream_),
+                                                              self->cert_user_)
+                                      ->start();
+                                  return;
+                                }
                                 self->read();
                               });
     } else {
@@ -286,79 +687,16 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     keep_alive_ = msg.keep_alive();
     Request req;
     req.method = std::string(msg.method_string());
-    std::string_view target = msg.target();
-    size_t q = target.find('?');
-    std::string path = path_decode(target.substr(0, q));
-    if (q != std::string_view::npos) {
-      std::string_view qs = target.substr(q + 1);
-      while (!qs.empty()) {
-        size_t amp = qs.find('&');
-        std::string_view pair = qs.substr(0, amp);
-        size_t eq = pair.find('=');
-        std::string key = url_decode(pair.substr(0, eq));
-        std::string value = eq == std::string_view::npos ? "" : url_decode(pair.substr(eq + 1));
-        if (!key.empty()) req.query[key] = value;
-        if (amp == std::string_view::npos) break;
-        qs.remove_prefix(amp + 1);
-      }
-    }
+    std::string path = parse_target(msg.target(), req);
     req.content_type = std::string(msg[http::field::content_type]);
     req.accept = std::string(msg[http::field::accept]);
     req.user_agent = std::string(msg[http::field::user_agent]);
     req.body = std::move(msg.body());
-
-    bool open_path =
-        path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
-    std::string user = server_.authenticate(msg[http::field::authorization], cert_user_);
-    if (user.empty() && !open_path) {
-      return respond(api_status(401, "Unauthorized", "Unauthorized"));
-    }
-    req.user = user.empty() ? "system:anonymous" : user;
-    if (auto imp = msg["Impersonate-User"]; !imp.empty()) req.user = std::string(imp);
-
-    std::shared_ptr<Cluster> cluster = server_.route(path);
-    req.path = std::move(path);
-    if (!cluster) {
-      return respond(
-          api_status(404, "NotFound", "the server could not find the requested resource"));
-    }
-    const Faults& faults = cluster->faults();
-    auto delay = server_.delay_of(faults, Cluster::is_write(req));
-    if (delay.count() > 0) {
-      auto timer = std::make_shared<net::steady_timer>(server_.io, delay);
-      timer->async_wait([self = this->shared_from_this(), timer, cluster,
-                         req = std::move(req)](beast::error_code) { self->serve(cluster, req); });
-      return;
-    }
-    serve(cluster, req);
+    server_.process(this->shared_from_this(), std::move(req), std::move(path),
+                    msg[http::field::authorization], cert_user_, msg["Impersonate-User"]);
   }
 
-  void serve(const std::shared_ptr<Cluster>& cluster, const Request& req) {
-    bool probe = req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz";
-    std::optional<Response> injected =
-        probe ? std::nullopt : server_.injected_error(cluster->faults());
-    if (injected) {
-      // Only a request that would have succeeded fails, and it changes nothing: a write is
-      // tried as a dry run, a watch as a list.
-      Request trial = req;
-      if (Cluster::is_watch(req)) {
-        trial.query.erase("watch");
-        trial.query["limit"] = "1";
-        if (size_t w = trial.path.find("/watch/"); w != std::string::npos) trial.path.erase(w, 6);
-      } else if (Cluster::is_write(req)) {
-        trial.query["dryRun"] = "All";
-      }
-      Response r = cluster->handle(trial);
-      if (r.status >= 300) injected.reset();
-      if (!injected && !Cluster::is_write(req) && !Cluster::is_watch(req))
-        return respond(std::move(r));
-    }
-    if (injected) return respond(std::move(*injected));
-    if (Cluster::is_watch(req)) return start_watch(cluster, req);
-    respond(cluster->handle(req));
-  }
-
-  void respond(Response r) {
+  void respond(Response r) override {
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(r.status), 11);
     res->set(http::field::content_type, r.content_type);
@@ -374,7 +712,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       });
   }
 
-  void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) {
+  void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) override {
     auto sink = std::make_shared<Sink>(this->weak_from_this());
     // Frames produced while the watch starts queue up behind the header.
     pending_.push_back(
@@ -512,6 +850,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
     if (!ec) impl->tls.set_verify_mode(ssl::verify_peer, ec);
     if (!ec)
       impl->tls.set_verify_callback([](bool, ssl::verify_context&) { return true; }, ec);
+    SSL_CTX_set_alpn_select_cb(impl->tls.native_handle(), &select_alpn, nullptr);
     if (ec) return Error{"cannot load the sim's TLS certificate: " + ec.message()};
   }
   beast::error_code ec;
