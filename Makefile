@@ -34,6 +34,7 @@ bench: build
 	build/release/bench/plan_bench
 	build/release/bench/sim_bench
 	build/release/bench/fleet_bench
+	build/release/bench/kube_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -338,7 +338,14 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &H2Session::on_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &H2Session::on_frame);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, &H2Session::on_close);
-    nghttp2_session_server_new(&session_, cb, this);
+    // curl (7.88) follows every finished stream with a RST_STREAM(STREAM_CLOSED); a Go server
+    // ignores those, but nghttp2's rapid-reset guard counts them and would end the connection
+    // after 1,000 streams.
+    nghttp2_option* opt;
+    nghttp2_option_new(&opt);
+    nghttp2_option_set_stream_reset_rate_limit(opt, 1u << 30, 1u << 30);
+    nghttp2_session_server_new2(&session_, cb, this, opt);
+    nghttp2_option_del(opt);
     nghttp2_session_callbacks_del(cb);
     nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 1000},
                                          {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20}};
