@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::printf("kube_bench: server-side applies of new ConfigMaps for %.1f s per scenario, "
-              "sim --write-latency 2, HTTPS + bearer token\n\n",
-              seconds);
+  std::printf(
+      "kube_bench: server-side applies of new ConfigMaps for %.1f s per scenario, "
+      "sim --write-latency 2, HTTPS + bearer token\n\n",
+      seconds);
   std::printf("| protocol | in flight | applies/s | p50 | p99 | connections |\n");
   std::printf("|---|---|---|---|---|---|\n");
   int scenario = 0;
@@ -90,7 +91,8 @@ int main(int argc, char** argv) {
       auto client = planter::kube::Client::create(rest.value(), co);
       if (!client) return 1;
       auto& c = **client;
-      (void)c.apply({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "bench"}}}});
+      (void)c.apply(
+          {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "bench"}}}});
       Run run;
       int counter = 0;
       ++scenario;
@@ -98,16 +100,19 @@ int main(int argc, char** argv) {
       auto until = begin + std::chrono::duration_cast<Clock::duration>(
                                std::chrono::duration<double>(seconds));
       run.outstanding = in_flight;
-      for (int lane = 0; lane < in_flight; ++lane) issue(c, run, until, counter, scenario * 1000 + lane);
+      for (int lane = 0; lane < in_flight; ++lane)
+        issue(c, run, until, counter, scenario * 1000 + lane);
       std::unique_lock lock(run.mu);
       run.cv.wait(lock, [&] { return run.outstanding == 0; });
       double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
       auto& l = run.latencies_ms;
       std::sort(l.begin(), l.end());
-      auto pct = [&](double p) { return l.empty() ? 0.0 : l[std::min(l.size() - 1, static_cast<size_t>(p * l.size()))]; };
+      auto pct = [&](double p) {
+        return l.empty() ? 0.0 : l[std::min(l.size() - 1, static_cast<size_t>(p * l.size()))];
+      };
       std::printf("| %s | %d | %.0f | %.2f ms | %.2f ms | %llu |\n", http2 ? "HTTP/2" : "HTTP/1.1",
-                  in_flight, static_cast<double>(l.size() - run.errors) / elapsed, pct(0.5), pct(0.99),
-                  static_cast<unsigned long long>(c.transport().stats().connections));
+                  in_flight, static_cast<double>(l.size() - run.errors) / elapsed, pct(0.5),
+                  pct(0.99), static_cast<unsigned long long>(c.transport().stats().connections));
       if (run.errors)
         std::printf("  (%zu errors; the first: %s)\n", run.errors, run.first_error.c_str());
       std::fflush(stdout);

@@ -1,7 +1,8 @@
 #include "kube/api_error.h"
 
-#include <boost/json/parse.hpp>
 #include <fmt/format.h>
+
+#include <boost/json/parse.hpp>
 
 namespace planter::kube {
 
@@ -48,8 +49,8 @@ ApiError error_from_response(int code, std::string_view body) {
         for (const json::value& cv : c->value().get_array()) {
           if (!cv.is_object()) continue;
           const json::object& co = cv.get_object();
-          e.causes.push_back({string_of(co, "reason"), string_of(co, "message"),
-                              string_of(co, "field")});
+          e.causes.push_back(
+              {string_of(co, "reason"), string_of(co, "message"), string_of(co, "field")});
         }
       }
     }
@@ -60,18 +61,41 @@ ApiError error_from_response(int code, std::string_view body) {
   }
   if (e.reason.empty()) {
     switch (code) {
-      case 400: e.reason = "BadRequest"; break;
-      case 401: e.reason = "Unauthorized"; break;
-      case 403: e.reason = "Forbidden"; break;
-      case 404: e.reason = "NotFound"; break;
-      case 405: e.reason = "MethodNotAllowed"; break;
-      case 409: e.reason = "Conflict"; break;
-      case 410: e.reason = "Gone"; break;
-      case 422: e.reason = "Invalid"; break;
-      case 429: e.reason = "TooManyRequests"; break;
-      case 503: e.reason = "ServiceUnavailable"; break;
-      case 504: e.reason = "Timeout"; break;
-      default: e.reason = code >= 500 ? "InternalError" : "Unknown";
+      case 400:
+        e.reason = "BadRequest";
+        break;
+      case 401:
+        e.reason = "Unauthorized";
+        break;
+      case 403:
+        e.reason = "Forbidden";
+        break;
+      case 404:
+        e.reason = "NotFound";
+        break;
+      case 405:
+        e.reason = "MethodNotAllowed";
+        break;
+      case 409:
+        e.reason = "Conflict";
+        break;
+      case 410:
+        e.reason = "Gone";
+        break;
+      case 422:
+        e.reason = "Invalid";
+        break;
+      case 429:
+        e.reason = "TooManyRequests";
+        break;
+      case 503:
+        e.reason = "ServiceUnavailable";
+        break;
+      case 504:
+        e.reason = "Timeout";
+        break;
+      default:
+        e.reason = code >= 500 ? "InternalError" : "Unknown";
     }
   }
   if (e.message.empty()) e.message = fmt::format("the server answered {} {}", code, e.reason);

@@ -26,8 +26,8 @@ struct StatusCause {
 
 struct ApiError {
   int code = 0;        // the HTTP status; 0 when no response came back
-  std::string reason;  // the Status reason: "NotFound", "Conflict", ...; client-side: "NoKindMatch",
-                       // "Transport", "Decode", "Credentials"
+  std::string reason;  // the Status reason: "NotFound", "Conflict", ...; client-side:
+                       // "NoKindMatch", "Transport", "Decode", "Credentials"
   std::string message;
   std::vector<StatusCause> causes;
   std::string details_kind;  // Status details: the kind/resource and name the error is about

@@ -236,37 +236,38 @@ void Client::Impl::resource(std::string api_version, std::string kind, ResourceD
 
 void Client::Impl::request(Spec spec, ObjectDone done) {
   std::string av = spec.api_version, kind = spec.kind;
-  resource(av, kind, [this, spec = std::move(spec), done = std::move(done)](
-                         ApiResult<ApiResource> r) mutable {
-    if (!r) return done(r.error());
-    const ApiResource& res = r.value();
-    std::string ns;
-    if (res.namespaced) ns = spec.ns.empty() && spec.default_namespace ? config.ns : spec.ns;
-    HttpRequest req;
-    req.method = spec.method;
-    req.path = res.path(ns, spec.name);
-    if (!spec.subresource.empty()) req.path += "/" + spec.subresource;
-    req.path += spec.query;
-    req.idempotent = spec.idempotent;
-    req.content_type = spec.content_type;
-    if (spec.body) {
-      json::object& body = *spec.body;
-      if (res.namespaced && !ns.empty()) {
-        json::value& m = body["metadata"];
-        if (!m.is_object()) m = json::object{};
-        if (!m.get_object().contains("namespace")) m.get_object()["namespace"] = ns;
-      }
-      req.body = json::serialize(body);
-    }
-    transport->send(std::move(req), [done = std::move(done)](ApiResult<HttpResponse> resp) {
-      if (!resp) return done(resp.error());
-      json::error_code ec;
-      json::value v = json::parse(resp->body, ec);
-      if (ec || !v.is_object())
-        return done(client_error("Decode", "the server's answer is not a JSON object"));
-      done(std::move(v.get_object()));
-    });
-  });
+  resource(
+      av, kind,
+      [this, spec = std::move(spec), done = std::move(done)](ApiResult<ApiResource> r) mutable {
+        if (!r) return done(r.error());
+        const ApiResource& res = r.value();
+        std::string ns;
+        if (res.namespaced) ns = spec.ns.empty() && spec.default_namespace ? config.ns : spec.ns;
+        HttpRequest req;
+        req.method = spec.method;
+        req.path = res.path(ns, spec.name);
+        if (!spec.subresource.empty()) req.path += "/" + spec.subresource;
+        req.path += spec.query;
+        req.idempotent = spec.idempotent;
+        req.content_type = spec.content_type;
+        if (spec.body) {
+          json::object& body = *spec.body;
+          if (res.namespaced && !ns.empty()) {
+            json::value& m = body["metadata"];
+            if (!m.is_object()) m = json::object{};
+            if (!m.get_object().contains("namespace")) m.get_object()["namespace"] = ns;
+          }
+          req.body = json::serialize(body);
+        }
+        transport->send(std::move(req), [done = std::move(done)](ApiResult<HttpResponse> resp) {
+          if (!resp) return done(resp.error());
+          json::error_code ec;
+          json::value v = json::parse(resp->body, ec);
+          if (ec || !v.is_object())
+            return done(client_error("Decode", "the server's answer is not a JSON object"));
+          done(std::move(v.get_object()));
+        });
+      });
 }
 
 void Client::Impl::list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, std::string cont,
@@ -280,29 +281,29 @@ void Client::Impl::list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, s
   add_query(s.query, "fieldSelector", q.field_selector);
   if (page > 0) add_query(s.query, "limit", std::to_string(page));
   add_query(s.query, "continue", cont);
-  request(std::move(s), [this, acc, q, page, done = std::move(done)](
-                            ApiResult<json::object> r) mutable {
-    if (!r) return done(r.error());
-    json::object& list = r.value();
-    if (auto items = list.find("items"); items != list.end() && items->value().is_array()) {
-      // A list's items carry neither apiVersion nor kind; put them back, as client-go does.
-      std::string kind = q.kind;
-      for (json::value& item : items->value().get_array()) {
-        if (!item.is_object()) continue;
-        json::object& o = item.get_object();
-        if (!o.contains("apiVersion")) o["apiVersion"] = q.api_version;
-        if (!o.contains("kind")) o["kind"] = kind;
-        acc->items.push_back(std::move(o));
-      }
-    }
-    std::string next;
-    if (const json::object* m = metadata_of(list)) {
-      next = str(*m, "continue");
-      acc->resource_version = str(*m, "resourceVersion");
-    }
-    if (next.empty()) return done(std::move(*acc));
-    list_page(acc, std::move(q), next, page, std::move(done));
-  });
+  request(std::move(s),
+          [this, acc, q, page, done = std::move(done)](ApiResult<json::object> r) mutable {
+            if (!r) return done(r.error());
+            json::object& list = r.value();
+            if (auto items = list.find("items"); items != list.end() && items->value().is_array()) {
+              // A list's items carry neither apiVersion nor kind; put them back, as client-go does.
+              std::string kind = q.kind;
+              for (json::value& item : items->value().get_array()) {
+                if (!item.is_object()) continue;
+                json::object& o = item.get_object();
+                if (!o.contains("apiVersion")) o["apiVersion"] = q.api_version;
+                if (!o.contains("kind")) o["kind"] = kind;
+                acc->items.push_back(std::move(o));
+              }
+            }
+            std::string next;
+            if (const json::object* m = metadata_of(list)) {
+              next = str(*m, "continue");
+              acc->resource_version = str(*m, "resourceVersion");
+            }
+            if (next.empty()) return done(std::move(*acc));
+            list_page(acc, std::move(q), next, page, std::move(done));
+          });
 }
 
 Result<std::unique_ptr<Client>> Client::create(RestConfig config, ClientOptions options) {
@@ -389,13 +390,14 @@ Spec apply_spec(const json::object& object, const ApplyOptions& options) {
 void Client::apply_async(json::object object, ApplyOptions options, ObjectDone done) {
   Spec s = apply_spec(object, options);
   if (s.name.empty())
-    return done(client_error("Invalid", fmt::format("{} {} has no metadata.name to apply",
-                                                    s.api_version, s.kind)));
+    return done(client_error(
+        "Invalid", fmt::format("{} {} has no metadata.name to apply", s.api_version, s.kind)));
   impl_->request(std::move(s), std::move(done));
 }
 
 ApiResult<json::object> Client::apply(const json::object& object, const ApplyOptions& options) {
-  return impl_->wait<json::object>([&](ObjectDone d) { apply_async(object, options, std::move(d)); });
+  return impl_->wait<json::object>(
+      [&](ObjectDone d) { apply_async(object, options, std::move(d)); });
 }
 
 ApiResult<json::object> Client::apply_status(const json::object& object,
@@ -506,46 +508,48 @@ class StreamHandle : public Client::WatchHandle {
 
 }  // namespace
 
-std::shared_ptr<Client::WatchHandle> Client::watch(ResourceQuery query, std::string resource_version,
+std::shared_ptr<Client::WatchHandle> Client::watch(ResourceQuery query,
+                                                   std::string resource_version,
                                                    std::function<void(WatchEvent)> on_event,
                                                    std::function<void(ApiResult<bool>)> on_end) {
   auto handle = std::make_shared<StreamHandle>(*impl_->transport);
   std::string av = query.api_version, kind = query.kind;
-  impl_->resource(av, kind, [this, handle, query = std::move(query),
-                             rv = std::move(resource_version), on_event = std::move(on_event),
-                             on_end = std::move(on_end)](ApiResult<ApiResource> r) mutable {
-    if (!r) return on_end(r.error());
-    if (handle->cancelled()) return on_end(client_error("Cancelled", "cancelled"));
-    HttpRequest req;
-    std::string q;
-    add_query(q, "watch", "1");
-    add_query(q, "resourceVersion", rv);
-    add_query(q, "allowWatchBookmarks", "true");
-    add_query(q, "labelSelector", query.label_selector);
-    add_query(q, "fieldSelector", query.field_selector);
-    // Like client-go, ask for a stream of 5 to 10 minutes, so connections rotate.
-    thread_local std::mt19937 gen{std::random_device{}()};
-    std::uniform_int_distribution<int> seconds(300, 600);
-    add_query(q, "timeoutSeconds", std::to_string(seconds(gen)));
-    req.path = r->path(r->namespaced ? query.ns : "") + q;
-    auto decoder = std::make_shared<WatchDecoder>();
-    auto failed = std::make_shared<std::string>();
-    auto id = impl_->transport->stream(
-        std::move(req),
-        [decoder, failed, on_event](std::string_view data) {
-          if (!decoder->feed(data, on_event)) {
-            *failed = decoder->error();
-            return false;
-          }
-          return true;
-        },
-        [failed, on_end = std::move(on_end)](ApiResult<HttpResponse> end) {
-          if (!failed->empty()) return on_end(client_error("Decode", *failed));
-          if (!end) return on_end(end.error());
-          on_end(true);
-        });
-    handle->started(id);
-  });
+  impl_->resource(av, kind,
+                  [this, handle, query = std::move(query), rv = std::move(resource_version),
+                   on_event = std::move(on_event),
+                   on_end = std::move(on_end)](ApiResult<ApiResource> r) mutable {
+                    if (!r) return on_end(r.error());
+                    if (handle->cancelled()) return on_end(client_error("Cancelled", "cancelled"));
+                    HttpRequest req;
+                    std::string q;
+                    add_query(q, "watch", "1");
+                    add_query(q, "resourceVersion", rv);
+                    add_query(q, "allowWatchBookmarks", "true");
+                    add_query(q, "labelSelector", query.label_selector);
+                    add_query(q, "fieldSelector", query.field_selector);
+                    // Like client-go, ask for a stream of 5 to 10 minutes, so connections rotate.
+                    thread_local std::mt19937 gen{std::random_device{}()};
+                    std::uniform_int_distribution<int> seconds(300, 600);
+                    add_query(q, "timeoutSeconds", std::to_string(seconds(gen)));
+                    req.path = r->path(r->namespaced ? query.ns : "") + q;
+                    auto decoder = std::make_shared<WatchDecoder>();
+                    auto failed = std::make_shared<std::string>();
+                    auto id = impl_->transport->stream(
+                        std::move(req),
+                        [decoder, failed, on_event](std::string_view data) {
+                          if (!decoder->feed(data, on_event)) {
+                            *failed = decoder->error();
+                            return false;
+                          }
+                          return true;
+                        },
+                        [failed, on_end = std::move(on_end)](ApiResult<HttpResponse> end) {
+                          if (!failed->empty()) return on_end(client_error("Decode", *failed));
+                          if (!end) return on_end(end.error());
+                          on_end(true);
+                        });
+                    handle->started(id);
+                  });
   return handle;
 }
 

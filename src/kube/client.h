@@ -102,8 +102,7 @@ class Client {
   ApiResult<boost::json::object> merge_patch(const std::string& api_version,
                                              const std::string& kind, const std::string& ns,
                                              const std::string& name,
-                                             const boost::json::object& patch,
-                                             bool status = false);
+                                             const boost::json::object& patch, bool status = false);
   // Returns what the server answers: the object (with deletionTimestamp while finalizers hold
   // it) or a Success Status.
   ApiResult<boost::json::object> remove(const std::string& api_version, const std::string& kind,

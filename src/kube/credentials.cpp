@@ -130,7 +130,8 @@ ApiResult<Credentials> CredentialSource::get() {
 
 bool CredentialSource::refresh_after_unauthorized(uint64_t generation) {
   std::lock_guard lock(mu_);
-  bool refreshable = config_.auth.exec || (config_.auth.token.empty() && !config_.auth.token_file.empty());
+  bool refreshable =
+      config_.auth.exec || (config_.auth.token.empty() && !config_.auth.token_file.empty());
   if (generation != generation_) return refreshable;  // someone already refreshed them
   if (config_.auth.exec) {
     exec_cached_.reset();
@@ -149,7 +150,8 @@ ApiResult<Credentials> CredentialSource::run_exec() {
   json::object spec{{"interactive", false}};
   if (x.provide_cluster_info) {
     json::object cluster{{"server", config_.server}};
-    if (!config_.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(config_.ca_pem);
+    if (!config_.ca_pem.empty())
+      cluster["certificate-authority-data"] = base64_encode(config_.ca_pem);
     if (!config_.tls_server_name.empty()) cluster["tls-server-name"] = config_.tls_server_name;
     if (config_.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
     if (!config_.proxy_url.empty()) cluster["proxy-url"] = config_.proxy_url;
@@ -166,8 +168,9 @@ ApiResult<Credentials> CredentialSource::run_exec() {
   std::string who = fmt::format("exec credential plugin {}", x.command);
   if (x.interactive_mode == "Always")
     return client_error("Credentials",
-                        who + " wants a terminal (interactiveMode: Always); planter runs "
-                              "without one: use IfAvailable or Never");
+                        who +
+                            " wants a terminal (interactiveMode: Always); planter runs "
+                            "without one: use IfAvailable or Never");
   ++exec_runs_;
   auto run = run_process(ps);
   if (!run) {
@@ -197,8 +200,9 @@ ApiResult<Credentials> CredentialSource::run_exec() {
   c.client_certificate_pem = str(status, "clientCertificateData");
   c.client_key_pem = str(status, "clientKeyData");
   if (c.bearer_token.empty() && c.client_certificate_pem.empty())
-    return client_error("Credentials",
-                        who + " wrote an ExecCredential with neither token nor clientCertificateData");
+    return client_error(
+        "Credentials",
+        who + " wrote an ExecCredential with neither token nor clientCertificateData");
   if (c.client_certificate_pem.empty() != c.client_key_pem.empty())
     return client_error("Credentials",
                         who + " wrote clientCertificateData and clientKeyData, only one of them");

@@ -88,7 +88,8 @@ Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& d
         a.verbs = strings(ro, "verbs");
         if (const json::array* subs = array_at(ro, "subresources"))
           for (const json::value& s : *subs)
-            if (s.is_object() && str(s.get_object(), "subresource") == "status") a.has_status = true;
+            if (s.is_object() && str(s.get_object(), "subresource") == "status")
+              a.has_status = true;
         if (!a.kind.empty() && !a.resource.empty()) out.push_back(std::move(a));
       }
     }

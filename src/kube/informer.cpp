@@ -161,8 +161,10 @@ void Informer::State::on_event(WatchEvent e) {
     failures = 0;
     auto it = cache.find(key);
     if (it != cache.end()) before = it->second;
-    if (e.type == T::Deleted) cache.erase(key);
-    else cache[key] = e.object;
+    if (e.type == T::Deleted)
+      cache.erase(key);
+    else
+      cache[key] = e.object;
   }
   if (e.type == T::Deleted) {
     if (handlers.deleted) handlers.deleted(e.object);

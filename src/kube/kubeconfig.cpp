@@ -78,8 +78,8 @@ bool Kubeconfig::merge(std::string_view bytes, std::string_view name, const std:
   }
   if (docs->empty() || docs->front().value.is_null()) return true;  // an empty file is allowed
   if (!docs->front().value.is_object()) {
-    *error = fmt::format("{}: not a kubeconfig (expected a map with clusters, users, contexts)",
-                         name);
+    *error =
+        fmt::format("{}: not a kubeconfig (expected a map with clusters, users, contexts)", name);
     return false;
   }
   const json::object& root = docs->front().value.get_object();
@@ -94,9 +94,9 @@ bool Kubeconfig::merge(std::string_view bytes, std::string_view name, const std:
     const char* item;
     std::vector<Entry>* into;
   };
-  for (const Section& sec : {Section{"clusters", "cluster", &clusters_},
-                             Section{"users", "user", &users_},
-                             Section{"contexts", "context", &contexts_}}) {
+  for (const Section& sec :
+       {Section{"clusters", "cluster", &clusters_}, Section{"users", "user", &users_},
+        Section{"contexts", "context", &contexts_}}) {
     auto it = root.find(sec.list);
     if (it == root.end() || it->value().is_null()) continue;
     if (!it->value().is_array()) {
@@ -115,7 +115,8 @@ bool Kubeconfig::merge(std::string_view bytes, std::string_view name, const std:
       for (const Entry& e : *sec.into) known = known || e.name == entry_name;
       if (known) continue;
       Entry e{entry_name, std::string(name), dir, {}};
-      if (auto b = v.get_object().find(sec.item); b != v.get_object().end() && b->value().is_object())
+      if (auto b = v.get_object().find(sec.item);
+          b != v.get_object().end() && b->value().is_object())
         e.body = b->value().get_object();
       sec.into->push_back(std::move(e));
     }
@@ -232,8 +233,9 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
   a.client_certificate_pem = cert.value();
   a.client_key_pem = key.value();
   if (a.client_certificate_pem.empty() != a.client_key_pem.empty())
-    return Error{what + " has a client certificate without its key, or a key without its "
-                        "certificate"};
+    return Error{what +
+                 " has a client certificate without its key, or a key without its "
+                 "certificate"};
   a.token = str(u, "token");
   a.token_file = resolve(user->dir, str(u, "tokenFile"));
   a.username = str(u, "username");
@@ -251,15 +253,17 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
     if (x.command.find('/') != std::string::npos) x.command = resolve(user->dir, x.command);
     if (x.api_version != "client.authentication.k8s.io/v1" &&
         x.api_version != "client.authentication.k8s.io/v1beta1")
-      return Error{fmt::format("{}: exec apiVersion \"{}\" is not supported (use "
-                               "client.authentication.k8s.io/v1 or v1beta1)",
-                               what, x.api_version)};
+      return Error{
+          fmt::format("{}: exec apiVersion \"{}\" is not supported (use "
+                      "client.authentication.k8s.io/v1 or v1beta1)",
+                      what, x.api_version)};
     if (auto args = eo.find("args"); args != eo.end() && args->value().is_array())
       for (const json::value& v : args->value().get_array())
         if (v.is_string()) x.args.emplace_back(v.get_string());
     if (auto env = eo.find("env"); env != eo.end() && env->value().is_array())
       for (const json::value& v : env->value().get_array())
-        if (v.is_object()) x.env.emplace_back(str(v.get_object(), "name"), str(v.get_object(), "value"));
+        if (v.is_object())
+          x.env.emplace_back(str(v.get_object(), "name"), str(v.get_object(), "value"));
     x.interactive_mode = str(eo, "interactiveMode");
     if (x.api_version == "client.authentication.k8s.io/v1" && x.interactive_mode.empty())
       return Error{what + ": exec needs interactiveMode in client.authentication.k8s.io/v1"};
@@ -279,8 +283,9 @@ InClusterSources InClusterSources::from_environment() {
 
 Result<RestConfig> in_cluster_config(const InClusterSources& sources) {
   if (sources.service_host.empty() || sources.service_port.empty())
-    return Error{"not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
-                 "are not set; pass --kubeconfig"};
+    return Error{
+        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
+        "are not set; pass --kubeconfig"};
   std::string dir = sources.root + "/var/run/secrets/kubernetes.io/serviceaccount";
   RestConfig rc;
   rc.context = "in-cluster";

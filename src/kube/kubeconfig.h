@@ -43,7 +43,7 @@ struct AuthInfo {
   std::string username;
   std::string password;
   std::optional<ExecConfig> exec;
-  std::string impersonate;  // `as`
+  std::string impersonate;                      // `as`
   std::vector<std::string> impersonate_groups;  // `as-groups`
 };
 
@@ -61,9 +61,9 @@ struct RestConfig {
 
 // Where kubectl would look, taken from the environment by from_environment().
 struct KubeconfigSources {
-  std::string explicit_path;     // --kubeconfig
-  std::string kubeconfig_env;    // $KUBECONFIG
-  std::string home;              // $HOME
+  std::string explicit_path;   // --kubeconfig
+  std::string kubeconfig_env;  // $KUBECONFIG
+  std::string home;            // $HOME
   static KubeconfigSources from_environment(std::string explicit_path = "");
 };
 
@@ -88,8 +88,8 @@ class Kubeconfig {
  private:
   struct Entry {
     std::string name;
-    std::string file;  // the file that defined it (for messages)
-    std::string dir;   // for relative paths
+    std::string file;          // the file that defined it (for messages)
+    std::string dir;           // for relative paths
     boost::json::object body;  // its `cluster`, `user` or `context` map
   };
   bool merge(std::string_view bytes, std::string_view name, const std::string& dir,

@@ -52,9 +52,10 @@ inline std::chrono::milliseconds backoff_delay(int attempt, std::chrono::millise
   for (int i = 1; i < attempt && full < cap.count(); ++i) full *= 2;
   full = std::min<int64_t>(full, cap.count());
   int64_t half = full / 2;
-  return std::chrono::milliseconds(half + (full - half > 0 ? static_cast<int64_t>(
-                                                                 random % static_cast<uint64_t>(full - half + 1))
-                                                           : 0));
+  return std::chrono::milliseconds(
+      half + (full - half > 0
+                  ? static_cast<int64_t>(random % static_cast<uint64_t>(full - half + 1))
+                  : 0));
 }
 
 }  // namespace planter::kube

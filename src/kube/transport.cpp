@@ -33,7 +33,8 @@ std::string lower(std::string_view s) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\n' || s.back() == '\t'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\r' || s.back() == '\n' || s.back() == '\t'))
     s.remove_suffix(1);
   return s;
 }
@@ -60,7 +61,8 @@ Result<ServerUrl> parse_server(const std::string& server) {
   while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
   if (!authority.empty() && authority.front() == '[') {
     size_t close = authority.find(']');
-    if (close == std::string_view::npos) return Error{fmt::format("server \"{}\": bad IPv6 host", server)};
+    if (close == std::string_view::npos)
+      return Error{fmt::format("server \"{}\": bad IPv6 host", server)};
     u.host = std::string(authority.substr(0, close + 1));
     if (close + 1 < authority.size() && authority[close + 1] == ':')
       u.port = std::string(authority.substr(close + 2));
@@ -103,7 +105,7 @@ struct Transport::Impl {
   RestConfig config;
   TransportOptions options;
   ServerUrl url;
-  std::string base;        // scheme://host:port+prefix as curl is given it
+  std::string base;                       // scheme://host:port+prefix as curl is given it
   curl_slist* connect_to_list = nullptr;  // tls-server-name: connect to the real host
   CredentialSource credentials;
   CURLM* multi = nullptr;
@@ -131,7 +133,9 @@ struct Transport::Impl {
   std::atomic<uint64_t> n_requests{0}, n_retries{0}, n_connections{0}, n_h2{0}, n_h1{0};
 
   Impl(RestConfig c, TransportOptions o)
-      : config(c), options(std::move(o)), credentials(std::move(c)),
+      : config(c),
+        options(std::move(o)),
+        credentials(std::move(c)),
         limiter(options.qps, options.burst) {}
 
   uint64_t random() { return options.random ? options.random() : rng(); }
@@ -184,9 +188,12 @@ size_t Transport::Impl::on_header(char* data, size_t size, size_t n, void* user)
   if (colon == std::string_view::npos) return size * n;
   std::string name = lower(line.substr(0, colon));
   std::string_view value = trim(line.substr(colon + 1));
-  if (name == "retry-after") call->retry_after = std::string(value);
-  else if (name == "content-type") call->resp.content_type = std::string(value);
-  else if (name == "warning") call->resp.warnings.emplace_back(value);
+  if (name == "retry-after")
+    call->retry_after = std::string(value);
+  else if (name == "content-type")
+    call->resp.content_type = std::string(value);
+  else if (name == "warning")
+    call->resp.warnings.emplace_back(value);
   return size * n;
 }
 
@@ -213,8 +220,8 @@ ApiError Transport::Impl::transport_error(const Call& call, CURLcode code) const
   std::string what = call.error[0] ? std::string(call.error) : curl_easy_strerror(code);
   // The path only: the query may be long, and neither carries credentials.
   std::string path = call.req.path.substr(0, call.req.path.find('?'));
-  ApiError e = client_error("Transport", fmt::format("{} {}{}: {}", call.req.method,
-                                                     config.server, path, what));
+  ApiError e = client_error("Transport",
+                            fmt::format("{} {}{}: {}", call.req.method, config.server, path, what));
   e.attempts = call.attempts;
   return e;
 }
@@ -249,7 +256,8 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, call.get());
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &Impl::on_header);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, call.get());
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options.connect_timeout.count()));
   if (!call->streaming)
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -290,13 +298,14 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   h = curl_slist_append(h, ("Accept: " + call->req.accept).c_str());
   if (!call->req.content_type.empty())
     h = curl_slist_append(h, ("Content-Type: " + call->req.content_type).c_str());
-  std::string user = options.impersonate_user.empty() ? config.auth.impersonate
-                                                      : options.impersonate_user;
+  std::string user =
+      options.impersonate_user.empty() ? config.auth.impersonate : options.impersonate_user;
   const auto& groups = options.impersonate_user.empty() ? config.auth.impersonate_groups
                                                         : options.impersonate_groups;
   if (!user.empty()) {
     h = curl_slist_append(h, ("Impersonate-User: " + user).c_str());
-    for (const std::string& g : groups) h = curl_slist_append(h, ("Impersonate-Group: " + g).c_str());
+    for (const std::string& g : groups)
+      h = curl_slist_append(h, ("Impersonate-Group: " + g).c_str());
   }
   h = curl_slist_append(h, "Expect:");  // no 100-continue round trip for bodies
   call->headers = h;
@@ -309,7 +318,8 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   } else {
     curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, m.c_str());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->req.body.data());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->req.body.size()));
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(call->req.body.size()));
   }
   if (connect_to_list) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, connect_to_list);
   if (!call->streaming) ++in_flight;
@@ -339,8 +349,8 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   if (call->cancelled) return complete(call, client_error("Cancelled", "cancelled"));
   if (call->streaming && call->stopped_by_caller) return complete(call, std::move(call->resp));
 
-  if (curl_result != CURLE_OK && !(call->streaming && code >= 200 && code < 300 &&
-                                   curl_result == CURLE_PARTIAL_FILE)) {
+  if (curl_result != CURLE_OK &&
+      !(call->streaming && code >= 200 && code < 300 && curl_result == CURLE_PARTIAL_FILE)) {
     if (call->streaming) return complete(call, transport_error(*call, curl_result));
     bool nothing_sent = curl_result == CURLE_COULDNT_CONNECT;
     bool maybe_sent = curl_result == CURLE_OPERATION_TIMEDOUT || curl_result == CURLE_RECV_ERROR ||
@@ -349,8 +359,8 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
                       curl_result == CURLE_PARTIAL_FILE;
     if ((nothing_sent || (maybe_sent && call->req.idempotent)) &&
         call->attempts < options.max_attempts) {
-      return retry_later(call, backoff_delay(call->attempts, options.backoff_base,
-                                             options.backoff_cap, random()));
+      return retry_later(
+          call, backoff_delay(call->attempts, options.backoff_base, options.backoff_cap, random()));
     }
     return complete(call, transport_error(*call, curl_result));
   }
@@ -366,7 +376,8 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   }
   if (call->streaming) return complete(call, std::move(e));
   bool has_retry_after = !call->retry_after.empty();
-  if (code == 401 && !call->refreshed_auth && credentials.refresh_after_unauthorized(call->creds.generation)) {
+  if (code == 401 && !call->refreshed_auth &&
+      credentials.refresh_after_unauthorized(call->creds.generation)) {
     call->refreshed_auth = true;
     return retry_later(call, std::chrono::milliseconds(0));
   }
@@ -379,8 +390,8 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
       return retry_later(call, wait);
     }
     if (code >= 500 && call->req.idempotent)
-      return retry_later(call, backoff_delay(call->attempts, options.backoff_base,
-                                             options.backoff_cap, random()));
+      return retry_later(
+          call, backoff_delay(call->attempts, options.backoff_base, options.backoff_cap, random()));
   }
   complete(call, std::move(e));
 }
@@ -421,8 +432,10 @@ void Transport::Impl::run() {
     }
     auto now = SteadyClock::now();
     for (auto& [delay, fn] : fns) {
-      if (delay.count() <= 0) fn();
-      else timers.emplace(now + delay, std::move(fn));
+      if (delay.count() <= 0)
+        fn();
+      else
+        timers.emplace(now + delay, std::move(fn));
     }
     while (!timers.empty() && timers.begin()->first <= now) {
       auto fn = std::move(timers.begin()->second);
@@ -465,7 +478,8 @@ void Transport::Impl::run() {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
     int timeout = more_ready ? 0 : static_cast<int>(std::max<int64_t>(ms.count(), 0));
     // A finished transfer may have freed a slot: go round again at once.
-    if (curl_multi_info_read(multi, &left) == nullptr) curl_multi_poll(multi, nullptr, 0, timeout, nullptr);
+    if (curl_multi_info_read(multi, &left) == nullptr)
+      curl_multi_poll(multi, nullptr, 0, timeout, nullptr);
   }
 }
 

@@ -32,13 +32,13 @@ struct TransportOptions {
   double qps = 50;  // per cluster; <= 0: no limit
   int burst = 100;
   int max_in_flight = 64;
-  bool http2 = true;  // offer h2 in the TLS handshake; false: HTTP/1.1 only
+  bool http2 = true;                          // offer h2 in the TLS handshake; false: HTTP/1.1 only
   std::chrono::milliseconds timeout{60'000};  // a whole request (not a stream)
   std::chrono::milliseconds connect_timeout{10'000};
   int max_attempts = 8;
   std::chrono::milliseconds backoff_base{50};
   std::chrono::milliseconds backoff_cap{5'000};
-  std::string user_agent;  // "planter/VERSION (linux/amd64)" when empty
+  std::string user_agent;        // "planter/VERSION (linux/amd64)" when empty
   std::string impersonate_user;  // Impersonate-User (a kubeconfig's `as` when empty)
   std::vector<std::string> impersonate_groups;
   std::function<uint64_t()> random;  // jitter; a seeded generator when empty
@@ -62,7 +62,7 @@ struct HttpResponse {
 };
 
 struct TransportStats {
-  uint64_t requests = 0;     // sent, retries included
+  uint64_t requests = 0;  // sent, retries included
   uint64_t retries = 0;
   uint64_t connections = 0;  // new connections opened
   uint64_t http2_responses = 0;

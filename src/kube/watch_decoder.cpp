@@ -47,11 +47,16 @@ bool WatchDecoder::emit_value(json::value v, const std::function<void(WatchEvent
   }
   std::string_view type = t->value().get_string();
   WatchEvent e;
-  if (type == "ADDED") e.type = WatchEvent::Type::Added;
-  else if (type == "MODIFIED") e.type = WatchEvent::Type::Modified;
-  else if (type == "DELETED") e.type = WatchEvent::Type::Deleted;
-  else if (type == "BOOKMARK") e.type = WatchEvent::Type::Bookmark;
-  else if (type == "ERROR") e.type = WatchEvent::Type::Error;
+  if (type == "ADDED")
+    e.type = WatchEvent::Type::Added;
+  else if (type == "MODIFIED")
+    e.type = WatchEvent::Type::Modified;
+  else if (type == "DELETED")
+    e.type = WatchEvent::Type::Deleted;
+  else if (type == "BOOKMARK")
+    e.type = WatchEvent::Type::Bookmark;
+  else if (type == "ERROR")
+    e.type = WatchEvent::Type::Error;
   else {
     error_ = "unknown watch event type " + std::string(type);
     return false;

@@ -40,7 +40,6 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
   return true;
 }
 
-
 }  // namespace
 
 Result<ProcessOutput> run_process(const ProcessSpec& spec) {

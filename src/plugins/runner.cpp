@@ -52,7 +52,6 @@ std::string serialize_seed(const Seed& seed) {
   return to_yaml_stream(docs);
 }
 
-
 }  // namespace
 
 bool run_plugins(const std::vector<std::string>& plugins, Seed& seed, const PluginLimits& limits,

@@ -1,12 +1,13 @@
 #include "sim/server.h"
 
+#include <nghttp2/nghttp2.h>
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/json/serialize.hpp>
-#include <nghttp2/nghttp2.h>
 #include <deque>
 #include <fstream>
 #include <future>
@@ -240,7 +241,8 @@ struct Server::Impl {
     bool open_path =
         path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
     std::string user = authenticate(authorization, cert_user);
-    if (user.empty() && !open_path) return ex->respond(api_status(401, "Unauthorized", "Unauthorized"));
+    if (user.empty() && !open_path)
+      return ex->respond(api_status(401, "Unauthorized", "Unauthorized"));
     req.user = user.empty() ? "system:anonymous" : user;
     if (!impersonate.empty()) req.user = std::string(impersonate);
 
@@ -430,24 +432,30 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   }
 
   static int on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
-                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t,
-                       void* user) {
+                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t, void* user) {
     H2Stream* st = self(user)->find(frame->hd.stream_id);
     if (!st) return 0;
     std::string_view n(reinterpret_cast<const char*>(name), namelen);
     std::string v(reinterpret_cast<const char*>(value), valuelen);
-    if (n == ":method") st->method = std::move(v);
-    else if (n == ":path") st->target = std::move(v);
-    else if (n == "content-type") st->content_type = std::move(v);
-    else if (n == "accept") st->accept = std::move(v);
-    else if (n == "user-agent") st->user_agent = std::move(v);
-    else if (n == "authorization") st->authorization = std::move(v);
-    else if (n == "impersonate-user") st->impersonate = std::move(v);
+    if (n == ":method")
+      st->method = std::move(v);
+    else if (n == ":path")
+      st->target = std::move(v);
+    else if (n == "content-type")
+      st->content_type = std::move(v);
+    else if (n == "accept")
+      st->accept = std::move(v);
+    else if (n == "user-agent")
+      st->user_agent = std::move(v);
+    else if (n == "authorization")
+      st->authorization = std::move(v);
+    else if (n == "impersonate-user")
+      st->impersonate = std::move(v);
     return 0;
   }
 
-  static int on_data(nghttp2_session* session, uint8_t, int32_t id, const uint8_t* data,
-                     size_t len, void* user) {
+  static int on_data(nghttp2_session* session, uint8_t, int32_t id, const uint8_t* data, size_t len,
+                     void* user) {
     H2Stream* st = self(user)->find(id);
     if (!st) return 0;
     if (st->body.size() + len > kBodyLimit) {
@@ -476,8 +484,8 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     return 0;
   }
 
-  static ssize_t read_out(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
-                          uint32_t* flags, nghttp2_data_source* source, void*) {
+  static ssize_t read_out(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
+                          nghttp2_data_source* source, void*) {
     auto* st = static_cast<H2Stream*>(source->ptr);
     size_t n = std::min(length, st->out.size() - st->out_off);
     std::memcpy(buf, st->out.data() + st->out_off, n);
@@ -485,8 +493,10 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     if (st->out_off == st->out.size()) {
       st->out.clear();
       st->out_off = 0;
-      if (st->eof) *flags |= NGHTTP2_DATA_FLAG_EOF;
-      else if (n == 0) return NGHTTP2_ERR_DEFERRED;
+      if (st->eof)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+      else if (n == 0)
+        return NGHTTP2_ERR_DEFERRED;
     }
     return static_cast<ssize_t>(n);
   }
@@ -551,17 +561,17 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   }
 
   void read() {
-    stream_.async_read_some(net::buffer(rbuf_), [self = shared_from_this()](
-                                                    beast::error_code ec, size_t n) {
-      if (ec) return self->close();
-      self->in_recv_ = true;
-      ssize_t rv = nghttp2_session_mem_recv(self->session_,
-                                            reinterpret_cast<const uint8_t*>(self->rbuf_.data()), n);
-      self->in_recv_ = false;
-      if (rv < 0) return self->close();
-      self->flush();
-      if (!self->closed_) self->read();
-    });
+    stream_.async_read_some(
+        net::buffer(rbuf_), [self = shared_from_this()](beast::error_code ec, size_t n) {
+          if (ec) return self->close();
+          self->in_recv_ = true;
+          ssize_t rv = nghttp2_session_mem_recv(
+              self->session_, reinterpret_cast<const uint8_t*>(self->rbuf_.data()), n);
+          self->in_recv_ = false;
+          if (rv < 0) return self->close();
+          self->flush();
+          if (!self->closed_) self->read();
+        });
   }
 
   // Sends what nghttp2 has framed; one write at a time.
@@ -638,23 +648,21 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
 
   void start() {
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
-      stream_.async_handshake(ssl::stream_base::server,
-                              [self = this->shared_from_this()](beast::error_code ec) {
-                                if (ec) return;
-                                SSL* ssl = self->stream_.native_handle();
-                                self->cert_user_ = peer_user(ssl);
-                                const unsigned char* proto = nullptr;
-                                unsigned int len = 0;
-                                SSL_get0_alpn_selected(ssl, &proto, &len);
-                                if (len == 2 && std::memcmp(proto, "h2", 2) == 0) {
-                                  std::make_shared<H2Session>(self->server_,
-                                                              std::move(self->stream_),
-                                                              self->cert_user_)
-                                      ->start();
-                                  return;
-                                }
-                                self->read();
-                              });
+      stream_.async_handshake(
+          ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
+            if (ec) return;
+            SSL* ssl = self->stream_.native_handle();
+            self->cert_user_ = peer_user(ssl);
+            const unsigned char* proto = nullptr;
+            unsigned int len = 0;
+            SSL_get0_alpn_selected(ssl, &proto, &len);
+            if (len == 2 && std::memcmp(proto, "h2", 2) == 0) {
+              std::make_shared<H2Session>(self->server_, std::move(self->stream_), self->cert_user_)
+                  ->start();
+              return;
+            }
+            self->read();
+          });
     } else {
       read();
     }
@@ -855,8 +863,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
     // Client certificates are optional; one the CA signed authenticates its CN.
     if (!ec) impl->tls.add_certificate_authority(net::buffer(impl->certs.ca_pem), ec);
     if (!ec) impl->tls.set_verify_mode(ssl::verify_peer, ec);
-    if (!ec)
-      impl->tls.set_verify_callback([](bool, ssl::verify_context&) { return true; }, ec);
+    if (!ec) impl->tls.set_verify_callback([](bool, ssl::verify_context&) { return true; }, ec);
     SSL_CTX_set_alpn_select_cb(impl->tls.native_handle(), &select_alpn, nullptr);
     if (ec) return Error{"cannot load the sim's TLS certificate: " + ec.message()};
   }

@@ -25,7 +25,7 @@ struct ServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;  // 0: any free port
   bool insecure_http = false;
-  std::string token;      // empty: a random one; its user is "admin"
+  std::string token;  // empty: a random one; its user is "admin"
   // More users, in kube-apiserver's CSV formats (token,user,uid,"groups" and
   // password,user,uid,"groups"); empty: none.
   std::string token_auth_file;

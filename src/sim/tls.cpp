@@ -68,22 +68,22 @@ Result<Cert> make_cert(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* is
   X509* signer = issuer ? issuer : cert.get();
   X509_set_issuer_name(cert.get(), X509_get_subject_name(signer));
   bool ok = profile == Profile::kCa
-               ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE") &&
-                     add_ext(cert.get(), signer, NID_key_usage, "critical,keyCertSign,cRLSign") &&
-                     add_ext(cert.get(), signer, NID_subject_key_identifier, "hash")
-           : profile == Profile::kClient
-               ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE") &&
-                     add_ext(cert.get(), signer, NID_key_usage,
-                             "critical,digitalSignature,keyEncipherment") &&
-                     add_ext(cert.get(), signer, NID_ext_key_usage, "clientAuth") &&
-                     add_ext(cert.get(), signer, NID_authority_key_identifier, "keyid")
-               : add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE") &&
-                     add_ext(cert.get(), signer, NID_key_usage,
-                             "critical,digitalSignature,keyEncipherment") &&
-                     add_ext(cert.get(), signer, NID_ext_key_usage, "serverAuth") &&
-                     add_ext(cert.get(), signer, NID_subject_alt_name,
-                             "DNS:localhost,IP:127.0.0.1,IP:0:0:0:0:0:0:0:1") &&
-                     add_ext(cert.get(), signer, NID_authority_key_identifier, "keyid");
+                ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:TRUE") &&
+                      add_ext(cert.get(), signer, NID_key_usage, "critical,keyCertSign,cRLSign") &&
+                      add_ext(cert.get(), signer, NID_subject_key_identifier, "hash")
+            : profile == Profile::kClient
+                ? add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE") &&
+                      add_ext(cert.get(), signer, NID_key_usage,
+                              "critical,digitalSignature,keyEncipherment") &&
+                      add_ext(cert.get(), signer, NID_ext_key_usage, "clientAuth") &&
+                      add_ext(cert.get(), signer, NID_authority_key_identifier, "keyid")
+                : add_ext(cert.get(), signer, NID_basic_constraints, "critical,CA:FALSE") &&
+                      add_ext(cert.get(), signer, NID_key_usage,
+                              "critical,digitalSignature,keyEncipherment") &&
+                      add_ext(cert.get(), signer, NID_ext_key_usage, "serverAuth") &&
+                      add_ext(cert.get(), signer, NID_subject_alt_name,
+                              "DNS:localhost,IP:127.0.0.1,IP:0:0:0:0:0:0:0:1") &&
+                      add_ext(cert.get(), signer, NID_authority_key_identifier, "keyid");
   if (!ok) return openssl_error("extensions");
   if (!X509_sign(cert.get(), issuer_key ? issuer_key : key, EVP_sha256()))
     return openssl_error("signing");
@@ -133,8 +133,8 @@ Result<ClientCertificate> make_client_certificate(const ServingCertificates& ca,
   if (!ca_cert || !ca_key) return openssl_error("reading the CA");
   Key key = new_key();
   if (!key) return openssl_error("key generation");
-  auto cert = make_cert(key.get(), user.c_str(), ca_cert.get(), ca_key.get(), Profile::kClient,
-                        groups);
+  auto cert =
+      make_cert(key.get(), user.c_str(), ca_cert.get(), ca_key.get(), Profile::kClient, groups);
   if (!cert) return cert.error();
   return ClientCertificate{pem(cert->get()), pem(key.get())};
 }

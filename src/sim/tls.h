@@ -11,9 +11,9 @@
 namespace planter::sim {
 
 struct ServingCertificates {
-  std::string ca_pem;    // what kubeconfigs carry as certificate-authority-data
-  std::string cert_pem;  // serving certificate followed by the CA
-  std::string key_pem;   // serving key
+  std::string ca_pem;      // what kubeconfigs carry as certificate-authority-data
+  std::string cert_pem;    // serving certificate followed by the CA
+  std::string key_pem;     // serving key
   std::string ca_key_pem;  // signs client certificates too, as a kind cluster's CA does
 };
 
@@ -28,6 +28,5 @@ struct ClientCertificate {
 Result<ClientCertificate> make_client_certificate(const ServingCertificates& ca,
                                                   const std::string& user,
                                                   const std::vector<std::string>& groups);
-
 
 }  // namespace planter::sim

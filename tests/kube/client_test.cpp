@@ -1,5 +1,7 @@
 // The client against `planter sim` over real sockets: every way to authenticate, a server URL
 // with a path prefix, impersonation, HTTP/1.1 and HTTP/2, discovery, the verbs and their errors.
+#include "kube/client.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,7 +11,6 @@
 #include <set>
 #include <thread>
 
-#include "kube/client.h"
 #include "kube/sim_fleet.h"
 #include "model/base64.h"
 
@@ -37,7 +38,8 @@ json::object config_map(const std::string& ns, const std::string& name,
 // The user the audit log saw write ConfigMap `name`.
 std::string writer_of(const SimFleet& fleet, const std::string& name) {
   for (const json::object& a : fleet.audit_requests())
-    if (a.at("object").as_string().ends_with("|" + name)) return std::string(a.at("user").as_string());
+    if (a.at("object").as_string().ends_with("|" + name))
+      return std::string(a.at("user").as_string());
   return "(not in the audit log)";
 }
 
@@ -60,8 +62,10 @@ TEST(KubeClient, ListsWithTheSimsOwnKubeconfig) {
   auto ns = client->list({"v1", "Namespace"});
   ASSERT_TRUE(ns.ok()) << ns.error().str();
   std::set<std::string> names;
-  for (const json::object& o : ns->items) names.insert(std::string(o.at("metadata").at("name").as_string()));
-  EXPECT_EQ(names, (std::set<std::string>{"default", "kube-node-lease", "kube-public", "kube-system"}));
+  for (const json::object& o : ns->items)
+    names.insert(std::string(o.at("metadata").at("name").as_string()));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"default", "kube-node-lease", "kube-public", "kube-system"}));
   EXPECT_FALSE(ns->resource_version.empty());
   EXPECT_TRUE(client->aggregated_discovery());
 }
@@ -80,7 +84,8 @@ TEST(KubeClient, AuthenticatesWithAClientCertificateFromDataOrFiles) {
   fleet.write("pki/client.crt", cert->first);
   fleet.write("pki/client.key", cert->second);
   auto files = connect(rest_config_of(
-      fleet, kubeconfig_for(fleet, "client-certificate: pki/client.crt\nclient-key: pki/client.key")));
+      fleet,
+      kubeconfig_for(fleet, "client-certificate: pki/client.crt\nclient-key: pki/client.key")));
   auto r = files->apply(config_map("default", "from-cert-files"));
   ASSERT_TRUE(r.ok()) << r.error().str();
   EXPECT_EQ(writer_of(fleet, "from-cert-files"), "cert-user");
@@ -106,11 +111,13 @@ TEST(KubeClient, AuthenticatesWithBasicAuth) {
   sim::ServerOptions options;
   options.basic_auth_file = probe.write("basic.csv", "s3cret-pw,carol,3\n").string();
   SimFleet fleet(options);
-  auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, "username: carol\npassword: s3cret-pw")));
+  auto client =
+      connect(rest_config_of(fleet, kubeconfig_for(fleet, "username: carol\npassword: s3cret-pw")));
   ASSERT_TRUE(client->apply(config_map("default", "by-carol")).ok());
   EXPECT_EQ(writer_of(fleet, "by-carol"), "carol");
 
-  auto wrong = connect(rest_config_of(fleet, kubeconfig_for(fleet, "username: carol\npassword: nope")));
+  auto wrong =
+      connect(rest_config_of(fleet, kubeconfig_for(fleet, "username: carol\npassword: nope")));
   auto denied = wrong->get("v1", "ConfigMap", "default", "by-carol");
   ASSERT_FALSE(denied.ok());
   EXPECT_TRUE(denied.error().unauthorized());
@@ -124,7 +131,8 @@ TEST_P(ExecPluginTest, RunsThePluginOnceUntilA401ThenAgain) {
   fs::path state = fleet.dir() / "plugin-state";
   fs::create_directories(state);
   std::ofstream(state / "stale-first") << "";
-  std::string mode = GetParam() == "client.authentication.k8s.io/v1" ? "  interactiveMode: Never\n" : "";
+  std::string mode =
+      GetParam() == "client.authentication.k8s.io/v1" ? "  interactiveMode: Never\n" : "";
   std::string user = "exec:\n  apiVersion: " + GetParam() + "\n  command: " + PLANTER_SOURCE_DIR +
                      "/tests/kube/exec-credential.sh\n  provideClusterInfo: true\n" + mode +
                      "  env:\n  - {name: PLUGIN_STATE, value: " + state.string() +
@@ -135,7 +143,8 @@ TEST_P(ExecPluginTest, RunsThePluginOnceUntilA401ThenAgain) {
   // goes through.
   auto first = client->apply(config_map("default", "by-exec"));
   ASSERT_TRUE(first.ok()) << first.error().str();
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client->get("v1", "ConfigMap", "default", "by-exec").ok());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(client->get("v1", "ConfigMap", "default", "by-exec").ok());
   EXPECT_EQ(testing::read_text(state / "runs"), "2\n");
 
   auto info = json::parse(testing::read_text(state / "info-1.json")).as_object();
@@ -143,9 +152,10 @@ TEST_P(ExecPluginTest, RunsThePluginOnceUntilA401ThenAgain) {
   EXPECT_EQ(info.at("kind").as_string(), "ExecCredential");
   EXPECT_EQ(info.at("spec").at("interactive").as_bool(), false);
   EXPECT_EQ(info.at("spec").at("cluster").at("server").as_string(), fleet.server().url());
-  EXPECT_EQ(base64_decode(info.at("spec").at("cluster").at("certificate-authority-data").as_string())
-                .value_or(""),
-            fleet.server().ca_pem());
+  EXPECT_EQ(
+      base64_decode(info.at("spec").at("cluster").at("certificate-authority-data").as_string())
+          .value_or(""),
+      fleet.server().ca_pem());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, ExecPluginTest,
@@ -160,12 +170,13 @@ TEST(KubeClient, RunsAnExecPluginAgainWhenItsCredentialExpires) {
   std::time_t t = std::chrono::system_clock::to_time_t(expiry);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  std::string user = std::string("exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ") +
-                     PLANTER_SOURCE_DIR + "/tests/kube/exec-credential.sh\n  interactiveMode: IfAvailable\n" +
-                     "  env:\n  - {name: PLUGIN_STATE, value: " + state.string() +
-                     "}\n  - {name: PLUGIN_TOKEN, value: " + fleet.server().token() +
-                     "}\n  - {name: PLUGIN_EXPIRY, value: \"" + stamp +
-                     "\"}\n  - {name: EXEC_API_VERSION, value: client.authentication.k8s.io/v1}\n";
+  std::string user =
+      std::string("exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ") +
+      PLANTER_SOURCE_DIR + "/tests/kube/exec-credential.sh\n  interactiveMode: IfAvailable\n" +
+      "  env:\n  - {name: PLUGIN_STATE, value: " + state.string() +
+      "}\n  - {name: PLUGIN_TOKEN, value: " + fleet.server().token() +
+      "}\n  - {name: PLUGIN_EXPIRY, value: \"" + stamp +
+      "\"}\n  - {name: EXEC_API_VERSION, value: client.authentication.k8s.io/v1}\n";
   auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, user)));
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
@@ -177,8 +188,9 @@ TEST(KubeClient, RunsAnExecPluginAgainWhenItsCredentialExpires) {
 
 TEST(KubeClient, AFailingExecPluginIsAClearError) {
   SimFleet fleet;
-  std::string user = "exec:\n  apiVersion: client.authentication.k8s.io/v1beta1\n  command: "
-                     "planter-no-such-plugin\n  installHint: install it from example.com\n";
+  std::string user =
+      "exec:\n  apiVersion: client.authentication.k8s.io/v1beta1\n  command: "
+      "planter-no-such-plugin\n  installHint: install it from example.com\n";
   auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, user)));
   auto r = client->list({"v1", "Namespace"});
   ASSERT_FALSE(r.ok());
@@ -233,7 +245,8 @@ TEST(KubeClient, VerbsAndTheirErrors) {
 
   // A stale resourceVersion is a conflict.
   json::object stale = created.value();
-  ASSERT_TRUE(client->merge_patch("v1", "ConfigMap", "default", "cm", {{"data", {{"k", "w"}}}}).ok());
+  ASSERT_TRUE(
+      client->merge_patch("v1", "ConfigMap", "default", "cm", {{"data", {{"k", "w"}}}}).ok());
   stale["data"] = json::object{{"k", "x"}};
   auto conflict = client->update(stale);
   ASSERT_FALSE(conflict.ok());
@@ -241,7 +254,8 @@ TEST(KubeClient, VerbsAndTheirErrors) {
 
   // Server-side apply: a second manager touching the same field conflicts until it forces.
   ASSERT_TRUE(client->apply(config_map("default", "owned", {{"k", "planter"}})).ok());
-  auto other = client->apply(config_map("default", "owned", {{"k", "other"}}), {.field_manager = "other"});
+  auto other =
+      client->apply(config_map("default", "owned", {{"k", "other"}}), {.field_manager = "other"});
   ASSERT_FALSE(other.ok());
   EXPECT_TRUE(other.error().conflict());
   EXPECT_NE(other.error().message.find("planter"), std::string::npos);
@@ -256,22 +270,26 @@ TEST(KubeClient, VerbsAndTheirErrors) {
   EXPECT_TRUE(invalid.error().invalid()) << invalid.error().str();
 
   // A kind nobody serves.
-  json::object widget{{"apiVersion", "example.com/v1"}, {"kind", "Widget"},
+  json::object widget{{"apiVersion", "example.com/v1"},
+                      {"kind", "Widget"},
                       {"metadata", {{"name", "w"}, {"namespace", "default"}}}};
   auto unknown = client->apply(widget);
   ASSERT_FALSE(unknown.ok());
   EXPECT_TRUE(unknown.error().kind_unknown());
-  EXPECT_NE(unknown.error().message.find("no matches for kind \"Widget\" in version \"example.com/v1\""),
-            std::string::npos);
+  EXPECT_NE(
+      unknown.error().message.find("no matches for kind \"Widget\" in version \"example.com/v1\""),
+      std::string::npos);
 
   // The context's namespace is the default, as in kubectl.
-  json::object no_ns{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "defaulted"}}}};
+  json::object no_ns{
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "defaulted"}}}};
   auto applied = client->apply(no_ns);
   ASSERT_TRUE(applied.ok()) << applied.error().str();
   EXPECT_EQ(applied->at("metadata").at("namespace").as_string(), "default");
 
   // Delete with a precondition on the uid.
-  auto wrong_uid = client->remove("v1", "ConfigMap", "default", "cm", {.precondition_uid = "not-it"});
+  auto wrong_uid =
+      client->remove("v1", "ConfigMap", "default", "cm", {.precondition_uid = "not-it"});
   ASSERT_FALSE(wrong_uid.ok());
   EXPECT_TRUE(wrong_uid.error().conflict());
   std::string uid(created->at("metadata").at("uid").as_string());
@@ -288,7 +306,8 @@ TEST(KubeClient, ListsPageByPage) {
   auto list = client->list({"v1", "ConfigMap", "default"}, 10);
   ASSERT_TRUE(list.ok()) << list.error().str();
   int pages = 0;
-  for (const json::object& o : list->items) pages += o.at("metadata").at("name").as_string().starts_with("page-");
+  for (const json::object& o : list->items)
+    pages += o.at("metadata").at("name").as_string().starts_with("page-");
   EXPECT_EQ(pages, 25);
   EXPECT_EQ(list->items.front().at("kind").as_string(), "ConfigMap");
   EXPECT_EQ(fleet.audit_requests().size(), before);  // reads are not audited
@@ -310,7 +329,8 @@ TEST(KubeClient, FindsAKindOnceItsCrdIsEstablished) {
         "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}})")
                          .as_object();
   ASSERT_TRUE(client->apply(crd).ok());
-  json::object widget{{"apiVersion", "example.com/v1"}, {"kind", "Widget"},
+  json::object widget{{"apiVersion", "example.com/v1"},
+                      {"kind", "Widget"},
                       {"metadata", {{"name", "w"}, {"namespace", "default"}}}};
   auto early = client->apply(widget);
   ASSERT_FALSE(early.ok());

@@ -56,7 +56,9 @@ std::unique_ptr<Client> connect(const SimFleet& fleet, int in_flight = 64) {
 TEST(KubeFaults, AThousandAppliesLandExactlyOnceUnderInjectedErrors) {
   SimFleet fleet(faulty());
   auto client = connect(fleet);
-  ASSERT_TRUE(client->apply({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "load"}}}}).ok());
+  ASSERT_TRUE(
+      client->apply({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "load"}}}})
+          .ok());
   constexpr int kN = 1000;
   std::atomic<int> ok{0}, left{kN};
   std::mutex mu;
@@ -101,8 +103,8 @@ void expect_forward_only(Seen& seen) {
   std::lock_guard lock(seen.mu);
   for (const auto& [name, rvs] : seen.versions)
     for (size_t i = 1; i < rvs.size(); ++i)
-      ASSERT_LT(rvs[i - 1], rvs[i]) << name << " was reported at resourceVersion " << rvs[i - 1]
-                                    << " and then at " << rvs[i];
+      ASSERT_LT(rvs[i - 1], rvs[i])
+          << name << " was reported at resourceVersion " << rvs[i - 1] << " and then at " << rvs[i];
 }
 
 void wait_until_cache_has(const Informer& informer, const std::string& ns,
@@ -125,11 +127,16 @@ TEST(KubeFaults, AnInformerSeesEveryChangeOnceAcrossDroppedStreamsAndA410) {
   SimFleet fleet(faulty());
   auto writer = connect(fleet);
   auto watcher = connect(fleet);
-  ASSERT_TRUE(writer->apply({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "watched"}}}}).ok());
+  ASSERT_TRUE(
+      writer
+          ->apply(
+              {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "watched"}}}})
+          .ok());
   Seen seen;
-  Informer informer(*watcher, {"v1", "ConfigMap", "watched"},
-                    {.added = [&](const json::object& o) { seen.record(o); },
-                     .updated = [&](const json::object&, const json::object& o) { seen.record(o); }});
+  Informer informer(
+      *watcher, {"v1", "ConfigMap", "watched"},
+      {.added = [&](const json::object& o) { seen.record(o); },
+       .updated = [&](const json::object&, const json::object& o) { seen.record(o); }});
   informer.start();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!informer.synced() && std::chrono::steady_clock::now() < deadline)
@@ -163,8 +170,8 @@ TEST(KubeFaults, AnInformerSeesEveryChangeOnceAcrossDroppedStreamsAndA410) {
   {
     std::lock_guard lock(seen.mu);
     for (const auto& [name, n] : writes)
-      EXPECT_EQ(seen.events[name], n) << name << ": " << n << " changes in the audit log, "
-                                      << seen.events[name] << " reported";
+      EXPECT_EQ(seen.events[name], n)
+          << name << ": " << n << " changes in the audit log, " << seen.events[name] << " reported";
   }
 
   // Phase 2: the watcher stalls for 2.5 s (its transport thread is busy); its stream ends in

@@ -1,10 +1,11 @@
 // kubeconfig loading as kubectl does it: merging, relative paths, context selection, errors.
+#include "kube/kubeconfig.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "kube/kubeconfig.h"
 #include "kube/credentials.h"
 #include "model/base64.h"
 
@@ -148,8 +149,9 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 )";
   auto v1_without_mode = Kubeconfig::parse(
-      base + "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
-             "command: ./plugin}}}]\n",
+      base +
+          "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
+          "command: ./plugin}}}]\n",
       "k", "/etc/kube");
   ASSERT_TRUE(v1_without_mode.ok());
   auto r = v1_without_mode->rest_config();
@@ -157,14 +159,16 @@ current-context: c
   EXPECT_NE(r.error().message.find("interactiveMode"), std::string::npos);
 
   auto alpha = Kubeconfig::parse(
-      base + "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1alpha1, "
-             "command: plugin}}}]\n",
+      base +
+          "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1alpha1, "
+          "command: plugin}}}]\n",
       "k", "/etc/kube");
   ASSERT_FALSE(alpha->rest_config().ok());
 
   auto ok = Kubeconfig::parse(
-      base + "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
-             "command: bin/plugin, args: [--x], env: [{name: A, value: b}]}}}]\n",
+      base +
+          "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+          "command: bin/plugin, args: [--x], env: [{name: A, value: b}]}}}]\n",
       "k", "/etc/kube");
   auto rc = ok->rest_config();
   ASSERT_TRUE(rc.ok()) << rc.error().message;
