@@ -219,6 +219,47 @@ TEST(KubeClient, ReachesAWorkloadClusterUnderAPathPrefix) {
   EXPECT_TRUE(on_edge);
 }
 
+TEST(KubeClient, ReachesAWorkloadClusterThroughTheKubeconfigInItsSecret) {
+  sim::ServerOptions options;
+  options.fleet.clusters = 1;
+  SimFleet fleet(options);
+  auto management = connect(fleet.rest_config());
+  auto secret = management->get("v1", "Secret", "default", "edge1-kubeconfig");
+  ASSERT_TRUE(secret.ok()) << secret.error().str();
+  auto bytes = base64_decode(secret->at("data").at("value").as_string());
+  ASSERT_TRUE(bytes);
+  auto kubeconfig = Kubeconfig::parse(*bytes, "Secret default/edge1-kubeconfig", "/");
+  ASSERT_TRUE(kubeconfig.ok()) << kubeconfig.error().message;
+  auto rc = kubeconfig->rest_config();
+  ASSERT_TRUE(rc.ok()) << rc.error().message;
+  auto edge = connect(rc.value());
+  auto nodes = edge->list({"v1", "Node"});
+  ASSERT_TRUE(nodes.ok()) << nodes.error().str();
+  EXPECT_TRUE(nodes->items.front().at("metadata").at("name").as_string().starts_with("edge1-"));
+}
+
+TEST(KubeClient, ChecksTheServerCertificateAgainstTlsServerName) {
+  SimFleet fleet;
+  // The sim's certificate names localhost, 127.0.0.1 and ::1.
+  RestConfig named = fleet.rest_config();
+  named.tls_server_name = "localhost";
+  EXPECT_TRUE(connect(named)->list({"v1", "Namespace"}).ok());
+
+  RestConfig wrong = fleet.rest_config();
+  wrong.tls_server_name = "api.elsewhere.example";
+  ClientOptions once;
+  once.transport.max_attempts = 1;
+  auto r = connect(wrong, once)->list({"v1", "Namespace"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().transport());
+
+  RestConfig no_ca = fleet.rest_config();
+  no_ca.ca_pem.clear();  // the system's trust store does not know the sim's CA
+  EXPECT_FALSE(connect(no_ca, once)->list({"v1", "Namespace"}).ok());
+  no_ca.insecure_skip_tls_verify = true;
+  EXPECT_TRUE(connect(no_ca, once)->list({"v1", "Namespace"}).ok());
+}
+
 TEST(KubeClient, ImpersonationReachesTheAuditLog) {
   SimFleet fleet;
   ClientOptions options;
