@@ -174,13 +174,14 @@ TEST(KubeFaults, AnInformerSeesEveryChangeOnceAcrossDroppedStreamsAndA410) {
           << name << ": " << n << " changes in the audit log, " << seen.events[name] << " reported";
   }
 
-  // Phase 2: the watcher stalls for 2.5 s (its transport thread is busy); its stream ends in
-  // that time and 400 more changes pass, more than the 200 the sim remembers. Resuming gets
-  // 410 Gone; the informer lists again and reports what changed.
-  std::promise<void> stalled;
-  watcher->transport().post([&stalled] {
+  // Phase 2: the watcher stalls (its transport thread is busy) for more than 2 s, so its stream
+  // ends, and stays stalled while 400 more changes pass, more than the 200 the sim remembers.
+  // Resuming then gets 410 Gone; the informer lists again and reports what changed.
+  std::promise<void> stalled, release;
+  std::shared_future<void> released = release.get_future().share();
+  watcher->transport().post([&stalled, released] {
     stalled.set_value();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    released.wait();
   });
   stalled.get_future().wait();
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
@@ -196,6 +197,7 @@ TEST(KubeFaults, AnInformerSeesEveryChangeOnceAcrossDroppedStreamsAndA410) {
       });
     }
   burst.get_future().wait();
+  release.set_value();
   // Retried writes of the burst land in any order; one last write per object settles it.
   std::atomic<int> settling{40};
   std::promise<void> settled;
