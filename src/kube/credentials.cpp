@@ -6,10 +6,9 @@
 #include <boost/json.hpp>
 #include <cctype>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 
 #include "model/base64.h"
+#include "model/files.h"
 #include "model/process.h"
 
 namespace planter::kube {
@@ -108,13 +107,9 @@ ApiResult<Credentials> CredentialSource::get() {
                                                      a.token_file, std::strerror(errno)));
     int64_t mtime = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     if (mtime != file_mtime_ns_ || st.st_size != file_size_ || st.st_ino != file_inode_) {
-      std::ifstream in(a.token_file, std::ios::binary);
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      if (!in)
-        return client_error("Credentials",
-                            fmt::format("cannot read the token file {}", a.token_file));
-      std::string t = ss.str();
+      auto content = read_file(a.token_file);
+      if (!content) return client_error("Credentials", "token file " + content.error().message);
+      std::string t = std::move(content.value());
       while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
       file_token_ = std::move(t);
       file_mtime_ns_ = mtime;

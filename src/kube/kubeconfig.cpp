@@ -5,10 +5,9 @@
 #include <boost/json.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "model/base64.h"
+#include "model/files.h"
 #include "model/yaml.h"
 
 namespace planter::kube {
@@ -26,14 +25,6 @@ std::string str(const json::object& o, std::string_view key) {
 bool boolean(const json::object& o, std::string_view key) {
   auto it = o.find(key);
   return it != o.end() && it->value().is_bool() && it->value().get_bool();
-}
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("cannot read {}: {}", path, std::strerror(errno))};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string resolve(const std::string& dir, const std::string& path) {

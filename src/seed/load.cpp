@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
+#include "model/files.h"
 #include "model/yaml.h"
 #include "seed/seed.h"
 
@@ -98,13 +97,6 @@ void add_object(json::value&& v, SourceLocation where, Seed& seed, Diagnostics& 
   if (ok) seed.objects.push_back(std::move(obj));
 }
 
-Result<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno))};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return text;
-}
-
 bool is_seed_file(const fs::path& p) {
   auto ext = p.extension().string();
   return ext == ".yaml" || ext == ".yml" || ext == ".json";
@@ -168,7 +160,7 @@ Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
         diags.add(src, "", "the folder holds no .yaml, .yml or .json file",
                   "point planter at the folder that holds the seed");
       for (const auto& f : files) {
-        auto text = read_file(f);
+        auto text = read_file(f.string());
         if (!text) {
           diags.add("", "", text.error().message);
           continue;
@@ -182,7 +174,7 @@ Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
                 "give a file, a folder, `-` for standard input, or an http(s) URL");
       continue;
     }
-    auto text = read_file(path);
+    auto text = read_file(path.string());
     if (!text) {
       diags.add("", "", text.error().message);
       continue;

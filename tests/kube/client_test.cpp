@@ -13,6 +13,7 @@
 
 #include "kube/sim_fleet.h"
 #include "model/base64.h"
+#include "model/files.h"
 
 namespace planter::kube {
 namespace {
@@ -145,9 +146,9 @@ TEST_P(ExecPluginTest, RunsThePluginOnceUntilA401ThenAgain) {
   ASSERT_TRUE(first.ok()) << first.error().str();
   for (int i = 0; i < 5; ++i)
     ASSERT_TRUE(client->get("v1", "ConfigMap", "default", "by-exec").ok());
-  EXPECT_EQ(testing::read_text(state / "runs"), "2\n");
+  EXPECT_EQ(read_file((state / "runs").string()).value(), "2\n");
 
-  auto info = json::parse(testing::read_text(state / "info-1.json")).as_object();
+  auto info = json::parse(read_file((state / "info-1.json").string()).value()).as_object();
   EXPECT_EQ(info.at("apiVersion").as_string(), GetParam());
   EXPECT_EQ(info.at("kind").as_string(), "ExecCredential");
   EXPECT_EQ(info.at("spec").at("interactive").as_bool(), false);
@@ -180,10 +181,10 @@ TEST(KubeClient, RunsAnExecPluginAgainWhenItsCredentialExpires) {
   auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, user)));
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
-  EXPECT_EQ(testing::read_text(state / "runs"), "1\n");
+  EXPECT_EQ(read_file((state / "runs").string()).value(), "1\n");
   std::this_thread::sleep_until(expiry + std::chrono::milliseconds(1100));
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
-  EXPECT_EQ(testing::read_text(state / "runs"), "2\n");
+  EXPECT_EQ(read_file((state / "runs").string()).value(), "2\n");
 }
 
 TEST(KubeClient, AFailingExecPluginIsAClearError) {

@@ -6,8 +6,8 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "model/files.h"
 
 namespace planter::kube {
 namespace {
@@ -20,10 +20,7 @@ fs::path discovery_dir() {
 }
 
 json::value load(const std::string& name) {
-  std::ifstream in(fs::path(PLANTER_SHARED_DIR) / "k8s-api" / "discovery" / name);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
+  return json::parse(read_file((discovery_dir() / name).string()).value());
 }
 
 TEST(Discovery, AggregatedAndLegacyDocumentsMapTheSame) {

@@ -59,13 +59,6 @@ std::vector<boost::json::object> SimFleet::audit_requests() const {
   return out;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string kubeconfig_with_user(const std::string& server, const std::string& ca_pem,
                                  const std::string& user_yaml) {
   std::ostringstream k;

@@ -38,8 +38,6 @@ class SimFleet {
   std::unique_ptr<sim::Server> server_;
 };
 
-std::string read_text(const std::filesystem::path& p);
-
 // A kubeconfig for one cluster at `server` with the given user entry (YAML map body).
 std::string kubeconfig_with_user(const std::string& server, const std::string& ca_pem,
                                  const std::string& user_yaml);
