@@ -4,18 +4,13 @@
 
 #include <boost/json/parse.hpp>
 
+#include "model/object.h"
+
 namespace planter::kube {
 
 namespace json = boost::json;
 
-namespace {
-
-std::string string_of(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string ApiError::str() const {
   std::string out = message.empty() ? "(no message)" : message;
@@ -35,22 +30,22 @@ ApiError error_from_response(int code, std::string_view body) {
   e.code = code;
   json::error_code ec;
   json::value v = json::parse(body, ec);
-  if (!ec && v.is_object() && string_of(v.get_object(), "kind") == "Status") {
+  if (!ec && v.is_object() && string_field(v.get_object(), {"kind"}) == "Status") {
     const json::object& s = v.get_object();
-    e.reason = string_of(s, "reason");
-    e.message = string_of(s, "message");
+    e.reason = string_field(s, {"reason"});
+    e.message = string_field(s, {"message"});
     if (auto d = s.find("details"); d != s.end() && d->value().is_object()) {
       const json::object& details = d->value().get_object();
-      e.details_kind = string_of(details, "kind");
-      e.details_name = string_of(details, "name");
+      e.details_kind = string_field(details, {"kind"});
+      e.details_name = string_field(details, {"name"});
       if (auto r = details.find("retryAfterSeconds"); r != details.end() && r->value().is_int64())
         e.retry_after = std::chrono::seconds(r->value().get_int64());
       if (auto c = details.find("causes"); c != details.end() && c->value().is_array()) {
         for (const json::value& cv : c->value().get_array()) {
           if (!cv.is_object()) continue;
           const json::object& co = cv.get_object();
-          e.causes.push_back(
-              {string_of(co, "reason"), string_of(co, "message"), string_of(co, "field")});
+          e.causes.push_back({string_field(co, {"reason"}), string_field(co, {"message"}),
+                              string_field(co, {"field"})});
         }
       }
     }

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kube/watch_decoder.h"
+#include "model/object.h"
 
 namespace planter::kube {
 
@@ -15,11 +16,6 @@ namespace json = boost::json;
 using SteadyClock = std::chrono::steady_clock;
 
 namespace {
-
-std::string str(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
 
 std::string query_escape(std::string_view s) {
   static const char* hex = "0123456789ABCDEF";
@@ -54,19 +50,12 @@ struct Spec {
   bool idempotent = true;
 };
 
-const json::object* metadata_of(const json::object& o) {
-  auto it = o.find("metadata");
-  return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
-}
-
 Spec spec_for(const json::object& object) {
   Spec s;
-  s.api_version = str(object, "apiVersion");
-  s.kind = str(object, "kind");
-  if (const json::object* m = metadata_of(object)) {
-    s.ns = str(*m, "namespace");
-    s.name = str(*m, "name");
-  }
+  s.api_version = string_field(object, {"apiVersion"});
+  s.kind = string_field(object, {"kind"});
+  s.ns = string_field(object, {"metadata", "namespace"});
+  s.name = string_field(object, {"metadata", "name"});
   return s;
 }
 
@@ -297,10 +286,8 @@ void Client::Impl::list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, s
               }
             }
             std::string next;
-            if (const json::object* m = metadata_of(list)) {
-              next = str(*m, "continue");
-              acc->resource_version = str(*m, "resourceVersion");
-            }
+            next = string_field(list, {"metadata", "continue"});
+            acc->resource_version = string_field(list, {"metadata", "resourceVersion"});
             if (next.empty()) return done(std::move(*acc));
             list_page(acc, std::move(q), next, page, std::move(done));
           });

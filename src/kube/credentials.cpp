@@ -9,20 +9,14 @@
 
 #include "model/base64.h"
 #include "model/files.h"
+#include "model/object.h"
 #include "model/process.h"
 
 namespace planter::kube {
 
 namespace json = boost::json;
 
-namespace {
-
-std::string str(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text) {
   int y, mo, d, h, mi, s;
@@ -182,18 +176,19 @@ ApiResult<Credentials> CredentialSource::run_exec() {
   if (ec || !out.is_object())
     return client_error("Credentials", who + " did not write an ExecCredential (JSON) on stdout");
   const json::object& o = out.get_object();
-  if (str(o, "kind") != "ExecCredential" || str(o, "apiVersion") != x.api_version)
-    return client_error("Credentials",
-                        fmt::format("{} wrote {} {}, expected {} ExecCredential", who,
-                                    str(o, "apiVersion"), str(o, "kind"), x.api_version));
+  if (string_field(o, {"kind"}) != "ExecCredential" ||
+      string_field(o, {"apiVersion"}) != x.api_version)
+    return client_error("Credentials", fmt::format("{} wrote {} {}, expected {} ExecCredential",
+                                                   who, string_field(o, {"apiVersion"}),
+                                                   string_field(o, {"kind"}), x.api_version));
   auto st = o.find("status");
   if (st == o.end() || !st->value().is_object())
     return client_error("Credentials", who + " wrote an ExecCredential without status");
   const json::object& status = st->value().get_object();
   Credentials c;
-  c.bearer_token = str(status, "token");
-  c.client_certificate_pem = str(status, "clientCertificateData");
-  c.client_key_pem = str(status, "clientKeyData");
+  c.bearer_token = string_field(status, {"token"});
+  c.client_certificate_pem = string_field(status, {"clientCertificateData"});
+  c.client_key_pem = string_field(status, {"clientKeyData"});
   if (c.bearer_token.empty() && c.client_certificate_pem.empty())
     return client_error(
         "Credentials",
@@ -201,7 +196,7 @@ ApiResult<Credentials> CredentialSource::run_exec() {
   if (c.client_certificate_pem.empty() != c.client_key_pem.empty())
     return client_error("Credentials",
                         who + " wrote clientCertificateData and clientKeyData, only one of them");
-  std::string expiry = str(status, "expirationTimestamp");
+  std::string expiry = string_field(status, {"expirationTimestamp"});
   exec_expiry_.reset();
   if (!expiry.empty()) {
     auto t = parse_rfc3339(expiry);

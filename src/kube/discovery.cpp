@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "model/object.h"
+
 namespace planter::kube {
 
 namespace json = boost::json;
@@ -12,11 +14,6 @@ const char* const kAggregatedDiscoveryAccept =
     "application/json";
 
 namespace {
-
-std::string str(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
 
 const json::array* array_at(const json::object& o, std::string_view key) {
   auto it = o.find(key);
@@ -56,7 +53,7 @@ bool is_aggregated_discovery(std::string_view content_type) {
 }
 
 Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& doc) {
-  if (!doc.is_object() || str(doc.get_object(), "kind") != "APIGroupDiscoveryList")
+  if (!doc.is_object() || string_field(doc.get_object(), {"kind"}) != "APIGroupDiscoveryList")
     return Error{"not an APIGroupDiscoveryList"};
   std::vector<ApiResource> out;
   const json::array* items = array_at(doc.get_object(), "items");
@@ -66,13 +63,13 @@ Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& d
     const json::object& go = g.get_object();
     std::string group;
     if (auto m = go.find("metadata"); m != go.end() && m->value().is_object())
-      group = str(m->value().get_object(), "name");
+      group = string_field(m->value().get_object(), {"name"});
     const json::array* versions = array_at(go, "versions");
     if (!versions) continue;
     for (const json::value& v : *versions) {
       if (!v.is_object()) continue;
       const json::object& vo = v.get_object();
-      std::string version = str(vo, "version");
+      std::string version = string_field(vo, {"version"});
       const json::array* resources = array_at(vo, "resources");
       if (!resources) continue;
       for (const json::value& r : *resources) {
@@ -81,14 +78,14 @@ Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& d
         ApiResource a;
         a.group = group;
         a.version = version;
-        a.resource = str(ro, "resource");
+        a.resource = string_field(ro, {"resource"});
         if (auto rk = ro.find("responseKind"); rk != ro.end() && rk->value().is_object())
-          a.kind = str(rk->value().get_object(), "kind");
-        a.namespaced = str(ro, "scope") == "Namespaced";
+          a.kind = string_field(rk->value().get_object(), {"kind"});
+        a.namespaced = string_field(ro, {"scope"}) == "Namespaced";
         a.verbs = strings(ro, "verbs");
         if (const json::array* subs = array_at(ro, "subresources"))
           for (const json::value& s : *subs)
-            if (s.is_object() && str(s.get_object(), "subresource") == "status")
+            if (s.is_object() && string_field(s.get_object(), {"subresource"}) == "status")
               a.has_status = true;
         if (!a.kind.empty() && !a.resource.empty()) out.push_back(std::move(a));
       }
@@ -98,10 +95,10 @@ Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& d
 }
 
 Result<std::vector<ApiResource>> parse_resource_list(const json::value& doc) {
-  if (!doc.is_object() || str(doc.get_object(), "kind") != "APIResourceList")
+  if (!doc.is_object() || string_field(doc.get_object(), {"kind"}) != "APIResourceList")
     return Error{"not an APIResourceList"};
   const json::object& o = doc.get_object();
-  std::string gv = str(o, "groupVersion");
+  std::string gv = string_field(o, {"groupVersion"});
   size_t slash = gv.find('/');
   std::string group = slash == std::string::npos ? "" : gv.substr(0, slash);
   std::string version = slash == std::string::npos ? gv : gv.substr(slash + 1);
@@ -111,7 +108,7 @@ Result<std::vector<ApiResource>> parse_resource_list(const json::value& doc) {
     for (const json::value& r : *resources) {
       if (!r.is_object()) continue;
       const json::object& ro = r.get_object();
-      std::string name = str(ro, "name");
+      std::string name = string_field(ro, {"name"});
       if (size_t s = name.find('/'); s != std::string::npos) {
         if (name.substr(s + 1) == "status") with_status.push_back(name.substr(0, s));
         continue;
@@ -120,7 +117,7 @@ Result<std::vector<ApiResource>> parse_resource_list(const json::value& doc) {
       a.group = group;
       a.version = version;
       a.resource = name;
-      a.kind = str(ro, "kind");
+      a.kind = string_field(ro, {"kind"});
       auto ns = ro.find("namespaced");
       a.namespaced = ns != ro.end() && ns->value().is_bool() && ns->value().get_bool();
       a.verbs = strings(ro, "verbs");
@@ -136,13 +133,13 @@ std::vector<std::string> parse_group_versions(const json::value& doc) {
   std::vector<std::string> out;
   if (!doc.is_object()) return out;
   const json::object& o = doc.get_object();
-  if (str(o, "kind") == "APIVersions") return strings(o, "versions");
+  if (string_field(o, {"kind"}) == "APIVersions") return strings(o, "versions");
   if (const json::array* groups = array_at(o, "groups")) {
     for (const json::value& g : *groups) {
       if (!g.is_object()) continue;
       if (const json::array* versions = array_at(g.get_object(), "versions"))
         for (const json::value& v : *versions)
-          if (v.is_object()) out.push_back(str(v.get_object(), "groupVersion"));
+          if (v.is_object()) out.push_back(string_field(v.get_object(), {"groupVersion"}));
     }
   }
   return out;

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "kube/rate_limiter.h"
+#include "model/object.h"
 
 namespace planter::kube {
 
@@ -12,18 +13,10 @@ namespace json = boost::json;
 
 namespace {
 
-std::string meta(const json::object& o, std::string_view key) {
-  auto m = o.find("metadata");
-  if (m == o.end() || !m->value().is_object()) return "";
-  auto it = m->value().get_object().find(key);
-  return it != m->value().get_object().end() && it->value().is_string()
-             ? std::string(it->value().get_string())
-             : "";
-}
-
 std::string key_of(const json::object& o) {
-  std::string ns = meta(o, "namespace");
-  return ns.empty() ? meta(o, "name") : ns + "/" + meta(o, "name");
+  std::string ns = string_field(o, {"metadata", "namespace"});
+  return ns.empty() ? string_field(o, {"metadata", "name"})
+                    : ns + "/" + string_field(o, {"metadata", "name"});
 }
 
 }  // namespace
@@ -99,7 +92,8 @@ void Informer::State::relist() {
       auto before = old.find(k);
       if (before == old.end()) {
         if (self->handlers.added) self->handlers.added(now);
-      } else if (meta(before->second, "resourceVersion") != meta(now, "resourceVersion")) {
+      } else if (string_field(before->second, {"metadata", "resourceVersion"}) !=
+                 string_field(now, {"metadata", "resourceVersion"})) {
         if (self->handlers.updated) self->handlers.updated(before->second, now);
       }
     }
@@ -143,7 +137,7 @@ void Informer::State::on_event(WatchEvent e) {
     }
     return;
   }
-  std::string version = meta(e.object, "resourceVersion");
+  std::string version = string_field(e.object, {"metadata", "resourceVersion"});
   if (e.type == T::Bookmark) {
     std::lock_guard lock(mu);
     if (!version.empty()) rv = version;

@@ -8,6 +8,7 @@
 
 #include "model/base64.h"
 #include "model/files.h"
+#include "model/object.h"
 #include "model/yaml.h"
 
 namespace planter::kube {
@@ -16,11 +17,6 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string str(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
 
 bool boolean(const json::object& o, std::string_view key) {
   auto it = o.find(key);
@@ -36,14 +32,14 @@ std::string resolve(const std::string& dir, const std::string& path) {
 Result<std::string> pem_of(const json::object& o, std::string_view data_key,
                            std::string_view file_key, const std::string& dir,
                            std::string_view what) {
-  std::string data = str(o, data_key);
+  std::string data = string_field(o, {data_key});
   if (!data.empty()) {
     if (data.starts_with("-----BEGIN")) return data;
     auto decoded = base64_decode(data);
     if (!decoded) return Error{fmt::format("{}: {} is not base64", what, data_key)};
     return *decoded;
   }
-  std::string file = str(o, file_key);
+  std::string file = string_field(o, {file_key});
   if (file.empty()) return std::string();
   auto content = read_file(resolve(dir, file));
   if (!content) return Error{fmt::format("{}: {}: {}", what, file_key, content.error().message)};
@@ -74,12 +70,12 @@ bool Kubeconfig::merge(std::string_view bytes, std::string_view name, const std:
     return false;
   }
   const json::object& root = docs->front().value.get_object();
-  std::string kind = str(root, "kind");
+  std::string kind = string_field(root, {"kind"});
   if (!kind.empty() && kind != "Config") {
     *error = fmt::format("{}: not a kubeconfig (kind {})", name, kind);
     return false;
   }
-  if (current_context_.empty()) current_context_ = str(root, "current-context");
+  if (current_context_.empty()) current_context_ = string_field(root, {"current-context"});
   struct Section {
     const char* list;
     const char* item;
@@ -96,7 +92,7 @@ bool Kubeconfig::merge(std::string_view bytes, std::string_view name, const std:
     }
     for (const json::value& v : it->value().get_array()) {
       if (!v.is_object()) continue;
-      std::string entry_name = str(v.get_object(), "name");
+      std::string entry_name = string_field(v.get_object(), {"name"});
       if (entry_name.empty()) {
         *error = fmt::format("{}: an entry of {} has no name", name, sec.list);
         return false;
@@ -189,16 +185,16 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
   }
   RestConfig rc;
   rc.context = name;
-  std::string cluster_name = str(ctx->body, "cluster");
-  std::string user_name = str(ctx->body, "user");
-  if (std::string ns = str(ctx->body, "namespace"); !ns.empty()) rc.ns = ns;
+  std::string cluster_name = string_field(ctx->body, {"cluster"});
+  std::string user_name = string_field(ctx->body, {"user"});
+  if (std::string ns = string_field(ctx->body, {"namespace"}); !ns.empty()) rc.ns = ns;
 
   const Entry* cluster = find(clusters_, cluster_name);
   if (!cluster)
     return Error{fmt::format("{}: context \"{}\" names cluster \"{}\", which is not defined",
                              ctx->file, name, cluster_name)};
   std::string what = fmt::format("{}: cluster \"{}\"", cluster->file, cluster_name);
-  rc.server = str(cluster->body, "server");
+  rc.server = string_field(cluster->body, {"server"});
   if (rc.server.empty()) return Error{what + " has no server"};
   while (rc.server.size() > 1 && rc.server.back() == '/') rc.server.pop_back();
   auto ca = pem_of(cluster->body, "certificate-authority-data", "certificate-authority",
@@ -206,8 +202,8 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
   if (!ca) return ca.error();
   rc.ca_pem = ca.value();
   rc.insecure_skip_tls_verify = boolean(cluster->body, "insecure-skip-tls-verify");
-  rc.tls_server_name = str(cluster->body, "tls-server-name");
-  rc.proxy_url = str(cluster->body, "proxy-url");
+  rc.tls_server_name = string_field(cluster->body, {"tls-server-name"});
+  rc.proxy_url = string_field(cluster->body, {"proxy-url"});
 
   if (user_name.empty()) return rc;  // anonymous
   const Entry* user = find(users_, user_name);
@@ -227,19 +223,19 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
     return Error{what +
                  " has a client certificate without its key, or a key without its "
                  "certificate"};
-  a.token = str(u, "token");
-  a.token_file = resolve(user->dir, str(u, "tokenFile"));
-  a.username = str(u, "username");
-  a.password = str(u, "password");
-  a.impersonate = str(u, "as");
+  a.token = string_field(u, {"token"});
+  a.token_file = resolve(user->dir, string_field(u, {"tokenFile"}));
+  a.username = string_field(u, {"username"});
+  a.password = string_field(u, {"password"});
+  a.impersonate = string_field(u, {"as"});
   if (auto g = u.find("as-groups"); g != u.end() && g->value().is_array())
     for (const json::value& v : g->value().get_array())
       if (v.is_string()) a.impersonate_groups.emplace_back(v.get_string());
   if (auto e = u.find("exec"); e != u.end() && e->value().is_object()) {
     const json::object& eo = e->value().get_object();
     ExecConfig x;
-    x.api_version = str(eo, "apiVersion");
-    x.command = str(eo, "command");
+    x.api_version = string_field(eo, {"apiVersion"});
+    x.command = string_field(eo, {"command"});
     if (x.command.empty()) return Error{what + ": exec has no command"};
     if (x.command.find('/') != std::string::npos) x.command = resolve(user->dir, x.command);
     if (x.api_version != "client.authentication.k8s.io/v1" &&
@@ -254,12 +250,13 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
     if (auto env = eo.find("env"); env != eo.end() && env->value().is_array())
       for (const json::value& v : env->value().get_array())
         if (v.is_object())
-          x.env.emplace_back(str(v.get_object(), "name"), str(v.get_object(), "value"));
-    x.interactive_mode = str(eo, "interactiveMode");
+          x.env.emplace_back(string_field(v.get_object(), {"name"}),
+                             string_field(v.get_object(), {"value"}));
+    x.interactive_mode = string_field(eo, {"interactiveMode"});
     if (x.api_version == "client.authentication.k8s.io/v1" && x.interactive_mode.empty())
       return Error{what + ": exec needs interactiveMode in client.authentication.k8s.io/v1"};
     x.provide_cluster_info = boolean(eo, "provideClusterInfo");
-    x.install_hint = str(eo, "installHint");
+    x.install_hint = string_field(eo, {"installHint"});
     a.exec = std::move(x);
   }
   return rc;

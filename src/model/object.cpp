@@ -71,6 +71,11 @@ const json::string* find_string(const json::object& o,
   return v ? v->if_string() : nullptr;
 }
 
+std::string string_field(const json::object& o, std::initializer_list<std::string_view> path) {
+  const json::string* s = find_string(o, path);
+  return s ? std::string(*s) : std::string();
+}
+
 const json::object* Object::annotations() const {
   const json::value* v = find_path(body, {"metadata", "annotations"});
   return v ? v->if_object() : nullptr;

@@ -75,5 +75,8 @@ const boost::json::value* find_path(const boost::json::object& o,
 // Like find_path, but only returns strings.
 const boost::json::string* find_string(const boost::json::object& o,
                                        std::initializer_list<std::string_view> path);
+// The string at `path`, copied; "" when any step is missing or it is not a string.
+std::string string_field(const boost::json::object& o,
+                         std::initializer_list<std::string_view> path);
 
 }  // namespace planter
