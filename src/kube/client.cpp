@@ -62,7 +62,6 @@ Spec spec_for(const json::object& object) {
 }  // namespace
 
 struct Client::Impl {
-  RestConfig config;
   ClientOptions options;
   RestMapper mapper;
   mutable std::mutex disc_mu;
@@ -231,7 +230,8 @@ void Client::Impl::request(Spec spec, ObjectDone done) {
         if (!r) return done(r.error());
         const ApiResource& res = r.value();
         std::string ns;
-        if (res.namespaced) ns = spec.ns.empty() && spec.default_namespace ? config.ns : spec.ns;
+        if (res.namespaced)
+          ns = spec.ns.empty() && spec.default_namespace ? transport->config().ns : spec.ns;
         HttpRequest req;
         req.method = spec.method;
         req.path = res.path(ns, spec.name);
@@ -295,7 +295,6 @@ void Client::Impl::list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, s
 
 Result<std::unique_ptr<Client>> Client::create(RestConfig config, ClientOptions options) {
   auto impl = std::make_unique<Impl>();
-  impl->config = config;
   impl->options = options;
   auto t = Transport::create(std::move(config), options.transport);
   if (!t) return t.error();
@@ -307,7 +306,7 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
 const RestConfig& Client::config() const {
-  return impl_->config;
+  return impl_->transport->config();
 }
 Transport& Client::transport() {
   return *impl_->transport;

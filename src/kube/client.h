@@ -8,9 +8,9 @@
 //
 // Every verb has an asynchronous form (the callback runs on the transport thread and must not
 // block; a request that fails before anything is sent, a kind discovery has just been asked
-// about in vain, is answered at once on the calling thread) and a synchronous one (callable from any thread but the transport's; called from
-// there it returns an error instead of deadlocking). A namespaced kind without a namespace gets
-// the context's namespace, as kubectl does.
+// about in vain, is answered at once on the calling thread) and a synchronous one (callable from
+// any thread but the transport's; called from there it returns an error instead of deadlocking). A
+// namespaced kind without a namespace gets the context's namespace, as kubectl does.
 #pragma once
 
 #include <boost/json/object.hpp>

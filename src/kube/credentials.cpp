@@ -63,11 +63,6 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
 CredentialSource::CredentialSource(RestConfig config, Clock now)
     : config_(std::move(config)), now_(std::move(now)) {}
 
-int CredentialSource::exec_runs() const {
-  std::lock_guard lock(mu_);
-  return exec_runs_;
-}
-
 ApiResult<Credentials> CredentialSource::get() {
   std::lock_guard lock(mu_);
   const AuthInfo& a = config_.auth;
@@ -160,7 +155,6 @@ ApiResult<Credentials> CredentialSource::run_exec() {
                         who +
                             " wants a terminal (interactiveMode: Always); planter runs "
                             "without one: use IfAvailable or Never");
-  ++exec_runs_;
   auto run = run_process(ps);
   if (!run) {
     std::string hint = x.install_hint.empty() ? "" : "\n" + x.install_hint;

@@ -38,9 +38,6 @@ class CredentialSource {
   // can give other credentials (an exec plugin or a token file): worth one more try.
   bool refresh_after_unauthorized(uint64_t generation);
 
-  // How many times the exec plugin has run (for tests and metrics).
-  int exec_runs() const;
-
  private:
   ApiResult<Credentials> run_exec();
 
@@ -49,7 +46,6 @@ class CredentialSource {
   mutable std::mutex mu_;
   std::optional<Credentials> exec_cached_;
   std::optional<std::chrono::system_clock::time_point> exec_expiry_;
-  int exec_runs_ = 0;
   uint64_t generation_ = 1;
   // The token file as last read, and what it looked like on disk then.
   std::string file_token_;

@@ -82,7 +82,6 @@ Result<std::vector<ApiResource>> parse_aggregated_discovery(const json::value& d
         if (auto rk = ro.find("responseKind"); rk != ro.end() && rk->value().is_object())
           a.kind = string_field(rk->value().get_object(), {"kind"});
         a.namespaced = string_field(ro, {"scope"}) == "Namespaced";
-        a.verbs = strings(ro, "verbs");
         if (const json::array* subs = array_at(ro, "subresources"))
           for (const json::value& s : *subs)
             if (s.is_object() && string_field(s.get_object(), {"subresource"}) == "status")
@@ -120,7 +119,6 @@ Result<std::vector<ApiResource>> parse_resource_list(const json::value& doc) {
       a.kind = string_field(ro, {"kind"});
       auto ns = ro.find("namespaced");
       a.namespaced = ns != ro.end() && ns->value().is_bool() && ns->value().get_bool();
-      a.verbs = strings(ro, "verbs");
       out.push_back(std::move(a));
     }
   }
@@ -164,11 +162,6 @@ std::optional<ApiResource> RestMapper::find(std::string_view api_version,
   auto it = by_gvk_.find(key);
   if (it == by_gvk_.end()) return std::nullopt;
   return it->second;
-}
-
-size_t RestMapper::size() const {
-  std::lock_guard lock(mu_);
-  return by_gvk_.size();
 }
 
 }  // namespace planter::kube

@@ -25,7 +25,6 @@ struct ApiResource {
   std::string resource;  // the plural: "deployments"
   bool namespaced = false;
   bool has_status = false;  // serves the status subresource
-  std::vector<std::string> verbs;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   // "/api/v1" or "/apis/apps/v1"
@@ -52,7 +51,6 @@ class RestMapper {
  public:
   void replace(std::vector<ApiResource> resources);
   std::optional<ApiResource> find(std::string_view api_version, std::string_view kind) const;
-  size_t size() const;
 
  private:
   mutable std::mutex mu_;

@@ -232,11 +232,6 @@ std::vector<json::object> Informer::items() const {
   return out;
 }
 
-std::string Informer::resource_version() const {
-  std::lock_guard lock(state_->mu);
-  return state_->rv;
-}
-
 InformerStats Informer::stats() const {
   std::lock_guard lock(state_->mu);
   return state_->stats;

@@ -55,7 +55,6 @@ class Informer {
   // "ns/name" or "name" for cluster-scoped objects.
   std::optional<boost::json::object> get(const std::string& ns, const std::string& name) const;
   std::vector<boost::json::object> items() const;
-  std::string resource_version() const;
   InformerStats stats() const;
 
   struct State;

@@ -14,6 +14,7 @@
 
 #include "kube/credentials.h"
 #include "kube/rate_limiter.h"
+#include "model/strings.h"
 
 #ifndef PLANTER_VERSION
 #define PLANTER_VERSION "0.0.0"
@@ -29,14 +30,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\r' || s.back() == '\n' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
 }
 
 // The parts of a server URL: "https://host:port/prefix".

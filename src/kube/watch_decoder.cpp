@@ -62,7 +62,6 @@ bool WatchDecoder::emit_value(json::value v, const std::function<void(WatchEvent
     return false;
   }
   e.object = std::move(obj->value().get_object());
-  ++events_;
   emit(std::move(e));
   return true;
 }

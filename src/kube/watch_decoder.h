@@ -18,8 +18,6 @@ class WatchDecoder {
   // not a watch stream (error() says why); the decoder is then done.
   bool feed(std::string_view data, const std::function<void(WatchEvent)>& emit);
   const std::string& error() const { return error_; }
-  // Events decoded so far.
-  uint64_t events() const { return events_; }
 
  private:
   bool emit_value(boost::json::value v, const std::function<void(WatchEvent)>& emit);
@@ -27,7 +25,6 @@ class WatchDecoder {
   boost::json::stream_parser parser_;
   bool in_value_ = false;
   std::string error_;
-  uint64_t events_ = 0;
 };
 
 }  // namespace planter::kube
