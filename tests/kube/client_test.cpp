@@ -93,12 +93,11 @@ TEST(KubeClient, AuthenticatesWithAClientCertificateFromDataOrFiles) {
 }
 
 TEST(KubeClient, RereadsATokenFileWhenItChanges) {
-  SimFleet probe;  // only to learn nothing; tokens come from the file below
-  sim::ServerOptions options;
-  fs::path tokens = probe.write("tokens.csv", "first-token,alice,1\nsecond-token,bob,2,\"devs\"\n");
-  options.token_auth_file = tokens.string();
-  SimFleet fleet(options);
-  fs::path token_file = fleet.write("token", "first-token\n");
+  SimFleet fleet({}, {{"tokens.csv", "first-token,alice,1\nsecond-token,bob,2,\"devs\"\n"}},
+                 [](const fs::path& dir, sim::ServerOptions& o) {
+                   o.token_auth_file = (dir / "tokens.csv").string();
+                 });
+  fleet.write("token", "first-token\n");
   auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, "tokenFile: token")));
   ASSERT_TRUE(client->apply(config_map("default", "by-alice")).ok());
   fleet.write("token", "second-token\n");
@@ -108,10 +107,10 @@ TEST(KubeClient, RereadsATokenFileWhenItChanges) {
 }
 
 TEST(KubeClient, AuthenticatesWithBasicAuth) {
-  SimFleet probe;
-  sim::ServerOptions options;
-  options.basic_auth_file = probe.write("basic.csv", "s3cret-pw,carol,3\n").string();
-  SimFleet fleet(options);
+  SimFleet fleet({}, {{"basic.csv", "s3cret-pw,carol,3\n"}},
+                 [](const fs::path& dir, sim::ServerOptions& o) {
+                   o.basic_auth_file = (dir / "basic.csv").string();
+                 });
   auto client =
       connect(rest_config_of(fleet, kubeconfig_for(fleet, "username: carol\npassword: s3cret-pw")));
   ASSERT_TRUE(client->apply(config_map("default", "by-carol")).ok());

@@ -12,9 +12,15 @@ namespace planter::testing {
 
 namespace fs = std::filesystem;
 
-SimFleet::SimFleet(sim::ServerOptions options) {
+SimFleet::SimFleet(sim::ServerOptions options) : SimFleet(std::move(options), {}, nullptr) {}
+
+SimFleet::SimFleet(
+    sim::ServerOptions options, const std::map<std::string, std::string>& files,
+    const std::function<void(const std::filesystem::path& dir, sim::ServerOptions&)>& prepare) {
   char tmpl[] = "/tmp/planter-kube-test-XXXXXX";
   dir_ = ::mkdtemp(tmpl);
+  for (const auto& [name, content] : files) write(name, content);
+  if (prepare) prepare(dir_, options);
   options.audit_log = (dir_ / "audit.jsonl").string();
   auto s = sim::Server::create(std::move(options));
   if (!s) {

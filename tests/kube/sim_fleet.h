@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +18,11 @@ namespace planter::testing {
 class SimFleet {
  public:
   explicit SimFleet(sim::ServerOptions options = {});
+  // Writes `files` (name -> content) into dir() first, then calls `prepare` to point options at
+  // them, then starts the sim.
+  SimFleet(
+      sim::ServerOptions options, const std::map<std::string, std::string>& files,
+      const std::function<void(const std::filesystem::path& dir, sim::ServerOptions&)>& prepare);
   ~SimFleet();
 
   sim::Server& server() const { return *server_; }
