@@ -19,7 +19,7 @@ build-sanitize: deps
 	cmake --build --preset sanitize -j $(JOBS)
 
 run: build
-	build/release/src/planter plan examples/hello-world/seed.yaml
+	build/release/src/planter plant --sim examples/hello-world/seed.yaml --timeline build/hello-world.html
 
 test: test-release test-sanitize
 

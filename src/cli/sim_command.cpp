@@ -127,14 +127,7 @@ std::optional<std::string> apply_faults(const SimFlags& f, sim::Faults& defaults
 
 }  // namespace
 
-int run_sim(const SimFlags& f) {
-  // Block the stop signals before the server thread starts so only sigwait below sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
+Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   sim::ServerOptions options;
   options.address = f.address;
   options.port = static_cast<uint16_t>(f.port);
@@ -152,13 +145,27 @@ int run_sim(const SimFlags& f) {
   c.nodes = {sim::NodePool{f.nodes, {}}};
   c.node_cpu = f.node_cpu;
   c.node_memory = f.node_memory;
-  if (auto err = apply_faults(f, c.faults, options.fleet.cluster_faults)) {
-    fmt::print(stderr, "error: {}\n", *err);
-    return 2;
-  }
+  if (auto err = apply_faults(f, c.faults, options.fleet.cluster_faults)) return Error{*err};
   options.fleet.provision_delay = std::chrono::milliseconds(f.provision_delay_ms);
   options.fleet.clusters = f.clusters;
   options.fleet.state_dir = f.state_dir;
+  return options;
+}
+
+int run_sim(const SimFlags& f) {
+  // Block the stop signals before the server thread starts so only sigwait below sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto made = sim_server_options(f);
+  if (!made) {
+    fmt::print(stderr, "error: {}\n", made.error().message);
+    return 2;
+  }
+  sim::ServerOptions options = std::move(made.value());
   auto server = sim::Server::create(options);
   if (!server) {
     fmt::print(stderr, "error: {}\n", server.error().message);

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "model/result.h"
+#include "sim/server.h"
+
 namespace planter::cli {
 
 struct SimFlags {
@@ -31,6 +34,8 @@ struct SimFlags {
 };
 
 CLI::App* add_sim_command(CLI::App& app, SimFlags& flags);
+// The server's options as the flags say; an error for a malformed fault setting.
+Result<sim::ServerOptions> sim_server_options(const SimFlags& flags);
 // Serves until SIGINT or SIGTERM. Returns the process exit code.
 int run_sim(const SimFlags& flags);
 

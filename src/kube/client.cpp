@@ -72,6 +72,9 @@ struct Client::Impl {
   std::optional<ApiError> discovery_failure;  // of the last refresh
   SteadyClock::time_point last_refresh{};
   std::vector<std::function<void()>> after_refresh;
+  // Forced refreshes asked for while one was in flight: that one may have been sent before the
+  // change the caller knows of, so they wait for the next.
+  std::vector<std::function<void()>> after_next_refresh;
 
   std::unique_ptr<Transport> transport;  // last: destroyed first, so no callback outlives us
 
@@ -102,6 +105,10 @@ void Client::Impl::refresh_then(std::function<void()> fn, bool force) {
     if (recent && !force) {
       // Fall through and run fn outside the lock.
     } else {
+      if (refreshing && force) {
+        after_next_refresh.push_back(std::move(fn));
+        return;
+      }
       after_refresh.push_back(std::move(fn));
       if (refreshing) return;
       refreshing = true;
@@ -127,6 +134,7 @@ void Client::Impl::discover() {
       if (--state->pending > 0) return;
     }
     std::vector<std::function<void()>> waiters;
+    bool again = false;
     {
       std::lock_guard lock(disc_mu);
       if (!state->error) {
@@ -136,11 +144,14 @@ void Client::Impl::discover() {
       discovery_failure = state->error;
       ++refreshes;
       discovered = true;
-      refreshing = false;
       last_refresh = SteadyClock::now();
       waiters.swap(after_refresh);
+      again = !after_next_refresh.empty();
+      if (again) after_refresh.swap(after_next_refresh);
+      refreshing = again;
     }
     for (auto& w : waiters) w();
+    if (again) discover();
   };
   state->pending = 2;
   for (const char* root : {"/api", "/apis"}) {
@@ -314,6 +325,15 @@ Transport& Client::transport() {
 
 void Client::resource_async(std::string api_version, std::string kind, ResourceDone done) {
   impl_->resource(std::move(api_version), std::move(kind), std::move(done));
+}
+
+void Client::rediscover_async(std::string api_version, std::string kind, ResourceDone done) {
+  impl_->refresh_then(
+      [this, api_version = std::move(api_version), kind = std::move(kind),
+       done = std::move(done)]() mutable {
+        impl_->resource(std::move(api_version), std::move(kind), std::move(done));
+      },
+      true);
 }
 
 ApiResult<ApiResource> Client::resource(std::string_view api_version, std::string_view kind) {

@@ -81,6 +81,10 @@ class Client {
   // --- discovery -------------------------------------------------------------------------
   void resource_async(std::string api_version, std::string kind, ResourceDone done);
   ApiResult<ApiResource> resource(std::string_view api_version, std::string_view kind);
+  // Like resource_async, but from a discovery made after this call (a forced refresh; refreshes
+  // asked for together share one): for when the caller knows the server serves something new,
+  // such as a CRD that has just become Established.
+  void rediscover_async(std::string api_version, std::string kind, ResourceDone done);
   // Whether the last discovery came from the aggregated document.
   bool aggregated_discovery() const;
   int discovery_refreshes() const;

@@ -1,0 +1,349 @@
+#include "cli/plant_command.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "cli/sim_command.h"
+#include "kube/kubeconfig.h"
+#include "plant/engine.h"
+#include "plant/progress.h"
+#include "plant/report.h"
+#include "plant/uproot.h"
+#include "sim/server.h"
+
+namespace planter::cli {
+
+namespace fs = std::filesystem;
+
+std::string default_seed_name(const std::vector<std::string>& sources) {
+  std::string name = "seed";
+  if (!sources.empty()) {
+    const std::string& s = sources.front();
+    if (s == "-") {
+      name = "stdin";
+    } else {
+      std::string path = s;
+      if (auto scheme = s.find("://"); scheme != std::string::npos) {
+        path = s.substr(scheme + 3);
+        path = path.substr(0, path.find_first_of("?#"));
+      }
+      fs::path p = fs::path(path).lexically_normal();
+      if (p.filename().empty()) p = p.parent_path();
+      bool folder = std::error_code{} == std::error_code{} && fs::is_directory(p);
+      name = folder ? p.filename().string() : p.stem().string();
+      if (!folder && name == "seed" && !p.parent_path().filename().empty())
+        name = p.parent_path().filename().string();
+    }
+  }
+  // A label value: at most 63 characters of [A-Za-z0-9._-], alphanumeric at both ends.
+  std::string out;
+  for (char c : name)
+    out +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ? c : '-';
+  if (out.size() > 63) out.resize(63);
+  while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out.front()))) out.erase(0, 1);
+  while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out.empty() ? "seed" : out;
+}
+
+namespace {
+
+void add_target_flags(CLI::App* cmd, PlantFlags& f) {
+  add_seed_flags(cmd, f.seed);
+  cmd->add_option("--kubeconfig", f.kubeconfig,
+                  "Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)");
+  cmd->add_option("--context", f.context,
+                  "Kubeconfig context of the management cluster (default: the current one)");
+  cmd->add_flag("--sim", f.sim,
+                "Start the simulated fleet (planter sim) in this process and work on it");
+  cmd->add_option("--sim-kubeconfig-out", f.sim_kubeconfig_out,
+                  "With --sim: write the fleet's kubeconfig here");
+  cmd->add_option("--sim-audit-log", f.sim_audit_log,
+                  "With --sim: the fleet's audit log (JSON lines)");
+  cmd->add_option("--seed-name", f.seed_name,
+                  "The seed's name in the planter.nephio.org/seed label (default: from the first "
+                  "source: its file name, or its folder's for seed.yaml)");
+  cmd->add_option("--timeout", f.timeout_s,
+                  "Seconds to wait before giving up and listing what is still pending "
+                  "(default: no limit)");
+  cmd->add_flag("-v,--verbose", f.verbose, "Log every state change");
+  cmd->add_option("--qps", f.qps, "Requests per second per cluster (client-side limit)")
+      ->capture_default_str();
+  cmd->add_option("--burst", f.burst, "Requests allowed in a burst above --qps")
+      ->capture_default_str();
+  cmd->add_option("--max-in-flight", f.max_in_flight, "Requests in flight per cluster")
+      ->capture_default_str();
+}
+
+void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
+  cmd->add_flag("--keep", f.keep,
+                "With --sim: keep the fleet serving after planting, until Ctrl-C");
+  cmd->add_option("--timeline", f.timeline,
+                  "Write a Gantt chart of the planting (self-contained HTML) to this file");
+  cmd->add_option("--report", f.report, "Write every unit's timestamps and outcome (JSON)");
+  cmd->add_flag("--force-conflicts", f.force_conflicts,
+                "Take over fields that another field manager owns (server-side apply force)");
+}
+
+// Where planting goes: the clusters' RestConfigs, and the simulated fleet when --sim.
+struct Targets {
+  std::unique_ptr<sim::Server> sim;
+  std::map<std::string, kube::RestConfig> clusters;
+  std::string kubeconfig_path;  // with --sim, where its kubeconfig was written
+};
+
+Result<Targets> resolve_targets(const PlantFlags& f, const Plan& plan) {
+  Targets t;
+  Result<kube::Kubeconfig> config = Error{""};
+  if (f.sim) {
+    SimFlags sf;
+    sf.port = 0;
+    sf.audit_log = f.sim_audit_log;
+    auto options = sim_server_options(sf);
+    if (!options) return options.error();
+    auto server = sim::Server::create(std::move(options.value()));
+    if (!server) return Error{"cannot start the simulated fleet: " + server.error().message};
+    t.sim = std::move(server.value());
+    t.sim->start();
+    config = kube::Kubeconfig::parse(t.sim->kubeconfig(), "the simulated fleet", "");
+    if (!f.sim_kubeconfig_out.empty() || f.keep) {
+      t.kubeconfig_path =
+          f.sim_kubeconfig_out.empty()
+              ? (fs::temp_directory_path() / fmt::format("planter-sim-{}.kubeconfig", getpid()))
+                    .string()
+              : f.sim_kubeconfig_out;
+      std::ofstream out(t.kubeconfig_path);
+      out << t.sim->kubeconfig();
+      if (!out) return Error{"cannot write the kubeconfig to " + t.kubeconfig_path};
+    }
+  } else {
+    config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));
+  }
+  if (!config) return config.error();
+  auto self = config->rest_config(f.context);
+  if (!self) return self.error();
+  t.clusters[std::string(kSelf)] = std::move(self.value());
+  for (const ClusterInfo& c : plan.clusters) {
+    if (c.context.empty()) continue;
+    auto rc = config->rest_config(c.context);
+    if (!rc)
+      return Error{fmt::format("--cluster {}={}: {}", c.name, c.context, rc.error().message)};
+    t.clusters[c.name] = std::move(rc.value());
+  }
+  return t;
+}
+
+kube::ClientOptions client_options(const PlantFlags& f) {
+  kube::ClientOptions o;
+  o.transport.qps = f.qps;
+  o.transport.burst = f.burst;
+  o.transport.max_in_flight = f.max_in_flight;
+  return o;
+}
+
+std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f) {
+  if (f.timeout_s <= 0) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  if (auto parent = fs::path(path).parent_path(); !parent.empty()) {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    fmt::print(stderr, "error: cannot write {}\n", path);
+    return false;
+  }
+  return true;
+}
+
+// Plans the seed (exit code 2 and every problem when it is bad), then resolves the targets.
+struct Prepared {
+  Plan plan;
+  Targets targets;
+  std::string seed_name;
+};
+
+Expected<Prepared, int> prepare(const PlantFlags& f) {
+  auto req = make_request(f.seed);
+  if (!req) {
+    fmt::print(stderr, "error: {}\n", req.error().message);
+    return kExitBadInput;
+  }
+  PlanOutcome planned = build_plan(req.value());
+  for (const Diagnostic& w : planned.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
+  if (!planned.ok()) {
+    fmt::print(stderr, "{}", planned.diags.str());
+    fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
+    return kExitBadInput;
+  }
+  auto targets = resolve_targets(f, planned.plan);
+  if (!targets) {
+    fmt::print(stderr, "error: {}\nnothing was declared\n", targets.error().message);
+    return kExitBadInput;
+  }
+  std::string name = f.seed_name.empty() ? default_seed_name(f.seed.sources) : f.seed_name;
+  return Prepared{std::move(planned.plan), std::move(targets.value()), std::move(name)};
+}
+
+int plant_prepared(const PlantFlags& f, Prepared& p) {
+  bool terminal = isatty(STDOUT_FILENO) != 0;
+  plant::Progress progress(p.plan, stdout, terminal, f.verbose);
+  plant::EngineOptions options;
+  options.seed_name = p.seed_name;
+  options.client = client_options(f);
+  options.force_conflicts = f.force_conflicts;
+  options.timeout = timeout_of(f);
+  options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
+  if (!terminal)
+    fmt::print("planting seed {}: {} units on {} cluster(s)\n", p.seed_name, p.plan.units.size(),
+               p.plan.clusters.size());
+  plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
+  progress.finish();
+  if (out.timed_out)
+    fmt::print("\ntimed out after {}s with {} unit(s) not declared\n", f.timeout_s,
+               out.units.size() - out.count(plant::UnitState::kDeclared));
+  fmt::print("\n{}", plant::render_summary(p.plan, out));
+  bool wrote = true;
+  if (!f.report.empty())
+    wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));
+  if (!f.timeline.empty()) {
+    wrote &= write_text(f.timeline, plant::render_timeline_html(p.plan, out, p.seed_name));
+    if (wrote) fmt::print("timeline: {}\n", f.timeline);
+  }
+  std::fflush(stdout);
+  return out.all_declared() && wrote ? kExitOk : kExitFailure;
+}
+
+int uproot_prepared(const PlantFlags& f, Prepared& p) {
+  plant::UprootOptions options;
+  options.seed_name = p.seed_name;
+  options.client = client_options(f);
+  options.timeout = timeout_of(f);
+  auto start = std::chrono::steady_clock::now();
+  options.on_change = [&](size_t u, const plant::RemovalRecord& r) {
+    if (r.state == plant::RemovalState::kWaiting) return;
+    if (!f.verbose && r.state != plant::RemovalState::kDeleted &&
+        r.state != plant::RemovalState::kFailed)
+      return;
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const Unit& unit = p.plan.units[u];
+    fmt::print("{:7.3f}s  {}  {}: {}{}\n", t, unit.cluster, p.plan.object_of(unit).display(),
+               plant::to_string(r.state), r.note.empty() ? "" : " (" + r.note + ")");
+    std::fflush(stdout);
+  };
+  fmt::print("uprooting seed {}: {} units\n", p.seed_name, p.plan.units.size());
+  plant::UprootOutcome out = plant::uproot(p.plan, p.targets.clusters, options);
+  fmt::print("\n{}", plant::render_uproot_summary(p.plan, out));
+  std::fflush(stdout);
+  return out.complete() ? kExitOk : kExitFailure;
+}
+
+// With --sim --keep: serve until Ctrl-C.
+void keep_serving(const PlantFlags& f, const Targets& t) {
+  if (!t.sim) return;
+  if (!t.kubeconfig_path.empty())
+    fmt::print("the simulated fleet's kubeconfig: {}\n", t.kubeconfig_path);
+  if (!f.keep) return;
+  fmt::print(
+      "the simulated fleet keeps serving at {} (try: kubectl --kubeconfig {} get namespaces); "
+      "Ctrl-C stops it\n",
+      t.sim->url(), t.kubeconfig_path);
+  std::fflush(stdout);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  int sig = 0;
+  sigwait(&signals, &sig);
+}
+
+// sigwait needs the signals blocked in every thread, so before any thread starts.
+void block_stop_signals(const PlantFlags& f) {
+  if (!(f.sim && f.keep)) return;
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+}  // namespace
+
+PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& uproot,
+                                 PlantFlags& replant) {
+  PlantCommands c;
+  c.plant = app.add_subcommand(
+      "plant",
+      "Declare every object of a seed on its cluster as soon as its requirements hold "
+      "(server-side apply), then exit");
+  add_target_flags(c.plant, plant);
+  add_plant_flags(c.plant, plant);
+  c.plant->footer(
+      "Exit codes: 0 every unit declared, 1 some failed or timed out, 2 bad input (nothing "
+      "declared).\n"
+      "Examples:\n"
+      "  planter plant --sim examples/hello-world/seed.yaml --timeline build/hello-world.html\n"
+      "  planter plant seed/ --context mgmt --cluster edge1=kind-edge1 --timeout 600\n"
+      "  planter plant cnf.yaml --plugin ./plugins/10-network.py --report report.json");
+
+  c.uproot = app.add_subcommand(
+      "uproot",
+      "Delete every object a seed planted, in reverse order, waiting for each deletion to "
+      "finish before what it depended on goes");
+  add_target_flags(c.uproot, uproot);
+  c.uproot->footer(
+      "Only objects labelled planter.nephio.org/seed=<seed name> are deleted.\n"
+      "Examples:\n"
+      "  planter uproot examples/hello-world/seed.yaml --kubeconfig sim.kubeconfig");
+
+  c.replant = app.add_subcommand(
+      "replant", "Declare everything of a seed again, in order; --hard: uproot it first");
+  add_target_flags(c.replant, replant);
+  add_plant_flags(c.replant, replant);
+  c.replant->add_flag("--hard", replant.hard, "Uproot the seed, then plant it");
+  return c;
+}
+
+int run_plant(const PlantFlags& f) {
+  block_stop_signals(f);
+  auto p = prepare(f);
+  if (!p) return p.error();
+  int rc = plant_prepared(f, p.value());
+  keep_serving(f, p->targets);
+  if (p->targets.sim) p->targets.sim->stop();
+  return rc;
+}
+
+int run_uproot(const PlantFlags& f) {
+  block_stop_signals(f);
+  auto p = prepare(f);
+  if (!p) return p.error();
+  int rc = uproot_prepared(f, p.value());
+  if (p->targets.sim) p->targets.sim->stop();
+  return rc;
+}
+
+int run_replant(const PlantFlags& f) {
+  block_stop_signals(f);
+  auto p = prepare(f);
+  if (!p) return p.error();
+  int rc = kExitOk;
+  if (f.hard) rc = uproot_prepared(f, p.value());
+  if (rc == kExitOk) rc = plant_prepared(f, p.value());
+  keep_serving(f, p->targets);
+  if (p->targets.sim) p->targets.sim->stop();
+  return rc;
+}
+
+}  // namespace planter::cli

@@ -1,0 +1,52 @@
+// `planter plant`, `planter uproot` and `planter replant`: the engine (src/plant) run against the
+// clusters of a kubeconfig, or against the simulated fleet started in this process (--sim).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "cli/seed_flags.h"
+
+namespace planter::cli {
+
+struct PlantFlags {
+  SeedFlags seed;
+  std::string kubeconfig;  // --kubeconfig; else $KUBECONFIG, ~/.kube/config
+  std::string context;     // --context; else the current one
+  bool sim = false;        // plant into a simulated fleet started in this process
+  bool keep = false;       // with --sim: keep serving afterwards, until Ctrl-C
+  std::string sim_kubeconfig_out;
+  std::string sim_audit_log;
+  std::string timeline;  // FILE.html
+  std::string report;    // FILE.json
+  bool verbose = false;
+  double timeout_s = 0;  // 0: none
+  std::string seed_name;
+  bool force_conflicts = false;
+  double qps = 1000;
+  int burst = 2000;
+  int max_in_flight = 64;
+  bool hard = false;  // replant: uproot, then plant
+};
+
+struct PlantCommands {
+  CLI::App* plant = nullptr;
+  CLI::App* uproot = nullptr;
+  CLI::App* replant = nullptr;
+};
+
+PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& uproot,
+                                 PlantFlags& replant);
+
+// Each returns the process exit code: 0 done, 1 something failed or timed out, 2 bad input.
+int run_plant(const PlantFlags& flags);
+int run_uproot(const PlantFlags& flags);
+int run_replant(const PlantFlags& flags);
+
+// The seed's name for the planter.nephio.org/seed label when --seed-name is not given: the first
+// source's file name without extension ("cnf.yaml" -> "cnf"), its folder's name for a file called
+// seed.yaml ("examples/hello-world/seed.yaml" -> "hello-world"), a folder's own name, "stdin" for
+// -; cut to a valid label value.
+std::string default_seed_name(const std::vector<std::string>& sources);
+
+}  // namespace planter::cli

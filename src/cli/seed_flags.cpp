@@ -1,0 +1,81 @@
+#include "cli/seed_flags.h"
+
+#include <fmt/format.h>
+
+#include "plugins/runner.h"
+
+namespace planter::cli {
+
+void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
+  cmd->add_option("seed", f.sources,
+                  "Seed sources: files, folders (recursive .yaml/.yml/.json), - for stdin, "
+                  "http(s) URLs")
+      ->required();
+  cmd->add_option("--plugin", f.plugins, "Run this plugin executable (repeatable, in order)");
+  cmd->add_option("--plugin-dir", f.plugin_dir,
+                  "Run every executable in this folder, sorted by name, after --plugin ones");
+  cmd->add_option("--plugin-timeout", f.plugin_timeout_s, "Seconds a plugin may run")
+      ->capture_default_str();
+  cmd->add_option("--plugin-max-output", f.plugin_max_output_mib,
+                  "MiB a plugin may write to stdout")
+      ->capture_default_str();
+  cmd->add_option("--cluster", f.clusters,
+                  "A workload cluster that already exists: NAME=CONTEXT (kubeconfig context)");
+  cmd->add_option("--cluster-labels", f.cluster_labels,
+                  "Labels of a known cluster for cluster-selector: NAME=k=v,k2=v2");
+  cmd->add_option("-n,--namespace", f.default_namespace,
+                  "Namespace for namespaced objects that name none")
+      ->capture_default_str();
+  cmd->add_option("--default-cluster", f.default_cluster, "Where objects without a placement go")
+      ->capture_default_str();
+}
+
+Result<PlanRequest> make_request(const SeedFlags& f) {
+  PlanRequest req;
+  req.sources = f.sources;
+  req.plugins = f.plugins;
+  if (!f.plugin_dir.empty()) {
+    auto dir = plugins_in_dir(f.plugin_dir);
+    if (!dir) return Error{"--plugin-dir " + dir.error().message};
+    req.plugins.insert(req.plugins.end(), dir->begin(), dir->end());
+  }
+  req.plugin_limits.timeout = std::chrono::seconds(f.plugin_timeout_s);
+  req.plugin_limits.max_output_bytes = f.plugin_max_output_mib << 20;
+  req.options.default_namespace = f.default_namespace;
+  req.options.default_cluster = f.default_cluster;
+  for (const std::string& c : f.clusters) {
+    auto eq = c.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == c.size())
+      return Error{fmt::format("--cluster {}: expected NAME=CONTEXT", c)};
+    req.options.clusters.push_back(
+        {c.substr(0, eq), "flag", {}, std::nullopt, c.substr(eq + 1), {}});
+  }
+  for (const std::string& cl : f.cluster_labels) {
+    auto eq = cl.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Error{fmt::format("--cluster-labels {}: expected NAME=k=v,k2=v2", cl)};
+    ClusterInfo info{cl.substr(0, eq), "flag", {}, std::nullopt, {}, {}};
+    std::string_view rest = std::string_view(cl).substr(eq + 1);
+    while (!rest.empty()) {
+      auto comma = rest.find(',');
+      std::string_view kv = rest.substr(0, comma);
+      auto e = kv.find('=');
+      if (e == std::string_view::npos || e == 0)
+        return Error{fmt::format("--cluster-labels {}: \"{}\" is not k=v", cl, kv)};
+      info.labels[std::string(kv.substr(0, e))] = std::string(kv.substr(e + 1));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    // Labels for a cluster named by --cluster are merged into it; others create a flag entry
+    // that the inventory merges into a seed cluster of the same name.
+    bool merged = false;
+    for (auto& existing : req.options.clusters)
+      if (existing.name == info.name) {
+        for (auto& [k, v] : info.labels) existing.labels[k] = v;
+        merged = true;
+      }
+    if (!merged) req.options.clusters.push_back(std::move(info));
+  }
+  return req;
+}
+
+}  // namespace planter::cli

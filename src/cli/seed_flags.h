@@ -1,0 +1,34 @@
+// The flags every command that reads a seed shares (plan, annotate, plant, uproot, replant),
+// and the exit codes of the `planter` command.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "plan/planner.h"
+
+namespace planter::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;   // something failed or timed out
+constexpr int kExitBadInput = 2;  // the seed or the flags are wrong; nothing was declared
+
+struct SeedFlags {
+  std::vector<std::string> sources;
+  std::vector<std::string> plugins;
+  std::string plugin_dir;
+  int plugin_timeout_s = 30;
+  size_t plugin_max_output_mib = 256;
+  std::vector<std::string> clusters;        // NAME=CONTEXT
+  std::vector<std::string> cluster_labels;  // NAME=k=v,...
+  std::string default_namespace = "default";
+  std::string default_cluster = "SELF";
+};
+
+void add_seed_flags(CLI::App* cmd, SeedFlags& f);
+// Turns the flags into a request, or says what is wrong with them.
+Result<PlanRequest> make_request(const SeedFlags& f);
+
+}  // namespace planter::cli

@@ -1,0 +1,77 @@
+// The planting engine: declares every unit of a plan at the right place as soon as its
+// requirements hold (DESIGN.md, "Planting engine").
+//
+// One state machine per unit: pending -> declaring -> declared, or failed (a permanent error);
+// a unit whose requirement is provided by a failed (or blocked) unit is blocked and says which
+// failure blocks it. Requirements are read from watch caches of the target clusters (FleetView);
+// a change re-evaluates only the units waiting on the object that changed, and a unit whose last
+// requirement starts to hold is declared in the same turn of the loop. Declaring is server-side
+// apply (fieldManager planter) with the labels `app.kubernetes.io/managed-by: planter` and
+// `planter.nephio.org/seed: <seed>`. The engine keeps no memory between runs: applying is
+// idempotent, so planting again simply declares again.
+//
+// Threads: plant() runs the engine on the calling thread and returns when every unit is declared,
+// failed or blocked, or when the timeout expires. Observers run on that thread too.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "plan/plan.h"
+
+namespace planter::plant {
+
+inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
+inline constexpr std::string_view kSeedLabel = "planter.nephio.org/seed";
+
+enum class UnitState { kPending, kDeclaring, kDeclared, kFailed, kBlocked };
+std::string_view to_string(UnitState s);
+
+// What happened to one unit. Times are offsets from the start of planting.
+struct UnitRecord {
+  UnitState state = UnitState::kPending;
+  std::optional<std::chrono::microseconds> ready;     // every requirement held
+  std::optional<std::chrono::microseconds> declared;  // the apply succeeded
+  std::optional<std::chrono::microseconds> failed;
+  // While pending: the first requirement that does not hold, and why ("Namespace cnf active:
+  // phase is Terminating"). Once ready: the requirement that held it last, if any.
+  std::string waiting_for;
+  std::string held_by;
+  std::string error;  // failed: the server's message; blocked: the failure that blocks it
+  int attempts = 0;   // applies sent (a re-opened requirement sends again)
+};
+
+struct PlantOutcome {
+  std::chrono::system_clock::time_point started;
+  std::chrono::microseconds elapsed{0};
+  bool timed_out = false;
+  std::vector<UnitRecord> units;  // parallel to Plan::units
+
+  size_t count(UnitState s) const;
+  bool all_declared() const { return count(UnitState::kDeclared) == units.size(); }
+};
+
+struct EngineOptions {
+  std::string seed_name;  // the planter.nephio.org/seed label
+  kube::ClientOptions client;
+  bool force_conflicts = false;  // take over fields another manager owns
+  std::optional<std::chrono::milliseconds> timeout;
+  // Called on the engine's thread after every state change of a unit, and when what a pending
+  // unit waits for changes.
+  std::function<void(size_t unit, const UnitRecord& record)> on_change;
+};
+
+// Plants `plan`. `clusters`: how to reach the management cluster ("SELF") and the clusters given
+// on the command line; the seed's own clusters are reached through their cluster objects.
+PlantOutcome plant(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
+                   const EngineOptions& options);
+
+// The object as planter declares it: the seed's object with planter's labels.
+boost::json::object declared_body(const Object& object, const std::string& seed_name);
+
+}  // namespace planter::plant

@@ -1,0 +1,45 @@
+// The planting engine's own thread of control: work posted from any thread (the clients'
+// transport threads, where watch events arrive) runs one item at a time on the thread that calls
+// run(), so the engine's state needs no locks. Timers are for backoff and deadlines only; nothing
+// here polls.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <vector>
+
+namespace planter::plant {
+
+class EventLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Both may be called from any thread, also from inside posted work.
+  void post(std::function<void()> fn);
+  void post_after(std::chrono::milliseconds delay, std::function<void()> fn);
+
+  // Runs posted work until stop() or `deadline`. Returns false when the deadline came first.
+  bool run(std::optional<Clock::time_point> deadline = std::nullopt);
+  void stop();
+
+ private:
+  struct Timer {
+    Clock::time_point at;
+    uint64_t seq;
+    std::function<void()> fn;
+    bool operator>(const Timer& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> ready_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  uint64_t seq_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace planter::plant

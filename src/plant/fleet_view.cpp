@@ -1,0 +1,376 @@
+#include "plant/fleet_view.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+
+#include "kube/kubeconfig.h"
+#include "model/base64.h"
+#include "model/files.h"
+#include "model/object.h"
+#include "plant/readiness_check.h"
+#include "seed/seed.h"
+
+namespace planter::plant {
+
+namespace json = boost::json;
+using std::chrono::milliseconds;
+
+struct FleetView::ClusterLink {
+  std::string name;
+  Link state = Link::kWaiting;
+  std::string why = "not contacted yet";
+  std::unique_ptr<kube::Client> client;
+  // For a cluster the seed creates: its cluster object and where that is declared.
+  std::optional<ObjectRef> object;
+  std::string host;
+  KubeconfigLocation location;
+  std::string kubeconfig_origin;  // "Secret ns/name": what the current client came from
+};
+
+struct FleetView::WatchEntry {
+  std::string api_version, kind, ns, field_selector;
+  std::unique_ptr<kube::Informer> informer;
+  bool synced = false;
+};
+
+namespace {
+
+std::string watch_key(const std::string& av, const std::string& kind, const std::string& ns,
+                      const std::string& fs) {
+  return av + "|" + kind + "|" + ns + "|" + fs;
+}
+
+std::string key_of(const json::object& o) {
+  std::string av = string_field(o, {"apiVersion"});
+  return object_key(split_api_version(av).first, string_field(o, {"kind"}),
+                    string_field(o, {"metadata", "namespace"}),
+                    string_field(o, {"metadata", "name"}));
+}
+
+}  // namespace
+
+FleetView::FleetView(EventLoop& loop, const Plan& plan,
+                     std::map<std::string, kube::RestConfig> known, kube::ClientOptions options,
+                     FleetHandlers handlers)
+    : loop_(loop),
+      plan_(plan),
+      options_(std::move(options)),
+      handlers_(std::move(handlers)),
+      alive_(std::make_shared<bool>(true)) {
+  for (auto& [name, config] : known) {
+    auto link = std::make_unique<ClusterLink>();
+    link->name = name;
+    links_[name] = std::move(link);
+  }
+  for (const ClusterInfo& info : plan.clusters) {
+    if (!info.object || links_.contains(info.name)) continue;
+    auto link = std::make_unique<ClusterLink>();
+    link->name = info.name;
+    link->object = plan.objects[*info.object].ref;
+    link->host = std::string(kSelf);
+    for (const Unit& u : plan.units)
+      if (u.object == *info.object) {
+        link->host = u.cluster;
+        break;
+      }
+    link->why = fmt::format("{} not provisioned yet", link->object->short_form());
+    links_[info.name] = std::move(link);
+  }
+  pending_known_ = std::move(known);
+}
+
+FleetView::~FleetView() {
+  stop();
+  *alive_ = false;
+}
+
+void FleetView::start() {
+  for (auto& [name, config] : pending_known_) connect(name, std::move(config));
+  pending_known_.clear();
+  for (auto& [name, link] : links_)
+    if (link->object)
+      watch(link->host, link->object->api_version, link->object->kind, link->object->ns,
+            "metadata.name=" + link->object->name);
+}
+
+void FleetView::stop() {
+  for (auto& [cluster, ws] : watches_)
+    for (auto& [key, w] : ws)
+      if (w->informer) w->informer->stop();
+}
+
+const FleetView::ClusterLink* FleetView::find_link(const std::string& cluster) const {
+  auto it = links_.find(cluster);
+  return it == links_.end() ? nullptr : it->second.get();
+}
+
+FleetView::Link FleetView::link(const std::string& cluster) const {
+  const ClusterLink* l = find_link(cluster);
+  return l ? l->state : Link::kAbsent;
+}
+
+std::string FleetView::link_status(const std::string& cluster) const {
+  const ClusterLink* l = find_link(cluster);
+  if (!l) return "not a known cluster";
+  return l->why;
+}
+
+kube::Client* FleetView::client(const std::string& cluster) {
+  auto it = links_.find(cluster);
+  if (it == links_.end() || it->second->state != Link::kLinked) return nullptr;
+  return it->second->client.get();
+}
+
+void FleetView::connect(const std::string& cluster, kube::RestConfig config) {
+  ClusterLink& l = *links_.at(cluster);
+  // Watches on the old client end before it goes.
+  if (auto ws = watches_.find(cluster); ws != watches_.end())
+    for (auto& [key, w] : ws->second) {
+      if (w->informer) w->informer->stop();
+      w->informer.reset();
+      w->synced = false;
+    }
+  auto client = kube::Client::create(std::move(config), options_);
+  if (!client) {
+    l.state = Link::kWaiting;
+    l.why = client.error().message;
+    if (handlers_.linked) handlers_.linked(cluster);
+    return;
+  }
+  l.client = std::move(client.value());
+  l.state = Link::kConnecting;
+  l.why = "waiting for its API to answer";
+  probe(cluster, milliseconds(100));
+}
+
+// The API answers when discovery works; until then, try again with backoff.
+void FleetView::probe(const std::string& cluster, milliseconds backoff) {
+  ClusterLink& l = *links_.at(cluster);
+  kube::Client* c = l.client.get();
+  auto alive = alive_;
+  c->resource_async("v1", "Namespace", [this, alive, cluster, c, backoff](auto r) {
+    loop_.post([this, alive, cluster, c, backoff, r = std::move(r)] {
+      if (!*alive) return;
+      ClusterLink& l = *links_.at(cluster);
+      if (l.client.get() != c) return;  // replaced meanwhile
+      if (!r) {
+        l.why = "its API does not answer: " + r.error().str();
+        loop_.post_after(backoff, [this, alive, cluster, c, backoff] {
+          if (!*alive || links_.at(cluster)->client.get() != c) return;
+          probe(cluster, std::min(backoff * 2, milliseconds(5000)));
+        });
+        if (handlers_.linked) handlers_.linked(cluster);
+        return;
+      }
+      l.state = Link::kLinked;
+      l.why.clear();
+      for (auto& [key, w] : watches_[cluster]) start_watch(cluster, *w);
+      if (handlers_.linked) handlers_.linked(cluster);
+    });
+  });
+}
+
+void FleetView::watch(const std::string& cluster, const std::string& api_version,
+                      const std::string& kind, const std::string& ns,
+                      const std::string& field_selector) {
+  auto& ws = watches_[cluster];
+  std::string key = watch_key(api_version, kind, ns, field_selector);
+  if (ws.contains(key)) return;
+  auto w = std::make_unique<WatchEntry>();
+  w->api_version = api_version;
+  w->kind = kind;
+  w->ns = ns;
+  w->field_selector = field_selector;
+  WatchEntry& ref = *w;
+  ws[key] = std::move(w);
+  if (linked(cluster)) start_watch(cluster, ref);
+}
+
+void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
+  if (w.informer) return;
+  kube::Client* c = links_.at(cluster)->client.get();
+  auto alive = alive_;
+  WatchEntry* wp = &w;
+  auto changed = [this, alive, cluster](const json::object& o) {
+    loop_.post([this, alive, cluster, o] {
+      if (!*alive) return;
+      std::string key = key_of(o);
+      for (auto& [name, link] : links_)
+        if (link->object && link->host == cluster) {
+          const ObjectRef& r = *link->object;
+          if (key == object_key(r.group(), r.kind, r.ns, r.name)) on_cluster_object(name);
+          if (string_field(o, {"kind"}) == "Secret" &&
+              string_field(o, {"metadata", "namespace"}) == link->location.secret_namespace &&
+              string_field(o, {"metadata", "name"}) == link->location.secret_name)
+            read_kubeconfig(name);
+        }
+      if (handlers_.changed) handlers_.changed(cluster, key, o);
+    });
+  };
+  kube::InformerHandlers h;
+  h.added = changed;
+  h.updated = [changed](const json::object&, const json::object& now) { changed(now); };
+  h.deleted = changed;
+  h.synced = [this, alive, cluster, wp] {
+    loop_.post([this, alive, cluster, wp] {
+      if (!*alive) return;
+      wp->synced = true;
+      for (auto& [name, link] : links_)
+        if (link->object && link->host == cluster && wp->kind == link->object->kind)
+          on_cluster_object(name);
+      if (handlers_.synced) handlers_.synced(cluster);
+    });
+  };
+  w.informer = std::make_unique<kube::Informer>(
+      *c, kube::ResourceQuery{w.api_version, w.kind, w.ns, "", w.field_selector}, std::move(h));
+  w.informer->start();
+}
+
+bool FleetView::synced(const std::string& cluster, const std::string& api_version,
+                       const std::string& kind) const {
+  auto ws = watches_.find(cluster);
+  if (ws == watches_.end()) return false;
+  for (const auto& [key, w] : ws->second)
+    if (w->api_version == api_version && w->kind == kind && w->synced) return true;
+  return false;
+}
+
+std::optional<json::object> FleetView::get(const std::string& cluster,
+                                           const std::string& api_version, const std::string& kind,
+                                           const std::string& ns, const std::string& name) const {
+  auto ws = watches_.find(cluster);
+  if (ws == watches_.end()) return std::nullopt;
+  for (const auto& [key, w] : ws->second)
+    if (w->api_version == api_version && w->kind == kind && w->informer)
+      if (auto o = w->informer->get(ns, name)) return o;
+  return std::nullopt;
+}
+
+std::vector<json::object> FleetView::items(const std::string& cluster,
+                                           const std::string& api_version,
+                                           const std::string& kind) const {
+  std::vector<json::object> out;
+  auto ws = watches_.find(cluster);
+  if (ws == watches_.end()) return out;
+  for (const auto& [key, w] : ws->second)
+    if (w->api_version == api_version && w->kind == kind && w->informer)
+      for (auto& o : w->informer->items()) out.push_back(std::move(o));
+  return out;
+}
+
+FleetView::KindState FleetView::kind_state(const std::string& cluster,
+                                           const std::string& api_version,
+                                           const std::string& kind) const {
+  auto it = kinds_.find(cluster + "|" + api_version + "|" + kind);
+  return it == kinds_.end() ? KindState::kUnknown : it->second;
+}
+
+void FleetView::forget_kind(const std::string& cluster, const std::string& api_version,
+                            const std::string& kind) {
+  auto it = kinds_.find(cluster + "|" + api_version + "|" + kind);
+  if (it != kinds_.end() && it->second != KindState::kChecking) it->second = KindState::kMissing;
+}
+
+void FleetView::check_kind(const std::string& cluster, const std::string& api_version,
+                           const std::string& kind) {
+  kube::Client* c = client(cluster);
+  if (!c) return;
+  std::string key = cluster + "|" + api_version + "|" + kind;
+  KindState& state = kinds_[key];
+  if (state == KindState::kChecking) return;
+  state = KindState::kChecking;
+  auto alive = alive_;
+  c->rediscover_async(api_version, kind, [this, alive, key, cluster, api_version, kind](auto r) {
+    loop_.post([this, alive, key, cluster, api_version, kind, ok = r.ok()] {
+      if (!*alive) return;
+      kinds_[key] = ok ? KindState::kServed : KindState::kMissing;
+      if (handlers_.kind_checked) handlers_.kind_checked(cluster, api_version, kind);
+    });
+  });
+}
+
+// The cluster object of a workload cluster changed: is it provisioned, and where is its
+// kubeconfig?
+void FleetView::on_cluster_object(const std::string& workload) {
+  ClusterLink& l = *links_.at(workload);
+  const ObjectRef& r = *l.object;
+  auto obj = get(l.host, r.api_version, r.kind, r.ns, r.name);
+  if (!obj) {
+    if (l.state == Link::kLinked) return;  // keep what works; the object may come back
+    bool listed = synced(l.host, r.api_version, r.kind);
+    l.state = listed ? Link::kAbsent : Link::kWaiting;
+    l.why = fmt::format("{} does not exist yet", r.short_form());
+    if (handlers_.linked) handlers_.linked(workload);
+    return;
+  }
+  auto where = kubeconfig_location(*obj);
+  if (!where) {
+    if (l.state == Link::kLinked) return;
+    l.state = Link::kWaiting;
+    l.why = fmt::format("{}: {}", r.short_form(), where.error());
+    if (handlers_.linked) handlers_.linked(workload);
+    return;
+  }
+  bool moved = where->secret_name != l.location.secret_name ||
+               where->secret_namespace != l.location.secret_namespace ||
+               where->url != l.location.url || where->context != l.location.context ||
+               where->secret_key != l.location.secret_key;
+  l.location = where.value();
+  if (!moved && l.state != Link::kWaiting && l.state != Link::kAbsent) return;
+  if (!l.location.secret_name.empty()) {
+    watch(l.host, "v1", "Secret", l.location.secret_namespace,
+          "metadata.name=" + l.location.secret_name);
+  }
+  read_kubeconfig(workload);
+}
+
+void FleetView::read_kubeconfig(const std::string& workload) {
+  ClusterLink& l = *links_.at(workload);
+  const KubeconfigLocation& where = l.location;
+  std::string bytes, origin;
+  if (!where.secret_name.empty()) {
+    origin = fmt::format("Secret {}/{}", where.secret_namespace, where.secret_name);
+    auto secret = get(l.host, "v1", "Secret", where.secret_namespace, where.secret_name);
+    if (!secret) {
+      l.why = fmt::format("waiting for its kubeconfig ({})", origin);
+      if (handlers_.linked) handlers_.linked(workload);
+      return;
+    }
+    std::string data = string_field(*secret, {"data", where.secret_key});
+    auto decoded = base64_decode(data);
+    if (data.empty() || !decoded) {
+      l.why = fmt::format("{} has no kubeconfig under key \"{}\"", origin, where.secret_key);
+      if (handlers_.linked) handlers_.linked(workload);
+      return;
+    }
+    bytes = std::move(*decoded);
+  } else {
+    origin = where.url;
+    std::string_view url = where.url;
+    Result<std::string> got =
+        url.starts_with("http://") || url.starts_with("https://")
+            ? fetch_url(where.url)
+            : read_file(std::string(url.starts_with("file://") ? url.substr(7) : url));
+    if (!got) {
+      l.why = "cannot read its kubeconfig: " + got.error().message;
+      if (handlers_.linked) handlers_.linked(workload);
+      return;
+    }
+    bytes = std::move(got.value());
+  }
+  if (origin == l.kubeconfig_origin && l.state != Link::kWaiting && l.state != Link::kAbsent)
+    return;
+  auto config = kube::Kubeconfig::parse(bytes, origin, "");
+  Result<kube::RestConfig> rest =
+      config ? config->rest_config(where.context) : Result<kube::RestConfig>(config.error());
+  if (!rest) {
+    l.why = fmt::format("its kubeconfig ({}) is not usable: {}", origin, rest.error().message);
+    if (handlers_.linked) handlers_.linked(workload);
+    return;
+  }
+  l.kubeconfig_origin = origin;
+  connect(workload, std::move(rest.value()));
+}
+
+}  // namespace planter::plant

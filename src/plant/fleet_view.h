@@ -1,0 +1,116 @@
+// The engine's view of the fleet: one client per cluster, watch caches (informers) of the kinds
+// the engine reads, and the links to workload clusters.
+//
+// A cluster given up front (the management cluster, `--cluster NAME=CONTEXT`) is linked as soon
+// as its API answers. A workload cluster the seed creates is linked when its cluster object
+// (planter or Cluster API `Cluster`, watched on the cluster it is declared on) says it is
+// provisioned, its kubeconfig can be read (a Secret, or the proof of concept's kubeconfigUrl), and
+// its API answers. Until then watches asked for on it are remembered and started on link.
+//
+// Threads: every method runs on the EventLoop's thread; so do the handlers. Informers' callbacks
+// arrive on the clients' transport threads and are posted to the loop.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/informer.h"
+#include "plan/plan.h"
+#include "plant/event_loop.h"
+
+namespace planter::plant {
+
+struct FleetHandlers {
+  // An object of a watched kind was added, changed or deleted: `key` is its object_key().
+  std::function<void(const std::string& cluster, const std::string& key,
+                     const boost::json::object& object)>
+      changed;
+  // A watch cache listed (first time or after a 410): everything in it may have changed.
+  std::function<void(const std::string& cluster)> synced;
+  // A cluster is linked (its API answered), or its link state changed.
+  std::function<void(const std::string& cluster)> linked;
+  // A kind's discoverability on a cluster was confirmed (or not) by a fresh discovery.
+  std::function<void(const std::string& cluster, const std::string& api_version,
+                     const std::string& kind)>
+      kind_checked;
+};
+
+class FleetView {
+ public:
+  enum class KindState { kUnknown, kChecking, kServed, kMissing };
+  enum class Link { kWaiting, kConnecting, kLinked, kAbsent };
+
+  // `known`: RestConfigs of the clusters given up front, by name ("SELF" included).
+  FleetView(EventLoop& loop, const Plan& plan, std::map<std::string, kube::RestConfig> known,
+            kube::ClientOptions options, FleetHandlers handlers);
+  ~FleetView();
+  FleetView(const FleetView&) = delete;
+  FleetView& operator=(const FleetView&) = delete;
+
+  // Connects the known clusters and starts watching the seed's cluster objects.
+  void start();
+  // Stops every watch; no handler runs afterwards. The clients stay until destruction.
+  void stop();
+
+  Link link(const std::string& cluster) const;
+  bool linked(const std::string& cluster) const { return link(cluster) == Link::kLinked; }
+  // Why a cluster is not linked yet: "Cluster/fleet/edge1: phase is Provisioning", "waiting for
+  // its API to answer".
+  std::string link_status(const std::string& cluster) const;
+  kube::Client* client(const std::string& cluster);
+
+  // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
+  // Idempotent; remembered until the cluster is linked.
+  void watch(const std::string& cluster, const std::string& api_version, const std::string& kind,
+             const std::string& ns = "", const std::string& field_selector = "");
+  // True once a watch of that kind on that cluster has listed.
+  bool synced(const std::string& cluster, const std::string& api_version,
+              const std::string& kind) const;
+  std::optional<boost::json::object> get(const std::string& cluster, const std::string& api_version,
+                                         const std::string& kind, const std::string& ns,
+                                         const std::string& name) const;
+  std::vector<boost::json::object> items(const std::string& cluster, const std::string& api_version,
+                                         const std::string& kind) const;
+
+  // Whether `api_version` `kind` is served on a cluster, as the last check found; check_kind()
+  // asks with a fresh discovery, and kind_checked reports the answer.
+  KindState kind_state(const std::string& cluster, const std::string& api_version,
+                       const std::string& kind) const;
+  void check_kind(const std::string& cluster, const std::string& api_version,
+                  const std::string& kind);
+  // Forgets a confirmation: the server said it does not serve the kind after all.
+  void forget_kind(const std::string& cluster, const std::string& api_version,
+                   const std::string& kind);
+
+  struct ClusterLink;
+
+ private:
+  struct WatchEntry;
+  void connect(const std::string& cluster, kube::RestConfig config);
+  void probe(const std::string& cluster, std::chrono::milliseconds backoff);
+  void start_watch(const std::string& cluster, WatchEntry& w);
+  void on_cluster_object(const std::string& workload);
+  void read_kubeconfig(const std::string& workload);
+  const ClusterLink* find_link(const std::string& cluster) const;
+
+  EventLoop& loop_;
+  const Plan& plan_;
+  kube::ClientOptions options_;
+  FleetHandlers handlers_;
+  std::map<std::string, std::unique_ptr<ClusterLink>> links_;
+  std::map<std::string, kube::RestConfig> pending_known_;  // until start()
+  // cluster -> watches (the informer's key is api_version|kind|ns|field_selector)
+  std::map<std::string, std::map<std::string, std::unique_ptr<WatchEntry>>> watches_;
+  std::map<std::string, KindState> kinds_;  // cluster|api_version|kind
+  std::shared_ptr<bool> alive_;
+};
+
+}  // namespace planter::plant

@@ -1,0 +1,41 @@
+// Live progress while planting. On a terminal: one line per cluster, redrawn in place (at most
+// ten times a second), with declared/total and what the oldest pending unit waits for. Otherwise:
+// one plain log line per unit that is declared, fails or is blocked (and, verbose, per unit that
+// starts to be declared).
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "plant/engine.h"
+
+namespace planter::plant {
+
+class Progress {
+ public:
+  Progress(const Plan& plan, std::FILE* out, bool terminal, bool verbose);
+
+  // EngineOptions::on_change.
+  void on_change(size_t unit, const UnitRecord& record);
+  // Draws the final state (terminal) so the summary follows it.
+  void finish();
+
+ private:
+  void draw();
+
+  const Plan& plan_;
+  std::FILE* out_;
+  bool terminal_, verbose_;
+  std::vector<std::string> clusters_;
+  std::vector<size_t> total_, declared_;
+  std::vector<int> cluster_of_;    // per unit, index into clusters_
+  std::vector<UnitState> states_;  // as last reported, per unit
+  std::vector<std::string> waits_;
+  std::chrono::steady_clock::time_point start_, last_draw_{};
+  size_t drawn_lines_ = 0;
+};
+
+}  // namespace planter::plant

@@ -1,0 +1,47 @@
+// Whether an object as a cluster reports it satisfies a readiness predicate, read from a watch
+// cache. Pure: the engine decides which object to look at, this says whether it is ready and,
+// when it is not, why, in words for the progress line and the timeout report.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+
+#include "model/result.h"
+#include "plan/readiness.h"
+
+namespace planter::plant {
+
+struct Readiness {
+  bool holds = false;
+  std::string why;  // when it does not hold: "phase is Terminating", "not found"
+};
+
+// `object` is null when the cluster does not have it. kEndpointsReady looks at the Service's
+// Endpoints object; kClusterReady at the cluster object (see kubeconfig_location).
+Readiness check_readiness(const ReadinessPredicate& predicate, const boost::json::object* object);
+
+// The condition `type` of an object's status.conditions, or null.
+const boost::json::object* find_condition(const boost::json::object& object, std::string_view type);
+
+// Evaluates the JSONPath subset that readiness annotations use, kubectl's form: `{.a.b}`,
+// `.a.b[0].c`, `.status.conditions[?(@.type=="Ready")].status`. Scalars come back as kubectl
+// prints them ("true", "3", "Ready"); a missing path is an empty optional; a malformed
+// expression an error.
+Result<std::optional<std::string>> eval_jsonpath(const boost::json::object& object,
+                                                 std::string_view expression);
+
+// Where a provisioned cluster's kubeconfig is, as its cluster object says.
+struct KubeconfigLocation {
+  std::string secret_namespace;  // a Secret (Cluster API's `<name>-kubeconfig`, or planter's
+  std::string secret_name;       // status.kubeconfigSecretRef)
+  std::string secret_key = "value";
+  std::string url;      // or the proof of concept's status.kubeconfigUrl
+  std::string context;  // the context to use; empty: the kubeconfig's current one
+};
+
+// For a planter.nephio.org Cluster or a cluster.x-k8s.io Cluster: where its kubeconfig is once it
+// is provisioned, or why it is not ready yet (an error for people, "phase is Provisioning").
+Expected<KubeconfigLocation, std::string> kubeconfig_location(const boost::json::object& cluster);
+
+}  // namespace planter::plant
