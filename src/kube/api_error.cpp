@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "kube/json_limits.h"
 #include "model/object.h"
 
 namespace planter::kube {
@@ -29,7 +30,7 @@ ApiError error_from_response(int code, std::string_view body) {
   ApiError e;
   e.code = code;
   json::error_code ec;
-  json::value v = json::parse(body, ec);
+  json::value v = json::parse(body, ec, {}, json_limits());
   if (!ec && v.is_object() && string_field(v.get_object(), {"kind"}) == "Status") {
     const json::object& s = v.get_object();
     e.reason = string_field(s, {"reason"});

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <random>
 
+#include "kube/json_limits.h"
 #include "kube/watch_decoder.h"
 #include "model/object.h"
 
@@ -168,7 +169,7 @@ void Client::Impl::discover() {
       };
       if (!r) return fail(r.error());
       json::error_code ec;
-      json::value doc = json::parse(r->body, ec);
+      json::value doc = json::parse(r->body, ec, {}, json_limits());
       if (ec) return fail(client_error("Decode", fmt::format("discovery: {} is not JSON", root)));
       if (is_aggregated_discovery(r->content_type)) {
         auto parsed = parse_aggregated_discovery(doc);
@@ -196,7 +197,7 @@ void Client::Impl::discover() {
           // kubectl does; the rest still maps.
           if (rr) {
             json::error_code ec2;
-            json::value d = json::parse(rr->body, ec2);
+            json::value d = json::parse(rr->body, ec2, {}, json_limits());
             if (!ec2) {
               if (auto parsed = parse_resource_list(d)) {
                 std::lock_guard lock(state->mu);
@@ -262,9 +263,12 @@ void Client::Impl::request(Spec spec, ObjectDone done) {
         transport->send(std::move(req), [done = std::move(done)](ApiResult<HttpResponse> resp) {
           if (!resp) return done(resp.error());
           json::error_code ec;
-          json::value v = json::parse(resp->body, ec);
+          json::value v = json::parse(resp->body, ec, {}, json_limits());
           if (ec || !v.is_object())
-            return done(client_error("Decode", "the server's answer is not a JSON object"));
+            return done(client_error(
+                "Decode",
+                fmt::format("the server's answer (HTTP {}, {} bytes) is not a JSON object{}",
+                            resp->status, resp->body.size(), ec ? ": " + ec.message() : "")));
           done(std::move(v.get_object()));
         });
       });

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "kube/json_limits.h"
 #include "model/base64.h"
 #include "model/files.h"
 #include "model/object.h"
@@ -166,7 +167,7 @@ ApiResult<Credentials> CredentialSource::run_exec() {
                                                    err.empty() ? "" : "; its stderr: ", err));
   }
   json::error_code ec;
-  json::value out = json::parse(run->out, ec);
+  json::value out = json::parse(run->out, ec, {}, json_limits());
   if (ec || !out.is_object())
     return client_error("Credentials", who + " did not write an ExecCredential (JSON) on stdout");
   const json::object& o = out.get_object();

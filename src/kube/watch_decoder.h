@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "kube/client.h"
+#include "kube/json_limits.h"
 
 namespace planter::kube {
 
@@ -22,7 +23,7 @@ class WatchDecoder {
  private:
   bool emit_value(boost::json::value v, const std::function<void(WatchEvent)>& emit);
 
-  boost::json::stream_parser parser_;
+  boost::json::stream_parser parser_{{}, json_limits()};
   bool in_value_ = false;
   std::string error_;
 };

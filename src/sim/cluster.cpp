@@ -540,7 +540,7 @@ struct Handler {
     auto raw = base64_decode(token);
     if (!raw) return Error{"illegal base64 data"};
     boost::system::error_code ec;
-    json::value v = json::parse(*raw, ec);
+    json::value v = json::parse(*raw, ec, {}, kParseLimits);
     if (ec || !v.is_object()) return Error{"malformed continue token"};
     auto* start = v.as_object().if_contains("start");
     auto* rv = v.as_object().if_contains("rv");
@@ -558,7 +558,7 @@ struct Handler {
       return yaml_object(req.body);
     }
     boost::system::error_code ec;
-    json::value v = json::parse(req.body, ec);
+    json::value v = json::parse(req.body, ec, {}, kParseLimits);
     if (ec) return Error{"couldn't get version/kind; json parse error: " + ec.message()};
     if (!v.is_object()) return Error{"the body is not a JSON object"};
     return std::move(v.as_object());
@@ -986,7 +986,7 @@ struct Handler {
     StoredObject old = c.store_.get(type.storage_key(), t.ns, t.name);
     if (!old) return not_found(type, t.name);
     boost::system::error_code ec;
-    json::value p = json::parse(req.body, ec);
+    json::value p = json::parse(req.body, ec, {}, kParseLimits);
     if (ec) return bad_request("error decoding patch: " + ec.message());
     json::value current = *old;
     if (t.subresource == "scale") {
@@ -1082,7 +1082,7 @@ struct Handler {
         v = std::move(decoded.value());
       } else {
         boost::system::error_code ec;
-        v = json::parse(req.body, ec);
+        v = json::parse(req.body, ec, {}, kParseLimits);
         if (ec || !v.is_object()) return Error{"invalid DeleteOptions body"};
       }
       const auto& b = v.as_object();

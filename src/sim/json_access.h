@@ -4,11 +4,20 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <boost/json/parse_options.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace planter::sim {
+
+// Request bodies may nest as deep as kube-apiserver allows (10,000 levels): CRD schemas and
+// managedFields go well past Boost.JSON's default of 32.
+inline const boost::json::parse_options kParseLimits = [] {
+  boost::json::parse_options o;
+  o.max_depth = 10000;
+  return o;
+}();
 
 inline const boost::json::object* object_at(const boost::json::object* o, std::string_view key) {
   auto* v = o ? o->if_contains(key) : nullptr;

@@ -49,7 +49,7 @@ Result<std::optional<Snapshot>> StateDir::load(const std::string& cluster) const
   std::stringstream text;
   text << in.rdbuf();
   boost::system::error_code ec;
-  json::value doc = json::parse(text.str(), ec);
+  json::value doc = json::parse(text.str(), ec, {}, kParseLimits);
   if (ec || !doc.is_object() || !doc.as_object().if_contains("objects") ||
       !doc.as_object().at("objects").is_array())
     return Error{snap.string() + ": not a snapshot the sim wrote (" +
@@ -77,7 +77,7 @@ Result<std::optional<Snapshot>> StateDir::load(const std::string& cluster) const
     if (line.empty()) continue;
     if (!bad.empty())  // a bad line followed by more: not a cut-short tail
       return Error{bad + "; remove the state folder to start afresh"};
-    json::value v = json::parse(line, ec);
+    json::value v = json::parse(line, ec, {}, kParseLimits);
     if (ec || !v.is_object()) {
       bad = journal_path(cluster).string() + ":" + std::to_string(line_no) + ": unreadable";
       continue;
