@@ -26,6 +26,8 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
   cmd->add_option("-n,--namespace", f.default_namespace,
                   "Namespace for namespaced objects that name none")
       ->capture_default_str();
+  cmd->add_flag("--create-namespace", f.create_namespace,
+                "Add the --namespace Namespace to the seed when the seed does not hold it");
   cmd->add_option("--default-cluster", f.default_cluster, "Where objects without a placement go")
       ->capture_default_str();
 }
@@ -42,6 +44,7 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
   req.plugin_limits.timeout = std::chrono::seconds(f.plugin_timeout_s);
   req.plugin_limits.max_output_bytes = f.plugin_max_output_mib << 20;
   req.options.default_namespace = f.default_namespace;
+  req.options.create_namespace = f.create_namespace;
   req.options.default_cluster = f.default_cluster;
   for (const std::string& c : f.clusters) {
     auto eq = c.find('=');

@@ -24,6 +24,7 @@ struct SeedFlags {
   std::vector<std::string> clusters;        // NAME=CONTEXT
   std::vector<std::string> cluster_labels;  // NAME=k=v,...
   std::string default_namespace = "default";
+  bool create_namespace = false;
   std::string default_cluster = "SELF";
 };
 

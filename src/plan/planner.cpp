@@ -183,6 +183,21 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
 PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   PlanOutcome out;
   KindTable kinds = KindTable::builtin();
+  if (options.create_namespace && !options.default_namespace.empty()) {
+    bool present = false;
+    for (const Object& o : seed.objects)
+      present |= o.ref.kind == "Namespace" && o.ref.group().empty() &&
+                 o.ref.name == options.default_namespace;
+    if (!present) {
+      Object ns;
+      ns.body = {{"apiVersion", "v1"},
+                 {"kind", "Namespace"},
+                 {"metadata", {{"name", options.default_namespace}}}};
+      ns.ref = {"v1", "Namespace", "", options.default_namespace};
+      ns.source = {"--create-namespace", 0};
+      seed.objects.push_back(std::move(ns));
+    }
+  }
   ValidateOptions vopts{options.default_namespace};
   validate_seed(seed, kinds, vopts, out.diags);
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
