@@ -309,7 +309,7 @@ class Engine {
     for (const Requirement& r : unit.requirements) {
       Check c = check(u, r);
       if (c.verdict == Check::kBlocked) {
-        rec.error = "blocked: " + c.text;
+        rec.error = "by " + c.text;
         rec.waiting_for.clear();
         rec.failed = since_start();
         set_state(u, UnitState::kBlocked);

@@ -49,7 +49,7 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
       what = "failed: " + r.error;
       break;
     case UnitState::kBlocked:
-      what = r.error;
+      what = "blocked " + r.error;
       break;
     case UnitState::kDeclaring:
       if (!verbose_) return;

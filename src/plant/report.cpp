@@ -56,8 +56,9 @@ std::string what_now(const UnitRecord& r) {
     case UnitState::kDeclaring:
       return "declaring";
     case UnitState::kFailed:
-    case UnitState::kBlocked:
       return r.error;
+    case UnitState::kBlocked:
+      return "blocked " + r.error;
     case UnitState::kDeclared:
       return "";
   }

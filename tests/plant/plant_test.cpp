@@ -1,0 +1,387 @@
+// `planter plant`, `uproot` and `replant` as a user runs them, against a `planter sim` in its own
+// process (or the one `--sim` starts), with the sim's audit log as the oracle for ordering.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "plant/audit_order.h"
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+const fs::path kCorpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
+const fs::path kSource = PLANTER_SOURCE_DIR;
+const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+CommandResult planter(const std::string& args) {
+  return run_shell(std::string(PLANTER_BINARY) + " " + args);
+}
+
+json::object plan_of(const std::string& seed_args) {
+  CommandResult r = planter("plan -o json " + seed_args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return json::parse(r.out).as_object();
+}
+
+json::object report_of(const fs::path& p) {
+  return json::parse(read_file(p)).as_object();
+}
+
+// Units of a report by state: "declared" -> {"apps/v1|Deployment|ns|name@SELF", ...}.
+std::map<std::string, std::set<std::string>> by_state(const json::object& report) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const json::value& u : report.at("units").as_array())
+    out[std::string(u.at("state").as_string())].insert(
+        std::string(u.at("object").as_string()) + "@" + std::string(u.at("cluster").as_string()));
+  return out;
+}
+
+void expect_in_order(const json::object& plan, const std::vector<std::string>& audit_lines,
+                     size_t expected_units) {
+  OrderCheck check = check_plant_order(plan, parse_audit(audit_lines));
+  EXPECT_EQ(check.units_written, expected_units);
+  EXPECT_GT(check.requirements_checked, 0u);
+  EXPECT_THAT(check.violations, IsEmpty());
+}
+
+#define SKIP_WITHOUT_CORPUS() \
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << kCorpus << " is not here (a bare clone)"
+
+TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
+  fs::path dir = fs::temp_directory_path() / fmt::format("planter-plant-{}", getpid());
+  fs::create_directories(dir);
+  fs::path seed = kSource / "examples/hello-world/seed.yaml";
+  CommandResult r =
+      planter("plant --sim " + q(seed) + " --timeline " + q(dir / "t.html") + " --report " +
+              q(dir / "r.json") + " --sim-audit-log " + q(dir / "audit.jsonl"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted 10 units on 2 clusters"));
+  EXPECT_THAT(r.out, HasSubstr("(waited for cluster edge1 ready)"));
+
+  json::object report = report_of(dir / "r.json");
+  EXPECT_EQ(report.at("seed").as_string(), "hello-world");
+  auto states = by_state(report);
+  EXPECT_EQ(states["declared"].size(), 10u);
+  EXPECT_TRUE(states["declared"].contains("cnf.example.org/v1alpha1|Instance|cnf|cnf@edge1"));
+
+  std::string html = read_file(dir / "t.html");
+  EXPECT_THAT(html, HasSubstr("<svg"));
+  EXPECT_THAT(html, HasSubstr("cluster edge1"));
+  EXPECT_THAT(html, HasSubstr("Instance/cnf/cnf"));
+  EXPECT_THAT(html, HasSubstr("held by: CustomResourceDefinition/instances.cnf.example.org"));
+  for (const char* fetch : {"<script", "<link", "src=", "href=", "@import"})
+    EXPECT_THAT(html, ::testing::Not(HasSubstr(fetch)));  // self-contained: no network
+
+  std::vector<std::string> lines;
+  std::ifstream in(dir / "audit.jsonl");
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  expect_in_order(plan_of(q(seed)), lines, 10);
+  fs::remove_all(dir);
+}
+
+struct CorpusSeed {
+  const char* name;
+  std::vector<std::string> files;  // relative to the corpus, or "data:" for tests/data/plant
+  std::string flags;
+};
+
+std::string seed_args(const CorpusSeed& s) {
+  std::string args;
+  for (const std::string& f : s.files)
+    args += " " + q(f.starts_with("data:") ? kData / f.substr(5) : kCorpus / f);
+  return args + " " + s.flags;
+}
+
+const std::vector<CorpusSeed>& corpus_seeds() {
+  static const std::vector<CorpusSeed> seeds = {
+      {"kube_prometheus", {"kube-prometheus/seed.yaml"}, ""},
+      {"cert_manager", {"cert-manager/seed.yaml", "data:cert-manager-issuer.yaml"}, ""},
+      {"argo_cd",
+       {"argo-cd/seed.yaml", "argo-cd/extra-crs.yaml"},
+       "--namespace argocd --create-namespace"},
+      {"tekton_pipelines", {"tekton-pipelines/seed.yaml"}, ""},
+      {"multus", {"multus/seed.yaml"}, ""},
+      {"percona", {"percona-xtradb-cluster-operator/seed.yaml"}, ""},
+  };
+  return seeds;
+}
+
+void PrintTo(const CorpusSeed& s, std::ostream* os) {
+  *os << s.name;
+}
+
+class CorpusPlantTest : public ::testing::TestWithParam<CorpusSeed> {};
+
+// Each seed in one `planter plant` against a fresh sim: everything declared, nothing before its
+// requirements held.
+TEST_P(CorpusPlantTest, PlantsCompletelyAndInOrder) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::string args = seed_args(GetParam());
+  json::object plan = plan_of(args);
+  size_t units = plan.at("units").as_array().size();
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + args + " --report " +
+                            q(sim.dir() / "report.json") + " --timeout 120");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(by_state(report_of(sim.dir() / "report.json"))["declared"].size(), units);
+  expect_in_order(plan, sim.audit_lines(), units);
+}
+
+// The same seeds with kubectl: one `kubectl apply -f` on a fresh cluster fails, which is the
+// problem planter solves.
+TEST_P(CorpusPlantTest, KubectlApplyAloneFails) {
+  SKIP_WITHOUT_CORPUS();
+  // tekton-pipelines has no custom resources; on a real cluster its apply fails because its own
+  // webhook must admit its ConfigMaps before it runs, and the sim does not call webhooks.
+  if (std::string(GetParam().name) == "tekton_pipelines")
+    GTEST_SKIP() << "fails on a real cluster through its webhook, which the sim does not call";
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::string files;
+  for (const std::string& f : GetParam().files)
+    files += " -f " + q(f.starts_with("data:") ? kData / f.substr(5) : kCorpus / f);
+  std::string ns = GetParam().flags.find("argocd") != std::string::npos ? " -n argocd" : "";
+  CommandResult r = sim.kubectl("apply --server-side" + ns + files);
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_THAT(
+      r.err, ::testing::AnyOf(HasSubstr("ensure CRDs are installed first"), HasSubstr("not found")))
+      << r.err;
+}
+
+// Under injected faults (10% of requests fail, watches drop every 3 s) the seeds still plant
+// completely and in order.
+TEST_P(CorpusPlantTest, PlantsUnderFaults) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim({"--error-rate", "0.1", "--watch-drop", "3"});
+  ASSERT_TRUE(sim.running());
+  std::string args = seed_args(GetParam());
+  json::object plan = plan_of(args);
+  size_t units = plan.at("units").as_array().size();
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + args + " --timeout 120");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  expect_in_order(plan, sim.audit_lines(), units);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusPlantTest, ::testing::ValuesIn(corpus_seeds()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Seeds whose kinds have no CRD in the seed or on the cluster: everything else is declared, then
+// planter gives up at --timeout and names exactly those units and the CRD each one waits for.
+struct MissingCrds {
+  const char* name;
+  const char* seed;
+  std::vector<std::string> waiting;  // "Kind ns/name" + the kind it waits for
+};
+
+void PrintTo(const MissingCrds& s, std::ostream* os) {
+  *os << s.name;
+}
+
+class MissingCrdTest : public ::testing::TestWithParam<MissingCrds> {};
+
+TEST_P(MissingCrdTest, DeclaresEverythingElseThenNamesWhatWaits) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::string seed = q(kCorpus / GetParam().seed);
+  size_t units = plan_of(seed).at("units").as_array().size();
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + seed +
+                            " --timeout 30 --report " + q(sim.dir() / "r.json"));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("timed out after 30s"));
+  auto states = by_state(report_of(sim.dir() / "r.json"));
+  EXPECT_EQ(states["pending"].size(), GetParam().waiting.size() / 2);
+  EXPECT_EQ(states["declared"].size(), units - GetParam().waiting.size() / 2);
+  for (size_t i = 0; i < GetParam().waiting.size(); i += 2)
+    EXPECT_THAT(r.out, HasSubstr(GetParam().waiting[i] + " on ")) << GetParam().waiting[i];
+  for (size_t i = 1; i < GetParam().waiting.size(); i += 2)
+    EXPECT_THAT(r.out, HasSubstr("waiting for kind " + GetParam().waiting[i] +
+                                 " established (not in seed)"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, MissingCrdTest,
+    ::testing::Values(
+        MissingCrds{
+            "flux",
+            "flux/seed.yaml",
+            {"ExternalSecret flux-system/discord-webhook",
+             "external-secrets.io/v1beta1 ExternalSecret",
+             "PodMonitor flux-system/kustomize-controller", "monitoring.coreos.com/v1 PodMonitor",
+             "PodMonitor flux-system/source-controller", "monitoring.coreos.com/v1 PodMonitor",
+             "PodMonitor flux-system/helm-controller", "monitoring.coreos.com/v1 PodMonitor",
+             "PodMonitor flux-system/notification-controller",
+             "monitoring.coreos.com/v1 PodMonitor"}},
+        MissingCrds{
+            "planter_hello_world",
+            "planter-hello-world/seed.yaml",
+            {"WAN network-service/sd-wan", "planter.nephio.org/v1alpha1 WAN",
+             "KernelConfig network-service/realtime", "planter.nephio.org/v1alpha1 KernelConfig",
+             "MemoryConfig network-service/numa", "planter.nephio.org/v1alpha1 MemoryConfig",
+             "Network cnf/data-plane", "planter.nephio.org/v1alpha1 Network"}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(PlantTest, BadSeedDeclaresNothingAndExitsTwo) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "bad.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: ok}\n---\n"
+                         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {namespace: ok}\n";
+  size_t before = sim.audit_lines().size();
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("bad.yaml:5"));
+  EXPECT_THAT(r.err, HasSubstr("nothing was declared"));
+  EXPECT_EQ(sim.audit_lines().size(), before);
+}
+
+TEST(PlantTest, UnreachableClusterIsBadInputWithTheKubeconfigsWords) {
+  CommandResult r = planter("plant --kubeconfig /nonexistent/kubeconfig " +
+                            q(kSource / "examples/hello-world/seed.yaml"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/kubeconfig"));
+}
+
+// A unit the server rejects fails with the server's message; what depends on it is blocked and
+// says so; everything else is declared.
+TEST(PlantTest, RejectedUnitFailsAndBlocksItsDependents) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << R"(apiVersion: v1
+kind: Namespace
+metadata: {name: app}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: fine, namespace: app}
+data: {a: b}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: Broken_Name, namespace: app}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: after-broken
+  namespace: app
+  annotations: {planter.nephio.org/dependencies: "v1|ConfigMap|app|Broken_Name"}
+)";
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                            " --report " + q(sim.dir() / "r.json"));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  auto states = by_state(report_of(sim.dir() / "r.json"));
+  EXPECT_EQ(states["declared"].size(), 2u);
+  EXPECT_TRUE(states["failed"].contains("v1|ConfigMap|app|Broken_Name@SELF"));
+  EXPECT_TRUE(states["blocked"].contains("v1|ConfigMap|app|after-broken@SELF"));
+  EXPECT_THAT(r.out, HasSubstr("metadata.name: Invalid value: \"Broken_Name\""));
+  EXPECT_THAT(r.out, HasSubstr("blocked by v1 ConfigMap app/Broken_Name on SELF failed"));
+}
+
+// uproot deletes dependents first and waits for each deletion; afterwards the management
+// cluster is as it was and the workload cluster is gone.
+TEST(PlantTest, UprootLeavesTheFleetAsItWasInReverseOrder) {
+  SimProcess sim({"--provision-delay", "500"});
+  ASSERT_TRUE(sim.running());
+  std::string seed = q(kSource / "examples/hello-world/seed.yaml");
+  CommandResult before = sim.kubectl("get namespaces,crds,clusterroles -o name");
+  ASSERT_EQ(before.code, 0) << before.err;
+  CommandResult planted = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + seed);
+  ASSERT_EQ(planted.code, 0) << planted.out << planted.err;
+
+  // Something that is not the seed's stays.
+  ASSERT_EQ(sim.kubectl("create configmap bystander -n fleet").code, 0);
+  CommandResult r =
+      planter("uproot --kubeconfig " + q(sim.kubeconfig()) + " " + seed + " --timeout 60");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("uprooted 10 units"));
+
+  json::object plan = plan_of(seed);
+  OrderCheck order = check_uproot_order(plan, parse_audit(sim.audit_lines()));
+  EXPECT_EQ(order.units_written, 10u);
+  EXPECT_GT(order.requirements_checked, 5u);
+  EXPECT_THAT(order.violations, IsEmpty());
+
+  CommandResult after = sim.kubectl("get namespaces,crds,clusterroles -o name");
+  EXPECT_EQ(after.out, before.out);
+  EXPECT_THAT(sim.kubectl("get clusters.planter.nephio.org -A").err,
+              HasSubstr("No resources found"));
+}
+
+TEST(PlantTest, UprootLeavesObjectsOfOtherSeedsAlone) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed)
+      << "apiVersion: v1\nkind: Namespace\nmetadata: {name: shared}\n---\n"
+         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shared}\n";
+  ASSERT_EQ(
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --seed-name other")
+          .code,
+      0);
+  CommandResult r = planter("uproot --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted by seed \"other\": left alone"));
+  EXPECT_EQ(sim.kubectl("get configmap c -n shared").code, 0);
+}
+
+// A soft replant declares everything again, which undoes drift (taking fields back from another
+// manager needs --force-conflicts, as with kubectl); a hard one uproots first.
+TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path small = sim.dir() / "seed.yaml";
+  std::ofstream(small) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: re}\n---\n"
+                          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: re}\n"
+                          "data: {k: v}\n";
+  std::string base = "--kubeconfig " + q(sim.kubeconfig()) + " " + q(small);
+  ASSERT_EQ(planter("plant " + base).code, 0);
+  auto count = [&](const std::string& verb) {
+    size_t n = 0;
+    for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+      n += e.verb == verb && e.user == "admin" && e.object == "|ConfigMap|re|c" ? 1 : 0;
+    return n;
+  };
+  auto value = [&] { return sim.kubectl("get configmap c -n re -o jsonpath={.data.k}").out; };
+  EXPECT_EQ(count("apply"), 1u);
+  ASSERT_EQ(
+      sim.kubectl("patch configmap c -n re --type merge -p '{\"data\":{\"k\":\"drift\"}}'").code,
+      0);
+  CommandResult conflict = planter("replant " + base);
+  EXPECT_EQ(conflict.code, 1) << conflict.out;
+  EXPECT_THAT(conflict.out, HasSubstr("--force-conflicts"));
+  EXPECT_EQ(value(), "drift");
+
+  CommandResult soft = planter("replant --force-conflicts " + base);
+  EXPECT_EQ(soft.code, 0) << soft.out << soft.err;
+  EXPECT_EQ(value(), "v");
+  EXPECT_EQ(count("apply"), 2u);
+  EXPECT_EQ(count("delete"), 0u);
+
+  CommandResult hard = planter("replant --hard " + base);
+  EXPECT_EQ(hard.code, 0) << hard.out << hard.err;
+  EXPECT_THAT(hard.out, HasSubstr("uprooted 2 units"));
+  EXPECT_EQ(count("delete"), 1u);
+  EXPECT_EQ(count("apply"), 3u);
+}
+
+}  // namespace
+}  // namespace planter::testing
