@@ -35,6 +35,7 @@ bench: build
 	build/release/bench/sim_bench
 	build/release/bench/fleet_bench
 	build/release/bench/kube_bench
+	build/release/bench/plant_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -73,7 +73,9 @@ void add_target_flags(CLI::App* cmd, PlantFlags& f) {
                   "Seconds to wait before giving up and listing what is still pending "
                   "(default: no limit)");
   cmd->add_flag("-v,--verbose", f.verbose, "Log every state change");
-  cmd->add_option("--qps", f.qps, "Requests per second per cluster (client-side limit)")
+  cmd->add_option("--qps", f.qps,
+                  "Requests per second per cluster (client-side limit; 0: none, the server's "
+                  "429s pace planter)")
       ->capture_default_str();
   cmd->add_option("--burst", f.burst, "Requests allowed in a burst above --qps")
       ->capture_default_str();

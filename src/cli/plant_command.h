@@ -23,8 +23,10 @@ struct PlantFlags {
   double timeout_s = 0;  // 0: none
   std::string seed_name;
   bool force_conflicts = false;
-  double qps = 1000;
-  int burst = 2000;
+  // No client-side rate limit by default: requests in flight are bounded, and the server's
+  // priority and fairness answers 429 with Retry-After, which the client honours.
+  double qps = 0;
+  int burst = 0;
   int max_in_flight = 64;
   bool hard = false;  // replant: uproot, then plant
 };

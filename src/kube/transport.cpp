@@ -84,7 +84,9 @@ struct Call {
   HttpResponse resp;
   std::string retry_after;
   char error[CURL_ERROR_SIZE] = {0};
-  Credentials creds;  // kept alive while curl may read them
+  Credentials creds;         // kept alive while curl may read them
+  bool warming = false;      // sent before the server was known to answer
+  bool* answered = nullptr;  // the transport's connection_known, set on a status line
 };
 
 void ensure_curl_global_init() {
@@ -119,6 +121,12 @@ struct Transport::Impl {
   std::unordered_map<uint64_t, std::shared_ptr<Call>> streams;
   std::multimap<SteadyClock::time_point, std::function<void()>> timers;
   int in_flight = 0;
+  // Until a server's first status line arrives, only one request goes out. libcurl (7.88) parks
+  // the others with PIPEWAIT until it knows whether the new connection multiplexes, and does not
+  // wake them when it learns: they would wait for the next poll timeout (a second). Reset when a
+  // connection fails, as the next one is new again.
+  bool connection_known = false;
+  int warming = 0;
   RateLimiter limiter;
   SteadyClock::time_point limiter_wake{};
   std::mt19937_64 rng{std::random_device{}()};
@@ -172,6 +180,7 @@ size_t Transport::Impl::on_header(char* data, size_t size, size_t n, void* user)
   auto* call = static_cast<Call*>(user);
   std::string_view line(data, size * n);
   if (line.starts_with("HTTP/")) {  // a new response (after a 100 Continue, say)
+    if (call->answered) *call->answered = true;
     call->retry_after.clear();
     call->resp.warnings.clear();
     call->resp.content_type.clear();
@@ -203,6 +212,10 @@ void Transport::Impl::release(Call& call) {
 }
 
 void Transport::Impl::complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result) {
+  if (call->warming) {  // it never reached curl (no credentials, say)
+    call->warming = false;
+    --warming;
+  }
   if (call->streaming) streams.erase(call->id);
   Done done = std::move(call->done);
   call->on_data = nullptr;
@@ -326,6 +339,10 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   std::shared_ptr<Call> call = it->second;
   active.erase(it);
   if (!call->streaming) --in_flight;
+  if (call->warming) {
+    call->warming = false;
+    --warming;
+  }
   long code = 0;
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
   long version = 0;
@@ -344,6 +361,7 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
 
   if (curl_result != CURLE_OK &&
       !(call->streaming && code >= 200 && code < 300 && curl_result == CURLE_PARTIAL_FILE)) {
+    if (code == 0) connection_known = false;
     if (call->streaming) return complete(call, transport_error(*call, curl_result));
     bool nothing_sent = curl_result == CURLE_COULDNT_CONNECT;
     bool maybe_sent = curl_result == CURLE_OPERATION_TIMEDOUT || curl_result == CURLE_RECV_ERROR ||
@@ -444,6 +462,7 @@ void Transport::Impl::run() {
     while (!ready.empty()) {
       std::shared_ptr<Call>& next = ready.front();
       if (!next->streaming && in_flight >= options.max_in_flight) break;
+      if (!connection_known && warming > 0) break;
       auto wait = limiter.try_take(now);
       if (wait > SteadyClock::duration::zero()) {
         limiter_wake = now + wait;
@@ -451,6 +470,11 @@ void Transport::Impl::run() {
       }
       std::shared_ptr<Call> call = std::move(next);
       ready.pop_front();
+      call->answered = &connection_known;
+      if (!connection_known) {
+        call->warming = true;
+        ++warming;
+      }
       start(call);
     }
 
@@ -467,7 +491,8 @@ void Transport::Impl::run() {
     if (!timers.empty()) deadline = std::min(deadline, timers.begin()->first);
     if (limiter_wake != SteadyClock::time_point{}) deadline = std::min(deadline, limiter_wake);
     bool more_ready = !ready.empty() && limiter_wake == SteadyClock::time_point{} &&
-                      (ready.front()->streaming || in_flight < options.max_in_flight);
+                      (ready.front()->streaming || in_flight < options.max_in_flight) &&
+                      (connection_known || warming == 0);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
     int timeout = more_ready ? 0 : static_cast<int>(std::max<int64_t>(ms.count(), 0));
     // A finished transfer may have freed a slot: go round again at once.

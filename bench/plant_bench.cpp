@@ -1,0 +1,315 @@
+// What planting costs, measured against planter sims started in this process. Numbers only;
+// nothing passes or fails on time.
+//
+//   1. 5,000 objects in 50 namespaces on one cluster whose writes take 2 ms (--write-latency 2):
+//      `planter plant` against `kubectl apply --server-side -f` of the same file, each on a fresh
+//      sim. Both are the real commands, run as child processes.
+//   2. A seed whose critical path is set by the sim's delays: a workload cluster that takes 2 s to
+//      provision, then on it a CRD (200 ms to establish) and a webhook whose Deployment takes 1 s
+//      to be ready, and a custom resource that needs both. Makespan minus the critical path
+//      (2 s + 1 s) is planter's own overhead; run by the engine in this process, three times.
+//   3. 200 workload clusters the seed creates, 50 objects on each: `planter plant` wall time and
+//      peak resident memory.
+//
+// Usage: plant_bench [OBJECTS] [CLUSTERS]   (defaults 5000 and 200)
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kube/kubeconfig.h"
+#include "plan/planner.h"
+#include "plant/engine.h"
+#include "sim/server.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using namespace planter;
+
+struct Run {
+  int code = -1;
+  double seconds = 0;
+  double peak_rss_mib = 0;
+};
+
+// Runs a command (no shell), its output thrown away; wall time and the child's peak RSS.
+Run run(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  auto start = Clock::now();
+  pid_t pid = 0;
+  Run r;
+  if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) return r;
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  posix_spawn_file_actions_destroy(&actions);
+  return r;
+}
+
+struct Sim {
+  std::unique_ptr<sim::Server> server;
+  fs::path kubeconfig;
+};
+
+Sim start_sim(sim::ServerOptions options, const fs::path& dir, const std::string& name) {
+  Sim s;
+  auto server = sim::Server::create(std::move(options));
+  if (!server) {
+    fmt::print(stderr, "plant_bench: {}\n", server.error().message);
+    std::exit(1);
+  }
+  s.server = std::move(server.value());
+  s.server->start();
+  s.kubeconfig = dir / (name + ".kubeconfig");
+  std::ofstream(s.kubeconfig) << s.server->kubeconfig();
+  return s;
+}
+
+std::string kubectl_binary() {
+  fs::path tools = fs::path(PLANTER_SOURCE_DIR) / "build/tools/kubectl";
+  if (fs::exists(tools)) return tools.string();
+  for (const char* p : {"/usr/bin/kubectl", "/usr/local/bin/kubectl"})
+    if (fs::exists(p)) return p;
+  return "";
+}
+
+// Namespaces first (so that kubectl, which applies in file order, can take the file too), then
+// ConfigMaps, Services and Deployments spread over them.
+std::string many_objects(size_t objects, size_t namespaces) {
+  std::string out;
+  for (size_t n = 0; n < namespaces; ++n)
+    out += fmt::format("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{:02}\n", n);
+  for (size_t i = namespaces; i < objects; ++i) {
+    size_t n = i % namespaces;
+    switch (i % 4) {
+      case 0:
+        out += fmt::format(
+            "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: svc{}\n  namespace: ns{:02}\n"
+            "spec:\n  selector:\n    app: a{}\n  ports:\n  - port: 80\n",
+            i, n, i);
+        break;
+      case 1:
+        out += fmt::format(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d{}\n  namespace: "
+            "ns{:02}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: a{}\n  "
+            "template:\n    metadata:\n      labels:\n        app: a{}\n    spec:\n      "
+            "containers:\n      - name: c\n        image: nginx:1.27\n",
+            i, n, i, i);
+        break;
+      default:
+        out += fmt::format(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{}\n  namespace: ns{:02}\n"
+            "data:\n  key: value{}\n",
+            i, n, i);
+    }
+  }
+  return out;
+}
+
+void against_kubectl(const fs::path& dir, size_t objects) {
+  fs::path seed = dir / "many.yaml";
+  std::ofstream(seed) << many_objects(objects, 50);
+  auto options = [] {
+    sim::ServerOptions o;
+    o.fleet.cluster.faults.write_latency = std::chrono::milliseconds(2);
+    return o;
+  };
+  fmt::print("1. {} objects in 50 namespaces, one cluster, --write-latency 2\n", objects);
+  Sim a = start_sim(options(), dir, "a");
+  Run planter =
+      run({PLANTER_BINARY, "plant", "--kubeconfig", a.kubeconfig.string(), seed.string()});
+  fmt::print("   planter plant                     {:8.2f} s  (exit {}, peak RSS {:.0f} MiB)\n",
+             planter.seconds, planter.code, planter.peak_rss_mib);
+  a.server->stop();
+  std::string kubectl = kubectl_binary();
+  if (kubectl.empty()) {
+    fmt::print("   kubectl apply --server-side -f    (no kubectl: run `make clients`)\n");
+    return;
+  }
+  Sim b = start_sim(options(), dir, "b");
+  Run k = run({kubectl, "--kubeconfig", b.kubeconfig.string(), "--cache-dir",
+               (dir / "kubectl-cache").string(), "apply", "--server-side", "-f", seed.string()});
+  fmt::print("   kubectl apply --server-side -f    {:8.2f} s  (exit {})\n", k.seconds, k.code);
+  b.server->stop();
+  fmt::print("   planter is {:.1f}x faster\n", k.seconds / planter.seconds);
+}
+
+constexpr const char* kCriticalPathSeed = R"(apiVersion: v1
+kind: Namespace
+metadata: {name: fleet}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: edge1, namespace: fleet}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: hooks
+  annotations: {planter.nephio.org/cluster: edge1}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: webhook, namespace: hooks}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: webhook}}
+  template:
+    metadata: {labels: {app: webhook}}
+    spec: {containers: [{name: webhook, image: example.org/webhook:1}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: webhook, namespace: hooks}
+spec:
+  selector: {app: webhook}
+  ports: [{port: 443, targetPort: 8443}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: widgets
+  annotations: {planter.nephio.org/cluster: edge1}
+webhooks:
+- name: widgets.example.org
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig:
+    service: {name: webhook, namespace: hooks, path: /validate}
+  rules:
+  - apiGroups: [example.org]
+    apiVersions: [v1]
+    operations: [CREATE, UPDATE]
+    resources: [widgets]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.org
+  annotations: {planter.nephio.org/cluster: edge1}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: app
+  annotations: {planter.nephio.org/cluster: edge1}
+---
+apiVersion: example.org/v1
+kind: Widget
+metadata: {name: w1, namespace: app}
+spec: {size: 3}
+)";
+
+void critical_path(const fs::path& dir) {
+  fs::path seed = dir / "critical.yaml";
+  std::ofstream(seed) << kCriticalPathSeed;
+  constexpr double kCriticalMs = 2000 + 1000;  // provisioning, then the webhook's Deployment
+  fmt::print(
+      "2. critical path set by the sim: cluster 2 s, CRD 200 ms, webhook 1 s (sum {:.0f} ms)\n",
+      kCriticalMs);
+  PlanRequest req;
+  req.sources = {seed.string()};
+  PlanOutcome planned = build_plan(req);
+  if (!planned.ok()) {
+    fmt::print(stderr, "{}", planned.diags.str());
+    std::exit(1);
+  }
+  for (int i = 0; i < 3; ++i) {
+    sim::ServerOptions o;
+    o.fleet.provision_delay = std::chrono::milliseconds(2000);
+    o.fleet.cluster.crd_delay = std::chrono::milliseconds(200);
+    o.fleet.cluster.workload_delay = std::chrono::milliseconds(1000);
+    Sim s = start_sim(o, dir, "critical");
+    auto config = kube::Kubeconfig::parse(s.server->kubeconfig(), "sim", "");
+    std::map<std::string, kube::RestConfig> clusters{
+        {"SELF", config->rest_config("management").value()}};
+    plant::EngineOptions options;
+    options.seed_name = "critical";
+    plant::PlantOutcome out = plant::plant(planned.plan, clusters, options);
+    double makespan = static_cast<double>(out.elapsed.count()) / 1000.0;
+    fmt::print(
+        "   run {}: makespan {:7.1f} ms, minus the critical path {:5.1f} ms ({} of {} "
+        "declared)\n",
+        i + 1, makespan, makespan - kCriticalMs, out.count(plant::UnitState::kDeclared),
+        out.units.size());
+    s.server->stop();
+  }
+}
+
+void many_clusters(const fs::path& dir, size_t clusters) {
+  fs::path seed = dir / "fleet.yaml";
+  {
+    std::ofstream out(seed);
+    out << "apiVersion: v1\nkind: Namespace\nmetadata: {name: fleet}\n";
+    for (size_t c = 0; c < clusters; ++c) {
+      out << fmt::format(
+          "---\napiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {{name: "
+          "edge{:03}, namespace: fleet}}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  "
+          "name: app\n  annotations: {{planter.nephio.org/cluster: edge{:03}}}\n",
+          c, c);
+      for (int i = 0; i < 49; ++i)
+        out << fmt::format(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{}\n  namespace: app\n  "
+            "annotations: {{planter.nephio.org/cluster: edge{:03}}}\ndata: {{k: v}}\n",
+            i, c);
+    }
+  }
+  sim::ServerOptions o;
+  o.fleet.provision_delay = std::chrono::milliseconds(1000);
+  Sim s = start_sim(o, dir, "fleet");
+  fmt::print(
+      "3. {} workload clusters created by the seed (provisioned after 1 s), 50 objects "
+      "each\n",
+      clusters);
+  Run r = run({PLANTER_BINARY, "plant", "--kubeconfig", s.kubeconfig.string(), seed.string()});
+  fmt::print("   planter plant                     {:8.2f} s  (exit {}, peak RSS {:.0f} MiB)\n",
+             r.seconds, r.code, r.peak_rss_mib);
+  s.server->stop();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t objects = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 5000;
+  size_t clusters = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 200;
+  fs::path dir = fs::temp_directory_path() / fmt::format("plant-bench-{}", getpid());
+  fs::create_directories(dir);
+  against_kubectl(dir, objects);
+  critical_path(dir);
+  many_clusters(dir, clusters);
+  fs::remove_all(dir);
+  return 0;
+}
