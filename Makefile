@@ -26,9 +26,9 @@ test: test-release test-sanitize
 test-release: build clients
 	ctest --preset release -j $(JOBS)
 
-# The unit tests, the sim under real clients, and the Kubernetes client, with ASan+UBSan.
+# The unit tests, the sim under real clients, the Kubernetes client and the engine, with ASan+UBSan.
 test-sanitize: build-sanitize clients
-	ctest --preset sanitize -j $(JOBS) -L 'unit|sim|kube'
+	ctest --preset sanitize -j $(JOBS) -L 'unit|sim|kube|plant'
 
 bench: build
 	build/release/bench/plan_bench
