@@ -238,6 +238,26 @@ INSTANTIATE_TEST_SUITE_P(
              "Network cnf/data-plane", "planter.nephio.org/v1alpha1 Network"}}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// A workload cluster that already exists, given as a kubeconfig context: planter reaches it there.
+TEST(PlantTest, ClusterFlagPlantsIntoAnExistingContext) {
+  SimProcess sim({"--clusters", "1"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: far\n  annotations:"
+                         " {planter.nephio.org/cluster: edge1}\n---\napiVersion: v1\nkind: "
+                         "ConfigMap\nmetadata: {name: c, namespace: far}\n";
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                            " --cluster edge1=edge1");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(sim.kubectl("--context edge1 get configmap c -n far -o name").out, "configmap/c\n");
+  EXPECT_NE(sim.kubectl("get namespace far").code, 0);  // not on the management cluster
+
+  CommandResult missing = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                                  " --cluster edge1=nowhere");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("--cluster edge1=nowhere"));
+}
+
 TEST(PlantTest, BadSeedDeclaresNothingAndExitsTwo) {
   SimProcess sim;
   ASSERT_TRUE(sim.running());
