@@ -158,7 +158,7 @@ TEST_P(CorpusPlantTest, KubectlApplyAloneFails) {
   for (const std::string& f : GetParam().files)
     files += " -f " + q(f.starts_with("data:") ? kData / f.substr(5) : kCorpus / f);
   std::string ns = GetParam().flags.find("argocd") != std::string::npos ? " -n argocd" : "";
-  CommandResult r = sim.kubectl("apply --server-side" + ns + files);
+  CommandResult r = sim.kubectl("apply" + ns + files);
   EXPECT_NE(r.code, 0) << r.out;
   EXPECT_THAT(
       r.err, ::testing::AnyOf(HasSubstr("ensure CRDs are installed first"), HasSubstr("not found")))
