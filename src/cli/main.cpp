@@ -21,22 +21,12 @@ using namespace planter;
 using cli::kExitBadInput;
 using cli::kExitFailure;
 using cli::kExitOk;
-using cli::make_request;
 using cli::SeedFlags;
 
 int run_planner(const SeedFlags& flags, const std::function<std::string(const Plan&)>& render) {
-  auto req = make_request(flags);
-  if (!req) {
-    fmt::print(stderr, "error: {}\n", req.error().message);
-    return kExitBadInput;
-  }
-  PlanOutcome out = build_plan(req.value());
-  for (const Diagnostic& w : out.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
-  if (!out.ok()) {
-    fmt::print(stderr, "{}", out.diags.str());
-    return kExitBadInput;
-  }
-  std::string text = render(out.plan);
+  auto plan = cli::plan_from_flags(flags);
+  if (!plan) return plan.error();
+  std::string text = render(plan.value());
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

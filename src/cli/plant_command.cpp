@@ -177,25 +177,18 @@ struct Prepared {
 };
 
 Expected<Prepared, int> prepare(const PlantFlags& f) {
-  auto req = make_request(f.seed);
-  if (!req) {
-    fmt::print(stderr, "error: {}\n", req.error().message);
-    return kExitBadInput;
-  }
-  PlanOutcome planned = build_plan(req.value());
-  for (const Diagnostic& w : planned.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
-  if (!planned.ok()) {
-    fmt::print(stderr, "{}", planned.diags.str());
+  auto planned = plan_from_flags(f.seed);
+  if (!planned) {
     fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
-    return kExitBadInput;
+    return planned.error();
   }
-  auto targets = resolve_targets(f, planned.plan);
+  auto targets = resolve_targets(f, planned.value());
   if (!targets) {
     fmt::print(stderr, "error: {}\nnothing was declared\n", targets.error().message);
     return kExitBadInput;
   }
   std::string name = f.seed_name.empty() ? default_seed_name(f.seed.sources) : f.seed_name;
-  return Prepared{std::move(planned.plan), std::move(targets.value()), std::move(name)};
+  return Prepared{std::move(planned.value()), std::move(targets.value()), std::move(name)};
 }
 
 int plant_prepared(const PlantFlags& f, Prepared& p) {
@@ -252,6 +245,14 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
 }
 
 // With --sim --keep: serve until Ctrl-C.
+sigset_t stop_signals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
 void keep_serving(const PlantFlags& f, const Targets& t) {
   if (!t.sim) return;
   if (!t.kubeconfig_path.empty())
@@ -262,10 +263,7 @@ void keep_serving(const PlantFlags& f, const Targets& t) {
       "Ctrl-C stops it\n",
       t.sim->url(), t.kubeconfig_path);
   std::fflush(stdout);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  sigset_t signals = stop_signals();
   int sig = 0;
   sigwait(&signals, &sig);
 }
@@ -273,10 +271,7 @@ void keep_serving(const PlantFlags& f, const Targets& t) {
 // sigwait needs the signals blocked in every thread, so before any thread starts.
 void block_stop_signals(const PlantFlags& f) {
   if (!(f.sim && f.keep)) return;
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  sigset_t signals = stop_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 }
 

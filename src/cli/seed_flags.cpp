@@ -81,4 +81,19 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
   return req;
 }
 
+Expected<Plan, int> plan_from_flags(const SeedFlags& f) {
+  auto req = make_request(f);
+  if (!req) {
+    fmt::print(stderr, "error: {}\n", req.error().message);
+    return kExitBadInput;
+  }
+  PlanOutcome out = build_plan(req.value());
+  for (const Diagnostic& w : out.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
+  if (!out.ok()) {
+    fmt::print(stderr, "{}", out.diags.str());
+    return kExitBadInput;
+  }
+  return std::move(out.plan);
+}
+
 }  // namespace planter::cli

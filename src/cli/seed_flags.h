@@ -31,5 +31,8 @@ struct SeedFlags {
 void add_seed_flags(CLI::App* cmd, SeedFlags& f);
 // Turns the flags into a request, or says what is wrong with them.
 Result<PlanRequest> make_request(const SeedFlags& f);
+// The whole planning pipeline for a command: warnings and every problem go to stderr; a bad seed
+// or bad flags give the exit code (kExitBadInput) instead of a plan.
+Expected<Plan, int> plan_from_flags(const SeedFlags& f);
 
 }  // namespace planter::cli
