@@ -35,7 +35,8 @@ std::string default_seed_name(const std::vector<std::string>& sources) {
       }
       fs::path p = fs::path(path).lexically_normal();
       if (p.filename().empty()) p = p.parent_path();
-      bool folder = std::error_code{} == std::error_code{} && fs::is_directory(p);
+      std::error_code ec;  // a source that cannot be looked at is named as a file
+      bool folder = fs::is_directory(p, ec);
       name = folder ? p.filename().string() : p.stem().string();
       if (!folder && name == "seed" && !p.parent_path().filename().empty())
         name = p.parent_path().filename().string();
