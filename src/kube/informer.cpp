@@ -224,6 +224,13 @@ std::optional<json::object> Informer::get(const std::string& ns, const std::stri
   return it->second;
 }
 
+void Informer::inspect(const std::string& ns, const std::string& name,
+                       const std::function<void(const json::object*)>& fn) const {
+  std::lock_guard lock(state_->mu);
+  auto it = state_->cache.find(ns.empty() ? name : ns + "/" + name);
+  fn(it == state_->cache.end() ? nullptr : &it->second);
+}
+
 std::vector<json::object> Informer::items() const {
   std::lock_guard lock(state_->mu);
   std::vector<json::object> out;

@@ -54,6 +54,10 @@ class Informer {
   bool synced() const;
   // "ns/name" or "name" for cluster-scoped objects.
   std::optional<boost::json::object> get(const std::string& ns, const std::string& name) const;
+  // Calls `fn` with the cached object (null when absent) under the cache's lock, without copying
+  // it: `fn` must be quick and must not call back into the informer.
+  void inspect(const std::string& ns, const std::string& name,
+               const std::function<void(const boost::json::object*)>& fn) const;
   std::vector<boost::json::object> items() const;
   InformerStats stats() const;
 

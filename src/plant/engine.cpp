@@ -202,8 +202,8 @@ class Engine {
       // The CRD says Established but discovery did not have the kind yet: look again soon,
       // backing off, for as long as the CRD keeps saying so. Without an established CRD, its
       // events ask again.
-      auto crd = crd_for(cluster, "", group, kind);
-      if (crd && check_readiness(ReadinessPredicate::of(Type::kEstablished), &*crd).holds) {
+      auto crd = crd_readiness(cluster, "", group, kind);
+      if (crd && crd->holds) {
         milliseconds& delay = kind_delay_[kk];
         delay = delay.count() == 0 ? milliseconds(20) : std::min(delay * 2, milliseconds(2000));
         retry_pending_.insert(kk);
@@ -218,15 +218,20 @@ class Engine {
     wake_key(kk);
   }
 
-  // The CRD named `name`, or (without a name) the one whose events said it serves `group`/`kind`.
-  std::optional<json::object> crd_for(const std::string& cluster, std::string name,
-                                      std::string_view group, std::string_view kind) {
+  // Whether the CRD named `name` (or, without a name, the one whose events said it serves
+  // `group`/`kind`) is Established; none when there is no such CRD.
+  std::optional<Readiness> crd_readiness(const std::string& cluster, std::string name,
+                                         std::string_view group, std::string_view kind) {
     if (name.empty()) {
       auto it = crd_for_kind_.find(kind_key(cluster, group, kind));
       if (it == crd_for_kind_.end()) return std::nullopt;
       name = it->second;
     }
-    return fleet_->get(cluster, std::string(kCrdApiVersion), "CustomResourceDefinition", "", name);
+    Readiness r =
+        fleet_->readiness(cluster, std::string(kCrdApiVersion), "CustomResourceDefinition", "",
+                          name, ReadinessPredicate::of(Type::kEstablished));
+    if (!r.exists) return std::nullopt;
+    return r;
   }
 
   Check check(size_t u, const Requirement& r) {
@@ -258,8 +263,8 @@ class Engine {
         auto state = fleet_->kind_state(r.cluster, served.api_version, served.kind);
         if (state == FleetView::KindState::kServed) return {};
         if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
-        auto crd = crd_for(r.cluster, r.object.name, served.group(), served.kind);
-        bool established = crd && check_readiness(r.when, &*crd).holds;
+        auto crd = crd_readiness(r.cluster, r.object.name, served.group(), served.kind);
+        bool established = crd && crd->holds;
         // A kind with no CRD in sight may still be served (an aggregated API, a previous
         // install): discovery is asked once; CRD events ask again.
         if (state == FleetView::KindState::kUnknown ||
@@ -267,23 +272,22 @@ class Engine {
              !retry_pending_.contains(kind_key(r.cluster, served.group(), served.kind))))
           fleet_->check_kind(r.cluster, served.api_version, served.kind);
         if (!crd) return waiting(r.object.name.empty() ? "no CRD serves it yet" : "not found");
-        if (!established) return waiting(check_readiness(r.when, &*crd).why);
+        if (!established) return waiting(crd->why);
         return waiting(fmt::format("{} {} not discoverable yet", served.api_version, served.kind));
       }
       case Type::kEndpointsReady: {
-        auto ep = fleet_->get(r.cluster, "v1", "Endpoints", r.object.ns, r.object.name);
-        Readiness ok = check_readiness(r.when, ep ? &*ep : nullptr);
+        Readiness ok =
+            fleet_->readiness(r.cluster, "v1", "Endpoints", r.object.ns, r.object.name, r.when);
         if (ok.holds) return {};
-        return waiting(ep ? ok.why : "no endpoints yet");
+        return waiting(ok.exists ? ok.why : "no endpoints yet");
       }
       case Type::kActive:
       case Type::kAvailable:
       case Type::kExists:
       case Type::kCondition:
       case Type::kJsonPath: {
-        auto obj =
-            fleet_->get(r.cluster, r.object.api_version, r.object.kind, r.object.ns, r.object.name);
-        Readiness ok = check_readiness(r.when, obj ? &*obj : nullptr);
+        Readiness ok = fleet_->readiness(r.cluster, r.object.api_version, r.object.kind,
+                                         r.object.ns, r.object.name, r.when);
         if (ok.holds) return {};
         return waiting(ok.why);
       }

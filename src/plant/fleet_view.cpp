@@ -247,6 +247,20 @@ std::optional<json::object> FleetView::get(const std::string& cluster,
   return std::nullopt;
 }
 
+Readiness FleetView::readiness(const std::string& cluster, const std::string& api_version,
+                               const std::string& kind, const std::string& ns,
+                               const std::string& name, const ReadinessPredicate& p) const {
+  std::optional<Readiness> found;
+  if (auto ws = watches_.find(cluster); ws != watches_.end())
+    for (const auto& [key, w] : ws->second) {
+      if (found || w->api_version != api_version || w->kind != kind || !w->informer) continue;
+      w->informer->inspect(ns, name, [&](const json::object* o) {
+        if (o) found = check_readiness(p, o);
+      });
+    }
+  return found ? *found : check_readiness(p, nullptr);
+}
+
 std::vector<json::object> FleetView::items(const std::string& cluster,
                                            const std::string& api_version,
                                            const std::string& kind) const {

@@ -25,6 +25,7 @@
 #include "kube/informer.h"
 #include "plan/plan.h"
 #include "plant/event_loop.h"
+#include "plant/readiness_check.h"
 
 namespace planter::plant {
 
@@ -77,6 +78,10 @@ class FleetView {
   std::optional<boost::json::object> get(const std::string& cluster, const std::string& api_version,
                                          const std::string& kind, const std::string& ns,
                                          const std::string& name) const;
+  // check_readiness() of the cached object (null when no watch has it), read in place.
+  Readiness readiness(const std::string& cluster, const std::string& api_version,
+                      const std::string& kind, const std::string& ns, const std::string& name,
+                      const ReadinessPredicate& predicate) const;
   std::vector<boost::json::object> items(const std::string& cluster, const std::string& api_version,
                                          const std::string& kind) const;
 

@@ -62,7 +62,7 @@ std::string scalar_text(const json::value& v) {
 
 Readiness check_readiness(const ReadinessPredicate& p, const json::object* object) {
   using T = ReadinessPredicate::Type;
-  if (!object) return {false, "not found"};
+  if (!object) return {false, "not found", false};
   switch (p.type) {
     case T::kExists:
       return {true, {}};

@@ -14,7 +14,8 @@ namespace planter::plant {
 
 struct Readiness {
   bool holds = false;
-  std::string why;  // when it does not hold: "phase is Terminating", "not found"
+  std::string why;     // when it does not hold: "phase is Terminating", "not found"
+  bool exists = true;  // false when there was no object to look at
 };
 
 // `object` is null when the cluster does not have it. kEndpointsReady looks at the Service's
