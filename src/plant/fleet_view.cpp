@@ -75,6 +75,7 @@ FleetView::FleetView(EventLoop& loop, const Plan& plan,
         break;
       }
     link->why = fmt::format("{} not provisioned yet", link->object->short_form());
+    cluster_objects_[link->host + "\n" + link->object->key()] = info.name;
     links_[info.name] = std::move(link);
   }
   pending_known_ = std::move(known);
@@ -196,15 +197,10 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
     loop_.post([this, alive, cluster, o] {
       if (!*alive) return;
       std::string key = key_of(o);
-      for (auto& [name, link] : links_)
-        if (link->object && link->host == cluster) {
-          const ObjectRef& r = *link->object;
-          if (key == object_key(r.group(), r.kind, r.ns, r.name)) on_cluster_object(name);
-          if (string_field(o, {"kind"}) == "Secret" &&
-              string_field(o, {"metadata", "namespace"}) == link->location.secret_namespace &&
-              string_field(o, {"metadata", "name"}) == link->location.secret_name)
-            read_kubeconfig(name);
-        }
+      if (auto it = cluster_objects_.find(cluster + "\n" + key); it != cluster_objects_.end())
+        on_cluster_object(it->second);
+      if (auto it = kubeconfig_secrets_.find(cluster + "\n" + key); it != kubeconfig_secrets_.end())
+        read_kubeconfig(it->second);
       if (handlers_.changed) handlers_.changed(cluster, key, o);
     });
   };
@@ -333,6 +329,9 @@ void FleetView::on_cluster_object(const std::string& workload) {
   l.location = where.value();
   if (!moved && l.state != Link::kWaiting && l.state != Link::kAbsent) return;
   if (!l.location.secret_name.empty()) {
+    kubeconfig_secrets_[l.host + "\n" +
+                        object_key("", "Secret", l.location.secret_namespace,
+                                   l.location.secret_name)] = workload;
     watch(l.host, "v1", "Secret", l.location.secret_namespace,
           "metadata.name=" + l.location.secret_name);
   }

@@ -115,6 +115,9 @@ class FleetView {
   // cluster -> watches (the informer's key is api_version|kind|ns|field_selector)
   std::map<std::string, std::map<std::string, std::unique_ptr<WatchEntry>>> watches_;
   std::map<std::string, KindState> kinds_;  // cluster|api_version|kind
+  // host cluster \n object_key -> the workload cluster it leads to: its cluster object, and its
+  // kubeconfig Secret once the cluster object names one.
+  std::map<std::string, std::string> cluster_objects_, kubeconfig_secrets_;
   std::shared_ptr<bool> alive_;
 };
 
