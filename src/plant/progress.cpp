@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace planter::plant {
 
@@ -12,25 +13,28 @@ Progress::Progress(const Plan& plan, std::FILE* out, bool terminal, bool verbose
       terminal_(terminal),
       verbose_(verbose),
       cluster_of_(plan.units.size()),
-      states_(plan.units.size(), UnitState::kPending),
       waits_(plan.units.size()),
       start_(std::chrono::steady_clock::now()) {
+  std::map<std::string, int> index;
   for (size_t i = 0; i < plan.units.size(); ++i) {
-    const std::string& c = plan.units[i].cluster;
-    auto it = std::find(clusters_.begin(), clusters_.end(), c);
-    if (it == clusters_.end()) {
-      clusters_.push_back(c);
+    auto [it, added] = index.emplace(plan.units[i].cluster, static_cast<int>(clusters_.size()));
+    if (added) {
+      clusters_.push_back(it->first);
       total_.push_back(0);
       declared_.push_back(0);
-      it = clusters_.end() - 1;
+      pending_.emplace_back();
     }
-    cluster_of_[i] = static_cast<int>(it - clusters_.begin());
+    cluster_of_[i] = it->second;
     ++total_[cluster_of_[i]];
+    pending_[cluster_of_[i]].insert(i);
   }
 }
 
 void Progress::on_change(size_t unit, const UnitRecord& r) {
-  states_[unit] = r.state;
+  if (r.state == UnitState::kPending)
+    pending_[cluster_of_[unit]].insert(unit);
+  else
+    pending_[cluster_of_[unit]].erase(unit);
   waits_[unit] = r.waiting_for;
   if (r.state == UnitState::kDeclared) ++declared_[cluster_of_[unit]];
   if (terminal_) {
@@ -72,12 +76,10 @@ void Progress::draw() {
   for (const auto& c : clusters_) width = std::max(width, c.size());
   for (size_t c = 0; c < clusters_.size(); ++c) {
     std::string oldest;
-    for (size_t i = 0; i < plan_.units.size(); ++i) {
-      if (cluster_of_[i] != static_cast<int>(c)) continue;
-      if (states_[i] != UnitState::kPending) continue;
+    if (!pending_[c].empty()) {
+      size_t i = *pending_[c].begin();
       oldest = plan_.object_of(plan_.units[i]).ref.short_form() + " waits" +
                (waits_[i].empty() ? std::string() : " for " + waits_[i]);
-      break;
     }
     std::string line = fmt::format("{:<{}}  {:>5}/{:<5}  {}", clusters_[c], width, declared_[c],
                                    total_[c], oldest);

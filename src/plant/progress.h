@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,9 @@ class Progress {
   bool terminal_, verbose_;
   std::vector<std::string> clusters_;
   std::vector<size_t> total_, declared_;
-  std::vector<int> cluster_of_;    // per unit, index into clusters_
-  std::vector<UnitState> states_;  // as last reported, per unit
-  std::vector<std::string> waits_;
+  std::vector<int> cluster_of_;            // per unit, index into clusters_
+  std::vector<std::set<size_t>> pending_;  // per cluster: its pending units, oldest first
+  std::vector<std::string> waits_;         // per unit: what it waits for, as last reported
   std::chrono::steady_clock::time_point start_, last_draw_{};
   size_t drawn_lines_ = 0;
 };
