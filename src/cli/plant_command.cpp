@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 
 #include "cli/sim_command.h"
@@ -276,6 +277,17 @@ void block_stop_signals(const PlantFlags& f) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 }
 
+// Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
+int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work) {
+  block_stop_signals(f);
+  auto p = prepare(f);
+  if (!p) return p.error();
+  int rc = work(p.value());
+  keep_serving(f, p->targets);
+  if (p->targets.sim) p->targets.sim->stop();
+  return rc;
+}
+
 }  // namespace
 
 PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& uproot,
@@ -314,34 +326,18 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
 }
 
 int run_plant(const PlantFlags& f) {
-  block_stop_signals(f);
-  auto p = prepare(f);
-  if (!p) return p.error();
-  int rc = plant_prepared(f, p.value());
-  keep_serving(f, p->targets);
-  if (p->targets.sim) p->targets.sim->stop();
-  return rc;
+  return run_prepared(f, [&](Prepared& p) { return plant_prepared(f, p); });
 }
 
 int run_uproot(const PlantFlags& f) {
-  block_stop_signals(f);
-  auto p = prepare(f);
-  if (!p) return p.error();
-  int rc = uproot_prepared(f, p.value());
-  if (p->targets.sim) p->targets.sim->stop();
-  return rc;
+  return run_prepared(f, [&](Prepared& p) { return uproot_prepared(f, p); });
 }
 
 int run_replant(const PlantFlags& f) {
-  block_stop_signals(f);
-  auto p = prepare(f);
-  if (!p) return p.error();
-  int rc = kExitOk;
-  if (f.hard) rc = uproot_prepared(f, p.value());
-  if (rc == kExitOk) rc = plant_prepared(f, p.value());
-  keep_serving(f, p->targets);
-  if (p->targets.sim) p->targets.sim->stop();
-  return rc;
+  return run_prepared(f, [&](Prepared& p) {
+    int rc = f.hard ? uproot_prepared(f, p) : kExitOk;
+    return rc == kExitOk ? plant_prepared(f, p) : rc;
+  });
 }
 
 }  // namespace planter::cli
