@@ -104,8 +104,11 @@ Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
     e = e.substr(1, e.size() - 2);
   }
   if (!e.starts_with(".")) return Error{fmt::format("jsonpath {}: must start with '.'", expr)};
-  const json::value root = object;  // a copy keeps the walk simple; objects here are small
-  const json::value* cur = &root;
+  const json::value* cur = nullptr;  // null: still at `object` itself
+  auto object_here = [&]() -> const json::object* {
+    if (!cur) return &object;
+    return cur->is_object() ? &cur->as_object() : nullptr;
+  };
   size_t i = 0;
   auto missing = [] { return Result<std::optional<std::string>>(std::optional<std::string>{}); };
   while (i < e.size()) {
@@ -113,8 +116,9 @@ Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
       size_t end = e.find_first_of(".[", i + 1);
       std::string_view name = e.substr(i + 1, end == std::string_view::npos ? e.npos : end - i - 1);
       if (name.empty()) return Error{fmt::format("jsonpath {}: empty field name", expr)};
-      if (!cur->is_object()) return missing();
-      cur = cur->as_object().if_contains(name);
+      const json::object* here = object_here();
+      if (!here) return missing();
+      cur = here->if_contains(name);
       if (!cur) return missing();
       i = end == std::string_view::npos ? e.size() : end;
       continue;
@@ -125,7 +129,7 @@ Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
       return Error{fmt::format("jsonpath {}: missing ']'", expr)};
     std::string_view inside = e.substr(i + 1, close - i - 1);
     i = close + 1;
-    if (!cur->is_array()) return missing();
+    if (!cur || !cur->is_array()) return missing();
     const json::array& arr = cur->as_array();
     if (inside.starts_with("?(@.") && inside.ends_with(")")) {
       std::string_view cond = inside.substr(4, inside.size() - 5);
@@ -156,6 +160,7 @@ Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
     if (index >= arr.size()) return missing();
     cur = &arr[index];
   }
+  if (!cur) return std::optional<std::string>(json::serialize(object));
   if (cur->is_object() || cur->is_array()) return std::optional<std::string>(json::serialize(*cur));
   return std::optional<std::string>(scalar_text(*cur));
 }
