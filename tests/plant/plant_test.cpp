@@ -272,7 +272,7 @@ TEST(PlantTest, BadSeedDeclaresNothingAndExitsTwo) {
   EXPECT_EQ(sim.audit_lines().size(), before);
 }
 
-TEST(PlantTest, UnreachableClusterIsBadInputWithTheKubeconfigsWords) {
+TEST(PlantTest, MissingKubeconfigIsBadInputNamingTheFile) {
   CommandResult r = planter("plant --kubeconfig /nonexistent/kubeconfig " +
                             q(kSource / "examples/hello-world/seed.yaml"));
   EXPECT_EQ(r.code, 2);
