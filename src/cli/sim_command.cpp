@@ -80,6 +80,12 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
       ->capture_default_str();
   cmd->add_option("--audit-log", f.audit_log,
                   "Append one JSON line per successful write and per readiness transition");
+  cmd->add_option("--authorization", f.authorization,
+                  "How requests are authorized: AlwaysAllow (every authenticated user may do "
+                  "everything) or RBAC (Roles, ClusterRoles and their bindings; the sim's own "
+                  "token is in system:masters)")
+      ->check(CLI::IsMember({"AlwaysAllow", "RBAC"}, CLI::ignore_case))
+      ->capture_default_str();
   cmd->add_option("--token", f.token, "Bearer token clients must send (default: a random one)");
   cmd->add_option("--token-auth-file", f.token_auth_file,
                   "More bearer tokens, as kube-apiserver reads them: CSV lines "
@@ -149,6 +155,9 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   options.fleet.provision_delay = std::chrono::milliseconds(f.provision_delay_ms);
   options.fleet.clusters = f.clusters;
   options.fleet.state_dir = f.state_dir;
+  std::string authz = f.authorization;
+  for (char& ch : authz) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  options.fleet.cluster.rbac = authz == "rbac";
   return options;
 }
 

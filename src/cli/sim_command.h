@@ -29,6 +29,7 @@ struct SimFlags {
   std::string token_auth_file;
   std::string basic_auth_file;
   std::string state_dir;
+  std::string authorization = "AlwaysAllow";  // or RBAC
   // Faults, each "[CLUSTER=]VALUE", repeatable: without a cluster for every cluster.
   std::vector<std::string> latency, write_latency, error_rate, watch_drop;
 };

@@ -49,14 +49,12 @@ void AuditLog::line(const std::string& text) {
 
 void AuditLog::request(std::chrono::system_clock::time_point ts, std::string_view cluster,
                        std::string_view verb, std::string_view object, std::string_view user,
-                       int code) {
+                       int code, std::string_view impersonator) {
   if (!file_) return;
-  line(json::serialize(json::object{{"ts", rfc3339_nanos(ts)},
-                                    {"cluster", cluster},
-                                    {"verb", verb},
-                                    {"object", object},
-                                    {"user", user},
-                                    {"code", code}}));
+  json::object o{{"ts", rfc3339_nanos(ts)}, {"cluster", cluster}, {"verb", verb},
+                 {"object", object},        {"user", user},       {"code", code}};
+  if (!impersonator.empty()) o["impersonator"] = impersonator;
+  line(json::serialize(o));
 }
 
 void AuditLog::ready(std::chrono::system_clock::time_point ts, std::string_view cluster,

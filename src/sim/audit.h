@@ -21,9 +21,11 @@ class AuditLog {
 
   bool enabled() const { return file_ != nullptr; }
 
-  // `object` is the proof-of-concept ID: "apps/v1|Deployment|cnf|cnf".
+  // `object` is the proof-of-concept ID: "apps/v1|Deployment|cnf|cnf". `impersonator`: who sent
+  // a request made as `user` (an "impersonator" field, only when set).
   void request(std::chrono::system_clock::time_point ts, std::string_view cluster,
-               std::string_view verb, std::string_view object, std::string_view user, int code);
+               std::string_view verb, std::string_view object, std::string_view user, int code,
+               std::string_view impersonator = {});
   void ready(std::chrono::system_clock::time_point ts, std::string_view cluster,
              std::string_view object, std::string_view what);
 

@@ -5,6 +5,7 @@
 // Documents are rebuilt lazily after a change and cached until the next one.
 #pragma once
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
@@ -28,9 +29,10 @@ struct ResourceType {
   std::vector<std::string> categories;
   bool has_status = false;
   bool has_scale = false;
-  bool custom = false;        // defined by a CRD
-  std::string crd_name;       // "prometheuses.monitoring.coreos.com" when custom
-  boost::json::value schema;  // a CRD version's openAPIV3Schema; null for built-ins
+  bool custom = false;                 // defined by a CRD
+  std::string crd_name;                // "prometheuses.monitoring.coreos.com" when custom
+  boost::json::value schema;           // a CRD version's openAPIV3Schema; null for built-ins
+  boost::json::array printer_columns;  // a CRD version's additionalPrinterColumns
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
   // Version-free storage key: every version of a resource shares its objects.

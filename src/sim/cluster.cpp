@@ -1,4 +1,3 @@
-#include "model/base64.h"
 #include "sim/cluster.h"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "model/base64.h"
 #include "model/names.h"
 #include "model/strings.h"
 #include "model/yaml.h"
@@ -16,7 +16,9 @@
 #include "sim/json_access.h"
 #include "sim/patch.h"
 #include "sim/protobuf.h"
+#include "sim/rbac.h"
 #include "sim/selectors.h"
+#include "sim/table.h"
 #include "sim/tls.h"
 
 namespace planter::sim {
@@ -430,6 +432,7 @@ struct Handler {
     if (auto err = parse_target(t)) return *err;
     if (t.watch || truthy(query(req, "watch")))
       return bad_request("watch requests need a streaming connection");
+    if (auto denied = authorize(t, verb_of(t))) return *denied;
     const ResourceType& type = *t.type;
     auto method_not_allowed = [&] {
       return api_status(405, "MethodNotAllowed",
@@ -454,12 +457,87 @@ struct Handler {
     return method_not_allowed();
   }
 
+  // ---- authorization (--authorization rbac) ----
+
+  std::string verb_of(const Cluster::Target& t) const {
+    const std::string& m = req.method;
+    if (m == "GET") return t.name.empty() ? "list" : "get";
+    if (m == "POST") return "create";
+    if (m == "PUT") return "update";
+    if (m == "PATCH") return "patch";
+    if (m == "DELETE") return t.name.empty() ? "deletecollection" : "delete";
+    return lower(m);
+  }
+
+  AccessRequest access(const Cluster::Target& t, std::string verb) const {
+    return AccessRequest{
+        req.user,      req.groups, std::move(verb), t.type->group, t.type->resource,
+        t.subresource, t.ns,       t.name};
+  }
+
+  static Response forbidden(const AccessRequest& a, std::string message) {
+    return api_status(403, "Forbidden", std::move(message),
+                      json::object{{"name", a.name}, {"group", a.group}, {"kind", a.resource}});
+  }
+
+  std::optional<Response> authorize(const Cluster::Target& t, std::string verb) const {
+    if (!c.options_.rbac) return std::nullopt;
+    AccessRequest a = access(t, std::move(verb));
+    if (rbac_allows(c.store_, a)) return std::nullopt;
+    return forbidden(a, forbidden_message(a));
+  }
+
+  // Writing a role or a binding cannot grant more than the writer holds (RBAC's escalation
+  // check), unless the writer may `escalate` (roles) or `bind` (bindings).
+  std::optional<Response> check_escalation(const ResourceType& t, const json::object& obj) const {
+    if (!c.options_.rbac || t.group != "rbac.authorization.k8s.io") return std::nullopt;
+    bool role = t.kind == "Role" || t.kind == "ClusterRole";
+    bool binding = t.kind == "RoleBinding" || t.kind == "ClusterRoleBinding";
+    if (!role && !binding) return std::nullopt;
+    std::string ns = meta_string(obj, "namespace");
+    std::string name = meta_string(obj, "name");
+    AccessRequest self{req.user, req.groups, role ? "escalate" : "bind", t.group, t.resource, "",
+                       ns,       name};
+    const json::array* rules = nullptr;
+    StoredObject referenced;
+    if (role) {
+      if (auto* r = obj.if_contains("rules"); r && r->is_array()) rules = &r->as_array();
+    } else if (auto* ref = obj.if_contains("roleRef"); ref && ref->is_object()) {
+      std::string kind = string_at(ref->as_object(), "kind");
+      std::string ref_name = string_at(ref->as_object(), "name");
+      self.resource = kind == "Role" ? "roles" : "clusterroles";
+      self.name = ref_name;
+      referenced = c.store_.get(kind == "Role" ? "rbac.authorization.k8s.io/roles"
+                                               : "rbac.authorization.k8s.io/clusterroles",
+                                kind == "Role" ? ns : "", ref_name);
+      if (referenced)
+        if (auto* r = referenced->if_contains("rules"); r && r->is_array()) rules = &r->as_array();
+    }
+    if (!rules || rbac_allows(c.store_, self)) return std::nullopt;
+    std::string missing = missing_rule(c.store_, self, ns, *rules);
+    if (missing.empty()) return std::nullopt;
+    AccessRequest a = self;
+    a.verb = "create";
+    a.resource = t.resource;
+    a.name = name;
+    std::string what = t.resource + "." + t.group + " \"" + name + "\"";
+    return forbidden(a, what + " is forbidden: user \"" + req.user +
+                            "\" is attempting to grant RBAC permissions not currently held:\n" +
+                            missing);
+  }
+
   // ---- reads ----
 
   Response get(const Cluster::Target& t) {
     StoredObject obj = c.store_.get(t.type->storage_key(), t.ns, t.name);
     if (!obj) return not_found(*t.type, t.name);
     if (t.subresource == "scale") return scale_of(t, *obj);
+    if (t.type->custom && wants_table(req.accept))
+      return Response{200,
+                      "application/json",
+                      render_table(t.type->printer_columns, {obj.get()},
+                                   query(req, "includeObject"), {}, now()),
+                      {}};
     return object_response(200, *obj, *t.type);
   }
 
@@ -507,6 +585,8 @@ struct Handler {
     size_t count = 0;
     std::string next;
     size_t remaining = 0;
+    bool table = t.type->custom && wants_table(req.accept);
+    std::vector<const json::object*> rows;
     auto it = t.ns.empty() ? bucket.begin() : bucket.lower_bound(t.ns + "/");
     if (!start.empty()) it = bucket.upper_bound(start);
     for (; it != bucket.end(); ++it) {
@@ -517,14 +597,25 @@ struct Handler {
         ++remaining;
         continue;
       }
-      if (count) items += ',';
-      items += serialize_as(obj, t.type->api_version());
+      if (table)
+        rows.push_back(&obj);
+      else
+        items += (count ? "," : "") + serialize_as(obj, t.type->api_version());
       ++count;
       if (limit && count == limit) next = it->first;
     }
     if (remaining) {
       out += ",\"continue\":\"" + encode_continue(next, list_rv) +
              "\",\"remainingItemCount\":" + std::to_string(remaining);
+    }
+    if (table) {
+      json::object meta{{"resourceVersion", std::to_string(list_rv)}};
+      if (remaining) meta["continue"] = encode_continue(next, list_rv);
+      return Response{200,
+                      "application/json",
+                      render_table(t.type->printer_columns, rows, query(req, "includeObject"),
+                                   std::move(meta), now()),
+                      {}};
     }
     out += "},\"items\":[" + items + "]}";
     return Response{200, "application/json", std::move(out), {}};
@@ -771,7 +862,8 @@ struct Handler {
   }
 
   void audit(std::string_view verb, const json::object& obj, int code) {
-    if (c.audit_) c.audit_->request(now(), c.name_, verb, object_id(obj), req.user, code);
+    if (c.audit_)
+      c.audit_->request(now(), c.name_, verb, object_id(obj), req.user, code, req.impersonator);
   }
 
   // Stores a new object and starts what its creation sets off.
@@ -799,6 +891,9 @@ struct Handler {
     std::vector<std::pair<std::string, std::string>> warnings;
     if (auto err = validate_fields(type, obj, warnings)) return *err;
     if (auto err = validate_kind(type, obj)) return *err;
+    // An apply that creates the object needs the right to create it too.
+    if (verb == "apply")
+      if (auto denied = authorize(t, "create")) return *denied;
     if (c.store_.get(type.storage_key(), t.ns, t.name))
       return api_status(409, "AlreadyExists",
                         type.qualified() + " \"" + t.name + "\" already exists",
@@ -831,6 +926,7 @@ struct Handler {
 
   // Validation a user notices for specific kinds.
   std::optional<Response> validate_kind(const ResourceType& t, const json::object& obj) {
+    if (auto denied = check_escalation(t, obj)) return *denied;
     if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition") {
       std::string name = meta_string(obj, "name");
       auto* spec = obj.if_contains("spec");
@@ -1422,6 +1518,8 @@ struct Handler {
       t.crd_name = meta_string(crd, "name");
       if (auto* schema = v.if_contains("schema"); schema && schema->is_object())
         if (auto* s = schema->as_object().if_contains("openAPIV3Schema")) t.schema = *s;
+      if (auto* pc = v.if_contains("additionalPrinterColumns"); pc && pc->is_array())
+        t.printer_columns = pc->as_array();
       out.push_back(std::move(t));
     }
     return out;
@@ -1506,6 +1604,7 @@ struct Handler {
     if (!t.type->allows("watch"))
       return api_status(405, "MethodNotAllowed",
                         "the server does not allow this method on the requested resource");
+    if (auto denied = authorize(t, "watch")) return *denied;
     auto labels = LabelSelector::parse(query(req, "labelSelector"));
     if (!labels) return bad_request("unable to parse requirement: " + labels.error().message);
     auto fields = FieldSelector::parse(query(req, "fieldSelector"), t.type->kind, t.type->custom);
@@ -1663,6 +1762,7 @@ Response Cluster::call(std::string method, std::string path, std::string content
   req.path = std::move(path);
   req.content_type = std::move(content_type);
   req.user = std::move(user);
+  req.groups = {std::string(kSystemMasters)};
   req.user_agent = std::move(agent);
   req.query = std::move(query);
   req.body = json::serialize(body);
@@ -1698,6 +1798,43 @@ bool Cluster::is_watch(const Request& req) {
 bool Cluster::is_write(const Request& req) {
   return req.method == "POST" || req.method == "PUT" || req.method == "PATCH" ||
          req.method == "DELETE";
+}
+
+std::optional<Response> Cluster::impersonate(Request& req, const std::string& user,
+                                             const std::vector<std::string>& groups) const {
+  if (options_.rbac) {
+    auto may = [&](std::string resource, std::string ns, std::string name) {
+      AccessRequest a{req.user, req.groups,    "impersonate",  "", std::move(resource),
+                      "",       std::move(ns), std::move(name)};
+      if (rbac_allows(store_, a)) return std::optional<Response>();
+      return std::optional<Response>(api_status(
+          403, "Forbidden",
+          a.resource + " \"" + a.name + "\" is forbidden: User \"" + req.user +
+              "\" cannot impersonate resource \"" + a.resource + "\" in API group \"\" " +
+              (a.ns.empty() ? "at the cluster scope" : "in the namespace \"" + a.ns + "\""),
+          json::object{{"name", a.name}, {"kind", a.resource}}));
+    };
+    std::optional<Response> denied;
+    if (auto sa = service_account_groups(user); !sa.empty()) {
+      // system:serviceaccount:NS:NAME
+      std::string rest = user.substr(std::string("system:serviceaccount:").size());
+      size_t colon = rest.find(':');
+      denied = may("serviceaccounts", rest.substr(0, colon), rest.substr(colon + 1));
+    } else {
+      denied = may("users", "", user);
+    }
+    for (const std::string& g : groups)
+      if (!denied) denied = may("groups", "", g);
+    if (denied) return denied;
+  }
+  req.impersonator = req.user;
+  req.user = user;
+  req.groups = groups;
+  // As kube-apiserver does: a service account's groups, and every user is authenticated.
+  if (groups.empty())
+    for (std::string& g : service_account_groups(user)) req.groups.push_back(std::move(g));
+  req.groups.emplace_back("system:authenticated");
+  return std::nullopt;
 }
 
 Response Cluster::handle(const Request& req) {

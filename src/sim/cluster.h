@@ -31,6 +31,8 @@ struct Request {
   std::string content_type;
   std::string accept;
   std::string user;        // authenticated (or impersonated) user, for the audit log
+  std::vector<std::string> groups;  // the user's groups (system:authenticated included)
+  std::string impersonator;         // who sent the request, when it impersonates `user`
   std::string user_agent;  // the default field manager comes from it
   std::string body;
 };
@@ -87,6 +89,9 @@ struct ClusterOptions {
   std::string node_cpu = "8";
   std::string node_memory = "32Gi";
   Faults faults;
+  // --authorization rbac: requests are authorized by the cluster's RBAC objects (rbac.h);
+  // otherwise every authenticated user may do everything.
+  bool rbac = false;
 };
 
 // A cluster's objects as saved by --state-dir.
@@ -127,6 +132,10 @@ class Cluster {
   static bool is_write(const Request& req);
 
   Response handle(const Request& req);
+  // Impersonate-User / Impersonate-Group: checks that `req`'s user may impersonate (with RBAC),
+  // then makes the request the impersonated user's. An error response when it may not.
+  std::optional<Response> impersonate(Request& req, const std::string& user,
+                                      const std::vector<std::string>& groups) const;
   // A request from inside the sim (its controllers, its provisioner) as `user`, with `agent` as
   // the user agent (the default field manager is its program name). It goes through everything
   // a client's request does: validation, managedFields, the audit log, watches.

@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "model/base64.h"
+#include "model/strings.h"
+#include "sim/rbac.h"
 #include "sim/tls.h"
 
 namespace planter::sim {
@@ -70,23 +72,35 @@ std::string path_decode(std::string_view s) {
   return out;
 }
 
-// The user a verified client certificate names: its subject's CN.
-std::string peer_user(SSL* ssl) {
-  X509* cert = SSL_get1_peer_certificate(ssl);
-  if (!cert) return "";
+// Who a request comes from, once authenticated.
+struct Identity {
   std::string user;
+  std::vector<std::string> groups;
+};
+
+// The user a verified client certificate names: its subject's CN, its O entries the groups.
+Identity peer_user(SSL* ssl) {
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (!cert) return {};
+  Identity id;
   if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    X509_NAME* subject = X509_get_subject_name(cert);
     char cn[256] = {0};
-    if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof cn) > 0)
-      user = cn;
+    if (X509_NAME_get_text_by_NID(subject, NID_commonName, cn, sizeof cn) > 0) id.user = cn;
+    for (int i = X509_NAME_get_index_by_NID(subject, NID_organizationName, -1); i >= 0;
+         i = X509_NAME_get_index_by_NID(subject, NID_organizationName, i)) {
+      ASN1_STRING* value = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
+      id.groups.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(value)),
+                             static_cast<size_t>(ASN1_STRING_length(value)));
+    }
   }
   X509_free(cert);
-  return user;
+  return id;
 }
 
-// kube-apiserver's CSV files: SECRET,user,uid[,"group1,group2"]; returns secret -> user.
-Result<std::map<std::string, std::string>> read_auth_csv(const std::string& path) {
-  std::map<std::string, std::string> out;
+// kube-apiserver's CSV files: SECRET,user,uid[,"group1,group2"]; returns secret -> identity.
+Result<std::map<std::string, Identity>> read_auth_csv(const std::string& path) {
+  std::map<std::string, Identity> out;
   if (path.empty()) return out;
   std::ifstream in(path);
   if (!in) return Error{"cannot read " + path + ": " + std::strerror(errno)};
@@ -99,7 +113,16 @@ Result<std::map<std::string, std::string>> read_auth_csv(const std::string& path
     size_t c2 = c1 == std::string::npos ? c1 : line.find(',', c1 + 1);
     if (c1 == std::string::npos || c1 == 0)
       return Error{path + ":" + std::to_string(n) + ": expected SECRET,USER,UID[,\"GROUPS\"]"};
-    out[line.substr(0, c1)] = line.substr(c1 + 1, c2 == std::string::npos ? c2 : c2 - c1 - 1);
+    Identity& id = out[line.substr(0, c1)];
+    id.user = line.substr(c1 + 1, c2 == std::string::npos ? c2 : c2 - c1 - 1);
+    size_t c3 = c2 == std::string::npos ? c2 : line.find(',', c2 + 1);
+    if (c3 != std::string::npos) {
+      std::string groups = line.substr(c3 + 1);
+      if (groups.size() >= 2 && groups.front() == '"' && groups.back() == '"')
+        groups = groups.substr(1, groups.size() - 2);
+      for (std::string_view g : split(groups, ','))
+        if (!g.empty()) id.groups.emplace_back(g);
+    }
   }
   return out;
 }
@@ -148,8 +171,9 @@ struct Server::Impl {
   ssl::context tls{ssl::context::tls_server};
   ServingCertificates certs;
   std::string token;
-  std::map<std::string, std::string> tokens;     // --token-auth-file: token -> user
-  std::map<std::string, std::string> passwords;  // --basic-auth-file: user -> password
+  std::map<std::string, Identity> tokens;  // --token-auth-file: token -> who
+  // --basic-auth-file: user -> password and who
+  std::map<std::string, std::pair<std::string, Identity>> passwords;
   std::mt19937_64 rng{std::random_device{}()};
   AuditLog audit;
   std::unique_ptr<Fleet> fleet;
@@ -236,21 +260,27 @@ struct Server::Impl {
   // What every request goes through, whatever its protocol: authentication, impersonation,
   // routing to its cluster, the cluster's latency and injected errors.
   void process(std::shared_ptr<Exchange> ex, Request req, std::string path,
-               std::string_view authorization, const std::string& cert_user,
-               std::string_view impersonate) {
+               std::string_view authorization, const Identity& cert_user,
+               const std::string& impersonate_user,
+               const std::vector<std::string>& impersonate_groups) {
     bool open_path =
         path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
-    std::string user = authenticate(authorization, cert_user);
-    if (user.empty() && !open_path)
+    Identity who = authenticate(authorization, cert_user);
+    if (who.user.empty() && !open_path)
       return ex->respond(api_status(401, "Unauthorized", "Unauthorized"));
-    req.user = user.empty() ? "system:anonymous" : user;
-    if (!impersonate.empty()) req.user = std::string(impersonate);
+    req.user = who.user.empty() ? "system:anonymous" : who.user;
+    req.groups = who.user.empty() ? std::vector<std::string>{"system:unauthenticated"}
+                                  : std::move(who.groups);
+    if (!who.user.empty()) req.groups.emplace_back("system:authenticated");
 
     std::shared_ptr<Cluster> cluster = route(path);
     req.path = std::move(path);
     if (!cluster)
       return ex->respond(
           api_status(404, "NotFound", "the server could not find the requested resource"));
+    if (!impersonate_user.empty())
+      if (auto denied = cluster->impersonate(req, impersonate_user, impersonate_groups))
+        return ex->respond(std::move(*denied));
     auto delay = delay_of(cluster->faults(), Cluster::is_write(req));
     if (delay.count() > 0) {
       auto timer = std::make_shared<net::steady_timer>(io, delay);
@@ -287,24 +317,27 @@ struct Server::Impl {
     ex->respond(cluster->handle(req));
   }
 
-  // Who a request comes from: "" when nobody the sim knows. Plain HTTP is the old insecure
-  // port: clients (client-go) send no credentials over it, so it lets everyone in as the admin.
-  std::string authenticate(std::string_view authorization, const std::string& cert_user) const {
-    if (options.insecure_http) return "admin";
+  // Who a request comes from: no user when nobody the sim knows. The sim's own token is the
+  // admin, in system:masters. Plain HTTP is the old insecure port: clients (client-go) send no
+  // credentials over it, so it lets everyone in as the admin.
+  Identity authenticate(std::string_view authorization, const Identity& cert_user) const {
+    Identity admin{"admin", {std::string(kSystemMasters)}};
+    if (options.insecure_http) return admin;
     if (authorization.starts_with("Bearer ")) {
       std::string_view t = authorization.substr(7);
-      if (t == token) return "admin";
+      if (t == token) return admin;
       auto it = tokens.find(std::string(t));
-      return it == tokens.end() ? "" : it->second;
+      return it == tokens.end() ? Identity{} : it->second;
     }
     if (authorization.starts_with("Basic ")) {
       auto decoded = base64_decode(authorization.substr(6));
-      if (!decoded) return "";
+      if (!decoded) return {};
       size_t colon = decoded->find(':');
-      if (colon == std::string::npos) return "";
+      if (colon == std::string::npos) return {};
       std::string user = decoded->substr(0, colon);
       auto it = passwords.find(user);
-      return it != passwords.end() && it->second == decoded->substr(colon + 1) ? user : "";
+      if (it == passwords.end() || it->second.first != decoded->substr(colon + 1)) return {};
+      return it->second.second;
     }
     return cert_user;
   }
@@ -324,7 +357,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
  public:
   using Stream = beast::ssl_stream<beast::tcp_stream>;
 
-  H2Session(Server::Impl& server, Stream stream, std::string cert_user)
+  H2Session(Server::Impl& server, Stream stream, Identity cert_user)
       : server_(server), stream_(std::move(stream)), cert_user_(std::move(cert_user)) {}
 
   ~H2Session() {
@@ -364,6 +397,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     std::weak_ptr<H2Session> session;
     int32_t id = 0;
     std::string method, target, content_type, accept, user_agent, authorization, impersonate;
+    std::vector<std::string> impersonate_groups;
     std::string body;
     std::string out;  // response bytes not yet framed
     size_t out_off = 0;
@@ -451,6 +485,8 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
       st->authorization = std::move(v);
     else if (n == "impersonate-user")
       st->impersonate = std::move(v);
+    else if (n == "impersonate-group")
+      st->impersonate_groups.push_back(std::move(v));
     return 0;
   }
 
@@ -510,7 +546,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     req.user_agent = st->user_agent;
     req.body = std::move(st->body);
     server_.process(st, std::move(req), std::move(path), st->authorization, cert_user_,
-                    st->impersonate);
+                    st->impersonate, st->impersonate_groups);
   }
 
   void submit(H2Stream& st, int status, const std::string& content_type,
@@ -612,7 +648,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
 
   Server::Impl& server_;
   Stream stream_;
-  std::string cert_user_;
+  Identity cert_user_;
   nghttp2_session* session_ = nullptr;
   std::map<int32_t, std::shared_ptr<H2Stream>> streams_;
   std::array<char, 16384> rbuf_;
@@ -707,8 +743,12 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
     req.accept = std::string(msg[http::field::accept]);
     req.user_agent = std::string(msg[http::field::user_agent]);
     req.body = std::move(msg.body());
+    std::vector<std::string> groups;
+    for (auto [it, end] = msg.equal_range("Impersonate-Group"); it != end; ++it)
+      groups.emplace_back(it->value());
     server_.process(this->shared_from_this(), std::move(req), std::move(path),
-                    msg[http::field::authorization], cert_user_, msg["Impersonate-User"]);
+                    msg[http::field::authorization], cert_user_,
+                    std::string(msg["Impersonate-User"]), groups);
   }
 
   void respond(Response r) override {
@@ -807,7 +847,7 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
   std::deque<std::string> pending_;
   std::shared_ptr<Cluster> watch_cluster_;  // kept alive while its watch streams
   uint64_t watch_id_ = 0;
-  std::string cert_user_;  // the CN of a verified client certificate
+  Identity cert_user_;  // of a verified client certificate: CN and O
   char probe_[64];
 };
 
@@ -847,7 +887,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   impl->tokens = std::move(tokens.value());
   auto passwords = read_auth_csv(options.basic_auth_file);
   if (!passwords) return passwords.error();
-  for (auto& [password, user] : passwords.value()) impl->passwords[user] = password;
+  for (auto& [password, who] : passwords.value()) impl->passwords[who.user] = {password, who};
   if (!impl->audit.open(options.audit_log))
     return Error{"cannot open the audit log " + options.audit_log + ": " + std::strerror(errno)};
   if (!options.insecure_http) {

@@ -1,0 +1,192 @@
+#include "sim/table.h"
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <ctime>
+
+namespace planter::sim {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string str_at(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : "";
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_time(const std::string& s) {
+  std::tm tm{};
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+// One step of a JSONPath: a field, an index, every element, or a filter on a field's value.
+void step(const json::value& v, std::string_view rest, std::vector<const json::value*>& out) {
+  if (rest.empty()) {
+    out.push_back(&v);
+    return;
+  }
+  if (rest.front() == '.') {
+    rest.remove_prefix(1);
+    size_t end = rest.find_first_of(".[");
+    std::string_view field = rest.substr(0, end);
+    std::string_view after = end == std::string_view::npos ? "" : rest.substr(end);
+    if (field.empty()) return step(v, after, out);
+    if (!v.is_object()) return;
+    if (auto* f = v.as_object().if_contains(field)) step(*f, after, out);
+    return;
+  }
+  if (rest.front() == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return;
+    std::string_view inside = rest.substr(1, close - 1);
+    std::string_view after = rest.substr(close + 1);
+    if (!v.is_array()) return;
+    const json::array& a = v.as_array();
+    if (inside == "*") {
+      for (const json::value& e : a) step(e, after, out);
+    } else if (inside.starts_with("?(@.") && inside.ends_with(")")) {
+      std::string_view cond = inside.substr(4, inside.size() - 5);
+      size_t eq = cond.find("==");
+      if (eq == std::string_view::npos) return;
+      std::string_view key = cond.substr(0, eq);
+      std::string_view want = cond.substr(eq + 2);
+      if (want.size() >= 2 && (want.front() == '"' || want.front() == '\''))
+        want = want.substr(1, want.size() - 2);
+      for (const json::value& e : a) {
+        if (!e.is_object()) continue;
+        auto* f = e.as_object().if_contains(key);
+        if (f && f->is_string() && f->as_string() == want) step(e, after, out);
+      }
+    } else {
+      char* end = nullptr;
+      std::string n(inside);
+      long i = std::strtol(n.c_str(), &end, 10);
+      if (end == n.c_str() || *end) return;
+      if (i < 0) i += static_cast<long>(a.size());
+      if (i >= 0 && static_cast<size_t>(i) < a.size()) step(a[static_cast<size_t>(i)], after, out);
+    }
+  }
+}
+
+json::value cell(const json::object& obj, const json::object& column,
+                 std::chrono::system_clock::time_point now) {
+  json::value v = printer_column_value(obj, str_at(column, "jsonPath"));
+  std::string type = str_at(column, "type");
+  if (v.is_null()) return v;
+  if (type == "date") {
+    if (!v.is_string()) return nullptr;
+    auto t = parse_time(std::string(v.as_string()));
+    if (!t) return v;
+    return json::value(human_duration(std::chrono::duration_cast<std::chrono::seconds>(now - *t)));
+  }
+  if (type == "integer") {
+    if (v.is_int64() || v.is_uint64()) return v;
+    if (v.is_double()) return static_cast<int64_t>(v.as_double());
+    return nullptr;
+  }
+  if (type == "number") return v.is_number() ? v : json::value(nullptr);
+  if (type == "boolean") return v.is_bool() ? v : json::value(nullptr);
+  if (v.is_string()) return v;
+  return json::value(json::serialize(v));
+}
+
+}  // namespace
+
+bool wants_table(std::string_view accept) {
+  return accept.find("as=Table") != std::string_view::npos &&
+         accept.find("g=meta.k8s.io") != std::string_view::npos;
+}
+
+json::value printer_column_value(const json::object& object, std::string_view path) {
+  if (path.starts_with("{") && path.ends_with("}")) path = path.substr(1, path.size() - 2);
+  if (!path.starts_with(".")) return nullptr;
+  // The first field is looked up in the object itself, so that nothing is copied.
+  path.remove_prefix(1);
+  size_t end = path.find_first_of(".[");
+  auto* first = object.if_contains(path.substr(0, end));
+  if (!first) return nullptr;
+  std::vector<const json::value*> found;
+  step(*first, end == std::string_view::npos ? "" : path.substr(end), found);
+  if (found.empty()) return nullptr;
+  return *found.front();
+}
+
+std::string human_duration(std::chrono::seconds d) {
+  long s = static_cast<long>(d.count());
+  if (s < -1) return "<invalid>";
+  if (s < 0) s = 0;
+  auto f = [](long a, const char* ua, long b, const char* ub) {
+    return b == 0 ? std::to_string(a) + ua : std::to_string(a) + ua + std::to_string(b) + ub;
+  };
+  if (s < 120) return std::to_string(s) + "s";
+  long m = s / 60;
+  if (m < 10) return f(m, "m", s % 60, "s");
+  if (m < 180) return std::to_string(m) + "m";
+  long h = s / 3600;
+  if (h < 8) return f(h, "h", m % 60, "m");
+  if (h < 48) return std::to_string(h) + "h";
+  if (h < 24 * 8) return f(h / 24, "d", h % 24, "h");
+  if (h < 24 * 365 * 2) return std::to_string(h / 24) + "d";
+  long y = h / (24 * 365);
+  if (y < 8) return f(y, "y", (h / 24) % 365, "d");
+  return std::to_string(y) + "y";
+}
+
+std::string render_table(const json::array& columns,
+                         const std::vector<const json::object*>& objects,
+                         std::string_view include_object, json::object list_metadata,
+                         std::chrono::system_clock::time_point now) {
+  json::array defs;
+  defs.push_back({{"name", "Name"},
+                  {"type", "string"},
+                  {"format", "name"},
+                  {"description", "Name must be unique within a namespace."},
+                  {"priority", 0}});
+  json::array cols = columns;
+  if (cols.empty())
+    cols.push_back(
+        {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}});
+  for (const json::value& c : cols) {
+    if (!c.is_object()) continue;
+    const json::object& co = c.as_object();
+    json::object d{{"name", str_at(co, "name")},
+                   {"type", str_at(co, "type")},
+                   {"format", str_at(co, "format")},
+                   {"description", str_at(co, "description")},
+                   {"priority", 0}};
+    if (auto* p = co.if_contains("priority"); p && p->is_int64()) d["priority"] = *p;
+    defs.push_back(std::move(d));
+  }
+  json::array rows;
+  for (const json::object* obj : objects) {
+    json::array cells;
+    const json::object* meta = nullptr;
+    if (auto* m = obj->if_contains("metadata"); m && m->is_object()) meta = &m->as_object();
+    cells.push_back(json::value(meta ? str_at(*meta, "name") : ""));
+    for (const json::value& c : cols)
+      if (c.is_object()) cells.push_back(cell(*obj, c.as_object(), now));
+    json::object row{{"cells", std::move(cells)}};
+    if (include_object == "Object") {
+      row["object"] = *obj;
+    } else if (include_object != "None") {
+      json::object partial{{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}};
+      if (meta) partial["metadata"] = *meta;
+      row["object"] = std::move(partial);
+    }
+    rows.push_back(std::move(row));
+  }
+  json::object table{{"kind", "Table"},
+                     {"apiVersion", "meta.k8s.io/v1"},
+                     {"metadata", std::move(list_metadata)},
+                     {"columnDefinitions", std::move(defs)},
+                     {"rows", std::move(rows)}};
+  return json::serialize(table);
+}
+
+}  // namespace planter::sim
