@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace planter {
 
@@ -30,6 +31,26 @@ size_t Plan::external_requirement_count() const {
   for (const Unit& u : units)
     for (const Requirement& r : u.requirements) n += r.external() ? 1 : 0;
   return n;
+}
+
+std::string declared_user(const Object& object) {
+  if (const auto* user = object.annotation(kUserAnnotation)) return std::string(*user);
+  static const std::set<std::pair<std::string_view, std::string_view>> kAdminKinds = {
+      {"", "Namespace"},
+      {"apiextensions.k8s.io", "CustomResourceDefinition"},
+      {"rbac.authorization.k8s.io", "ClusterRole"},
+      {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
+      {"rbac.authorization.k8s.io", "Role"},
+      {"rbac.authorization.k8s.io", "RoleBinding"},
+      {"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
+      {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
+      {"admissionregistration.k8s.io", "ValidatingAdmissionPolicy"},
+      {"admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"},
+      {"apiregistration.k8s.io", "APIService"},
+      {"scheduling.k8s.io", "PriorityClass"},
+  };
+  std::string group(object.ref.group());
+  return kAdminKinds.contains({group, object.ref.kind}) ? std::string(kAdminUser) : "";
 }
 
 }  // namespace planter

@@ -43,4 +43,13 @@ struct Plan {
   size_t external_requirement_count() const;
 };
 
+// Whom an object is declared as, by the proof of concept's convention: the
+// `planter.nephio.org/user` annotation when the author wrote one, else "admin" for what only a
+// cluster administrator may write (Namespaces, CRDs, RBAC, admission webhooks, APIServices,
+// PriorityClasses), else "" (the seed's own identity). The operator declares "admin" objects as
+// itself only for seeds in its --admin-namespaces.
+inline constexpr std::string_view kUserAnnotation = "planter.nephio.org/user";
+inline constexpr std::string_view kAdminUser = "admin";
+std::string declared_user(const Object& object);
+
 }  // namespace planter

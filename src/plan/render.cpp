@@ -213,6 +213,8 @@ std::string render_annotated_seed(const Plan& plan) {
     if (!placed_by_author && c.size() == 1) o.set_annotation(kClusterAnnotation, c.front());
     if (!placed_by_author && c.size() > 1)
       o.set_annotation(kClustersAnnotation, fmt::format("{}", fmt::join(c, ",")));
+    if (!o.annotation(kUserAnnotation) && declared_user(o) == kAdminUser)
+      o.set_annotation(kUserAnnotation, kAdminUser);
     if (!deps[i].empty()) {
       std::string joined = fmt::format("{}", fmt::join(deps[i], ","));
       if (const auto* existing = o.annotation(kDependenciesAnnotation);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <set>
 #include <unordered_map>
@@ -97,6 +98,7 @@ class Engine {
     };
     fleet_ =
         std::make_unique<FleetView>(loop_, plan, std::move(clusters), options.client, std::move(h));
+    if (options.write_as) fleet_->set_write_identity(*options.write_as);
     index();
   }
 
@@ -110,7 +112,12 @@ class Engine {
     if (open_ > 0) {
       std::optional<Clock::time_point> deadline;
       if (options_.timeout) deadline = start_ + *options_.timeout;
+      std::stop_callback on_stop(options_.stop, [this] {
+        stopped_ = true;
+        loop_.stop();
+      });
       out.timed_out = !loop_.run(deadline);
+      out.stopped = stopped_;
     }
     fleet_->stop();
     out.elapsed = since_start();
@@ -355,7 +362,13 @@ class Engine {
     set_state(u, UnitState::kDeclaring);
     kube::ApplyOptions apply;
     apply.force = options_.force_conflicts;
-    kube::Client* client = fleet_->client(unit.cluster);
+    kube::Client* client = fleet_->writer(unit);
+    if (!client) {
+      rec.error = "cannot make a client that writes as " + options_.write_as->user;
+      rec.failed = since_start();
+      set_state(u, UnitState::kFailed);
+      return wake(dependents_[u]);
+    }
     client->apply_async(declared_body(plan_.object_of(unit), options_.seed_name), apply,
                         [this, u](kube::ApiResult<json::object> r) {
                           loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
@@ -431,6 +444,7 @@ class Engine {
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
   Clock::time_point start_;
   size_t open_ = 0;
+  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace

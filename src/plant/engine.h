@@ -18,11 +18,13 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "kube/client.h"
 #include "plan/plan.h"
+#include "plant/fleet_view.h"
 
 namespace planter::plant {
 
@@ -50,6 +52,7 @@ struct PlantOutcome {
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds elapsed{0};
   bool timed_out = false;
+  bool stopped = false;           // EngineOptions::stop was requested
   std::vector<UnitRecord> units;  // parallel to Plan::units
 
   size_t count(UnitState s) const;
@@ -64,6 +67,10 @@ struct EngineOptions {
   // Called on the engine's thread after every state change of a unit, and when what a pending
   // unit waits for changes.
   std::function<void(size_t unit, const UnitRecord& record)> on_change;
+  // Writes on the management cluster as another user (the operator's impersonation).
+  std::optional<WriteIdentity> write_as;
+  // A stop request ends planting early (requests in flight finish; their answers are dropped).
+  std::stop_token stop;
 };
 
 // Plants `plan`. `clusters`: how to reach the management cluster ("SELF") and the clusters given

@@ -123,6 +123,21 @@ kube::Client* FleetView::client(const std::string& cluster) {
   return it->second->client.get();
 }
 
+kube::Client* FleetView::writer(const Unit& unit) {
+  kube::Client* own = client(unit.cluster);
+  if (!own || !write_identity_ || unit.cluster != kSelf) return own;
+  if (write_identity_->as_self && write_identity_->as_self(unit)) return own;
+  if (!impersonating_) {
+    kube::ClientOptions options = options_;
+    options.transport.impersonate_user = write_identity_->user;
+    options.transport.impersonate_groups = write_identity_->groups;
+    auto c = kube::Client::create(own->config(), options);
+    if (!c) return nullptr;  // never the client's own identity instead
+    impersonating_ = std::move(c.value());
+  }
+  return impersonating_.get();
+}
+
 void FleetView::connect(const std::string& cluster, kube::RestConfig config) {
   ClusterLink& l = *links_.at(cluster);
   // Watches on the old client end before it goes.

@@ -29,6 +29,16 @@
 
 namespace planter::plant {
 
+// Whom the seed's objects are written as on the management cluster, when not the client's own
+// identity: the operator impersonates a Seed's service account (Impersonate-User and -Group).
+// Reads (watches, discovery) stay the client's own.
+struct WriteIdentity {
+  std::string user;
+  std::vector<std::string> groups;
+  // Units the client's own identity writes even so (the operator's admin objects).
+  std::function<bool(const Unit&)> as_self;
+};
+
 struct FleetHandlers {
   // An object of a watched kind was added, changed or deleted: `key` is its object_key().
   std::function<void(const std::string& cluster, const std::string& key,
@@ -67,6 +77,10 @@ class FleetView {
   // its API to answer".
   std::string link_status(const std::string& cluster) const;
   kube::Client* client(const std::string& cluster);
+  // The client that writes `unit` on its cluster: client(), or the impersonating one (see
+  // WriteIdentity) for the management cluster. Null while the cluster is not linked.
+  kube::Client* writer(const Unit& unit);
+  void set_write_identity(WriteIdentity identity) { write_identity_ = std::move(identity); }
 
   // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
   // Idempotent; remembered until the cluster is linked.
@@ -118,6 +132,8 @@ class FleetView {
   // host cluster \n object_key -> the workload cluster it leads to: its cluster object, and its
   // kubeconfig Secret once the cluster object names one.
   std::map<std::string, std::string> cluster_objects_, kubeconfig_secrets_;
+  std::optional<WriteIdentity> write_identity_;
+  std::unique_ptr<kube::Client> impersonating_;  // on the management cluster, made on first use
   std::shared_ptr<bool> alive_;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/json.hpp>
 #include <unordered_map>
 
@@ -74,6 +75,7 @@ class Uprooter {
     h.linked = [this](const std::string& c) { wake_cluster(c); };
     fleet_ =
         std::make_unique<FleetView>(loop_, plan, std::move(clusters), options.client, std::move(h));
+    if (options.write_as) fleet_->set_write_identity(*options.write_as);
     // u requires p  =>  u must be gone before p goes.
     std::unordered_map<std::string, size_t> cluster_object_unit;
     for (const ClusterInfo& c : plan.clusters)
@@ -103,7 +105,13 @@ class Uprooter {
     if (open_ > 0) {
       std::optional<Clock::time_point> deadline;
       if (options_.timeout) deadline = start_ + *options_.timeout;
+      std::atomic<bool> stopped{false};
+      std::stop_callback on_stop(options_.stop, [this, &stopped] {
+        stopped = true;
+        loop_.stop();
+      });
       out.timed_out = !loop_.run(deadline);
+      out.stopped = stopped;
     }
     fleet_->stop();
     out.elapsed = now();
@@ -192,11 +200,14 @@ class Uprooter {
     set(u, RemovalState::kDeleting);
     kube::DeleteOptions del;
     del.precondition_uid = string_field(r.value(), {"metadata", "uid"});
-    fleet_->client(unit.cluster)
-        ->remove_async(ref.api_version, ref.kind, ref.ns, ref.name, del,
-                       [this, u](kube::ApiResult<json::object> rr) {
-                         loop_.post([this, u, rr = std::move(rr)] { on_deleted(u, rr); });
-                       });
+    kube::Client* writer = fleet_->writer(unit);
+    if (!writer)
+      return set(u, RemovalState::kFailed,
+                 "cannot make a client that writes as " + options_.write_as->user);
+    writer->remove_async(ref.api_version, ref.kind, ref.ns, ref.name, del,
+                         [this, u](kube::ApiResult<json::object> rr) {
+                           loop_.post([this, u, rr = std::move(rr)] { on_deleted(u, rr); });
+                         });
   }
 
   void on_deleted(size_t u, const kube::ApiResult<json::object>& r) {

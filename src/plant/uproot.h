@@ -12,11 +12,13 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "kube/client.h"
 #include "plan/plan.h"
+#include "plant/fleet_view.h"
 
 namespace planter::plant {
 
@@ -42,6 +44,7 @@ struct RemovalRecord {
 struct UprootOutcome {
   std::chrono::microseconds elapsed{0};
   bool timed_out = false;
+  bool stopped = false;
   std::vector<RemovalRecord> units;  // parallel to Plan::units
 
   size_t count(RemovalState s) const;
@@ -54,6 +57,8 @@ struct UprootOptions {
   kube::ClientOptions client;
   std::optional<std::chrono::milliseconds> timeout;
   std::function<void(size_t unit, const RemovalRecord& record)> on_change;
+  std::optional<WriteIdentity> write_as;  // as EngineOptions
+  std::stop_token stop;
 };
 
 UprootOutcome uproot(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
