@@ -1,5 +1,6 @@
 #include "kube/informer.h"
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <future>
 #include <random>
@@ -169,7 +170,17 @@ void Informer::State::on_event(WatchEvent e) {
   }
 }
 
+namespace {
+std::atomic<uint64_t> g_watch_restarts{0};
+}  // namespace
+
+uint64_t watch_restarts() {
+  return g_watch_restarts.load(std::memory_order_relaxed);
+}
+
 void Informer::State::on_end(ApiResult<bool> end) {
+  if (end || end.error().reason != "Cancelled")
+    g_watch_restarts.fetch_add(1, std::memory_order_relaxed);
   bool expired;
   {
     std::lock_guard lock(mu);

@@ -41,6 +41,10 @@ struct InformerStats {
   uint64_t bookmarks = 0;
 };
 
+// Watch streams that informers of this process opened again after one ended (a timeout, a
+// dropped connection, a 410), for metrics.
+uint64_t watch_restarts();
+
 class Informer {
  public:
   Informer(Client& client, ResourceQuery query, InformerHandlers handlers);

@@ -353,6 +353,9 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   if (code > 0) (version == CURL_HTTP_VERSION_2_0 ? n_h2 : n_h1)++;
   call->resp.status = static_cast<int>(code);
   call->resp.attempts = call->attempts;
+  if (options.observe && !call->cancelled)
+    options.observe(options.name, call->streaming ? "WATCH" : call->req.method,
+                    static_cast<int>(code));
   CURLcode curl_result = result;
   release(*call);
 

@@ -129,6 +129,7 @@ kube::Client* FleetView::writer(const Unit& unit) {
   if (write_identity_->as_self && write_identity_->as_self(unit)) return own;
   if (!impersonating_) {
     kube::ClientOptions options = options_;
+    options.transport.name = std::string(kSelf);
     options.transport.impersonate_user = write_identity_->user;
     options.transport.impersonate_groups = write_identity_->groups;
     auto c = kube::Client::create(own->config(), options);
@@ -147,7 +148,9 @@ void FleetView::connect(const std::string& cluster, kube::RestConfig config) {
       w->informer.reset();
       w->synced = false;
     }
-  auto client = kube::Client::create(std::move(config), options_);
+  kube::ClientOptions options = options_;
+  options.transport.name = cluster;
+  auto client = kube::Client::create(std::move(config), std::move(options));
   if (!client) {
     l.state = Link::kWaiting;
     l.why = client.error().message;

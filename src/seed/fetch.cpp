@@ -10,12 +10,15 @@ namespace planter {
 
 namespace {
 
-constexpr size_t kMaxSeedBytes = 256u << 20;
+struct Sink {
+  std::string body;
+  size_t max_bytes;
+};
 
 size_t append(char* data, size_t size, size_t n, void* user) {
-  auto* out = static_cast<std::string*>(user);
-  if (out->size() + size * n > kMaxSeedBytes) return 0;  // aborts the transfer
-  out->append(data, size * n);
+  auto* out = static_cast<Sink*>(user);
+  if (out->body.size() + size * n > out->max_bytes) return 0;  // aborts the transfer
+  out->body.append(data, size * n);
   return size * n;
 }
 
@@ -25,32 +28,35 @@ struct EasyDeleter {
 
 }  // namespace
 
-Result<std::string> fetch_url(const std::string& url) {
+Result<std::string> fetch_url(const std::string& url, const FetchLimits& limits) {
   std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
   if (!curl) return Error{fmt::format("{}: cannot initialise libcurl", url)};
-  std::string body;
+  Sink sink{{}, limits.max_bytes};
   char errbuf[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl.get(), CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, limits.protocols.c_str());
+  curl_easy_setopt(curl.get(), CURLOPT_REDIR_PROTOCOLS_STR, limits.protocols.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, 60L);
   curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "planter/0.1");
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, append);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, errbuf);
   CURLcode rc = curl_easy_perform(curl.get());
   if (rc != CURLE_OK) {
+    if (rc == CURLE_UNSUPPORTED_PROTOCOL)
+      return Error{fmt::format("{}: only {} URLs are allowed ({})", url, limits.protocols,
+                               errbuf[0] ? errbuf : curl_easy_strerror(rc))};
     if (rc == CURLE_WRITE_ERROR)
-      return Error{fmt::format("{}: larger than {} MiB", url, kMaxSeedBytes >> 20)};
+      return Error{fmt::format("{}: larger than {} bytes", url, limits.max_bytes)};
     return Error{fmt::format("{}: {}", url, errbuf[0] ? errbuf : curl_easy_strerror(rc))};
   }
   long status = 0;
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
   if (status >= 400) return Error{fmt::format("{}: HTTP {}", url, status)};
-  return body;
+  return std::move(sink.body);
 }
 
 }  // namespace planter

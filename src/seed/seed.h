@@ -29,7 +29,14 @@ Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags);
 // SourceLocations call the stream.
 void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, Diagnostics& diags);
 
-// Fetches an http(s) URL; the error names the URL and the HTTP status or transport failure.
-Result<std::string> fetch_url(const std::string& url);
+// What fetching a seed URL may do: the schemes allowed (libcurl's list; redirects may only go to
+// these too) and the largest body.
+struct FetchLimits {
+  std::string protocols = "http,https";
+  size_t max_bytes = 256u << 20;
+};
+
+// Fetches a URL; the error names the URL and the HTTP status or transport failure.
+Result<std::string> fetch_url(const std::string& url, const FetchLimits& limits = {});
 
 }  // namespace planter
