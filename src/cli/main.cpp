@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/operator_command.h"
 #include "cli/plant_command.h"
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
@@ -80,6 +81,11 @@ int main(int argc, char** argv) {
   cli::SimFlags sim_flags;
   auto* sim = cli::add_sim_command(app, sim_flags);
 
+  cli::OperatorFlags operator_flags;
+  auto* op = cli::add_operator_command(app, operator_flags);
+  cli::InstallFlags install_flags;
+  auto* install = cli::add_install_command(app, install_flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -101,6 +107,8 @@ int main(int argc, char** argv) {
     if (*plant_cmds.plant) return cli::run_plant(plant_flags);
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);
     if (*plant_cmds.replant) return cli::run_replant(replant_flags);
+    if (*op) return cli::run_operator(operator_flags);
+    if (*install) return cli::run_install(install_flags);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitFailure;

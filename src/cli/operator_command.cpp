@@ -1,0 +1,262 @@
+#include "cli/operator_command.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+
+#include "cli/seed_flags.h"
+#include "kube/kubeconfig.h"
+#include "operator/controller.h"
+#include "operator/http_endpoint.h"
+#include "operator/leader.h"
+#include "operator/log.h"
+#include "operator/metrics.h"
+
+namespace planter::cli {
+
+namespace {
+
+std::chrono::milliseconds ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+// In a pod, the namespace it runs in; else planter-system.
+std::string pod_namespace() {
+  std::ifstream in("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string ns;
+  if (in && std::getline(in, ns) && !ns.empty()) return ns;
+  return "planter-system";
+}
+
+Result<kube::RestConfig> operator_config(const OperatorFlags& f) {
+  if (f.kubeconfig.empty() && f.context.empty() && std::getenv("KUBERNETES_SERVICE_HOST"))
+    return kube::in_cluster_config(kube::InClusterSources::from_environment());
+  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));
+  if (!config) return config.error();
+  return config->rest_config(f.context);
+}
+
+}  // namespace
+
+CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "operator",
+      "Run the Seed controller: plant every Seed object of the management cluster "
+      "(fire-and-forget), with leader election, metrics and health endpoints");
+  cmd->add_option("--kubeconfig", f.kubeconfig,
+                  "Kubeconfig file (default: the in-cluster config in a pod, else $KUBECONFIG, "
+                  "then ~/.kube/config)");
+  cmd->add_option("--context", f.context, "Kubeconfig context of the management cluster");
+  auto* ns = cmd->add_option("-n,--namespace", f.watch_namespace,
+                             "Plant the Seeds of this namespace only");
+  auto* all = cmd->add_flag("-A,--all-namespaces", f.all_namespaces,
+                            "Plant the Seeds of every namespace (the default)");
+  ns->excludes(all);
+  cmd->add_option("--plugin-dir", f.plugin_dir,
+                  "Folder of the plugins that Seeds may name in spec.plugins");
+  cmd->add_option("--admin-namespaces", f.admin_namespaces,
+                  "Namespaces whose Seeds' admin objects (planter.nephio.org/user: admin: "
+                  "Namespaces, CRDs, RBAC, ...) are declared as the operator itself; elsewhere "
+                  "everything is declared as the Seed's service account")
+      ->delimiter(',');
+  cmd->add_flag("--allow-file-urls", f.allow_file_urls,
+                "Accept file:// seed URLs (development only; https otherwise)");
+  cmd->add_option("--max-seed-bytes", f.max_seed_bytes, "Largest seed source accepted")
+      ->capture_default_str();
+  cmd->add_option("--metrics-addr", f.metrics_addr,
+                  "Where /metrics is served ([HOST]:PORT; 0 turns it off)")
+      ->capture_default_str();
+  cmd->add_option("--health-addr", f.health_addr,
+                  "Where /healthz and /readyz are served ([HOST]:PORT; 0 turns it off)")
+      ->capture_default_str();
+  cmd->add_flag("--leader-elect", f.leader_elect,
+                "Work only while holding the Lease (run several replicas, one works)");
+  cmd->add_option("--leader-elect-lease-duration", f.lease_duration_s,
+                  "Seconds a standby waits after the leader's last renewal before taking over")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-renew-deadline", f.renew_deadline_s,
+                  "Seconds the leader keeps trying to renew before giving up")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-retry-period", f.retry_period_s,
+                  "Seconds between attempts to take or renew the Lease")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-resource-name", f.lease_name, "The Lease's name")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-resource-namespace", f.lease_namespace,
+                  "The Lease's namespace (default: the pod's, else planter-system)");
+  cmd->add_option("--identity", f.identity,
+                  "This replica's name in the Lease and in Events (default: hostname_pid)");
+  cmd->add_option("--log-format", f.log_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--retry-failed", f.retry_failed_s,
+                  "Seconds before a failed Seed is planted again (doubling up to 10x)")
+      ->capture_default_str();
+  cmd->add_option("--qps", f.qps, "Requests per second per cluster (0: no client-side limit)")
+      ->capture_default_str();
+  cmd->add_option("--burst", f.burst, "Requests allowed in a burst above --qps")
+      ->capture_default_str();
+  cmd->add_option("--max-in-flight", f.max_in_flight, "Requests in flight per cluster")
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  planter operator                                   # in a pod: in-cluster config\n"
+      "  planter operator --kubeconfig sim.kubeconfig --metrics-addr 127.0.0.1:0 \\\n"
+      "      --health-addr 127.0.0.1:0 --allow-file-urls\n"
+      "  planter operator --leader-elect --admin-namespaces planter-system");
+  return cmd;
+}
+
+int run_operator(const OperatorFlags& f) {
+  op::Log log(f.log_format == "json" ? op::Log::Format::kJson : op::Log::Format::kText);
+  // SIGINT and SIGTERM end the operator cleanly (the Lease is released); blocked before any
+  // thread starts so that only the waiting thread below sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto config = operator_config(f);
+  if (!config) {
+    log.error("cannot find the management cluster", {{"error", config.error().message}});
+    return kExitBadInput;
+  }
+  op::ControllerOptions co;
+  co.watch_namespace = f.all_namespaces ? "" : f.watch_namespace;
+  co.plugin_dir = f.plugin_dir;
+  co.admin_namespaces = f.admin_namespaces;
+  co.sources.allow_file_urls = f.allow_file_urls;
+  co.sources.max_bytes = f.max_seed_bytes;
+  co.retry_min = ms(f.retry_failed_s);
+  co.retry_max = ms(f.retry_failed_s * 10);
+  co.client.transport.qps = f.qps;
+  co.client.transport.burst = f.burst;
+  co.client.transport.max_in_flight = f.max_in_flight;
+  op::Metrics metrics;
+  co.client.transport.observe = [&metrics](std::string_view cluster, std::string_view method,
+                                           int code) {
+    metrics.observe_request(cluster.empty() ? std::string_view("SELF") : cluster, method, code);
+  };
+
+  op::LeaseOptions lo;
+  lo.ns = f.lease_namespace.empty() ? pod_namespace() : f.lease_namespace;
+  lo.name = f.lease_name;
+  lo.identity = f.identity;
+  lo.lease_duration = ms(f.lease_duration_s);
+  lo.renew_deadline = ms(f.renew_deadline_s);
+  lo.retry_period = ms(f.retry_period_s);
+  auto lease_client = kube::Client::create(*config, co.client);
+  if (!lease_client) {
+    log.error("cannot make a client", {{"error", lease_client.error().message}});
+    return kExitBadInput;
+  }
+  op::LeaderElector elector(**lease_client, lo, [&log, &lo](const std::string& what) {
+    log.info(what, {{"lease", lo.ns + "/" + lo.name}});
+  });
+  co.identity = elector.identity();
+
+  op::Controller controller(*config, co, metrics, log);
+  std::atomic<bool> leading{!f.leader_elect};
+  std::atomic<bool> working{false};
+  metrics.set_gauges([&] {
+    op::Metrics::Gauges g = controller.gauges();
+    g.leader = leading;
+    return g;
+  });
+
+  std::vector<std::unique_ptr<op::HttpEndpoint>> endpoints;
+  auto serve = [&](const std::string& addr, op::HttpEndpoint::Handler h,
+                   std::string_view what) -> bool {
+    if (addr.empty() || addr == "0") return true;
+    auto ep = op::HttpEndpoint::start(addr, std::move(h));
+    if (!ep) {
+      log.error("cannot serve " + std::string(what), {{"error", ep.error().message}});
+      return false;
+    }
+    log.info("serving " + std::string(what),
+             {{"address", addr}, {"port", std::to_string((*ep)->port())}});
+    endpoints.push_back(std::move(ep.value()));
+    return true;
+  };
+  bool ok = serve(
+      f.metrics_addr,
+      [&](const std::string& path) {
+        if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
+        return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", metrics.render()};
+      },
+      "metrics");
+  ok = ok && serve(
+                 f.health_addr,
+                 [&](const std::string& path) {
+                   if (path == "/healthz" || path == "/livez")
+                     return op::HttpAnswer{200, "text/plain", "ok\n"};
+                   if (path == "/readyz") {
+                     // A standby is ready (it waits for the Lease); a worker once it has
+                     // listed the Seeds.
+                     bool ready = !working || controller.synced();
+                     return ready ? op::HttpAnswer{200, "text/plain", "ok\n"}
+                                  : op::HttpAnswer{503, "text/plain", "seeds not listed yet\n"};
+                   }
+                   return op::HttpAnswer{404, "text/plain", "not found\n"};
+                 },
+                 "health probes");
+  if (!ok) return kExitBadInput;
+
+  std::stop_source stop;
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    log.info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    stop.request_stop();
+  });
+  auto finish = [&](int rc) {
+    controller.stop();
+    endpoints.clear();
+    if (waiter.joinable()) {
+      if (!stop.stop_requested()) pthread_kill(waiter.native_handle(), SIGTERM);
+      waiter.join();
+    }
+    return rc;
+  };
+
+  log.info("planter operator starting",
+           {{"identity", elector.identity()},
+            {"namespace", co.watch_namespace.empty() ? "(all)" : co.watch_namespace},
+            {"server", config->server},
+            {"leader-elect", f.leader_elect ? "true" : "false"}});
+  if (f.leader_elect) {
+    log.info("waiting for the Lease", {{"lease", lo.ns + "/" + lo.name}});
+    if (!elector.acquire(stop.get_token())) return finish(kExitOk);
+    leading = true;
+    log.info("leading", {{"lease", lo.ns + "/" + lo.name}, {"identity", elector.identity()}});
+  }
+  if (auto started = controller.start(); !started) {
+    log.error("cannot start the controller", {{"error", started.error().message}});
+    return finish(kExitFailure);
+  }
+  working = true;
+  if (f.leader_elect) {
+    if (!elector.hold(stop.get_token())) {
+      // Another replica may be working already: stop writing at once, and let the kubelet
+      // restart this one as a standby.
+      log.error("lost the Lease: exiting", {{"lease", lo.ns + "/" + lo.name}});
+      leading = false;
+      return finish(kExitFailure);
+    }
+    return finish(kExitOk);
+  }
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  cv.wait(lock, stop.get_token(), [] { return false; });
+  return finish(kExitOk);
+}
+
+}  // namespace planter::cli

@@ -1,0 +1,51 @@
+// `planter operator`: the Seed controller (src/operator) with leader election, metrics and
+// health endpoints; and `planter install`: the operator's manifests (deploy/), printed or applied.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace planter::cli {
+
+struct OperatorFlags {
+  std::string kubeconfig;  // empty: in-cluster config, else $KUBECONFIG / ~/.kube/config
+  std::string context;
+  std::string watch_namespace;
+  bool all_namespaces = false;
+  std::string plugin_dir;
+  std::vector<std::string> admin_namespaces;
+  bool allow_file_urls = false;
+  size_t max_seed_bytes = 64u << 20;
+  std::string metrics_addr = ":8080";
+  std::string health_addr = ":8081";
+  bool leader_elect = false;
+  double lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
+  std::string lease_name = "planter-operator";
+  std::string lease_namespace;  // empty: the pod's namespace, else planter-system
+  std::string identity;
+  std::string log_format = "text";
+  double retry_failed_s = 30;
+  double qps = 0;
+  int burst = 0;
+  int max_in_flight = 64;
+};
+
+struct InstallFlags {
+  bool apply = false;
+  std::string kubeconfig;
+  std::string context;
+  std::string image;
+  double timeout_s = 300;
+};
+
+CLI::App* add_operator_command(CLI::App& app, OperatorFlags& flags);
+CLI::App* add_install_command(CLI::App& app, InstallFlags& flags);
+int run_operator(const OperatorFlags& flags);
+int run_install(const InstallFlags& flags);
+
+// The operator's manifests (deploy/: Namespace, CRDs, RBAC, Deployment, Service) as one
+// multi-document stream; `image` replaces the Deployment's image when not empty.
+std::string install_manifests(const std::string& image);
+
+}  // namespace planter::cli

@@ -1,0 +1,811 @@
+#include "operator/controller.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "kube/informer.h"
+#include "model/object.h"
+#include "plant/engine.h"
+#include "plant/uproot.h"
+
+namespace planter::op {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using Steady = std::chrono::steady_clock;
+using plant::UnitState;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::string rfc3339(std::chrono::system_clock::time_point t) {
+  std::time_t s = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&s, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+std::string meta(const json::object& o, std::string_view key) {
+  return string_field(o, {"metadata", key});
+}
+
+int64_t generation_of(const json::object& o) {
+  auto* m = o.if_contains("metadata");
+  if (!m || !m->is_object()) return 0;
+  auto* g = m->as_object().if_contains("generation");
+  return g && g->is_int64() ? g->as_int64() : 0;
+}
+
+std::vector<std::string> finalizers_of(const json::object& o) {
+  std::vector<std::string> out;
+  auto* m = o.if_contains("metadata");
+  if (!m || !m->is_object()) return out;
+  auto* f = m->as_object().if_contains("finalizers");
+  if (f && f->is_array())
+    for (const json::value& v : f->as_array())
+      if (v.is_string()) out.emplace_back(v.as_string());
+  return out;
+}
+
+const json::object* status_of(const json::object& o) {
+  auto* s = o.if_contains("status");
+  return s && s->is_object() ? &s->as_object() : nullptr;
+}
+
+std::string truncate(std::string s, size_t n) {
+  if (s.size() > n) s = s.substr(0, n - 3) + "...";
+  return s;
+}
+
+std::string seconds(std::chrono::microseconds d) {
+  return fmt::format("{:.1f}s", std::chrono::duration<double>(d).count());
+}
+
+}  // namespace
+
+// One piece of work on one Seed: planting it, uprooting it, or only saying why it is not planted.
+struct SeedRun {
+  enum class Kind { kPlant, kUproot, kIdle };
+  std::string key, ns, name, uid;
+  int64_t generation = 0;
+  std::string run_key;
+  Kind kind = Kind::kIdle;
+  std::stop_source stop;
+  std::thread thread;
+  std::atomic<bool> done{false};
+
+  std::mutex mu;  // guards what follows: the run thread writes, the status writer reads
+  std::string phase = "Pending";
+  std::string reason, message;         // of the phase
+  std::optional<std::string> replant;  // status.replant: the token last planted
+  std::shared_ptr<const Plan> plan;
+  std::vector<plant::UnitRecord> records;
+  bool failed = false;
+  milliseconds backoff{0};
+  Steady::time_point retry_at;
+  size_t failure_events = 0;
+};
+
+struct Controller::Impl {
+  kube::RestConfig config;
+  ControllerOptions options;
+  Metrics& metrics;
+  const Log& log;
+  std::unique_ptr<kube::Client> client;
+  std::unique_ptr<kube::Informer> informer;
+
+  // The queue of Seeds to look at ("ns/name"), and those to look at later.
+  std::mutex qmu;
+  std::condition_variable qcv;
+  std::deque<std::string> queue;
+  std::set<std::string> queued;
+  std::multimap<Steady::time_point, std::string> later;
+  bool stopping = false;
+  std::thread worker;
+
+  std::mutex runs_mu;
+  std::map<std::string, std::shared_ptr<SeedRun>> runs;
+
+  // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
+  std::mutex smu;
+  std::condition_variable scv;
+  std::map<std::string, std::pair<std::weak_ptr<SeedRun>, bool>> dirty;
+  std::map<std::string, Steady::time_point> last_write;
+  std::thread writer;
+
+  Impl(kube::RestConfig c, ControllerOptions o, Metrics& m, const Log& l)
+      : config(std::move(c)), options(std::move(o)), metrics(m), log(l) {}
+
+  // ---- the queue ----
+
+  void enqueue(const std::string& key) {
+    std::lock_guard lock(qmu);
+    if (queued.insert(key).second) queue.push_back(key);
+    qcv.notify_one();
+  }
+
+  void enqueue_after(const std::string& key, milliseconds delay) {
+    std::lock_guard lock(qmu);
+    later.emplace(Steady::now() + delay, key);
+    qcv.notify_one();
+  }
+
+  void work() {
+    std::unique_lock lock(qmu);
+    while (!stopping) {
+      auto now = Steady::now();
+      while (!later.empty() && later.begin()->first <= now) {
+        std::string key = later.begin()->second;
+        later.erase(later.begin());
+        if (queued.insert(key).second) queue.push_back(key);
+      }
+      if (queue.empty()) {
+        if (later.empty())
+          qcv.wait(lock);
+        else
+          qcv.wait_until(lock, later.begin()->first);
+        continue;
+      }
+      std::string key = std::move(queue.front());
+      queue.pop_front();
+      queued.erase(key);
+      lock.unlock();
+      reconcile(key);
+      lock.lock();
+    }
+  }
+
+  // ---- reconciling one Seed ----
+
+  void reconcile(const std::string& key) {
+    size_t slash = key.find('/');
+    std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+    std::optional<json::object> seed = informer->get(ns, name);
+    std::lock_guard lock(runs_mu);
+    if (!seed) {
+      stop_run(key);
+      runs.erase(key);
+      return;
+    }
+    auto spec = parse_seed_spec(*seed);
+    int64_t generation = generation_of(*seed);
+    std::vector<std::string> finalizers = finalizers_of(*seed);
+    bool has_finalizer =
+        std::find(finalizers.begin(), finalizers.end(), kUprootFinalizer) != finalizers.end();
+    if (!meta(*seed, "deletionTimestamp").empty()) {
+      if (!has_finalizer) return stop_run(key);
+      if (spec && spec->uproot_on_delete)
+        return start(*seed, *spec, SeedRun::Kind::kUproot, "uproot");
+      stop_run(key);
+      set_finalizer(*seed, false);
+      return;
+    }
+    if (!spec) {
+      auto run = idle(*seed, fmt::format("invalid/{}", generation));
+      if (!run) return;
+      {
+        std::lock_guard rl(run->mu);
+        run->phase = "Failed";
+        run->reason = "InvalidSpec";
+        run->message = spec.error().message;
+      }
+      log.warn("seed spec invalid", {{"seed", key}, {"error", spec.error().message}});
+      event(*run, "Warning", "InvalidSpec", spec.error().message);
+      publish(run, true);
+      return;
+    }
+    if (spec->uproot_on_delete != has_finalizer)
+      if (!set_finalizer(*seed, spec->uproot_on_delete))
+        return enqueue_after(key, milliseconds(500));
+    if (!spec->planted) {
+      auto run = idle(*seed, fmt::format("idle/{}", generation));
+      if (!run) return;
+      {
+        std::lock_guard rl(run->mu);
+        run->phase = "Pending";
+        run->reason = "NotPlanted";
+        run->message = "spec.planted is false: set it to true to plant the seed";
+        if (const json::object* st = status_of(*seed))
+          if (auto* r = st->if_contains("replant"); r && r->is_string())
+            run->replant = std::string(r->as_string());
+      }
+      log.info("seed not planted", {{"seed", key}});
+      publish(run, true);
+      return;
+    }
+    start(*seed, *spec, SeedRun::Kind::kPlant,
+          fmt::format("plant/{}/{}", generation, spec->replant));
+  }
+
+  // A run that does nothing but hold a phase for the status writer.
+  std::shared_ptr<SeedRun> idle(const json::object& seed, const std::string& run_key) {
+    std::string key = meta(seed, "namespace") + "/" + meta(seed, "name");
+    auto it = runs.find(key);
+    if (it != runs.end() && it->second->run_key == run_key) return nullptr;
+    stop_run(key);
+    auto run = make_run(seed, run_key, SeedRun::Kind::kIdle);
+    run->done = true;
+    runs[key] = run;
+    return run;
+  }
+
+  std::shared_ptr<SeedRun> make_run(const json::object& seed, std::string run_key,
+                                    SeedRun::Kind kind) {
+    auto run = std::make_shared<SeedRun>();
+    run->ns = meta(seed, "namespace");
+    run->name = meta(seed, "name");
+    run->key = run->ns + "/" + run->name;
+    run->uid = meta(seed, "uid");
+    run->generation = generation_of(seed);
+    run->run_key = std::move(run_key);
+    run->kind = kind;
+    return run;
+  }
+
+  void start(const json::object& seed, const SeedSpec& spec, SeedRun::Kind kind,
+             const std::string& run_key) {
+    std::string key = meta(seed, "namespace") + "/" + meta(seed, "name");
+    milliseconds backoff = options.retry_min;
+    if (auto it = runs.find(key); it != runs.end() && it->second->run_key == run_key) {
+      SeedRun& r = *it->second;
+      std::lock_guard rl(r.mu);
+      if (!r.done || !r.failed) return;  // running, or done with it
+      if (Steady::now() < r.retry_at) return;
+      backoff = std::min(r.backoff * 2, options.retry_max);
+    }
+    stop_run(key);
+    auto run = make_run(seed, run_key, kind);
+    run->backoff = backoff;
+    const json::object* st = status_of(seed);
+    std::string last_phase;
+    int64_t observed = 0;
+    if (st) {
+      if (auto* r = st->if_contains("replant"); r && r->is_string())
+        run->replant = std::string(r->as_string());
+      if (auto* p = st->if_contains("phase"); p && p->is_string()) last_phase = p->as_string();
+      if (auto* g = st->if_contains("observedGeneration"); g && g->is_int64())
+        observed = g->as_int64();
+    }
+    // A replant: the token changed since the seed was last planted.
+    bool replant = run->replant && *run->replant != spec.replant;
+    // Planted already, as the Seed is now: planting again only confirms it, quietly.
+    bool confirming = !replant && last_phase == "Planted" && observed == run->generation;
+    runs[key] = run;
+    run->thread = std::thread([this, run, spec, replant, confirming] {
+      if (run->kind == SeedRun::Kind::kUproot)
+        uproot_seed(run, spec);
+      else
+        plant_seed(run, spec, replant, confirming);
+      run->done = true;
+    });
+  }
+
+  void stop_run(const std::string& key) {
+    auto it = runs.find(key);
+    if (it == runs.end()) return;
+    std::shared_ptr<SeedRun> run = it->second;
+    run->stop.request_stop();
+    if (run->thread.joinable()) run->thread.join();
+    runs.erase(it);
+  }
+
+  // Adds or removes the uproot finalizer (optimistically: a conflict is tried again).
+  bool set_finalizer(const json::object& seed, bool present) {
+    std::vector<std::string> f = finalizers_of(seed);
+    f.erase(std::remove(f.begin(), f.end(), kUprootFinalizer), f.end());
+    if (present) f.emplace_back(kUprootFinalizer);
+    json::array list;
+    for (auto& s : f) list.emplace_back(s);
+    json::object patch{
+        {"metadata",
+         {{"finalizers", std::move(list)}, {"resourceVersion", meta(seed, "resourceVersion")}}}};
+    auto r = client->merge_patch(std::string(kSeedApiVersion), "Seed", meta(seed, "namespace"),
+                                 meta(seed, "name"), patch);
+    std::string key = meta(seed, "namespace") + "/" + meta(seed, "name");
+    if (!r) {
+      if (!r.error().not_found())
+        log.warn("cannot update the seed's finalizers",
+                 {{"seed", key}, {"error", r.error().str()}});
+      return false;
+    }
+    log.info(present ? "finalizer added" : "finalizer removed",
+             {{"seed", key}, {"finalizer", std::string(kUprootFinalizer)}});
+    return true;
+  }
+
+  // ---- planting ----
+
+  Result<PlannedSeed> plan_of(SeedRun& run, const SeedSpec& spec) {
+    auto text = fetch_seed_source(
+        spec, run.ns, options.sources,
+        [this](const std::string& ns, const std::string& name) -> Result<json::object> {
+          auto cm = client->get("v1", "ConfigMap", ns, name);
+          if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
+          return std::move(cm.value());
+        });
+    if (!text) return Error{"cannot read the seed: " + text.error().message};
+    std::vector<std::string> plugins;
+    for (const std::string& p : spec.plugins) {
+      fs::path path = fs::path(options.plugin_dir) / p;
+      std::error_code ec;
+      if (options.plugin_dir.empty() || !fs::is_regular_file(path, ec) ||
+          access(path.c_str(), X_OK) != 0)
+        return Error{fmt::format(
+            "spec.plugins: \"{}\" is not a plugin of this operator{}: use one of the executables "
+            "in its --plugin-dir",
+            p, options.plugin_dir.empty() ? " (it runs without --plugin-dir)" : "")};
+      plugins.push_back(path.string());
+    }
+    return plan_seed_text(*text, run.ns, plugins);
+  }
+
+  plant::WriteIdentity identity_of(const SeedRun& run, const SeedSpec& spec) const {
+    plant::WriteIdentity id;
+    id.user = fmt::format("system:serviceaccount:{}:{}", run.ns, spec.service_account);
+    id.groups = {"system:serviceaccounts", "system:serviceaccounts:" + run.ns};
+    bool admin_namespace =
+        std::find(options.admin_namespaces.begin(), options.admin_namespaces.end(), run.ns) !=
+        options.admin_namespaces.end();
+    if (admin_namespace) {
+      const Plan* plan = run.plan.get();
+      id.as_self = [plan](const Unit& u) {
+        return declared_user(plan->object_of(u)) == kAdminUser;
+      };
+    }
+    return id;
+  }
+
+  void fail(const std::shared_ptr<SeedRun>& run, std::string reason, std::string message) {
+    if (run->stop.stop_requested()) return;
+    milliseconds backoff;
+    {
+      std::lock_guard lock(run->mu);
+      run->phase = "Failed";
+      run->reason = reason;
+      run->message = message;
+      run->failed = true;
+      backoff = run->backoff;
+      run->retry_at = Steady::now() + backoff;
+    }
+    log.warn("seed failed", {{"seed", run->key}, {"reason", reason}, {"message", message}});
+    event(*run, "Warning", reason, message);
+    publish(run, true);
+    enqueue_after(run->key, backoff + milliseconds(10));
+  }
+
+  void plant_seed(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec, bool replant,
+                  bool confirming) {
+    std::stop_token stop = run->stop.get_token();
+    if (!confirming) {
+      {
+        std::lock_guard lock(run->mu);
+        run->phase = "Planting";
+        run->reason = replant ? "Replanting" : "Planting";
+        run->message = "reading the seed";
+      }
+      publish(run, true);
+    }
+    auto planned = plan_of(*run, spec);
+    if (!planned) {
+      bool source = planned.error().message.starts_with("cannot read");
+      return fail(run, source ? "SourceUnavailable" : "InvalidSeed", planned.error().message);
+    }
+    auto plan = std::make_shared<const Plan>(std::move(planned->plan));
+    for (const std::string& w : planned->warnings)
+      log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
+    {
+      std::lock_guard lock(run->mu);
+      run->plan = plan;
+      run->records.assign(plan->units.size(), {});
+      run->message =
+          fmt::format("{} units on {} cluster(s)", plan->units.size(), plan->clusters.size());
+    }
+    std::string label = seed_label(run->ns, run->name);
+    plant::WriteIdentity id = identity_of(*run, spec);
+    if (!confirming) {
+      log.info(replant ? "replanting seed" : "planting seed",
+               {{"seed", run->key},
+                {"units", std::to_string(plan->units.size())},
+                {"as", id.user},
+                {"mode", replant && spec.hard ? "hard" : "soft"}});
+      event(*run, "Normal", replant ? "Replanting" : "Planting",
+            fmt::format("{} {} units on {} cluster(s) as {}", replant ? "replanting" : "planting",
+                        plan->units.size(), plan->clusters.size(), id.user));
+    }
+    std::map<std::string, kube::RestConfig> clusters{{std::string(kSelf), config}};
+    if (replant && spec.hard) {
+      plant::UprootOptions uo;
+      uo.seed_name = label;
+      uo.client = options.client;
+      uo.write_as = id;
+      uo.stop = stop;
+      {
+        std::lock_guard lock(run->mu);
+        run->message = "uprooting before planting again (replantMode: hard)";
+      }
+      publish(run, true);
+      plant::UprootOutcome out = plant::uproot(*plan, clusters, uo);
+      if (out.stopped) return;
+      if (!out.complete())
+        return fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
+    }
+    plant::EngineOptions eo;
+    eo.seed_name = label;
+    eo.client = options.client;
+    eo.force_conflicts = replant;  // a replant takes back what others changed
+    eo.write_as = id;
+    eo.stop = stop;
+    eo.on_change = [this, run, plan, confirming](size_t u, const plant::UnitRecord& r) {
+      UnitState before;
+      {
+        std::lock_guard lock(run->mu);
+        before = run->records[u].state;
+        run->records[u] = r;
+      }
+      if (before == r.state) {
+        if (!confirming) publish(run, false);
+        return;
+      }
+      const Unit& unit = plan->units[u];
+      std::string object = plan->object_of(unit).display();
+      if (r.state == UnitState::kDeclared) {
+        if (r.ready && r.declared)
+          metrics.observe_declare(std::chrono::duration<double>(*r.declared - *r.ready).count());
+        if (r.ready)
+          metrics.observe_requirement_wait(std::chrono::duration<double>(*r.ready).count());
+      }
+      if (r.state != UnitState::kDeclaring)
+        log.info("unit " + std::string(plant::to_string(r.state)),
+                 {{"seed", run->key}, {"cluster", unit.cluster}, {"object", object}});
+      if (r.state == UnitState::kFailed || r.state == UnitState::kBlocked) {
+        size_t n;
+        {
+          std::lock_guard lock(run->mu);
+          n = run->failure_events++;
+        }
+        if (n < 5 && r.state == UnitState::kFailed)
+          event(*run, "Warning", "UnitFailed",
+                fmt::format("{} on {}: {}", object, unit.cluster, r.error));
+      }
+      if (!confirming) publish(run, false);
+    };
+    plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
+    if (out.stopped || stop.stop_requested()) return;
+    if (out.all_declared()) {
+      {
+        std::lock_guard lock(run->mu);
+        run->phase = "Planted";
+        run->reason = replant ? "Replanted" : "Planted";
+        run->message = fmt::format("all {} units declared", plan->units.size());
+        run->replant = spec.replant;
+        run->failed = false;
+      }
+      if (!confirming) {
+        log.info("seed planted", {{"seed", run->key},
+                                  {"units", std::to_string(plan->units.size())},
+                                  {"elapsed", seconds(out.elapsed)}});
+        event(*run, "Normal", replant ? "Replanted" : "Planted",
+              fmt::format("all {} units declared in {}", plan->units.size(), seconds(out.elapsed)));
+      }
+      publish(run, true);
+      return;
+    }
+    size_t failed = out.count(UnitState::kFailed), blocked = out.count(UnitState::kBlocked);
+    std::string first;
+    for (size_t u = 0; u < out.units.size() && first.empty(); ++u)
+      if (out.units[u].state == UnitState::kFailed)
+        first = fmt::format("{} on {}: {}", plan->object_of(plan->units[u]).display(),
+                            plan->units[u].cluster, out.units[u].error);
+    fail(run, "UnitsFailed",
+         truncate(fmt::format("{} unit(s) failed, {} blocked by them; first: {}", failed, blocked,
+                              first),
+                  2000));
+  }
+
+  void uproot_seed(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec) {
+    {
+      std::lock_guard lock(run->mu);
+      run->phase = "Uprooting";
+      run->reason = "Uprooting";
+      run->message = "the Seed is being deleted and spec.uprootOnDelete is true";
+    }
+    publish(run, true);
+    auto planned = plan_of(*run, spec);
+    if (!planned)
+      return fail(run, "UprootFailed",
+                  planned.error().message +
+                      "; to delete the Seed without uprooting, remove its finalizer " +
+                      std::string(kUprootFinalizer));
+    auto plan = std::make_shared<const Plan>(std::move(planned->plan));
+    {
+      std::lock_guard lock(run->mu);
+      run->plan = plan;
+    }
+    plant::WriteIdentity id = identity_of(*run, spec);
+    log.info("uprooting seed", {{"seed", run->key}, {"units", std::to_string(plan->units.size())}});
+    event(*run, "Normal", "Uprooting", fmt::format("uprooting {} units", plan->units.size()));
+    plant::UprootOptions uo;
+    uo.seed_name = seed_label(run->ns, run->name);
+    uo.client = options.client;
+    uo.write_as = id;
+    uo.stop = run->stop.get_token();
+    uo.on_change = [this, run, plan](size_t u, const plant::RemovalRecord& r) {
+      if (r.state == plant::RemovalState::kDeleted || r.state == plant::RemovalState::kFailed)
+        log.info("unit " + std::string(plant::to_string(r.state)),
+                 {{"seed", run->key},
+                  {"cluster", plan->units[u].cluster},
+                  {"object", plan->object_of(plan->units[u]).display()}});
+    };
+    plant::UprootOutcome out = plant::uproot(*plan, {{std::string(kSelf), config}}, uo);
+    if (out.stopped) return;
+    if (!out.complete())
+      return fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
+    log.info("seed uprooted", {{"seed", run->key}, {"elapsed", seconds(out.elapsed)}});
+    event(*run, "Normal", "Uprooted", fmt::format("uprooted in {}", seconds(out.elapsed)));
+    if (auto seed = informer->get(run->ns, run->name)) set_finalizer(*seed, false);
+  }
+
+  // ---- status ----
+
+  void publish(const std::shared_ptr<SeedRun>& run, bool urgent) {
+    std::lock_guard lock(smu);
+    auto& d = dirty[run->key];
+    d.first = run;
+    d.second = d.second || urgent;
+    scv.notify_one();
+  }
+
+  json::object status_for(SeedRun& run) {
+    std::lock_guard lock(run.mu);
+    json::object st{{"observedGeneration", run.generation}, {"phase", run.phase}};
+    if (run.replant) st["replant"] = *run.replant;
+    std::map<UnitState, int64_t> n;
+    json::array pending;
+    for (size_t u = 0; u < run.records.size(); ++u) {
+      const plant::UnitRecord& r = run.records[u];
+      ++n[r.state];
+      if (r.state == UnitState::kDeclared || pending.size() >= options.status_units_max) continue;
+      const Unit& unit = run.plan->units[u];
+      json::object e{{"object", run.plan->object_of(unit).display()},
+                     {"cluster", unit.cluster},
+                     {"state", plant::to_string(r.state)}};
+      if (!r.waiting_for.empty()) e["waitingFor"] = truncate(r.waiting_for, 300);
+      if (!r.error.empty()) e["error"] = truncate(r.error, 300);
+      pending.push_back(std::move(e));
+    }
+    int64_t total = static_cast<int64_t>(run.records.size());
+    st["counts"] = {{"total", total},
+                    {"pending", n[UnitState::kPending]},
+                    {"declaring", n[UnitState::kDeclaring]},
+                    {"declared", n[UnitState::kDeclared]},
+                    {"failed", n[UnitState::kFailed]},
+                    {"blocked", n[UnitState::kBlocked]}};
+    if (!pending.empty()) st["notDeclared"] = std::move(pending);
+    // The four conditions, from the phase.
+    std::string message = run.message;
+    if (run.phase == "Planting") {
+      std::string waiting;
+      for (const plant::UnitRecord& r : run.records)
+        if (r.state == UnitState::kPending && !r.waiting_for.empty()) {
+          waiting = r.waiting_for;
+          break;
+        }
+      message = fmt::format("{} of {} units declared{}", n[UnitState::kDeclared], total,
+                            waiting.empty() ? "" : "; waiting for " + truncate(waiting, 300));
+    }
+    auto cond = [&](std::string_view type, bool status, std::string reason, std::string msg) {
+      return json::object{{"type", type},
+                          {"status", status ? "True" : "False"},
+                          {"reason", std::move(reason)},
+                          {"message", std::move(msg)},
+                          {"observedGeneration", run.generation}};
+    };
+    bool planted = run.phase == "Planted";
+    bool progressing = run.phase == "Planting" || run.phase == "Uprooting";
+    bool failed = run.phase == "Failed" || n[UnitState::kFailed] > 0;
+    int64_t blocked = n[UnitState::kBlocked];
+    json::array conditions;
+    conditions.push_back(cond("Planted", planted, run.reason, planted ? run.message : message));
+    conditions.push_back(cond("Progressing", progressing, progressing ? run.reason : run.phase,
+                              progressing ? message : ""));
+    conditions.push_back(
+        cond("Blocked", blocked > 0, blocked > 0 ? "BlockedByFailure" : "NotBlocked",
+             blocked > 0 ? fmt::format("{} unit(s) wait on a failed unit", blocked) : ""));
+    conditions.push_back(
+        cond("Failed", failed,
+             failed ? (run.phase == "Failed" ? run.reason : "UnitFailed") : "NoFailure",
+             failed ? (run.phase == "Failed" ? run.message : "a unit failed") : ""));
+    st["conditions"] = std::move(conditions);
+    return st;
+  }
+
+  // Keeps each condition's lastTransitionTime when its status did not change; true when the
+  // status is what the Seed already says.
+  bool settle(json::object& st, const json::object* current) {
+    std::string now = rfc3339(std::chrono::system_clock::now());
+    std::map<std::string, std::pair<std::string, std::string>> before;  // type -> status, time
+    if (current)
+      if (auto* cs = current->if_contains("conditions"); cs && cs->is_array())
+        for (const json::value& c : cs->as_array())
+          if (c.is_object())
+            before[string_field(c.as_object(), {"type"})] = {
+                string_field(c.as_object(), {"status"}),
+                string_field(c.as_object(), {"lastTransitionTime"})};
+    for (json::value& c : st["conditions"].as_array()) {
+      json::object& co = c.as_object();
+      auto it = before.find(string_field(co, {"type"}));
+      bool same = it != before.end() && it->second.first == string_field(co, {"status"}) &&
+                  !it->second.second.empty();
+      co["lastTransitionTime"] = same ? it->second.second : now;
+    }
+    return current && *current == st;
+  }
+
+  void write_status(SeedRun& run) {
+    json::object st = status_for(run);
+    std::optional<json::object> seed = informer->get(run.ns, run.name);
+    if (!seed || meta(*seed, "uid") != run.uid) return;  // gone, or another Seed by that name
+    if (settle(st, status_of(*seed))) return;
+    json::object body{{"apiVersion", kSeedApiVersion},
+                      {"kind", "Seed"},
+                      {"metadata", {{"name", run.name}, {"namespace", run.ns}}},
+                      {"status", std::move(st)}};
+    kube::ApplyOptions ao;
+    ao.field_manager = "planter-operator";
+    ao.force = true;
+    auto r = client->apply_status(body, ao);
+    if (!r && !r.error().not_found())
+      log.warn("cannot write the seed's status", {{"seed", run.key}, {"error", r.error().str()}});
+  }
+
+  void write_statuses() {
+    std::unique_lock lock(smu);
+    while (!stopping) {
+      auto now = Steady::now();
+      std::optional<Steady::time_point> next;
+      std::vector<std::shared_ptr<SeedRun>> due;
+      for (auto it = dirty.begin(); it != dirty.end();) {
+        auto& [key, wish] = *it;
+        auto last = last_write.find(key);
+        Steady::time_point at =
+            wish.second || last == last_write.end() ? now : last->second + options.status_interval;
+        if (at <= now) {
+          if (auto run = wish.first.lock()) due.push_back(run);
+          last_write[key] = now;
+          it = dirty.erase(it);
+        } else {
+          next = next ? std::min(*next, at) : at;
+          ++it;
+        }
+      }
+      if (!due.empty()) {
+        lock.unlock();
+        for (auto& run : due) write_status(*run);
+        lock.lock();
+        continue;
+      }
+      if (next)
+        scv.wait_until(lock, *next);
+      else
+        scv.wait(lock);
+    }
+  }
+
+  // ---- events ----
+
+  void event(const SeedRun& run, std::string_view type, std::string_view reason,
+             const std::string& message) {
+    auto now = std::chrono::system_clock::now();
+    auto nanos =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+    json::object ev{
+        {"apiVersion", "v1"},
+        {"kind", "Event"},
+        {"metadata", {{"name", fmt::format("{}.{:x}", run.name, nanos)}, {"namespace", run.ns}}},
+        {"involvedObject",
+         {{"apiVersion", kSeedApiVersion},
+          {"kind", "Seed"},
+          {"name", run.name},
+          {"namespace", run.ns},
+          {"uid", run.uid}}},
+        {"reason", reason},
+        {"message", truncate(message, 1024)},
+        {"type", type},
+        {"source", {{"component", "planter-operator"}}},
+        {"firstTimestamp", rfc3339(now)},
+        {"lastTimestamp", rfc3339(now)},
+        {"count", 1},
+        {"reportingComponent", "planter-operator"},
+        {"reportingInstance", options.identity}};
+    auto r = client->create(ev);
+    if (!r) log.warn("cannot record an event", {{"seed", run.key}, {"error", r.error().str()}});
+  }
+};
+
+Controller::Controller(kube::RestConfig config, ControllerOptions options, Metrics& metrics,
+                       const Log& log)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(options), metrics, log)) {}
+
+Controller::~Controller() {
+  stop();
+}
+
+Result<bool> Controller::start() {
+  Impl& m = *impl_;
+  auto client = kube::Client::create(m.config, m.options.client);
+  if (!client) return client.error();
+  m.client = std::move(client.value());
+  kube::InformerHandlers h;
+  auto key_of = [](const json::object& o) { return meta(o, "namespace") + "/" + meta(o, "name"); };
+  h.added = [&m, key_of](const json::object& o) { m.enqueue(key_of(o)); };
+  h.updated = [&m, key_of](const json::object& before, const json::object& now) {
+    // Status writes (ours) change neither the spec (generation) nor the metadata that matters.
+    if (generation_of(before) == generation_of(now) &&
+        meta(before, "deletionTimestamp") == meta(now, "deletionTimestamp") &&
+        finalizers_of(before) == finalizers_of(now))
+      return;
+    m.enqueue(key_of(now));
+  };
+  h.deleted = [&m, key_of](const json::object& o) { m.enqueue(key_of(o)); };
+  h.failed = [&m](const kube::ApiError& e) {
+    m.log.error("cannot watch Seeds", {{"error", e.str()}});
+  };
+  m.informer = std::make_unique<kube::Informer>(
+      *m.client,
+      kube::ResourceQuery{std::string(kSeedApiVersion), "Seed", m.options.watch_namespace, "", ""},
+      std::move(h));
+  m.informer->start();
+  m.worker = std::thread([&m] { m.work(); });
+  m.writer = std::thread([&m] { m.write_statuses(); });
+  return true;
+}
+
+void Controller::stop() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard l1(m.qmu);
+    std::lock_guard l2(m.smu);
+    if (m.stopping) return;
+    m.stopping = true;
+  }
+  m.qcv.notify_all();
+  m.scv.notify_all();
+  if (m.worker.joinable()) m.worker.join();
+  if (m.writer.joinable()) m.writer.join();
+  {
+    std::lock_guard lock(m.runs_mu);
+    std::vector<std::string> keys;
+    for (auto& [k, _] : m.runs) keys.push_back(k);
+    for (auto& k : keys) m.stop_run(k);
+  }
+  if (m.informer) m.informer->stop();
+}
+
+bool Controller::synced() const {
+  return impl_->informer && impl_->informer->synced();
+}
+
+Metrics::Gauges Controller::gauges() const {
+  Metrics::Gauges g;
+  std::lock_guard lock(impl_->runs_mu);
+  for (auto& [key, run] : impl_->runs) {
+    std::lock_guard rl(run->mu);
+    ++g.seeds_by_phase[run->phase];
+    for (const plant::UnitRecord& r : run->records)
+      ++g.units_by_state[std::string(plant::to_string(r.state))];
+  }
+  return g;
+}
+
+}  // namespace planter::op

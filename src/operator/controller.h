@@ -1,0 +1,64 @@
+// The Seed controller: watches Seeds and plants each one, level-based.
+//
+// On start and on every change of a Seed, it compares what the Seed asks for (its generation and
+// replant token) with what it is doing, and starts planting when they differ. Planting runs the
+// engine (src/plant) on a thread of its own per Seed; the engine reads the clusters and declares
+// with server-side apply, which is idempotent, so a restarted operator simply plants again and
+// finds what is already declared. Nothing the controller keeps in memory is needed after a
+// restart: the Seed's status (observedGeneration, the replant token it last planted) says what
+// was done.
+//
+// Identity: a Seed's objects are written on the management cluster as its service account
+// (impersonation); admin objects (planter.nephio.org/user: admin) as the operator itself when the
+// Seed's namespace is one of --admin-namespaces. Status, Events and finalizers are the operator's.
+//
+// Threads: one worker for the queue of Seeds to look at, one per planting Seed, one status writer
+// (at most one write per Seed per second, at once on a phase change).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "operator/log.h"
+#include "operator/metrics.h"
+#include "operator/seed_resource.h"
+
+namespace planter::op {
+
+struct ControllerOptions {
+  std::string watch_namespace;  // empty: every namespace
+  std::string plugin_dir;       // where spec.plugins are found
+  std::vector<std::string> admin_namespaces;
+  SourceLimits sources;
+  kube::ClientOptions client;
+  std::string identity;  // this replica, for Events
+  std::chrono::milliseconds status_interval{1000};
+  // A Seed that failed is planted again after this backoff (doubling up to retry_max).
+  std::chrono::milliseconds retry_min{30'000};
+  std::chrono::milliseconds retry_max{300'000};
+  size_t status_units_max = 20;  // units listed in status.notDeclared
+};
+
+class Controller {
+ public:
+  Controller(kube::RestConfig config, ControllerOptions options, Metrics& metrics, const Log& log);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Starts watching Seeds (and working). An error when the client cannot be made.
+  Result<bool> start();
+  // Stops every planting (nothing is lost: planting again resumes it) and the watch.
+  void stop();
+  bool synced() const;
+  Metrics::Gauges gauges() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace planter::op

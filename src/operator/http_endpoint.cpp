@@ -1,0 +1,101 @@
+#include "operator/http_endpoint.h"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <thread>
+
+namespace planter::op {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+struct HttpEndpoint::Impl {
+  net::io_context io{1};
+  tcp::acceptor acceptor{io};
+  Handler handler;
+  std::thread thread;
+
+  void accept() {
+    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+      if (ec) return;
+      serve(std::move(socket));
+      accept();
+    });
+  }
+
+  // One request per connection is all probes and scrapers need; a slow client cannot hold the
+  // endpoint for more than a few seconds.
+  void serve(tcp::socket socket) {
+    auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+    auto buffer = std::make_shared<beast::flat_buffer>();
+    auto req = std::make_shared<http::request<http::string_body>>();
+    stream->expires_after(std::chrono::seconds(5));
+    http::async_read(*stream, *buffer, *req,
+                     [this, stream, buffer, req](beast::error_code ec, size_t) {
+                       if (ec) return;
+                       std::string target(req->target());
+                       std::string path = target.substr(0, target.find('?'));
+                       HttpAnswer a = req->method() == http::verb::get
+                                          ? handler(path)
+                                          : HttpAnswer{405, "text/plain", "method not allowed\n"};
+                       auto res = std::make_shared<http::response<http::string_body>>(
+                           static_cast<http::status>(a.status), req->version());
+                       res->set(http::field::content_type, a.content_type);
+                       res->body() = std::move(a.body);
+                       res->keep_alive(false);
+                       res->prepare_payload();
+                       http::async_write(*stream, *res, [stream, res](beast::error_code, size_t) {
+                         beast::error_code ignored;
+                         stream->socket().shutdown(tcp::socket::shutdown_both, ignored);
+                       });
+                     });
+  }
+};
+
+HttpEndpoint::HttpEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpEndpoint::~HttpEndpoint() {
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+uint16_t HttpEndpoint::port() const {
+  return impl_->acceptor.local_endpoint().port();
+}
+
+Result<std::unique_ptr<HttpEndpoint>> HttpEndpoint::start(const std::string& address,
+                                                          Handler handler) {
+  auto impl = std::make_unique<Impl>();
+  impl->handler = std::move(handler);
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return Error{"address \"" + address + "\": expected [HOST]:PORT"};
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "0.0.0.0";
+  int port = 0;
+  try {
+    port = std::stoi(address.substr(colon + 1));
+  } catch (...) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) return Error{"address \"" + address + "\": bad port"};
+  beast::error_code ec;
+  auto ip = net::ip::make_address(host, ec);
+  if (ec) return Error{"address \"" + address + "\": " + ec.message()};
+  tcp::endpoint endpoint(ip, static_cast<uint16_t>(port));
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return Error{"cannot listen on " + address + ": " + ec.message()};
+  impl->accept();
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] { raw->io.run(); });
+  return std::unique_ptr<HttpEndpoint>(new HttpEndpoint(std::move(impl)));
+}
+
+}  // namespace planter::op

@@ -1,0 +1,68 @@
+#include "operator/log.h"
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+
+namespace planter::op {
+
+namespace {
+
+std::string now_rfc3339() {
+  auto now = std::chrono::system_clock::now();
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  std::time_t t = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us % 1'000'000);
+}
+
+// A text value is quoted when it would not read back as one token.
+std::string text_value(const std::string& v) {
+  bool plain = !v.empty() && v.find_first_of(" \"=\n\t") == std::string::npos;
+  return plain ? v : boost::json::serialize(boost::json::value(v));
+}
+
+}  // namespace
+
+Log::Log(Format format) : format_(format) {
+  logger_ = std::make_shared<spdlog::logger>("planter",
+                                             std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger_->set_pattern("%v");
+  logger_->flush_on(spdlog::level::info);
+}
+
+Log::~Log() = default;
+
+void Log::info(std::string_view msg, const LogFields& fields) const {
+  write(spdlog::level::info, msg, fields);
+}
+void Log::warn(std::string_view msg, const LogFields& fields) const {
+  write(spdlog::level::warn, msg, fields);
+}
+void Log::error(std::string_view msg, const LogFields& fields) const {
+  write(spdlog::level::err, msg, fields);
+}
+
+void Log::write(int level, std::string_view msg, const LogFields& fields) const {
+  auto lvl = static_cast<spdlog::level::level_enum>(level);
+  std::string_view name = lvl == spdlog::level::err    ? "error"
+                          : lvl == spdlog::level::warn ? "warn"
+                                                       : "info";
+  std::string line;
+  if (format_ == Format::kJson) {
+    boost::json::object o{{"ts", now_rfc3339()}, {"level", name}, {"msg", msg}};
+    for (const auto& [k, v] : fields) o[k] = v;
+    line = boost::json::serialize(o);
+  } else {
+    line = fmt::format("{} {:<5} {}", now_rfc3339(), name, msg);
+    for (const auto& [k, v] : fields) line += fmt::format(" {}={}", k, text_value(v));
+  }
+  logger_->log(lvl, "{}", line);
+}
+
+}  // namespace planter::op

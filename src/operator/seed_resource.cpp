@@ -1,0 +1,217 @@
+#include "operator/seed_resource.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <functional>
+
+#include "model/object.h"
+#include "plan/planner.h"
+#include "plugins/runner.h"
+#include "seed/seed.h"
+
+namespace planter::op {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::object* object_at(const json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_object() ? &v->as_object() : nullptr;
+}
+
+Result<std::string> string_at(const json::object& o, std::string_view key,
+                              const std::string& path) {
+  auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return std::string();
+  if (!v->is_string()) return Error{fmt::format("{}.{} must be a string", path, key)};
+  return std::string(v->as_string());
+}
+
+Result<bool> bool_at(const json::object& o, std::string_view key, bool fallback,
+                     const std::string& path) {
+  auto* v = o.if_contains(key);
+  if (!v || v->is_null()) return fallback;
+  if (!v->is_bool()) return Error{fmt::format("{}.{} must be true or false", path, key)};
+  return v->as_bool();
+}
+
+constexpr size_t kMaxErrorsShown = 10;
+
+}  // namespace
+
+Result<SeedSpec> parse_seed_spec(const json::object& seed) {
+  SeedSpec s;
+  const json::object* spec = object_at(seed, "spec");
+  if (!spec) return Error{"spec is missing: a Seed needs spec.source"};
+  const json::object* source = object_at(*spec, "source");
+  int given = 0;
+  if (source) {
+    auto inl = string_at(*source, "inline", "spec.source");
+    if (!inl) return inl.error();
+    if (source->contains("inline")) {
+      s.source = SeedSpec::Source::kInline;
+      s.inline_text = *inl;
+      ++given;
+    }
+    if (const json::object* ref = object_at(*source, "configMapRef")) {
+      auto name = string_at(*ref, "name", "spec.source.configMapRef");
+      auto key = string_at(*ref, "key", "spec.source.configMapRef");
+      if (!name) return name.error();
+      if (!key) return key.error();
+      if (name->empty()) return Error{"spec.source.configMapRef.name is empty: name a ConfigMap"};
+      s.source = SeedSpec::Source::kConfigMap;
+      s.config_map = *name;
+      s.config_map_key = *key;
+      ++given;
+    }
+    auto url = string_at(*source, "url", "spec.source");
+    if (!url) return url.error();
+    if (!url->empty()) {
+      s.source = SeedSpec::Source::kUrl;
+      s.url = *url;
+      ++given;
+    }
+  }
+  auto seed_url = string_at(*spec, "seedUrl", "spec");
+  if (!seed_url) return seed_url.error();
+  if (!seed_url->empty() && s.url.empty()) {
+    s.source = SeedSpec::Source::kUrl;
+    s.url = *seed_url;
+    ++given;
+  }
+  if (given != 1)
+    return Error{fmt::format(
+        "spec.source must set exactly one of inline, configMapRef and url (it sets {})", given)};
+  auto planted = bool_at(*spec, "planted", true, "spec");
+  if (!planted) return planted.error();
+  s.planted = *planted;
+  auto replant = string_at(*spec, "replant", "spec");
+  if (!replant) return replant.error();
+  s.replant = *replant;
+  auto mode = string_at(*spec, "replantMode", "spec");
+  if (!mode) return mode.error();
+  if (!mode->empty() && *mode != "soft" && *mode != "hard")
+    return Error{fmt::format("spec.replantMode is \"{}\": use soft or hard", *mode)};
+  s.hard = *mode == "hard";
+  auto uproot = bool_at(*spec, "uprootOnDelete", false, "spec");
+  if (!uproot) return uproot.error();
+  s.uproot_on_delete = *uproot;
+  auto sa = string_at(*spec, "serviceAccountName", "spec");
+  if (!sa) return sa.error();
+  if (!sa->empty()) s.service_account = *sa;
+  if (auto* plugins = spec->if_contains("plugins"); plugins && !plugins->is_null()) {
+    if (!plugins->is_array()) return Error{"spec.plugins must be a list of plugin names"};
+    for (const json::value& p : plugins->as_array()) {
+      if (!p.is_string() || p.as_string().empty())
+        return Error{"spec.plugins must be a list of plugin names"};
+      std::string name(p.as_string());
+      if (name.find('/') != std::string::npos || name == "." || name == "..")
+        return Error{fmt::format(
+            "spec.plugins: \"{}\" is not a plugin name: name a plugin of the operator's "
+            "--plugin-dir, without a path",
+            name)};
+      s.plugins.push_back(std::move(name));
+    }
+  }
+  return s;
+}
+
+std::string seed_label(const std::string& ns, const std::string& name) {
+  std::string label = ns + "." + name;
+  if (label.size() <= 63) return label;
+  std::string hash = fmt::format("{:016x}", std::hash<std::string>{}(label));
+  std::string cut = label.substr(0, 63 - 1 - 10);
+  while (!cut.empty() && !std::isalnum(static_cast<unsigned char>(cut.back()))) cut.pop_back();
+  return cut + "-" + hash.substr(0, 10);
+}
+
+Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
+                                   const SourceLimits& limits, const ConfigMapReader& read) {
+  switch (spec.source) {
+    case SeedSpec::Source::kInline:
+      return SeedText{spec.inline_text, "spec.source.inline"};
+    case SeedSpec::Source::kConfigMap: {
+      auto cm = read(ns, spec.config_map);
+      if (!cm) return cm.error();
+      std::string name = fmt::format("configmap {}/{}", ns, spec.config_map);
+      const json::object* data = object_at(*cm, "data");
+      if (!spec.config_map_key.empty()) {
+        auto* v = data ? data->if_contains(spec.config_map_key) : nullptr;
+        if (!v || !v->is_string())
+          return Error{
+              fmt::format("{} has no key \"{}\": set spec.source.configMapRef.key to "
+                          "one of its keys",
+                          name, spec.config_map_key)};
+        return SeedText{std::string(v->as_string()), name + " key " + spec.config_map_key};
+      }
+      if (!data || data->empty())
+        return Error{fmt::format("{} has no data: put the seed's YAML in it", name)};
+      // Every key, in key order, as one stream.
+      std::vector<std::pair<std::string, std::string>> keys;
+      for (const auto& [k, v] : *data)
+        if (v.is_string()) keys.emplace_back(std::string(k), std::string(v.as_string()));
+      std::sort(keys.begin(), keys.end());
+      std::string text;
+      for (const auto& [k, v] : keys) {
+        if (!text.empty()) text += "\n---\n";
+        text += v;
+      }
+      if (text.size() > limits.max_bytes)
+        return Error{fmt::format("{} is larger than {} bytes", name, limits.max_bytes)};
+      return SeedText{std::move(text), name};
+    }
+    case SeedSpec::Source::kUrl: {
+      bool https = spec.url.starts_with("https://");
+      bool file = spec.url.starts_with("file://");
+      if (!https && !(file && limits.allow_file_urls))
+        return Error{fmt::format("spec.source.url {}: only https URLs are allowed{}", spec.url,
+                                 limits.allow_file_urls ? " (and file URLs)"
+                                                        : " (file URLs with the operator's "
+                                                          "--allow-file-urls, for development)")};
+      FetchLimits fl;
+      fl.protocols = limits.allow_file_urls ? "https,file" : "https";
+      fl.max_bytes = limits.max_bytes;
+      auto body = fetch_url(spec.url, fl);
+      if (!body) return body.error();
+      return SeedText{std::move(body.value()), spec.url};
+    }
+  }
+  return Error{"unknown source"};
+}
+
+Result<PlannedSeed> plan_seed_text(const SeedText& text, const std::string& ns,
+                                   const std::vector<std::string>& plugins) {
+  Diagnostics diags;
+  Seed seed;
+  parse_seed_text(text.text, text.name, seed, diags);
+  if (seed.objects.empty() && diags.empty())
+    diags.add(text.name, "", "the seed holds no objects", "put at least one object in it");
+  if (diags.empty()) run_plugins(plugins, seed, PluginLimits{}, diags);
+  PlannedSeed out;
+  if (diags.empty()) {
+    PlanOptions options;
+    options.default_namespace = ns;
+    PlanOutcome planned = plan_seed(std::move(seed), options);
+    for (const Diagnostic& d : planned.diags.items()) diags.add(d);
+    for (const Diagnostic& w : planned.diags.warnings()) out.warnings.push_back(w.str());
+    out.plan = std::move(planned.plan);
+  }
+  if (!diags.empty()) {
+    std::string message =
+        fmt::format("the seed has {} problem{}", diags.size(), diags.size() == 1 ? "" : "s");
+    size_t shown = 0;
+    for (const Diagnostic& d : diags.items()) {
+      if (shown++ == kMaxErrorsShown) {
+        message += fmt::format("\n... and {} more", diags.size() - kMaxErrorsShown);
+        break;
+      }
+      message += "\n" + d.str();
+    }
+    return Error{std::move(message)};
+  }
+  return out;
+}
+
+}  // namespace planter::op

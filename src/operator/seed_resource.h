@@ -1,0 +1,68 @@
+// The Seed API (planter.nephio.org/v1alpha1, deploy/crds): reading a Seed's spec, fetching its
+// source, and planning it. Nothing here talks to a cluster except through the callbacks given.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "plan/plan.h"
+
+namespace planter::op {
+
+inline constexpr std::string_view kGroup = "planter.nephio.org";
+inline constexpr std::string_view kSeedApiVersion = "planter.nephio.org/v1alpha1";
+inline constexpr std::string_view kUprootFinalizer = "planter.nephio.org/uproot";
+
+struct SeedSpec {
+  enum class Source { kInline, kConfigMap, kUrl };
+  Source source = Source::kInline;
+  std::string inline_text;
+  std::string config_map;      // configMapRef.name
+  std::string config_map_key;  // configMapRef.key; empty: every key, in key order
+  std::string url;             // source.url, or the proof of concept's spec.seedUrl
+  bool planted = true;
+  std::string replant;  // a token: a change replants
+  bool hard = false;    // replantMode: hard
+  bool uproot_on_delete = false;
+  std::string service_account = "default";
+  std::vector<std::string> plugins;
+};
+
+// Reads a Seed's spec; the error names the field and says what to write instead.
+Result<SeedSpec> parse_seed_spec(const boost::json::object& seed);
+
+// The planter.nephio.org/seed label of a Seed's objects: "<namespace>.<name>", cut to a valid
+// label value (with a hash of the whole when it is too long).
+std::string seed_label(const std::string& ns, const std::string& name);
+
+// What the operator may fetch: https URLs only unless file URLs are allowed; a size limit.
+struct SourceLimits {
+  bool allow_file_urls = false;
+  size_t max_bytes = 64u << 20;
+};
+
+// Reads a ConfigMap's data: the object, or an error message.
+using ConfigMapReader =
+    std::function<Result<boost::json::object>(const std::string& ns, const std::string& name)>;
+
+// The seed's YAML and a name for it in messages ("configmap cnf/seed", "inline", the URL).
+struct SeedText {
+  std::string text;
+  std::string name;
+};
+Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
+                                   const SourceLimits& limits, const ConfigMapReader& read);
+
+// Plans a Seed's text: its namespace is the default for namespaced objects that name none;
+// `plugins` are paths, run in order. The error lists every problem of the seed (bounded).
+struct PlannedSeed {
+  Plan plan;
+  std::vector<std::string> warnings;
+};
+Result<PlannedSeed> plan_seed_text(const SeedText& text, const std::string& ns,
+                                   const std::vector<std::string>& plugins);
+
+}  // namespace planter::op
