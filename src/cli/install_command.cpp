@@ -87,6 +87,7 @@ int run_install(const InstallFlags& f) {
   plant::Progress progress(plan, stdout, isatty(STDOUT_FILENO) != 0, false);
   plant::EngineOptions options;
   options.seed_name = "planter-install";
+  options.force_conflicts = true;  // the installer owns its manifests, whoever applied them before
   options.client.transport.qps = 0;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };

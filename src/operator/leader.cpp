@@ -31,7 +31,8 @@ bool sleep_for(std::stop_token stop, std::chrono::milliseconds d) {
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, d, [] { return false; });
+  cv.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
 }
 
 int64_t seconds_of(std::chrono::milliseconds d) {

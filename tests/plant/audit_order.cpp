@@ -50,6 +50,18 @@ bool is_write(const AuditEntry& e) {
   return e.verb == "create" || e.verb == "patch" || e.verb == "update" || e.verb == "apply";
 }
 
+// `writers` is one user or several separated by commas.
+bool is_writer(const std::string& writers, const std::string& user) {
+  for (size_t start = 0;;) {
+    size_t comma = writers.find(',', start);
+    if (writers.compare(start, comma == std::string::npos ? std::string::npos : comma - start,
+                        user) == 0)
+      return true;
+    if (comma == std::string::npos) return false;
+    start = comma + 1;
+  }
+}
+
 }  // namespace
 
 OrderCheck check_plant_order(const json::object& plan, const std::vector<AuditEntry>& audit,
@@ -61,7 +73,7 @@ OrderCheck check_plant_order(const json::object& plan, const std::vector<AuditEn
     std::string k = e.cluster + "\n" + e.object;
     if (is_write(e)) {
       any_write.emplace(k, e.index);
-      if (e.user == writer) planter_write.emplace(k, e.index);
+      if (is_writer(writer, e.user)) planter_write.emplace(k, e.index);
     }
     if (!e.what.empty()) ready[e.what].emplace(k, e.index);
   }
@@ -130,7 +142,7 @@ OrderCheck check_uproot_order(const json::object& plan, const std::vector<AuditE
                               const std::string& writer) {
   std::map<std::string, size_t> deleted;
   for (const AuditEntry& e : audit)
-    if (e.verb == "delete" && e.user == writer)
+    if (e.verb == "delete" && is_writer(writer, e.user))
       deleted.emplace(e.cluster + "\n" + e.object, e.index);
   OrderCheck out;
   const json::array& units = plan.at("units").as_array();

@@ -31,7 +31,8 @@ struct OrderCheck {
 };
 
 // `plan` is `planter plan -o json`. Writes are the ones made by `writer` (the user planter
-// authenticates as).
+// authenticates as, or several separated by commas: the operator writes as a Seed's service
+// account on the management cluster and with the workload clusters' own credentials there).
 OrderCheck check_plant_order(const boost::json::object& plan, const std::vector<AuditEntry>& audit,
                              const std::string& writer = "admin");
 

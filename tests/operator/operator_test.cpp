@@ -1,0 +1,492 @@
+// `planter operator` as a user runs it: its own process against a `planter sim` process, Seeds
+// applied with kubectl, the sim's audit log as the oracle for ordering and for who wrote what.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "model/diagnostics.h"
+#include "model/yaml.h"
+#include "plant/audit_order.h"
+#include "seed/seed.h"
+#include "sim/sim_process.h"
+
+extern char** environ;
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+const fs::path kCorpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
+const fs::path kSource = PLANTER_SOURCE_DIR;
+const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
+
+#define SKIP_WITHOUT_CORPUS() \
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << kCorpus << " is not here (a bare clone)"
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+CommandResult planter(const std::string& args) {
+  return run_shell(std::string(PLANTER_BINARY) + " " + args);
+}
+
+// `planter operator` in its own process; its log goes to a file in `dir`.
+class OperatorProcess {
+ public:
+  OperatorProcess(fs::path kubeconfig, fs::path dir, std::vector<std::string> extra = {})
+      : kubeconfig_(std::move(kubeconfig)), dir_(std::move(dir)), extra_(std::move(extra)) {
+    start();
+  }
+  ~OperatorProcess() { stop(SIGTERM); }
+
+  void start() {
+    std::vector<std::string> args = {PLANTER_BINARY,
+                                     "operator",
+                                     "--kubeconfig",
+                                     kubeconfig_.string(),
+                                     "--metrics-addr",
+                                     "127.0.0.1:0",
+                                     "--health-addr",
+                                     "127.0.0.1:0",
+                                     "--allow-file-urls",
+                                     "--retry-failed",
+                                     "2"};
+    args.insert(args.end(), extra_.begin(), extra_.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    std::string log = this->log_path().string();
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (posix_spawn(&pid_, PLANTER_BINARY, &actions, nullptr, argv.data(), environ) != 0)
+      ADD_FAILURE() << "cannot start the operator";
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  void stop(int sig) {
+    if (pid_ <= 0) return;
+    kill(pid_, sig);
+    int status;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  fs::path log_path() const {
+    return dir_ / fmt::format("operator-{}.log", static_cast<const void*>(this));
+  }
+  std::string log() const { return read_file(log_path()); }
+
+ private:
+  fs::path kubeconfig_, dir_;
+  std::vector<std::string> extra_;
+  pid_t pid_ = -1;
+};
+
+// Polls until `done` holds (tests may poll; planter does not).
+bool eventually(const std::function<bool()>& done, std::chrono::seconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(200ms);
+  }
+  return done();
+}
+
+std::string seed_field(const SimProcess& sim, const std::string& ns, const std::string& name,
+                       const std::string& path) {
+  return sim.kubectl(fmt::format("get seed {} -n {} -o jsonpath='{{{}}}'", name, ns, path)).out;
+}
+
+bool phase_is(const SimProcess& sim, const std::string& ns, const std::string& name,
+              const std::string& phase) {
+  return seed_field(sim, ns, name, ".status.phase") == phase;
+}
+
+void apply_yaml(const SimProcess& sim, const std::string& yaml) {
+  fs::path f = sim.dir() / fmt::format("apply-{}.yaml", std::hash<std::string>{}(yaml));
+  std::ofstream(f) << yaml;
+  CommandResult r = sim.kubectl("apply -f " + q(f));
+  ASSERT_EQ(r.code, 0) << r.err;
+}
+
+std::string seed_object(const std::string& ns, const std::string& name, const std::string& source,
+                        const std::string& more = "") {
+  return fmt::format(
+      "apiVersion: planter.nephio.org/v1alpha1\nkind: Seed\nmetadata:\n  name: {}\n  namespace: "
+      "{}\nspec:\n  source:\n{}\n{}",
+      name, ns, source, more);
+}
+
+json::object plan_of(const std::string& args) {
+  CommandResult r = planter("plan -o json " + args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return json::parse(r.out).as_object();
+}
+
+void expect_in_order(const json::object& plan, const std::vector<std::string>& audit,
+                     const std::string& writers) {
+  OrderCheck check = check_plant_order(plan, parse_audit(audit), writers);
+  EXPECT_EQ(check.units_written, plan.at("units").as_array().size());
+  EXPECT_GT(check.requirements_checked, 0u);
+  EXPECT_THAT(check.violations, IsEmpty());
+}
+
+// ---- Seeds of the corpus, planted by the operator ----
+
+struct CorpusSeed {
+  std::string name, ns;
+  std::vector<std::string> files;  // relative to the corpus, or "data:" for tests/data/plant
+  bool config_map;                 // else a file URL (too big for a ConfigMap's 1 MiB)
+};
+
+fs::path corpus_file(const std::string& f) {
+  return f.starts_with("data:") ? kData / f.substr(5) : kCorpus / f;
+}
+
+TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::vector<CorpusSeed> seeds = {
+      {"cert-manager", "certs", {"cert-manager/seed.yaml", "data:cert-manager-issuer.yaml"}, true},
+      {"tekton", "tekton", {"tekton-pipelines/seed.yaml"}, true},
+      {"multus", "multus", {"multus/seed.yaml"}, true},
+      {"percona", "percona", {"percona-xtradb-cluster-operator/seed.yaml"}, true},
+      {"kube-prometheus", "monitoring", {"kube-prometheus/seed.yaml"}, false},
+      {"argo-cd", "argocd", {"argo-cd/seed.yaml", "argo-cd/extra-crs.yaml"}, false},
+  };
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  for (const CorpusSeed& s : seeds) {
+    ASSERT_EQ(sim.kubectl("create namespace " + s.ns).code, 0);
+    std::string source;
+    if (s.config_map) {
+      std::string files;
+      for (size_t i = 0; i < s.files.size(); ++i)
+        files +=
+            fmt::format(" --from-file={}-{}={}", i, corpus_file(s.files[i]).filename().string(),
+                        q(corpus_file(s.files[i])));
+      CommandResult r =
+          sim.kubectl(fmt::format("create configmap {} -n {}{}", s.name, s.ns, files));
+      ASSERT_EQ(r.code, 0) << r.err;
+      source = fmt::format("    configMapRef: {{name: {}}}", s.name);
+    } else {
+      fs::path joined = sim.dir() / (s.name + ".yaml");
+      std::ofstream out(joined);
+      for (const std::string& f : s.files) out << read_file(corpus_file(f)) << "\n---\n";
+      out.close();
+      source = "    url: file://" + joined.string();
+    }
+    apply_yaml(sim, seed_object(s.ns, s.name, source));
+  }
+  // While they plant, `kubectl get seeds` shows progress in its printer columns.
+  bool saw_progress = false;
+  ASSERT_TRUE(eventually(
+      [&] {
+        CommandResult r = sim.kubectl("get seeds -A");
+        if (r.out.find("Planting") != std::string::npos) saw_progress = true;
+        for (const CorpusSeed& s : seeds)
+          if (!phase_is(sim, s.ns, s.name, "Planted")) return false;
+        return true;
+      },
+      240s))
+      << sim.kubectl("get seeds -A -o yaml").out << op.log();
+  EXPECT_TRUE(saw_progress);
+  CommandResult table = sim.kubectl("get seeds -A");
+  EXPECT_THAT(table.out, HasSubstr("PHASE"));
+  EXPECT_THAT(table.out, HasSubstr("DECLARED"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("monitoring +kube-prometheus +Planted"));
+  for (const CorpusSeed& s : seeds) {
+    SCOPED_TRACE(s.name);
+    std::string files;
+    for (const std::string& f : s.files) files += " " + q(corpus_file(f));
+    json::object plan = plan_of(files + " -n " + s.ns);
+    EXPECT_EQ(seed_field(sim, s.ns, s.name, ".status.counts.declared"),
+              std::to_string(plan.at("units").as_array().size()));
+    expect_in_order(plan, sim.audit_lines(), "system:serviceaccount:" + s.ns + ":default");
+    EXPECT_THAT(sim.kubectl("describe seed " + s.name + " -n " + s.ns).out, HasSubstr("Planted"));
+  }
+}
+
+// ---- killed at random moments ----
+
+// kube-prometheus placed on a workload cluster that the seed itself creates.
+fs::path kube_prometheus_on_edge(const fs::path& dir) {
+  Diagnostics diags;
+  Seed seed;
+  parse_seed_text(read_file(kCorpus / "kube-prometheus/seed.yaml"), "kube-prometheus", seed, diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  std::vector<json::value> docs;
+  for (Object& o : seed.objects) {
+    o.set_annotation("planter.nephio.org/cluster", "edge");
+    docs.emplace_back(std::move(o.body));
+  }
+  std::vector<const json::value*> ptrs;
+  for (const auto& d : docs) ptrs.push_back(&d);
+  fs::path out = dir / "kube-prometheus-on-edge.yaml";
+  std::ofstream f(out);
+  f << "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata:\n  name: edge\n"
+       "  namespace: default\nspec:\n  nodes:\n  - count: 3\n---\n"
+    << to_yaml_stream(ptrs);
+  return out;
+}
+
+TEST(OperatorTest, KilledAtRandomMomentsItStillPlantsEverythingOnceAndInOrder) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim({"--provision-delay", "1500"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = kube_prometheus_on_edge(sim.dir());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "monitoring", "    url: file://" + seed.string()));
+  std::mt19937 rng(std::random_device{}());
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 1500));
+    op.stop(SIGKILL);
+    op.start();
+  }
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "monitoring", "Planted"); }, 240s))
+      << sim.kubectl("get seed monitoring -o yaml").out << op.log();
+  json::object plan = plan_of(q(seed));
+  size_t units = plan.at("units").as_array().size();
+  EXPECT_EQ(seed_field(sim, "default", "monitoring", ".status.counts.declared"),
+            std::to_string(units));
+  std::string writers = "system:serviceaccount:default:default,admin";
+  expect_in_order(plan, sim.audit_lines(), writers);
+  // Nothing declared twice: every object of the seed was created exactly once and never
+  // deleted, however often the operator started over.
+  std::map<std::string, int> created;
+  for (const std::string& line : sim.audit_lines()) {
+    json::object e = json::parse(line).as_object();
+    if (!e.contains("verb")) continue;
+    std::string object(e.at("object").as_string());
+    if (object.find("|Seed|") != std::string::npos || object.find("|Event|") != std::string::npos)
+      continue;
+    std::string user(e.at("user").as_string());
+    if (user != "admin" && !user.starts_with("system:serviceaccount:default:")) continue;
+    EXPECT_NE(e.at("verb").as_string(), "delete") << object;
+    if (e.at("code").as_int64() == 201)
+      ++created[std::string(e.at("cluster").as_string()) + " " + object];
+  }
+  for (const auto& [object, n] : created) EXPECT_EQ(n, 1) << object;
+  EXPECT_EQ(created.size(), units);
+}
+
+// ---- leader election ----
+
+// A copy of the sim's kubeconfig that authenticates with `token`.
+fs::path kubeconfig_with_token(const SimProcess& sim, const std::string& token) {
+  std::string text = read_file(sim.kubeconfig());
+  std::string marker = "token: ";
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    size_t end = text.find('\n', at);
+    text.replace(at + marker.size(), end - at - marker.size(), token);
+  }
+  fs::path out = sim.dir() / (token + ".kubeconfig");
+  std::ofstream(out) << text;
+  return out;
+}
+
+std::string hello_configmap(const SimProcess& sim, const std::string& ns) {
+  CommandResult r = sim.kubectl(fmt::format("create configmap hello -n {} --from-file=seed.yaml={}",
+                                            ns, q(kSource / "examples/hello-world/seed.yaml")));
+  EXPECT_EQ(r.code, 0) << r.err;
+  return "    configMapRef: {name: hello}";
+}
+
+TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
+  fs::path tokens = fs::temp_directory_path() / fmt::format("planter-op-tokens-{}.csv", getpid());
+  std::ofstream(tokens) << "token-a,operator-a,1,\"system:masters\"\n"
+                           "token-b,operator-b,2,\"system:masters\"\n";
+  SimProcess sim({"--token-auth-file", tokens.string()});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace planter-system").code, 0);
+  std::vector<std::string> lease = {"--leader-elect",
+                                    "--leader-elect-lease-duration",
+                                    "3",
+                                    "--leader-elect-renew-deadline",
+                                    "2",
+                                    "--leader-elect-retry-period",
+                                    "0.5"};
+  auto with = [&](std::string id) {
+    auto v = lease;
+    v.insert(v.end(), {"--identity", id});
+    return v;
+  };
+  auto a = std::make_unique<OperatorProcess>(kubeconfig_with_token(sim, "token-a"), sim.dir(),
+                                             with("replica-a"));
+  auto holder = [&] {
+    return sim
+        .kubectl(
+            "get lease planter-operator -n planter-system -o "
+            "jsonpath='{.spec.holderIdentity}'")
+        .out;
+  };
+  ASSERT_TRUE(eventually([&] { return holder() == "replica-a"; }, 30s)) << a->log();
+  OperatorProcess b(kubeconfig_with_token(sim, "token-b"), sim.dir(), with("replica-b"));
+  apply_yaml(sim, seed_object("default", "first", hello_configmap(sim, "default")));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "first", "Planted"); }, 60s))
+      << a->log();
+  // The standby wrote nothing at all: no Lease, no Seed status, no object.
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    EXPECT_NE(e.user, "operator-b") << e.object;
+  EXPECT_THAT(read_file(sim.audit_log()),
+              ::testing::Not(HasSubstr("\"impersonator\":\"operator-b\"")));
+  EXPECT_THAT(read_file(sim.audit_log()), HasSubstr("\"impersonator\":\"operator-a\""));
+
+  auto killed = std::chrono::steady_clock::now();
+  a->stop(SIGKILL);
+  ASSERT_TRUE(eventually([&] { return holder() == "replica-b"; }, 30s)) << b.log();
+  auto handover = std::chrono::steady_clock::now() - killed;
+  // The lease duration (3 s) and a retry period, plus the time kubectl takes to look.
+  EXPECT_LT(handover, 6s);
+  ASSERT_EQ(sim.kubectl("create namespace second").code, 0);
+  apply_yaml(sim, seed_object("second", "second", hello_configmap(sim, "second")));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "second", "second", "Planted"); }, 60s))
+      << b.log();
+  EXPECT_THAT(read_file(sim.audit_log()), HasSubstr("\"impersonator\":\"operator-b\""));
+}
+
+// ---- security ----
+
+TEST(OperatorTest, ASeedCannotCreateWhatItsServiceAccountMayNot) {
+  SimProcess sim({"--authorization", "RBAC"});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
+  apply_yaml(sim, R"(apiVersion: v1
+kind: ServiceAccount
+metadata: {name: deployer, namespace: team}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: deployer, namespace: team}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get, create, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: deployer, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}
+subjects:
+- {kind: ServiceAccount, name: deployer, namespace: team}
+)");
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  std::string seed = R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: settings}
+      data: {mode: fast}
+      ---
+      apiVersion: rbac.authorization.k8s.io/v1
+      kind: ClusterRole
+      metadata: {name: team-escalation}
+      rules:
+      - apiGroups: ["*"]
+        resources: ["*"]
+        verbs: ["*"])";
+  apply_yaml(sim, seed_object("team", "app", seed, "  serviceAccountName: deployer\n"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Failed"); }, 60s)) << op.log();
+  std::string message =
+      seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].message");
+  EXPECT_THAT(message, HasSubstr("is forbidden: User \"system:serviceaccount:team:deployer\""));
+  EXPECT_THAT(message, HasSubstr("clusterroles"));
+  EXPECT_THAT(sim.kubectl("get clusterrole team-escalation").err, HasSubstr("NotFound"));
+  // What it may do, it did.
+  EXPECT_EQ(sim.kubectl("get configmap settings -n team -o jsonpath='{.data.mode}'").out, "fast");
+  EXPECT_THAT(sim.kubectl("get events -n team -o jsonpath='{.items[*].reason}'").out,
+              HasSubstr("UnitFailed"));
+}
+
+// ---- replant and uproot ----
+
+TEST(OperatorTest, ReplantTokenDeclaresAgainAndUprootOnDeleteRemovesEverythingInReverseOrder) {
+  SimProcess sim({"--provision-delay", "300", "--workload-delay", "200"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  std::string source = hello_configmap(sim, "default");
+  apply_yaml(sim, seed_object("default", "hello", source, "  uprootOnDelete: true\n"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "hello", "Planted"); }, 60s))
+      << op.log();
+  EXPECT_THAT(seed_field(sim, "default", "hello", ".metadata.finalizers"),
+              HasSubstr("planter.nephio.org/uproot"));
+  // Someone changes a declared object by hand; a new replant token takes it back.
+  CommandResult r = sim.kubectl("--context edge1 -n cnf scale deployment cnf --replicas 7");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto replicas = [&] {
+    return sim.kubectl("--context edge1 -n cnf get deployment cnf -o jsonpath='{.spec.replicas}'")
+        .out;
+  };
+  ASSERT_EQ(replicas(), "7");
+  ASSERT_EQ(sim.kubectl("patch seed hello --type merge -p '{\"spec\":{\"replant\":\"1\"}}'").code,
+            0);
+  ASSERT_TRUE(eventually(
+      [&] {
+        return seed_field(sim, "default", "hello", ".status.replant") == "1" &&
+               phase_is(sim, "default", "hello", "Planted");
+      },
+      60s))
+      << op.log();
+  EXPECT_EQ(replicas(), "1");  // the seed's, taken back from `kubectl scale`
+  EXPECT_THAT(sim.kubectl("describe seed hello").out, HasSubstr("Replanted"));
+
+  // Deleting the Seed uproots it, in reverse order, before the Seed goes.
+  size_t before = sim.audit_lines().size();
+  ASSERT_EQ(sim.kubectl("delete seed hello --wait=false").code, 0);
+  ASSERT_TRUE(eventually([&] { return sim.kubectl("get seed hello").code != 0; }, 90s)) << op.log();
+  json::object plan = plan_of(q(kSource / "examples/hello-world/seed.yaml") + " -n default");
+  std::vector<std::string> lines = sim.audit_lines();
+  lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(before));
+  OrderCheck check =
+      check_uproot_order(plan, parse_audit(lines), "system:serviceaccount:default:default,admin");
+  EXPECT_GT(check.units_written, 0u);
+  EXPECT_THAT(check.violations, IsEmpty());
+  EXPECT_NE(sim.kubectl("get namespace fleet").code, 0);
+  EXPECT_NE(sim.kubectl("get clusters.planter.nephio.org -A -o name").out.find("edge1"), 0u);
+}
+
+// ---- deploy/ ----
+
+TEST(OperatorTest, DeployAppliesWithKustomizeAndInstallPrintsTheSame) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  CommandResult r = sim.kubectl("apply -k " + q(kSource / "deploy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("deployment.apps/planter-operator created"));
+  EXPECT_THAT(r.out, HasSubstr("clusterrole.rbac.authorization.k8s.io/planter-operator created"));
+  EXPECT_EQ(sim.kubectl("get deployment planter-operator -n planter-system -o "
+                        "jsonpath='{.spec.replicas}'")
+                .out,
+            "2");
+  CommandResult printed = planter("install --image example.org/planter:test");
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_THAT(printed.out, HasSubstr("image: example.org/planter:test"));
+  fs::path out = sim.dir() / "install.yaml";
+  std::ofstream(out) << printed.out;
+  r = sim.kubectl("apply --server-side --force-conflicts -f " + q(out));
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = planter("install --apply --kubeconfig " + q(sim.kubeconfig()) + " --timeout 60");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted"));
+}
+
+}  // namespace
+}  // namespace planter::testing
