@@ -15,6 +15,7 @@
 
 #include "kube/informer.h"
 #include "model/object.h"
+#include "operator/time_format.h"
 #include "plant/engine.h"
 #include "plant/uproot.h"
 
@@ -27,14 +28,6 @@ using plant::UnitState;
 using std::chrono::milliseconds;
 
 namespace {
-
-std::string rfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t s = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
 
 std::string meta(const json::object& o, std::string_view key) {
   return string_field(o, {"metadata", key});
@@ -633,7 +626,7 @@ struct Controller::Impl {
   // Keeps each condition's lastTransitionTime when its status did not change; true when the
   // status is what the Seed already says.
   bool settle(json::object& st, const json::object* current) {
-    std::string now = rfc3339(std::chrono::system_clock::now());
+    std::string now = rfc3339(std::chrono::system_clock::now(), false);
     std::map<std::string, std::pair<std::string, std::string>> before;  // type -> status, time
     if (current)
       if (auto* cs = current->if_contains("conditions"); cs && cs->is_array())
@@ -723,8 +716,8 @@ struct Controller::Impl {
         {"message", truncate(message, 1024)},
         {"type", type},
         {"source", {{"component", "planter-operator"}}},
-        {"firstTimestamp", rfc3339(now)},
-        {"lastTimestamp", rfc3339(now)},
+        {"firstTimestamp", rfc3339(now, false)},
+        {"lastTimestamp", rfc3339(now, false)},
         {"count", 1},
         {"reportingComponent", "planter-operator"},
         {"reportingInstance", options.identity}};

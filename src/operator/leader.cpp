@@ -7,6 +7,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "operator/time_format.h"
+
 namespace planter::op {
 
 namespace json = boost::json;
@@ -18,12 +20,7 @@ constexpr std::string_view kLeaseApiVersion = "coordination.k8s.io/v1";
 
 // A MicroTime: RFC 3339 with microseconds.
 std::string micro_time(std::chrono::system_clock::time_point t) {
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  std::time_t s = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us % 1'000'000);
+  return rfc3339(t, true);
 }
 
 // Sleeps for `d` unless `stop` is requested first; false when it was.

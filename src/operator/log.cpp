@@ -7,19 +7,11 @@
 #include <boost/json.hpp>
 #include <chrono>
 
+#include "operator/time_format.h"
+
 namespace planter::op {
 
 namespace {
-
-std::string now_rfc3339() {
-  auto now = std::chrono::system_clock::now();
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
-  std::time_t t = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us % 1'000'000);
-}
 
 // A text value is quoted when it would not read back as one token.
 std::string text_value(const std::string& v) {
@@ -55,11 +47,12 @@ void Log::write(int level, std::string_view msg, const LogFields& fields) const 
                                                        : "info";
   std::string line;
   if (format_ == Format::kJson) {
-    boost::json::object o{{"ts", now_rfc3339()}, {"level", name}, {"msg", msg}};
+    boost::json::object o{
+        {"ts", rfc3339(std::chrono::system_clock::now(), true)}, {"level", name}, {"msg", msg}};
     for (const auto& [k, v] : fields) o[k] = v;
     line = boost::json::serialize(o);
   } else {
-    line = fmt::format("{} {:<5} {}", now_rfc3339(), name, msg);
+    line = fmt::format("{} {:<5} {}", rfc3339(std::chrono::system_clock::now(), true), name, msg);
     for (const auto& [k, v] : fields) line += fmt::format(" {}={}", k, text_value(v));
   }
   logger_->log(lvl, "{}", line);
