@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <boost/json.hpp>
 #include <set>
 #include <unordered_map>
@@ -112,12 +111,9 @@ class Engine {
     if (open_ > 0) {
       std::optional<Clock::time_point> deadline;
       if (options_.timeout) deadline = start_ + *options_.timeout;
-      std::stop_callback on_stop(options_.stop, [this] {
-        stopped_ = true;
-        loop_.stop();
-      });
-      out.timed_out = !loop_.run(deadline);
-      out.stopped = stopped_;
+      EventLoop::End end = loop_.run(deadline, options_.stop);
+      out.timed_out = end == EventLoop::End::kDeadline;
+      out.stopped = end == EventLoop::End::kCancelled;
     }
     fleet_->stop();
     out.elapsed = since_start();
@@ -444,7 +440,6 @@ class Engine {
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
   Clock::time_point start_;
   size_t open_ = 0;
-  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace

@@ -26,9 +26,17 @@ void EventLoop::stop() {
   cv_.notify_one();
 }
 
-bool EventLoop::run(std::optional<Clock::time_point> deadline) {
+EventLoop::End EventLoop::run(std::optional<Clock::time_point> deadline, std::stop_token cancel) {
+  std::stop_callback on_cancel(cancel, [this] {
+    {
+      std::lock_guard lock(mu_);
+      cancelled_ = true;
+    }
+    cv_.notify_one();
+  });
   std::unique_lock lock(mu_);
   while (!stopped_) {
+    if (cancelled_) return End::kCancelled;
     auto now = Clock::now();
     while (!timers_.empty() && timers_.top().at <= now) {
       ready_.push_back(std::move(const_cast<Timer&>(timers_.top()).fn));
@@ -42,7 +50,7 @@ bool EventLoop::run(std::optional<Clock::time_point> deadline) {
       lock.lock();
       continue;
     }
-    if (deadline && now >= *deadline) return false;
+    if (deadline && now >= *deadline) return End::kDeadline;
     std::optional<Clock::time_point> wake = deadline;
     if (!timers_.empty() && (!wake || timers_.top().at < *wake)) wake = timers_.top().at;
     if (wake)
@@ -50,7 +58,7 @@ bool EventLoop::run(std::optional<Clock::time_point> deadline) {
     else
       cv_.wait(lock);
   }
-  return true;
+  return End::kStopped;
 }
 
 }  // namespace planter::plant

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <queue>
+#include <stop_token>
 #include <vector>
 
 namespace planter::plant {
@@ -23,8 +24,10 @@ class EventLoop {
   void post(std::function<void()> fn);
   void post_after(std::chrono::milliseconds delay, std::function<void()> fn);
 
-  // Runs posted work until stop() or `deadline`. Returns false when the deadline came first.
-  bool run(std::optional<Clock::time_point> deadline = std::nullopt);
+  enum class End { kStopped, kDeadline, kCancelled };
+  // Runs posted work until stop() (kStopped), `deadline` (kDeadline) or a stop request on
+  // `cancel` (kCancelled), whichever comes first.
+  End run(std::optional<Clock::time_point> deadline = std::nullopt, std::stop_token cancel = {});
   void stop();
 
  private:
@@ -40,6 +43,7 @@ class EventLoop {
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   uint64_t seq_ = 0;
   bool stopped_ = false;
+  bool cancelled_ = false;
 };
 
 }  // namespace planter::plant

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <boost/json.hpp>
 #include <unordered_map>
 
@@ -105,13 +104,9 @@ class Uprooter {
     if (open_ > 0) {
       std::optional<Clock::time_point> deadline;
       if (options_.timeout) deadline = start_ + *options_.timeout;
-      std::atomic<bool> stopped{false};
-      std::stop_callback on_stop(options_.stop, [this, &stopped] {
-        stopped = true;
-        loop_.stop();
-      });
-      out.timed_out = !loop_.run(deadline);
-      out.stopped = stopped;
+      EventLoop::End end = loop_.run(deadline, options_.stop);
+      out.timed_out = end == EventLoop::End::kDeadline;
+      out.stopped = end == EventLoop::End::kCancelled;
     }
     fleet_->stop();
     out.elapsed = now();
