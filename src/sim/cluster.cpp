@@ -475,11 +475,6 @@ struct Handler {
         t.subresource, t.ns,       t.name};
   }
 
-  static Response forbidden(const AccessRequest& a, std::string message) {
-    return api_status(403, "Forbidden", std::move(message),
-                      json::object{{"name", a.name}, {"group", a.group}, {"kind", a.resource}});
-  }
-
   std::optional<Response> authorize(const Cluster::Target& t, std::string verb) const {
     if (!c.options_.rbac) return std::nullopt;
     AccessRequest a = access(t, std::move(verb));
@@ -1807,22 +1802,11 @@ std::optional<Response> Cluster::impersonate(Request& req, const std::string& us
       AccessRequest a{req.user, req.groups,    "impersonate",  "", std::move(resource),
                       "",       std::move(ns), std::move(name)};
       if (rbac_allows(store_, a)) return std::optional<Response>();
-      return std::optional<Response>(api_status(
-          403, "Forbidden",
-          a.resource + " \"" + a.name + "\" is forbidden: User \"" + req.user +
-              "\" cannot impersonate resource \"" + a.resource + "\" in API group \"\" " +
-              (a.ns.empty() ? "at the cluster scope" : "in the namespace \"" + a.ns + "\""),
-          json::object{{"name", a.name}, {"kind", a.resource}}));
+      return std::optional<Response>(forbidden(a, forbidden_message(a)));
     };
-    std::optional<Response> denied;
-    if (auto sa = service_account_groups(user); !sa.empty()) {
-      // system:serviceaccount:NS:NAME
-      std::string rest = user.substr(std::string("system:serviceaccount:").size());
-      size_t colon = rest.find(':');
-      denied = may("serviceaccounts", rest.substr(0, colon), rest.substr(colon + 1));
-    } else {
-      denied = may("users", "", user);
-    }
+    auto sa = service_account_of(user);
+    std::optional<Response> denied =
+        sa ? may("serviceaccounts", sa->first, sa->second) : may("users", "", user);
     for (const std::string& g : groups)
       if (!denied) denied = may("groups", "", g);
     if (denied) return denied;

@@ -30,10 +30,10 @@ struct Request {
   std::map<std::string, std::string> query;
   std::string content_type;
   std::string accept;
-  std::string user;        // authenticated (or impersonated) user, for the audit log
+  std::string user;                 // authenticated (or impersonated) user, for the audit log
   std::vector<std::string> groups;  // the user's groups (system:authenticated included)
   std::string impersonator;         // who sent the request, when it impersonates `user`
-  std::string user_agent;  // the default field manager comes from it
+  std::string user_agent;           // the default field manager comes from it
   std::string body;
 };
 

@@ -1,10 +1,10 @@
-#include "model/base64.h"
 #include "sim/fleet.h"
 
 #include <boost/json/serialize.hpp>
 #include <charconv>
 #include <set>
 
+#include "model/base64.h"
 #include "model/yaml.h"
 #include "sim/json_access.h"
 #include "sim/state_dir.h"
@@ -432,7 +432,8 @@ std::string Fleet::kubeconfig() const {
   for (const auto& name : names()) {
     json::object cluster{
         {"server", access_.url + (name == "management" ? "" : "/clusters/" + name)}};
-    if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(access_.ca_pem);
+    if (!access_.ca_pem.empty())
+      cluster["certificate-authority-data"] = base64_encode(access_.ca_pem);
     clusters.push_back({{"name", name}, {"cluster", std::move(cluster)}});
     contexts.push_back({{"name", name}, {"context", {{"cluster", name}, {"user", "planter-sim"}}}});
   }
@@ -449,7 +450,8 @@ std::string Fleet::kubeconfig() const {
 
 std::string Fleet::kubeconfig_of(const std::string& name) const {
   json::object cluster{{"server", access_.url + "/clusters/" + name}};
-  if (!access_.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(access_.ca_pem);
+  if (!access_.ca_pem.empty())
+    cluster["certificate-authority-data"] = base64_encode(access_.ca_pem);
   std::string user = name + "-admin";
   std::string context = user + "@" + name;
   json::value config = json::object{

@@ -1,4 +1,3 @@
-#include "model/base64.h"
 #include "sim/protobuf.h"
 
 #include <boost/json/array.hpp>
@@ -7,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "model/base64.h"
 #include "sim/audit.h"
 #include "sim/tls.h"
 
@@ -223,8 +223,9 @@ Result<json::object> decode(std::string_view data, const Message& m, std::string
           if (!e) return e.error();
           auto& map = out[f->name];
           if (!map.is_object()) map = json::object{};
-          map.as_object()[e->first] = f->kind == Kind::kBytesMap ? json::string(base64_encode(e->second))
-                                                                 : json::string(e->second);
+          map.as_object()[e->first] = f->kind == Kind::kBytesMap
+                                          ? json::string(base64_encode(e->second))
+                                          : json::string(e->second);
           continue;
         }
         default:

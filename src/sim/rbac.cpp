@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "sim/json_access.h"
+
 namespace planter::sim {
 
 namespace json = boost::json;
@@ -14,16 +16,6 @@ constexpr std::string_view kServiceAccountPrefix = "system:serviceaccount:";
 
 std::string key_of(std::string_view resource) {
   return std::string(kRbacGroup) + "/" + std::string(resource);
-}
-
-std::string str(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : "";
-}
-
-const json::object* obj(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_object() ? &it->value().as_object() : nullptr;
 }
 
 const json::array* arr(const json::object& o, std::string_view key) {
@@ -57,14 +49,14 @@ bool rule_matches(const json::object& rule, const AccessRequest& r) {
 
 bool subject_matches(const json::object& subject, const std::string& binding_ns,
                      const AccessRequest& r) {
-  std::string kind = str(subject, "kind");
-  std::string name = str(subject, "name");
+  std::string kind = string_at(subject, "kind");
+  std::string name = string_at(subject, "name");
   if (kind == "User") return name == r.user;
   if (kind == "Group") return std::find(r.groups.begin(), r.groups.end(), name) != r.groups.end();
   if (kind == "ServiceAccount") {
-    std::string ns = str(subject, "namespace");
-    if (ns.empty()) ns = binding_ns;
-    return r.user == std::string(kServiceAccountPrefix) + ns + ":" + name;
+    std::string ns = string_at(subject, "namespace");
+    auto sa = service_account_of(r.user);
+    return sa && sa->first == (ns.empty() ? binding_ns : ns) && sa->second == name;
   }
   return false;
 }
@@ -80,14 +72,14 @@ bool binds(const json::object& binding, const std::string& binding_ns, const Acc
 // The rules of the role a binding refers to (a RoleBinding's Role lives in its namespace).
 const json::array* role_rules(const Store& store, const json::object& binding,
                               const std::string& binding_ns) {
-  const json::object* ref = obj(binding, "roleRef");
+  const json::object* ref = object_at(binding, "roleRef");
   if (!ref) return nullptr;
-  std::string kind = str(*ref, "kind");
+  std::string kind = string_at(*ref, "kind");
   StoredObject role;
   if (kind == "ClusterRole")
-    role = store.get(key_of("clusterroles"), "", str(*ref, "name"));
+    role = store.get(key_of("clusterroles"), "", string_at(*ref, "name"));
   else if (kind == "Role" && !binding_ns.empty())
-    role = store.get(key_of("roles"), binding_ns, str(*ref, "name"));
+    role = store.get(key_of("roles"), binding_ns, string_at(*ref, "name"));
   return role ? arr(*role, "rules") : nullptr;
 }
 
@@ -131,6 +123,11 @@ std::string forbidden_message(const AccessRequest& r) {
          resource + "\" in API group \"" + r.group + "\" " + scope;
 }
 
+Response forbidden(const AccessRequest& r, std::string message) {
+  return api_status(403, "Forbidden", std::move(message),
+                    json::object{{"name", r.name}, {"group", r.group}, {"kind", r.resource}});
+}
+
 std::string missing_rule(const Store& store, const AccessRequest& who, const std::string& ns,
                          const json::array& rules) {
   for (const json::value& v : rules) {
@@ -167,12 +164,18 @@ std::string missing_rule(const Store& store, const AccessRequest& who, const std
   return "";
 }
 
-std::vector<std::string> service_account_groups(const std::string& user) {
-  if (!user.starts_with(kServiceAccountPrefix)) return {};
+std::optional<std::pair<std::string, std::string>> service_account_of(const std::string& user) {
+  if (!user.starts_with(kServiceAccountPrefix)) return std::nullopt;
   std::string_view rest = std::string_view(user).substr(kServiceAccountPrefix.size());
   size_t colon = rest.find(':');
-  if (colon == std::string_view::npos) return {};
-  return {"system:serviceaccounts", "system:serviceaccounts:" + std::string(rest.substr(0, colon))};
+  if (colon == std::string_view::npos) return std::nullopt;
+  return std::pair{std::string(rest.substr(0, colon)), std::string(rest.substr(colon + 1))};
+}
+
+std::vector<std::string> service_account_groups(const std::string& user) {
+  auto sa = service_account_of(user);
+  if (!sa) return {};
+  return {"system:serviceaccounts", "system:serviceaccounts:" + sa->first};
 }
 
 }  // namespace planter::sim

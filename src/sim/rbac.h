@@ -14,9 +14,12 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/store.h"
 
 namespace planter::sim {
@@ -42,14 +45,20 @@ bool rbac_allows(const Store& store, const AccessRequest& request);
 // `clusterroles.rbac.authorization.k8s.io "x" is forbidden: User "u" cannot create resource
 // "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope`.
 std::string forbidden_message(const AccessRequest& request);
+// The 403 Forbidden Status for `request`, with `message` (forbidden_message(), or the escalation
+// check's).
+Response forbidden(const AccessRequest& request, std::string message);
 
 // The escalation check: every rule of `rules` (a Role's or ClusterRole's) is one the user already
 // holds in `ns` ("" for cluster-wide). Returns the first rule it does not hold, as text, or "".
 std::string missing_rule(const Store& store, const AccessRequest& who, const std::string& ns,
                          const boost::json::array& rules);
 
-// The groups Kubernetes gives a service account's user "system:serviceaccount:NS:NAME":
-// system:serviceaccounts and system:serviceaccounts:NS; none for other users.
+// The namespace and name of a service account's user "system:serviceaccount:NS:NAME"; none for
+// other users.
+std::optional<std::pair<std::string, std::string>> service_account_of(const std::string& user);
+// The groups Kubernetes gives a service account's user: system:serviceaccounts and
+// system:serviceaccounts:NS; none for other users.
 std::vector<std::string> service_account_groups(const std::string& user);
 
 }  // namespace planter::sim

@@ -4,16 +4,13 @@
 #include <cstdio>
 #include <ctime>
 
+#include "sim/json_access.h"
+
 namespace planter::sim {
 
 namespace json = boost::json;
 
 namespace {
-
-std::string str_at(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : "";
-}
 
 std::optional<std::chrono::system_clock::time_point> parse_time(const std::string& s) {
   std::tm tm{};
@@ -25,59 +22,57 @@ std::optional<std::chrono::system_clock::time_point> parse_time(const std::strin
   return std::chrono::system_clock::from_time_t(timegm(&tm));
 }
 
-// One step of a JSONPath: a field, an index, every element, or a filter on a field's value.
-void step(const json::value& v, std::string_view rest, std::vector<const json::value*>& out) {
-  if (rest.empty()) {
-    out.push_back(&v);
-    return;
-  }
+// The first value a JSONPath reaches from `v`: a field, an index, every element, or a filter on
+// a field's value, one step at a time; null when it reaches none.
+const json::value* first_match(const json::value& v, std::string_view rest) {
+  if (rest.empty()) return &v;
   if (rest.front() == '.') {
     rest.remove_prefix(1);
     size_t end = rest.find_first_of(".[");
     std::string_view field = rest.substr(0, end);
     std::string_view after = end == std::string_view::npos ? "" : rest.substr(end);
-    if (field.empty()) return step(v, after, out);
-    if (!v.is_object()) return;
-    if (auto* f = v.as_object().if_contains(field)) step(*f, after, out);
-    return;
+    if (field.empty()) return first_match(v, after);
+    auto* f = v.is_object() ? v.as_object().if_contains(field) : nullptr;
+    return f ? first_match(*f, after) : nullptr;
   }
-  if (rest.front() == '[') {
-    size_t close = rest.find(']');
-    if (close == std::string_view::npos) return;
-    std::string_view inside = rest.substr(1, close - 1);
-    std::string_view after = rest.substr(close + 1);
-    if (!v.is_array()) return;
-    const json::array& a = v.as_array();
-    if (inside == "*") {
-      for (const json::value& e : a) step(e, after, out);
-    } else if (inside.starts_with("?(@.") && inside.ends_with(")")) {
+  size_t close = rest.find(']');
+  if (rest.front() != '[' || close == std::string_view::npos || !v.is_array()) return nullptr;
+  std::string_view inside = rest.substr(1, close - 1);
+  std::string_view after = rest.substr(close + 1);
+  const json::array& a = v.as_array();
+  if (inside == "*" || (inside.starts_with("?(@.") && inside.ends_with(")"))) {
+    std::string_view key, want;
+    if (inside != "*") {
       std::string_view cond = inside.substr(4, inside.size() - 5);
       size_t eq = cond.find("==");
-      if (eq == std::string_view::npos) return;
-      std::string_view key = cond.substr(0, eq);
-      std::string_view want = cond.substr(eq + 2);
+      if (eq == std::string_view::npos) return nullptr;
+      key = cond.substr(0, eq);
+      want = cond.substr(eq + 2);
       if (want.size() >= 2 && (want.front() == '"' || want.front() == '\''))
         want = want.substr(1, want.size() - 2);
-      for (const json::value& e : a) {
-        if (!e.is_object()) continue;
-        auto* f = e.as_object().if_contains(key);
-        if (f && f->is_string() && f->as_string() == want) step(e, after, out);
-      }
-    } else {
-      char* end = nullptr;
-      std::string n(inside);
-      long i = std::strtol(n.c_str(), &end, 10);
-      if (end == n.c_str() || *end) return;
-      if (i < 0) i += static_cast<long>(a.size());
-      if (i >= 0 && static_cast<size_t>(i) < a.size()) step(a[static_cast<size_t>(i)], after, out);
     }
+    for (const json::value& e : a) {
+      if (!key.empty()) {
+        auto* f = e.is_object() ? e.as_object().if_contains(key) : nullptr;
+        if (!f || !f->is_string() || f->as_string() != want) continue;
+      }
+      if (const json::value* found = first_match(e, after)) return found;
+    }
+    return nullptr;
   }
+  char* end = nullptr;
+  std::string n(inside);
+  long i = std::strtol(n.c_str(), &end, 10);
+  if (end == n.c_str() || *end) return nullptr;
+  if (i < 0) i += static_cast<long>(a.size());
+  if (i < 0 || static_cast<size_t>(i) >= a.size()) return nullptr;
+  return first_match(a[static_cast<size_t>(i)], after);
 }
 
 json::value cell(const json::object& obj, const json::object& column,
                  std::chrono::system_clock::time_point now) {
-  json::value v = printer_column_value(obj, str_at(column, "jsonPath"));
-  std::string type = str_at(column, "type");
+  json::value v = printer_column_value(obj, string_at(column, "jsonPath"));
+  std::string type = string_at(column, "type");
   if (v.is_null()) return v;
   if (type == "date") {
     if (!v.is_string()) return nullptr;
@@ -111,10 +106,9 @@ json::value printer_column_value(const json::object& object, std::string_view pa
   size_t end = path.find_first_of(".[");
   auto* first = object.if_contains(path.substr(0, end));
   if (!first) return nullptr;
-  std::vector<const json::value*> found;
-  step(*first, end == std::string_view::npos ? "" : path.substr(end), found);
-  if (found.empty()) return nullptr;
-  return *found.front();
+  const json::value* found =
+      first_match(*first, end == std::string_view::npos ? "" : path.substr(end));
+  return found ? *found : json::value(nullptr);
 }
 
 std::string human_duration(std::chrono::seconds d) {
@@ -155,10 +149,10 @@ std::string render_table(const json::array& columns,
   for (const json::value& c : cols) {
     if (!c.is_object()) continue;
     const json::object& co = c.as_object();
-    json::object d{{"name", str_at(co, "name")},
-                   {"type", str_at(co, "type")},
-                   {"format", str_at(co, "format")},
-                   {"description", str_at(co, "description")},
+    json::object d{{"name", string_at(co, "name")},
+                   {"type", string_at(co, "type")},
+                   {"format", string_at(co, "format")},
+                   {"description", string_at(co, "description")},
                    {"priority", 0}};
     if (auto* p = co.if_contains("priority"); p && p->is_int64()) d["priority"] = *p;
     defs.push_back(std::move(d));
@@ -168,7 +162,7 @@ std::string render_table(const json::array& columns,
     json::array cells;
     const json::object* meta = nullptr;
     if (auto* m = obj->if_contains("metadata"); m && m->is_object()) meta = &m->as_object();
-    cells.push_back(json::value(meta ? str_at(*meta, "name") : ""));
+    cells.push_back(json::value(meta ? string_at(*meta, "name") : ""));
     for (const json::value& c : cols)
       if (c.is_object()) cells.push_back(cell(*obj, c.as_object(), now));
     json::object row{{"cells", std::move(cells)}};
