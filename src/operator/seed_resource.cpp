@@ -127,8 +127,10 @@ std::string seed_label(const std::string& ns, const std::string& name) {
   return cut + "-" + hash.substr(0, 10);
 }
 
-Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
-                                   const SourceLimits& limits, const ConfigMapReader& read) {
+namespace {
+
+Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
+                             const SourceLimits& limits, const ConfigMapReader& read) {
   switch (spec.source) {
     case SeedSpec::Source::kInline:
       return SeedText{spec.inline_text, "spec.source.inline"};
@@ -158,8 +160,6 @@ Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
         if (!text.empty()) text += "\n---\n";
         text += v;
       }
-      if (text.size() > limits.max_bytes)
-        return Error{fmt::format("{} is larger than {} bytes", name, limits.max_bytes)};
       return SeedText{std::move(text), name};
     }
     case SeedSpec::Source::kUrl: {
@@ -181,23 +181,30 @@ Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
   return Error{"unknown source"};
 }
 
+}  // namespace
+
+Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
+                                   const SourceLimits& limits, const ConfigMapReader& read) {
+  auto text = source_text(spec, ns, limits, read);
+  if (text && text->text.size() > limits.max_bytes)
+    return Error{fmt::format("{} is larger than {} bytes (the operator's --max-seed-bytes)",
+                             text->name, limits.max_bytes)};
+  return text;
+}
+
 Result<PlannedSeed> plan_seed_text(const SeedText& text, const std::string& ns,
                                    const std::vector<std::string>& plugins) {
-  Diagnostics diags;
+  Diagnostics loading;
   Seed seed;
-  parse_seed_text(text.text, text.name, seed, diags);
-  if (seed.objects.empty() && diags.empty())
-    diags.add(text.name, "", "the seed holds no objects", "put at least one object in it");
-  if (diags.empty()) run_plugins(plugins, seed, PluginLimits{}, diags);
+  parse_seed_text(text.text, text.name, seed, loading);
+  PlanOptions options;
+  options.default_namespace = ns;
+  PlanOutcome planned =
+      plan_loaded(std::move(seed), std::move(loading), plugins, PluginLimits{}, options);
+  const Diagnostics& diags = planned.diags;
   PlannedSeed out;
-  if (diags.empty()) {
-    PlanOptions options;
-    options.default_namespace = ns;
-    PlanOutcome planned = plan_seed(std::move(seed), options);
-    for (const Diagnostic& d : planned.diags.items()) diags.add(d);
-    for (const Diagnostic& w : planned.diags.warnings()) out.warnings.push_back(w.str());
-    out.plan = std::move(planned.plan);
-  }
+  for (const Diagnostic& w : diags.warnings()) out.warnings.push_back(w.str());
+  out.plan = std::move(planned.plan);
   if (!diags.empty()) {
     std::string message =
         fmt::format("the seed has {} problem{}", diags.size(), diags.size() == 1 ? "" : "s");

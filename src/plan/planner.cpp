@@ -205,19 +205,25 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
 }
 
 PlanOutcome build_plan(const PlanRequest& request) {
+  Diagnostics diags;
+  Seed seed = load_seed(request.sources, diags);
+  return plan_loaded(std::move(seed), std::move(diags), request.plugins, request.plugin_limits,
+                     request.options);
+}
+
+PlanOutcome plan_loaded(Seed seed, Diagnostics diags, const std::vector<std::string>& plugins,
+                        const PluginLimits& limits, const PlanOptions& options) {
   PlanOutcome out;
-  Seed seed = load_seed(request.sources, out.diags);
+  out.diags = std::move(diags);
   if (seed.objects.empty()) {
     if (out.diags.empty())
-      out.diags.add("", "", "the seed holds no objects",
-                    "give planter a file with at least one object");
+      out.diags.add("", "", "the seed holds no objects", "give planter at least one object");
     return out;
   }
   // Plugins only ever see a seed that loaded cleanly; a broken one is still planned, so that
   // every problem is reported in one go.
-  if (out.diags.empty() && !run_plugins(request.plugins, seed, request.plugin_limits, out.diags))
-    return out;
-  PlanOutcome planned = plan_seed(std::move(seed), request.options);
+  if (out.diags.empty() && !run_plugins(plugins, seed, limits, out.diags)) return out;
+  PlanOutcome planned = plan_seed(std::move(seed), options);
   for (const Diagnostic& d : planned.diags.items()) out.diags.add(d);
   for (const Diagnostic& w : planned.diags.warnings())
     out.diags.warn(w.source, w.object, w.message);

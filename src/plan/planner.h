@@ -43,6 +43,11 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
 // and otherwise reports every problem of the seed at once.
 PlanOutcome build_plan(const PlanRequest& request);
 
+// The pipeline after loading, for callers that load seeds themselves (the operator reads a Seed's
+// text): `diags` holds the loading problems; then plugins and plan_seed, as build_plan does.
+PlanOutcome plan_loaded(Seed seed, Diagnostics diags, const std::vector<std::string>& plugins,
+                        const PluginLimits& limits, const PlanOptions& options);
+
 // After plugins: validation, then make_plan. Exposed for callers that load seeds themselves.
 PlanOutcome plan_seed(Seed seed, const PlanOptions& options);
 
