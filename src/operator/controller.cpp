@@ -33,6 +33,17 @@ std::string meta(const json::object& o, std::string_view key) {
   return string_field(o, {"metadata", key});
 }
 
+// A Seed's key in the queue and the maps: "namespace/name".
+std::string key_of(const json::object& seed) {
+  return meta(seed, "namespace") + "/" + meta(seed, "name");
+}
+
+// Why a Seed could not be planned: the condition's reason, and the message.
+struct Failure {
+  std::string reason;
+  std::string message;
+};
+
 int64_t generation_of(const json::object& o) {
   auto* m = o.if_contains("metadata");
   if (!m || !m->is_object()) return 0;
@@ -54,6 +65,14 @@ std::vector<std::string> finalizers_of(const json::object& o) {
 const json::object* status_of(const json::object& o) {
   auto* s = o.if_contains("status");
   return s && s->is_object() ? &s->as_object() : nullptr;
+}
+
+// status.replant: the token the Seed was last planted with, if it ever was.
+std::optional<std::string> replant_of(const json::object& seed) {
+  const json::object* st = status_of(seed);
+  auto* r = st ? st->if_contains("replant") : nullptr;
+  if (!r || !r->is_string()) return std::nullopt;
+  return std::string(r->as_string());
 }
 
 std::string truncate(std::string s, size_t n) {
@@ -168,7 +187,9 @@ struct Controller::Impl {
     std::lock_guard lock(runs_mu);
     if (!seed) {
       stop_run(key);
-      runs.erase(key);
+      std::lock_guard sl(smu);  // nothing more to write for it
+      dirty.erase(key);
+      last_write.erase(key);
       return;
     }
     auto spec = parse_seed_spec(*seed);
@@ -209,9 +230,7 @@ struct Controller::Impl {
         run->phase = "Pending";
         run->reason = "NotPlanted";
         run->message = "spec.planted is false: set it to true to plant the seed";
-        if (const json::object* st = status_of(*seed))
-          if (auto* r = st->if_contains("replant"); r && r->is_string())
-            run->replant = std::string(r->as_string());
+        run->replant = replant_of(*seed);
       }
       log.info("seed not planted", {{"seed", key}});
       publish(run, true);
@@ -223,7 +242,7 @@ struct Controller::Impl {
 
   // A run that does nothing but hold a phase for the status writer.
   std::shared_ptr<SeedRun> idle(const json::object& seed, const std::string& run_key) {
-    std::string key = meta(seed, "namespace") + "/" + meta(seed, "name");
+    std::string key = key_of(seed);
     auto it = runs.find(key);
     if (it != runs.end() && it->second->run_key == run_key) return nullptr;
     stop_run(key);
@@ -248,7 +267,7 @@ struct Controller::Impl {
 
   void start(const json::object& seed, const SeedSpec& spec, SeedRun::Kind kind,
              const std::string& run_key) {
-    std::string key = meta(seed, "namespace") + "/" + meta(seed, "name");
+    std::string key = key_of(seed);
     milliseconds backoff = options.retry_min;
     if (auto it = runs.find(key); it != runs.end() && it->second->run_key == run_key) {
       SeedRun& r = *it->second;
@@ -260,16 +279,12 @@ struct Controller::Impl {
     stop_run(key);
     auto run = make_run(seed, run_key, kind);
     run->backoff = backoff;
-    const json::object* st = status_of(seed);
-    std::string last_phase;
+    run->replant = replant_of(seed);
+    std::string last_phase = string_field(seed, {"status", "phase"});
     int64_t observed = 0;
-    if (st) {
-      if (auto* r = st->if_contains("replant"); r && r->is_string())
-        run->replant = std::string(r->as_string());
-      if (auto* p = st->if_contains("phase"); p && p->is_string()) last_phase = p->as_string();
+    if (const json::object* st = status_of(seed))
       if (auto* g = st->if_contains("observedGeneration"); g && g->is_int64())
         observed = g->as_int64();
-    }
     // A replant: the token changed since the seed was last planted.
     bool replant = run->replant && *run->replant != spec.replant;
     // Planted already, as the Seed is now: planting again only confirms it, quietly.
@@ -305,7 +320,7 @@ struct Controller::Impl {
          {{"finalizers", std::move(list)}, {"resourceVersion", meta(seed, "resourceVersion")}}}};
     auto r = client->merge_patch(std::string(kSeedApiVersion), "Seed", meta(seed, "namespace"),
                                  meta(seed, "name"), patch);
-    std::string key = meta(seed, "namespace") + "/" + meta(seed, "name");
+    std::string key = key_of(seed);
     if (!r) {
       if (!r.error().not_found())
         log.warn("cannot update the seed's finalizers",
@@ -319,7 +334,7 @@ struct Controller::Impl {
 
   // ---- planting ----
 
-  Result<PlannedSeed> plan_of(SeedRun& run, const SeedSpec& spec) {
+  Expected<PlannedSeed, Failure> plan_of(SeedRun& run, const SeedSpec& spec) {
     auto text = fetch_seed_source(
         spec, run.ns, options.sources,
         [this](const std::string& ns, const std::string& name) -> Result<json::object> {
@@ -327,20 +342,23 @@ struct Controller::Impl {
           if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
           return std::move(cm.value());
         });
-    if (!text) return Error{"cannot read the seed: " + text.error().message};
+    if (!text) return Failure{"SourceUnavailable", "cannot read the seed: " + text.error().message};
     std::vector<std::string> plugins;
     for (const std::string& p : spec.plugins) {
       fs::path path = fs::path(options.plugin_dir) / p;
       std::error_code ec;
       if (options.plugin_dir.empty() || !fs::is_regular_file(path, ec) ||
           access(path.c_str(), X_OK) != 0)
-        return Error{fmt::format(
-            "spec.plugins: \"{}\" is not a plugin of this operator{}: use one of the executables "
-            "in its --plugin-dir",
-            p, options.plugin_dir.empty() ? " (it runs without --plugin-dir)" : "")};
+        return Failure{
+            "PluginNotFound",
+            fmt::format("spec.plugins: \"{}\" is not a plugin of this operator{}: use one of the "
+                        "executables in its --plugin-dir",
+                        p, options.plugin_dir.empty() ? " (it runs without --plugin-dir)" : "")};
       plugins.push_back(path.string());
     }
-    return plan_seed_text(*text, run.ns, plugins);
+    auto planned = plan_seed_text(*text, run.ns, plugins);
+    if (!planned) return Failure{"InvalidSeed", planned.error().message};
+    return std::move(planned.value());
   }
 
   plant::WriteIdentity identity_of(const SeedRun& run, const SeedSpec& spec) const {
@@ -390,10 +408,7 @@ struct Controller::Impl {
       publish(run, true);
     }
     auto planned = plan_of(*run, spec);
-    if (!planned) {
-      bool source = planned.error().message.starts_with("cannot read");
-      return fail(run, source ? "SourceUnavailable" : "InvalidSeed", planned.error().message);
-    }
+    if (!planned) return fail(run, planned.error().reason, planned.error().message);
     auto plan = std::make_shared<const Plan>(std::move(planned->plan));
     for (const std::string& w : planned->warnings)
       log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
