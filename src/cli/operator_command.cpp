@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/seed_flags.h"
+#include "cli/stop_signals.h"
 #include "kube/kubeconfig.h"
 #include "operator/controller.h"
 #include "operator/http_endpoint.h"
@@ -117,11 +118,7 @@ int run_operator(const OperatorFlags& f) {
   op::Log log(f.log_format == "json" ? op::Log::Format::kJson : op::Log::Format::kText);
   // SIGINT and SIGTERM end the operator cleanly (the Lease is released); blocked before any
   // thread starts so that only the waiting thread below sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  block_stop_signals();
 
   auto config = operator_config(f);
   if (!config) {
@@ -211,8 +208,7 @@ int run_operator(const OperatorFlags& f) {
 
   std::stop_source stop;
   std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
+    int sig = wait_for_stop_signal();
     log.info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     stop.request_stop();
   });

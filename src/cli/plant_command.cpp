@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/sim_command.h"
+#include "cli/stop_signals.h"
 #include "kube/kubeconfig.h"
 #include "plant/engine.h"
 #include "plant/progress.h"
@@ -247,14 +248,6 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
 }
 
 // With --sim --keep: serve until Ctrl-C.
-sigset_t stop_signals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  return signals;
-}
-
 void keep_serving(const PlantFlags& f, const Targets& t) {
   if (!t.sim) return;
   if (!t.kubeconfig_path.empty())
@@ -265,21 +258,12 @@ void keep_serving(const PlantFlags& f, const Targets& t) {
       "Ctrl-C stops it\n",
       t.sim->url(), t.kubeconfig_path);
   std::fflush(stdout);
-  sigset_t signals = stop_signals();
-  int sig = 0;
-  sigwait(&signals, &sig);
-}
-
-// sigwait needs the signals blocked in every thread, so before any thread starts.
-void block_stop_signals(const PlantFlags& f) {
-  if (!(f.sim && f.keep)) return;
-  sigset_t signals = stop_signals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  wait_for_stop_signal();
 }
 
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
 int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work) {
-  block_stop_signals(f);
+  if (f.sim && f.keep) block_stop_signals();  // before any thread starts
   auto p = prepare(f);
   if (!p) return p.error();
   int rc = work(p.value());

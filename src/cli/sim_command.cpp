@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "cli/stop_signals.h"
 #include "sim/server.h"
 
 namespace planter::cli {
@@ -163,11 +164,7 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
 
 int run_sim(const SimFlags& f) {
   // Block the stop signals before the server thread starts so only sigwait below sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  block_stop_signals();
 
   auto made = sim_server_options(f);
   if (!made) {
@@ -197,8 +194,7 @@ int run_sim(const SimFlags& f) {
   else
     fmt::print("planter sim: no --kubeconfig-out given; bearer token {}\n", s.token());
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&signals, &sig);
+  int sig = wait_for_stop_signal();
   fmt::print("planter sim: stopping ({})\n", sig == SIGINT ? "interrupt" : "terminated");
   s.stop();
   return 0;
