@@ -580,9 +580,11 @@ struct Controller::Impl {
     if (run.replant) st["replant"] = *run.replant;
     std::map<UnitState, int64_t> n;
     json::array pending;
+    std::string waiting;  // what the first pending unit waits for
     for (size_t u = 0; u < run.records.size(); ++u) {
       const plant::UnitRecord& r = run.records[u];
       ++n[r.state];
+      if (waiting.empty() && r.state == UnitState::kPending) waiting = r.waiting_for;
       if (r.state == UnitState::kDeclared || pending.size() >= options.status_units_max) continue;
       const Unit& unit = run.plan->units[u];
       json::object e{{"object", run.plan->object_of(unit).display()},
@@ -603,12 +605,6 @@ struct Controller::Impl {
     // The four conditions, from the phase.
     std::string message = run.message;
     if (run.phase == "Planting") {
-      std::string waiting;
-      for (const plant::UnitRecord& r : run.records)
-        if (r.state == UnitState::kPending && !r.waiting_for.empty()) {
-          waiting = r.waiting_for;
-          break;
-        }
       message = fmt::format("{} of {} units declared{}", n[UnitState::kDeclared], total,
                             waiting.empty() ? "" : "; waiting for " + truncate(waiting, 300));
     }
