@@ -99,12 +99,7 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
   cmd->add_option("--retry-failed", f.retry_failed_s,
                   "Seconds before a failed Seed is planted again (doubling up to 10x)")
       ->capture_default_str();
-  cmd->add_option("--qps", f.qps, "Requests per second per cluster (0: no client-side limit)")
-      ->capture_default_str();
-  cmd->add_option("--burst", f.burst, "Requests allowed in a burst above --qps")
-      ->capture_default_str();
-  cmd->add_option("--max-in-flight", f.max_in_flight, "Requests in flight per cluster")
-      ->capture_default_str();
+  add_client_flags(cmd, f.client);
   cmd->footer(
       "Examples:\n"
       "  planter operator                                   # in a pod: in-cluster config\n"
@@ -133,9 +128,7 @@ int run_operator(const OperatorFlags& f) {
   co.sources.max_bytes = f.max_seed_bytes;
   co.retry_min = ms(f.retry_failed_s);
   co.retry_max = ms(f.retry_failed_s * 10);
-  co.client.transport.qps = f.qps;
-  co.client.transport.burst = f.burst;
-  co.client.transport.max_in_flight = f.max_in_flight;
+  co.client = client_options(f.client);
   op::Metrics metrics;
   co.client.transport.observe = [&metrics](std::string_view cluster, std::string_view method,
                                            int code) {

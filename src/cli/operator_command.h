@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/client_flags.h"
+
 namespace planter::cli {
 
 struct OperatorFlags {
@@ -26,9 +28,7 @@ struct OperatorFlags {
   std::string identity;
   std::string log_format = "text";
   double retry_failed_s = 30;
-  double qps = 0;
-  int burst = 0;
-  int max_in_flight = 64;
+  ClientFlags client;
 };
 
 struct InstallFlags {

@@ -76,14 +76,7 @@ void add_target_flags(CLI::App* cmd, PlantFlags& f) {
                   "Seconds to wait before giving up and listing what is still pending "
                   "(default: no limit)");
   cmd->add_flag("-v,--verbose", f.verbose, "Log every state change");
-  cmd->add_option("--qps", f.qps,
-                  "Requests per second per cluster (client-side limit; 0: none, the server's "
-                  "429s pace planter)")
-      ->capture_default_str();
-  cmd->add_option("--burst", f.burst, "Requests allowed in a burst above --qps")
-      ->capture_default_str();
-  cmd->add_option("--max-in-flight", f.max_in_flight, "Requests in flight per cluster")
-      ->capture_default_str();
+  add_client_flags(cmd, f.client);
 }
 
 void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
@@ -144,14 +137,6 @@ Result<Targets> resolve_targets(const PlantFlags& f, const Plan& plan) {
   return t;
 }
 
-kube::ClientOptions client_options(const PlantFlags& f) {
-  kube::ClientOptions o;
-  o.transport.qps = f.qps;
-  o.transport.burst = f.burst;
-  o.transport.max_in_flight = f.max_in_flight;
-  return o;
-}
-
 std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f) {
   if (f.timeout_s <= 0) return std::nullopt;
   return std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
@@ -199,7 +184,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   plant::Progress progress(p.plan, stdout, terminal, f.verbose);
   plant::EngineOptions options;
   options.seed_name = p.seed_name;
-  options.client = client_options(f);
+  options.client = client_options(f.client);
   options.force_conflicts = f.force_conflicts;
   options.timeout = timeout_of(f);
   options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
@@ -226,7 +211,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
 int uproot_prepared(const PlantFlags& f, Prepared& p) {
   plant::UprootOptions options;
   options.seed_name = p.seed_name;
-  options.client = client_options(f);
+  options.client = client_options(f.client);
   options.timeout = timeout_of(f);
   auto start = std::chrono::steady_clock::now();
   options.on_change = [&](size_t u, const plant::RemovalRecord& r) {

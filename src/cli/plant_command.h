@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "cli/client_flags.h"
 #include "cli/seed_flags.h"
 
 namespace planter::cli {
@@ -23,11 +24,7 @@ struct PlantFlags {
   double timeout_s = 0;  // 0: none
   std::string seed_name;
   bool force_conflicts = false;
-  // No client-side rate limit by default: requests in flight are bounded, and the server's
-  // priority and fairness answers 429 with Retry-After, which the client honours.
-  double qps = 0;
-  int burst = 0;
-  int max_in_flight = 64;
+  ClientFlags client;
   bool hard = false;  // replant: uproot, then plant
 };
 
