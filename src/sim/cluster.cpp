@@ -1034,12 +1034,14 @@ struct Handler {
     if (!managed_fields_done) record_update(&old, obj, write_context(type, t.subresource));
     if (auto err = validate_kind(type, obj)) return *err;
     // An unchanged object is not written (no new resourceVersion, no watch event), unless an
-    // apply changed who owns what.
+    // apply changed who owns what. Like kube-apiserver, a write that would only move the
+    // timestamps of managedFields entries keeps the old ones, so it is no change at all.
     json::object a = old, b = obj;
-    for (auto* o : {&a, &b}) meta_of(*o).erase("resourceVersion");
-    bool same_fields = a == b;
-    for (auto* o : {&a, &b}) meta_of(*o).erase("managedFields");
-    if (a == b && (verb != "apply" || same_fields)) return object_response(200, old, type);
+    for (auto* o : {&a, &b}) {
+      meta_of(*o).erase("resourceVersion");
+      meta_of(*o).erase("managedFields");
+    }
+    if (a == b && (verb != "apply" || same_owners(old, obj))) return object_response(200, old, type);
     if (dry_run()) return object_response(200, obj, type);
     // Removing the last finalizer of an object being deleted deletes it.
     if (!meta_string(obj, "deletionTimestamp").empty() && !has_finalizers(obj)) {

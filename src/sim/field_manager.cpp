@@ -201,6 +201,7 @@ json::value merge_applied(const json::value& live, const json::value& applied,
 struct Entry {
   std::string manager, operation, api_version, time, subresource;
   FieldSet fields;
+  bool operator==(const Entry&) const = default;
 };
 
 void tree_to_set(const json::object& tree, FieldPath& path, FieldSet& out) {
@@ -292,6 +293,15 @@ bool in_scope(const FieldPath& p, FieldScope scope) {
 }
 
 }  // namespace
+
+bool same_owners(const json::object& a, const json::object& b) {
+  auto entries = [](const json::object& obj) {
+    std::vector<Entry> out = read_entries(&obj);
+    for (auto& e : out) e.time.clear();
+    return out;
+  };
+  return entries(a) == entries(b);
+}
 
 std::string display_path(const FieldPath& path) {
   std::string out;

@@ -48,6 +48,10 @@ std::vector<ApplyConflict> server_side_apply(const boost::json::object* live,
 void record_update(const boost::json::object* old, boost::json::object& updated,
                    const WriteContext& ctx);
 
+// Whether the managedFields of `a` and `b` name the same owners of the same fields: they may
+// differ in the entries' timestamps only (kube-apiserver does not write such a change).
+bool same_owners(const boost::json::object& a, const boost::json::object& b);
+
 // For messages: ".spec.containers[name=\"app\"].image".
 std::string display_path(const FieldPath& path);
 

@@ -204,6 +204,33 @@ spec:
   EXPECT_EQ(image.out, "nginx:2");
 }
 
+// Applying the same thing again a second later changes nothing a user (or a watch) can see,
+// even though the sim's CRD controller wrote the CRD's status in between: kube-apiserver does not
+// write a change that would only move managedFields timestamps.
+TEST_F(KubectlTest, ServerSideApplyAgainIsNoWrite) {
+  std::string ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: again, labels: {a: b}}\n";
+  write(sim_.dir() / "again.yaml", ns + "---\n" + kWidgetCrd);
+  std::string apply = "apply --server-side -f " + (sim_.dir() / "again.yaml").string();
+  ASSERT_EQ(sim_.kubectl(apply).code, 0);
+  ASSERT_EQ(sim_.kubectl("wait --for=condition=Established crd/widgets.example.org").code, 0);
+  std::string versions =
+      "get ns/again crd/widgets.example.org -o jsonpath={.items[*].metadata.resourceVersion}";
+  std::string before = sim_.kubectl(versions).out;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // timestamps are in seconds
+  auto again = sim_.kubectl(apply);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(sim_.kubectl(versions).out, before);
+  size_t applies = 0;
+  for (const auto& line : sim_.audit_lines())
+    if (line.find("\"verb\":\"apply\"") != std::string::npos) ++applies;
+  EXPECT_EQ(applies, 2u);
+
+  // A second manager taking a share of the same fields is a change: it is written.
+  auto other = sim_.kubectl(apply + " --field-manager other");
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(sim_.kubectl(versions).out, before);
+}
+
 // The object created after kubectl printed its initial list can only reach it through the watch.
 TEST_F(KubectlTest, GetWatchSeesEvents) {
   ASSERT_EQ(sim_.kubectl("create configmap listed -n default --from-literal=a=b").code, 0);
