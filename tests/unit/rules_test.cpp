@@ -208,6 +208,24 @@ TEST(Rules, ExplicitDependenciesInEveryForm) {
   EXPECT_EQ(find_requirement(*d, "ConfigMap/default/ext")->object.api_version, "v1");
 }
 
+// As in kubectl, `Kind/name` is in the dependent's own namespace (or cluster-scoped).
+TEST(Rules, KindSlashNameIsInTheDependentsNamespace) {
+  auto out = plan_yaml(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: cnf}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other}\n---\n"
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: cnf\n"
+      "  annotations:\n"
+      "    planter.nephio.org/dependencies: ConfigMap/a\n"
+      "    planter.nephio.org/external-dependencies: 'Secret/creds, ClusterRole/view'\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* d = find_unit(out.plan, "Deployment/cnf/d");
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(find_requirement(*d, "ConfigMap/cnf/a"));
+  EXPECT_FALSE(find_requirement(*d, "ConfigMap/other/a"));
+  EXPECT_TRUE(find_requirement(*d, "Secret/cnf/creds"));
+  EXPECT_TRUE(find_requirement(*d, "ClusterRole/view"));
+}
+
 TEST(Rules, DependencyOutsideTheSeedIsAnError) {
   auto out = plan_yaml(
       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default,"

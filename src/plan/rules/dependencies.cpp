@@ -17,6 +17,7 @@ namespace {
 
 struct Entry {
   std::string api_version;  // empty in the short form
+  bool ns_given = true;     // false for Kind/name: the dependent's namespace, as in kubectl
   std::string group;        // from `Kind.group`, or from api_version
   bool group_given = false;
   std::string kind, ns, name;
@@ -49,19 +50,26 @@ Result<Entry> parse_entry(std::string_view text) {
     kind = kind.substr(0, dot);
   }
   e.kind = std::string(kind);
-  if (parts.size() == 3) e.ns = std::string(parts[1]);
+  if (parts.size() == 3)
+    e.ns = std::string(parts[1]);
+  else
+    e.ns_given = false;
   e.name = std::string(parts.back());
   return e;
 }
 
 // The seed objects an entry names (all with one key), or an error when it is ambiguous.
-Result<std::vector<size_t>> find_in_seed(const RuleContext& ctx, const Entry& e) {
-  if (e.group_given) return ctx.index.by_key(object_key(e.group, e.kind, e.ns, e.name));
+// `Kind/name` names a cluster-scoped object or one in the dependent's namespace `ns`.
+Result<std::vector<size_t>> find_in_seed(const RuleContext& ctx, const Entry& e,
+                                         const std::string& ns) {
+  if (e.group_given && e.ns_given)
+    return ctx.index.by_key(object_key(e.group, e.kind, e.ns, e.name));
   std::set<std::string> groups;
   std::vector<size_t> found;
   for (size_t i : ctx.index.of_kind_name(e.kind)) {
     const ObjectRef& r = ctx.objects[i].ref;
-    if (r.name != e.name || r.ns != e.ns) continue;
+    if (r.name != e.name || (e.group_given && r.group() != e.group)) continue;
+    if (e.ns_given ? r.ns != e.ns : !r.ns.empty() && r.ns != ns) continue;
     groups.emplace(r.group());
     found.push_back(i);
   }
@@ -123,7 +131,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
                         "write apiVersion|kind|namespace|name, Kind/name or Kind/namespace/name");
         continue;
       }
-      auto found = find_in_seed(ctx, entry.value());
+      auto found = find_in_seed(ctx, entry.value(), o.ref.ns);
       if (!found || found->empty()) {
         if (report)
           ctx.diags.add(
@@ -165,7 +173,10 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
               "write apiVersion|kind|namespace|name for kinds that are not built in");
         continue;
       }
-      out.push_back({ObjectRef{*api_version, entry->kind, entry->ns, entry->name}, unit.cluster,
+      const KindInfo* kind = ctx.kinds.find(split_api_version(*api_version).first, entry->kind);
+      std::string ns =
+          entry->ns_given || (kind && kind->scope == Scope::kCluster) ? entry->ns : o.ref.ns;
+      out.push_back({ObjectRef{*api_version, entry->kind, ns, entry->name}, unit.cluster,
                      ReadinessPredicate::of(ReadinessPredicate::Type::kExists), "dependencies",
                      std::nullopt});
     }
