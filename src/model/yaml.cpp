@@ -445,8 +445,26 @@ class Writer {
     }
   }
 
+  // Strings a YAML 1.1 reader takes for something else: kubectl (go-yaml) reads `on` as true,
+  // PyYAML reads `1:20` as 80. planter reads YAML 1.2, but what it writes is quoted for both.
+  static bool yaml11_special(std::string_view s) {
+    static constexpr std::string_view kWords[] = {"y",  "Y",   "yes", "Yes", "YES", "n",
+                                                  "N",  "no",  "No",  "NO",  "on",  "On",
+                                                  "ON", "off", "Off", "OFF"};
+    for (std::string_view w : kWords)
+      if (s == w) return true;
+    // Numbers with `_` separators and base 60 (`1:20`, `-1_000`, `0b101`).
+    std::string_view digits = s.substr(s.front() == '-' || s.front() == '+' ? 1 : 0);
+    if (digits.starts_with("0b") || digits.starts_with("0x"))
+      return digits.size() > 2 &&
+             digits.find_first_not_of("0123456789abcdefABCDEF_", 2) == std::string_view::npos;
+    return !digits.empty() && std::isdigit(static_cast<unsigned char>(digits.front())) &&
+           digits.find_first_not_of("0123456789abcdefABCDEF_:.") == std::string_view::npos &&
+           digits.find_first_of("_:") != std::string_view::npos;
+  }
+
   static bool plain_safe(std::string_view s) {
-    if (s.empty() || !resolve_plain(s).is_string()) return false;
+    if (s.empty() || !resolve_plain(s).is_string() || yaml11_special(s)) return false;
     if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos &&
         !(s.front() == '-' && s.size() > 1 && s[1] != ' ' && s != "---"))
       return false;

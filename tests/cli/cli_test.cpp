@@ -108,6 +108,38 @@ TEST(Cli, PluginsRunInOrderAndFailuresExit2) {
   EXPECT_EQ(r.out, "");
 }
 
+// The worked plugins of docs/plugins.md do what the docs say.
+TEST(Cli, DatabaseFirstPluginMakesTheFrontEndWaitForItsDatabase) {
+  std::string args = fmt::format(
+      "--plugin '{0}/examples/plugins/database-first.py' '{0}/examples/plugins/shop.yaml'",
+      PLANTER_SOURCE_DIR);
+  Result r = planter("plan " + args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("shop/web   Namespace/shop active, StatefulSet/shop/db "
+                       "jsonpath={.status.readyReplicas}=2"),
+            std::string::npos)
+      << r.out;
+  // The Service of the database is no workload: it waits for nothing of the database.
+  EXPECT_NE(r.out.find("shop/db    Namespace/shop active\n"), std::string::npos) << r.out;
+  // YAML 1.2 through a YAML 1.1 library: the string "on" stays a string.
+  Result annotated = planter("annotate " + args);
+  ASSERT_EQ(annotated.code, 0) << annotated.err;
+  EXPECT_NE(annotated.out.find("value: \"on\""), std::string::npos) << annotated.out;
+}
+
+TEST(Cli, ConditionReadyPluginMakesDependentsWaitForReady) {
+  std::string plugin =
+      fmt::format("--plugin '{}/examples/plugins/condition-ready.sh'", PLANTER_SOURCE_DIR);
+  Result r = planter("plan plugins/web-tls.yaml " + plugin);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Certificate/shop/web-tls condition=Ready"), std::string::npos) << r.out;
+  Result annotated = planter("annotate plugins/web-tls.yaml " + plugin);
+  ASSERT_EQ(annotated.code, 0) << annotated.err;
+  EXPECT_NE(annotated.out.find("    planter.nephio.org/ready-when: condition=Ready\n    team: web"),
+            std::string::npos)
+      << annotated.out;
+}
+
 TEST(Cli, HelpSaysWhatEachCommandDoesWithAnExample) {
   for (const char* cmd : {"--help", "plan --help", "annotate --help"}) {
     Result r = planter(cmd);

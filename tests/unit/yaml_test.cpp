@@ -92,6 +92,23 @@ TEST(Yaml, WritesStringsThatReadBackAsStrings) {
   EXPECT_EQ(back->front().value, v) << text;
 }
 
+// planter reads YAML 1.2, but kubectl and PyYAML read YAML 1.1: what planter writes is quoted
+// wherever the two would differ, so a string stays a string for every reader.
+TEST(Yaml, WritesStringsThatYaml11ReadsOtherwiseQuoted) {
+  json::value v =
+      json::object{{"a", "on"},    {"b", "yes"},   {"c", "N"},     {"d", "1:20"},   {"e", "1_000"},
+                   {"f", "0b101"}, {"g", "hello"}, {"h", "1.2.3"}, {"i", "on-call"}};
+  std::string text = to_yaml_stream({&v});
+  for (const char* quoted :
+       {"a: \"on\"", "b: \"yes\"", "c: \"N\"", "d: \"1:20\"", "e: \"1_000\"", "f: \"0b101\""})
+    EXPECT_NE(text.find(quoted), std::string::npos) << quoted << " in\n" << text;
+  for (const char* plain : {"g: hello", "h: 1.2.3", "i: on-call"})
+    EXPECT_NE(text.find(plain), std::string::npos) << plain << " in\n" << text;
+  auto back = parse_yaml_stream(text, "out.yaml");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->front().value, v);
+}
+
 TEST(Yaml, StreamRoundTrip) {
   json::value a = json::object{{"kind", "A"}};
   json::value b = json::object{{"kind", "B"}};
