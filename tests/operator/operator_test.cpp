@@ -94,6 +94,14 @@ class OperatorProcess {
     return dir_ / fmt::format("operator-{}.log", static_cast<const void*>(this));
   }
   std::string log() const { return read_file(log_path()); }
+  // The port it serves `what` ("metrics", "health probes") on, from its log; 0 before it says.
+  int port(const std::string& what) const {
+    std::string text = log(), marker = "serving " + what + " ";
+    size_t at = text.find(marker);
+    if (at == std::string::npos) return 0;
+    size_t p = text.find("port=", at);
+    return p == std::string::npos ? 0 : std::atoi(text.c_str() + p + 5);
+  }
 
  private:
   fs::path kubeconfig_, dir_;
@@ -109,6 +117,24 @@ bool eventually(const std::function<bool()>& done, std::chrono::seconds limit) {
     std::this_thread::sleep_for(200ms);
   }
   return done();
+}
+
+// GET http://127.0.0.1:PORT/PATH, the body (Python's urllib: no HTTP client of planter's).
+std::string http_get(int port, const std::string& path) {
+  CommandResult r = run_shell(fmt::format(
+      "python3 -c 'import sys, urllib.request; "
+      "sys.stdout.write(urllib.request.urlopen(\"http://127.0.0.1:{}{}\").read().decode())'",
+      port, path));
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.out;
+}
+
+// The value of the sample `series` (name and labels, exactly as printed) in a Prometheus text
+// exposition, or -1 when it is not there.
+double sample(const std::string& metrics, const std::string& series) {
+  // Found at `at` in "\n" + metrics, the series starts at `at` in metrics.
+  size_t at = ("\n" + metrics).find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::atof(metrics.c_str() + at + series.size() + 1);
 }
 
 std::string seed_field(const SimProcess& sim, const std::string& ns, const std::string& name,
@@ -214,6 +240,7 @@ TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
   EXPECT_THAT(table.out, HasSubstr("PHASE"));
   EXPECT_THAT(table.out, HasSubstr("DECLARED"));
   EXPECT_THAT(table.out, ::testing::ContainsRegex("monitoring +kube-prometheus +Planted"));
+  double units = 0;
   for (const CorpusSeed& s : seeds) {
     SCOPED_TRACE(s.name);
     std::string files;
@@ -223,7 +250,23 @@ TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
               std::to_string(plan.at("units").as_array().size()));
     expect_in_order(plan, sim.audit_lines(), "system:serviceaccount:" + s.ns + ":default");
     EXPECT_THAT(sim.kubectl("describe seed " + s.name + " -n " + s.ns).out, HasSubstr("Planted"));
+    units += plan.at("units").as_array().size();
   }
+  // What /metrics says now that all are planted.
+  std::string metrics = http_get(op.port("metrics"), "/metrics");
+  EXPECT_EQ(sample(metrics, "planter_seeds{phase=\"Planted\"}"), 6) << metrics;
+  EXPECT_EQ(sample(metrics, "planter_seeds{phase=\"Failed\"}"), 0) << metrics;
+  EXPECT_EQ(sample(metrics, "planter_leader"), 1) << metrics;
+  EXPECT_EQ(sample(metrics, "planter_units{state=\"declared\"}"), units) << metrics;
+  EXPECT_EQ(sample(metrics, "planter_declare_duration_seconds_count"), units) << metrics;
+  EXPECT_GT(sample(metrics, "planter_requirement_wait_duration_seconds_count"), 0) << metrics;
+  EXPECT_GT(
+      sample(metrics, "planter_api_requests_total{cluster=\"SELF\",verb=\"patch\",code=\"201\"}"),
+      units / 2)
+      << metrics;
+  EXPECT_THAT(metrics, HasSubstr("planter_declare_duration_seconds_bucket{le=\"+Inf\"}"));
+  EXPECT_THAT(metrics, HasSubstr("# TYPE planter_api_requests_total counter"));
+  EXPECT_EQ(http_get(op.port("health probes"), "/readyz"), "ok\n");
 }
 
 // ---- killed at random moments ----
@@ -415,6 +458,106 @@ subjects:
   EXPECT_EQ(sim.kubectl("get configmap settings -n team -o jsonpath='{.data.mode}'").out, "fast");
   EXPECT_THAT(sim.kubectl("get events -n team -o jsonpath='{.items[*].reason}'").out,
               HasSubstr("UnitFailed"));
+}
+
+// Admin objects (CRDs, by the built-in rules) are written as the operator itself only for Seeds
+// in the --admin-namespaces; elsewhere the Seed's service account must be allowed to.
+TEST(OperatorTest, AdminObjectsAreTheOperatorsOnlyInAdminNamespaces) {
+  SimProcess sim({"--authorization", "RBAC"});
+  ASSERT_TRUE(sim.running());
+  for (std::string ns : {"platform", "team"}) {
+    ASSERT_EQ(sim.kubectl("create namespace " + ns).code, 0);
+    apply_yaml(sim, fmt::format(R"(apiVersion: v1
+kind: ServiceAccount
+metadata: {{name: deployer, namespace: {0}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {{name: deployer, namespace: {0}}}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get, create, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {{name: deployer, namespace: {0}}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}}
+subjects:
+- {{kind: ServiceAccount, name: deployer, namespace: {0}}}
+)",
+                                ns));
+  }
+  OperatorProcess op(sim.kubeconfig(), sim.dir(), {"--admin-namespaces", "platform,infra"});
+  auto seed = [](const std::string& ns) {
+    return fmt::format(R"(    inline: |
+      apiVersion: apiextensions.k8s.io/v1
+      kind: CustomResourceDefinition
+      metadata: {{name: gadgets.{0}.example.org}}
+      spec:
+        group: {0}.example.org
+        scope: Namespaced
+        names: {{plural: gadgets, kind: Gadget}}
+        versions:
+        - name: v1
+          served: true
+          storage: true
+          schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {{name: settings}})",
+                       ns);
+  };
+  apply_yaml(sim,
+             seed_object("platform", "app", seed("platform"), "  serviceAccountName: deployer\n"));
+  apply_yaml(sim, seed_object("team", "app", seed("team"), "  serviceAccountName: deployer\n"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "platform", "app", "Planted"); }, 60s))
+      << sim.kubectl("get seed app -n platform -o yaml").out << op.log();
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Failed"); }, 60s)) << op.log();
+  EXPECT_THAT(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].message"),
+              HasSubstr("is forbidden: User \"system:serviceaccount:team:deployer\" cannot patch "
+                        "resource \"customresourcedefinitions\""));
+  EXPECT_THAT(sim.kubectl("get crd gadgets.team.example.org").err, HasSubstr("NotFound"));
+  // Who wrote what: the CRD the operator as itself, the ConfigMap its service account.
+  std::map<std::string, std::string> writer;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    if (!e.verb.empty()) writer.emplace(e.object, e.user);  // the first write: its create
+  EXPECT_EQ(writer["apiextensions.k8s.io|CustomResourceDefinition||gadgets.platform.example.org"],
+            "admin");
+  EXPECT_EQ(writer["|ConfigMap|platform|settings"], "system:serviceaccount:platform:deployer");
+  EXPECT_EQ(writer["|ConfigMap|team|settings"], "system:serviceaccount:team:deployer");
+}
+
+// ---- plugins ----
+
+TEST(OperatorTest, SeedPluginsComeFromThePluginDirInOrder) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path plugins = kSource / "examples/plugins";
+  OperatorProcess op(sim.kubeconfig(), sim.dir(), {"--plugin-dir", plugins.string()});
+  fs::path shop = plugins / "shop.yaml";
+  ASSERT_EQ(sim.kubectl("create configmap shop --from-file=seed.yaml=" + q(shop)).code, 0);
+  apply_yaml(sim, seed_object("default", "shop", "    configMapRef: {name: shop}",
+                              "  plugins: [database-first.py]\n"));
+  apply_yaml(sim, seed_object("default", "typo", "    configMapRef: {name: shop}",
+                              "  plugins: [database-frist.py]\n"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "shop", "Planted"); }, 60s))
+      << sim.kubectl("get seed shop -o yaml").out << op.log();
+  // The plugin's dependency held: the front end was declared once the database was ready.
+  json::object plan = plan_of("--plugin " + q(plugins / "database-first.py") + " " + q(shop));
+  expect_in_order(plan, sim.audit_lines(), "system:serviceaccount:default:default,admin");
+  EXPECT_EQ(sim.kubectl("get statefulset db -n shop -o "
+                        "jsonpath='{.metadata.annotations.planter\\.nephio\\.org/ready-when}'")
+                .out,
+            "jsonpath={.status.readyReplicas}=2");
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "typo", "Failed"); }, 60s))
+      << op.log();
+  EXPECT_EQ(seed_field(sim, "default", "typo", ".status.conditions[?(@.type==\"Failed\")].reason"),
+            "PluginNotFound");
+  EXPECT_THAT(
+      seed_field(sim, "default", "typo", ".status.conditions[?(@.type==\"Failed\")].message"),
+      HasSubstr("\"database-frist.py\" is not a plugin of this operator"));
 }
 
 // ---- replant and uproot ----
