@@ -83,7 +83,8 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
   cmd->add_flag("--keep", f.keep,
                 "With --sim: keep the fleet serving after planting, until Ctrl-C");
   cmd->add_option("--timeline", f.timeline,
-                  "Write a Gantt chart of the planting (self-contained HTML) to this file");
+                  "Write a Gantt chart of the planting to this file: self-contained HTML, or SVG "
+                  "when it ends in .svg");
   cmd->add_option("--report", f.report, "Write every unit's timestamps and outcome (JSON)");
   cmd->add_flag("--force-conflicts", f.force_conflicts,
                 "Take over fields that another field manager owns (server-side apply force)");
@@ -201,7 +202,9 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));
   if (!f.timeline.empty()) {
-    wrote &= write_text(f.timeline, plant::render_timeline_html(p.plan, out, p.seed_name));
+    bool svg = f.timeline.ends_with(".svg");
+    wrote &= write_text(f.timeline, svg ? plant::render_timeline_svg(p.plan, out, p.seed_name)
+                                        : plant::render_timeline_html(p.plan, out, p.seed_name));
     if (wrote) fmt::print("timeline: {}\n", f.timeline);
   }
   std::fflush(stdout);

@@ -18,7 +18,7 @@ struct PlantFlags {
   bool keep = false;       // with --sim: keep serving afterwards, until Ctrl-C
   std::string sim_kubeconfig_out;
   std::string sim_audit_log;
-  std::string timeline;  // FILE.html
+  std::string timeline;  // FILE.html, or FILE.svg for the chart alone
   std::string report;    // FILE.json
   bool verbose = false;
   double timeout_s = 0;  // 0: none

@@ -151,8 +151,8 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
   return json::serialize(root) + "\n";
 }
 
-std::string render_timeline_html(const Plan& plan, const PlantOutcome& out,
-                                 const std::string& seed_name) {
+std::string render_timeline_svg(const Plan& plan, const PlantOutcome& out,
+                                const std::string& seed_name) {
   constexpr int kLabel = 420, kChart = 900, kRow = 16, kTop = 40;
   double total = std::max(seconds(out.elapsed), 0.001);
   auto x = [&](std::chrono::microseconds t) {
@@ -211,33 +211,45 @@ std::string render_timeline_html(const Plan& plan, const PlantOutcome& out,
         px, kTop - 8, y, kTop - 12, t);
   }
   int height = y + 20, width = kLabel + kChart + 40;
+  // Standalone: the styles travel inside the SVG, so the file renders the same on its own (in
+  // docs, a pull request) as inside the HTML page.
+  return fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}">
+<title>planter timeline: {2}</title>
+<style>
+text {{ font-size: 11px; font-family: monospace; }}
+.cluster {{ font-weight: bold; font-size: 12px; }}
+.tick {{ fill: #666; text-anchor: middle; }}
+.grid {{ stroke: #ddd; }}
+.wait {{ fill: #f3d27a; }}
+.declared {{ fill: #4a9b5e; }}
+.declaring {{ fill: #8cc7a0; }}
+.pending {{ fill: #bbb; }}
+.failed {{ fill: #c0392b; }}
+.blocked {{ fill: #e59866; }}
+.held {{ fill: #5a4500; font-size: 10px; }}
+</style>
+<rect width="100%" height="100%" fill="white"/>
+{3}{4}</svg>
+)",
+      width, height, escape_html(seed_name), axis, rows);
+}
+
+std::string render_timeline_html(const Plan& plan, const PlantOutcome& out,
+                                 const std::string& seed_name) {
   return fmt::format(
       R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>planter timeline: {0}</title>
-<style>
-body {{ font-family: sans-serif; margin: 16px; }}
-svg text {{ font-size: 11px; font-family: monospace; }}
-svg .cluster {{ font-weight: bold; font-size: 12px; }}
-svg .tick {{ fill: #666; text-anchor: middle; }}
-svg .grid {{ stroke: #ddd; }}
-svg .wait {{ fill: #f3d27a; }}
-svg .declared {{ fill: #4a9b5e; }}
-svg .declaring {{ fill: #8cc7a0; }}
-svg .pending {{ fill: #bbb; }}
-svg .failed {{ fill: #c0392b; }}
-svg .blocked {{ fill: #e59866; }}
-svg .held {{ fill: #5a4500; font-size: 10px; }}
-</style></head><body>
+<style>body {{ font-family: sans-serif; margin: 16px; }}</style></head><body>
 <h1>planter timeline: {0}</h1>
 <p>{1} units, {2} declared, {3:.3f}s{4}. Yellow: waiting for requirements (the label names the
 one that held it last); green: declared; red: failed; orange: blocked; grey: still pending.
 Hover a row for details.</p>
-<svg xmlns="http://www.w3.org/2000/svg" width="{5}" height="{6}">
-{7}{8}</svg>
-</body></html>
+{5}</body></html>
 )",
       escape_html(seed_name), plan.units.size(), out.count(UnitState::kDeclared),
-      seconds(out.elapsed), out.timed_out ? " (timed out)" : "", width, height, axis, rows);
+      seconds(out.elapsed), out.timed_out ? " (timed out)" : "",
+      render_timeline_svg(plan, out, seed_name));
 }
 
 }  // namespace planter::plant

@@ -1,7 +1,7 @@
 // What planting did, for people and programs: the summary table printed at the end, the JSON
-// report (--report), and the timeline (--timeline), one self-contained HTML file with an inline
-// SVG Gantt chart: one row per unit, grouped by cluster, showing the wait for requirements (and
-// the requirement that held it) and the declaration.
+// report (--report), and the timeline (--timeline): an SVG Gantt chart, one row per unit, grouped
+// by cluster, showing the wait for requirements (and the requirement that held it) and the
+// declaration; standalone, or inside a self-contained HTML page with a legend.
 #pragma once
 
 #include <string>
@@ -20,6 +20,8 @@ std::string render_summary(const Plan& plan, const PlantOutcome& outcome);
 std::string render_report_json(const Plan& plan, const PlantOutcome& outcome,
                                const std::string& seed_name);
 
+std::string render_timeline_svg(const Plan& plan, const PlantOutcome& outcome,
+                                const std::string& seed_name);
 std::string render_timeline_html(const Plan& plan, const PlantOutcome& outcome,
                                  const std::string& seed_name);
 

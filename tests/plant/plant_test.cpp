@@ -88,6 +88,16 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   for (const char* fetch : {"<script", "<link", "src=", "href=", "@import"})
     EXPECT_THAT(html, ::testing::Not(HasSubstr(fetch)));  // self-contained: no network
 
+  // A .svg file gets the chart alone, standalone (its styles inside), for docs and reviews.
+  r = planter("plant --sim " + q(seed) + " --timeline " + q(dir / "t.svg"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::string svg = read_file(dir / "t.svg");
+  EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")) << svg.substr(0, 80);
+  EXPECT_THAT(svg, HasSubstr("<style>"));
+  EXPECT_THAT(svg, HasSubstr(".declared { fill: #4a9b5e; }"));
+  EXPECT_THAT(svg, HasSubstr("Instance/cnf/cnf"));
+  EXPECT_THAT(svg, ::testing::Not(HasSubstr("<html")));
+
   std::vector<std::string> lines;
   std::ifstream in(dir / "audit.jsonl");
   for (std::string line; std::getline(in, line);) lines.push_back(line);
