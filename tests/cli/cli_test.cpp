@@ -148,6 +148,37 @@ TEST(Cli, HelpSaysWhatEachCommandDoesWithAnExample) {
   }
 }
 
+// docs/cli.md has a section for every command and names every flag `--help` lists.
+TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
+  std::ifstream in(fs::path(PLANTER_SOURCE_DIR) / "docs/cli.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string doc = ss.str();
+  for (const char* cmd :
+       {"plan", "annotate", "plant", "uproot", "replant", "sim", "operator", "install"}) {
+    SCOPED_TRACE(cmd);
+    EXPECT_NE(doc.find(fmt::format("\n## planter {}\n", cmd)), std::string::npos);
+    Result help = planter(fmt::format("{} --help", cmd));
+    ASSERT_EQ(help.code, 0);
+    std::istringstream lines(help.out.substr(help.out.find("Options:")));
+    size_t flags = 0;
+    for (std::string line; std::getline(lines, line);) {
+      // Option lines: "  -n,--namespace TEXT ..." or "  --plugin TEXT ...".
+      size_t at = line.find("--");
+      if (line.rfind("  -", 0) != 0 || at == std::string::npos) continue;
+      size_t end = line.find_first_not_of("abcdefghijklmnopqrstuvwxyz-", at + 2);
+      std::string flag = line.substr(at, end - at);
+      if (flag == "--help") continue;
+      ++flags;
+      bool named = false;
+      for (char after : std::string_view("` ,=[\n"))
+        named = named || doc.find(flag + after) != std::string::npos;
+      EXPECT_TRUE(named) << flag << " is not in docs/cli.md";
+    }
+    EXPECT_GT(flags, 0u);
+  }
+}
+
 TEST(Cli, MissingSeedFileExits2) {
   Result r = planter("plan no-such-seed.yaml");
   EXPECT_EQ(r.code, 2);
