@@ -394,6 +394,10 @@ TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
   EXPECT_THAT(read_file(sim.audit_log()),
               ::testing::Not(HasSubstr("\"impersonator\":\"operator-b\"")));
   EXPECT_THAT(read_file(sim.audit_log()), HasSubstr("\"impersonator\":\"operator-a\""));
+  // A standby is ready (it is doing its job: waiting) and says it does not lead.
+  EXPECT_EQ(http_get(b.port("health probes"), "/readyz"), "ok\n");
+  EXPECT_EQ(sample(http_get(b.port("metrics"), "/metrics"), "planter_leader"), 0);
+  EXPECT_EQ(sample(http_get(a->port("metrics"), "/metrics"), "planter_leader"), 1);
 
   auto killed = std::chrono::steady_clock::now();
   a->stop(SIGKILL);
