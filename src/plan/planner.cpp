@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "plan/placement.h"
@@ -183,6 +184,14 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
 PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   PlanOutcome out;
   KindTable kinds = KindTable::builtin();
+  // The cluster definitions planter knows without their CRDs in the seed: namespaced, so a
+  // Cluster without metadata.namespace lands in --namespace (the Seed's, for the operator), not
+  // in the kubeconfig context's.
+  for (const auto& [group, kind, resource] :
+       {std::tuple{"planter.nephio.org", "Cluster", "clusters"},
+        std::tuple{"planter.nephio.org", "Seed", "seeds"},
+        std::tuple{"cluster.x-k8s.io", "Cluster", "clusters"}})
+    if (!kinds.find(group, kind)) kinds.add({group, kind, resource, Scope::kNamespaced, {}, false});
   if (options.create_namespace && !options.default_namespace.empty()) {
     bool present = false;
     for (const Object& o : seed.objects)

@@ -26,6 +26,10 @@ struct FleetView::ClusterLink {
   std::string host;
   KubeconfigLocation location;
   std::string kubeconfig_origin;  // "Secret ns/name": what the current client came from
+  // With a write identity: the kubeconfig Secret ("ns/name") that identity was seen to be allowed
+  // to read, and whether a check is under way.
+  std::string secret_readable;
+  bool checking_secret = false;
 };
 
 struct FleetView::WatchEntry {
@@ -127,6 +131,12 @@ kube::Client* FleetView::writer(const Unit& unit) {
   kube::Client* own = client(unit.cluster);
   if (!own || !write_identity_ || unit.cluster != kSelf) return own;
   if (write_identity_->as_self && write_identity_->as_self(unit)) return own;
+  return impersonating();
+}
+
+kube::Client* FleetView::impersonating() {
+  kube::Client* own = client(std::string(kSelf));
+  if (!own || !write_identity_) return nullptr;
   if (!impersonating_) {
     kube::ClientOptions options = options_;
     options.transport.name = std::string(kSelf);
@@ -368,6 +378,13 @@ void FleetView::read_kubeconfig(const std::string& workload) {
       if (handlers_.linked) handlers_.linked(workload);
       return;
     }
+    // The Seed's identity must be allowed to read the credentials it would use: else any Seed
+    // could reach any cluster whose kubeconfig the operator can read.
+    std::string wanted = where.secret_namespace + "/" + where.secret_name;
+    if (write_identity_ && l.host == kSelf && l.secret_readable != wanted) {
+      check_secret_access(workload, milliseconds(500));
+      return;
+    }
     std::string data = string_field(*secret, {"data", where.secret_key});
     auto decoded = base64_decode(data);
     if (data.empty() || !decoded) {
@@ -402,6 +419,46 @@ void FleetView::read_kubeconfig(const std::string& workload) {
   }
   l.kubeconfig_origin = origin;
   connect(workload, std::move(rest.value()));
+}
+
+void FleetView::check_secret_access(const std::string& workload, milliseconds backoff) {
+  ClusterLink& l = *links_.at(workload);
+  if (l.checking_secret) return;
+  kube::Client* c = impersonating();
+  const KubeconfigLocation where = l.location;
+  std::string origin = fmt::format("Secret {}/{}", where.secret_namespace, where.secret_name);
+  if (!c) {
+    l.why =
+        fmt::format("cannot act as {} to read its kubeconfig ({})", write_identity_->user, origin);
+    if (handlers_.linked) handlers_.linked(workload);
+    return;
+  }
+  l.checking_secret = true;
+  auto alive = alive_;
+  c->get_async("v1", "Secret", where.secret_namespace, where.secret_name,
+               [this, alive, workload, where, origin, backoff](auto r) {
+                 loop_.post([this, alive, workload, where, origin, backoff, r = std::move(r)] {
+                   if (!*alive) return;
+                   ClusterLink& l = *links_.at(workload);
+                   l.checking_secret = false;
+                   if (r) {
+                     l.secret_readable = where.secret_namespace + "/" + where.secret_name;
+                     read_kubeconfig(workload);
+                     return;
+                   }
+                   // Tried again with backoff; a denial slowly (an administrator may grant the
+                   // right meanwhile, and a change of the Secret checks at once).
+                   l.why = fmt::format("{} may not read its kubeconfig ({}): {}",
+                                       write_identity_->user, origin, r.error().str());
+                   milliseconds next =
+                       r.error().forbidden() ? std::max(backoff, milliseconds(5000)) : backoff;
+                   loop_.post_after(next, [this, alive, workload, next] {
+                     if (*alive)
+                       check_secret_access(workload, std::min(next * 2, milliseconds(60000)));
+                   });
+                   if (handlers_.linked) handlers_.linked(workload);
+                 });
+               });
 }
 
 }  // namespace planter::plant

@@ -118,6 +118,9 @@ class FleetView {
   void start_watch(const std::string& cluster, WatchEntry& w);
   void on_cluster_object(const std::string& workload);
   void read_kubeconfig(const std::string& workload);
+  void check_secret_access(const std::string& workload, std::chrono::milliseconds backoff);
+  // The client of the management cluster that acts as the write identity; nullptr without one.
+  kube::Client* impersonating();
   const ClusterLink* find_link(const std::string& cluster) const;
 
   EventLoop& loop_;

@@ -533,6 +533,80 @@ subjects:
   EXPECT_EQ(writer["|ConfigMap|team|settings"], "system:serviceaccount:team:deployer");
 }
 
+// A workload cluster is reached with the kubeconfig its cluster object points at; the Seed's
+// service account must be allowed to read that Secret, or any Seed could use any cluster whose
+// credentials the operator can read.
+TEST(OperatorTest, AWorkloadClusterNeedsTheRightToReadItsKubeconfig) {
+  SimProcess sim({"--authorization", "RBAC", "--provision-delay", "300"});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
+  apply_yaml(sim, R"(apiVersion: v1
+kind: ServiceAccount
+metadata: {name: deployer, namespace: team}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: deployer, namespace: team}
+rules:
+- apiGroups: [planter.nephio.org]
+  resources: [clusters]
+  verbs: [get, create, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: deployer, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}
+subjects:
+- {kind: ServiceAccount, name: deployer, namespace: team}
+)");
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  std::string seed = R"(    inline: |
+      apiVersion: planter.nephio.org/v1alpha1
+      kind: Cluster
+      metadata: {name: edge}
+      spec: {nodes: [{count: 1}]}
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+        namespace: default
+        annotations: {planter.nephio.org/cluster: edge})";
+  apply_yaml(sim, seed_object("team", "app", seed, "  serviceAccountName: deployer\n"));
+  std::string denied;
+  ASSERT_TRUE(eventually(
+      [&] {
+        denied = seed_field(sim, "team", "app", ".status.notDeclared[0].waitingFor");
+        return denied.find("may not read its kubeconfig") != std::string::npos;
+      },
+      60s))
+      << sim.kubectl("get seed app -n team -o yaml").out << op.log();
+  EXPECT_THAT(denied, HasSubstr("cluster edge ready: system:serviceaccount:team:deployer may not "
+                                "read its kubeconfig (Secret team/edge-kubeconfig)"));
+  EXPECT_TRUE(phase_is(sim, "team", "app", "Planting"));
+  EXPECT_NE(sim.kubectl("--context edge get configmap settings -n default").code, 0);
+  // Granted the right, it goes on by itself.
+  apply_yaml(sim, R"(apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: read-kubeconfigs, namespace: team}
+rules:
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: read-kubeconfigs, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: read-kubeconfigs}
+subjects:
+- {kind: ServiceAccount, name: deployer, namespace: team}
+)");
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Planted"); }, 60s))
+      << sim.kubectl("get seed app -n team -o yaml").out << op.log();
+  EXPECT_EQ(sim.kubectl("--context edge get configmap settings -n default -o name").out,
+            "configmap/settings\n");
+}
+
 // ---- plugins ----
 
 TEST(OperatorTest, SeedPluginsComeFromThePluginDirInOrder) {
