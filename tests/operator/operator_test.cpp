@@ -414,29 +414,35 @@ TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
 
 // ---- security ----
 
+// A ServiceAccount NAME in `ns` bound to a Role of the same name with `rules` (a YAML list).
+std::string role_for(const std::string& ns, const std::string& name, const std::string& rules) {
+  return fmt::format(R"(apiVersion: v1
+kind: ServiceAccount
+metadata: {{name: {1}, namespace: {0}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {{name: {1}, namespace: {0}}}
+rules: {2}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {{name: {1}, namespace: {0}}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: {1}}}
+subjects:
+- {{kind: ServiceAccount, name: {1}, namespace: {0}}}
+)",
+                     ns, name, rules);
+}
+
+constexpr const char* kConfigMapRules =
+    R"([{apiGroups: [""], resources: [configmaps], verbs: [get, create, patch]}])";
+
 TEST(OperatorTest, ASeedCannotCreateWhatItsServiceAccountMayNot) {
   SimProcess sim({"--authorization", "RBAC"});
   ASSERT_TRUE(sim.running());
   ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
-  apply_yaml(sim, R"(apiVersion: v1
-kind: ServiceAccount
-metadata: {name: deployer, namespace: team}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: deployer, namespace: team}
-rules:
-- apiGroups: [""]
-  resources: [configmaps]
-  verbs: [get, create, patch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: deployer, namespace: team}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}
-subjects:
-- {kind: ServiceAccount, name: deployer, namespace: team}
-)");
+  apply_yaml(sim, role_for("team", "deployer", kConfigMapRules));
   OperatorProcess op(sim.kubeconfig(), sim.dir());
   std::string seed = R"(    inline: |
       apiVersion: v1
@@ -471,26 +477,7 @@ TEST(OperatorTest, AdminObjectsAreTheOperatorsOnlyInAdminNamespaces) {
   ASSERT_TRUE(sim.running());
   for (std::string ns : {"platform", "team"}) {
     ASSERT_EQ(sim.kubectl("create namespace " + ns).code, 0);
-    apply_yaml(sim, fmt::format(R"(apiVersion: v1
-kind: ServiceAccount
-metadata: {{name: deployer, namespace: {0}}}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {{name: deployer, namespace: {0}}}
-rules:
-- apiGroups: [""]
-  resources: [configmaps]
-  verbs: [get, create, patch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {{name: deployer, namespace: {0}}}
-roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}}
-subjects:
-- {{kind: ServiceAccount, name: deployer, namespace: {0}}}
-)",
-                                ns));
+    apply_yaml(sim, role_for(ns, "deployer", kConfigMapRules));
   }
   OperatorProcess op(sim.kubeconfig(), sim.dir(), {"--admin-namespaces", "platform,infra"});
   auto seed = [](const std::string& ns) {
@@ -540,25 +527,9 @@ TEST(OperatorTest, AWorkloadClusterNeedsTheRightToReadItsKubeconfig) {
   SimProcess sim({"--authorization", "RBAC", "--provision-delay", "300"});
   ASSERT_TRUE(sim.running());
   ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
-  apply_yaml(sim, R"(apiVersion: v1
-kind: ServiceAccount
-metadata: {name: deployer, namespace: team}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: deployer, namespace: team}
-rules:
-- apiGroups: [planter.nephio.org]
-  resources: [clusters]
-  verbs: [get, create, patch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: deployer, namespace: team}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}
-subjects:
-- {kind: ServiceAccount, name: deployer, namespace: team}
-)");
+  apply_yaml(sim, role_for("team", "deployer",
+                           "[{apiGroups: [planter.nephio.org], resources: [clusters], verbs: [get, "
+                           "create, patch]}]"));
   OperatorProcess op(sim.kubeconfig(), sim.dir());
   std::string seed = R"(    inline: |
       apiVersion: planter.nephio.org/v1alpha1
@@ -589,10 +560,7 @@ subjects:
   apply_yaml(sim, R"(apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: read-kubeconfigs, namespace: team}
-rules:
-- apiGroups: [""]
-  resources: [secrets]
-  verbs: [get]
+rules: [{apiGroups: [""], resources: [secrets], verbs: [get]}]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
