@@ -451,8 +451,9 @@ class Writer {
     static constexpr std::string_view kWords[] = {"y",  "Y",   "yes", "Yes", "YES", "n",
                                                   "N",  "no",  "No",  "NO",  "on",  "On",
                                                   "ON", "off", "Off", "OFF"};
-    for (std::string_view w : kWords)
-      if (s == w) return true;
+    if (s.size() <= 3)
+      for (std::string_view w : kWords)
+        if (s == w) return true;
     // Numbers with `_` separators and base 60 (`1:20`, `-1_000`, `0b101`).
     std::string_view digits = s.substr(s.front() == '-' || s.front() == '+' ? 1 : 0);
     if (digits.starts_with("0b") || digits.starts_with("0x"))

@@ -27,9 +27,9 @@ struct FleetView::ClusterLink {
   KubeconfigLocation location;
   std::string kubeconfig_origin;  // "Secret ns/name": what the current client came from
   // With a write identity: the kubeconfig Secret ("ns/name") that identity was seen to be allowed
-  // to read, and whether a check is under way.
+  // to read, and whether a check (or the retry of one) is under way: one at a time.
   std::string secret_readable;
-  bool checking_secret = false;
+  bool secret_check_pending = false;
 };
 
 struct FleetView::WatchEntry {
@@ -423,7 +423,7 @@ void FleetView::read_kubeconfig(const std::string& workload) {
 
 void FleetView::check_secret_access(const std::string& workload, milliseconds backoff) {
   ClusterLink& l = *links_.at(workload);
-  if (l.checking_secret) return;
+  if (l.secret_check_pending) return;
   kube::Client* c = impersonating();
   const KubeconfigLocation where = l.location;
   std::string origin = fmt::format("Secret {}/{}", where.secret_namespace, where.secret_name);
@@ -433,28 +433,30 @@ void FleetView::check_secret_access(const std::string& workload, milliseconds ba
     if (handlers_.linked) handlers_.linked(workload);
     return;
   }
-  l.checking_secret = true;
+  l.secret_check_pending = true;
   auto alive = alive_;
   c->get_async("v1", "Secret", where.secret_namespace, where.secret_name,
                [this, alive, workload, where, origin, backoff](auto r) {
                  loop_.post([this, alive, workload, where, origin, backoff, r = std::move(r)] {
                    if (!*alive) return;
                    ClusterLink& l = *links_.at(workload);
-                   l.checking_secret = false;
                    if (r) {
+                     l.secret_check_pending = false;
                      l.secret_readable = where.secret_namespace + "/" + where.secret_name;
                      read_kubeconfig(workload);
                      return;
                    }
-                   // Tried again with backoff; a denial slowly (an administrator may grant the
-                   // right meanwhile, and a change of the Secret checks at once).
+                   // Tried again with backoff, a denial slowly: an administrator may grant the
+                   // right meanwhile. The check stays pending until the retry, so changes of the
+                   // Secret or the cluster object in between start no second one.
                    l.why = fmt::format("{} may not read its kubeconfig ({}): {}",
                                        write_identity_->user, origin, r.error().str());
                    milliseconds next =
                        r.error().forbidden() ? std::max(backoff, milliseconds(5000)) : backoff;
                    loop_.post_after(next, [this, alive, workload, next] {
-                     if (*alive)
-                       check_secret_access(workload, std::min(next * 2, milliseconds(60000)));
+                     if (!*alive) return;
+                     links_.at(workload)->secret_check_pending = false;
+                     check_secret_access(workload, std::min(next * 2, milliseconds(60000)));
                    });
                    if (handlers_.linked) handlers_.linked(workload);
                  });
