@@ -12,6 +12,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "model/yaml_block.h"
+
 namespace planter {
 
 namespace json = boost::json;
@@ -83,8 +85,9 @@ bool looks_like_float(std::string_view s) {
   return i == s.size();
 }
 
-// YAML 1.2 core schema resolution of a plain scalar. Strings are allocated from `sp`.
-json::value resolve_plain(std::string_view s, const json::storage_ptr& sp = {}) {
+}  // namespace
+
+json::value resolve_plain_scalar(std::string_view s, const json::storage_ptr& sp) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
@@ -111,6 +114,8 @@ json::value resolve_plain(std::string_view s, const json::storage_ptr& sp = {}) 
   return json::string(s, sp);
 }
 
+namespace {
+
 json::value scalar_value(fy_event* e, const json::storage_ptr& sp) {
   fy_token* value = e->scalar.value;
   std::string_view text = token_text(value);
@@ -120,7 +125,7 @@ json::value scalar_value(fy_event* e, const json::storage_ptr& sp) {
       return json::string(text, sp);
   }
   if (fy_token_scalar_style(value) != FYSS_PLAIN) return json::string(text, sp);
-  return resolve_plain(text, sp);
+  return resolve_plain_scalar(text, sp);
 }
 
 std::string key_text(const json::value& v) {
@@ -296,6 +301,14 @@ void collect_diag(fy_diag*, void* user, const char* buf, size_t len) {
 }  // namespace
 
 Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::string_view name) {
+  // One arena per stream: the stream's values live and die together, and moves keep it.
+  if (auto docs = read_block_yaml(text, json::make_shared_resource<json::monotonic_resource>()))
+    return std::move(*docs);
+  return read_yaml_libfyaml(text, name, json::make_shared_resource<json::monotonic_resource>());
+}
+
+Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std::string_view name,
+                                                     const json::storage_ptr& sp) {
   std::string diag_text;
   fy_diag_cfg dcfg;
   fy_diag_cfg_default(&dcfg);
@@ -319,8 +332,7 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
     return Error{fmt::format("{}: cannot read the input", name)};
 
   std::vector<YamlDocument> docs;
-  // One arena per stream: the stream's values live and die together, and moves keep it.
-  Builder builder(name, json::make_shared_resource<json::monotonic_resource>());
+  Builder builder(name, sp);
   YamlDocument current;
   while (fy_event* e = fy_parser_parse(parser.get())) {
     std::string err;
@@ -465,7 +477,7 @@ class Writer {
   }
 
   static bool plain_safe(std::string_view s) {
-    if (s.empty() || !resolve_plain(s).is_string() || yaml11_special(s)) return false;
+    if (s.empty() || !resolve_plain_scalar(s, {}).is_string() || yaml11_special(s)) return false;
     if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos &&
         !(s.front() == '-' && s.size() > 1 && s[1] != ' ' && s != "---"))
       return false;

@@ -1,0 +1,827 @@
+// A reader for the block-style subset of YAML (see yaml_block.h for what it accepts).
+//
+// It walks the text line by line. A node is parsed where it starts (a line and a column); block
+// collections own the lines indented under them. Whatever the subset does not cover throws
+// Unsupported, and the caller reads the whole stream with libfyaml instead: this reader only has to
+// be right about what it accepts, never about what is wrong with a stream.
+#include "model/yaml_block.h"
+
+#include <boost/json.hpp>
+#include <cstring>
+#include <deque>
+#include <source_location>
+#include <string>
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+// Where the reader gave up (its own source line, for tests and for finding what to support next).
+struct Unsupported {
+  unsigned reader_line;
+};
+
+[[noreturn]] void unsupported(std::source_location at = std::source_location::current()) {
+  throw Unsupported{at.line()};
+}
+
+// Bytes and sequences that send a stream to libfyaml: control characters (tab and CR included),
+// DEL, C1 controls, NEL, LS, PS, U+FFFE/U+FFFF, a BOM anywhere, invalid UTF-8; and lines that start
+// with a directive (`%`) or a document end (`...`).
+bool needs_full_reader(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+  bool line_start = true;
+  for (size_t i = 0; i < n;) {
+    unsigned char c = s[i];
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\n') return true;
+      if (c == 0x7f) return true;
+      if (line_start && (c == '%' || (c == '.' && i + 2 < n && s[i + 1] == '.' && s[i + 2] == '.')))
+        return true;
+      line_start = c == '\n';
+      ++i;
+      continue;
+    }
+    line_start = false;
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (len == 0 || c > 0xf4 || i + len > n) return true;
+    for (size_t k = 1; k < len; ++k)
+      if ((s[i + k] & 0xc0) != 0x80) return true;
+    uint32_t cp = len == 2   ? ((c & 0x1fu) << 6) | (s[i + 1] & 0x3fu)
+                  : len == 3 ? ((c & 0x0fu) << 12) | ((s[i + 1] & 0x3fu) << 6) | (s[i + 2] & 0x3fu)
+                             : ((c & 0x07u) << 18) | ((s[i + 1] & 0x3fu) << 12) |
+                                   ((s[i + 2] & 0x3fu) << 6) | (s[i + 3] & 0x3fu);
+    bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return true;
+    if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
+      return true;
+    i += len;
+  }
+  return false;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+// Characters that may not start a plain scalar (YAML 1.2 c-indicator, less `-?:` which may when a
+// non-space follows).
+bool is_indicator(char c) {
+  switch (c) {
+    case ',':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '#':
+    case '&':
+    case '*':
+    case '!':
+    case '|':
+    case '>':
+    case '\'':
+    case '"':
+    case '%':
+    case '@':
+    case '`':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_flow_indicator(char c) {
+  return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
+}
+
+class BlockReader {
+ public:
+  BlockReader(std::string_view text, json::storage_ptr sp) : t_(text), sp_(std::move(sp)) {}
+
+  int line() const { return line_no_; }
+
+  std::vector<YamlDocument> read() {
+    std::vector<YamlDocument> docs;
+    const Line* l = &next();
+    if (l->kind == Line::kContent) docs.push_back(document());
+    while (l = &next(), l->kind == Line::kMarker) {
+      size_t p = l->begin + 3;
+      skip_spaces(p, l->end);
+      if (p < l->end && !(t_[p] == '#' && t_[p - 1] == ' ')) unsupported();  // `--- value`
+      consume();
+      docs.push_back(document());
+    }
+    return docs;
+  }
+
+ private:
+  struct Line {
+    enum Kind { kContent, kMarker, kEnd } kind = kEnd;
+    size_t begin = 0;  // first character
+    size_t end = 0;    // the '\n' or the end of the text
+    int indent = 0;    // leading spaces
+    int number = 0;    // 1-based
+    size_t first() const { return begin + static_cast<size_t>(indent); }
+  };
+
+  // The next line that is not blank and not only a comment (cached until consume()).
+  const Line& next() {
+    if (have_line_) return line_;
+    while (raw_line().kind == Line::kContent &&
+           (line_.first() == line_.end || t_[line_.first()] == '#'))
+      consume();  // blank or comment
+    return line_;
+  }
+
+  // The line at pos_ as it is, blank or comment or not (cached until consume()).
+  const Line& raw_line() {
+    if (have_line_) return line_;
+    have_line_ = true;
+    Line& l = line_;
+    l.number = line_no_;
+    l.begin = pos_;
+    if (pos_ >= t_.size()) {
+      l.kind = Line::kEnd;
+      l.end = pos_;
+      l.indent = 0;
+      return l;
+    }
+    const void* nl = std::memchr(t_.data() + pos_, '\n', t_.size() - pos_);
+    l.end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - t_.data()) : t_.size();
+    size_t p = pos_;
+    while (p < l.end && t_[p] == ' ') ++p;
+    l.indent = static_cast<int>(p - pos_);
+    bool marker = p == pos_ && l.end - p >= 3 && t_.compare(p, 3, "---") == 0 &&
+                  (l.end - p == 3 || t_[p + 3] == ' ');
+    l.kind = marker ? Line::kMarker : Line::kContent;
+    return l;
+  }
+
+  bool blank(const Line& l) const { return l.first() == l.end; }
+
+  void advance_past(size_t end) {
+    pos_ = end < t_.size() ? end + 1 : end;
+    ++line_no_;
+  }
+  void consume() {
+    advance_past(line_.end);
+    have_line_ = false;
+  }
+
+  static void skip_spaces(size_t& p, size_t end, std::string_view t) {
+    while (p < end && t[p] == ' ') ++p;
+  }
+  void skip_spaces(size_t& p, size_t end) const { skip_spaces(p, end, t_); }
+
+  int column(size_t p) const { return static_cast<int>(p - line_.begin); }
+
+  // The rest of the line after a value: nothing, or a comment after a space.
+  void expect_line_end(size_t p) const {
+    size_t q = p;
+    skip_spaces(q, line_.end);
+    if (q == line_.end) return;
+    if (t_[q] == '#' && t_[q - 1] == ' ') return;
+    unsupported();
+  }
+
+  YamlDocument document() {
+    const Line& l = next();
+    if (l.kind != Line::kContent) return {};  // empty: libfyaml gives it no position (line 0)
+    int line = l.number;
+    // Only the elements of the root mapping's `items` sequence get their lines (a `*List`).
+    std::vector<int> item_lines;
+    size_t p = l.first();
+    json::value root(sp_);
+    if (is_dash(p))
+      root = sequence(p, nullptr);
+    else if (is_mapping_entry(p))
+      root = mapping(p, &item_lines);
+    else if (t_[p] == '|' || t_[p] == '>')
+      unsupported();
+    else
+      root = inline_value(p, -1, nullptr);
+    if (next().kind == Line::kContent) unsupported();  // more content after the root node
+    // Constructed, not assigned: assigning would copy the value out of the stream's storage.
+    return YamlDocument{std::move(root), line, std::move(item_lines)};
+  }
+
+  bool is_dash(size_t p) const { return t_[p] == '-' && (p + 1 == line_.end || t_[p + 1] == ' '); }
+
+  // Where a plain scalar starting at p stops: at `: `/`:`EOL (returns true), or at ` #` or the end
+  // of the line (returns false). `stop` is set to the position.
+  bool scan_plain(size_t p, size_t& stop) const {
+    const char* s = t_.data();
+    size_t end = line_.end;
+    for (size_t i = p; i < end; ++i) {
+      char c = s[i];
+      if (c == ':' && (i + 1 == end || s[i + 1] == ' ')) {
+        stop = i;
+        return true;
+      }
+      if (c == '#' && i > p && s[i - 1] == ' ') {
+        stop = i;
+        return false;
+      }
+    }
+    stop = end;
+    return false;
+  }
+
+  static std::string_view rtrim(std::string_view s) {
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    return s;
+  }
+
+  // A mapping entry starts at p: a plain key followed by `: ` or `:`EOL, or a quoted one.
+  bool is_mapping_entry(size_t p) {
+    char c = t_[p];
+    if (c == '"' || c == '\'') {
+      std::string key;
+      size_t q = quoted(p, key, kOneLine);
+      if (q == std::string_view::npos) return false;
+      skip_spaces(q, line_.end);
+      return q < line_.end && t_[q] == ':' && (q + 1 == line_.end || t_[q + 1] == ' ');
+    }
+    if (!plain_may_start(p)) return false;
+    size_t stop = 0;
+    return scan_plain(p, stop);
+  }
+
+  bool plain_may_start(size_t p) const {
+    char c = t_[p];
+    if (is_indicator(c)) return false;
+    if ((c == '-' || c == '?' || c == ':') && (p + 1 == line_.end || t_[p + 1] == ' '))
+      return false;
+    return true;
+  }
+
+  // A node that starts at position p of the current line. `parent` is the indentation of the
+  // enclosing block collection; lines indented deeper than it belong to the node. If the node is a
+  // sequence, the lines of its elements go to `item_lines` (when given).
+  json::value block_node(size_t p, int parent, std::vector<int>* item_lines) {
+    if (is_dash(p)) return sequence(p, item_lines);
+    if (is_mapping_entry(p)) return mapping(p, nullptr);
+    return inline_value(p, parent, item_lines);
+  }
+
+  // A value that starts on the current line at p: a block scalar, or a scalar or flow collection
+  // that ends on this line. Afterwards no line may be indented deeper than `parent`.
+  json::value inline_value(size_t p, int parent, std::vector<int>* item_lines) {
+    json::value v(sp_);
+    char c = t_[p];
+    if (c == '|' || c == '>') {
+      v = block_scalar(p, parent);
+    } else {
+      size_t q = p;
+      if (c == '"' || c == '\'') {
+        std::string s;
+        q = quoted(p, s, parent);
+        v = json::string(s, sp_);
+      } else if (c == '[' || c == '{') {
+        v = flow(q, item_lines);
+      } else {
+        if (!plain_may_start(p)) unsupported();
+        size_t stop = 0;
+        if (scan_plain(p, stop)) unsupported();  // `a: b: c`
+        std::string_view first = rtrim(t_.substr(p, stop - p));
+        bool comment = stop < line_.end;
+        expect_line_end(stop);
+        consume();
+        // A comment ends a plain scalar; otherwise deeper lines continue it.
+        if (comment) return after_scalar(resolve_plain_scalar(first, sp_), parent);
+        std::string folded;
+        if (plain_continuation(first, parent, folded))
+          return after_scalar(resolve_plain_scalar(folded, sp_), parent);
+        return after_scalar(resolve_plain_scalar(first, sp_), parent);
+      }
+      expect_line_end(q);
+      consume();
+    }
+    return after_scalar(std::move(v), parent);
+  }
+
+  // After a scalar no line may be indented deeper than its parent collection.
+  json::value after_scalar(json::value v, int parent) {
+    const Line& n = next();
+    if (n.kind == Line::kContent && n.indent > parent) unsupported();
+    return v;
+  }
+
+  // The lines that continue a plain scalar whose first line was `first`: lines indented deeper
+  // than `parent`, each trimmed, joined by a space (or by a line break per blank line between
+  // them). Returns false, consuming nothing but blank lines, when there are none.
+  bool plain_continuation(std::string_view first, int parent, std::string& out) {
+    size_t blanks = 0;
+    bool any = false;
+    while (true) {
+      const Line& l = raw_line();
+      if (l.kind != Line::kContent) break;
+      if (blank(l)) {
+        ++blanks;
+        consume();
+        continue;
+      }
+      size_t p = l.first();
+      if (l.indent <= parent || t_[p] == '#') break;
+      if (parent < 0) unsupported();  // a multi-line root scalar
+      // Any character may start a continuation line (libfyaml reads `- b` there as text), but
+      // none may hold `: ` or ` #`.
+      size_t stop = 0;
+      if (scan_plain(p, stop) || stop != l.end) unsupported();
+      if (!any) out.assign(first);
+      any = true;
+      if (blanks == 0)
+        out += ' ';
+      else
+        out.append(blanks, '\n');
+      out.append(rtrim(t_.substr(p, stop - p)));
+      blanks = 0;
+      consume();
+    }
+    have_line_ = false;  // the line that ended it is read again by next()
+    return any;
+  }
+
+  // Collections are built once their size is known: growing them in the arena would leave every
+  // outgrown buffer behind. Their items wait in a scratch vector per nesting depth (a deque, so
+  // that a deeper level never moves a shallower one's vector).
+  struct Depth {
+    size_t& depth;
+    explicit Depth(size_t& d) : depth(++d) {}
+    ~Depth() { --depth; }
+  };
+  template <class T>
+  static std::vector<T>& scratch(std::deque<std::vector<T>>& levels, size_t depth) {
+    if (levels.size() < depth) levels.resize(depth);
+    std::vector<T>& v = levels[depth - 1];
+    v.clear();
+    return v;
+  }
+  struct Entry {
+    std::string_view key;
+    json::value value;
+  };
+
+  json::value sequence(size_t p, std::vector<int>* item_lines) {
+    Depth level(depth_);
+    std::vector<json::value>& items = scratch(seq_scratch_, depth_);
+    int d = column(p);
+    while (true) {
+      size_t q = p + 1;
+      skip_spaces(q, line_.end);
+      if (q == line_.end || t_[q] == '#') {  // the item starts on a later line, or is null
+        consume();
+        const Line& n = next();
+        if (n.kind == Line::kContent && n.indent > d) {
+          if (item_lines) item_lines->push_back(n.number);
+          items.push_back(block_node(n.first(), d, nullptr));
+        } else {
+          unsupported();  // an empty item: libfyaml rejects some (`a:` `-` `b: 1`), not others
+        }
+      } else {
+        if (item_lines) item_lines->push_back(line_.number);
+        items.push_back(block_node(q, d, nullptr));
+      }
+      const Line& n = next();
+      if (n.kind != Line::kContent || n.indent < d) break;
+      if (n.indent > d) unsupported();
+      p = n.first();
+      if (!is_dash(p)) break;  // the parent mapping's next key, at the same indentation
+    }
+    json::array arr(sp_);
+    arr.reserve(items.size());
+    for (json::value& v : items) arr.push_back(std::move(v));
+    return arr;
+  }
+
+  // A block mapping whose first key is at p. For the root mapping, `root_items` receives the lines
+  // of the elements of its `items` sequence.
+  json::value mapping(size_t p, std::vector<int>* root_items) {
+    Depth level(depth_);
+    std::vector<Entry>& entries = scratch(map_scratch_, depth_);
+    int m = column(p);
+    while (true) {
+      std::string quoted_key;
+      std::string_view key;
+      size_t q = 0;
+      if (t_[p] == '"' || t_[p] == '\'') {
+        q = quoted(p, quoted_key, kOneLine);
+        if (q == std::string_view::npos) unsupported();
+        key = quoted_keys_.emplace_back(std::move(quoted_key));
+        skip_spaces(q, line_.end);
+        if (q == line_.end || t_[q] != ':' || (q + 1 < line_.end && t_[q + 1] != ' '))
+          unsupported();  // not a key after all
+      } else {
+        if (!plain_may_start(p) || !scan_plain(p, q)) unsupported();
+        key = rtrim(t_.substr(p, q - p));
+        if (key == "<<") unsupported();  // merge keys
+      }
+      // q is at the ':'.
+      ++q;
+      skip_spaces(q, line_.end);
+      std::vector<int>* item_lines = root_items && key == "items" ? root_items : nullptr;
+      json::value v(sp_);
+      if (q == line_.end || t_[q] == '#') {
+        consume();
+        const Line& n = next();
+        if (n.kind == Line::kContent && n.indent > m)
+          v = block_node(n.first(), m, item_lines);
+        else if (n.kind == Line::kContent && n.indent == m && is_dash(n.first()))
+          v = sequence(n.first(), item_lines);
+      } else {
+        v = inline_value(q, m, item_lines);
+      }
+      entries.push_back({key, std::move(v)});
+      const Line& n = next();
+      if (n.kind != Line::kContent || n.indent < m) break;
+      if (n.indent > m) unsupported();
+      p = n.first();
+      if (is_dash(p)) unsupported();  // a sequence item after a key that had its value
+    }
+    json::object obj(sp_);
+    obj.reserve(entries.size());
+    for (Entry& e : entries)
+      if (!obj.emplace(e.key, std::move(e.value)).second) unsupported();  // a duplicate key
+    return obj;
+  }
+
+  static constexpr int kOneLine = -2;
+
+  // A quoted scalar starting at the quote at p; returns the position after the closing quote.
+  // With `parent` kOneLine it must close on this line (npos when it does not); otherwise it may go
+  // on over lines indented deeper than `parent`, folded as YAML folds them, and line_ is then the
+  // line where it closes.
+  size_t quoted(size_t p, std::string& out, int parent) {
+    char quote = t_[p];
+    size_t i = p + 1;
+    out.clear();
+    size_t keep = 0;  // out's length without the trailing spaces of the line, which fold away
+    while (true) {
+      size_t end = line_.end;
+      bool escaped_break = false;
+      while (i < end) {
+        char c = t_[i];
+        if (c == quote) {
+          if (quote == '\'' && i + 1 < end && t_[i + 1] == '\'') {
+            out += '\'';
+            keep = out.size();
+            i += 2;
+            continue;
+          }
+          return i + 1;
+        }
+        if (c == '\\' && quote == '"') {
+          if (i + 1 == end) {  // an escaped line break: no space, spaces before it stay
+            escaped_break = true;
+            keep = out.size();
+            break;
+          }
+          // libfyaml 0.7.12 garbles an escaped space that ends a line (the fold gives NULs).
+          if (t_[i + 1] == ' ' && parent != kOneLine && t_.find_first_not_of(' ', i + 2) >= end)
+            unsupported();
+          i = escape(i + 1, out);
+          keep = out.size();
+          continue;
+        }
+        out += c;
+        if (c != ' ') keep = out.size();
+        ++i;
+      }
+      if (parent == kOneLine) return std::string_view::npos;
+      if (parent < 0) unsupported();  // a multi-line root scalar
+      out.resize(keep);
+      consume();
+      size_t blanks = 0;
+      while (raw_line().kind == Line::kContent && blank(line_)) {
+        ++blanks;
+        consume();
+      }
+      // Like libfyaml (and go-yaml), any indentation will do: the closing quote ends the scalar.
+      if (line_.kind != Line::kContent) unsupported();
+      if (escaped_break || blanks > 0)
+        out.append(blanks, '\n');
+      else
+        out += ' ';
+      keep = out.size();
+      i = line_.first();
+    }
+  }
+
+  // The escape sequence after a backslash at i - 1 of a double-quoted scalar; returns the position
+  // after it.
+  size_t escape(size_t i, std::string& out) const {
+    char e = t_[i++];
+    switch (e) {
+      case '0':
+        out += '\0';
+        break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'e':
+        out += '\x1b';
+        break;
+      case ' ':
+        out += ' ';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case 'N':
+        append_utf8(out, 0x85);
+        break;
+      case '_':
+        append_utf8(out, 0xa0);
+        break;
+      case 'L':
+        append_utf8(out, 0x2028);
+        break;
+      case 'P':
+        append_utf8(out, 0x2029);
+        break;
+      case 'x':
+      case 'u':
+      case 'U': {
+        size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+        if (i + digits > line_.end) unsupported();
+        uint32_t cp = 0;
+        for (size_t k = 0; k < digits; ++k) {
+          char h = t_[i + k];
+          uint32_t d = h >= '0' && h <= '9'   ? static_cast<uint32_t>(h - '0')
+                       : h >= 'a' && h <= 'f' ? static_cast<uint32_t>(h - 'a' + 10)
+                       : h >= 'A' && h <= 'F' ? static_cast<uint32_t>(h - 'A' + 10)
+                                              : 0xffu;
+          if (d == 0xffu) unsupported();
+          cp = cp * 16 + d;
+        }
+        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) unsupported();
+        append_utf8(out, cp);
+        return i + digits;
+      }
+      default:
+        unsupported();
+    }
+    return i;
+  }
+
+  // A flow collection that ends on this line; p moves past its closing bracket.
+  json::value flow(size_t& p, std::vector<int>* item_lines) {
+    char open = t_[p++];
+    char close = open == '[' ? ']' : '}';
+    size_t end = line_.end;
+    json::value result =
+        open == '[' ? json::value(json::array(sp_)) : json::value(json::object(sp_));
+    while (true) {
+      skip_spaces(p, end);
+      if (p == end) unsupported();
+      if (t_[p] == close) {
+        ++p;
+        return result;
+      }
+      if (open == '{') {
+        std::string key_buf;
+        std::string_view key;
+        if (t_[p] == '"' || t_[p] == '\'') {
+          p = quoted(p, key_buf, kOneLine);
+          if (p == std::string_view::npos) unsupported();
+          key = key_buf;
+          skip_spaces(p, end);
+          if (p == end || t_[p] != ':') unsupported();
+        } else {
+          size_t start = p;
+          if (!flow_plain(p)) unsupported();  // `{a}` or `{a, b}`
+          key = rtrim(t_.substr(start, p - start));
+          if (key.empty() || key == "<<") unsupported();
+        }
+        ++p;  // ':'
+        skip_spaces(p, end);
+        if (p == end || t_[p] == ',' || t_[p] == '}') unsupported();  // `{a: }`: null values
+        json::value v = flow_item(p);
+        if (!result.get_object().emplace(key, std::move(v)).second) unsupported();
+      } else {
+        if (item_lines) item_lines->push_back(line_.number);
+        result.get_array().push_back(flow_item(p));
+      }
+      skip_spaces(p, end);
+      if (p == end) unsupported();
+      if (t_[p] == ',') {
+        ++p;
+      } else if (t_[p] != close) {
+        unsupported();
+      }
+    }
+  }
+
+  json::value flow_item(size_t& p) {
+    char c = t_[p];
+    if (c == '[' || c == '{') return flow(p, nullptr);
+    if (c == '"' || c == '\'') {
+      std::string s;
+      p = quoted(p, s, kOneLine);
+      if (p == std::string_view::npos) unsupported();
+      size_t q = p;
+      skip_spaces(q, line_.end);
+      if (q < line_.end && t_[q] == ':') unsupported();  // `["a": b]`: a pair in a sequence
+      return json::string(s, sp_);
+    }
+    size_t start = p;
+    if (flow_plain(p)) unsupported();
+    std::string_view text = rtrim(t_.substr(start, p - start));
+    if (text.empty()) unsupported();
+    return resolve_plain_scalar(text, sp_);
+  }
+
+  // A plain scalar inside a flow collection; stops at a flow indicator, ` #`, or `:` followed by a
+  // space or a flow indicator (returns true there). Leaves p at the stop.
+  bool flow_plain(size_t& p) const {
+    size_t end = line_.end;
+    char c = t_[p];
+    if (is_indicator(c)) unsupported();
+    if ((c == '-' || c == '?' || c == ':') &&
+        (p + 1 == end || t_[p + 1] == ' ' || is_flow_indicator(t_[p + 1])))
+      unsupported();
+    for (size_t i = p; i < end; ++i) {
+      char ch = t_[i];
+      if (ch == ':' && (i + 1 == end || t_[i + 1] == ' ' || is_flow_indicator(t_[i + 1]))) {
+        p = i;
+        return true;
+      }
+      if (is_flow_indicator(ch)) {
+        p = i;
+        return false;
+      }
+      if (ch == '#' && t_[i - 1] == ' ') unsupported();  // a comment inside a flow collection
+    }
+    p = end;
+    return false;
+  }
+
+  // `|` or `>` at p, with an optional chomping indicator; the content is on the following lines,
+  // indented deeper than `parent`.
+  json::value block_scalar(size_t p, int parent) {
+    bool folded = t_[p] == '>';
+    char chomp = 'c';  // clip
+    size_t q = p + 1;
+    if (q < line_.end && (t_[q] == '-' || t_[q] == '+')) chomp = t_[q++];
+    if (q < line_.end && t_[q] >= '0' && t_[q] <= '9') unsupported();  // indentation indicator
+    expect_line_end(q);
+    consume();
+
+    // Lines of the scalar: text after the indentation, or empty (nullopt-like: npos).
+    struct Piece {
+      size_t begin, end;  // text, or begin == end for an empty line
+    };
+    std::vector<Piece> pieces;
+    size_t indent = 0;  // found from the first line with text
+    size_t max_blank = 0;
+    size_t pos = pos_;
+    int line_no = line_no_;
+    while (pos < t_.size()) {
+      const void* nl = std::memchr(t_.data() + pos, '\n', t_.size() - pos);
+      size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - t_.data()) : t_.size();
+      size_t s = pos;
+      while (s < end && t_[s] == ' ') ++s;
+      size_t spaces = s - pos;
+      if (s == end) {  // only spaces
+        if (indent == 0) {
+          max_blank = std::max(max_blank, spaces);
+          pieces.push_back({end, end});
+        } else if (spaces > indent) {
+          pieces.push_back({pos + indent, end});  // text: the spaces beyond the indentation
+        } else {
+          pieces.push_back({end, end});
+        }
+      } else {
+        if (indent == 0) {
+          if (static_cast<int>(spaces) <= parent) break;  // no text at all
+          if (max_blank > spaces) unsupported();          // leading blank lines deeper than text
+          indent = spaces;
+        }
+        if (spaces < indent) break;
+        pieces.push_back({pos + indent, end});
+      }
+      pos = nl ? end + 1 : end;
+      ++line_no;
+    }
+    // The scalar ends with the last line that has text; blank lines after it are trailing.
+    size_t last_text = pieces.size();
+    for (size_t i = pieces.size(); i-- > 0;)
+      if (pieces[i].begin != pieces[i].end) {
+        last_text = i;
+        break;
+      }
+    // No text: libfyaml 0.7.12 then takes lines at the key's own indentation as the text (`a: |`
+    // over `b: 1` in a nested mapping gives "b: 1\n"), where the spec ends the scalar.
+    if (last_text == pieces.size()) unsupported();
+    std::string out;
+    if (last_text != pieces.size()) {
+      bool prev_text = false, prev_normal = false;
+      size_t empties = 0;
+      for (size_t i = 0; i <= last_text; ++i) {
+        const Piece& pc = pieces[i];
+        if (pc.begin == pc.end) {
+          ++empties;
+          continue;
+        }
+        bool normal = t_[pc.begin] != ' ';
+        if (!prev_text) {
+          out.append(empties, '\n');
+        } else if (!folded) {
+          out.append(empties + 1, '\n');
+        } else if (prev_normal && normal) {
+          if (empties == 0)
+            out += ' ';
+          else
+            out.append(empties, '\n');
+        } else {
+          out.append(empties + 1, '\n');
+        }
+        out.append(t_.data() + pc.begin, pc.end - pc.begin);
+        empties = 0;
+        prev_text = true;
+        prev_normal = normal;
+      }
+      if (chomp != '-') out += '\n';
+      if (chomp == '+') out.append(pieces.size() - 1 - last_text, '\n');
+    }
+    // Lines consumed: all pieces (the trailing blank ones too).
+    pos_ = pos;
+    line_no_ = line_no;
+    have_line_ = false;
+    return json::string(out, sp_);
+  }
+
+  std::string_view t_;
+  json::storage_ptr sp_;
+  size_t depth_ = 0;
+  std::deque<std::vector<json::value>> seq_scratch_;
+  std::deque<std::vector<Entry>> map_scratch_;
+  std::deque<std::string> quoted_keys_;  // keys that are not slices of the text
+  size_t pos_ = 0;
+  int line_no_ = 1;
+  Line line_;
+  bool have_line_ = false;
+};
+
+}  // namespace
+
+std::optional<std::vector<YamlDocument>> read_block_yaml(std::string_view text,
+                                                         const json::storage_ptr& sp,
+                                                         std::string* declined) {
+  if (needs_full_reader(text)) {
+    if (declined) *declined = "a character or line outside the subset";
+    return std::nullopt;
+  }
+  BlockReader reader(text, sp);
+  try {
+    return reader.read();
+  } catch (const Unsupported& u) {
+    if (declined)
+      *declined = "near line " + std::to_string(reader.line()) +
+                  " (yaml_block.cpp:" + std::to_string(u.reader_line) + ")";
+    return std::nullopt;
+  }
+}
+
+}  // namespace planter

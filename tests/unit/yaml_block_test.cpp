@@ -1,0 +1,265 @@
+// The fast block-YAML reader against libfyaml: whatever it accepts, it must read exactly as
+// libfyaml does (values, types, key order, document lines and `items` lines); what it declines,
+// libfyaml reads. Checked on hand-written edge cases, on every YAML file of the repo and of
+// ../shared/corpus, and on thousands of random mutations of them.
+#include "model/yaml_block.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "model/files.h"
+#include "model/yaml.h"
+
+namespace planter {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+std::string describe(const std::vector<YamlDocument>& docs) {
+  std::string s;
+  for (const YamlDocument& d : docs) {
+    s += "--- line " + std::to_string(d.line) + " items [";
+    for (int l : d.item_lines) s += std::to_string(l) + " ";
+    s +=
+        "] " + json::serialize(d.value) + " " + std::string(json::to_string(d.value.kind())) + "\n";
+  }
+  return s;
+}
+
+// Types inside values too: serialize() writes 1 for an int64 and a uint64 alike.
+bool same_types(const json::value& a, const json::value& b) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is_object()) {
+    const auto &oa = a.get_object(), &ob = b.get_object();
+    if (oa.size() != ob.size()) return false;
+    for (auto ia = oa.begin(), ib = ob.begin(); ia != oa.end(); ++ia, ++ib)
+      if (ia->key() != ib->key() || !same_types(ia->value(), ib->value())) return false;
+  }
+  if (a.is_array()) {
+    const auto &aa = a.get_array(), &ab = b.get_array();
+    if (aa.size() != ab.size()) return false;
+    for (size_t i = 0; i < aa.size(); ++i)
+      if (!same_types(aa[i], ab[i])) return false;
+  }
+  return true;
+}
+
+// Returns true when the fast reader accepted the text (and then matched libfyaml).
+// The first difference between two descriptions, with some context.
+std::string first_difference(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  size_t from = i < 120 ? 0 : i - 120;
+  return "\nfast:     ..." + a.substr(from, 240) + "\nlibfyaml: ..." + b.substr(from, 240);
+}
+
+bool check(std::string_view text, const std::string& what, std::string* declined = nullptr) {
+  auto fast = read_block_yaml(text, {}, declined);
+  if (!fast) return false;
+  auto full = read_yaml_libfyaml(text, "t.yaml", {});
+  EXPECT_TRUE(full.ok()) << what << ": the fast reader accepted what libfyaml rejects ("
+                         << (full.ok() ? "" : full.error().message) << "):\n"
+                         << text;
+  if (!full.ok()) return true;
+  std::string a = describe(*fast), b = describe(full.value());
+  EXPECT_TRUE(a == b) << what << ": " << first_difference(a, b)
+                      << (text.size() < 2000 ? "\n" + std::string(text) : std::string());
+  bool types = fast->size() == full.value().size();
+  for (size_t i = 0; types && i < fast->size(); ++i)
+    types = same_types((*fast)[i].value, full.value()[i].value);
+  EXPECT_TRUE(types) << what << ": value types differ:\n" << text;
+  return true;
+}
+
+TEST(YamlBlock, ReadsWhatManifestsUseExactlyAsLibfyaml) {
+  const char* cases[] = {
+      "a: 1\nb: two\nc: 3.5\nd: true\ne: null\nf: ~\ng:\nh: 0x1F\ni: 0o17\nj: -12\nk: 1e3\n"
+      "l: .inf\nm: -.Inf\nn: yes\no: '007'\np: \"x\\ty\\u00e9\\\"\\\\\"\nq: =\nr: "
+      "12345678901234567890\n",
+      "apiVersion: v1\nkind: List\nitems:\n- kind: A\n  metadata: {name: a}\n-   kind: B\n"
+      "# comment\n\n-\n  kind: C\n",
+      "kind: List\nitems: [{kind: A}, {kind: B}]\n",
+      "kind: List\nitems: []\n",
+      "spec:\n  containers:\n  - name: a\n    args: [\"--x=1\", --y, '3']\n    ports:\n"
+      "    - containerPort: 80 # http\n      name: http\n  volumes: []\n",
+      "# lead\n---\na: 1\n---\n# only a comment\n---\n---\nb: [1, [2, 3], {c: d}]\n--- # c\nx: y\n",
+      "a: 1\n---\n",
+      "key with spaces: value with spaces   \n\"quoted key\": 'it''s'\n'k2' : v\nurl: "
+      "http://x:80/a#b\n",
+      "- a\n- - b\n  - c\n- d: e\n  f: g\n- 'h'\n",
+      "s: |\n  line 1\n    indented\n\n  line 3\nt: x\n",
+      "s: |-\n  a\n\n\nt: |+\n  b\n\n\nu: |\n  c\n\n\nv: 1\n",
+      "s: >\n  folded\n  text\n\n  para\n    more\n  back\nt: >-\n  x\n  y\n",
+      "s: >+\n  a\n\n  b\n\n",
+      "- |\n  in seq\n- >-\n  folded\n  in seq\n- last\n",
+      "a:\n  b:\n    c: |\n      deep\n      text\n  d: e\n",
+      "a: |\n  # not a comment\n  text\n# a comment\nb: 1\n",
+      "a: {}\nb: []\nc: {x: 1, y: [a, b], \"z\": 'q'}\nd: [a b, c:d, e#f]\n",
+      "root scalar\n",
+      "'quoted root'\n",
+      "- 1\n- 2\n",
+      "a: 'x' # c\nb: \"y\"   # c\nc: [1] # c\n",
+      "a:\n  value on next line\nb: 2\n",
+      "a: 1\n - b\n",
+      "x: -1\ny: -a\nz: :a\nw: ?b\nv: a:b\n",
+      "unicode: \"\\u263A ✓ é\"\nplain: naïve ✓\n",
+      "a: \"\\x41\\N\\_\\L\\P\\e\\0\"\n",
+      "a: multi\n  line\n\n  plain - with:no# [indicators] \"at all\"\nb: 1\n",
+      "a:\n  k: 'x\ny''s\n\n   z  '\n  l: \"p \\\n  q\\\n\n r\\t  \n  s\"\n",
+      "- 'x\n  y'\n- \"a\n\n\n  b\"\n",
+      "k: |\n  a\n    \n  b\nl: >\n  a\n    \n  b\n     \nm: |+\n  a\n     \n\n",
+  };
+  int i = 0;
+  for (const char* c : cases) {
+    std::string declined;
+    EXPECT_TRUE(check(c, "case " + std::to_string(i), &declined))
+        << "case " << i << " declined " << declined << ":\n"
+        << c;
+    ++i;
+  }
+}
+
+TEST(YamlBlock, LeavesTheRestToLibfyaml) {
+  const char* cases[] = {
+      "a: &x 1\nb: *x\n",
+      "a: !!str 1\n",
+      "base: &b {x: 1}\nd:\n  <<: *b\n",
+      "%YAML 1.2\n---\na: 1\n",
+      "a: 1\n...\n",
+      "a: [1,\n  2]\n",
+      "a:\tb\n",
+      "a: b\r\n",
+      "\xef\xbb\xbf"
+      "a: 1\n",
+      "a: 1\na: 2\n",
+      "? complex\n: key\n",
+      "a: |2\n   x\n",
+      "a: b: c\n",
+      "- a\nb: 1\n",
+      "a\x01: 1\n",
+      "a: \xff\n",
+      "{\n\"a\": 1\n}\n",
+      "a: \"x\\ \n  y\"\n",    // libfyaml 0.7.12 turns this into NULs
+      "x:\n  a: |\n  b: 1\n",  // libfyaml 0.7.12 reads "b: 1\n" as the text
+      "a:\n-\nb: 1\n",         // libfyaml rejects this empty item, not others
+  };
+  int i = 0;
+  for (const char* c : cases)
+    EXPECT_FALSE(read_block_yaml(c, {}).has_value()) << "case " << i++ << ":\n" << c;
+}
+
+std::vector<fs::path> yaml_files() {
+  std::vector<fs::path> files;
+  for (fs::path dir :
+       {fs::path(PLANTER_SOURCE_DIR) / "examples", fs::path(PLANTER_SOURCE_DIR) / "deploy",
+        fs::path(PLANTER_TEST_DATA), fs::path(PLANTER_SHARED_DIR) / "corpus"}) {
+    if (!fs::exists(dir)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      auto ext = e.path().extension();
+      if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+        files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(YamlBlock, EveryFileOfTheRepoAndTheCorpus) {
+  size_t accepted = 0;
+  auto files = yaml_files();
+  for (const fs::path& f : files) {
+    auto text = read_file(f.string());
+    ASSERT_TRUE(text.ok()) << f;
+    std::string declined;
+    if (check(text.value(), f.string(), &declined))
+      ++accepted;
+    else
+      std::printf("declined %s: %s\n", f.string().c_str(), declined.c_str());
+  }
+  // The examples are what users copy; they must take the fast path.
+  auto hello = read_file(std::string(PLANTER_SOURCE_DIR) + "/examples/hello-world/seed.yaml");
+  ASSERT_TRUE(hello.ok());
+  EXPECT_TRUE(read_block_yaml(hello.value(), {}).has_value());
+  std::printf("%zu of %zu files read by the fast reader\n", accepted, files.size());
+}
+
+// Random edits of real files (inserted indicators, deleted characters, re-indented, duplicated
+// and swapped lines): the fast reader must never accept what libfyaml rejects or reads otherwise.
+TEST(YamlBlock, MutationsOfRealFiles) {
+  std::vector<std::string> texts;
+  for (const fs::path& f : yaml_files()) {
+    auto t = read_file(f.string());
+    if (t.ok() && read_block_yaml(t.value(), {})) texts.push_back(std::move(t.value()));
+  }
+  ASSERT_FALSE(texts.empty());
+  // PLANTER_YAML_MUTATIONS=N[,SEED] runs a longer search than the default.
+  int rounds = 4000;
+  unsigned seed = 20261121;
+  if (const char* env = std::getenv("PLANTER_YAML_MUTATIONS")) {
+    rounds = std::atoi(env);
+    if (const char* comma = std::strchr(env, ','))
+      seed = static_cast<unsigned>(std::atol(comma + 1));
+  }
+  std::mt19937 rng(seed);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const char* inserts[] = {" ",   ":",  ": ", "- ",    "#",  " #",          "'",      "\"",
+                           "\n",  "  ", "|",  ">",     "|-", "[",           "]",      "{",
+                           "}",   ",",  "\\", "---\n", "x",  "\"\\u00e9\"", "'a''b'", "\n  ",
+                           "\n-", "?",  "~",  "0x",    "1",  ".5"};
+  size_t accepted = 0, total = 0;
+  for (int round = 0; round < rounds; ++round) {
+    const std::string& src = texts[pick(texts.size())];
+    std::vector<std::string> lines;
+    size_t start = pick(src.size());
+    start = src.rfind('\n', start);
+    start = start == std::string::npos ? 0 : start + 1;
+    for (size_t p = start; p < src.size() && lines.size() < 24;) {
+      size_t nl = src.find('\n', p);
+      if (nl == std::string::npos) nl = src.size();
+      lines.push_back(src.substr(p, nl - p));
+      p = nl + 1;
+    }
+    if (lines.empty()) continue;
+    int edits = 1 + static_cast<int>(pick(3));
+    for (int e = 0; e < edits; ++e) {
+      size_t li = pick(lines.size());
+      std::string& l = lines[li];
+      switch (pick(6)) {
+        case 0:
+          l.insert(pick(l.size() + 1), inserts[pick(std::size(inserts))]);
+          break;
+        case 1:
+          if (!l.empty()) l.erase(pick(l.size()), 1 + pick(3));
+          break;
+        case 2:
+          l.insert(0, 1 + pick(2), ' ');
+          break;
+        case 3:
+          if (l.starts_with(" ")) l.erase(0, 1 + pick(2));
+          break;
+        case 4:
+          lines.insert(lines.begin() + static_cast<long>(li), lines[li]);
+          break;
+        case 5:
+          std::swap(lines[li], lines[pick(lines.size())]);
+          break;
+      }
+    }
+    std::string text;
+    for (const std::string& l : lines) text += l + "\n";
+    ++total;
+    if (check(text, "mutation " + std::to_string(round))) ++accepted;
+    if (::testing::Test::HasFailure()) break;
+  }
+  // Not vacuous: many mutations are still valid YAML the fast reader takes.
+  EXPECT_GT(accepted, total / 5) << accepted << " of " << total;
+}
+
+}  // namespace
+}  // namespace planter
