@@ -97,19 +97,19 @@ std::optional<Placement> place_with_namespace(const PlacementContext& ctx, size_
 
 std::optional<Placement> place_by_usage(const PlacementContext& ctx, size_t i) {
   const Object& o = ctx.objects[i];
-  const std::vector<size_t>* users = nullptr;
+  SeedIndex::Objects users;
   if (is_namespace(o.ref)) {
-    users = &ctx.index.in_namespace(o.ref.name);
+    users = ctx.index.in_namespace(o.ref.name);
   } else if (is_crd(o.ref)) {
     const auto* g = find_string(o.body, {"spec", "group"});
     const auto* k = find_string(o.body, {"spec", "names", "kind"});
     if (!g || !k) return std::nullopt;
-    users = &ctx.index.of_kind(SeedIndex::group_kind(*g, *k));
+    users = ctx.index.of_kind(SeedIndex::group_kind(*g, *k));
   } else {
     return std::nullopt;
   }
   Placement p{{}, "usage"};
-  for (size_t j : *users)
+  for (size_t j : users)
     if (ctx.placed[j]) merge_clusters(p.clusters, ctx.placed[j]->clusters, ctx.inventory);
   if (p.clusters.empty()) return std::nullopt;
   return p;

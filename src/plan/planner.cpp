@@ -15,13 +15,6 @@ namespace planter {
 
 namespace {
 
-std::string unit_key(const std::string& object_key, std::string_view cluster) {
-  std::string k = object_key;
-  k.push_back('@');
-  k.append(cluster);
-  return k;
-}
-
 std::string unit_name(const Plan& plan, const Unit& u) {
   const Object& o = plan.objects[u.object];
   return fmt::format("{} on {} ({})", o.display(), u.cluster, o.where());
@@ -135,16 +128,23 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     }
   }
 
-  // One unit per (object, cluster); the same object twice on one cluster is an error.
-  std::unordered_map<std::string, size_t> unit_of;
-  unit_of.reserve(objs.size() * 2);
-  std::vector<std::string> keys(objs.size());
+  // One unit per (object, cluster); the same object twice on one cluster is an error. An object's
+  // units are consecutive: first_unit[i] up to first_unit[i + 1].
+  std::vector<size_t> first_unit(objs.size() + 1, 0);
+  // The unit of an object with this key on this cluster, among the units made so far.
+  auto unit_for = [&](std::string_view key, std::string_view cluster) -> std::optional<size_t> {
+    for (size_t j : index.by_key(key))
+      for (size_t u = first_unit[j]; u < first_unit[j + 1]; ++u)
+        if (plan.units[u].cluster == cluster) return u;
+    return std::nullopt;
+  };
+  plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
-    keys[i] = objs[i].ref.key();
+    first_unit[i] = plan.units.size();
+    std::string key = objs[i].ref.key();
     for (const std::string& cluster : placements[i].clusters) {
-      auto [it, fresh] = unit_of.emplace(unit_key(keys[i], cluster), plan.units.size());
-      if (!fresh) {
-        const Object& first = objs[plan.units[it->second].object];
+      if (auto earlier = unit_for(key, cluster)) {
+        const Object& first = objs[plan.units[*earlier].object];
         diags.add(objs[i].where(), objs[i].display(),
                   fmt::format("the same object is already in the seed for cluster {} at {}",
                               cluster, first.where()),
@@ -153,29 +153,35 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
       }
       plan.units.push_back({i, cluster, {}, 0});
     }
+    first_unit[i + 1] = plan.units.size();
   }
 
   std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
   RuleContext ctx{objs, placements, index, kinds, inventory, webhooks, diags};
   std::vector<Requirement> derived;
-  std::vector<std::string> taken;  // unit keys of the requirements kept for the current unit
+  std::vector<size_t> kept;
+  auto same_target = [](const Requirement& a, const Requirement& b) {
+    return a.cluster == b.cluster && a.object.name == b.object.name &&
+           a.object.kind == b.object.kind && a.object.ns == b.object.ns &&
+           a.object.group() == b.object.group();
+  };
   for (size_t u = 0; u < plan.units.size(); ++u) {
     Unit& unit = plan.units[u];
     derived.clear();
-    taken.clear();
+    kept.clear();
     for (const RequirementRule& rule : requirement_rules()) rule.derive(ctx, unit, derived);
-    for (Requirement& r : derived) {
-      std::string k = unit_key(r.object.key(), r.cluster);
+    for (size_t d = 0; d < derived.size(); ++d) {
+      Requirement& r = derived[d];
       // Rules run most specific first: a later rule naming the same object adds nothing.
-      if (std::find(taken.begin(), taken.end(), k) != taken.end()) continue;
-      auto it = unit_of.find(k);
-      if (it != unit_of.end()) {
-        if (it->second == u) continue;  // an object never waits for itself
-        r.unit = it->second;
-      }
-      taken.push_back(std::move(k));
-      unit.requirements.push_back(std::move(r));
+      bool taken = false;
+      for (size_t k : kept) taken = taken || same_target(derived[k], r);
+      if (taken) continue;
+      r.unit = unit_for(r.object.key(), r.cluster);
+      if (r.unit == u) continue;  // an object never waits for itself
+      kept.push_back(d);
     }
+    unit.requirements.reserve(kept.size());
+    for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));
   }
   if (diags.empty()) order_units(plan, diags);
   return plan;

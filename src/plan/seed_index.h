@@ -1,10 +1,13 @@
 // Lookups over a seed's objects that placement and the requirement rules share. Built once per
-// plan in one pass; every lookup is a hash-map probe, so planning stays linear in the seed.
+// plan in one pass; every lookup is one probe of a flat hash table, and its answer is a span of
+// object indices (in seed order) laid out in one array, so planning stays linear in the seed and
+// allocates per distinct key, not per object.
 #pragma once
 
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "model/object.h"
@@ -13,28 +16,31 @@ namespace planter {
 
 class SeedIndex {
  public:
+  using Objects = std::span<const size_t>;
+
   explicit SeedIndex(const std::vector<Object>& objects);
+  ~SeedIndex();
+  SeedIndex(const SeedIndex&) = delete;
+  SeedIndex& operator=(const SeedIndex&) = delete;
 
   // Every object with this version-free key (one per cluster it is written for).
-  const std::vector<size_t>& by_key(const std::string& key) const;
+  Objects by_key(std::string_view key) const;
   // Objects in a namespace (by metadata.namespace).
-  const std::vector<size_t>& in_namespace(const std::string& ns) const;
+  Objects in_namespace(std::string_view ns) const;
   // Objects of a kind: "group|Kind".
-  const std::vector<size_t>& of_kind(const std::string& group_kind) const;
+  Objects of_kind(std::string_view group_kind) const;
   // Objects of a kind name in any group: "Kind" (for the `Kind/name` dependency form).
-  const std::vector<size_t>& of_kind_name(const std::string& kind) const;
+  Objects of_kind_name(std::string_view kind) const;
   // CRD objects defining "group|Kind".
-  const std::vector<size_t>& crds_for(const std::string& group_kind) const;
+  Objects crds_for(std::string_view group_kind) const;
   // APIService objects serving "group/version".
-  const std::vector<size_t>& apiservices_for(const std::string& group_version) const;
+  Objects apiservices_for(std::string_view group_version) const;
 
   static std::string group_kind(std::string_view group, std::string_view kind);
 
  private:
-  static const std::vector<size_t> kNone;
-  using Map = std::unordered_map<std::string, std::vector<size_t>>;
-  static const std::vector<size_t>& get(const Map& m, const std::string& k);
-  Map by_key_, in_namespace_, of_kind_, of_kind_name_, crds_, apiservices_;
+  class Table;
+  std::unique_ptr<Table> by_key_, in_namespace_, of_kind_, of_kind_name_, crds_, apiservices_;
 };
 
 }  // namespace planter

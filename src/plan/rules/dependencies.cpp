@@ -62,8 +62,10 @@ Result<Entry> parse_entry(std::string_view text) {
 // `Kind/name` names a cluster-scoped object or one in the dependent's namespace `ns`.
 Result<std::vector<size_t>> find_in_seed(const RuleContext& ctx, const Entry& e,
                                          const std::string& ns) {
-  if (e.group_given && e.ns_given)
-    return ctx.index.by_key(object_key(e.group, e.kind, e.ns, e.name));
+  if (e.group_given && e.ns_given) {
+    auto found = ctx.index.by_key(object_key(e.group, e.kind, e.ns, e.name));
+    return std::vector<size_t>(found.begin(), found.end());
+  }
   std::set<std::string> groups;
   std::vector<size_t> found;
   for (size_t i : ctx.index.of_kind_name(e.kind)) {
