@@ -1,5 +1,8 @@
 #include "model/kinds.h"
 
+#include <algorithm>
+#include <array>
+
 namespace planter {
 
 namespace {
@@ -17,6 +20,27 @@ constexpr BuiltinRow kBuiltinKinds[] = {
 };
 
 }  // namespace
+
+size_t KindTable::Hash::operator()(std::string_view s) const noexcept {
+  return std::hash<std::string_view>{}(s);
+}
+
+// "group|name" composed on the stack when it fits, so a lookup allocates nothing.
+template <class V>
+const V* KindTable::lookup(const Map<V>& map, std::string_view group, std::string_view name) {
+  std::array<char, 256> buf;
+  size_t n = group.size() + 1 + name.size();
+  typename Map<V>::const_iterator it;
+  if (n <= buf.size()) {
+    std::copy(group.begin(), group.end(), buf.begin());
+    buf[group.size()] = '|';
+    std::copy(name.begin(), name.end(), buf.begin() + static_cast<long>(group.size()) + 1);
+    it = map.find(std::string_view(buf.data(), n));
+  } else {
+    it = map.find(key(group, name));
+  }
+  return it == map.end() ? nullptr : &it->second;
+}
 
 std::string KindTable::key(std::string_view group, std::string_view kind) {
   std::string k(group);
@@ -45,14 +69,13 @@ KindTable KindTable::builtin() {
 }
 
 const KindInfo* KindTable::find(std::string_view group, std::string_view kind) const {
-  auto it = by_kind_.find(key(group, kind));
-  return it == by_kind_.end() ? nullptr : &it->second;
+  return lookup(by_kind_, group, kind);
 }
 
 const KindInfo* KindTable::find_resource(std::string_view group, std::string_view resource) const {
-  auto it = by_resource_.find(key(group, resource));
-  if (it == by_resource_.end()) return nullptr;
-  auto k = by_kind_.find(it->second);
+  const std::string* kind_key = lookup(by_resource_, group, resource);
+  if (!kind_key) return nullptr;
+  auto k = by_kind_.find(*kind_key);
   return k == by_kind_.end() ? nullptr : &k->second;
 }
 
@@ -62,7 +85,7 @@ Scope KindTable::scope(std::string_view group, std::string_view kind) const {
 }
 
 bool KindTable::is_builtin_group(std::string_view group) const {
-  return builtin_groups_.contains(std::string(group));
+  return builtin_groups_.find(group) != builtin_groups_.end();
 }
 
 void KindTable::add(KindInfo info) {

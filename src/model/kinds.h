@@ -42,10 +42,19 @@ class KindTable {
   void add(KindInfo info);
 
  private:
+  // Maps probed with a string_view (planning looks kinds up per object; no key is allocated).
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept;
+  };
+  template <class V>
+  using Map = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
   static std::string key(std::string_view group, std::string_view kind);
-  std::unordered_map<std::string, KindInfo> by_kind_;
-  std::unordered_map<std::string, std::string> by_resource_;  // group|resource -> group|kind
-  std::unordered_map<std::string, bool> builtin_groups_;
+  template <class V>
+  static const V* lookup(const Map<V>& map, std::string_view group, std::string_view name);
+  Map<KindInfo> by_kind_;
+  Map<std::string> by_resource_;  // group|resource -> group|kind
+  Map<bool> builtin_groups_;
 };
 
 }  // namespace planter

@@ -77,7 +77,9 @@ std::string string_field(const json::object& o, std::initializer_list<std::strin
 }
 
 const json::object* Object::annotations() const {
-  const json::value* v = find_path(body, {"metadata", "annotations"});
+  const json::value* meta = body.if_contains("metadata");
+  const json::object* m = meta ? meta->if_object() : nullptr;
+  const json::value* v = m ? m->if_contains("annotations") : nullptr;
   return v ? v->if_object() : nullptr;
 }
 
@@ -86,11 +88,14 @@ const json::object* Object::labels() const {
   return v ? v->if_object() : nullptr;
 }
 
-const json::string* Object::annotation(std::string_view key) const {
-  const json::object* a = annotations();
-  if (a == nullptr) return nullptr;
-  const json::value* v = a->if_contains(key);
+const json::string* string_in(const json::object* o, std::string_view key) {
+  if (o == nullptr) return nullptr;
+  const json::value* v = o->if_contains(key);
   return v ? v->if_string() : nullptr;
+}
+
+const json::string* Object::annotation(std::string_view key) const {
+  return string_in(annotations(), key);
 }
 
 static json::object& child_object(json::object& parent, std::string_view key) {

@@ -72,6 +72,9 @@ struct Object {
 // Follows a path of object keys; nullptr when any step is missing or not an object.
 const boost::json::value* find_path(const boost::json::object& o,
                                     std::initializer_list<std::string_view> path);
+// o[key] when `o` is given and that is a string; else nullptr. With Object::annotations(), reads
+// several annotations for the price of one walk to them.
+const boost::json::string* string_in(const boost::json::object* o, std::string_view key);
 // Like find_path, but only returns strings.
 const boost::json::string* find_string(const boost::json::object& o,
                                        std::initializer_list<std::string_view> path);

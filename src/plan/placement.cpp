@@ -8,6 +8,8 @@
 
 namespace planter {
 
+namespace json = boost::json;
+
 namespace {
 
 bool is_namespace(const ObjectRef& r) {
@@ -39,9 +41,11 @@ void merge_clusters(std::vector<std::string>& into, const std::vector<std::strin
 // Reads the placement annotations of one object; nullopt when it has none.
 std::optional<Placement> read_explicit(const Object& o, const Inventory& inventory,
                                        Diagnostics& diags) {
-  const auto* one = o.annotation(kClusterAnnotation);
-  const auto* many = o.annotation(kClustersAnnotation);
-  const auto* selector = o.annotation(kClusterSelectorAnnotation);
+  const json::object* annotations = o.annotations();
+  if (!annotations) return std::nullopt;
+  const auto* one = string_in(annotations, kClusterAnnotation);
+  const auto* many = string_in(annotations, kClustersAnnotation);
+  const auto* selector = string_in(annotations, kClusterSelectorAnnotation);
   if (!one && !many && !selector) return std::nullopt;
   Placement p{{}, "explicit"};
   auto add_ref = [&](std::string_view annotation, std::string_view ref) {
@@ -86,7 +90,7 @@ std::optional<Placement> place_with_namespace(const PlacementContext& ctx, size_
   if (o.ref.ns.empty()) return std::nullopt;
   Placement p{{}, "namespace"};
   bool found = false;
-  for (size_t j : ctx.index.by_key(object_key("", "Namespace", "", o.ref.ns))) {
+  for (size_t j : ctx.index.by_key("", "Namespace", "", o.ref.ns)) {
     if (!ctx.explicit_placement[j]) continue;
     found = true;
     merge_clusters(p.clusters, ctx.explicit_placement[j]->clusters, ctx.inventory);
@@ -104,7 +108,7 @@ std::optional<Placement> place_by_usage(const PlacementContext& ctx, size_t i) {
     const auto* g = find_string(o.body, {"spec", "group"});
     const auto* k = find_string(o.body, {"spec", "names", "kind"});
     if (!g || !k) return std::nullopt;
-    users = ctx.index.of_kind(SeedIndex::group_kind(*g, *k));
+    users = ctx.index.of_kind(*g, *k);
   } else {
     return std::nullopt;
   }

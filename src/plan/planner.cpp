@@ -131,9 +131,10 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   // One unit per (object, cluster); the same object twice on one cluster is an error. An object's
   // units are consecutive: first_unit[i] up to first_unit[i + 1].
   std::vector<size_t> first_unit(objs.size() + 1, 0);
-  // The unit of an object with this key on this cluster, among the units made so far.
-  auto unit_for = [&](std::string_view key, std::string_view cluster) -> std::optional<size_t> {
-    for (size_t j : index.by_key(key))
+  // The unit on this cluster of one of these objects (of one key), among the units made so far.
+  auto unit_for = [&](SeedIndex::Objects same_key,
+                      std::string_view cluster) -> std::optional<size_t> {
+    for (size_t j : same_key)
       for (size_t u = first_unit[j]; u < first_unit[j + 1]; ++u)
         if (plan.units[u].cluster == cluster) return u;
     return std::nullopt;
@@ -141,9 +142,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
-    std::string key = objs[i].ref.key();
     for (const std::string& cluster : placements[i].clusters) {
-      if (auto earlier = unit_for(key, cluster)) {
+      if (auto earlier = unit_for(index.same_key(i), cluster)) {
         const Object& first = objs[plan.units[*earlier].object];
         diags.add(objs[i].where(), objs[i].display(),
                   fmt::format("the same object is already in the seed for cluster {} at {}",
@@ -176,7 +176,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
       bool taken = false;
       for (size_t k : kept) taken = taken || same_target(derived[k], r);
       if (taken) continue;
-      r.unit = unit_for(r.object.key(), r.cluster);
+      r.unit = unit_for(index.by_key(r.object), r.cluster);
       if (r.unit == u) continue;  // an object never waits for itself
       kept.push_back(d);
     }

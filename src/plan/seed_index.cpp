@@ -1,20 +1,39 @@
 #include "plan/seed_index.h"
 
+#include <array>
 #include <boost/unordered/unordered_flat_map.hpp>
-#include <functional>
+#include <cstdint>
+#include <cstring>
 
 namespace planter {
 
 namespace {
 
-// Lets the tables be probed with a string_view, without building a std::string.
+// A key: up to four views (unused ones empty).
+using Key = std::array<std::string_view, 4>;
+
+// Eight bytes at a time, one multiply each: names are short, and the table mixes the result again
+// (this hash does not claim to avalanche).
 struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-struct KeyEqual {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  static uint64_t mix(uint64_t h, uint64_t v) {
+    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 32);
+  }
+  size_t operator()(const Key& k) const noexcept {
+    uint64_t h = 0;
+    for (std::string_view part : k) {
+      size_t i = 0;
+      for (; i + 8 <= part.size(); i += 8) {
+        uint64_t v;
+        std::memcpy(&v, part.data() + i, 8);
+        h = mix(h, v);
+      }
+      uint64_t tail = part.size();
+      for (; i < part.size(); ++i) tail = (tail << 8) | static_cast<unsigned char>(part[i]);
+      h = mix(h, tail);
+    }
+    return h;
+  }
 };
 
 }  // namespace
@@ -23,12 +42,13 @@ struct KeyEqual {
 // objects out next to each other in one array.
 class SeedIndex::Table {
  public:
-  void add(std::string_view key, size_t object) {
-    auto it = ids_.find(key);  // Boost 1.81 has no try_emplace by a view
-    if (it == ids_.end())
-      it = ids_.emplace(std::string(key), static_cast<uint32_t>(ids_.size())).first;
+  void add(const Key& key, size_t object) {
+    auto [it, fresh] = ids_.try_emplace(key, static_cast<uint32_t>(ids_.size()));
     pending_.emplace_back(it->second, object);
   }
+
+  // The objects with the same key as the n-th add().
+  Objects same_key(size_t n) const { return members(key_of_added_[n]); }
 
   void finish() {
     start_.assign(ids_.size() + 1, 0);
@@ -37,29 +57,28 @@ class SeedIndex::Table {
     members_.resize(pending_.size());
     std::vector<size_t> next(start_.begin(), start_.end() - 1);
     for (const auto& [id, object] : pending_) members_[next[id]++] = object;
+    key_of_added_.reserve(pending_.size());
+    for (const auto& [id, object] : pending_) key_of_added_.push_back(id);
     pending_ = {};
   }
 
-  Objects find(std::string_view key) const {
+  Objects find(const Key& key) const {
     auto it = ids_.find(key);
     if (it == ids_.end()) return {};
-    return Objects(members_.data() + start_[it->second],
-                   start_[it->second + 1] - start_[it->second]);
+    return members(it->second);
   }
 
  private:
-  boost::unordered_flat_map<std::string, uint32_t, KeyHash, KeyEqual> ids_;
+  boost::unordered_flat_map<Key, uint32_t, KeyHash> ids_;
   std::vector<std::pair<uint32_t, size_t>> pending_;
   std::vector<size_t> start_;    // per key id: where its objects start in members_
   std::vector<size_t> members_;  // object indices, grouped by key, in seed order within a key
-};
+  std::vector<uint32_t> key_of_added_;
 
-std::string SeedIndex::group_kind(std::string_view group, std::string_view kind) {
-  std::string k(group);
-  k.push_back('|');
-  k.append(kind);
-  return k;
-}
+  Objects members(uint32_t id) const {
+    return Objects(members_.data() + start_[id], start_[id + 1] - start_[id]);
+  }
+};
 
 SeedIndex::SeedIndex(const std::vector<Object>& objects)
     : by_key_(std::make_unique<Table>()),
@@ -68,26 +87,22 @@ SeedIndex::SeedIndex(const std::vector<Object>& objects)
       of_kind_name_(std::make_unique<Table>()),
       crds_(std::make_unique<Table>()),
       apiservices_(std::make_unique<Table>()) {
-  std::string key;
   for (size_t i = 0; i < objects.size(); ++i) {
     const Object& o = objects[i];
     std::string_view group = o.ref.group();
-    key = object_key(group, o.ref.kind, o.ref.ns, o.ref.name);
-    by_key_->add(key, i);
-    if (!o.ref.ns.empty()) in_namespace_->add(o.ref.ns, i);
-    key.assign(group).append("|").append(o.ref.kind);
-    of_kind_->add(key, i);
-    of_kind_name_->add(o.ref.kind, i);
+    by_key_->add({group, o.ref.kind, o.ref.ns, o.ref.name}, i);
+    if (!o.ref.ns.empty()) in_namespace_->add({o.ref.ns}, i);
+    of_kind_->add({group, o.ref.kind}, i);
+    of_kind_name_->add({o.ref.kind}, i);
     if (o.ref.kind == "CustomResourceDefinition" && group == "apiextensions.k8s.io") {
       const auto* g = find_string(o.body, {"spec", "group"});
       const auto* k = find_string(o.body, {"spec", "names", "kind"});
-      if (g && k) crds_->add(group_kind(*g, *k), i);
+      if (g && k) crds_->add({*g, *k}, i);
     } else if (o.ref.kind == "APIService" && group == "apiregistration.k8s.io") {
       const auto* g = find_string(o.body, {"spec", "group"});
       const auto* v = find_string(o.body, {"spec", "version"});
       // An APIService without spec.service is served by kube-apiserver itself.
-      if (g && v && find_path(o.body, {"spec", "service"}))
-        apiservices_->add(std::string(*g) + "/" + std::string(*v), i);
+      if (g && v && find_path(o.body, {"spec", "service"})) apiservices_->add({*g, *v}, i);
     }
   }
   for (Table* t : {by_key_.get(), in_namespace_.get(), of_kind_.get(), of_kind_name_.get(),
@@ -97,23 +112,28 @@ SeedIndex::SeedIndex(const std::vector<Object>& objects)
 
 SeedIndex::~SeedIndex() = default;
 
-SeedIndex::Objects SeedIndex::by_key(std::string_view k) const {
-  return by_key_->find(k);
+SeedIndex::Objects SeedIndex::by_key(std::string_view group, std::string_view kind,
+                                     std::string_view ns, std::string_view name) const {
+  return by_key_->find({group, kind, ns, name});
+}
+SeedIndex::Objects SeedIndex::same_key(size_t object) const {
+  return by_key_->same_key(object);  // by_key_ had one add() per object, in order
 }
 SeedIndex::Objects SeedIndex::in_namespace(std::string_view ns) const {
-  return in_namespace_->find(ns);
+  return in_namespace_->find({ns});
 }
-SeedIndex::Objects SeedIndex::of_kind(std::string_view gk) const {
-  return of_kind_->find(gk);
+SeedIndex::Objects SeedIndex::of_kind(std::string_view group, std::string_view kind) const {
+  return of_kind_->find({group, kind});
 }
 SeedIndex::Objects SeedIndex::of_kind_name(std::string_view kind) const {
-  return of_kind_name_->find(kind);
+  return of_kind_name_->find({kind});
 }
-SeedIndex::Objects SeedIndex::crds_for(std::string_view gk) const {
-  return crds_->find(gk);
+SeedIndex::Objects SeedIndex::crds_for(std::string_view group, std::string_view kind) const {
+  return crds_->find({group, kind});
 }
-SeedIndex::Objects SeedIndex::apiservices_for(std::string_view gv) const {
-  return apiservices_->find(gv);
+SeedIndex::Objects SeedIndex::apiservices_for(std::string_view api_version) const {
+  auto [group, version] = split_api_version(api_version);
+  return apiservices_->find({group, version});
 }
 
 }  // namespace planter

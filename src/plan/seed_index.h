@@ -1,7 +1,8 @@
 // Lookups over a seed's objects that placement and the requirement rules share. Built once per
 // plan in one pass; every lookup is one probe of a flat hash table, and its answer is a span of
-// object indices (in seed order) laid out in one array, so planning stays linear in the seed and
-// allocates per distinct key, not per object.
+// object indices (in seed order) laid out in one array. Keys are views of the objects' own
+// strings, so building the index allocates per table, not per object: the objects must outlive
+// the index and stay unchanged while it is used.
 #pragma once
 
 #include <memory>
@@ -23,20 +24,24 @@ class SeedIndex {
   SeedIndex(const SeedIndex&) = delete;
   SeedIndex& operator=(const SeedIndex&) = delete;
 
-  // Every object with this version-free key (one per cluster it is written for).
-  Objects by_key(std::string_view key) const;
+  // Every object with this version-free identity (one per cluster it is written for).
+  Objects by_key(std::string_view group, std::string_view kind, std::string_view ns,
+                 std::string_view name) const;
+  Objects by_key(const ObjectRef& ref) const {
+    return by_key(ref.group(), ref.kind, ref.ns, ref.name);
+  }
+  // by_key() of objects[object] itself, without hashing.
+  Objects same_key(size_t object) const;
   // Objects in a namespace (by metadata.namespace).
   Objects in_namespace(std::string_view ns) const;
-  // Objects of a kind: "group|Kind".
-  Objects of_kind(std::string_view group_kind) const;
-  // Objects of a kind name in any group: "Kind" (for the `Kind/name` dependency form).
+  // Objects of a kind.
+  Objects of_kind(std::string_view group, std::string_view kind) const;
+  // Objects of a kind name in any group (for the `Kind/name` dependency form).
   Objects of_kind_name(std::string_view kind) const;
-  // CRD objects defining "group|Kind".
-  Objects crds_for(std::string_view group_kind) const;
-  // APIService objects serving "group/version".
-  Objects apiservices_for(std::string_view group_version) const;
-
-  static std::string group_kind(std::string_view group, std::string_view kind);
+  // CRD objects defining a kind.
+  Objects crds_for(std::string_view group, std::string_view kind) const;
+  // APIService objects serving an API version ("group/version").
+  Objects apiservices_for(std::string_view api_version) const;
 
  private:
   class Table;

@@ -13,6 +13,8 @@
 
 namespace planter {
 
+namespace json = boost::json;
+
 namespace {
 
 struct Entry {
@@ -63,7 +65,7 @@ Result<Entry> parse_entry(std::string_view text) {
 Result<std::vector<size_t>> find_in_seed(const RuleContext& ctx, const Entry& e,
                                          const std::string& ns) {
   if (e.group_given && e.ns_given) {
-    auto found = ctx.index.by_key(object_key(e.group, e.kind, e.ns, e.name));
+    auto found = ctx.index.by_key(e.group, e.kind, e.ns, e.name);
     return std::vector<size_t>(found.begin(), found.end());
   }
   std::set<std::string> groups;
@@ -120,10 +122,12 @@ bool first_unit_of_object(const RuleContext& ctx, const Unit& unit) {
 void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
                                    std::vector<Requirement>& out) {
   const Object& o = ctx.objects[unit.object];
+  const json::object* annotations = o.annotations();
+  if (!annotations) return;
   // Problems are reported once per object, not once per cluster it goes to.
   bool report = first_unit_of_object(ctx, unit);
 
-  if (const auto* deps = o.annotation(kDependenciesAnnotation)) {
+  if (const auto* deps = string_in(annotations, kDependenciesAnnotation)) {
     for (std::string_view text : split_list(*deps)) {
       auto entry = parse_entry(text);
       if (!entry) {
@@ -160,7 +164,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
     }
   }
 
-  if (const auto* ext = o.annotation(kExternalDependenciesAnnotation)) {
+  if (const auto* ext = string_in(annotations, kExternalDependenciesAnnotation)) {
     for (std::string_view text : split_list(*ext)) {
       auto entry = parse_entry(text);
       std::optional<std::string> api_version;

@@ -49,7 +49,7 @@ bool is_workload(const ObjectRef& r) {
 // True when `o` is one of the workloads whose pods back `service` (in the seed).
 bool backs_service(const RuleContext& ctx, const Object& o, const ObjectRef& service) {
   if (o.ref.ns != service.ns || !is_workload(o.ref)) return false;
-  for (size_t s : ctx.index.by_key(service.key())) {
+  for (size_t s : ctx.index.by_key(service)) {
     const json::value* selector = find_path(ctx.objects[s].body, {"spec", "selector"});
     if (!selector || !selector->is_object() || selector->get_object().empty()) continue;
     const json::value* pod_labels =
@@ -71,7 +71,7 @@ bool backs_service(const RuleContext& ctx, const Object& o, const ObjectRef& ser
 // Namespace gets from the API server.
 Labels namespace_labels(const RuleContext& ctx, const std::string& ns, std::string_view cluster) {
   Labels labels;
-  for (size_t i : ctx.index.by_key(object_key("", "Namespace", "", ns)))
+  for (size_t i : ctx.index.by_key("", "Namespace", "", ns))
     if (ctx.placed_on(i, cluster)) labels = labels_of(ctx.objects[i].labels());
   labels["kubernetes.io/metadata.name"] = ns;
   return labels;
@@ -159,7 +159,7 @@ void read_conversion(const Object& crd, size_t index, std::vector<Webhook>& out)
   w.config = index;
   w.name = crd.ref.name + " conversion";
   w.service = std::move(*svc);
-  w.conversion_kind = SeedIndex::group_kind(*g, *k);
+  w.conversion_kind = std::string(*g) + "|" + std::string(*k);
   out.push_back(std::move(w));
 }
 
@@ -190,7 +190,7 @@ void require_webhook_service(const RuleContext& ctx, const Unit& unit,
     if (o.ref.key() == w.service.key()) continue;
     bool matches = w.conversion_kind.empty()
                        ? admission_matches(ctx, w, o, unit.cluster)
-                       : SeedIndex::group_kind(o.ref.group(), o.ref.kind) == w.conversion_kind;
+                       : std::string(o.ref.group()) + "|" + o.ref.kind == w.conversion_kind;
     if (!matches || backs_service(ctx, o, w.service)) continue;
     out.push_back({w.service, unit.cluster,
                    ReadinessPredicate::of(ReadinessPredicate::Type::kEndpointsReady), "webhook",
