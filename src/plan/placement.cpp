@@ -26,8 +26,13 @@ bool second_tier(const ObjectRef& r) {
 // Adds `more` to `into`, keeping inventory order.
 void merge_clusters(std::vector<std::string>& into, const std::vector<std::string>& more,
                     const Inventory& inventory) {
+  bool added = false;
   for (const auto& c : more)
-    if (std::find(into.begin(), into.end(), c) == into.end()) into.push_back(c);
+    if (std::find(into.begin(), into.end(), c) == into.end()) {
+      into.push_back(c);
+      added = true;
+    }
+  if (!added) return;  // the common case: a Namespace's next user is on a cluster it has
   const auto& all = inventory.clusters();
   auto pos = [&](const std::string& name) {
     for (size_t i = 0; i < all.size(); ++i)
