@@ -1,4 +1,5 @@
-// YAML in and out, with libfyaml.
+// YAML in and out. Reading takes a fast path for the block YAML manifests are written in and
+// libfyaml for everything else, with the same results (model/yaml_block.h); writing is planter's own.
 //
 // Reading follows what kubectl accepts: YAML 1.2 core schema (so a bare `=` is the string "=",
 // `yes` is a string, `0x1F` an int), multi-document streams, anchors, aliases and `<<` merge keys,
