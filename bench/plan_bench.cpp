@@ -3,6 +3,7 @@
 //   LibfyamlEvents/N - libfyaml's event stream only (the floor: nothing is built)
 //   ParseOnly/N  - YAML text to Objects (what any tool must pay to read the seed)
 //   Plan/N       - the whole pure pipeline: parse, validate, place, derive, order
+//   PlanOnly/N   - Plan without the parse (validate, place, derive, order, and freeing the plan)
 //
 // Counters: objects/s, and peak_rss_MiB (the process's high-water mark so far; sizes run in
 // increasing order, so it is the peak of the largest size run). Compare Plan/N with ParseOnly/N:
@@ -92,6 +93,21 @@ void Plan(benchmark::State& state) {
   report(state, objects);
 }
 
+void PlanOnly(benchmark::State& state) {
+  const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
+  size_t objects = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Seed seed = parse(text);
+    objects = seed.objects.size();
+    state.ResumeTiming();
+    PlanOutcome out = plan_seed(std::move(seed), {});
+    if (!out.ok()) state.SkipWithError(out.diags.str().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  report(state, objects);
+}
+
 BENCHMARK(LibfyamlEvents)
     ->Arg(1'000)
     ->Arg(10'000)
@@ -105,6 +121,12 @@ BENCHMARK(ParseOnly)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(Plan)
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(PlanOnly)
     ->Arg(1'000)
     ->Arg(10'000)
     ->Arg(100'000)
