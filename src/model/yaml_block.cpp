@@ -84,27 +84,7 @@ void append_utf8(std::string& out, uint32_t cp) {
 // Characters that may not start a plain scalar (YAML 1.2 c-indicator, less `-?:` which may when a
 // non-space follows).
 bool is_indicator(char c) {
-  switch (c) {
-    case ',':
-    case '[':
-    case ']':
-    case '{':
-    case '}':
-    case '#':
-    case '&':
-    case '*':
-    case '!':
-    case '|':
-    case '>':
-    case '\'':
-    case '"':
-    case '%':
-    case '@':
-    case '`':
-      return true;
-    default:
-      return false;
-  }
+  return std::string_view(",[]{}#&*!|>'\"%@`").find(c) != std::string_view::npos;
 }
 
 bool is_flow_indicator(char c) {
@@ -143,10 +123,8 @@ class BlockReader {
 
   // The next line that is not blank and not only a comment (cached until consume()).
   const Line& next() {
-    if (have_line_) return line_;
-    while (raw_line().kind == Line::kContent &&
-           (line_.first() == line_.end || t_[line_.first()] == '#'))
-      consume();  // blank or comment
+    while (raw_line().kind == Line::kContent && (blank(line_) || t_[line_.first()] == '#'))
+      consume();
     return line_;
   }
 
@@ -176,19 +154,15 @@ class BlockReader {
 
   bool blank(const Line& l) const { return l.first() == l.end; }
 
-  void advance_past(size_t end) {
-    pos_ = end < t_.size() ? end + 1 : end;
-    ++line_no_;
-  }
   void consume() {
-    advance_past(line_.end);
+    pos_ = line_.end < t_.size() ? line_.end + 1 : line_.end;
+    ++line_no_;
     have_line_ = false;
   }
 
-  static void skip_spaces(size_t& p, size_t end, std::string_view t) {
-    while (p < end && t[p] == ' ') ++p;
+  void skip_spaces(size_t& p, size_t end) const {
+    while (p < end && t_[p] == ' ') ++p;
   }
-  void skip_spaces(size_t& p, size_t end) const { skip_spaces(p, end, t_); }
 
   int column(size_t p) const { return static_cast<int>(p - line_.begin); }
 
@@ -305,11 +279,9 @@ class BlockReader {
         expect_line_end(stop);
         consume();
         // A comment ends a plain scalar; otherwise deeper lines continue it.
-        if (comment) return after_scalar(resolve_plain_scalar(first, sp_), parent);
         std::string folded;
-        if (plain_continuation(first, parent, folded))
-          return after_scalar(resolve_plain_scalar(folded, sp_), parent);
-        return after_scalar(resolve_plain_scalar(first, sp_), parent);
+        bool continued = !comment && plain_continuation(first, parent, folded);
+        return after_scalar(resolve_plain_scalar(continued ? folded : first, sp_), parent);
       }
       expect_line_end(q);
       consume();
@@ -355,7 +327,6 @@ class BlockReader {
       blanks = 0;
       consume();
     }
-    have_line_ = false;  // the line that ended it is read again by next()
     return any;
   }
 
@@ -527,82 +498,34 @@ class BlockReader {
   // The escape sequence after a backslash at i - 1 of a double-quoted scalar; returns the position
   // after it.
   size_t escape(size_t i, std::string& out) const {
+    static constexpr std::string_view kFrom = "0abtnvfre \"/\\";
+    static constexpr std::string_view kTo{"\0\a\b\t\n\v\f\r\x1b \"/\\", kFrom.size()};
+    static constexpr std::string_view kUnicodeFrom = "N_LP";
+    static constexpr uint32_t kUnicodeTo[] = {0x85, 0xa0, 0x2028, 0x2029};
     char e = t_[i++];
-    switch (e) {
-      case '0':
-        out += '\0';
-        break;
-      case 'a':
-        out += '\a';
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'v':
-        out += '\v';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 'e':
-        out += '\x1b';
-        break;
-      case ' ':
-        out += ' ';
-        break;
-      case '"':
-        out += '"';
-        break;
-      case '/':
-        out += '/';
-        break;
-      case '\\':
-        out += '\\';
-        break;
-      case 'N':
-        append_utf8(out, 0x85);
-        break;
-      case '_':
-        append_utf8(out, 0xa0);
-        break;
-      case 'L':
-        append_utf8(out, 0x2028);
-        break;
-      case 'P':
-        append_utf8(out, 0x2029);
-        break;
-      case 'x':
-      case 'u':
-      case 'U': {
-        size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-        if (i + digits > line_.end) unsupported();
-        uint32_t cp = 0;
-        for (size_t k = 0; k < digits; ++k) {
-          char h = t_[i + k];
-          uint32_t d = h >= '0' && h <= '9'   ? static_cast<uint32_t>(h - '0')
-                       : h >= 'a' && h <= 'f' ? static_cast<uint32_t>(h - 'a' + 10)
-                       : h >= 'A' && h <= 'F' ? static_cast<uint32_t>(h - 'A' + 10)
-                                              : 0xffu;
-          if (d == 0xffu) unsupported();
-          cp = cp * 16 + d;
-        }
-        if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) unsupported();
-        append_utf8(out, cp);
-        return i + digits;
-      }
-      default:
-        unsupported();
+    if (size_t k = kFrom.find(e); k != std::string_view::npos) {
+      out += kTo[k];
+      return i;
     }
-    return i;
+    if (size_t k = kUnicodeFrom.find(e); k != std::string_view::npos) {
+      append_utf8(out, kUnicodeTo[k]);
+      return i;
+    }
+    size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+    if (digits == 0 || i + digits > line_.end) unsupported();
+    uint32_t cp = 0;
+    for (size_t k = 0; k < digits; ++k) {
+      char h = t_[i + k];
+      uint32_t d = h >= '0' && h <= '9'   ? static_cast<uint32_t>(h - '0')
+                   : h >= 'a' && h <= 'f' ? static_cast<uint32_t>(h - 'a' + 10)
+                   : h >= 'A' && h <= 'F' ? static_cast<uint32_t>(h - 'A' + 10)
+                                          : 0xffu;
+      if (d == 0xffu) unsupported();
+      cp = cp * 16 + d;
+    }
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) unsupported();
+    append_utf8(out, cp);
+    return i + digits;
   }
 
   // A flow collection that ends on this line; p moves past its closing bracket.
@@ -708,41 +631,29 @@ class BlockReader {
     expect_line_end(q);
     consume();
 
-    // Lines of the scalar: text after the indentation, or empty (nullopt-like: npos).
+    // Lines of the scalar: the text after its indentation, or empty (begin == end).
     struct Piece {
-      size_t begin, end;  // text, or begin == end for an empty line
+      size_t begin, end;
     };
     std::vector<Piece> pieces;
     size_t indent = 0;  // found from the first line with text
     size_t max_blank = 0;
-    size_t pos = pos_;
-    int line_no = line_no_;
-    while (pos < t_.size()) {
-      const void* nl = std::memchr(t_.data() + pos, '\n', t_.size() - pos);
-      size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - t_.data()) : t_.size();
-      size_t s = pos;
-      while (s < end && t_[s] == ' ') ++s;
-      size_t spaces = s - pos;
-      if (s == end) {  // only spaces
-        if (indent == 0) {
-          max_blank = std::max(max_blank, spaces);
-          pieces.push_back({end, end});
-        } else if (spaces > indent) {
-          pieces.push_back({pos + indent, end});  // text: the spaces beyond the indentation
-        } else {
-          pieces.push_back({end, end});
-        }
-      } else {
-        if (indent == 0) {
-          if (static_cast<int>(spaces) <= parent) break;  // no text at all
-          if (max_blank > spaces) unsupported();          // leading blank lines deeper than text
-          indent = spaces;
-        }
-        if (spaces < indent) break;
-        pieces.push_back({pos + indent, end});
+    for (const Line* l = &raw_line(); l->kind != Line::kEnd; consume(), l = &raw_line()) {
+      auto spaces = static_cast<size_t>(l->indent);
+      if (blank(*l)) {
+        if (indent == 0) max_blank = std::max(max_blank, spaces);
+        // Spaces beyond the indentation are text.
+        pieces.push_back(indent != 0 && spaces > indent ? Piece{l->begin + indent, l->end}
+                                                        : Piece{l->end, l->end});
+        continue;
       }
-      pos = nl ? end + 1 : end;
-      ++line_no;
+      if (indent == 0) {
+        if (l->indent <= parent) break;         // no text at all
+        if (max_blank > spaces) unsupported();  // leading blank lines deeper than the text
+        indent = spaces;
+      }
+      if (spaces < indent) break;
+      pieces.push_back({l->begin + indent, l->end});
     }
     // The scalar ends with the last line that has text; blank lines after it are trailing.
     size_t last_text = pieces.size();
@@ -755,40 +666,34 @@ class BlockReader {
     // over `b: 1` in a nested mapping gives "b: 1\n"), where the spec ends the scalar.
     if (last_text == pieces.size()) unsupported();
     std::string out;
-    if (last_text != pieces.size()) {
-      bool prev_text = false, prev_normal = false;
-      size_t empties = 0;
-      for (size_t i = 0; i <= last_text; ++i) {
-        const Piece& pc = pieces[i];
-        if (pc.begin == pc.end) {
-          ++empties;
-          continue;
-        }
-        bool normal = t_[pc.begin] != ' ';
-        if (!prev_text) {
-          out.append(empties, '\n');
-        } else if (!folded) {
-          out.append(empties + 1, '\n');
-        } else if (prev_normal && normal) {
-          if (empties == 0)
-            out += ' ';
-          else
-            out.append(empties, '\n');
-        } else {
-          out.append(empties + 1, '\n');
-        }
-        out.append(t_.data() + pc.begin, pc.end - pc.begin);
-        empties = 0;
-        prev_text = true;
-        prev_normal = normal;
+    bool prev_text = false, prev_normal = false;
+    size_t empties = 0;
+    for (size_t i = 0; i <= last_text; ++i) {
+      const Piece& pc = pieces[i];
+      if (pc.begin == pc.end) {
+        ++empties;
+        continue;
       }
-      if (chomp != '-') out += '\n';
-      if (chomp == '+') out.append(pieces.size() - 1 - last_text, '\n');
+      bool normal = t_[pc.begin] != ' ';
+      if (!prev_text) {
+        out.append(empties, '\n');
+      } else if (!folded) {
+        out.append(empties + 1, '\n');
+      } else if (prev_normal && normal) {
+        if (empties == 0)
+          out += ' ';
+        else
+          out.append(empties, '\n');
+      } else {
+        out.append(empties + 1, '\n');
+      }
+      out.append(t_.data() + pc.begin, pc.end - pc.begin);
+      empties = 0;
+      prev_text = true;
+      prev_normal = normal;
     }
-    // Lines consumed: all pieces (the trailing blank ones too).
-    pos_ = pos;
-    line_no_ = line_no;
-    have_line_ = false;
+    if (chomp != '-') out += '\n';
+    if (chomp == '+') out.append(pieces.size() - 1 - last_text, '\n');
     return json::string(out, sp_);
   }
 
