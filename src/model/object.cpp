@@ -77,9 +77,7 @@ std::string string_field(const json::object& o, std::initializer_list<std::strin
 }
 
 const json::object* Object::annotations() const {
-  const json::value* meta = body.if_contains("metadata");
-  const json::object* m = meta ? meta->if_object() : nullptr;
-  const json::value* v = m ? m->if_contains("annotations") : nullptr;
+  const json::value* v = find_path(body, {"metadata", "annotations"});
   return v ? v->if_object() : nullptr;
 }
 

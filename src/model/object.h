@@ -34,6 +34,10 @@ struct ObjectRef {
   std::string id() const;
   // Version-free identity used for lookups and duplicate detection: "apps|Deployment|cnf|cnf".
   std::string key() const;
+  // key() == other.key(), without building either.
+  bool same_object(const ObjectRef& other) const {
+    return name == other.name && kind == other.kind && ns == other.ns && group() == other.group();
+  }
   // For people: "apps/v1 Deployment cnf/cnf" (or "v1 Namespace cnf").
   std::string display() const;
   // kubectl's short form: "Deployment/cnf/cnf" or "Namespace/cnf".

@@ -30,7 +30,7 @@ Inventory Inventory::build(const std::vector<Object>& objects, std::vector<Clust
       continue;
     }
     if (const ClusterInfo* prev = inv.find(o.ref.name)) {
-      if (prev->object && objects[*prev->object].ref.key() == o.ref.key()) continue;
+      if (prev->object && objects[*prev->object].ref.same_object(o.ref)) continue;
       diags.add(o.where(), o.display(),
                 fmt::format("another cluster is already named \"{}\" ({})", o.ref.name,
                             prev->object ? objects[*prev->object].where() : prev->from),

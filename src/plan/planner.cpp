@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <tuple>
-#include <unordered_map>
 
 #include "plan/placement.h"
 #include "plan/rules.h"
@@ -160,11 +159,6 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   RuleContext ctx{objs, placements, index, kinds, inventory, webhooks, diags};
   std::vector<Requirement> derived;
   std::vector<size_t> kept;
-  auto same_target = [](const Requirement& a, const Requirement& b) {
-    return a.cluster == b.cluster && a.object.name == b.object.name &&
-           a.object.kind == b.object.kind && a.object.ns == b.object.ns &&
-           a.object.group() == b.object.group();
-  };
   for (size_t u = 0; u < plan.units.size(); ++u) {
     Unit& unit = plan.units[u];
     derived.clear();
@@ -174,7 +168,9 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
       Requirement& r = derived[d];
       // Rules run most specific first: a later rule naming the same object adds nothing.
       bool taken = false;
-      for (size_t k : kept) taken = taken || same_target(derived[k], r);
+      for (size_t k : kept)
+        taken =
+            taken || (derived[k].cluster == r.cluster && derived[k].object.same_object(r.object));
       if (taken) continue;
       r.unit = unit_for(index.by_key(r.object), r.cluster);
       if (r.unit == u) continue;  // an object never waits for itself

@@ -44,22 +44,19 @@ class SeedIndex::Table {
  public:
   void add(const Key& key, size_t object) {
     auto [it, fresh] = ids_.try_emplace(key, static_cast<uint32_t>(ids_.size()));
-    pending_.emplace_back(it->second, object);
+    added_.emplace_back(it->second, object);
   }
 
   // The objects with the same key as the n-th add().
-  Objects same_key(size_t n) const { return members(key_of_added_[n]); }
+  Objects same_key(size_t n) const { return members(added_[n].first); }
 
   void finish() {
     start_.assign(ids_.size() + 1, 0);
-    for (const auto& [id, object] : pending_) ++start_[id + 1];
+    for (const auto& [id, object] : added_) ++start_[id + 1];
     for (size_t i = 1; i < start_.size(); ++i) start_[i] += start_[i - 1];
-    members_.resize(pending_.size());
+    members_.resize(added_.size());
     std::vector<size_t> next(start_.begin(), start_.end() - 1);
-    for (const auto& [id, object] : pending_) members_[next[id]++] = object;
-    key_of_added_.reserve(pending_.size());
-    for (const auto& [id, object] : pending_) key_of_added_.push_back(id);
-    pending_ = {};
+    for (const auto& [id, object] : added_) members_[next[id]++] = object;
   }
 
   Objects find(const Key& key) const {
@@ -70,10 +67,9 @@ class SeedIndex::Table {
 
  private:
   boost::unordered_flat_map<Key, uint32_t, KeyHash> ids_;
-  std::vector<std::pair<uint32_t, size_t>> pending_;
+  std::vector<std::pair<uint32_t, size_t>> added_;  // (key id, object), in the order of add()
   std::vector<size_t> start_;    // per key id: where its objects start in members_
   std::vector<size_t> members_;  // object indices, grouped by key, in seed order within a key
-  std::vector<uint32_t> key_of_added_;
 
   Objects members(uint32_t id) const {
     return Objects(members_.data() + start_[id], start_[id + 1] - start_[id]);

@@ -159,7 +159,8 @@ void read_conversion(const Object& crd, size_t index, std::vector<Webhook>& out)
   w.config = index;
   w.name = crd.ref.name + " conversion";
   w.service = std::move(*svc);
-  w.conversion_kind = std::string(*g) + "|" + std::string(*k);
+  w.conversion_group = *g;
+  w.conversion_kind = *k;
   out.push_back(std::move(w));
 }
 
@@ -187,10 +188,10 @@ void require_webhook_service(const RuleContext& ctx, const Unit& unit,
   const Object& o = ctx.objects[unit.object];
   for (const Webhook& w : ctx.webhooks) {
     if (unit.object == w.config || !ctx.placed_on(w.config, unit.cluster)) continue;
-    if (o.ref.key() == w.service.key()) continue;
+    if (o.ref.same_object(w.service)) continue;
     bool matches = w.conversion_kind.empty()
                        ? admission_matches(ctx, w, o, unit.cluster)
-                       : std::string(o.ref.group()) + "|" + o.ref.kind == w.conversion_kind;
+                       : o.ref.group() == w.conversion_group && o.ref.kind == w.conversion_kind;
     if (!matches || backs_service(ctx, o, w.service)) continue;
     out.push_back({w.service, unit.cluster,
                    ReadinessPredicate::of(ReadinessPredicate::Type::kEndpointsReady), "webhook",

@@ -19,8 +19,8 @@ struct Webhook {
   size_t config = 0;  // the configuration object (or the CRD, for a conversion webhook)
   std::string name;
   ObjectRef service;  // v1 Service <namespace>/<name>
-  // Conversion webhooks hold up every object of one kind: "group|Kind".
-  std::string conversion_kind;
+  // Conversion webhooks hold up every object of one kind (empty for admission webhooks).
+  std::string conversion_group, conversion_kind;
   std::vector<Rule> rules;
   LabelSelector namespace_selector;
   LabelSelector object_selector;
