@@ -17,7 +17,7 @@ struct Requirement {
   ObjectRef object;  // an empty name means the kind itself (its CRD is not in the seed)
   std::string cluster;
   ReadinessPredicate when;
-  std::string rule;            // the rule that derived it, e.g. "namespace"
+  std::string_view rule;       // the rule that derived it, e.g. "namespace" (a static name)
   std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
 
   bool external() const { return !unit.has_value(); }

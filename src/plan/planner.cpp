@@ -60,23 +60,35 @@ void report_cycle(const Plan& plan, const std::vector<int>& remaining_in, Diagno
 // requirement indices. Reports a cycle when there is one.
 void order_units(Plan& plan, Diagnostics& diags) {
   size_t n = plan.units.size();
-  std::vector<std::vector<size_t>> dependents(n);
+  // Who requires each unit, as one array: dependents of u are dependent[start[u]..start[u + 1]).
+  std::vector<size_t> start(n + 1, 0);
   std::vector<int> in(n, 0);
   for (size_t i = 0; i < n; ++i) {
     for (const Requirement& r : plan.units[i].requirements) {
       if (!r.unit) continue;
-      dependents[*r.unit].push_back(i);
+      ++start[*r.unit + 1];
       ++in[i];
     }
+  }
+  for (size_t u = 0; u < n; ++u) start[u + 1] += start[u];
+  std::vector<size_t> dependent(start[n]);
+  {
+    std::vector<size_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i)
+      for (const Requirement& r : plan.units[i].requirements)
+        if (r.unit) dependent[next[*r.unit]++] = i;
   }
   std::vector<size_t> order;
   order.reserve(n);
   for (size_t i = 0; i < n; ++i)
     if (in[i] == 0) order.push_back(i);
+  int waves = n > 0 ? 1 : 0;
   for (size_t head = 0; head < order.size(); ++head) {
     size_t u = order[head];
-    for (size_t d : dependents[u]) {
+    for (size_t k = start[u]; k < start[u + 1]; ++k) {
+      size_t d = dependent[k];
       plan.units[d].wave = std::max(plan.units[d].wave, plan.units[u].wave + 1);
+      waves = std::max(waves, plan.units[d].wave + 1);
       if (--in[d] == 0) order.push_back(d);
     }
   }
@@ -84,15 +96,15 @@ void order_units(Plan& plan, Diagnostics& diags) {
     report_cycle(plan, in, diags);
     return;
   }
-  std::vector<size_t> by_wave(n);
-  for (size_t i = 0; i < n; ++i) by_wave[i] = i;
-  std::stable_sort(by_wave.begin(), by_wave.end(),
-                   [&](size_t a, size_t b) { return plan.units[a].wave < plan.units[b].wave; });
+  // A counting sort by wave keeps seed order within a wave.
+  std::vector<size_t> wave_start(static_cast<size_t>(waves) + 1, 0);
+  for (const Unit& u : plan.units) ++wave_start[static_cast<size_t>(u.wave) + 1];
+  for (size_t w = 0; w + 1 < wave_start.size(); ++w) wave_start[w + 1] += wave_start[w];
   std::vector<size_t> new_index(n);
-  for (size_t i = 0; i < n; ++i) new_index[by_wave[i]] = i;
-  std::vector<Unit> sorted;
-  sorted.reserve(n);
-  for (size_t i : by_wave) sorted.push_back(std::move(plan.units[i]));
+  for (size_t i = 0; i < n; ++i)
+    new_index[i] = wave_start[static_cast<size_t>(plan.units[i].wave)]++;
+  std::vector<Unit> sorted(n);
+  for (size_t i = 0; i < n; ++i) sorted[new_index[i]] = std::move(plan.units[i]);
   for (Unit& u : sorted)
     for (Requirement& r : u.requirements)
       if (r.unit) r.unit = new_index[*r.unit];
@@ -127,22 +139,17 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     }
   }
 
-  // One unit per (object, cluster); the same object twice on one cluster is an error. An object's
-  // units are consecutive: first_unit[i] up to first_unit[i + 1].
+  // One unit per (object, cluster); the same object twice on one cluster is an error.
   std::vector<size_t> first_unit(objs.size() + 1, 0);
-  // The unit on this cluster of one of these objects (of one key), among the units made so far.
-  auto unit_for = [&](SeedIndex::Objects same_key,
-                      std::string_view cluster) -> std::optional<size_t> {
-    for (size_t j : same_key)
-      for (size_t u = first_unit[j]; u < first_unit[j + 1]; ++u)
-        if (plan.units[u].cluster == cluster) return u;
-    return std::nullopt;
-  };
+  std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
+  RuleContext ctx{objs,     placements, index,      kinds, inventory,
+                  webhooks, plan.units, first_unit, diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
     for (const std::string& cluster : placements[i].clusters) {
-      if (auto earlier = unit_for(index.same_key(i), cluster)) {
+      // Units made so far: the earlier objects', so first_unit[j + 1] is set for each of them.
+      if (auto earlier = ctx.unit_on(index.same_key(i), cluster)) {
         const Object& first = objs[plan.units[*earlier].object];
         diags.add(objs[i].where(), objs[i].display(),
                   fmt::format("the same object is already in the seed for cluster {} at {}",
@@ -155,8 +162,6 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     first_unit[i + 1] = plan.units.size();
   }
 
-  std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
-  RuleContext ctx{objs, placements, index, kinds, inventory, webhooks, diags};
   std::vector<Requirement> derived;
   std::vector<size_t> kept;
   for (size_t u = 0; u < plan.units.size(); ++u) {
@@ -165,16 +170,14 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     kept.clear();
     for (const RequirementRule& rule : requirement_rules()) rule.derive(ctx, unit, derived);
     for (size_t d = 0; d < derived.size(); ++d) {
-      Requirement& r = derived[d];
+      const Requirement& r = derived[d];
+      if (r.unit == u) continue;  // an object never waits for itself
       // Rules run most specific first: a later rule naming the same object adds nothing.
       bool taken = false;
       for (size_t k : kept)
         taken =
             taken || (derived[k].cluster == r.cluster && derived[k].object.same_object(r.object));
-      if (taken) continue;
-      r.unit = unit_for(index.by_key(r.object), r.cluster);
-      if (r.unit == u) continue;  // an object never waits for itself
-      kept.push_back(d);
+      if (!taken) kept.push_back(d);
     }
     unit.requirements.reserve(kept.size());
     for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));

@@ -18,7 +18,7 @@ struct PlanOptions {
   std::string default_namespace = "default";  // for namespaced objects that name none
   std::string default_cluster = std::string(kSelf);
   std::vector<ClusterInfo> clusters;  // --cluster / --cluster-labels
-  bool create_namespace = false;  // add default_namespace to the seed when it lacks it
+  bool create_namespace = false;      // add default_namespace to the seed when it lacks it
 };
 
 struct PlanRequest {

@@ -37,6 +37,26 @@ ReadinessPredicate RuleContext::ready_when(size_t object) const {
   return p ? p.value() : ReadinessPredicate::of(ReadinessPredicate::Type::kExists);
 }
 
+std::optional<size_t> RuleContext::unit_on(SeedIndex::Objects same_key,
+                                           std::string_view cluster) const {
+  for (size_t j : same_key)
+    for (size_t u = first_unit[j]; u < first_unit[j + 1]; ++u)
+      if (units[u].cluster == cluster) return u;
+  return std::nullopt;
+}
+
+Requirement RuleContext::need(size_t object, std::string_view cluster, ReadinessPredicate when,
+                              std::string_view rule) const {
+  return {objects[object].ref, std::string(cluster), std::move(when), rule,
+          unit_on(index.same_key(object), cluster)};
+}
+
+Requirement RuleContext::need(ObjectRef ref, std::string_view cluster, ReadinessPredicate when,
+                              std::string_view rule) const {
+  auto unit = unit_on(index.by_key(ref), cluster);
+  return {std::move(ref), std::string(cluster), std::move(when), rule, unit};
+}
+
 bool RuleContext::placed_on(size_t object, std::string_view cluster) const {
   const auto& c = placements[object].clusters;
   return std::find(c.begin(), c.end(), cluster) != c.end();

@@ -64,14 +64,15 @@ bool crd_kind(const Object& crd, KindInfo& info, Diagnostics& diags) {
   return true;
 }
 
+// The reference mirrors metadata.name and metadata.namespace.
 void check_template_variables(const Object& o, Diagnostics& diags) {
-  for (std::string_view field : {"name", "namespace"}) {
-    const json::string* v = find_string(o.body, {"metadata", field});
-    if (v && has_template_variable(*v)) {
-      diags.add(o.where(), o.display(),
-                fmt::format("metadata.{} \"{}\" holds an unsubstituted template variable", field,
-                            std::string_view(*v)),
-                "render the template first (for example with envsubst or clusterctl generate)");
+  for (auto [field, value] : {std::pair<std::string_view, std::string_view>{"name", o.ref.name},
+                              {"namespace", o.ref.ns}}) {
+    if (has_template_variable(value)) {
+      diags.add(
+          o.where(), o.display(),
+          fmt::format("metadata.{} \"{}\" holds an unsubstituted template variable", field, value),
+          "render the template first (for example with envsubst or clusterctl generate)");
     }
   }
 }

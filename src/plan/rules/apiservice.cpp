@@ -7,9 +7,9 @@ void require_apiservice(const RuleContext& ctx, const Unit& unit, std::vector<Re
   const Object& o = ctx.objects[unit.object];
   for (size_t svc : ctx.index.apiservices_for(o.ref.api_version)) {
     if (!ctx.placed_on(svc, unit.cluster)) continue;
-    out.push_back({ctx.objects[svc].ref, unit.cluster,
-                   ReadinessPredicate::of(ReadinessPredicate::Type::kAvailable), "apiservice",
-                   std::nullopt});
+    out.push_back(ctx.need(svc, unit.cluster,
+                           ReadinessPredicate::of(ReadinessPredicate::Type::kAvailable),
+                           "apiservice"));
   }
 }
 

@@ -11,9 +11,9 @@ void require_cluster_ready(const RuleContext& ctx, const Unit& unit,
   if (!cluster || !cluster->object) return;
   const auto& where = ctx.placements[*cluster->object].clusters;
   if (where.empty()) return;
-  out.push_back({ctx.objects[*cluster->object].ref, where.front(),
-                 ReadinessPredicate::of(ReadinessPredicate::Type::kClusterReady), "cluster-ready",
-                 std::nullopt});
+  out.push_back(ctx.need(*cluster->object, where.front(),
+                         ReadinessPredicate::of(ReadinessPredicate::Type::kClusterReady),
+                         "cluster-ready"));
 }
 
 }  // namespace planter

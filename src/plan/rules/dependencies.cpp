@@ -157,8 +157,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
         if (same_cluster && !ctx.placed_on(i, unit.cluster)) continue;
         for (const auto& cluster : ctx.placements[i].clusters) {
           if (same_cluster && cluster != unit.cluster) continue;
-          out.push_back(
-              {ctx.objects[i].ref, cluster, ctx.ready_when(i), "dependencies", std::nullopt});
+          out.push_back(ctx.need(i, cluster, ctx.ready_when(i), "dependencies"));
         }
       }
     }
@@ -182,9 +181,9 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
       const KindInfo* kind = ctx.kinds.find(split_api_version(*api_version).first, entry->kind);
       std::string ns =
           entry->ns_given || (kind && kind->scope == Scope::kCluster) ? entry->ns : o.ref.ns;
-      out.push_back({ObjectRef{*api_version, entry->kind, ns, entry->name}, unit.cluster,
-                     ReadinessPredicate::of(ReadinessPredicate::Type::kExists), "dependencies",
-                     std::nullopt});
+      out.push_back(ctx.need(ObjectRef{*api_version, entry->kind, ns, entry->name}, unit.cluster,
+                             ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
+                             "dependencies"));
     }
   }
 }

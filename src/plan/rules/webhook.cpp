@@ -193,9 +193,9 @@ void require_webhook_service(const RuleContext& ctx, const Unit& unit,
                        ? admission_matches(ctx, w, o, unit.cluster)
                        : o.ref.group() == w.conversion_group && o.ref.kind == w.conversion_kind;
     if (!matches || backs_service(ctx, o, w.service)) continue;
-    out.push_back({w.service, unit.cluster,
-                   ReadinessPredicate::of(ReadinessPredicate::Type::kEndpointsReady), "webhook",
-                   std::nullopt});
+    out.push_back(ctx.need(w.service, unit.cluster,
+                           ReadinessPredicate::of(ReadinessPredicate::Type::kEndpointsReady),
+                           "webhook"));
   }
 }
 
