@@ -95,7 +95,7 @@ std::optional<Placement> place_with_namespace(const PlacementContext& ctx, size_
   if (o.ref.ns.empty()) return std::nullopt;
   Placement p{{}, "namespace"};
   bool found = false;
-  for (size_t j : ctx.index.by_key("", "Namespace", "", o.ref.ns)) {
+  for (size_t j : ctx.index.namespace_of(i)) {
     if (!ctx.explicit_placement[j]) continue;
     found = true;
     merge_clusters(p.clusters, ctx.explicit_placement[j]->clusters, ctx.inventory);

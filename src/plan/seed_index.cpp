@@ -1,6 +1,5 @@
 #include "plan/seed_index.h"
 
-#include <array>
 #include <boost/unordered/unordered_flat_map.hpp>
 #include <cstdint>
 #include <cstring>
@@ -9,127 +8,197 @@ namespace planter {
 
 namespace {
 
-// A key: up to four views (unused ones empty).
-using Key = std::array<std::string_view, 4>;
-
 // Eight bytes at a time, one multiply each: names are short, and the table mixes the result again
 // (this hash does not claim to avalanche).
-struct KeyHash {
-  static uint64_t mix(uint64_t h, uint64_t v) {
-    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 32);
+uint64_t mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 32);
+}
+uint64_t hash_text(uint64_t h, std::string_view s) {
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t v;
+    std::memcpy(&v, s.data() + i, 8);
+    h = mix(h, v);
   }
-  size_t operator()(const Key& k) const noexcept {
-    uint64_t h = 0;
-    for (std::string_view part : k) {
-      size_t i = 0;
-      for (; i + 8 <= part.size(); i += 8) {
-        uint64_t v;
-        std::memcpy(&v, part.data() + i, 8);
-        h = mix(h, v);
-      }
-      uint64_t tail = part.size();
-      for (; i < part.size(); ++i) tail = (tail << 8) | static_cast<unsigned char>(part[i]);
-      h = mix(h, tail);
-    }
-    return h;
+  uint64_t tail = s.size();
+  for (; i < s.size(); ++i) tail = (tail << 8) | static_cast<unsigned char>(s[i]);
+  return mix(h, tail);
+}
+
+// A kind: (group, kind).
+struct KindKey {
+  std::string_view group, kind;
+  bool operator==(const KindKey&) const = default;
+};
+// An identity, with its kind and namespace already numbered.
+struct ObjectKey {
+  uint32_t kind, ns;
+  std::string_view name;
+  bool operator==(const ObjectKey&) const = default;
+};
+
+struct Hash {
+  size_t operator()(std::string_view s) const noexcept { return hash_text(0, s); }
+  size_t operator()(const KindKey& k) const noexcept {
+    return hash_text(hash_text(0, k.group), k.kind);
+  }
+  size_t operator()(const ObjectKey& k) const noexcept {
+    return hash_text(mix(k.kind, k.ns), k.name);
   }
 };
 
-}  // namespace
+// Numbers distinct keys densely, in the order they are first seen. The keys are views of the
+// objects' strings.
+constexpr uint32_t kNone = UINT32_MAX;
 
-// Key -> the objects that have it. Filled with add() in seed order, then finish() lays every key's
-// objects out next to each other in one array.
-class SeedIndex::Table {
+template <class Key>
+class Numbering {
  public:
-  void add(const Key& key, size_t object) {
-    auto [it, fresh] = ids_.try_emplace(key, static_cast<uint32_t>(ids_.size()));
-    added_.emplace_back(it->second, object);
+  uint32_t add(const Key& key) {
+    return ids_.try_emplace(key, static_cast<uint32_t>(ids_.size())).first->second;
+  }
+  uint32_t find(const Key& key) const {
+    if (ids_.empty()) return kNone;
+    auto it = ids_.find(key);
+    return it == ids_.end() ? kNone : it->second;
+  }
+  uint32_t size() const { return static_cast<uint32_t>(ids_.size()); }
+  template <class F>
+  void each(F f) const {
+    for (const auto& [key, id] : ids_) f(key, id);
   }
 
-  // The objects with the same key as the n-th add().
-  Objects same_key(size_t n) const { return members(added_[n].first); }
+ private:
+  boost::unordered_flat_map<Key, uint32_t, Hash> ids_;
+};
 
-  void finish() {
-    start_.assign(ids_.size() + 1, 0);
+// Objects grouped by a number: add(id, object) in seed order, then finish() lays each group's
+// objects next to each other in one array.
+class Groups {
+ public:
+  void add(uint32_t id, size_t object) { added_.emplace_back(id, object); }
+
+  void finish(uint32_t ids) {
+    start_.assign(static_cast<size_t>(ids) + 1, 0);
     for (const auto& [id, object] : added_) ++start_[id + 1];
     for (size_t i = 1; i < start_.size(); ++i) start_[i] += start_[i - 1];
     members_.resize(added_.size());
     std::vector<size_t> next(start_.begin(), start_.end() - 1);
     for (const auto& [id, object] : added_) members_[next[id]++] = object;
+    added_ = {};
   }
 
-  Objects find(const Key& key) const {
-    auto it = ids_.find(key);
-    if (it == ids_.end()) return {};
-    return members(it->second);
+  SeedIndex::Objects members(uint32_t id) const {
+    if (id >= start_.size() - 1) return {};
+    return SeedIndex::Objects(members_.data() + start_[id], start_[id + 1] - start_[id]);
   }
 
  private:
-  boost::unordered_flat_map<Key, uint32_t, KeyHash> ids_;
-  std::vector<std::pair<uint32_t, size_t>> added_;  // (key id, object), in the order of add()
-  std::vector<size_t> start_;    // per key id: where its objects start in members_
-  std::vector<size_t> members_;  // object indices, grouped by key, in seed order within a key
-
-  Objects members(uint32_t id) const {
-    return Objects(members_.data() + start_[id], start_[id + 1] - start_[id]);
-  }
+  std::vector<std::pair<uint32_t, size_t>> added_;
+  std::vector<size_t> start_{0};  // per id: where its objects start in members_
+  std::vector<size_t> members_;   // object indices, grouped by id, in seed order within a group
 };
 
-SeedIndex::SeedIndex(const std::vector<Object>& objects)
-    : by_key_(std::make_unique<Table>()),
-      in_namespace_(std::make_unique<Table>()),
-      of_kind_(std::make_unique<Table>()),
-      of_kind_name_(std::make_unique<Table>()),
-      crds_(std::make_unique<Table>()),
-      apiservices_(std::make_unique<Table>()) {
+}  // namespace
+
+struct SeedIndex::Tables {
+  Numbering<KindKey> kinds;
+  Numbering<std::string_view> namespaces;  // 0 is "", cluster scope
+  Numbering<ObjectKey> keys;
+  Numbering<std::string_view> kind_names;
+  Numbering<KindKey> api_versions;                      // (group, version) of APIServices
+  std::vector<uint32_t> kind_of, namespace_of, key_of;  // per object
+
+  Groups by_key;            // by key
+  Groups of_kind;           // by kind
+  Groups in_namespace;      // by namespace
+  Groups namespaces_named;  // Namespace objects, by namespace
+  Groups crds;              // CRDs, by the kind they define
+  Groups apiservices;       // APIServices, by the API version they serve
+  Groups of_kind_name;      // by kind name
+};
+
+SeedIndex::SeedIndex(const std::vector<Object>& objects) : t_(std::make_unique<Tables>()) {
+  Tables& t = *t_;
+  t.namespaces.add("");
+  t.kind_of.resize(objects.size());
+  t.namespace_of.resize(objects.size());
+  t.key_of.resize(objects.size());
   for (size_t i = 0; i < objects.size(); ++i) {
     const Object& o = objects[i];
     std::string_view group = o.ref.group();
-    by_key_->add({group, o.ref.kind, o.ref.ns, o.ref.name}, i);
-    if (!o.ref.ns.empty()) in_namespace_->add({o.ref.ns}, i);
-    of_kind_->add({group, o.ref.kind}, i);
-    of_kind_name_->add({o.ref.kind}, i);
-    if (o.ref.kind == "CustomResourceDefinition" && group == "apiextensions.k8s.io") {
+    uint32_t kind = t.kinds.add({group, o.ref.kind});
+    uint32_t ns = o.ref.ns.empty() ? 0 : t.namespaces.add(o.ref.ns);
+    uint32_t key = t.keys.add({kind, ns, o.ref.name});
+    t.kind_of[i] = kind;
+    t.namespace_of[i] = ns;
+    t.key_of[i] = key;
+    t.by_key.add(key, i);
+    t.of_kind.add(kind, i);
+    if (ns != 0) t.in_namespace.add(ns, i);
+    if (group.empty() && o.ref.kind == "Namespace") {
+      t.namespaces_named.add(t.namespaces.add(o.ref.name), i);
+    } else if (o.ref.kind == "CustomResourceDefinition" && group == "apiextensions.k8s.io") {
       const auto* g = find_string(o.body, {"spec", "group"});
       const auto* k = find_string(o.body, {"spec", "names", "kind"});
-      if (g && k) crds_->add({*g, *k}, i);
+      if (g && k) t.crds.add(t.kinds.add({*g, *k}), i);
     } else if (o.ref.kind == "APIService" && group == "apiregistration.k8s.io") {
       const auto* g = find_string(o.body, {"spec", "group"});
       const auto* v = find_string(o.body, {"spec", "version"});
       // An APIService without spec.service is served by kube-apiserver itself.
-      if (g && v && find_path(o.body, {"spec", "service"})) apiservices_->add({*g, *v}, i);
+      if (g && v && find_path(o.body, {"spec", "service"}))
+        t.apiservices.add(t.api_versions.add({*g, *v}), i);
     }
   }
-  for (Table* t : {by_key_.get(), in_namespace_.get(), of_kind_.get(), of_kind_name_.get(),
-                   crds_.get(), apiservices_.get()})
-    t->finish();
+  // Kinds by name alone: numbered per distinct kind, then every object by its kind's name.
+  std::vector<uint32_t> kind_name(t.kinds.size());
+  t.kinds.each([&](const KindKey& k, uint32_t id) { kind_name[id] = t.kind_names.add(k.kind); });
+  for (size_t i = 0; i < objects.size(); ++i) t.of_kind_name.add(kind_name[t.kind_of[i]], i);
+
+  t.by_key.finish(t.keys.size());
+  t.of_kind.finish(t.kinds.size());
+  t.in_namespace.finish(t.namespaces.size());
+  t.namespaces_named.finish(t.namespaces.size());
+  t.crds.finish(t.kinds.size());
+  t.apiservices.finish(t.api_versions.size());
+  t.of_kind_name.finish(t.kind_names.size());
 }
 
 SeedIndex::~SeedIndex() = default;
 
 SeedIndex::Objects SeedIndex::by_key(std::string_view group, std::string_view kind,
                                      std::string_view ns, std::string_view name) const {
-  return by_key_->find({group, kind, ns, name});
+  uint32_t k = t_->kinds.find({group, kind});
+  uint32_t n = ns.empty() ? 0 : t_->namespaces.find(ns);
+  if (k == kNone || n == kNone) return {};
+  return t_->by_key.members(t_->keys.find({k, n, name}));
 }
 SeedIndex::Objects SeedIndex::same_key(size_t object) const {
-  return by_key_->same_key(object);  // by_key_ had one add() per object, in order
+  return t_->by_key.members(t_->key_of[object]);
+}
+SeedIndex::Objects SeedIndex::namespace_of(size_t object) const {
+  uint32_t ns = t_->namespace_of[object];
+  return ns == 0 ? Objects{} : t_->namespaces_named.members(ns);
+}
+SeedIndex::Objects SeedIndex::crds_of(size_t object) const {
+  return t_->crds.members(t_->kind_of[object]);
 }
 SeedIndex::Objects SeedIndex::in_namespace(std::string_view ns) const {
-  return in_namespace_->find({ns});
+  return ns.empty() ? Objects{} : t_->in_namespace.members(t_->namespaces.find(ns));
+}
+SeedIndex::Objects SeedIndex::namespaces_named(std::string_view name) const {
+  return t_->namespaces_named.members(t_->namespaces.find(name));
 }
 SeedIndex::Objects SeedIndex::of_kind(std::string_view group, std::string_view kind) const {
-  return of_kind_->find({group, kind});
+  return t_->of_kind.members(t_->kinds.find({group, kind}));
 }
 SeedIndex::Objects SeedIndex::of_kind_name(std::string_view kind) const {
-  return of_kind_name_->find({kind});
-}
-SeedIndex::Objects SeedIndex::crds_for(std::string_view group, std::string_view kind) const {
-  return crds_->find({group, kind});
+  return t_->of_kind_name.members(t_->kind_names.find(kind));
 }
 SeedIndex::Objects SeedIndex::apiservices_for(std::string_view api_version) const {
   auto [group, version] = split_api_version(api_version);
-  return apiservices_->find({group, version});
+  return t_->apiservices.members(t_->api_versions.find({group, version}));
 }
 
 }  // namespace planter

@@ -1,8 +1,9 @@
 // Lookups over a seed's objects that placement and the requirement rules share. Built once per
-// plan in one pass; every lookup is one probe of a flat hash table, and its answer is a span of
-// object indices (in seed order) laid out in one array. Keys are views of the objects' own
-// strings, so building the index allocates per table, not per object: the objects must outlive
-// the index and stay unchanged while it is used.
+// plan in one pass that numbers each distinct kind, namespace and identity; an answer is a span of
+// object indices (in seed order) laid out in one array. Lookups by an object's own index
+// (same_key, namespace_of, crds_of) need no hashing; lookups by name probe flat hash tables keyed
+// by views of the objects' own strings, so the objects must outlive the index and stay unchanged
+// while it is used.
 #pragma once
 
 #include <memory>
@@ -32,20 +33,24 @@ class SeedIndex {
   }
   // by_key() of objects[object] itself, without hashing.
   Objects same_key(size_t object) const;
+  // The seed's Namespace objects named by objects[object]'s metadata.namespace.
+  Objects namespace_of(size_t object) const;
+  // The seed's CRDs that define objects[object]'s kind.
+  Objects crds_of(size_t object) const;
   // Objects in a namespace (by metadata.namespace).
   Objects in_namespace(std::string_view ns) const;
+  // The seed's Namespace objects with this name.
+  Objects namespaces_named(std::string_view name) const;
   // Objects of a kind.
   Objects of_kind(std::string_view group, std::string_view kind) const;
   // Objects of a kind name in any group (for the `Kind/name` dependency form).
   Objects of_kind_name(std::string_view kind) const;
-  // CRD objects defining a kind.
-  Objects crds_for(std::string_view group, std::string_view kind) const;
   // APIService objects serving an API version ("group/version").
   Objects apiservices_for(std::string_view api_version) const;
 
  private:
-  class Table;
-  std::unique_ptr<Table> by_key_, in_namespace_, of_kind_, of_kind_name_, crds_, apiservices_;
+  struct Tables;
+  std::unique_ptr<Tables> t_;
 };
 
 }  // namespace planter

@@ -9,7 +9,7 @@ void require_crd(const RuleContext& ctx, const Unit& unit, std::vector<Requireme
   if (ctx.kinds.is_builtin_group(group)) return;
   const KindInfo* info = ctx.kinds.find(group, o.ref.kind);
   if (info && info->builtin) return;
-  auto crds = ctx.index.crds_for(group, o.ref.kind);
+  auto crds = ctx.index.crds_of(unit.object);
   const auto established = ReadinessPredicate::of(ReadinessPredicate::Type::kEstablished);
   if (!crds.empty()) {
     size_t crd = crds.front();

@@ -71,7 +71,7 @@ bool backs_service(const RuleContext& ctx, const Object& o, const ObjectRef& ser
 // Namespace gets from the API server.
 Labels namespace_labels(const RuleContext& ctx, const std::string& ns, std::string_view cluster) {
   Labels labels;
-  for (size_t i : ctx.index.by_key("", "Namespace", "", ns))
+  for (size_t i : ctx.index.namespaces_named(ns))
     if (ctx.placed_on(i, cluster)) labels = labels_of(ctx.objects[i].labels());
   labels["kubernetes.io/metadata.name"] = ns;
   return labels;
