@@ -53,30 +53,36 @@ Inventory Inventory::build(const std::vector<Object>& objects, std::vector<Clust
 }
 
 const ClusterInfo* Inventory::find(std::string_view name) const {
-  for (const ClusterInfo& c : clusters_)
-    if (c.name == name) return &c;
-  return nullptr;
+  auto i = index_of(name);
+  return i ? &clusters_[*i] : nullptr;
 }
 
-Result<std::string> Inventory::resolve(std::string_view ref) const {
+std::optional<uint32_t> Inventory::index_of(std::string_view name) const {
+  for (size_t i = 0; i < clusters_.size(); ++i)
+    if (clusters_[i].name == name) return static_cast<uint32_t>(i);
+  return std::nullopt;
+}
+
+Result<uint32_t> Inventory::resolve(std::string_view ref) const {
   std::string_view name = ref;
   std::string_view ns;
   if (auto bar = ref.find('|'); bar != std::string_view::npos) {
     ns = ref.substr(0, bar);
     name = ref.substr(bar + 1);
   }
-  const ClusterInfo* c = find(name);
-  if (!c) return Error{fmt::format("cluster \"{}\" is neither in the seed nor known", ref)};
-  if (!ns.empty() && c->from == "seed" && c->namespace_ != ns)
+  auto i = index_of(name);
+  if (!i) return Error{fmt::format("cluster \"{}\" is neither in the seed nor known", ref)};
+  const ClusterInfo& c = clusters_[*i];
+  if (!ns.empty() && c.from == "seed" && c.namespace_ != ns)
     return Error{
-        fmt::format("cluster \"{}\" is in namespace \"{}\", not \"{}\"", name, c->namespace_, ns)};
-  return c->name;
+        fmt::format("cluster \"{}\" is in namespace \"{}\", not \"{}\"", name, c.namespace_, ns)};
+  return *i;
 }
 
-std::vector<std::string> Inventory::select(const LabelSelector& selector) const {
-  std::vector<std::string> out;
-  for (const ClusterInfo& c : clusters_)
-    if (selector.matches(c.labels)) out.push_back(c.name);
+std::vector<uint32_t> Inventory::select(const LabelSelector& selector) const {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < clusters_.size(); ++i)
+    if (selector.matches(clusters_[i].labels)) out.push_back(static_cast<uint32_t>(i));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // (`--cluster NAME=CONTEXT`, with `--cluster-labels NAME=k=v,...`).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 namespace planter {
 
 inline constexpr std::string_view kSelf = "SELF";
+inline constexpr uint32_t kSelfIndex = 0;  // SELF's index in Inventory::clusters()
 
 struct ClusterInfo {
   std::string name;              // "SELF" for the management cluster
@@ -39,14 +41,16 @@ class Inventory {
   static Inventory build(const std::vector<Object>& objects, std::vector<ClusterInfo> flags,
                          Diagnostics& diags);
 
+  // SELF is always clusters()[0]. The planner names clusters by their index here.
   const std::vector<ClusterInfo>& clusters() const { return clusters_; }
   const ClusterInfo* find(std::string_view name) const;
+  std::optional<uint32_t> index_of(std::string_view name) const;
 
   // Resolves one placement reference: "SELF", "name" or the proof-of-concept "namespace|name".
-  // Returns the cluster's name, or an error for a person.
-  Result<std::string> resolve(std::string_view ref) const;
-  // Names of the clusters whose labels match.
-  std::vector<std::string> select(const LabelSelector& selector) const;
+  // Returns the cluster's index, or an error for a person.
+  Result<uint32_t> resolve(std::string_view ref) const;
+  // Indices of the clusters whose labels match, ascending.
+  std::vector<uint32_t> select(const LabelSelector& selector) const;
   // "SELF, edge1, edge2": for hints.
   std::string names() const;
 

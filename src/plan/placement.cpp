@@ -23,24 +23,12 @@ bool second_tier(const ObjectRef& r) {
   return is_namespace(r) || is_crd(r);
 }
 
-// Adds `more` to `into`, keeping inventory order.
-void merge_clusters(std::vector<std::string>& into, const std::vector<std::string>& more,
-                    const Inventory& inventory) {
-  bool added = false;
-  for (const auto& c : more)
-    if (std::find(into.begin(), into.end(), c) == into.end()) {
-      into.push_back(c);
-      added = true;
-    }
-  if (!added) return;  // the common case: a Namespace's next user is on a cluster it has
-  const auto& all = inventory.clusters();
-  auto pos = [&](const std::string& name) {
-    for (size_t i = 0; i < all.size(); ++i)
-      if (all[i].name == name) return i;
-    return all.size();
-  };
-  std::sort(into.begin(), into.end(),
-            [&](const std::string& a, const std::string& b) { return pos(a) < pos(b); });
+// Adds `more` to `into`, keeping it ascending.
+void merge_clusters(ClusterSet& into, std::span<const uint32_t> more) {
+  for (uint32_t c : more) {
+    auto at = std::lower_bound(into.begin(), into.end(), c);
+    if (at == into.end() || *at != c) into.insert(at, c);
+  }
 }
 
 // Reads the placement annotations of one object; nullopt when it has none.
@@ -62,7 +50,8 @@ std::optional<Placement> read_explicit(const Object& o, const Inventory& invento
                             inventory.names()));
       return;
     }
-    merge_clusters(p.clusters, {name.value()}, inventory);
+    uint32_t one = name.value();
+    merge_clusters(p.clusters, {&one, 1});
   };
   if (one) add_ref(kClusterAnnotation, *one);
   if (many)
@@ -80,7 +69,7 @@ std::optional<Placement> read_explicit(const Object& o, const Inventory& invento
                   fmt::format("{} \"{}\" matches no known cluster", kClusterSelectorAnnotation,
                               std::string_view(*selector)),
                   "label the clusters (in the seed, or with --cluster-labels NAME=k=v)");
-      merge_clusters(p.clusters, chosen, inventory);
+      merge_clusters(p.clusters, chosen);
     }
   }
   return p;
@@ -98,7 +87,7 @@ std::optional<Placement> place_with_namespace(const PlacementContext& ctx, size_
   for (size_t j : ctx.index.namespace_of(i)) {
     if (!ctx.explicit_placement[j]) continue;
     found = true;
-    merge_clusters(p.clusters, ctx.explicit_placement[j]->clusters, ctx.inventory);
+    merge_clusters(p.clusters, ctx.explicit_placement[j]->clusters);
   }
   if (!found) return std::nullopt;
   return p;
@@ -119,18 +108,18 @@ std::optional<Placement> place_by_usage(const PlacementContext& ctx, size_t i) {
   }
   Placement p{{}, "usage"};
   for (size_t j : users)
-    if (ctx.placed[j]) merge_clusters(p.clusters, ctx.placed[j]->clusters, ctx.inventory);
+    if (ctx.placed[j]) merge_clusters(p.clusters, ctx.placed[j]->clusters);
   if (p.clusters.empty()) return std::nullopt;
   return p;
 }
 
 std::optional<Placement> place_cluster_definition(const PlacementContext& ctx, size_t i) {
   if (!is_cluster_api_kind(ctx.objects[i].ref)) return std::nullopt;
-  return Placement{{std::string(kSelf)}, "cluster-definition"};
+  return Placement{{kSelfIndex}, "cluster-definition"};
 }
 
 std::optional<Placement> place_by_default(const PlacementContext& ctx, size_t) {
-  return Placement{{std::string(ctx.default_cluster)}, "default"};
+  return Placement{{ctx.default_cluster}, "default"};
 }
 
 constexpr PlacementRule kPlacementRules[] = {
@@ -150,7 +139,7 @@ std::span<const PlacementRule> placement_rules() {
 }
 
 std::vector<Placement> place_objects(const std::vector<Object>& objects, const SeedIndex& index,
-                                     const Inventory& inventory, std::string_view default_cluster,
+                                     const Inventory& inventory, uint32_t default_cluster,
                                      Diagnostics& diags) {
   std::vector<std::optional<Placement>> explicit_placement(objects.size());
   for (size_t i = 0; i < objects.size(); ++i)

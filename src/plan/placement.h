@@ -5,6 +5,8 @@
 // tier, after everything else, because they go wherever the objects that need them go.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,16 +25,20 @@ inline constexpr std::string_view kClustersAnnotation = "planter.nephio.org/clus
 inline constexpr std::string_view kClusterSelectorAnnotation =
     "planter.nephio.org/cluster-selector";
 
+// Clusters as indices into Inventory::clusters(), ascending (inventory order), no duplicates. Most
+// objects go to one or two clusters, which fit without an allocation.
+using ClusterSet = boost::container::small_vector<uint32_t, 2>;
+
 struct Placement {
-  std::vector<std::string> clusters;  // in inventory order, no duplicates
-  std::string_view rule;              // the rule that decided
+  ClusterSet clusters;
+  std::string_view rule;  // the rule that decided
 };
 
 struct PlacementContext {
   const std::vector<Object>& objects;
   const SeedIndex& index;
   const Inventory& inventory;
-  std::string_view default_cluster;
+  uint32_t default_cluster;
   // Explicit placements (from annotations), computed first for every object.
   const std::vector<std::optional<Placement>>& explicit_placement;
   // Decisions of the first tier, read by usage propagation.
@@ -48,10 +54,10 @@ struct PlacementRule {
 // The built-in placement rules, in the order they are tried.
 std::span<const PlacementRule> placement_rules();
 
-// Places every object. An object whose annotations name an unknown cluster is reported and gets
-// an empty placement.
+// Places every object; `default_cluster` is an index into the inventory. An object whose
+// annotations name an unknown cluster is reported and gets an empty placement.
 std::vector<Placement> place_objects(const std::vector<Object>& objects, const SeedIndex& index,
-                                     const Inventory& inventory, std::string_view default_cluster,
+                                     const Inventory& inventory, uint32_t default_cluster,
                                      Diagnostics& diags);
 
 }  // namespace planter

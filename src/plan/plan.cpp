@@ -7,16 +7,17 @@
 
 namespace planter {
 
-std::string Requirement::describe() const {
+std::string Plan::describe(const Requirement& r) const {
+  const ObjectRef& object = target(r);
   std::string what;
-  if (when.type == ReadinessPredicate::Type::kClusterReady) {
+  if (r.when.type == ReadinessPredicate::Type::kClusterReady) {
     what = fmt::format("cluster {} ready", object.name);
   } else if (object.name.empty()) {
-    what = fmt::format("kind {} {} {}", object.api_version, object.kind, when.str());
+    what = fmt::format("kind {} {} {}", object.api_version, object.kind, r.when.str());
   } else {
-    what = fmt::format("{} {}", object.short_form(), when.str());
+    what = fmt::format("{} {}", object.short_form(), r.when.str());
   }
-  if (external()) what += " (not in seed)";
+  if (r.external()) what += " (not in seed)";
   return what;
 }
 

@@ -2,6 +2,7 @@
 // follows. A Plan is a value; building it is pure (no network) and deterministic.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,23 +13,25 @@
 
 namespace planter {
 
-// A hard dependency of a unit: `object` on `cluster` must satisfy `when`.
+// A hard dependency of a unit: an object on `cluster` must satisfy `when`. That object is a unit of
+// the plan, or something outside the seed that the requirement names itself; Plan::target() says
+// which object either way.
 struct Requirement {
-  ObjectRef object;  // an empty name means the kind itself (its CRD is not in the seed)
+  std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
+  // Only when `unit` is empty: what it waits for. An empty name means the kind itself (its CRD is
+  // not in the seed).
+  ObjectRef external_object;
   std::string cluster;
   ReadinessPredicate when;
-  std::string_view rule;       // the rule that derived it, e.g. "namespace" (a static name)
-  std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
+  std::string_view rule;  // the rule that derived it, e.g. "namespace" (a static name)
 
   bool external() const { return !unit.has_value(); }
-  // For people: "Namespace cnf active", "cluster edge1 ready", "kind cnf.org/v1 Instance
-  // established".
-  std::string describe() const;
 };
 
 struct Unit {
   size_t object = 0;  // index into Plan::objects
   std::string cluster;
+  uint32_t cluster_index = 0;  // the cluster's index into Plan::clusters
   std::vector<Requirement> requirements;
   int wave = 0;  // longest-path depth; 0 for units that need nothing of the seed
 };
@@ -39,6 +42,13 @@ struct Plan {
   std::vector<Unit> units;  // ordered by wave, then by position in the seed
 
   const Object& object_of(const Unit& u) const { return objects[u.object]; }
+  // What a requirement waits for: its unit's object, or the reference it carries.
+  const ObjectRef& target(const Requirement& r) const {
+    return r.unit ? objects[units[*r.unit].object].ref : r.external_object;
+  }
+  // A requirement for people: "Namespace/cnf active", "cluster edge1 ready", "kind cnf.org/v1
+  // Instance established", "... (not in seed)".
+  std::string describe(const Requirement& r) const;
   int wave_count() const;
   size_t external_requirement_count() const;
 };

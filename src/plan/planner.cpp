@@ -121,14 +121,15 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   SeedIndex index(objs);
   Inventory inventory = Inventory::build(objs, options.clusters, diags);
   plan.clusters = inventory.clusters();
-  if (!inventory.find(options.default_cluster)) {
+  auto default_cluster = inventory.index_of(options.default_cluster);
+  if (!default_cluster) {
     diags.add("", "",
               fmt::format("the default cluster \"{}\" is not known", options.default_cluster),
               fmt::format("known clusters: {}", inventory.names()));
     return plan;
   }
   std::vector<Placement> placements =
-      place_objects(objs, index, inventory, options.default_cluster, diags);
+      place_objects(objs, index, inventory, *default_cluster, diags);
 
   for (const Object& o : objs) {
     if (const auto* rw = o.annotation(kReadyWhenAnnotation)) {
@@ -147,17 +148,18 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
-    for (const std::string& cluster : placements[i].clusters) {
+    for (uint32_t cluster : placements[i].clusters) {
+      const std::string& name = inventory.clusters()[cluster].name;
       // Units made so far: the earlier objects', so first_unit[j + 1] is set for each of them.
       if (auto earlier = ctx.unit_on(index.same_key(i), cluster)) {
         const Object& first = objs[plan.units[*earlier].object];
         diags.add(objs[i].where(), objs[i].display(),
-                  fmt::format("the same object is already in the seed for cluster {} at {}",
-                              cluster, first.where()),
+                  fmt::format("the same object is already in the seed for cluster {} at {}", name,
+                              first.where()),
                   "remove one of the two, or place them on different clusters");
         continue;
       }
-      plan.units.push_back({i, cluster, {}, 0});
+      plan.units.push_back({i, name, cluster, {}, 0});
     }
     first_unit[i + 1] = plan.units.size();
   }
@@ -172,11 +174,12 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     for (size_t d = 0; d < derived.size(); ++d) {
       const Requirement& r = derived[d];
       if (r.unit == u) continue;  // an object never waits for itself
-      // Rules run most specific first: a later rule naming the same object adds nothing.
+      // Rules run most specific first: a later rule naming the same object adds nothing. (Two
+      // requirements on one cluster name the same unit exactly when they name the same object.)
       bool taken = false;
       for (size_t k : kept)
-        taken =
-            taken || (derived[k].cluster == r.cluster && derived[k].object.same_object(r.object));
+        taken = taken || (derived[k].unit == r.unit && derived[k].cluster == r.cluster &&
+                          (r.unit || derived[k].external_object.same_object(r.external_object)));
       if (!taken) kept.push_back(d);
     }
     unit.requirements.reserve(kept.size());

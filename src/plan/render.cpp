@@ -26,11 +26,11 @@ std::string kind_column(const ObjectRef& r) {
   return g.empty() ? r.kind : fmt::format("{}.{}", r.kind, g);
 }
 
-std::string waits_for(const Unit& u) {
+std::string waits_for(const Plan& plan, const Unit& u) {
   std::string out;
   for (const Requirement& r : u.requirements) {
     if (!out.empty()) out += ", ";
-    out += r.describe();
+    out += plan.describe(r);
     if (r.cluster != u.cluster && r.when.type != ReadinessPredicate::Type::kClusterReady)
       out += " on " + r.cluster;
   }
@@ -84,8 +84,8 @@ std::string render_table(const Plan& plan) {
   rows.push_back({"WAVE", "CLUSTER", "KIND", "NAME", "WAITS FOR"});
   for (const Unit& u : plan.units) {
     const Object& o = plan.object_of(u);
-    rows.push_back(
-        {std::to_string(u.wave), u.cluster, kind_column(o.ref), name_column(o.ref), waits_for(u)});
+    rows.push_back({std::to_string(u.wave), u.cluster, kind_column(o.ref), name_column(o.ref),
+                    waits_for(plan, u)});
   }
   size_t w[4] = {0, 0, 0, 0};
   for (const Row& r : rows) {
@@ -110,7 +110,7 @@ std::string render_json(const Plan& plan) {
     const Object& o = plan.object_of(u);
     json::array requirements;
     for (const Requirement& r : u.requirements) {
-      json::object req{{"object", r.object.id()},
+      json::object req{{"object", plan.target(r).id()},
                        {"cluster", r.cluster},
                        {"when", r.when.str()},
                        {"rule", r.rule}};

@@ -37,29 +37,32 @@ ReadinessPredicate RuleContext::ready_when(size_t object) const {
   return p ? p.value() : ReadinessPredicate::of(ReadinessPredicate::Type::kExists);
 }
 
-std::optional<size_t> RuleContext::unit_on(SeedIndex::Objects same_key,
-                                           std::string_view cluster) const {
+std::optional<size_t> RuleContext::unit_on(SeedIndex::Objects same_key, uint32_t cluster) const {
   for (size_t j : same_key)
     for (size_t u = first_unit[j]; u < first_unit[j + 1]; ++u)
-      if (units[u].cluster == cluster) return u;
+      if (units[u].cluster_index == cluster) return u;
   return std::nullopt;
 }
 
-Requirement RuleContext::need(size_t object, std::string_view cluster, ReadinessPredicate when,
+Requirement RuleContext::need(size_t object, uint32_t cluster, ReadinessPredicate when,
                               std::string_view rule) const {
-  return {objects[object].ref, std::string(cluster), std::move(when), rule,
-          unit_on(index.same_key(object), cluster)};
+  auto unit = unit_on(index.same_key(object), cluster);
+  // The object is not placed on that cluster: the requirement names it, as something outside.
+  if (!unit) return need(objects[object].ref, cluster, std::move(when), rule);
+  return {unit, {}, inventory.clusters()[cluster].name, std::move(when), rule};
 }
 
-Requirement RuleContext::need(ObjectRef ref, std::string_view cluster, ReadinessPredicate when,
+Requirement RuleContext::need(ObjectRef ref, uint32_t cluster, ReadinessPredicate when,
                               std::string_view rule) const {
-  auto unit = unit_on(index.by_key(ref), cluster);
-  return {std::move(ref), std::string(cluster), std::move(when), rule, unit};
+  const std::string& name = inventory.clusters()[cluster].name;
+  if (auto unit = unit_on(index.by_key(ref), cluster))
+    return {unit, {}, name, std::move(when), rule};
+  return {std::nullopt, std::move(ref), name, std::move(when), rule};
 }
 
-bool RuleContext::placed_on(size_t object, std::string_view cluster) const {
+bool RuleContext::placed_on(size_t object, uint32_t cluster) const {
   const auto& c = placements[object].clusters;
-  return std::find(c.begin(), c.end(), cluster) != c.end();
+  return std::binary_search(c.begin(), c.end(), cluster);
 }
 
 }  // namespace planter

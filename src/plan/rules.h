@@ -36,21 +36,23 @@ struct RuleContext {
   const std::vector<size_t>& first_unit;
   Diagnostics& diags;
 
+  // Clusters are named by their index into inventory.clusters(), as units and placements do.
+
   // A requirement on an object of the seed (objects[object], or another object with its identity)
   // on `cluster`. It names the unit that provides it when that object is placed there.
-  Requirement need(size_t object, std::string_view cluster, ReadinessPredicate when,
+  Requirement need(size_t object, uint32_t cluster, ReadinessPredicate when,
                    std::string_view rule) const;
   // A requirement on whatever `ref` names: a unit of the seed when one has that identity on
   // `cluster`, else something outside the seed.
-  Requirement need(ObjectRef ref, std::string_view cluster, ReadinessPredicate when,
+  Requirement need(ObjectRef ref, uint32_t cluster, ReadinessPredicate when,
                    std::string_view rule) const;
   // The unit on `cluster` of one of these objects (objects of one identity).
-  std::optional<size_t> unit_on(SeedIndex::Objects same_key, std::string_view cluster) const;
+  std::optional<size_t> unit_on(SeedIndex::Objects same_key, uint32_t cluster) const;
 
   // The readiness predicate dependents of `object` wait for: its ready-when annotation, or exists.
   ReadinessPredicate ready_when(size_t object) const;
   // True when `object` is placed on `cluster`.
-  bool placed_on(size_t object, std::string_view cluster) const;
+  bool placed_on(size_t object, uint32_t cluster) const;
 };
 
 struct RequirementRule {

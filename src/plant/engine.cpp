@@ -133,37 +133,37 @@ class Engine {
       by_cluster_[unit.cluster].push_back(u);
       const Object& obj = plan_.object_of(unit);
       for (const Requirement& r : unit.requirements) {
+        const ObjectRef& target = plan_.target(r);
         if (r.unit) dependents_[*r.unit].push_back(u);
         if (r.cluster != unit.cluster) by_cluster_[r.cluster].push_back(u);
         switch (r.when.type) {
           case Type::kClusterReady:
             break;
           case Type::kActive:
-            waiters_[at(r.cluster, object_key_of(r.object))].push_back(u);
+            waiters_[at(r.cluster, object_key_of(target))].push_back(u);
             fleet_->watch(r.cluster, "v1", "Namespace");
             break;
           case Type::kEstablished:
             fleet_->watch(r.cluster, std::string(kCrdApiVersion), "CustomResourceDefinition");
-            if (!r.object.name.empty())
-              waiters_[at(r.cluster, object_key_of(r.object))].push_back(u);
+            if (!target.name.empty()) waiters_[at(r.cluster, object_key_of(target))].push_back(u);
             waiters_[kind_key(r.cluster, obj.ref.group(), obj.ref.kind)].push_back(u);
             break;
           case Type::kAvailable:
-            waiters_[at(r.cluster, object_key_of(r.object))].push_back(u);
+            waiters_[at(r.cluster, object_key_of(target))].push_back(u);
             fleet_->watch(r.cluster, "apiregistration.k8s.io/v1", "APIService");
             break;
           case Type::kEndpointsReady:
-            waiters_[at(r.cluster, object_key("", "Endpoints", r.object.ns, r.object.name))]
-                .push_back(u);
+            waiters_[at(r.cluster, object_key("", "Endpoints", target.ns, target.name))].push_back(
+                u);
             fleet_->watch(r.cluster, "v1", "Endpoints");
             break;
           case Type::kExists:
           case Type::kCondition:
           case Type::kJsonPath:
-            waiters_[at(r.cluster, object_key_of(r.object))].push_back(u);
+            waiters_[at(r.cluster, object_key_of(target))].push_back(u);
             // An object of the seed is watched once it is declared (its kind may not be
             // served before); a mere `exists` of one needs no watch at all.
-            if (r.external()) fleet_->watch(r.cluster, r.object.api_version, r.object.kind);
+            if (r.external()) fleet_->watch(r.cluster, target.api_version, target.kind);
             break;
         }
       }
@@ -239,8 +239,9 @@ class Engine {
 
   Check check(size_t u, const Requirement& r) {
     const Unit& unit = plan_.units[u];
+    const ObjectRef& target = plan_.target(r);
     auto waiting = [&](std::string why) {
-      std::string what = r.describe();
+      std::string what = plan_.describe(r);
       return Check{Check::kWaiting, why.empty() ? what : what + ": " + why, what};
     };
     if (r.unit) {
@@ -262,11 +263,11 @@ class Engine {
       case Type::kEstablished: {
         const ObjectRef& own = plan_.object_of(unit).ref;
         // Without a CRD in the seed, the kind of the requirement is what must be served.
-        const ObjectRef& served = r.object.name.empty() ? r.object : own;
+        const ObjectRef& served = target.name.empty() ? target : own;
         auto state = fleet_->kind_state(r.cluster, served.api_version, served.kind);
         if (state == FleetView::KindState::kServed) return {};
         if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
-        auto crd = crd_readiness(r.cluster, r.object.name, served.group(), served.kind);
+        auto crd = crd_readiness(r.cluster, target.name, served.group(), served.kind);
         bool established = crd && crd->holds;
         // A kind with no CRD in sight may still be served (an aggregated API, a previous
         // install): discovery is asked once; CRD events ask again.
@@ -274,13 +275,13 @@ class Engine {
             (established && state == FleetView::KindState::kMissing &&
              !retry_pending_.contains(kind_key(r.cluster, served.group(), served.kind))))
           fleet_->check_kind(r.cluster, served.api_version, served.kind);
-        if (!crd) return waiting(r.object.name.empty() ? "no CRD serves it yet" : "not found");
+        if (!crd) return waiting(target.name.empty() ? "no CRD serves it yet" : "not found");
         if (!established) return waiting(crd->why);
         return waiting(fmt::format("{} {} not discoverable yet", served.api_version, served.kind));
       }
       case Type::kEndpointsReady: {
         Readiness ok =
-            fleet_->readiness(r.cluster, "v1", "Endpoints", r.object.ns, r.object.name, r.when);
+            fleet_->readiness(r.cluster, "v1", "Endpoints", target.ns, target.name, r.when);
         if (ok.holds) return {};
         return waiting(ok.exists ? ok.why : "no endpoints yet");
       }
@@ -289,8 +290,8 @@ class Engine {
       case Type::kExists:
       case Type::kCondition:
       case Type::kJsonPath: {
-        Readiness ok = fleet_->readiness(r.cluster, r.object.api_version, r.object.kind,
-                                         r.object.ns, r.object.name, r.when);
+        Readiness ok = fleet_->readiness(r.cluster, target.api_version, target.kind, target.ns,
+                                         target.name, r.when);
         if (ok.holds) return {};
         return waiting(ok.why);
       }
@@ -400,7 +401,7 @@ class Engine {
         for (const Requirement& req : plan_.units[d].requirements)
           if (req.unit == u &&
               (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath))
-            fleet_->watch(req.cluster, req.object.api_version, req.object.kind);
+            fleet_->watch(req.cluster, plan_.target(req).api_version, plan_.target(req).kind);
       wake(dependents_[u]);
       return;
     }

@@ -147,7 +147,8 @@ TEST(Corpus, HelloWorldPlacesTheWorkloadOnTheSeedsCluster) {
   const Unit* instance = testing::find_unit(p, "Instance/cnf/cnf", "edge1");
   ASSERT_TRUE(instance);
   EXPECT_EQ(instance->wave, 3);
-  EXPECT_TRUE(testing::find_requirement(*instance, "CustomResourceDefinition/instances.cnf.org"));
+  EXPECT_TRUE(
+      testing::find_requirement(p, *instance, "CustomResourceDefinition/instances.cnf.org"));
   EXPECT_TRUE(testing::find_unit(p, "Cluster/network-service/edge1", "SELF"));
   EXPECT_TRUE(testing::find_unit(p, "Deployment/cnf/cnf", "edge1"));
   EXPECT_FALSE(testing::find_unit(p, "Deployment/cnf/cnf", "SELF"));

@@ -10,7 +10,9 @@ namespace {
 
 namespace json = boost::json;
 
-json::object parse(std::string_view text) { return json::parse(text).as_object(); }
+json::object parse(std::string_view text) {
+  return json::parse(text).as_object();
+}
 
 const json::object kPod = parse(R"({
   "status": {"phase": "Running", "replicas": 3, "ready": true,

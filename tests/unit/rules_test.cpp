@@ -30,7 +30,7 @@ TEST(Rules, ClusterReady) {
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Unit* ns = find_unit(out.plan, "Namespace/cnf", "edge1");
   ASSERT_TRUE(ns);
-  const Requirement* r = find_requirement(*ns, "Cluster/default/edge1");
+  const Requirement* r = find_requirement(out.plan, *ns, "Cluster/default/edge1");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->when.str(), "cluster-ready");
   EXPECT_EQ(r->cluster, "SELF");
@@ -44,15 +44,15 @@ TEST(Rules, NamespaceInSeedAndNotInSeed) {
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: kube-system}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Requirement* in_seed =
-      find_requirement(*find_unit(out.plan, "ConfigMap/a/c"), "Namespace/a");
+      find_requirement(out.plan, *find_unit(out.plan, "ConfigMap/a/c"), "Namespace/a");
   ASSERT_TRUE(in_seed);
   EXPECT_EQ(in_seed->when.str(), "active");
   EXPECT_FALSE(in_seed->external());
-  const Requirement* outside =
-      find_requirement(*find_unit(out.plan, "ConfigMap/kube-system/d"), "Namespace/kube-system");
+  const Requirement* outside = find_requirement(
+      out.plan, *find_unit(out.plan, "ConfigMap/kube-system/d"), "Namespace/kube-system");
   ASSERT_TRUE(outside);
   EXPECT_TRUE(outside->external());
-  EXPECT_EQ(outside->describe(), "Namespace/kube-system active (not in seed)");
+  EXPECT_EQ(out.plan.describe(*outside), "Namespace/kube-system active (not in seed)");
 }
 
 TEST(Rules, CustomResourceWaitsForItsCrdOrItsKind) {
@@ -65,15 +65,15 @@ TEST(Rules, CustomResourceWaitsForItsCrdOrItsKind) {
       "default}\n---\n"
       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: default}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  const Requirement* crd = find_requirement(*find_unit(out.plan, "Widget/default/w"),
+  const Requirement* crd = find_requirement(out.plan, *find_unit(out.plan, "Widget/default/w"),
                                             "CustomResourceDefinition/widgets.example.com");
   ASSERT_TRUE(crd);
   EXPECT_EQ(crd->when.str(), "established");
   const Unit* sm = find_unit(out.plan, "ServiceMonitor/default/m");
-  const Requirement* kind = find_requirement(*sm, "ServiceMonitor/");
+  const Requirement* kind = find_requirement(out.plan, *sm, "ServiceMonitor/");
   ASSERT_TRUE(kind);
   EXPECT_TRUE(kind->external());
-  EXPECT_EQ(kind->object.id(), "monitoring.coreos.com/v1|ServiceMonitor||");
+  EXPECT_EQ(out.plan.target(*kind).id(), "monitoring.coreos.com/v1|ServiceMonitor||");
   EXPECT_EQ(find_unit(out.plan, "Deployment/default/d")->requirements.size(),
             1u);  // namespace only
 }
@@ -89,7 +89,7 @@ TEST(Rules, AggregatedApiWaitsForItsApiService) {
   const Unit* u = find_unit(out.plan, "NodeMetrics/n");
   ASSERT_TRUE(u);
   ASSERT_EQ(u->requirements.size(), 1u);
-  EXPECT_EQ(u->requirements[0].object.short_form(), "APIService/v1beta1.metrics.k8s.io");
+  EXPECT_EQ(out.plan.target(u->requirements[0]).short_form(), "APIService/v1beta1.metrics.k8s.io");
   EXPECT_EQ(u->requirements[0].when.str(), "available");
 }
 
@@ -121,23 +121,26 @@ TEST(Rules, AdmissionWebhookHoldsUpOnlyWhatItMatches) {
       "{checked: 'yes'}}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Requirement* r =
-      find_requirement(*find_unit(out.plan, "Deployment/app/a"), "Service/hooks/hook");
+      find_requirement(out.plan, *find_unit(out.plan, "Deployment/app/a"), "Service/hooks/hook");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->when.str(), "endpoints-ready");
   EXPECT_EQ(r->rule, "webhook");
-  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/app/b"), "Service/hooks/hook"))
+  EXPECT_FALSE(
+      find_requirement(out.plan, *find_unit(out.plan, "Deployment/app/b"), "Service/hooks/hook"))
       << "objectSelector does not match";
-  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/quiet/c"), "Service/hooks/hook"))
+  EXPECT_FALSE(
+      find_requirement(out.plan, *find_unit(out.plan, "Deployment/quiet/c"), "Service/hooks/hook"))
       << "namespaceSelector does not match";
-  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "StatefulSet/app/d"), "Service/hooks/hook"))
+  EXPECT_FALSE(
+      find_requirement(out.plan, *find_unit(out.plan, "StatefulSet/app/d"), "Service/hooks/hook"))
       << "rules do not cover statefulsets";
 }
 
 TEST(Rules, WebhookDoesNotHoldUpItsOwnBackingWorkload) {
   auto out = plan_yaml(std::string(kWebhook) + "");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  EXPECT_FALSE(
-      find_requirement(*find_unit(out.plan, "Deployment/hooks/hook"), "Service/hooks/hook"));
+  EXPECT_FALSE(find_requirement(out.plan, *find_unit(out.plan, "Deployment/hooks/hook"),
+                                "Service/hooks/hook"));
 }
 
 TEST(Rules, IgnoredFailuresDoNotHoldAnythingUp) {
@@ -148,7 +151,8 @@ TEST(Rules, IgnoredFailuresDoNotHoldAnythingUp) {
                 "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: hooks,"
                 " labels: {checked: 'yes'}}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  EXPECT_FALSE(find_requirement(*find_unit(out.plan, "Deployment/hooks/a"), "Service/hooks/hook"));
+  EXPECT_FALSE(
+      find_requirement(out.plan, *find_unit(out.plan, "Deployment/hooks/a"), "Service/hooks/hook"));
 }
 
 TEST(Rules, ConversionWebhookHoldsUpItsCustomResources) {
@@ -160,7 +164,8 @@ TEST(Rules, ConversionWebhookHoldsUpItsCustomResources) {
       "t}}}}\n---\n"
       "apiVersion: tekton.dev/v1\nkind: Task\nmetadata: {name: build, namespace: t}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  const Requirement* r = find_requirement(*find_unit(out.plan, "Task/t/build"), "Service/t/w");
+  const Requirement* r =
+      find_requirement(out.plan, *find_unit(out.plan, "Task/t/build"), "Service/t/w");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->when.str(), "endpoints-ready");
 }
@@ -173,12 +178,12 @@ TEST(Rules, BarePodWaitsForWhatItNames) {
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Unit* pod = find_unit(out.plan, "Pod/default/p");
   ASSERT_TRUE(pod);
-  const Requirement* sa = find_requirement(*pod, "ServiceAccount/default/runner");
+  const Requirement* sa = find_requirement(out.plan, *pod, "ServiceAccount/default/runner");
   ASSERT_TRUE(sa);
   EXPECT_FALSE(sa->external());
-  ASSERT_TRUE(find_requirement(*pod, "PriorityClass/high"));
-  EXPECT_TRUE(find_requirement(*pod, "PriorityClass/high")->external());
-  ASSERT_TRUE(find_requirement(*pod, "RuntimeClass/kata"));
+  ASSERT_TRUE(find_requirement(out.plan, *pod, "PriorityClass/high"));
+  EXPECT_TRUE(find_requirement(out.plan, *pod, "PriorityClass/high")->external());
+  ASSERT_TRUE(find_requirement(out.plan, *pod, "RuntimeClass/kata"));
 }
 
 TEST(Rules, ExplicitDependenciesInEveryForm) {
@@ -196,16 +201,17 @@ TEST(Rules, ExplicitDependenciesInEveryForm) {
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Unit* d = find_unit(out.plan, "Deployment/default/d");
   ASSERT_TRUE(d);
-  const Requirement* a = find_requirement(*d, "ConfigMap/default/a");
+  const Requirement* a = find_requirement(out.plan, *d, "ConfigMap/default/a");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->when.str(), "jsonpath={.data.ok}=yes");
-  ASSERT_TRUE(find_requirement(*d, "Secret/default/b"));
-  ASSERT_TRUE(find_requirement(*d, "ClusterRole/r"));
-  const Requirement* creds = find_requirement(*d, "Secret/default/creds");
+  ASSERT_TRUE(find_requirement(out.plan, *d, "Secret/default/b"));
+  ASSERT_TRUE(find_requirement(out.plan, *d, "ClusterRole/r"));
+  const Requirement* creds = find_requirement(out.plan, *d, "Secret/default/creds");
   ASSERT_TRUE(creds);
   EXPECT_TRUE(creds->external());
-  ASSERT_TRUE(find_requirement(*d, "ConfigMap/default/ext"));
-  EXPECT_EQ(find_requirement(*d, "ConfigMap/default/ext")->object.api_version, "v1");
+  ASSERT_TRUE(find_requirement(out.plan, *d, "ConfigMap/default/ext"));
+  EXPECT_EQ(out.plan.target(*find_requirement(out.plan, *d, "ConfigMap/default/ext")).api_version,
+            "v1");
 }
 
 // As in kubectl, `Kind/name` is in the dependent's own namespace (or cluster-scoped).
@@ -220,10 +226,10 @@ TEST(Rules, KindSlashNameIsInTheDependentsNamespace) {
   ASSERT_TRUE(out.ok()) << out.diags.str();
   const Unit* d = find_unit(out.plan, "Deployment/cnf/d");
   ASSERT_TRUE(d);
-  EXPECT_TRUE(find_requirement(*d, "ConfigMap/cnf/a"));
-  EXPECT_FALSE(find_requirement(*d, "ConfigMap/other/a"));
-  EXPECT_TRUE(find_requirement(*d, "Secret/cnf/creds"));
-  EXPECT_TRUE(find_requirement(*d, "ClusterRole/view"));
+  EXPECT_TRUE(find_requirement(out.plan, *d, "ConfigMap/cnf/a"));
+  EXPECT_FALSE(find_requirement(out.plan, *d, "ConfigMap/other/a"));
+  EXPECT_TRUE(find_requirement(out.plan, *d, "Secret/cnf/creds"));
+  EXPECT_TRUE(find_requirement(out.plan, *d, "ClusterRole/view"));
 }
 
 TEST(Rules, DependencyOutsideTheSeedIsAnError) {

@@ -31,11 +31,12 @@ inline const Unit* find_unit(const Plan& plan, const std::string& short_form,
 }
 
 // The requirement of `u` on the object with this short form, or nullptr.
-inline const Requirement* find_requirement(const Unit& u, const std::string& short_form) {
-  for (const Requirement& r : u.requirements)
-    if (r.object.short_form() == short_form ||
-        (r.object.name.empty() && r.object.kind + "/" == short_form))
-      return &r;
+inline const Requirement* find_requirement(const Plan& plan, const Unit& u,
+                                           const std::string& short_form) {
+  for (const Requirement& r : u.requirements) {
+    const ObjectRef& t = plan.target(r);
+    if (t.short_form() == short_form || (t.name.empty() && t.kind + "/" == short_form)) return &r;
+  }
   return nullptr;
 }
 

@@ -5,13 +5,13 @@ namespace planter {
 
 void require_cluster_ready(const RuleContext& ctx, const Unit& unit,
                            std::vector<Requirement>& out) {
-  if (unit.cluster == kSelf) return;
-  const ClusterInfo* cluster = ctx.inventory.find(unit.cluster);
+  if (unit.cluster_index == kSelfIndex) return;
+  const ClusterInfo& cluster = ctx.inventory.clusters()[unit.cluster_index];
   // Clusters given on the command line exist already; the engine still checks their API answers.
-  if (!cluster || !cluster->object) return;
-  const auto& where = ctx.placements[*cluster->object].clusters;
+  if (!cluster.object) return;
+  const auto& where = ctx.placements[*cluster.object].clusters;
   if (where.empty()) return;
-  out.push_back(ctx.need(*cluster->object, where.front(),
+  out.push_back(ctx.need(*cluster.object, where.front(),
                          ReadinessPredicate::of(ReadinessPredicate::Type::kClusterReady),
                          "cluster-ready"));
 }

@@ -14,16 +14,16 @@ void require_crd(const RuleContext& ctx, const Unit& unit, std::vector<Requireme
   if (!crds.empty()) {
     size_t crd = crds.front();
     for (size_t c : crds)
-      if (ctx.placed_on(c, unit.cluster)) crd = c;
-    out.push_back(ctx.need(crd, unit.cluster, established, "crd"));
+      if (ctx.placed_on(c, unit.cluster_index)) crd = c;
+    out.push_back(ctx.need(crd, unit.cluster_index, established, "crd"));
     return;
   }
   // A kind served by an aggregated API server is the "apiservice" rule's business.
   std::string group_version = o.ref.api_version;
   if (!ctx.index.apiservices_for(group_version).empty()) return;
   // The CRD is installed by something else (an operator, a previous install): wait for the kind.
-  out.push_back({ObjectRef{o.ref.api_version, o.ref.kind, "", ""}, unit.cluster, established, "crd",
-                 std::nullopt});  // a kind is never a unit
+  out.push_back({std::nullopt, ObjectRef{o.ref.api_version, o.ref.kind, "", ""}, unit.cluster,
+                 established, "crd"});  // a kind is never a unit
 }
 
 }  // namespace planter

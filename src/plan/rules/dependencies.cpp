@@ -114,7 +114,7 @@ std::optional<std::string> external_api_version(const RuleContext& ctx, const En
 
 bool first_unit_of_object(const RuleContext& ctx, const Unit& unit) {
   const auto& c = ctx.placements[unit.object].clusters;
-  return !c.empty() && c.front() == unit.cluster;
+  return !c.empty() && c.front() == unit.cluster_index;
 }
 
 }  // namespace
@@ -152,11 +152,12 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
       }
       // Wait on the same cluster when the dependency is there too, else wherever it goes.
       bool same_cluster = false;
-      for (size_t i : found.value()) same_cluster = same_cluster || ctx.placed_on(i, unit.cluster);
+      for (size_t i : found.value())
+        same_cluster = same_cluster || ctx.placed_on(i, unit.cluster_index);
       for (size_t i : found.value()) {
-        if (same_cluster && !ctx.placed_on(i, unit.cluster)) continue;
-        for (const auto& cluster : ctx.placements[i].clusters) {
-          if (same_cluster && cluster != unit.cluster) continue;
+        if (same_cluster && !ctx.placed_on(i, unit.cluster_index)) continue;
+        for (uint32_t cluster : ctx.placements[i].clusters) {
+          if (same_cluster && cluster != unit.cluster_index) continue;
           out.push_back(ctx.need(i, cluster, ctx.ready_when(i), "dependencies"));
         }
       }
@@ -181,9 +182,9 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
       const KindInfo* kind = ctx.kinds.find(split_api_version(*api_version).first, entry->kind);
       std::string ns =
           entry->ns_given || (kind && kind->scope == Scope::kCluster) ? entry->ns : o.ref.ns;
-      out.push_back(ctx.need(ObjectRef{*api_version, entry->kind, ns, entry->name}, unit.cluster,
-                             ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
-                             "dependencies"));
+      out.push_back(
+          ctx.need(ObjectRef{*api_version, entry->kind, ns, entry->name}, unit.cluster_index,
+                   ReadinessPredicate::of(ReadinessPredicate::Type::kExists), "dependencies"));
     }
   }
 }

@@ -9,10 +9,10 @@ void require_namespace(const RuleContext& ctx, const Unit& unit, std::vector<Req
   const auto active = ReadinessPredicate::of(ReadinessPredicate::Type::kActive);
   auto in_seed = ctx.index.namespace_of(unit.object);
   if (in_seed.empty())
-    out.push_back(
-        ctx.need(ObjectRef{"v1", "Namespace", "", o.ref.ns}, unit.cluster, active, "namespace"));
+    out.push_back(ctx.need(ObjectRef{"v1", "Namespace", "", o.ref.ns}, unit.cluster_index, active,
+                           "namespace"));
   else
-    out.push_back(ctx.need(in_seed.front(), unit.cluster, active, "namespace"));
+    out.push_back(ctx.need(in_seed.front(), unit.cluster_index, active, "namespace"));
 }
 
 }  // namespace planter

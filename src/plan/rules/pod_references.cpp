@@ -14,13 +14,13 @@ void require_pod_references(const RuleContext& ctx, const Unit& unit,
   if (!sa) sa = find_string(o.body, {"spec", "serviceAccount"});
   if (sa && !sa->empty())
     out.push_back(ctx.need(ObjectRef{"v1", "ServiceAccount", o.ref.ns, std::string(*sa)},
-                           unit.cluster, exists, "pod-references"));
+                           unit.cluster_index, exists, "pod-references"));
   if (const auto* pc = find_string(o.body, {"spec", "priorityClassName"}); pc && !pc->empty())
     out.push_back(ctx.need(ObjectRef{"scheduling.k8s.io/v1", "PriorityClass", "", std::string(*pc)},
-                           unit.cluster, exists, "pod-references"));
+                           unit.cluster_index, exists, "pod-references"));
   if (const auto* rc = find_string(o.body, {"spec", "runtimeClassName"}); rc && !rc->empty())
     out.push_back(ctx.need(ObjectRef{"node.k8s.io/v1", "RuntimeClass", "", std::string(*rc)},
-                           unit.cluster, exists, "pod-references"));
+                           unit.cluster_index, exists, "pod-references"));
 }
 
 }  // namespace planter

@@ -69,7 +69,7 @@ bool backs_service(const RuleContext& ctx, const Object& o, const ObjectRef& ser
 
 // Labels a namespaceSelector sees: the seed's Namespace on that cluster, plus the label every
 // Namespace gets from the API server.
-Labels namespace_labels(const RuleContext& ctx, const std::string& ns, std::string_view cluster) {
+Labels namespace_labels(const RuleContext& ctx, const std::string& ns, uint32_t cluster) {
   Labels labels;
   for (size_t i : ctx.index.namespaces_named(ns))
     if (ctx.placed_on(i, cluster)) labels = labels_of(ctx.objects[i].labels());
@@ -78,7 +78,7 @@ Labels namespace_labels(const RuleContext& ctx, const std::string& ns, std::stri
 }
 
 bool admission_matches(const RuleContext& ctx, const Webhook& w, const Object& o,
-                       std::string_view cluster) {
+                       uint32_t cluster) {
   std::string_view group = o.ref.group();
   const KindInfo* info = ctx.kinds.find(group, o.ref.kind);
   bool namespaced = !o.ref.ns.empty();
@@ -187,13 +187,13 @@ void require_webhook_service(const RuleContext& ctx, const Unit& unit,
   if (ctx.webhooks.empty()) return;
   const Object& o = ctx.objects[unit.object];
   for (const Webhook& w : ctx.webhooks) {
-    if (unit.object == w.config || !ctx.placed_on(w.config, unit.cluster)) continue;
+    if (unit.object == w.config || !ctx.placed_on(w.config, unit.cluster_index)) continue;
     if (o.ref.same_object(w.service)) continue;
     bool matches = w.conversion_kind.empty()
-                       ? admission_matches(ctx, w, o, unit.cluster)
+                       ? admission_matches(ctx, w, o, unit.cluster_index)
                        : o.ref.group() == w.conversion_group && o.ref.kind == w.conversion_kind;
     if (!matches || backs_service(ctx, o, w.service)) continue;
-    out.push_back(ctx.need(w.service, unit.cluster,
+    out.push_back(ctx.need(w.service, unit.cluster_index,
                            ReadinessPredicate::of(ReadinessPredicate::Type::kEndpointsReady),
                            "webhook"));
   }
