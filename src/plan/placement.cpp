@@ -32,9 +32,8 @@ void merge_clusters(ClusterSet& into, std::span<const uint32_t> more) {
 }
 
 // Reads the placement annotations of one object; nullopt when it has none.
-std::optional<Placement> read_explicit(const Object& o, const Inventory& inventory,
-                                       Diagnostics& diags) {
-  const json::object* annotations = o.annotations();
+std::optional<Placement> read_explicit(const Object& o, const json::object* annotations,
+                                       const Inventory& inventory, Diagnostics& diags) {
   if (!annotations) return std::nullopt;
   const auto* one = string_in(annotations, kClusterAnnotation);
   const auto* many = string_in(annotations, kClustersAnnotation);
@@ -143,7 +142,7 @@ std::vector<Placement> place_objects(const std::vector<Object>& objects, const S
                                      Diagnostics& diags) {
   std::vector<std::optional<Placement>> explicit_placement(objects.size());
   for (size_t i = 0; i < objects.size(); ++i)
-    explicit_placement[i] = read_explicit(objects[i], inventory, diags);
+    explicit_placement[i] = read_explicit(objects[i], index.annotations(i), inventory, diags);
 
   std::vector<std::optional<Placement>> placed(objects.size());
   PlacementContext ctx{objects, index, inventory, default_cluster, explicit_placement, placed};

@@ -18,9 +18,9 @@ namespace planter {
 // which object either way.
 struct Requirement {
   std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
-  // Only when `unit` is empty: what it waits for. An empty name means the kind itself (its CRD is
-  // not in the seed).
-  ObjectRef external_object;
+  // What it waits for, exactly when `unit` is empty. An empty name means the kind itself (its CRD
+  // is not in the seed).
+  std::optional<ObjectRef> external_object;
   std::string cluster;
   ReadinessPredicate when;
   std::string_view rule;  // the rule that derived it, e.g. "namespace" (a static name)
@@ -44,7 +44,7 @@ struct Plan {
   const Object& object_of(const Unit& u) const { return objects[u.object]; }
   // What a requirement waits for: its unit's object, or the reference it carries.
   const ObjectRef& target(const Requirement& r) const {
-    return r.unit ? objects[units[*r.unit].object].ref : r.external_object;
+    return r.unit ? objects[units[*r.unit].object].ref : *r.external_object;
   }
   // A requirement for people: "Namespace/cnf active", "cluster edge1 ready", "kind cnf.org/v1
   // Instance established", "... (not in seed)".

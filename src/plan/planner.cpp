@@ -131,8 +131,9 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   std::vector<Placement> placements =
       place_objects(objs, index, inventory, *default_cluster, diags);
 
-  for (const Object& o : objs) {
-    if (const auto* rw = o.annotation(kReadyWhenAnnotation)) {
+  for (size_t i = 0; i < objs.size(); ++i) {
+    if (const auto* rw = string_in(index.annotations(i), kReadyWhenAnnotation)) {
+      const Object& o = objs[i];
       auto p = ReadinessPredicate::parse(*rw);
       if (!p)
         diags.add(o.where(), o.display(),
@@ -179,7 +180,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
       bool taken = false;
       for (size_t k : kept)
         taken = taken || (derived[k].unit == r.unit && derived[k].cluster == r.cluster &&
-                          (r.unit || derived[k].external_object.same_object(r.external_object)));
+                          (r.unit || derived[k].external_object->same_object(*r.external_object)));
       if (!taken) kept.push_back(d);
     }
     unit.requirements.reserve(kept.size());

@@ -30,7 +30,7 @@ std::span<const RequirementRule> requirement_rules() {
 }
 
 ReadinessPredicate RuleContext::ready_when(size_t object) const {
-  const auto* text = objects[object].annotation(kReadyWhenAnnotation);
+  const auto* text = string_in(index.annotations(object), kReadyWhenAnnotation);
   if (!text) return ReadinessPredicate::of(ReadinessPredicate::Type::kExists);
   auto p = ReadinessPredicate::parse(*text);
   // A malformed annotation was already reported by the plan's validation pass.

@@ -109,6 +109,7 @@ struct SeedIndex::Tables {
   Numbering<std::string_view> kind_names;
   Numbering<KindKey> api_versions;                      // (group, version) of APIServices
   std::vector<uint32_t> kind_of, namespace_of, key_of;  // per object
+  std::vector<const boost::json::object*> annotations;  // per object
 
   Groups by_key;            // by key
   Groups of_kind;           // by kind
@@ -125,6 +126,7 @@ SeedIndex::SeedIndex(const std::vector<Object>& objects) : t_(std::make_unique<T
   t.kind_of.resize(objects.size());
   t.namespace_of.resize(objects.size());
   t.key_of.resize(objects.size());
+  t.annotations.resize(objects.size());
   for (size_t i = 0; i < objects.size(); ++i) {
     const Object& o = objects[i];
     std::string_view group = o.ref.group();
@@ -134,6 +136,7 @@ SeedIndex::SeedIndex(const std::vector<Object>& objects) : t_(std::make_unique<T
     t.kind_of[i] = kind;
     t.namespace_of[i] = ns;
     t.key_of[i] = key;
+    t.annotations[i] = o.annotations();
     t.by_key.add(key, i);
     t.of_kind.add(kind, i);
     if (ns != 0) t.in_namespace.add(ns, i);
@@ -176,6 +179,9 @@ SeedIndex::Objects SeedIndex::by_key(std::string_view group, std::string_view ki
 }
 SeedIndex::Objects SeedIndex::same_key(size_t object) const {
   return t_->by_key.members(t_->key_of[object]);
+}
+const boost::json::object* SeedIndex::annotations(size_t object) const {
+  return t_->annotations[object];
 }
 SeedIndex::Objects SeedIndex::namespace_of(size_t object) const {
   uint32_t ns = t_->namespace_of[object];

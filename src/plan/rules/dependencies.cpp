@@ -122,7 +122,7 @@ bool first_unit_of_object(const RuleContext& ctx, const Unit& unit) {
 void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
                                    std::vector<Requirement>& out) {
   const Object& o = ctx.objects[unit.object];
-  const json::object* annotations = o.annotations();
+  const json::object* annotations = ctx.index.annotations(unit.object);
   if (!annotations) return;
   // Problems are reported once per object, not once per cluster it goes to.
   bool report = first_unit_of_object(ctx, unit);
