@@ -46,10 +46,11 @@ std::optional<size_t> RuleContext::unit_on(SeedIndex::Objects same_key, uint32_t
 
 Requirement RuleContext::need(size_t object, uint32_t cluster, ReadinessPredicate when,
                               std::string_view rule) const {
-  auto unit = unit_on(index.same_key(object), cluster);
+  const std::string& name = inventory.clusters()[cluster].name;
+  if (auto unit = unit_on(index.same_key(object), cluster))
+    return {unit, {}, name, std::move(when), rule};
   // The object is not placed on that cluster: the requirement names it, as something outside.
-  if (!unit) return need(objects[object].ref, cluster, std::move(when), rule);
-  return {unit, {}, inventory.clusters()[cluster].name, std::move(when), rule};
+  return {std::nullopt, objects[object].ref, name, std::move(when), rule};
 }
 
 Requirement RuleContext::need(ObjectRef ref, uint32_t cluster, ReadinessPredicate when,

@@ -26,10 +26,10 @@ uint64_t hash_text(uint64_t h, std::string_view s) {
   return mix(h, tail);
 }
 
-// A kind: (group, kind).
-struct KindKey {
-  std::string_view group, kind;
-  bool operator==(const KindKey&) const = default;
+// A name within an API group: a kind (group, kind) or an API version (group, version).
+struct GroupKey {
+  std::string_view group, name;
+  bool operator==(const GroupKey&) const = default;
 };
 // An identity, with its kind and namespace already numbered.
 struct ObjectKey {
@@ -40,11 +40,11 @@ struct ObjectKey {
 
 struct Hash {
   size_t operator()(std::string_view s) const noexcept { return hash_text(0, s); }
-  size_t operator()(const KindKey& k) const noexcept {
-    return hash_text(hash_text(0, k.group), k.kind);
+  size_t operator()(const GroupKey& k) const noexcept {
+    return hash_text(hash_text(0, k.group), k.name);
   }
   size_t operator()(const ObjectKey& k) const noexcept {
-    return hash_text(mix(k.kind, k.ns), k.name);
+    return hash_text(mix(mix(0, k.kind), k.ns), k.name);
   }
 };
 
@@ -103,11 +103,11 @@ class Groups {
 }  // namespace
 
 struct SeedIndex::Tables {
-  Numbering<KindKey> kinds;
+  Numbering<GroupKey> kinds;
   Numbering<std::string_view> namespaces;  // 0 is "", cluster scope
   Numbering<ObjectKey> keys;
   Numbering<std::string_view> kind_names;
-  Numbering<KindKey> api_versions;                      // (group, version) of APIServices
+  Numbering<GroupKey> api_versions;                     // (group, version) of APIServices
   std::vector<uint32_t> kind_of, namespace_of, key_of;  // per object
   std::vector<const boost::json::object*> annotations;  // per object
 
@@ -156,7 +156,7 @@ SeedIndex::SeedIndex(const std::vector<Object>& objects) : t_(std::make_unique<T
   }
   // Kinds by name alone: numbered per distinct kind, then every object by its kind's name.
   std::vector<uint32_t> kind_name(t.kinds.size());
-  t.kinds.each([&](const KindKey& k, uint32_t id) { kind_name[id] = t.kind_names.add(k.kind); });
+  t.kinds.each([&](const GroupKey& k, uint32_t id) { kind_name[id] = t.kind_names.add(k.name); });
   for (size_t i = 0; i < objects.size(); ++i) t.of_kind_name.add(kind_name[t.kind_of[i]], i);
 
   t.by_key.finish(t.keys.size());

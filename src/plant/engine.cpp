@@ -400,8 +400,10 @@ class Engine {
       for (size_t d : dependents_[u])
         for (const Requirement& req : plan_.units[d].requirements)
           if (req.unit == u &&
-              (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath))
-            fleet_->watch(req.cluster, plan_.target(req).api_version, plan_.target(req).kind);
+              (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath)) {
+            const ObjectRef& target = plan_.target(req);
+            fleet_->watch(req.cluster, target.api_version, target.kind);
+          }
       wake(dependents_[u]);
       return;
     }
