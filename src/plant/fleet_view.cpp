@@ -26,8 +26,8 @@ struct FleetView::ClusterLink {
   std::string host;
   KubeconfigLocation location;
   std::string kubeconfig_origin;  // "Secret ns/name": what the current client came from
-  // With a write identity: the kubeconfig Secret ("ns/name") that identity was seen to be allowed
-  // to read, and whether a check (or the retry of one) is under way: one at a time.
+  // With a write identity: the kubeconfig Secret (its secret_origin()) that identity was seen to
+  // be allowed to read, and whether a check (or the retry of one) is under way: one at a time.
   std::string secret_readable;
   bool secret_check_pending = false;
 };
@@ -350,10 +350,7 @@ void FleetView::on_cluster_object(const std::string& workload) {
     if (handlers_.linked) handlers_.linked(workload);
     return;
   }
-  bool moved = where->secret_name != l.location.secret_name ||
-               where->secret_namespace != l.location.secret_namespace ||
-               where->url != l.location.url || where->context != l.location.context ||
-               where->secret_key != l.location.secret_key;
+  bool moved = where.value() != l.location;
   l.location = where.value();
   if (!moved && l.state != Link::kWaiting && l.state != Link::kAbsent) return;
   if (!l.location.secret_name.empty()) {
@@ -371,7 +368,7 @@ void FleetView::read_kubeconfig(const std::string& workload) {
   const KubeconfigLocation& where = l.location;
   std::string bytes, origin;
   if (!where.secret_name.empty()) {
-    origin = fmt::format("Secret {}/{}", where.secret_namespace, where.secret_name);
+    origin = where.secret_origin();
     auto secret = get(l.host, "v1", "Secret", where.secret_namespace, where.secret_name);
     if (!secret) {
       l.why = fmt::format("waiting for its kubeconfig ({})", origin);
@@ -380,8 +377,7 @@ void FleetView::read_kubeconfig(const std::string& workload) {
     }
     // The Seed's identity must be allowed to read the credentials it would use: else any Seed
     // could reach any cluster whose kubeconfig the operator can read.
-    std::string wanted = where.secret_namespace + "/" + where.secret_name;
-    if (write_identity_ && l.host == kSelf && l.secret_readable != wanted) {
+    if (write_identity_ && l.host == kSelf && l.secret_readable != origin) {
       check_secret_access(workload, milliseconds(500));
       return;
     }
@@ -425,8 +421,8 @@ void FleetView::check_secret_access(const std::string& workload, milliseconds ba
   ClusterLink& l = *links_.at(workload);
   if (l.secret_check_pending) return;
   kube::Client* c = impersonating();
-  const KubeconfigLocation where = l.location;
-  std::string origin = fmt::format("Secret {}/{}", where.secret_namespace, where.secret_name);
+  const KubeconfigLocation& where = l.location;
+  std::string origin = where.secret_origin();
   if (!c) {
     l.why =
         fmt::format("cannot act as {} to read its kubeconfig ({})", write_identity_->user, origin);
@@ -436,13 +432,13 @@ void FleetView::check_secret_access(const std::string& workload, milliseconds ba
   l.secret_check_pending = true;
   auto alive = alive_;
   c->get_async("v1", "Secret", where.secret_namespace, where.secret_name,
-               [this, alive, workload, where, origin, backoff](auto r) {
-                 loop_.post([this, alive, workload, where, origin, backoff, r = std::move(r)] {
+               [this, alive, workload, origin, backoff](auto r) {
+                 loop_.post([this, alive, workload, origin, backoff, r = std::move(r)] {
                    if (!*alive) return;
                    ClusterLink& l = *links_.at(workload);
                    if (r) {
                      l.secret_check_pending = false;
-                     l.secret_readable = where.secret_namespace + "/" + where.secret_name;
+                     l.secret_readable = origin;
                      read_kubeconfig(workload);
                      return;
                    }

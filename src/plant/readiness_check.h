@@ -39,6 +39,10 @@ struct KubeconfigLocation {
   std::string secret_key = "value";
   std::string url;      // or the proof of concept's status.kubeconfigUrl
   std::string context;  // the context to use; empty: the kubeconfig's current one
+
+  // For people and as a key: "Secret ns/name" (for a Secret location).
+  std::string secret_origin() const { return "Secret " + secret_namespace + "/" + secret_name; }
+  bool operator==(const KubeconfigLocation&) const = default;
 };
 
 // For a planter.nephio.org Cluster or a cluster.x-k8s.io Cluster: where its kubeconfig is once it
