@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "plan/grouping.h"
 #include "plan/placement.h"
 #include "plan/rules.h"
 #include "plan/seed_index.h"
@@ -60,24 +61,16 @@ void report_cycle(const Plan& plan, const std::vector<int>& remaining_in, Diagno
 // requirement indices. Reports a cycle when there is one.
 void order_units(Plan& plan, Diagnostics& diags) {
   size_t n = plan.units.size();
-  // Who requires each unit, as one array: dependents of u are dependent[start[u]..start[u + 1]).
-  std::vector<size_t> start(n + 1, 0);
+  Grouping dependents;  // the units that require each unit
   std::vector<int> in(n, 0);
   for (size_t i = 0; i < n; ++i) {
     for (const Requirement& r : plan.units[i].requirements) {
       if (!r.unit) continue;
-      ++start[*r.unit + 1];
+      dependents.add(static_cast<uint32_t>(*r.unit), i);
       ++in[i];
     }
   }
-  for (size_t u = 0; u < n; ++u) start[u + 1] += start[u];
-  std::vector<size_t> dependent(start[n]);
-  {
-    std::vector<size_t> next(start.begin(), start.end() - 1);
-    for (size_t i = 0; i < n; ++i)
-      for (const Requirement& r : plan.units[i].requirements)
-        if (r.unit) dependent[next[*r.unit]++] = i;
-  }
+  dependents.finish(static_cast<uint32_t>(n));
   std::vector<size_t> order;
   order.reserve(n);
   for (size_t i = 0; i < n; ++i)
@@ -85,8 +78,7 @@ void order_units(Plan& plan, Diagnostics& diags) {
   int waves = n > 0 ? 1 : 0;
   for (size_t head = 0; head < order.size(); ++head) {
     size_t u = order[head];
-    for (size_t k = start[u]; k < start[u + 1]; ++k) {
-      size_t d = dependent[k];
+    for (size_t d : dependents.members(static_cast<uint32_t>(u))) {
       plan.units[d].wave = std::max(plan.units[d].wave, plan.units[u].wave + 1);
       waves = std::max(waves, plan.units[d].wave + 1);
       if (--in[d] == 0) order.push_back(d);

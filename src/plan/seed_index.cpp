@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "plan/grouping.h"
+
 namespace planter {
 
 namespace {
@@ -73,33 +75,6 @@ class Numbering {
   boost::unordered_flat_map<Key, uint32_t, Hash> ids_;
 };
 
-// Objects grouped by a number: add(id, object) in seed order, then finish() lays each group's
-// objects next to each other in one array.
-class Groups {
- public:
-  void add(uint32_t id, size_t object) { added_.emplace_back(id, object); }
-
-  void finish(uint32_t ids) {
-    start_.assign(static_cast<size_t>(ids) + 1, 0);
-    for (const auto& [id, object] : added_) ++start_[id + 1];
-    for (size_t i = 1; i < start_.size(); ++i) start_[i] += start_[i - 1];
-    members_.resize(added_.size());
-    std::vector<size_t> next(start_.begin(), start_.end() - 1);
-    for (const auto& [id, object] : added_) members_[next[id]++] = object;
-    added_ = {};
-  }
-
-  SeedIndex::Objects members(uint32_t id) const {
-    if (id >= start_.size() - 1) return {};
-    return SeedIndex::Objects(members_.data() + start_[id], start_[id + 1] - start_[id]);
-  }
-
- private:
-  std::vector<std::pair<uint32_t, size_t>> added_;
-  std::vector<size_t> start_{0};  // per id: where its objects start in members_
-  std::vector<size_t> members_;   // object indices, grouped by id, in seed order within a group
-};
-
 }  // namespace
 
 struct SeedIndex::Tables {
@@ -111,13 +86,13 @@ struct SeedIndex::Tables {
   std::vector<uint32_t> kind_of, namespace_of, key_of;  // per object
   std::vector<const boost::json::object*> annotations;  // per object
 
-  Groups by_key;            // by key
-  Groups of_kind;           // by kind
-  Groups in_namespace;      // by namespace
-  Groups namespaces_named;  // Namespace objects, by namespace
-  Groups crds;              // CRDs, by the kind they define
-  Groups apiservices;       // APIServices, by the API version they serve
-  Groups of_kind_name;      // by kind name
+  Grouping by_key;            // by key
+  Grouping of_kind;           // by kind
+  Grouping in_namespace;      // by namespace
+  Grouping namespaces_named;  // Namespace objects, by namespace
+  Grouping crds;              // CRDs, by the kind they define
+  Grouping apiservices;       // APIServices, by the API version they serve
+  Grouping of_kind_name;      // by kind name
 };
 
 SeedIndex::SeedIndex(const std::vector<Object>& objects) : t_(std::make_unique<Tables>()) {
