@@ -70,8 +70,15 @@ ApiResult<Credentials> CredentialSource::get() {
   if (a.exec) {
     bool fresh = exec_cached_ && (!exec_expiry_ || now_() < *exec_expiry_);
     if (!fresh) {
+      if (exec_failure_ && std::chrono::steady_clock::now() - exec_failed_at_ < kExecRetryAfter)
+        return *exec_failure_;
       auto c = run_exec();
-      if (!c) return c.error();
+      if (!c) {
+        exec_failure_ = c.error();
+        exec_failed_at_ = std::chrono::steady_clock::now();
+        return c.error();
+      }
+      exec_failure_.reset();
       exec_cached_ = c.value();
       ++generation_;
     }
@@ -148,7 +155,8 @@ ApiResult<Credentials> CredentialSource::run_exec() {
   ps.args = x.args;
   ps.env = x.env;
   ps.env.emplace_back("KUBERNETES_EXEC_INFO", json::serialize(info));
-  ps.timeout = std::chrono::seconds(60);
+  ps.timeout = kExecTimeout;
+  ps.cancel = &cancelled_;
   ps.max_output_bytes = 1u << 20;
   std::string who = fmt::format("exec credential plugin {}", x.command);
   if (x.interactive_mode == "Always")

@@ -541,6 +541,7 @@ Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Transport::~Transport() {
   impl_->stopping = true;
+  impl_->credentials.cancel();  // an exec plugin may be holding the loop
   impl_->wake();
   if (impl_->thread.joinable()) impl_->thread.join();
   for (auto& [easy, call] : impl_->active) {

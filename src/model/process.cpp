@@ -43,6 +43,11 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
 }  // namespace
 
 Result<ProcessOutput> run_process(const ProcessSpec& spec) {
+  if (spec.cancel && spec.cancel->load()) {
+    ProcessOutput never_started;
+    never_started.cancelled = true;
+    return never_started;
+  }
   const std::string& path = spec.path;
   const std::string& input = spec.input;
   Fd in_r, in_w, out_r, out_w, err_r, err_w;
@@ -99,6 +104,8 @@ Result<ProcessOutput> run_process(const ProcessSpec& spec) {
   if (input.empty()) in_w.reset();
   auto deadline = std::chrono::steady_clock::now() + spec.timeout;
   char buf[65536];
+  int status = 0;
+  bool reaped = false;
   while (out_r.fd >= 0 || err_r.fd >= 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -106,12 +113,19 @@ Result<ProcessOutput> run_process(const ProcessSpec& spec) {
       result.timed_out = true;
       break;
     }
+    if (spec.cancel && spec.cancel->load()) {
+      result.cancelled = true;
+      break;
+    }
     pollfd fds[3];
     nfds_t n = 0;
     for (Fd* f : {&in_w, &out_r, &err_r})
       if (f->fd >= 0) fds[n++] = {f->fd, static_cast<short>(f == &in_w ? POLLOUT : POLLIN), 0};
-    int ready = ::poll(fds, n, static_cast<int>(std::min<long>(left.count(), 1000)));
+    int ready = ::poll(fds, n, static_cast<int>(std::min<long>(left.count(), 100)));
     if (ready < 0 && errno != EINTR) break;
+    // The child is gone and nothing more came: a grandchild may hold the pipes open forever.
+    if (ready == 0 && !reaped) reaped = ::waitpid(pid, &status, WNOHANG) == pid;
+    if (ready == 0 && reaped) break;
     for (nfds_t i = 0; i < n; ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == in_w.fd) {
@@ -134,10 +148,12 @@ Result<ProcessOutput> run_process(const ProcessSpec& spec) {
     }
     if (result.output_too_large) break;
   }
-  if (result.timed_out || result.output_too_large) ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (result.timed_out || result.output_too_large || result.cancelled) ::kill(-pid, SIGKILL);
+  while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // Whatever the child left behind in its group goes with it (the group outlives its leader, so
+  // its id cannot have been reused yet).
+  ::kill(-pid, SIGKILL);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   return result;
@@ -161,6 +177,7 @@ std::string tail_lines(const std::string& s, size_t max_lines) {
 
 std::string describe_exit(const ProcessOutput& p, const ProcessSpec& spec) {
   if (p.timed_out) return fmt::format("timed out after {} ms and was killed", spec.timeout.count());
+  if (p.cancelled) return "was stopped: planter is shutting down";
   if (p.output_too_large)
     return fmt::format("wrote more than {} bytes to stdout and was killed", spec.max_output_bytes);
   if (p.signal != 0)

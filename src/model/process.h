@@ -2,11 +2,14 @@
 // whole of `input` on stdin, stdout and stderr captured, a timeout and a cap on stdout.
 //
 // Used by the seed's plugins and by kubeconfig exec credential plugins. The child runs in its
-// own process group, so a timeout kills whatever it started too. Thread-safe: each call owns its
-// pipes; SIGPIPE is ignored process-wide the first time (a child that closes stdin early must
-// not kill planter).
+// own process group, so a timeout or a cancel kills whatever it started too (what it moved to
+// another session or group is out of reach). The call returns once the child has exited and its
+// pipes are drained, even if a grandchild keeps them open. Thread-safe: each call owns its pipes;
+// SIGPIPE is ignored process-wide the first time (a child that closes stdin early must not kill
+// planter).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -23,6 +26,8 @@ struct ProcessSpec {
   std::string input;
   std::chrono::milliseconds timeout{30'000};
   size_t max_output_bytes = 256u << 20;
+  // Set from another thread to stop waiting: the child is killed within 100 ms (or never started).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ProcessOutput {
@@ -30,11 +35,12 @@ struct ProcessOutput {
   int signal = 0;     // the signal that ended the process, or 0
   bool timed_out = false;
   bool output_too_large = false;
+  bool cancelled = false;
   std::string out;
   std::string err;  // its last MiB at most
 
   bool succeeded() const {
-    return !timed_out && !output_too_large && signal == 0 && exit_code == 0;
+    return !timed_out && !output_too_large && !cancelled && signal == 0 && exit_code == 0;
   }
 };
 

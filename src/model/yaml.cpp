@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -158,22 +159,46 @@ class Builder {
           if (fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN && text.empty()) text = "null";
           top.key.assign(text.data(), text.size());
           top.have_key = true;
+          top.bytes += kValueBytes + text.size();
           return {};
         }
         json::value v = scalar_value(e, sp_);
-        if (e->scalar.anchor) anchors_[std::string(token_text(e->scalar.anchor))] = v;
-        return add(std::move(v), e, doc);
+        size_t bytes = kValueBytes + (v.is_string() ? v.get_string().size() : 0);
+        if (e->scalar.anchor) anchors_[std::string(token_text(e->scalar.anchor))] = {v, bytes};
+        return add(std::move(v), bytes, e, doc);
       }
       case FYET_ALIAS: {
         auto it = anchors_.find(std::string(token_text(e->alias.anchor)));
         if (it == anchors_.end())
           return where(e) + fmt::format(": unknown alias *{}", token_text(e->alias.anchor));
-        json::value copy(it->second, sp_);
-        return add(std::move(copy), e, doc);
+        // Each alias is a copy: a few hundred bytes of nested aliases would otherwise expand into
+        // gigabytes ("billion laughs").
+        ++alias_uses_;
+        alias_bytes_ += it->second.bytes;
+        if (alias_uses_ > kYamlMaxAliases || alias_bytes_ > kYamlMaxAliasBytes)
+          return where(e) + fmt::format(
+                                ": aliases expand to more than {} copies or {} MiB in this stream; "
+                                "planter stops there (nested aliases grow exponentially)",
+                                kYamlMaxAliases, kYamlMaxAliasBytes >> 20);
+        json::value copy(it->second.value, sp_);
+        return add(std::move(copy), it->second.bytes, e, doc);
       }
       default:
         return {};
     }
+  }
+
+  // A new document: anchors are per document; the alias budget is per stream.
+  struct OpenFlow {
+    int line = 0;
+    int column = 0;
+    char bracket = '[';
+  };
+  // The innermost flow collection still open, if any.
+  std::optional<OpenFlow> open_flow() const {
+    for (auto f = stack_.rbegin(); f != stack_.rend(); ++f)
+      if (f->flow) return OpenFlow{f->line, f->column, f->value.is_object() ? '{' : '['};
+    return std::nullopt;
   }
 
   void reset() {
@@ -197,7 +222,16 @@ class Builder {
     bool have_key = false;            // for mappings
     std::vector<std::string> merged;  // keys that came from `<<` and may be overridden
     int line = 0;
+    int column = 0;              // where a flow collection's bracket is, for "not closed" errors
+    bool flow = false;           // `[...]` or `{...}`
+    size_t bytes = kValueBytes;  // what the value holds, roughly, for the alias budget
   };
+  struct Anchor {
+    json::value value;
+    size_t bytes = 0;
+  };
+  // A value's share of the alias budget: its slot, plus the text of its strings and keys.
+  static constexpr size_t kValueBytes = 16;
 
   std::string where(fy_event* e) const {
     const fy_mark* m = fy_event_start_mark(e);
@@ -211,16 +245,29 @@ class Builder {
     note_item_line(line, doc);
     if (!stack_.empty() && stack_.back().value.is_object() && !stack_.back().have_key)
       return where(e) + ": a mapping or sequence used as a mapping key is not supported";
-    stack_.push_back({std::move(container), std::string(token_text(anchor)), {}, false, {}, line});
+    if (stack_.size() >= kYamlMaxDepth)
+      return where(e) +
+             fmt::format(": mappings and sequences nest deeper than {} levels", kYamlMaxDepth);
+    fy_token* start =
+        container.is_object() ? e->mapping_start.mapping_start : e->sequence_start.sequence_start;
+    fy_token_type type = start ? fy_token_get_type(start) : FYTT_NONE;
+    stack_.push_back({std::move(container),
+                      std::string(token_text(anchor)),
+                      {},
+                      false,
+                      {},
+                      line,
+                      m ? m->column + 1 : 0,
+                      type == FYTT_FLOW_SEQUENCE_START || type == FYTT_FLOW_MAPPING_START});
     return {};
   }
 
   std::string close(fy_event* e) {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
-    if (!f.anchor.empty()) anchors_[f.anchor] = f.value;
+    if (!f.anchor.empty()) anchors_[f.anchor] = {f.value, f.bytes};
     YamlDocument unused;
-    return add(std::move(f.value), e, unused, /*closing=*/true);
+    return add(std::move(f.value), f.bytes, e, unused, /*closing=*/true);
   }
 
   void note_item_line(int line, YamlDocument& doc) {
@@ -229,7 +276,8 @@ class Builder {
       doc.item_lines.push_back(line);
   }
 
-  std::string add(json::value v, fy_event* e, YamlDocument& doc, bool closing = false) {
+  std::string add(json::value v, size_t bytes, fy_event* e, YamlDocument& doc,
+                  bool closing = false) {
     // Only a root scalar or an element of `items` needs its line.
     if (!closing && (stack_.empty() || stack_.size() == 2)) {
       const fy_mark* m = fy_event_start_mark(e);
@@ -242,6 +290,7 @@ class Builder {
       return {};
     }
     Frame& top = stack_.back();
+    top.bytes += bytes;
     if (top.value.is_array()) {
       top.value.get_array().push_back(std::move(v));
       return {};
@@ -290,7 +339,9 @@ class Builder {
   std::string name_;
   json::storage_ptr sp_;
   std::vector<Frame> stack_;
-  std::unordered_map<std::string, json::value> anchors_;
+  std::unordered_map<std::string, Anchor> anchors_;
+  size_t alias_uses_ = 0;
+  size_t alias_bytes_ = 0;
   std::optional<json::value> root_;
 };
 
@@ -300,10 +351,48 @@ void collect_diag(fy_diag*, void* user, const char* buf, size_t len) {
 
 }  // namespace
 
+namespace {
+
+// The offset of the first byte that is not part of well-formed UTF-8 (overlong forms and
+// surrogates included), or npos.
+size_t invalid_utf8_at(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (len == 0 || c > 0xf4 || i + len > n) return i;
+    for (size_t k = 1; k < len; ++k)
+      if ((s[i + k] & 0xc0) != 0x80) return i;
+    unsigned char c1 = s[i + 1];
+    if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
+        (c == 0xf4 && c1 >= 0x90))
+      return i;  // overlong, a surrogate, or past U+10FFFF
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::string_view name) {
   // One arena per stream: the stream's values live and die together, and moves keep it.
   if (auto docs = read_block_yaml(text, json::make_shared_resource<json::monotonic_resource>()))
     return std::move(*docs);
+  // libfyaml 0.7.12 can spin forever on invalid UTF-8 (a `%` directive followed by 0xFB), so it
+  // never sees any.
+  if (size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+    std::string_view before = text.substr(0, bad);
+    size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    size_t line_start = before.rfind('\n');
+    size_t column = bad - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return Error{fmt::format("{}:{}:{}: byte 0x{:02X} is not UTF-8; save the file as UTF-8", name,
+                             line, column, static_cast<unsigned char>(text[bad]))};
+  }
   return read_yaml_libfyaml(text, name, json::make_shared_resource<json::monotonic_resource>());
 }
 
@@ -361,6 +450,12 @@ Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std:
     }
     if (auto err = first.find(" error: "); err != std::string::npos) first.erase(err + 1, 7);
     if (first.empty()) first = "malformed YAML";
+    // A bracket that is never closed is found where the stream ends or the next block starts;
+    // the user needs the line where it opened.
+    auto open = builder.open_flow();
+    if (open && open->line < std::atoi(first.c_str()))
+      return Error{fmt::format("{}:{}:{}: this `{}` is not closed (the reader stopped at {}:{})",
+                               name, open->line, open->column, open->bracket, name, first)};
     return Error{fmt::format("{}:{}", name, first)};
   }
   return docs;

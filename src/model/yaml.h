@@ -1,5 +1,6 @@
 // YAML in and out. Reading takes a fast path for the block YAML manifests are written in and
-// libfyaml for everything else, with the same results (model/yaml_block.h); writing is planter's own.
+// libfyaml for everything else, with the same results (model/yaml_block.h); writing is planter's
+// own.
 //
 // Reading follows what kubectl accepts: YAML 1.2 core schema (so a bare `=` is the string "=",
 // `yes` is a string, `0x1F` an int), multi-document streams, anchors, aliases and `<<` merge keys,
@@ -16,6 +17,14 @@
 #include "model/result.h"
 
 namespace planter {
+
+// What one stream may build, so that hostile input ends in an error instead of exhausting the stack
+// or memory (docs/plan.md lists every limit). kube-apiserver itself accepts JSON nested 10,000
+// levels deep; no manifest comes near 1,000 (cert-manager's CRDs, among the deepest, reach 40).
+inline constexpr size_t kYamlMaxDepth = 1000;
+// Aliases are copies: at most this many in a stream, adding at most this much.
+inline constexpr size_t kYamlMaxAliases = 100'000;
+inline constexpr size_t kYamlMaxAliasBytes = 64u << 20;
 
 struct YamlDocument {
   boost::json::value value;     // null for an empty document

@@ -333,9 +333,12 @@ class BlockReader {
   // Collections are built once their size is known: growing them in the arena would leave every
   // outgrown buffer behind. Their items wait in a scratch vector per nesting depth (a deque, so
   // that a deeper level never moves a shallower one's vector).
+  // Past kYamlMaxDepth the stream goes to libfyaml, whose reader says where the limit was crossed.
   struct Depth {
     size_t& depth;
-    explicit Depth(size_t& d) : depth(++d) {}
+    explicit Depth(size_t& d) : depth(++d) {
+      if (depth > kYamlMaxDepth) unsupported();
+    }
     ~Depth() { --depth; }
   };
   template <class T>
@@ -530,6 +533,7 @@ class BlockReader {
 
   // A flow collection that ends on this line; p moves past its closing bracket.
   json::value flow(size_t& p, std::vector<int>* item_lines) {
+    Depth level(depth_);
     char open = t_[p++];
     char close = open == '[' ? ']' : '}';
     size_t end = line_.end;

@@ -108,7 +108,7 @@ void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, D
   auto docs = parse_yaml_stream(text, name);
   if (!docs) {
     diags.add("", "", docs.error().message + " (malformed YAML)",
-              "fix the YAML syntax at that line; nothing of this file was read");
+              "fix the YAML at that line; nothing of this file was read");
     return;
   }
   for (YamlDocument& doc : docs.value()) {
@@ -117,7 +117,15 @@ void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, D
     json::object* o = doc.value.if_object();
     if (o && (is_resource_list(*o) || is_list(*o))) {
       if (is_resource_list(*o)) seed.resource_list = true;
-      json::array& items = o->at("items").get_array();
+      json::value* items_value = o->if_contains("items");
+      if (items_value == nullptr || items_value->is_null()) continue;  // a list of nothing
+      if (!items_value->is_array()) {
+        diags.add(where.str(), string_field(*o, "apiVersion") + " " + string_field(*o, "kind"),
+                  "items must be a sequence of objects",
+                  "write `items:` followed by `- apiVersion: …` entries, or `items: []`");
+        continue;
+      }
+      json::array& items = items_value->get_array();
       for (size_t i = 0; i < items.size(); ++i) {
         int line = i < doc.item_lines.size() ? doc.item_lines[i] : doc.line;
         add_object(std::move(items[i]), SourceLocation{std::string(name), line}, seed, diags);

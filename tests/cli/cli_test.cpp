@@ -22,7 +22,9 @@ struct Result {
 Result planter(const std::string& args, const std::string& cwd = PLANTER_TEST_DATA) {
   fs::path err_file = fs::temp_directory_path() / fmt::format("planter-cli-{}.err", ::getpid());
   std::string cmd =
-      fmt::format("cd '{}' && '{}' {} 2>'{}'", cwd, PLANTER_BINARY, args, err_file.string());
+      // A hang is a failure too: no input may keep planter from answering.
+      fmt::format("cd '{}' && timeout -s KILL 60 '{}' {} 2>'{}'", cwd, PLANTER_BINARY, args,
+                  err_file.string());
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;

@@ -199,6 +199,19 @@ TEST(KubeClient, AFailingExecPluginIsAClearError) {
   EXPECT_NE(r.error().message.find("install it from example.com"), std::string::npos);
 }
 
+TEST(KubeClient, AHangingExecPluginDoesNotHoldTheClientsEnd) {
+  SimFleet fleet;
+  std::string user =
+      "exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: /bin/sh\n"
+      "  args: [-c, 'sleep 300']\n  interactiveMode: Never\n";
+  auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, user)));
+  for (int i = 0; i < 5; ++i) client->list_async({"v1", "Namespace"}, [](auto) {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto start = std::chrono::steady_clock::now();
+  client.reset();  // as `plant --timeout` does when its time is up
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
 TEST(KubeClient, ReachesAWorkloadClusterUnderAPathPrefix) {
   sim::ServerOptions options;
   options.fleet.clusters = 1;

@@ -1,5 +1,6 @@
 #include "model/yaml.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -68,6 +69,57 @@ TEST(Yaml, MalformedInputNamesFileLineAndColumn) {
   ASSERT_FALSE(docs.ok());
   EXPECT_EQ(docs.error().message.rfind("broken.yaml:", 0), 0u) << docs.error().message;
   EXPECT_EQ(docs.error().message.find("<memory"), std::string::npos) << docs.error().message;
+}
+
+std::string error_of(const std::string& text) {
+  auto docs = parse_yaml_stream(text, "hostile.yaml");
+  return docs.ok() ? "(accepted)" : docs.error().message;
+}
+
+TEST(Yaml, NestingDeeperThanTheLimitIsAnErrorNotACrash) {
+  for (size_t levels : {kYamlMaxDepth + 1, size_t{200'000}}) {
+    std::string flow = "a: " + std::string(levels, '[') + std::string(levels, ']') + "\n";
+    EXPECT_NE(error_of(flow).find("nest deeper than 1000 levels"), std::string::npos)
+        << error_of(flow).substr(0, 200);
+  }
+  std::string block;
+  for (size_t i = 0; i < 5000; ++i) block += std::string(i, ' ') + "k:\n";
+  EXPECT_NE(error_of(block).find("nest deeper than 1000 levels"), std::string::npos);
+  // At the limit, both readers still read it.
+  std::string at_limit = std::string(kYamlMaxDepth, '[') + std::string(kYamlMaxDepth, ']') + "\n";
+  EXPECT_EQ(error_of(at_limit), "(accepted)");
+}
+
+TEST(Yaml, BillionLaughsStopsAtTheAliasBudget) {
+  std::string text = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    text += fmt::format("{}: &{} [", c, c);
+    for (int i = 0; i < 9; ++i)
+      text += fmt::format("{}*{}", i ? ", " : "", static_cast<char>(c - 1));
+    text += "]\n";
+  }
+  std::string err = error_of(text);
+  EXPECT_NE(err.find("aliases expand to more than"), std::string::npos) << err;
+  EXPECT_EQ(err.rfind("hostile.yaml:", 0), 0u) << err;
+  // A few thousand ordinary aliases are fine.
+  std::string many = "base: &b {x: 1}\nall:\n";
+  for (int i = 0; i < 5000; ++i) many += "- *b\n";
+  EXPECT_EQ(error_of(many), "(accepted)");
+}
+
+TEST(Yaml, InvalidUtf8IsReportedWithItsLineNeverHangs) {
+  EXPECT_EQ(error_of("%\xfb"), "hostile.yaml:1:2: byte 0xFB is not UTF-8; save the file as UTF-8");
+  EXPECT_EQ(error_of("a: 1\nb: caf\xc3\n"),
+            "hostile.yaml:2:7: byte 0xC3 is not UTF-8; save the file as UTF-8");
+  EXPECT_EQ(error_of("a: \xed\xa0\x80\n").substr(0, 25), "hostile.yaml:1:4: byte 0x");
+  EXPECT_EQ(error_of("a: caf\xc3\xa9\n"), "(accepted)");
+}
+
+TEST(Yaml, AnUnclosedBracketIsReportedWhereItOpened) {
+  std::string err = error_of("a: 1\nb: [1, 2,\n  c: 3\n\nd: 4\n");
+  EXPECT_EQ(err.rfind("hostile.yaml:2:4: this `[` is not closed", 0), 0u) << err;
+  err = error_of("a: {x: 1,\n\n\n");
+  EXPECT_EQ(err.rfind("hostile.yaml:1:4: this `{` is not closed", 0), 0u) << err;
 }
 
 TEST(Yaml, DocumentsRememberTheirLines) {
