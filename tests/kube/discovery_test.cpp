@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "model/files.h"
+#include "shared_dir.h"
 
 namespace planter::kube {
 namespace {
@@ -24,7 +25,7 @@ json::value load(const std::string& name) {
 }
 
 TEST(Discovery, AggregatedAndLegacyDocumentsMapTheSame) {
-  if (!fs::exists(discovery_dir())) GTEST_SKIP() << discovery_dir() << " is absent";
+  REQUIRE_SHARED(discovery_dir());
   // aggregated_v2.json is the answer of /apis; the core group comes from /api.
   auto aggregated = parse_aggregated_discovery(load("aggregated_v2.json"));
   ASSERT_TRUE(aggregated.ok()) << aggregated.error().message;
@@ -84,7 +85,7 @@ TEST(Discovery, AggregatedAndLegacyDocumentsMapTheSame) {
 }
 
 TEST(Discovery, OnlyTheAggregatedContentTypeIsTakenForIt) {
-  if (!fs::exists(discovery_dir())) GTEST_SKIP() << discovery_dir() << " is absent";
+  REQUIRE_SHARED(discovery_dir());
   EXPECT_TRUE(is_aggregated_discovery(
       "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
   EXPECT_FALSE(is_aggregated_discovery("application/json"));

@@ -21,6 +21,7 @@
 #include "model/yaml.h"
 #include "plant/audit_order.h"
 #include "seed/seed.h"
+#include "shared_dir.h"
 #include "sim/sim_process.h"
 
 extern char** environ;
@@ -38,8 +39,7 @@ const fs::path kCorpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
 const fs::path kSource = PLANTER_SOURCE_DIR;
 const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
 
-#define SKIP_WITHOUT_CORPUS() \
-  if (!fs::exists(kCorpus)) GTEST_SKIP() << kCorpus << " is not here (a bare clone)"
+#define SKIP_WITHOUT_CORPUS() REQUIRE_SHARED(kCorpus)
 
 std::string q(const fs::path& p) {
   return "'" + p.string() + "'";

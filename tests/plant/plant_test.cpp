@@ -11,6 +11,7 @@
 #include <set>
 
 #include "plant/audit_order.h"
+#include "shared_dir.h"
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -60,8 +61,7 @@ void expect_in_order(const json::object& plan, const std::vector<std::string>& a
   EXPECT_THAT(check.violations, IsEmpty());
 }
 
-#define SKIP_WITHOUT_CORPUS() \
-  if (!fs::exists(kCorpus)) GTEST_SKIP() << kCorpus << " is not here (a bare clone)"
+#define SKIP_WITHOUT_CORPUS() REQUIRE_SHARED(kCorpus)
 
 TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   fs::path dir = fs::temp_directory_path() / fmt::format("planter-plant-{}", getpid());

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "model/yaml.h"
+#include "shared_dir.h"
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -108,7 +109,7 @@ TEST_F(KubectlTest, NamespacedCreateInMissingNamespaceIsNotFound) {
 // server-side, wait for the CRDs, then the rest client-side; applying again changes nothing.
 TEST_F(KubectlTest, KubePrometheusInTwoSteps) {
   fs::path seed = fs::path(PLANTER_SHARED_DIR) / "corpus" / "kube-prometheus" / "seed.yaml";
-  if (!fs::exists(seed)) GTEST_SKIP() << "no corpus at " << seed;
+  REQUIRE_SHARED(seed);
   auto docs = parse_yaml_stream(read_file(seed), seed.string());
   ASSERT_TRUE(docs.ok()) << docs.error().message;
   std::vector<const json::value*> setup, rest;

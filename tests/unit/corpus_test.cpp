@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "plan/render.h"
+#include "shared_dir.h"
 #include "test_support.h"
 
 namespace planter {
@@ -92,7 +93,7 @@ const Expected kExpected[] = {
 };
 
 TEST(Corpus, EverySeedPlansWithItsExpectedShape) {
-  if (!fs::exists(corpus_dir())) GTEST_SKIP() << corpus_dir() << " is absent";
+  REQUIRE_SHARED(corpus_dir());
   for (const Expected& e : kExpected) {
     auto out = plan_file(corpus_dir() / e.file);
     ASSERT_TRUE(out.ok()) << e.file << "\n" << out.diags.str();
@@ -103,7 +104,7 @@ TEST(Corpus, EverySeedPlansWithItsExpectedShape) {
 }
 
 TEST(Corpus, EveryFileIsCovered) {
-  if (!fs::exists(corpus_dir())) GTEST_SKIP() << corpus_dir() << " is absent";
+  REQUIRE_SHARED(corpus_dir());
   std::set<std::string> known;
   for (const Expected& e : kExpected) known.insert(e.file);
   known.insert("cluster-api-capd/seed.yaml");
@@ -118,7 +119,7 @@ TEST(Corpus, EveryFileIsCovered) {
 
 // Unrendered templates fail with a message naming the variable, and plan once rendered.
 TEST(Corpus, TemplatesFailClearlyAndPlanOnceRendered) {
-  if (!fs::exists(corpus_dir())) GTEST_SKIP() << corpus_dir() << " is absent";
+  REQUIRE_SHARED(corpus_dir());
   for (const char* file : {"cluster-api-capd/seed.yaml", "cluster-api-capd/seed-quickstart.yaml",
                            "sriov-network-operator/seed.yaml"}) {
     auto out = plan_file(corpus_dir() / file);
@@ -140,7 +141,7 @@ TEST(Corpus, TemplatesFailClearlyAndPlanOnceRendered) {
 }
 
 TEST(Corpus, HelloWorldPlacesTheWorkloadOnTheSeedsCluster) {
-  if (!fs::exists(corpus_dir())) GTEST_SKIP() << corpus_dir() << " is absent";
+  REQUIRE_SHARED(corpus_dir());
   auto out = plan_file(corpus_dir() / "planter-hello-world/seed.yaml");
   ASSERT_TRUE(out.ok());
   const Plan& p = out.plan;
@@ -155,7 +156,7 @@ TEST(Corpus, HelloWorldPlacesTheWorkloadOnTheSeedsCluster) {
 }
 
 TEST(Corpus, KubePrometheusCustomResourcesWaitForTheirCrds) {
-  if (!fs::exists(corpus_dir())) GTEST_SKIP() << corpus_dir() << " is absent";
+  REQUIRE_SHARED(corpus_dir());
   auto out = plan_file(corpus_dir() / "kube-prometheus/seed.yaml");
   ASSERT_TRUE(out.ok());
   size_t crs = 0;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "shared_dir.h"
 #include "sim/catalog.h"
 
 namespace planter::sim {
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 
 TEST(SimDiscoveryTest, GeneratedFileIsCurrent) {
   fs::path discovery = fs::path(PLANTER_SHARED_DIR) / "k8s-api" / "discovery";
-  if (!fs::exists(discovery)) GTEST_SKIP() << "no shared/k8s-api";
+  REQUIRE_SHARED(discovery);
   std::string cmd =
       std::string(PLANTER_SOURCE_DIR) + "/scripts/gen-sim-discovery " + discovery.string();
   FILE* p = popen(cmd.c_str(), "r");

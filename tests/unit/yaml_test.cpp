@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shared_dir.h"
 
 namespace planter {
 namespace {
@@ -174,10 +179,6 @@ TEST(Yaml, StreamRoundTrip) {
 }  // namespace
 }  // namespace planter
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 namespace planter {
 namespace {
 
@@ -186,7 +187,7 @@ namespace {
 TEST(Yaml, CorpusRoundTripsThroughTheWriter) {
   namespace fs = std::filesystem;
   fs::path corpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
-  if (!fs::exists(corpus)) GTEST_SKIP() << corpus << " is absent";
+  REQUIRE_SHARED(corpus);
   size_t files = 0;
   for (const auto& e : fs::recursive_directory_iterator(corpus)) {
     if (e.path().extension() != ".yaml") continue;
