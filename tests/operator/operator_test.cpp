@@ -83,6 +83,14 @@ class OperatorProcess {
       ADD_FAILURE() << "cannot start the operator";
     posix_spawn_file_actions_destroy(&actions);
   }
+  // True while the process it started has not exited (a crash or restart would end it).
+  bool running() {
+    if (pid_ <= 0) return false;
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == 0) return true;
+    pid_ = -1;
+    return false;
+  }
   void stop(int sig) {
     if (pid_ <= 0) return;
     kill(pid_, sig);
@@ -468,6 +476,82 @@ TEST(OperatorTest, ASeedCannotCreateWhatItsServiceAccountMayNot) {
   EXPECT_EQ(sim.kubectl("get configmap settings -n team -o jsonpath='{.data.mode}'").out, "fast");
   EXPECT_THAT(sim.kubectl("get events -n team -o jsonpath='{.items[*].reason}'").out,
               HasSubstr("UnitFailed"));
+}
+
+// ---- any Seed, however malformed ----
+
+// What a tests/data/bad seed expects to be told about the objects of `seed`, where the operator
+// calls the stream `source` instead of by the file's name.
+std::vector<std::string> expected_in(const fs::path& seed, const std::string& source) {
+  std::vector<std::string> out;
+  std::ifstream in(seed);
+  std::string line, file = seed.filename().string();
+  while (std::getline(in, line)) {
+    if (!line.starts_with("# expect: " + file)) continue;
+    line.erase(0, 10);
+    for (size_t at; (at = line.find(file)) != std::string::npos;)
+      line.replace(at, file.size(), source);
+    out.push_back(line);
+  }
+  return out;
+}
+
+// The operator outlives every Seed: each malformed seed of tests/data/bad becomes a Failed Seed
+// that says why, nothing of it is written, and the operator neither crashes nor restarts.
+TEST(OperatorTest, EveryMalformedSeedFailsWithItsReasonAndTheOperatorLives) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace bad").code, 0);
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  std::vector<fs::path> seeds;
+  for (const auto& e : fs::directory_iterator(fs::path(PLANTER_TEST_DATA) / "bad"))
+    seeds.push_back(e.path());
+  std::sort(seeds.begin(), seeds.end());
+  ASSERT_GE(seeds.size(), 30u);
+  std::vector<std::string> names;
+  for (const fs::path& seed : seeds) {
+    std::string name = "bad-" + seed.filename().string().substr(0, 2);
+    names.push_back(name);
+    CommandResult r = sim.kubectl(
+        fmt::format("create configmap {} -n bad --from-file=seed.yaml={}", name, q(seed)));
+    ASSERT_EQ(r.code, 0) << r.err;
+    apply_yaml(sim, seed_object("bad", name, fmt::format("    configMapRef: {{name: {}}}", name)));
+  }
+  // The three lines that once crashed the operator at every start, inline.
+  names.push_back("inline-resource-list");
+  apply_yaml(sim, seed_object("bad", "inline-resource-list",
+                              "    inline: |\n      apiVersion: config.kubernetes.io/v1\n"
+                              "      kind: ResourceList\n      items: 5\n"));
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const std::string& n : names)
+          if (!phase_is(sim, "bad", n, "Failed")) return false;
+        return true;
+      },
+      120s))
+      << sim.kubectl("get seeds -n bad").out << op.log();
+  auto failed_message = [&](const std::string& name) {
+    return seed_field(sim, "bad", name, ".status.conditions[?(@.type==\"Failed\")].message");
+  };
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    SCOPED_TRACE(seeds[i].filename().string());
+    std::string message = failed_message(names[i]);
+    // kubectl keeps what is not UTF-8 in binaryData, which is no seed text.
+    if (!sim.kubectl("get configmap " + names[i] + " -n bad -o jsonpath='{.binaryData}'")
+             .out.empty()) {
+      EXPECT_THAT(message, HasSubstr("has no data"));
+      continue;
+    }
+    for (const std::string& e : expected_in(seeds[i], "configmap bad/" + names[i]))
+      EXPECT_THAT(message, HasSubstr(e));
+  }
+  EXPECT_THAT(failed_message("inline-resource-list"),
+              HasSubstr("spec.source.inline:1: config.kubernetes.io/v1 ResourceList: items must be "
+                        "a sequence of objects"));
+  EXPECT_TRUE(op.running()) << op.log();
+  EXPECT_EQ(http_get(op.port("health probes"), "/healthz"), "ok\n");
+  for (const AuditEntry& a : parse_audit(sim.audit_lines()))
+    EXPECT_NE(a.user, "system:serviceaccount:bad:default") << a.verb << " " << a.object;
 }
 
 // Admin objects (CRDs, by the built-in rules) are written as the operator itself only for Seeds
