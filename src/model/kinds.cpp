@@ -88,6 +88,14 @@ bool KindTable::is_builtin_group(std::string_view group) const {
   return builtin_groups_.find(group) != builtin_groups_.end();
 }
 
+std::vector<std::string> KindTable::kinds_in_group(std::string_view group) const {
+  std::vector<std::string> out;
+  for (const auto& [k, info] : by_kind_)
+    if (info.group == group) out.push_back(info.kind);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void KindTable::add(KindInfo info) {
   auto k = key(info.group, info.kind);
   by_resource_[key(info.group, info.resource)] = k;

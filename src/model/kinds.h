@@ -37,6 +37,8 @@ class KindTable {
   // True for groups a kube-apiserver serves itself ("", "apps", "rbac.authorization.k8s.io"…):
   // no CRD can define kinds in them.
   bool is_builtin_group(std::string_view group) const;
+  // Every kind of a group, sorted (for error messages: it walks the whole table).
+  std::vector<std::string> kinds_in_group(std::string_view group) const;
 
   // Adds or replaces a kind (a seed's CRD).
   void add(KindInfo info);

@@ -117,6 +117,18 @@ json::value resolve_plain_scalar(std::string_view s, const json::storage_ptr& sp
 
 namespace {
 
+// The tags of YAML's core schema: what a Kubernetes object can hold. Anything else
+// (`!!python/object`,
+// `!custom`) asks the reader to build an application's type, which kubectl refuses too.
+bool core_tag(std::string_view tag) {
+  static constexpr std::string_view kCore[] = {"str", "int", "float", "bool", "null", "map", "seq"};
+  if (tag == "!") return true;
+  std::string_view name = tag.starts_with("!!")                   ? tag.substr(2)
+                          : tag.starts_with("tag:yaml.org,2002:") ? tag.substr(18)
+                                                                  : std::string_view{};
+  return std::find(std::begin(kCore), std::end(kCore), name) != std::end(kCore);
+}
+
 json::value scalar_value(fy_event* e, const json::storage_ptr& sp) {
   fy_token* value = e->scalar.value;
   std::string_view text = token_text(value);
@@ -142,6 +154,15 @@ class Builder {
 
   // Returns an error message, or "" on success.
   std::string on_event(fy_event* e, YamlDocument& doc) {
+    fy_token* tag = e->type == FYET_SCALAR           ? e->scalar.tag
+                    : e->type == FYET_MAPPING_START  ? e->mapping_start.tag
+                    : e->type == FYET_SEQUENCE_START ? e->sequence_start.tag
+                                                     : nullptr;
+    if (tag && !core_tag(token_text(tag)))
+      return where(e) + fmt::format(
+                            ": tag {} is not supported: Kubernetes objects hold only "
+                            "strings, numbers, booleans, null, mappings and sequences",
+                            token_text(tag));
     switch (e->type) {
       case FYET_MAPPING_START:
         return open(json::object(sp_), e, e->mapping_start.anchor, doc);

@@ -47,7 +47,17 @@ Inventory Inventory::build(const std::vector<Object>& objects, std::vector<Clust
       for (auto& [k, v] : f.labels) c.labels[k] = v;
       f.name.clear();
     }
-    if (!f.name.empty()) inv.clusters_.push_back(std::move(f));
+    if (f.name.empty()) continue;
+    if (f.context.empty()) {  // only --cluster-labels named it
+      diags.add(
+          "--cluster-labels", "",
+          fmt::format("no cluster is named \"{}\": labels need a cluster of the seed or of "
+                      "--cluster",
+                      f.name),
+          fmt::format("known clusters: {}; or add --cluster {}=CONTEXT", inv.names(), f.name));
+      continue;
+    }
+    inv.clusters_.push_back(std::move(f));
   }
   return inv;
 }

@@ -50,11 +50,28 @@ std::optional<Placement> read_explicit(const Object& o, const json::object* anno
       return;
     }
     uint32_t one = name.value();
+    const ClusterInfo& target = inventory.clusters()[one];
+    if (target.from == "seed" && is_cluster_definition(o.ref) && target.name == o.ref.name &&
+        target.namespace_ == o.ref.ns) {
+      diags.add(o.where(), o.display(),
+                fmt::format("{}: a cluster cannot be placed on itself: nothing can be declared on "
+                            "\"{}\" before this object has created it",
+                            annotation, target.name),
+                "remove the annotation: cluster definitions go to the management cluster");
+      return;
+    }
     merge_clusters(p.clusters, {&one, 1});
   };
   if (one) add_ref(kClusterAnnotation, *one);
-  if (many)
-    for (auto ref : split_list(*many)) add_ref(kClustersAnnotation, ref);
+  if (many) {
+    auto refs = split_list(*many);
+    if (refs.empty())
+      diags.add(
+          o.where(), o.display(),
+          fmt::format("{} \"{}\" names no cluster", kClustersAnnotation, std::string_view(*many)),
+          "list cluster names separated by commas, e.g. edge1,edge2");
+    for (auto ref : refs) add_ref(kClustersAnnotation, ref);
+  }
   if (selector) {
     auto sel = LabelSelector::parse(*selector);
     if (!sel) {

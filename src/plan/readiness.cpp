@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "plan/jsonpath.h"
+
 namespace planter {
 
 std::string ReadinessPredicate::str() const {
@@ -41,7 +43,9 @@ Result<ReadinessPredicate> ReadinessPredicate::parse(std::string_view text) {
     if (eq == std::string_view::npos || eq == 0)
       return Error{
           "jsonpath= needs an expression and a value, e.g. jsonpath={.status.phase}=Ready"};
-    return ReadinessPredicate{Type::kJsonPath, std::string(rest.substr(0, eq)),
+    std::string_view expression = rest.substr(0, eq);
+    if (auto steps = parse_jsonpath(expression); !steps) return steps.error();
+    return ReadinessPredicate{Type::kJsonPath, std::string(expression),
                               std::string(rest.substr(eq + 1))};
   }
   return Error{

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "model/object.h"
+#include "plan/jsonpath.h"
 
 namespace planter::plant {
 
@@ -98,67 +99,31 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
 
 Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
                                                  std::string_view expr) {
-  std::string_view e = expr;
-  if (e.starts_with("{")) {
-    if (!e.ends_with("}")) return Error{fmt::format("jsonpath {}: missing closing brace", expr)};
-    e = e.substr(1, e.size() - 2);
-  }
-  if (!e.starts_with(".")) return Error{fmt::format("jsonpath {}: must start with '.'", expr)};
+  auto steps = parse_jsonpath(expr);
+  if (!steps) return steps.error();
   const json::value* cur = nullptr;  // null: still at `object` itself
-  auto object_here = [&]() -> const json::object* {
-    if (!cur) return &object;
-    return cur->is_object() ? &cur->as_object() : nullptr;
-  };
-  size_t i = 0;
-  auto missing = [] { return Result<std::optional<std::string>>(std::optional<std::string>{}); };
-  while (i < e.size()) {
-    if (e[i] == '.') {
-      size_t end = e.find_first_of(".[", i + 1);
-      std::string_view name = e.substr(i + 1, end == std::string_view::npos ? e.npos : end - i - 1);
-      if (name.empty()) return Error{fmt::format("jsonpath {}: empty field name", expr)};
-      const json::object* here = object_here();
-      if (!here) return missing();
-      cur = here->if_contains(name);
-      if (!cur) return missing();
-      i = end == std::string_view::npos ? e.size() : end;
-      continue;
-    }
-    // '[' index ']' or '[?(@.field=="value")]'
-    size_t close = e.find(']', i);
-    if (close == std::string_view::npos)
-      return Error{fmt::format("jsonpath {}: missing ']'", expr)};
-    std::string_view inside = e.substr(i + 1, close - i - 1);
-    i = close + 1;
-    if (!cur || !cur->is_array()) return missing();
-    const json::array& arr = cur->as_array();
-    if (inside.starts_with("?(@.") && inside.ends_with(")")) {
-      std::string_view cond = inside.substr(4, inside.size() - 5);
-      size_t eq = cond.find("==");
-      if (eq == std::string_view::npos)
-        return Error{fmt::format("jsonpath {}: a filter needs ==", expr)};
-      std::string_view field = cond.substr(0, eq), want = cond.substr(eq + 2);
-      if (want.size() >= 2 && (want.front() == '"' || want.front() == '\'') &&
-          want.back() == want.front())
-        want = want.substr(1, want.size() - 2);
+  for (const JsonPathStep& step : steps.value()) {
+    if (step.kind == JsonPathStep::Kind::kField) {
+      const json::object* here = !cur ? &object : cur->if_object();
+      cur = here ? here->if_contains(step.field) : nullptr;
+    } else if (!cur || !cur->is_array()) {
+      cur = nullptr;
+    } else if (step.kind == JsonPathStep::Kind::kIndex) {
+      const json::array& arr = cur->get_array();
+      cur = step.index < arr.size() ? &arr[step.index] : nullptr;
+    } else {
       const json::value* match = nullptr;
-      for (const json::value& item : arr) {
-        if (!item.is_object()) continue;
-        const json::value* f = item.as_object().if_contains(field);
-        if (f && scalar_text(*f) == want) {
+      for (const json::value& item : cur->get_array()) {
+        const json::value* f =
+            item.is_object() ? item.get_object().if_contains(step.field) : nullptr;
+        if (f && scalar_text(*f) == step.value) {
           match = &item;
           break;
         }
       }
-      if (!match) return missing();
       cur = match;
-      continue;
     }
-    size_t index = 0;
-    auto [p, ec] = std::from_chars(inside.data(), inside.data() + inside.size(), index);
-    if (ec != std::errc() || p != inside.data() + inside.size())
-      return Error{fmt::format("jsonpath {}: [{}] is neither an index nor a filter", expr, inside)};
-    if (index >= arr.size()) return missing();
-    cur = &arr[index];
+    if (!cur) return std::optional<std::string>{};
   }
   if (!cur) return std::optional<std::string>(json::serialize(object));
   if (cur->is_object() || cur->is_array()) return std::optional<std::string>(json::serialize(*cur));

@@ -102,6 +102,11 @@ bool run_plugins(const std::vector<std::string>& plugins, Seed& seed, const Plug
       }
       return false;
     }
+    if (out.objects.empty()) {
+      diags.add("", "plugin " + name, "wrote no objects on stdout" + stderr_note,
+                "a plugin must write the whole seed back on stdout, annotated");
+      return false;
+    }
     for (Object& o : out.objects) {
       auto it = origin.find(o.ref.key());
       if (it != origin.end()) o.source = it->second;

@@ -6,6 +6,8 @@
 #include <unordered_map>
 
 #include "model/names.h"
+#include "seed/builtin_kind_rules.h"
+#include "seed/metadata_rules.h"
 
 namespace planter {
 
@@ -115,13 +117,8 @@ void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
     }
     if (info && info->scope == Scope::kNamespaced && o.ref.ns.empty())
       o.set_namespace(options.default_namespace);
-    if (o.ref.kind == "Namespace" && group.empty() && !is_dns_label(o.ref.name) &&
-        !has_template_variable(o.ref.name)) {
-      diags.add(o.where(), o.display(),
-                "a Namespace name must be a DNS label: lowercase letters, digits and '-', at most "
-                "63 characters",
-                "rename the Namespace");
-    }
+    check_metadata(o, diags);
+    check_builtin_kind(o, info, kinds, diags);
     if (info && !info->builtin && !info->versions.empty()) {
       std::string_view version = o.ref.version();
       bool served = false;

@@ -69,6 +69,22 @@ TEST(Cli, EveryMalformedSeedGetsItsMessageAndExitCode2) {
   }
 }
 
+TEST(Cli, LabelsForAClusterNobodyDefinesAreBadInput) {
+  Result r =
+      planter(fmt::format("plan '{}/examples/hello-world/seed.yaml' --cluster-labels "
+                          "edge9=tier=edge",
+                          PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("--cluster-labels: no cluster is named \"edge9\""), std::string::npos)
+      << r.err;
+  // Labels for the seed's own cluster are fine.
+  r = planter(
+      fmt::format("plan '{}/examples/hello-world/seed.yaml' --cluster-labels edge1=tier=edge",
+                  PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 TEST(Cli, PlansTheExampleSeed) {
   Result r = planter(fmt::format("plan '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
   EXPECT_EQ(r.code, 0) << r.err;

@@ -282,6 +282,27 @@ TEST(PlantTest, BadSeedDeclaresNothingAndExitsTwo) {
   EXPECT_EQ(sim.audit_lines().size(), before);
 }
 
+// Every malformed seed of tests/data/bad, planted: exit 2 with its message, and the audit log
+// shows that not one request wrote anything.
+TEST(PlantTest, EveryMalformedSeedIsRefusedBeforeTheFirstWrite) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  size_t before = sim.audit_lines().size();
+  std::vector<fs::path> seeds;
+  for (const auto& e : fs::directory_iterator(fs::path(PLANTER_TEST_DATA) / "bad"))
+    seeds.push_back(e.path());
+  std::sort(seeds.begin(), seeds.end());
+  ASSERT_GE(seeds.size(), 40u);
+  for (const fs::path& seed : seeds) {
+    SCOPED_TRACE(seed.filename().string());
+    CommandResult r =
+        planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("nothing was declared"));
+  }
+  EXPECT_EQ(sim.audit_lines().size(), before);
+}
+
 TEST(PlantTest, MissingKubeconfigIsBadInputNamingTheFile) {
   CommandResult r = planter("plant --kubeconfig /nonexistent/kubeconfig " +
                             q(kSource / "examples/hello-world/seed.yaml"));
@@ -304,26 +325,36 @@ kind: ConfigMap
 metadata: {name: fine, namespace: app}
 data: {a: b}
 ---
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: Broken_Name, namespace: app}
+# No version is the storage version: planter does not check CRDs that deeply, kube-apiserver does.
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, storage: false, schema: {openAPIV3Schema: {type: object}}}
 ---
 apiVersion: v1
 kind: ConfigMap
 metadata:
   name: after-broken
   namespace: app
-  annotations: {planter.nephio.org/dependencies: "v1|ConfigMap|app|Broken_Name"}
+  annotations:
+    planter.nephio.org/dependencies: "apiextensions.k8s.io/v1|CustomResourceDefinition||widgets.example.com"
 )";
   CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
                             " --report " + q(sim.dir() / "r.json"));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   auto states = by_state(report_of(sim.dir() / "r.json"));
   EXPECT_EQ(states["declared"].size(), 2u);
-  EXPECT_TRUE(states["failed"].contains("v1|ConfigMap|app|Broken_Name@SELF"));
+  EXPECT_TRUE(states["failed"].contains(
+      "apiextensions.k8s.io/v1|CustomResourceDefinition||widgets.example.com@SELF"));
   EXPECT_TRUE(states["blocked"].contains("v1|ConfigMap|app|after-broken@SELF"));
-  EXPECT_THAT(r.out, HasSubstr("metadata.name: Invalid value: \"Broken_Name\""));
-  EXPECT_THAT(r.out, HasSubstr("blocked by v1 ConfigMap app/Broken_Name on SELF failed"));
+  EXPECT_THAT(r.out, HasSubstr("must have exactly one version marked as storage version"));
+  EXPECT_THAT(r.out, HasSubstr("blocked by apiextensions.k8s.io/v1 CustomResourceDefinition "
+                               "widgets.example.com on SELF failed"));
 }
 
 // uproot deletes dependents first and waits for each deletion; afterwards the management

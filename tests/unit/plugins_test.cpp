@@ -49,7 +49,8 @@ TEST(Plugins, FailuresNameThePluginAndShowItsStderr) {
   };
   for (const Case& c :
        {Case{"fail.sh", "exited with status 3"}, Case{"crash.sh", "killed by signal"},
-        Case{"garbage.sh", "its output is not a valid seed"}}) {
+        Case{"garbage.sh", "its output is not a valid seed"}, Case{"empty.sh", "wrote no objects"},
+        Case{"empty-list.sh", "wrote no objects"}}) {
     Seed s = small_seed();
     Diagnostics d;
     EXPECT_FALSE(run_plugins({plugin(c.plugin)}, s, {}, d)) << c.plugin;

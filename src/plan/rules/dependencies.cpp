@@ -6,6 +6,7 @@
 // `Kind/name` or `Kind/namespace/name` (`Kind.group/...` when the kind name is ambiguous).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "model/strings.h"
@@ -148,6 +149,15 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
                                   "{} if something else creates it",
                                   kExternalDependenciesAnnotation)
                     : "name the group: Kind.group/namespace/name");
+        continue;
+      }
+      if (std::find(found->begin(), found->end(), unit.object) != found->end()) {
+        if (report)
+          ctx.diags.add(o.where(), o.display(),
+                        fmt::format("{}: \"{}\" is the object itself; an object cannot wait for "
+                                    "itself",
+                                    kDependenciesAnnotation, text),
+                        "remove it from the list");
         continue;
       }
       // Wait on the same cluster when the dependency is there too, else wherever it goes.

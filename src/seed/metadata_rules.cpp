@@ -1,0 +1,252 @@
+#include "seed/metadata_rules.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <boost/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "model/names.h"
+#include "seed/validate.h"
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+// The API server's descriptions of its rules (k8s.io/apimachinery/pkg/util/validation).
+constexpr std::string_view kSubdomainRule =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character";
+constexpr std::string_view kLabelRule =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character";
+constexpr std::string_view kDns1035Rule =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character";
+constexpr std::string_view kQualifiedRule =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character";
+constexpr std::string_view kLabelValueRule =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character";
+constexpr std::string_view kConfigKeyRule =
+    "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+
+bool is_alnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, the name part of a label key and a label value.
+bool is_qualified_word(std::string_view s) {
+  if (s.empty() || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
+  for (char c : s)
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+// Why `key` is not a qualified name (`[prefix/]name`), or "" when it is one.
+std::string qualified_name_problem(std::string_view key) {
+  std::string_view name = key;
+  size_t slash = key.find('/');
+  if (slash != std::string_view::npos) {
+    std::string_view prefix = key.substr(0, slash);
+    name = key.substr(slash + 1);
+    if (prefix.empty()) return "prefix part must be non-empty";
+    if (!is_dns_subdomain(prefix)) return fmt::format("prefix part {}", kSubdomainRule);
+    if (name.find('/') != std::string_view::npos)
+      return "a qualified name must be a name with an optional DNS subdomain prefix and '/'";
+  }
+  if (name.empty()) return "name part must be non-empty";
+  if (name.size() > 63) return "name part must be no more than 63 characters";
+  if (!is_qualified_word(name)) return fmt::format("name part {}", kQualifiedRule);
+  return {};
+}
+
+bool is_dns1035_label(std::string_view s) {
+  return is_dns_label(s) && std::isalpha(static_cast<unsigned char>(s.front()));
+}
+
+// RBAC names are path segments: `system:aggregate-to-admin` is a valid ClusterRole name.
+std::string path_segment_problem(std::string_view s) {
+  if (s == "." || s == "..") return fmt::format("may not be '{}'", s);
+  if (s.find('/') != std::string_view::npos) return "may not contain '/'";
+  if (s.find('%') != std::string_view::npos) return "may not contain '%'";
+  return {};
+}
+
+bool is_rbac_kind(const ObjectRef& r) {
+  return r.group() == "rbac.authorization.k8s.io" &&
+         (r.kind == "Role" || r.kind == "ClusterRole" || r.kind == "RoleBinding" ||
+          r.kind == "ClusterRoleBinding");
+}
+
+void invalid(const Object& o, Diagnostics& diags, std::string_view field, std::string_view value,
+             std::string_view rule, std::string hint) {
+  diags.add(o.where(), o.display(),
+            fmt::format("{}: Invalid value: \"{}\": {}", field, value, rule), std::move(hint));
+}
+
+void check_name(const Object& o, Diagnostics& diags) {
+  const std::string& name = o.ref.name;
+  if (has_template_variable(name)) return;  // reported as a template variable
+  bool core = o.ref.group().empty();
+  if (core && o.ref.kind == "Namespace") {
+    if (!is_dns_label(name))
+      invalid(o, diags, "metadata.name", name, kLabelRule, "rename the Namespace, e.g. my-app");
+  } else if (core && o.ref.kind == "Service") {
+    if (!is_dns1035_label(name))
+      invalid(o, diags, "metadata.name", name, kDns1035Rule, "rename the Service, e.g. my-svc");
+  } else if (is_rbac_kind(o.ref)) {
+    if (std::string why = path_segment_problem(name); !why.empty())
+      invalid(o, diags, "metadata.name", name, why, "rename it");
+  } else if (!is_dns_subdomain(name)) {
+    invalid(o, diags, "metadata.name", name, kSubdomainRule, "rename it, e.g. my-name");
+  }
+  if (!o.ref.ns.empty() && !is_dns_label(o.ref.ns) && !has_template_variable(o.ref.ns))
+    invalid(o, diags, "metadata.namespace", o.ref.ns, kLabelRule,
+            "use the name of a Namespace, e.g. my-app");
+}
+
+void check_labels(const Object& o, const json::object& meta, Diagnostics& diags) {
+  const json::value* labels = meta.if_contains("labels");
+  if (!labels || labels->is_null()) return;
+  if (!labels->is_object()) {
+    diags.add(o.where(), o.display(), "metadata.labels must be a mapping of strings to strings",
+              "write labels as `key: value` lines under metadata.labels");
+    return;
+  }
+  for (const auto& kv : labels->get_object()) {
+    std::string field = fmt::format("metadata.labels[{}]", std::string_view(kv.key()));
+    if (std::string why = qualified_name_problem(kv.key()); !why.empty())
+      invalid(o, diags, "metadata.labels", kv.key(), why,
+              "use a key such as app.kubernetes.io/name");
+    if (!kv.value().is_string()) {
+      diags.add(o.where(), o.display(),
+                fmt::format("{} must be a string, not {}", field, json::serialize(kv.value())),
+                "quote the value");
+      continue;
+    }
+    std::string_view v = kv.value().get_string();
+    if (v.size() > 63)
+      invalid(o, diags, field, v, "must be no more than 63 characters", "shorten the value");
+    else if (has_template_variable(v))
+      diags.add(o.where(), o.display(),
+                fmt::format("{} \"{}\" holds an unsubstituted template variable", field, v),
+                "render the template first (for example with envsubst or clusterctl generate)");
+    else if (!v.empty() && !is_qualified_word(v))
+      invalid(o, diags, field, v, kLabelValueRule,
+              "label values are short words; put free text in an annotation");
+  }
+}
+
+void check_annotations(const Object& o, const json::object& meta, Diagnostics& diags) {
+  const json::value* annotations = meta.if_contains("annotations");
+  if (!annotations || annotations->is_null()) return;
+  if (!annotations->is_object()) {
+    diags.add(o.where(), o.display(),
+              "metadata.annotations must be a mapping of strings to strings",
+              "write annotations as `key: value` lines under metadata.annotations");
+    return;
+  }
+  size_t total = 0;
+  for (const auto& kv : annotations->get_object()) {
+    if (std::string why = qualified_name_problem(kv.key()); !why.empty())
+      invalid(o, diags, "metadata.annotations", kv.key(), why,
+              "use a key such as example.com/purpose");
+    total += kv.key().size();
+    if (!kv.value().is_string()) {
+      diags.add(o.where(), o.display(),
+                fmt::format("metadata.annotations[{}] must be a string, not {}",
+                            std::string_view(kv.key()), json::serialize(kv.value())),
+                "quote the value, e.g. \"true\" or \"3\"");
+      continue;
+    }
+    total += kv.value().get_string().size();
+  }
+  if (total > kMaxAnnotationBytes)
+    diags.add(
+        o.where(), o.display(),
+        fmt::format("metadata.annotations: Too long: must have at most {} bytes (they have {})",
+                    kMaxAnnotationBytes, total),
+        "move large values into a ConfigMap");
+}
+
+// ConfigMap data/binaryData and Secret data/stringData: keys are file names in a volume.
+void check_data_keys(const Object& o, Diagnostics& diags) {
+  if (!o.ref.group().empty() || (o.ref.kind != "ConfigMap" && o.ref.kind != "Secret")) return;
+  std::array<std::string_view, 2> fields = {"data",
+                                            o.ref.kind == "Secret" ? "stringData" : "binaryData"};
+  for (std::string_view field : fields) {
+    const json::value* data = o.body.if_contains(field);
+    if (!data || data->is_null()) continue;
+    if (data->is_string() && has_template_variable(data->get_string())) {
+      diags.add(o.where(), o.display(),
+                fmt::format("{} \"{}\" holds an unsubstituted template variable", field,
+                            std::string_view(data->get_string())),
+                "render the template first (for example with envsubst or clusterctl generate)");
+      continue;
+    }
+    if (!data->is_object()) {
+      diags.add(o.where(), o.display(),
+                fmt::format("{} must be a mapping of keys to strings", field),
+                "write one `key: value` line per entry");
+      continue;
+    }
+    for (const auto& kv : data->get_object()) {
+      std::string_view key = kv.key();
+      std::string problem;
+      if (key.empty()) {
+        problem = "a key must not be empty";
+      } else if (key.size() > 253) {
+        problem = "must be no more than 253 characters";
+      } else if (key == "." || key == ".." || key.starts_with("..")) {
+        problem = key == "."    ? "must not be '.'"
+                  : key == ".." ? "must not be '..'"
+                                : "must not start with '..'";
+      } else {
+        for (char c : key)
+          if (!is_alnum(c) && c != '-' && c != '_' && c != '.') problem = kConfigKeyRule;
+      }
+      if (!problem.empty())
+        invalid(o, diags, fmt::format("{}[{}]", field, key), key, problem,
+                "name the key like a file, e.g. config.yaml");
+      if (!kv.value().is_string())
+        diags.add(
+            o.where(), o.display(),
+            fmt::format("{}[{}] must be a string, not {}", field, key, json::serialize(kv.value())),
+            "quote the value");
+    }
+  }
+}
+
+// The JSON size of `o`, counted in chunks without building the text.
+size_t json_size(const json::object& o) {
+  json::serializer sr;
+  sr.reset(&o);
+  char buf[16384];
+  size_t n = 0;
+  while (!sr.done()) n += sr.read(buf, sizeof buf).size();
+  return n;
+}
+
+}  // namespace
+
+void check_metadata(const Object& o, Diagnostics& diags) {
+  check_name(o, diags);
+  if (const json::value* meta = o.body.if_contains("metadata"); meta && meta->is_object()) {
+    check_labels(o, meta->get_object(), diags);
+    check_annotations(o, meta->get_object(), diags);
+  }
+  check_data_keys(o, diags);
+  if (size_t bytes = json_size(o.body); bytes > kMaxObjectBytes)
+    diags.add(o.where(), o.display(),
+              fmt::format("the object is {} bytes as JSON; kube-apiserver takes at most {} bytes "
+                          "(3 MiB) in one request",
+                          bytes, kMaxObjectBytes),
+              "split it, or keep large data outside the cluster's API");
+}
+
+}  // namespace planter
