@@ -13,6 +13,7 @@
 #include "cli/sim_command.h"
 #include "cli/stop_signals.h"
 #include "kube/kubeconfig.h"
+#include "model/files.h"
 #include "plant/engine.h"
 #include "plant/progress.h"
 #include "plant/report.h"
@@ -112,14 +113,14 @@ Result<Targets> resolve_targets(const PlantFlags& f, const Plan& plan) {
     t.sim->start();
     config = kube::Kubeconfig::parse(t.sim->kubeconfig(), "the simulated fleet", "");
     if (!f.sim_kubeconfig_out.empty() || f.keep) {
-      t.kubeconfig_path =
-          f.sim_kubeconfig_out.empty()
-              ? (fs::temp_directory_path() / fmt::format("planter-sim-{}.kubeconfig", getpid()))
-                    .string()
-              : f.sim_kubeconfig_out;
-      std::ofstream out(t.kubeconfig_path);
-      out << t.sim->kubeconfig();
-      if (!out) return Error{"cannot write the kubeconfig to " + t.kubeconfig_path};
+      t.kubeconfig_path = f.sim_kubeconfig_out;
+      if (t.kubeconfig_path.empty()) {
+        auto made = make_private_temp_file("planter-sim-kubeconfig-");
+        if (!made) return made.error();
+        t.kubeconfig_path = made.value();
+      }
+      if (auto err = write_private_file(t.kubeconfig_path, t.sim->kubeconfig()))
+        return Error{"cannot write the kubeconfig: " + err->message};
     }
   } else {
     config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));

@@ -394,6 +394,7 @@ class Engine {
     const Unit& unit = plan_.units[u];
     const Object& obj = plan_.object_of(unit);
     if (r) {
+      unreachable_since_.erase(unit.cluster);
       rec.declared = since_start();
       set_state(u, UnitState::kDeclared);
       // Dependents that wait for more than existence read the object from a watch.
@@ -416,6 +417,22 @@ class Engine {
     if (e.not_found() && e.details_kind == "namespaces")
       return reopen(
           u, fmt::format("Namespace {} active: the server says it does not exist", obj.ref.ns));
+    if (e.transient()) {
+      auto [since, inserted] = unreachable_since_.try_emplace(unit.cluster, Clock::now());
+      auto down = Clock::now() - since->second;
+      // Without --timeout a dead cluster must still end the plant, after a while the docs state.
+      if (options_.timeout || down < kTransientGiveUp)
+        return reopen(u, fmt::format("cluster {} unreachable for {}s, retrying: {}", unit.cluster,
+                                     std::chrono::duration_cast<std::chrono::seconds>(down).count(),
+                                     e.str()));
+      rec.error = fmt::format(
+          "{}; cluster {} was unreachable for {} minutes (plant with --timeout "
+          "to wait longer)",
+          e.str(), unit.cluster, std::chrono::duration_cast<std::chrono::minutes>(down).count());
+      rec.failed = since_start();
+      set_state(u, UnitState::kFailed);
+      return wake(dependents_[u]);
+    }
     rec.error = e.str();
     if (e.conflict())
       rec.error +=
@@ -441,6 +458,7 @@ class Engine {
   std::unordered_map<std::string, milliseconds> kind_delay_;   // kind key -> next re-check delay
   std::set<std::string> retry_pending_;                        // kind keys with a re-check due
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
+  std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
   Clock::time_point start_;
   size_t open_ = 0;
 };

@@ -59,6 +59,10 @@ struct PlantOutcome {
   bool all_declared() const { return count(UnitState::kDeclared) == units.size(); }
 };
 
+// Without EngineOptions::timeout, how long a cluster may fail transiently (refused, reset, 429,
+// 5xx, timeouts) before the units it fails for fail; with a timeout they retry until it ends.
+inline constexpr std::chrono::minutes kTransientGiveUp{10};
+
 struct EngineOptions {
   std::string seed_name;  // the planter.nephio.org/seed label
   kube::ClientOptions client;

@@ -22,6 +22,7 @@ Progress::Progress(const Plan& plan, std::FILE* out, bool terminal, bool verbose
       clusters_.push_back(it->first);
       total_.push_back(0);
       declared_.push_back(0);
+      unreachable_.push_back(false);
       pending_.emplace_back();
     }
     cluster_of_[i] = it->second;
@@ -44,6 +45,17 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
   }
   const Unit& u = plan_.units[unit];
   double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // An outage is told once when it starts and once when it ends, not once per unit it holds.
+  int c = cluster_of_[unit];
+  bool outage = r.state == UnitState::kPending &&
+                r.waiting_for.starts_with("cluster " + u.cluster + " unreachable");
+  if (outage && !unreachable_[c] && !verbose_) {
+    unreachable_[c] = true;
+    fmt::print(out_, "{:7.3f}s  {}  {}\n", t, u.cluster, r.waiting_for);
+  } else if (r.state == UnitState::kDeclared && unreachable_[c]) {
+    unreachable_[c] = false;
+    fmt::print(out_, "{:7.3f}s  {}  reachable again\n", t, u.cluster);
+  }
   std::string what;
   switch (r.state) {
     case UnitState::kDeclared:

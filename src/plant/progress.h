@@ -32,6 +32,7 @@ class Progress {
   bool terminal_, verbose_;
   std::vector<std::string> clusters_;
   std::vector<size_t> total_, declared_;
+  std::vector<bool> unreachable_;          // per cluster: an outage was reported and has not ended
   std::vector<int> cluster_of_;            // per unit, index into clusters_
   std::vector<std::set<size_t>> pending_;  // per cluster: its pending units, oldest first
   std::vector<std::string> waits_;         // per unit: what it waits for, as last reported

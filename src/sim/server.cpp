@@ -17,8 +17,10 @@
 #include <thread>
 
 #include "model/base64.h"
+#include "model/files.h"
 #include "model/strings.h"
 #include "sim/rbac.h"
+#include "sim/state_dir.h"
 #include "sim/tls.h"
 
 namespace planter::sim {
@@ -207,16 +209,11 @@ struct Server::Impl {
     return fleet->find("management");
   }
 
-  // --kubeconfig-out follows the fleet: written whole to a temporary file, then renamed.
+  // --kubeconfig-out follows the fleet, written whole and readable by its owner only (it holds
+  // the token).
   void write_kubeconfig() {
     if (options.kubeconfig_out.empty()) return;
-    std::string tmp = options.kubeconfig_out + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      out << fleet->kubeconfig();
-      if (!out) return;
-    }
-    std::rename(tmp.c_str(), options.kubeconfig_out.c_str());
+    (void)write_private_file(options.kubeconfig_out, fleet->kubeconfig());
   }
 
   // The delay --latency and --write-latency add to a request.
@@ -881,7 +878,16 @@ Server::~Server() {
 Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  impl->token = options.token.empty() ? random_token(impl->rng) : options.token;
+  // With --state-dir the sim keeps who it is across restarts: clients go on with what they have.
+  std::optional<SimIdentity> kept;
+  if (!options.fleet.state_dir.empty()) {
+    auto loaded = load_identity(options.fleet.state_dir);
+    if (!loaded) return loaded.error();
+    kept = std::move(loaded.value());
+  }
+  impl->token = !options.token.empty() ? options.token
+                : kept                 ? kept->token
+                                       : random_token(impl->rng);
   auto tokens = read_auth_csv(options.token_auth_file);
   if (!tokens) return tokens.error();
   impl->tokens = std::move(tokens.value());
@@ -891,9 +897,13 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   if (!impl->audit.open(options.audit_log))
     return Error{"cannot open the audit log " + options.audit_log + ": " + std::strerror(errno)};
   if (!options.insecure_http) {
-    auto certs = make_serving_certificates();
-    if (!certs) return certs.error();
-    impl->certs = std::move(certs.value());
+    if (kept && !kept->certs.ca_pem.empty()) {
+      impl->certs = kept->certs;
+    } else {
+      auto certs = make_serving_certificates();
+      if (!certs) return certs.error();
+      impl->certs = std::move(certs.value());
+    }
     beast::error_code ec;
     impl->tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                           ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
@@ -919,6 +929,9 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
     return Error{"cannot listen on " + options.address + ":" + std::to_string(options.port) + ": " +
                  ec.message() + " (is another sim running? pick another --port)"};
   impl->port = impl->acceptor.local_endpoint().port();
+  bool changed = !kept || kept->token != impl->token || kept->certs.ca_pem != impl->certs.ca_pem;
+  if (!options.fleet.state_dir.empty() && changed)
+    if (auto err = save_identity(options.fleet.state_dir, {impl->token, impl->certs})) return *err;
   impl->fleet = std::make_unique<Fleet>(options.fleet, impl->environment(), &impl->audit,
                                         Access{impl->url_of(), impl->certs.ca_pem, impl->token});
   Server::Impl* raw = impl.get();

@@ -1,13 +1,17 @@
 #include "sim/state_dir.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <boost/json/parse.hpp>
+#include <boost/json.hpp>
 #include <boost/json/serialize.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "model/files.h"
 #include "sim/json_access.h"
 
 namespace planter::sim {
@@ -24,10 +28,39 @@ uint64_t rv_at(const json::object& o) {
 }  // namespace
 
 Result<std::unique_ptr<StateDir>> StateDir::open(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Error{"cannot create the state folder " + dir.string() + ": " + ec.message()};
+  if (auto err = make_private_dir(dir.string()))
+    return Error{"cannot use the state folder: " + err->message};
   return std::unique_ptr<StateDir>(new StateDir(dir));
+}
+
+Result<std::optional<SimIdentity>> load_identity(const fs::path& dir) {
+  fs::path path = dir / "identity.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::optional<SimIdentity>{};
+  auto text = read_file(path.string());
+  if (!text) return text.error();
+  json::error_code jec;
+  json::value v = json::parse(text.value(), jec);
+  const json::object* o = jec ? nullptr : v.if_object();
+  auto field = [&](std::string_view k) {
+    const json::value* f = o ? o->if_contains(k) : nullptr;
+    return f && f->is_string() ? std::string(f->get_string()) : std::string{};
+  };
+  SimIdentity id{field("token"),
+                 {field("caPem"), field("certPem"), field("keyPem"), field("caKeyPem")}};
+  if (id.token.empty() || id.certs.ca_pem.empty() != id.certs.key_pem.empty())
+    return Error{path.string() + ": not a sim identity (delete it to make a new one)"};
+  return std::optional<SimIdentity>(std::move(id));
+}
+
+std::optional<Error> save_identity(const fs::path& dir, const SimIdentity& id) {
+  if (auto err = make_private_dir(dir.string())) return err;
+  json::object o{{"token", id.token},
+                 {"caPem", id.certs.ca_pem},
+                 {"certPem", id.certs.cert_pem},
+                 {"keyPem", id.certs.key_pem},
+                 {"caKeyPem", id.certs.ca_key_pem}};
+  return write_private_file((dir / "identity.json").string(), json::serialize(o));
 }
 
 StateDir::~StateDir() {
@@ -101,28 +134,25 @@ Result<std::optional<Snapshot>> StateDir::load(const std::string& cluster) const
 
 std::optional<Error> StateDir::attach(const std::string& cluster, Store& store) {
   fs::path snap = snapshot_path(cluster);
-  fs::path tmp = snap;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << "{\"resourceVersion\":" << store.resource_version() << ",\"objects\":[";
-    bool first = true;
-    store.for_each([&](const std::string& key, const StoredObject& obj) {
-      out << (first ? "" : ",") << "\n{\"key\":" << json::serialize(json::value(key))
-          << ",\"object\":" << json::serialize(*obj) << "}";
-      first = false;
-    });
-    out << "]}\n";
-    if (!out) return Error{"cannot write " + tmp.string() + ": " + std::strerror(errno)};
-  }
-  std::error_code ec;
-  fs::rename(tmp, snap, ec);
-  if (ec) return Error{"cannot write " + snap.string() + ": " + ec.message()};
+  std::string text =
+      "{\"resourceVersion\":" + std::to_string(store.resource_version()) + ",\"objects\":[";
+  bool first = true;
+  store.for_each([&](const std::string& key, const StoredObject& obj) {
+    text += (first ? "\n{\"key\":" : ",\n{\"key\":") + json::serialize(json::value(key)) +
+            ",\"object\":" + json::serialize(*obj) + "}";
+    first = false;
+  });
+  text += "]}\n";
+  if (auto err = write_private_file(snap.string(), text)) return err;
   if (auto it = journals_.find(cluster); it != journals_.end()) {
     std::fclose(it->second);
     journals_.erase(it);
   }
-  std::FILE* f = std::fopen(journal_path(cluster).c_str(), "w");
+  // Created 0600 before anything is written to it; O_NOFOLLOW: never through a planted symlink.
+  int fd = ::open(journal_path(cluster).c_str(),
+                  O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "w");
+  if (fd >= 0 && !f) ::close(fd);
   if (!f)
     return Error{"cannot write " + journal_path(cluster).string() + ": " + std::strerror(errno)};
   journals_[cluster] = f;

@@ -3,6 +3,10 @@
 // (`<cluster>.journal.jsonl`, one line per change since the snapshot, flushed as it happens,
 // so a killed sim loses nothing it answered). Loading replays the journal over the snapshot;
 // attaching writes a fresh snapshot and starts an empty journal.
+//
+// The folder also keeps the sim's identity (`identity.json`: its CA, serving certificate and
+// bearer token), so clients connected before a restart go on. Secret data is in all of these
+// files: the folder is 0700 and every file in it 0600.
 #pragma once
 
 #include <cstdio>
@@ -13,8 +17,18 @@
 
 #include "model/result.h"
 #include "sim/cluster.h"
+#include "sim/tls.h"
 
 namespace planter::sim {
+
+struct SimIdentity {
+  std::string token;
+  ServingCertificates certs;
+};
+
+// The identity kept in `dir`, or nothing when the folder has none yet.
+Result<std::optional<SimIdentity>> load_identity(const std::filesystem::path& dir);
+std::optional<Error> save_identity(const std::filesystem::path& dir, const SimIdentity& identity);
 
 class StateDir {
  public:

@@ -8,7 +8,9 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
+#include <thread>
 
 #include "plant/audit_order.h"
 #include "shared_dir.h"
@@ -301,6 +303,62 @@ TEST(PlantTest, EveryMalformedSeedIsRefusedBeforeTheFirstWrite) {
     EXPECT_THAT(r.err, HasSubstr("nothing was declared"));
   }
   EXPECT_EQ(sim.audit_lines().size(), before);
+}
+
+// The API server goes away mid-plant for 9 seconds and comes back (same port, same identity
+// from --state-dir): the plant goes on, every unit is declared once and in order, and while the
+// server is away the progress says which cluster is unreachable.
+TEST(PlantTest, APlantOutlivesAnApiServerOutage) {
+  fs::path state = fs::temp_directory_path() / fmt::format("planter-outage-{}", ::getpid());
+  fs::remove_all(state);
+  SimProcess sim({"--state-dir", state.string(), "--write-latency", "20"});
+  ASSERT_TRUE(sim.running());
+  // A chain: each ConfigMap waits for the one before, so planting takes a while.
+  fs::path seed = sim.dir() / "chain.yaml";
+  {
+    std::ofstream out(seed);
+    out << "apiVersion: v1\nkind: Namespace\nmetadata: {name: chain}\n";
+    for (int i = 0; i < 200; ++i)
+      out << fmt::format(
+          "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{}\n  "
+          "namespace: chain\n{}",
+          i,
+          i == 0 ? ""
+                 : fmt::format("  annotations: {{planter.nephio.org/"
+                               "dependencies: ConfigMap/c{}}}\n",
+                               i - 1));
+  }
+  auto written = [&] {
+    size_t n = 0;
+    for (const AuditEntry& a : parse_audit(sim.audit_lines()))
+      n += !a.verb.empty() && a.object.starts_with("|ConfigMap|chain|");
+    return n;
+  };
+  auto planting = std::async(std::launch::async, [&] {
+    return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                   " --timeout 120 --report " + q(sim.dir() / "r.json"));
+  });
+  for (int i = 0; i < 400 && written() < 20; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  int port = sim.port();
+  sim.kill_hard();
+  // Longer than the client's own retries of one request (3-6 s): the engine must go on.
+  std::this_thread::sleep_for(std::chrono::seconds(9));
+  sim.start({"--state-dir", state.string(), "--write-latency", "20"}, port);
+  ASSERT_TRUE(sim.running());
+  CommandResult r = planting.get();
+  EXPECT_EQ(r.code, 0) << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0) << r.err;
+  EXPECT_NE(r.out.find("unreachable"), std::string::npos);
+  auto states = by_state(report_of(sim.dir() / "r.json"));
+  EXPECT_EQ(states["declared"].size(), 201u);
+  expect_in_order(plan_of(q(seed)), sim.audit_lines(), 201);
+  // What the sim keeps of itself is its owner's alone.
+  EXPECT_EQ(fs::status(state).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_EQ(fs::status(state / "identity.json").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(sim.kubeconfig()).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  fs::remove_all(state);
 }
 
 TEST(PlantTest, MissingKubeconfigIsBadInputNamingTheFile) {

@@ -87,9 +87,14 @@ void SimProcess::kill_hard() {
   url_.clear();
 }
 
-void SimProcess::start(std::vector<std::string> extra_args) {
+int SimProcess::port() const {
+  size_t colon = url_.rfind(':');
+  return colon == std::string::npos ? 0 : std::atoi(url_.c_str() + colon + 1);
+}
+
+void SimProcess::start(std::vector<std::string> extra_args, int port) {
   std::vector<std::string> args = {PLANTER_BINARY,     "sim",
-                                   "--port",           "0",
+                                   "--port",           std::to_string(port),
                                    "--kubeconfig-out", kubeconfig().string(),
                                    "--audit-log",      audit_log().string()};
   args.insert(args.end(), extra_args.begin(), extra_args.end());

@@ -36,8 +36,11 @@ class SimProcess {
   bool running() const { return pid_ > 0 && !url_.empty(); }
   // Kills the sim with SIGKILL (no chance to tidy up), keeping its folder.
   void kill_hard();
-  // Starts it again in the same folder, with these arguments after the usual ones.
-  void start(std::vector<std::string> extra_args);
+  // Starts it again in the same folder, with these arguments after the usual ones, on `port`
+  // (0: any free one).
+  void start(std::vector<std::string> extra_args, int port = 0);
+  // The port it serves on, from its URL.
+  int port() const;
   const std::string& url() const { return url_; }
   std::filesystem::path dir() const { return dir_; }
   std::filesystem::path kubeconfig() const { return dir_ / "kubeconfig"; }
