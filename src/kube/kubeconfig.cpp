@@ -18,6 +18,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What is wrong with a cluster's server URL, as far as can be told without connecting.
+std::optional<std::string> server_url_problem(std::string_view url) {
+  size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return "is not a URL";
+  std::string_view scheme = url.substr(0, scheme_end);
+  if (scheme != "https" && scheme != "http")
+    return fmt::format("has scheme \"{}\", not https or http", scheme);
+  std::string_view rest = url.substr(scheme_end + 3);
+  std::string_view host = rest.substr(0, rest.find('/'));
+  if (host.empty() || host.front() == ':') return "has no host";
+  for (char c : url)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+      return "holds a space or a control character";
+  return std::nullopt;
+}
+
 bool boolean(const json::object& o, std::string_view key) {
   auto it = o.find(key);
   return it != o.end() && it->value().is_bool() && it->value().get_bool();
@@ -196,6 +212,9 @@ Result<RestConfig> Kubeconfig::rest_config(std::string_view context) const {
   std::string what = fmt::format("{}: cluster \"{}\"", cluster->file, cluster_name);
   rc.server = string_field(cluster->body, {"server"});
   if (rc.server.empty()) return Error{what + " has no server"};
+  if (auto why = server_url_problem(rc.server))
+    return Error{fmt::format("{}: server \"{}\" {}: write it as https://HOST[:PORT][/PATH]", what,
+                             rc.server, *why)};
   while (rc.server.size() > 1 && rc.server.back() == '/') rc.server.pop_back();
   auto ca = pem_of(cluster->body, "certificate-authority-data", "certificate-authority",
                    cluster->dir, what);

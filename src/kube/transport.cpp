@@ -226,8 +226,15 @@ ApiError Transport::Impl::transport_error(const Call& call, CURLcode code) const
   std::string what = call.error[0] ? std::string(call.error) : curl_easy_strerror(code);
   // The path only: the query may be long, and neither carries credentials.
   std::string path = call.req.path.substr(0, call.req.path.find('?'));
-  ApiError e = client_error("Transport",
-                            fmt::format("{} {}{}: {}", call.req.method, config.server, path, what));
+  // A certificate that does not verify or a URL that is not one will not get better by retrying.
+  std::string_view reason = "Transport";
+  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
+      code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_ISSUER_ERROR)
+    reason = "TLS";
+  else if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL)
+    reason = "BadURL";
+  ApiError e =
+      client_error(reason, fmt::format("{} {}{}: {}", call.req.method, config.server, path, what));
   e.attempts = call.attempts;
   return e;
 }

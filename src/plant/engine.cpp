@@ -313,6 +313,13 @@ class Engine {
     UnitRecord& rec = records_[u];
     if (rec.state != UnitState::kPending) return;
     const Unit& unit = plan_.units[u];
+    if (fleet_->link(unit.cluster) == FleetView::Link::kFailed) {
+      rec.error = fmt::format("cluster {}: {}", unit.cluster, fleet_->link_status(unit.cluster));
+      rec.waiting_for.clear();
+      rec.failed = since_start();
+      set_state(u, UnitState::kFailed);
+      return wake(dependents_[u]);
+    }
     std::string first_wait, first_requirement;
     for (const Requirement& r : unit.requirements) {
       Check c = check(u, r);

@@ -183,6 +183,12 @@ void FleetView::probe(const std::string& cluster, milliseconds backoff) {
       if (!*alive) return;
       ClusterLink& l = *links_.at(cluster);
       if (l.client.get() != c) return;  // replaced meanwhile
+      if (!r && (r.error().unusable_config() || r.error().permanent())) {
+        l.state = Link::kFailed;
+        l.why = "planter cannot use it as configured: " + r.error().str();
+        if (handlers_.linked) handlers_.linked(cluster);
+        return;
+      }
       if (!r) {
         l.why = "its API does not answer: " + r.error().str();
         loop_.post_after(backoff, [this, alive, cluster, c, backoff] {

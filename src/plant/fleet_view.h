@@ -57,7 +57,9 @@ struct FleetHandlers {
 class FleetView {
  public:
   enum class KindState { kUnknown, kChecking, kServed, kMissing };
-  enum class Link { kWaiting, kConnecting, kLinked, kAbsent };
+  // kFailed: its API refused us for good (credentials, certificate, URL): nothing can be
+  // declared there, and the units placed on it fail with the reason.
+  enum class Link { kWaiting, kConnecting, kLinked, kAbsent, kFailed };
 
   // `known`: RestConfigs of the clusters given up front, by name ("SELF" included).
   FleetView(EventLoop& loop, const Plan& plan, std::map<std::string, kube::RestConfig> known,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -359,6 +360,56 @@ TEST(PlantTest, APlantOutlivesAnApiServerOutage) {
   EXPECT_EQ(fs::status(sim.kubeconfig()).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
   fs::remove_all(state);
+}
+
+// What no retry can fix ends the plant at once, with the cause: a token the server refuses, a
+// token file that cannot be read, a server certificate that does not verify, a plugin that wants a
+// terminal. A server that is not a URL makes the kubeconfig unusable: exit 2.
+TEST(PlantTest, APermanentClusterErrorEndsThePlantAtOnce) {
+  SimProcess sim;
+  SimProcess other;  // its CA does not sign `sim`'s certificate
+  ASSERT_TRUE(sim.running() && other.running());
+  std::string kubeconfig = read_file(sim.kubeconfig());
+  auto ca_of = [](const std::string& k) {
+    std::smatch m;
+    std::regex_search(k, m, std::regex("certificate-authority-data: (\\S+)"));
+    return m[1].str();
+  };
+  auto with = [&](const std::string& name, const std::string& from, const std::string& to) {
+    fs::path p = sim.dir() / (name + ".kubeconfig");
+    std::ofstream(p) << std::regex_replace(kubeconfig, std::regex(from), to);
+    return p;
+  };
+  fs::path seed = sim.dir() / "cm.yaml";
+  std::ofstream(seed)
+      << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n";
+  struct Case {
+    fs::path kubeconfig;
+    int code;
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {with("token", "token: \\S+", "token: not-the-token"), 1, "Unauthorized (401"},
+      {with("token-file", "token: \\S+", "tokenFile: /nonexistent/token"), 1,
+       "cannot read the token file /nonexistent/token"},
+      {with("ca", "certificate-authority-data: \\S+",
+            "certificate-authority-data: " + ca_of(read_file(other.kubeconfig()))),
+       1, "SSL"},
+      {with("interactive", "token: \\S+",
+            "exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/true, "
+            "interactiveMode: Always}"),
+       1, "wants a terminal (interactiveMode: Always)"},
+      {with("url", "server: \\S+", "server: not-a-url"), 2, "server \"not-a-url\" is not a URL"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.kubeconfig.filename().string());
+    auto start = std::chrono::steady_clock::now();
+    CommandResult r = planter("plant --kubeconfig " + q(c.kubeconfig) + " " + q(seed));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_EQ(r.code, c.code) << r.out << r.err;
+    EXPECT_THAT(r.out + r.err, HasSubstr(c.says));
+  }
+  EXPECT_EQ(sim.kubectl("get configmap a -n default").code, 1);
 }
 
 TEST(PlantTest, MissingKubeconfigIsBadInputNamingTheFile) {
