@@ -19,7 +19,7 @@
 namespace planter {
 
 // What one stream may build, so that hostile input ends in an error instead of exhausting the stack
-// or memory (docs/plan.md lists every limit). kube-apiserver itself accepts JSON nested 10,000
+// or memory (docs/limits.md lists every limit). kube-apiserver itself accepts JSON nested 10,000
 // levels deep; no manifest comes near 1,000 (cert-manager's CRDs, among the deepest, reach 40).
 inline constexpr size_t kYamlMaxDepth = 1000;
 // Aliases are copies: at most this many in a stream, adding at most this much.
