@@ -221,6 +221,10 @@ int run_operator(const OperatorFlags& f) {
             {"server", config->server},
             {"leader-elect", f.leader_elect ? "true" : "false"}});
   if (f.leader_elect) {
+    if (std::string why = elector.blocker(); !why.empty()) {
+      log.error("cannot elect a leader", {{"error", why}});
+      return finish(kExitBadInput);
+    }
     log.info("waiting for the Lease", {{"lease", lo.ns + "/" + lo.name}});
     if (!elector.acquire(stop.get_token())) return finish(kExitOk);
     leading = true;

@@ -39,6 +39,10 @@ std::string default_seed_name(const std::vector<std::string>& sources) {
       fs::path p = fs::path(path).lexically_normal();
       if (p.filename().empty()) p = p.parent_path();
       std::error_code ec;  // a source that cannot be looked at is named as a file
+      // The same file gives the same name however it was typed (`seed.yaml` inside shop/, or
+      // `shop/seed.yaml` outside): uproot must find what plant labelled.
+      if (s.find("://") == std::string::npos)
+        if (fs::path absolute = fs::weakly_canonical(p, ec); !ec) p = absolute;
       bool folder = fs::is_directory(p, ec);
       name = folder ? p.filename().string() : p.stem().string();
       if (!folder && name == "seed" && !p.parent_path().filename().empty())
@@ -232,6 +236,14 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
   fmt::print("uprooting seed {}: {} units\n", p.seed_name, p.plan.units.size());
   plant::UprootOutcome out = plant::uproot(p.plan, p.targets.clusters, options);
   fmt::print("\n{}", plant::render_uproot_summary(p.plan, out));
+  if (out.complete() && out.count(plant::RemovalState::kDeleted) == 0) {
+    fmt::print(
+        "nothing labelled planter.nephio.org/seed={} was found: was it planted under another "
+        "--seed-name?\n",
+        p.seed_name);
+    std::fflush(stdout);
+    return kExitFailure;
+  }
   std::fflush(stdout);
   return out.complete() ? kExitOk : kExitFailure;
 }

@@ -47,6 +47,20 @@ LeaderElector::LeaderElector(kube::Client& client, LeaseOptions options, Note no
   }
 }
 
+std::string LeaderElector::blocker() {
+  auto ns = client_.get("v1", "Namespace", "", options_.ns);
+  if (!ns && ns.error().not_found())
+    return fmt::format(
+        "the Lease's namespace {} does not exist: create it (kubectl create namespace "
+        "{}) or choose another with --leader-elect-resource-namespace",
+        options_.ns, options_.ns);
+  auto lease = client_.get(std::string(kLeaseApiVersion), "Lease", options_.ns, options_.name);
+  if (!lease && (lease.error().forbidden() || lease.error().unusable_config()))
+    return fmt::format("cannot read the Lease {}/{}: {}", options_.ns, options_.name,
+                       lease.error().str());
+  return {};
+}
+
 bool LeaderElector::try_acquire_or_renew() {
   auto now = std::chrono::system_clock::now();
   auto got = client_.get(std::string(kLeaseApiVersion), "Lease", options_.ns, options_.name);

@@ -30,6 +30,10 @@ class LeaderElector {
   using Note = std::function<void(const std::string& what)>;
   LeaderElector(kube::Client& client, LeaseOptions options, Note note);
 
+  // What keeps this replica from ever holding the Lease, checked once at start: its namespace does
+  // not exist (nothing creates it later), or the operator may not read Leases there. Empty when
+  // none; a server that does not answer yet is no such problem.
+  std::string blocker();
   // Tries until this replica holds the Lease (true) or `stop` is requested (false).
   bool acquire(std::stop_token stop);
   // Renews until `stop` is requested (then releases the Lease and returns true) or until renewing

@@ -363,6 +363,18 @@ std::string hello_configmap(const SimProcess& sim, const std::string& ns) {
   return "    configMapRef: {name: hello}";
 }
 
+// Outside a pod the Lease's namespace may not exist: nothing would ever create it, so the operator
+// says so and stops instead of waiting forever.
+TEST(OperatorTest, ALeaseNamespaceThatDoesNotExistStopsItAtStart) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir(),
+                     {"--leader-elect", "--leader-elect-resource-namespace", "nowhere"});
+  ASSERT_TRUE(eventually([&] { return !op.running(); }, 15s)) << op.log();
+  EXPECT_THAT(op.log(), HasSubstr("the Lease's namespace nowhere does not exist"));
+  EXPECT_THAT(op.log(), HasSubstr("kubectl create namespace nowhere"));
+}
+
 TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
   fs::path tokens = fs::temp_directory_path() / fmt::format("planter-op-tokens-{}.csv", getpid());
   std::ofstream(tokens) << "token-a,operator-a,1,\"system:masters\"\n"

@@ -412,6 +412,30 @@ TEST(PlantTest, APermanentClusterErrorEndsThePlantAtOnce) {
   EXPECT_EQ(sim.kubectl("get configmap a -n default").code, 1);
 }
 
+// The seed's default name does not depend on how its path was typed, and an uproot that finds
+// nothing of the seed says so and fails.
+TEST(PlantTest, TheDefaultSeedNameIsTheSameFromAnyFolder) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::create_directories(sim.dir() / "shop");
+  std::ofstream(sim.dir() / "shop" / "seed.yaml")
+      << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: price, namespace: default}\n";
+  std::string kubeconfig = " --kubeconfig " + q(sim.kubeconfig());
+  CommandResult planted = run_shell("cd " + q(sim.dir() / "shop") + " && " + PLANTER_BINARY +
+                                    " plant seed.yaml" + kubeconfig);
+  ASSERT_EQ(planted.code, 0) << planted.out << planted.err;
+  EXPECT_THAT(planted.out, HasSubstr("planting seed shop:"));
+  CommandResult uprooted = run_shell("cd " + q(sim.dir()) + " && " + PLANTER_BINARY +
+                                     " uproot shop/seed.yaml" + kubeconfig);
+  EXPECT_EQ(uprooted.code, 0) << uprooted.out << uprooted.err;
+  EXPECT_THAT(uprooted.out, HasSubstr("uprooting seed shop:"));
+  EXPECT_NE(sim.kubectl("get configmap price -n default").code, 0);
+  // Again: nothing of it is left.
+  CommandResult nothing = planter("uproot " + q(sim.dir() / "shop" / "seed.yaml") + kubeconfig);
+  EXPECT_EQ(nothing.code, 1) << nothing.out << nothing.err;
+  EXPECT_THAT(nothing.out, HasSubstr("nothing labelled planter.nephio.org/seed=shop was found"));
+}
+
 TEST(PlantTest, MissingKubeconfigIsBadInputNamingTheFile) {
   CommandResult r = planter("plant --kubeconfig /nonexistent/kubeconfig " +
                             q(kSource / "examples/hello-world/seed.yaml"));
