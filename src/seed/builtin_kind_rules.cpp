@@ -89,12 +89,10 @@ std::string api_version_of(std::string_view group, std::string_view version) {
 void check_builtin_kind(const Object& o, const KindInfo* info, const KindTable& kinds,
                         Diagnostics& diags) {
   std::string_view group = o.ref.group();
-  if (!kinds.is_builtin_group(group) || (info && !info->builtin)) return;
+  if (info && !info->builtin) return;  // a CRD of the seed serves it
   if (info && std::find(info->versions.begin(), info->versions.end(), o.ref.version()) !=
                   info->versions.end())
     return;
-  std::string no_match =
-      fmt::format("no matches for kind \"{}\" in version \"{}\"", o.ref.kind, o.ref.api_version);
   if (const RemovedApi* gone = removed(o.ref)) {
     std::string now =
         info ? fmt::format("; use apiVersion: {}", api_version_of(group, info->versions.front()))
@@ -105,6 +103,9 @@ void check_builtin_kind(const Object& o, const KindInfo* info, const KindTable& 
                            o.ref.api_version, gone->removed_in, now));
     return;
   }
+  if (!kinds.is_builtin_group(group)) return;  // a CRD the cluster has may serve it
+  std::string no_match =
+      fmt::format("no matches for kind \"{}\" in version \"{}\"", o.ref.kind, o.ref.api_version);
   if (!info) {
     std::string best;
     size_t best_distance = 3;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/base64.h"
 #include "model/names.h"
 #include "seed/validate.h"
 
@@ -218,6 +219,14 @@ void check_data_keys(const Object& o, Diagnostics& diags) {
             o.where(), o.display(),
             fmt::format("{}[{}] must be a string, not {}", field, key, json::serialize(kv.value())),
             "quote the value");
+      else if (field != "stringData" && (o.ref.kind == "Secret" || field == "binaryData") &&
+               !base64_decode(kv.value().get_string()))
+        diags.add(o.where(), o.display(),
+                  fmt::format("{}[{}] is not base64: kube-apiserver decodes {} values", field, key,
+                              field),
+                  o.ref.kind == "Secret"
+                      ? "encode it (base64 -w0), or put the text under stringData"
+                      : "encode it (base64 -w0), or put the text under data");
     }
   }
 }
