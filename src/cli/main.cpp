@@ -2,6 +2,7 @@
 // and `replant` (the engine), and `sim` (the simulated fleet).
 // Exit codes: 0 success, 2 bad input (nothing was declared), 1 anything else.
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -32,9 +33,19 @@ int run_planner(const SeedFlags& flags, const std::function<std::string(const Pl
   return kExitOk;
 }
 
+// Many clusters, watches and clients need many descriptors: the soft limit goes up to the hard
+// one at start, as Go's runtime does for kubectl and kube-apiserver.
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  raise_open_file_limit();
   CLI::App app{
       "planter plants a Day-1 package of Kubernetes objects (a seed) across the management "
       "cluster and workload clusters, declaring each object as soon as its hard dependencies "

@@ -70,6 +70,10 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
   cmd->add_option("--state-dir", f.state_dir,
                   "Keep every cluster's objects here (snapshot and journal), so a restarted sim "
                   "has its objects, resourceVersions and workload clusters");
+  cmd->add_option("--idle-timeout", f.idle_timeout_s,
+                  "Seconds an HTTP/1.1 connection may stay without sending a whole request")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--bookmark-interval", f.bookmark_interval_s,
                   "Seconds between BOOKMARK events on watches that allow them")
       ->check(CLI::PositiveNumber)
@@ -139,6 +143,7 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   options.address = f.address;
   options.port = static_cast<uint16_t>(f.port);
   options.insecure_http = f.insecure_http;
+  options.idle_timeout = std::chrono::seconds(f.idle_timeout_s);
   options.token = f.token;
   options.token_auth_file = f.token_auth_file;
   options.basic_auth_file = f.basic_auth_file;

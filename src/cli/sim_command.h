@@ -23,6 +23,7 @@ struct SimFlags {
   std::string node_memory = "32Gi";
   int clusters = 0;
   int bookmark_interval_s = 60;
+  int idle_timeout_s = 90;
   int watch_history = 20000;
   std::string audit_log;
   std::string token;

@@ -34,7 +34,16 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-constexpr size_t kBodyLimit = 64 * 1024 * 1024;
+// kube-apiserver's limit on a request body (--max-request-body-bytes): 3 MiB, answered with 413.
+constexpr size_t kBodyLimit = 3 * 1024 * 1024;
+// A TLS handshake that has not finished in this long is closed (as are connections idle for
+// ServerOptions::idle_timeout): idle clients must not hold descriptors forever.
+constexpr std::chrono::seconds kHandshakeTimeout{10};
+
+Response too_large() {
+  return api_status(413, "RequestEntityTooLarge",
+                    "Request entity too large: limit is " + std::to_string(kBodyLimit));
+}
 // A watcher this far behind is cut off, as a real server drops slow watchers.
 constexpr size_t kMaxQueuedFrames = 100000;
 
@@ -253,6 +262,7 @@ struct Server::Impl {
   }
 
   void accept();
+  bool out_of_descriptors_said = false;
 
   // What every request goes through, whatever its protocol: authentication, impersonation,
   // routing to its cluster, the cluster's latency and injected errors.
@@ -400,6 +410,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     size_t out_off = 0;
     bool eof = false;
     bool closed = false;
+    bool too_large = false;  // the body passed kBodyLimit: answered 413, never handled
     std::shared_ptr<Cluster> watch_cluster;
     uint64_t watch_id = 0;
 
@@ -487,12 +498,13 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     return 0;
   }
 
-  static int on_data(nghttp2_session* session, uint8_t, int32_t id, const uint8_t* data, size_t len,
+  static int on_data(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len,
                      void* user) {
     H2Stream* st = self(user)->find(id);
     if (!st) return 0;
-    if (st->body.size() + len > kBodyLimit) {
-      nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+    if (st->too_large || st->body.size() + len > kBodyLimit) {
+      st->too_large = true;
+      st->body.clear();
       return 0;
     }
     st->body.append(reinterpret_cast<const char*>(data), len);
@@ -535,6 +547,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   }
 
   void dispatch(const std::shared_ptr<H2Stream>& st) {
+    if (st->too_large) return st->respond(too_large());
     Request req;
     req.method = st->method;
     std::string path = parse_target(st->target, req);
@@ -681,9 +694,11 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
 
   void start() {
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
+      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
       stream_.async_handshake(
           ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
             if (ec) return;
+            beast::get_lowest_layer(self->stream_).expires_never();
             SSL* ssl = self->stream_.native_handle();
             self->cert_user_ = peer_user(ssl);
             const unsigned char* proto = nullptr;
@@ -724,12 +739,29 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
   void read() {
     parser_.emplace();
     parser_->body_limit(kBodyLimit);
+    beast::get_lowest_layer(stream_).expires_after(server_.options.idle_timeout);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = this->shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
+    beast::get_lowest_layer(stream_).expires_never();  // the answer (or a watch) may take long
+    if (ec == http::error::body_limit) {
+      keep_alive_ = false;
+      draining_ = true;  // read what the client still sends, so it sees the answer
+      return respond(too_large());
+    }
+    // A request that is not HTTP gets kube-apiserver's (Go's) answer, not a dropped connection.
+    if (ec && ec.category() == http::make_error_code(http::error::bad_method).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      keep_alive_ = false;
+      Response bad;
+      bad.status = 400;
+      bad.content_type = "text/plain; charset=utf-8";
+      bad.body = "400 Bad Request";
+      return respond(std::move(bad));
+    }
     if (ec) return close();
     auto& msg = parser_->get();
     keep_alive_ = msg.keep_alive();
@@ -759,6 +791,7 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
     res->prepare_payload();
     http::async_write(stream_, *res,
                       [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (!ec && self->draining_) return self->drain();
                         if (ec || !self->keep_alive_) return self->close();
                         self->read();
                       });
@@ -821,6 +854,22 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
                      });
   }
 
+  // After a 413: the rest of the body is read and dropped (for at most 10 s) before the
+  // connection closes; closing at once would reset it under a client still sending, which then
+  // never reads the answer.
+  void drain() {
+    if (!draining_started_) {
+      draining_started_ = true;
+      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(10));
+      drain_buffer_.resize(16384);
+    }
+    stream_.async_read_some(net::buffer(drain_buffer_),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->close();
+                              self->drain();
+                            });
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
@@ -846,6 +895,9 @@ class Session : public Exchange, public std::enable_shared_from_this<Session<Str
   uint64_t watch_id_ = 0;
   Identity cert_user_;  // of a verified client certificate: CN and O
   char probe_[64];
+  bool draining_ = false;
+  bool draining_started_ = false;
+  std::string drain_buffer_;
 };
 
 }  // namespace
@@ -854,8 +906,21 @@ void Server::Impl::accept() {
   acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted) return;
+      // Out of descriptors (EMFILE, ENFILE): accepting again at once would spin at 100% CPU.
+      // Wait; idle connections time out and give theirs back.
+      if (ec == net::error::no_descriptors || ec.value() == ENFILE) {
+        if (!out_of_descriptors_said) {
+          std::fprintf(stderr,
+                       "planter sim: out of file descriptors (%s); accepting again in 100 ms\n",
+                       ec.message().c_str());
+          out_of_descriptors_said = true;
+        }
+        auto timer = std::make_shared<net::steady_timer>(io, std::chrono::milliseconds(100));
+        return timer->async_wait([this, timer](beast::error_code) { accept(); });
+      }
       return accept();
     }
+    out_of_descriptors_said = false;
     socket.set_option(tcp::no_delay(true));
     if (options.insecure_http) {
       std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(socket)))

@@ -33,6 +33,8 @@ struct ServerOptions {
   std::string audit_log;  // empty: none
   // Rewritten (atomically) whenever a workload cluster comes or goes; empty: none.
   std::string kubeconfig_out;
+  // An HTTP/1.1 connection that sends no whole request for this long is closed.
+  std::chrono::seconds idle_timeout{90};
   FleetOptions fleet;
 };
 

@@ -532,8 +532,10 @@ TEST(PlantTest, UprootLeavesObjectsOfOtherSeedsAlone) {
           .code,
       0);
   CommandResult r = planter("uproot --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Nothing of this seed was there: said, and a failure (the user likely named the wrong seed).
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("planted by seed \"other\": left alone"));
+  EXPECT_THAT(r.out, HasSubstr("nothing labelled planter.nephio.org/seed=seed was found"));
   EXPECT_EQ(sim.kubectl("get configmap c -n shared").code, 0);
 }
 

@@ -54,5 +54,14 @@ TEST(ApiConformanceTest, RawHttp) {
   EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
 }
 
+// Bodies over the limit, requests that are not HTTP, idle connections, and a sim out of file
+// descriptors (tests/sim/connection_limits.py).
+TEST(ApiConformanceTest, ConnectionLimits) {
+  std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/connection_limits.py";
+  auto r = run_shell("python3 " + script + " " + PLANTER_BINARY);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace planter::testing
