@@ -16,6 +16,9 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
                   "Run every executable in this folder, sorted by name, after --plugin ones");
   cmd->add_option("--plugin-timeout", f.plugin_timeout_s, "Seconds a plugin may run")
       ->capture_default_str();
+  cmd->add_option("--plugin-network", f.plugin_network,
+                  "Let this plugin (its file name or path) use the network; the others run without "
+                  "(repeatable)");
   cmd->add_option("--plugin-max-output", f.plugin_max_output_mib,
                   "MiB a plugin may write to stdout")
       ->capture_default_str();
@@ -43,6 +46,7 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
   }
   req.plugin_limits.timeout = std::chrono::seconds(f.plugin_timeout_s);
   req.plugin_limits.max_output_bytes = f.plugin_max_output_mib << 20;
+  req.plugin_limits.network = f.plugin_network;
   req.options.default_namespace = f.default_namespace;
   req.options.create_namespace = f.create_namespace;
   req.options.default_cluster = f.default_cluster;

@@ -21,6 +21,7 @@ struct SeedFlags {
   std::string plugin_dir;
   int plugin_timeout_s = 30;
   size_t plugin_max_output_mib = 256;
+  std::vector<std::string> plugin_network;
   std::vector<std::string> clusters;        // NAME=CONTEXT
   std::vector<std::string> cluster_labels;  // NAME=k=v,...
   std::string default_namespace = "default";

@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
+
+#include "model/sandbox.h"
 
 extern char** environ;
 
@@ -40,6 +43,20 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
   return true;
 }
 
+// `name` looked up in PATH as execvp would, or `name` itself when no entry has it.
+std::string find_in_path(const std::string& name) {
+  const char* env = std::getenv("PATH");
+  std::string_view dirs = env ? env : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return name;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
 }  // namespace
 
 Result<ProcessOutput> run_process(const ProcessSpec& spec) {
@@ -54,42 +71,54 @@ Result<ProcessOutput> run_process(const ProcessSpec& spec) {
   if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w))
     return Error{fmt::format("cannot create pipes: {}", std::strerror(errno))};
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_r.fd, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-
   std::vector<char*> argv{const_cast<char*>(path.c_str())};
   for (const std::string& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  // The child's environment: ours, with spec.env set over it.
+  // The child's environment: ours (or only kKeptEnvironment of it), with spec.env set over it.
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     std::string_view entry(*e);
     std::string_view key = entry.substr(0, entry.find('='));
     bool replaced = std::any_of(spec.env.begin(), spec.env.end(),
                                 [&](const auto& kv) { return kv.first == key; });
-    if (!replaced) env_strings.emplace_back(entry);
+    bool kept = !spec.clean_environment ||
+                std::find(std::begin(kKeptEnvironment), std::end(kKeptEnvironment), key) !=
+                    std::end(kKeptEnvironment);
+    if (!replaced && kept) env_strings.emplace_back(entry);
   }
   for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
+
+  ProcessOutput result;
   pid_t pid = 0;
-  int rc = path.find('/') == std::string::npos
-               ? ::posix_spawnp(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data())
-               : ::posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return Error{fmt::format("cannot start {}: {}", path, std::strerror(rc))};
+  if (spec.sandbox) {
+    std::string file = path.find('/') == std::string::npos ? find_in_path(path) : path;
+    auto started = spawn_sandboxed(file, argv.data(), envp.data(),
+                                   SandboxFds{in_r.fd, out_w.fd, err_w.fd}, result.sandbox_note);
+    if (!started) return started.error();
+    pid = started.value();
+  } else {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in_r.fd, 0);
+    posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attr, &none);
+    int rc = path.find('/') == std::string::npos
+                 ? ::posix_spawnp(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data())
+                 : ::posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) return Error{fmt::format("cannot start {}: {}", path, std::strerror(rc))};
+  }
   in_r.reset();
   out_w.reset();
   err_w.reset();
@@ -99,7 +128,6 @@ Result<ProcessOutput> run_process(const ProcessSpec& spec) {
   (void)sigpipe_ignored;
   for (int fd : {in_w.fd, out_r.fd, err_r.fd}) ::fcntl(fd, F_SETFL, O_NONBLOCK);
 
-  ProcessOutput result;
   size_t written = 0;
   if (input.empty()) in_w.reset();
   auto deadline = std::chrono::steady_clock::now() + spec.timeout;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,7 +29,15 @@ struct ProcessSpec {
   size_t max_output_bytes = 256u << 20;
   // Set from another thread to stop waiting: the child is killed within 100 ms (or never started).
   const std::atomic<bool>* cancel = nullptr;
+  // In a sandbox (model/sandbox.h): no network, and every process it starts ends with it.
+  bool sandbox = false;
+  // Only kKeptEnvironment of planter's environment (and `env`), not all of it.
+  bool clean_environment = false;
 };
+
+// What a child with ProcessSpec::clean_environment still gets of planter's environment.
+inline constexpr std::string_view kKeptEnvironment[] = {"PATH",     "HOME", "LANG",   "LC_ALL",
+                                                        "LC_CTYPE", "TZ",   "TMPDIR", "USER"};
 
 struct ProcessOutput {
   int exit_code = 0;  // valid when signal == 0
@@ -37,7 +46,8 @@ struct ProcessOutput {
   bool output_too_large = false;
   bool cancelled = false;
   std::string out;
-  std::string err;  // its last MiB at most
+  std::string err;           // its last MiB at most
+  std::string sandbox_note;  // why a ProcessSpec::sandbox child runs unsandboxed; empty when it is
 
   bool succeeded() const {
     return !timed_out && !output_too_large && !cancelled && signal == 0 && exit_code == 0;

@@ -58,11 +58,17 @@ bool run_plugins(const std::vector<std::string>& plugins, Seed& seed, const Plug
                  Diagnostics& diags) {
   for (const std::string& plugin : plugins) {
     std::string name = fs::path(plugin).filename().string();
+    bool network =
+        std::find(limits.network.begin(), limits.network.end(), name) != limits.network.end() ||
+        std::find(limits.network.begin(), limits.network.end(), plugin) != limits.network.end();
     ProcessSpec spec{.path = plugin,
                      .input = serialize_seed(seed),
                      .timeout = limits.timeout,
-                     .max_output_bytes = limits.max_output_bytes};
+                     .max_output_bytes = limits.max_output_bytes,
+                     .sandbox = !network,
+                     .clean_environment = true};
     auto run = run_process(spec);
+    if (run && !run->sandbox_note.empty()) diags.warn("", "plugin " + name, run->sandbox_note);
     if (!run) {
       diags.add("", "plugin " + name, run.error().message, "check the path and its execute bit");
       return false;

@@ -1,8 +1,10 @@
 // Running plugins: executables that read the whole seed on stdin and write it back, annotated, on
 // stdout.
 //
-// A plugin runs without a shell (posix_spawn of the path itself), in its own process group, with a
-// timeout and a cap on its output; its stderr is kept for the error message. The format it gets is
+// A plugin runs as kpt runs KRM functions: a function of the seed. Without a shell, with a timeout
+// and a cap on its output, its stderr kept for the error message; in a sandbox (model/sandbox.h:
+// no network, and every process it starts ends with it) unless PluginLimits::network names it;
+// with only the environment variables of kKeptEnvironment (model/process.h). The format it gets is
 // the seed's own: a KRM `config.kubernetes.io/v1 ResourceList` when the seed came as one, a plain
 // multi-document stream otherwise; what it writes back may be either (see docs/plugins.md).
 #pragma once
@@ -21,6 +23,9 @@ namespace planter {
 struct PluginLimits {
   std::chrono::milliseconds timeout{30'000};
   size_t max_output_bytes = 256u << 20;
+  // Plugins (by file name or by path) that may use the network (--plugin-network); the others run
+  // in a network namespace of their own.
+  std::vector<std::string> network;
 };
 
 // The plugins of a --plugin-dir: its executable regular files, sorted by name.

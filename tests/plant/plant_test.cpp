@@ -535,7 +535,8 @@ TEST(PlantTest, UprootLeavesObjectsOfOtherSeedsAlone) {
   // Nothing of this seed was there: said, and a failure (the user likely named the wrong seed).
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("planted by seed \"other\": left alone"));
-  EXPECT_THAT(r.out, HasSubstr("nothing labelled planter.nephio.org/seed=seed was found"));
+  EXPECT_THAT(r.out, HasSubstr("nothing labelled planter.nephio.org/seed=" +
+                               sim.dir().filename().string() + " was found"));
   EXPECT_EQ(sim.kubectl("get configmap c -n shared").code, 0);
 }
 

@@ -1,12 +1,22 @@
+#include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "plugins/runner.h"
 #include "test_support.h"
 
 namespace planter {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string plugin(const std::string& name) {
   return std::string(PLANTER_TEST_DATA) + "/plugins/" + name;
@@ -89,6 +99,78 @@ TEST(Plugins, MissingExecutableIsReported) {
   Diagnostics d;
   EXPECT_FALSE(run_plugins({plugin("does-not-exist")}, s, {}, d));
   EXPECT_NE(d.str().find("cannot start"), std::string::npos) << d.str();
+}
+
+// A plugin written for one test, in a folder of its own.
+std::string write_plugin(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / ("planter-plugin-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  std::ofstream(p) << text;
+  fs::permissions(p, fs::perms::owner_all);
+  return p.string();
+}
+
+// What the plugin said about itself: the value of annotation `key` on the seed's first object.
+std::string told(const Seed& s, const std::string& key) {
+  const auto* a = s.objects.empty() ? nullptr : s.objects[0].annotation(key);
+  return a ? std::string(*a) : "(no annotation " + key + ")";
+}
+
+// The plugin of the sandbox tests: reports what it can reach and see in annotations.
+std::string probe_plugin(int port, const std::string& flag_file) {
+  return fmt::format(R"(#!/usr/bin/env python3
+import os, socket, subprocess, sys, yaml
+docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
+try:
+    socket.create_connection(("127.0.0.1", {}), timeout=2).close()
+    reached = "yes"
+except OSError as e:
+    reached = "no"
+# A grandchild that leaves the process group and outlives the plugin by a second, unless stopped.
+subprocess.Popen(["setsid", "sh", "-c", "sleep 1; echo alive > {}"])
+notes = docs[0]["metadata"].setdefault("annotations", {{}})
+notes["network"] = reached
+notes["env"] = ",".join(sorted(os.environ))
+yaml.safe_dump_all(docs, sys.stdout)
+)",
+                     port, flag_file);
+}
+
+// Plugins are functions of the seed: no network unless allowed, only a few environment variables,
+// and nothing they start outlives them.
+TEST(Plugins, RunInASandboxWithoutNetworkOrLeftovers) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  fs::path flag = fs::temp_directory_path() / ("planter-leftover-" + std::to_string(::getpid()));
+  fs::remove(flag);
+  std::string probe = write_plugin("probe.py", probe_plugin(ntohs(addr.sin_port), flag.string()));
+  ::setenv("PLANTER_TEST_SECRET", "do-not-pass", 1);
+
+  Seed s = small_seed();
+  Diagnostics d;
+  ASSERT_TRUE(run_plugins({probe}, s, {}, d)) << d.str();
+  EXPECT_EQ(told(s, "network"), "no");
+  std::string env = told(s, "env");
+  EXPECT_NE(env.find("PATH"), std::string::npos) << env;
+  EXPECT_EQ(env.find("PLANTER_TEST_SECRET"), std::string::npos) << env;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_FALSE(fs::exists(flag)) << "a process the plugin started outlived it";
+
+  Seed allowed = small_seed();
+  PluginLimits limits;
+  limits.network = {"probe.py"};
+  ASSERT_TRUE(run_plugins({probe}, allowed, limits, d)) << d.str();
+  EXPECT_EQ(told(allowed, "network"), "yes");
+  ::close(listener);
+  ::unsetenv("PLANTER_TEST_SECRET");
+  fs::remove(flag);
 }
 
 TEST(Plugins, DirectoryIsSortedByName) {
