@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install their own dependencies.
 JOBS ?= $(shell nproc)
 
-.PHONY: deps clients build build-sanitize run test test-release test-sanitize bench format clean
+.PHONY: deps clients build build-sanitize build-fuzz run test test-release test-sanitize fuzz bench format clean
 
 deps:
 	@scripts/install-deps
@@ -17,6 +17,15 @@ build: deps
 build-sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build --preset sanitize -j $(JOBS)
+
+# libFuzzer targets (clang, ASan+UBSan), each run for FUZZ_SECONDS (docs/fuzzing.md).
+FUZZ_SECONDS ?= 60
+build-fuzz: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+
+fuzz: build-fuzz
+	scripts/fuzz $(FUZZ_SECONDS)
 
 run: build
 	build/release/src/planter plant --sim examples/hello-world/seed.yaml --timeline build/hello-world.html

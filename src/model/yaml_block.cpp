@@ -9,7 +9,6 @@
 #include <boost/json.hpp>
 #include <cstring>
 #include <deque>
-#include <source_location>
 #include <string>
 
 namespace planter {
@@ -23,8 +22,10 @@ struct Unsupported {
   unsigned reader_line;
 };
 
-[[noreturn]] void unsupported(std::source_location at = std::source_location::current()) {
-  throw Unsupported{at.line()};
+// __builtin_LINE() rather than std::source_location: clang 14 (the fuzzing build) has no
+// std::source_location with libstdc++ 12.
+[[noreturn]] void unsupported(unsigned line = __builtin_LINE()) {
+  throw Unsupported{line};
 }
 
 // Bytes and sequences that send a stream to libfyaml: control characters (tab and CR included),

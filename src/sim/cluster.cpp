@@ -17,6 +17,7 @@
 #include "sim/patch.h"
 #include "sim/protobuf.h"
 #include "sim/rbac.h"
+#include "sim/schema.h"
 #include "sim/selectors.h"
 #include "sim/table.h"
 #include "sim/tls.h"
@@ -682,6 +683,15 @@ struct Handler {
       return bad_request("fieldValidation parameter unsupported: " + mode);
     if (!t.custom) return std::nullopt;
     auto unknown = prune_unknown(t, obj);
+    // Then what kube-apiserver does with a structural schema: nulls dropped, defaults applied,
+    // every value checked.
+    apply_schema_defaults(t.schema, obj);
+    if (auto violations = validate_against_schema(t.schema, obj); !violations.empty()) {
+      std::vector<Cause> causes;
+      for (auto& v : violations)
+        causes.push_back({std::move(v.reason), std::move(v.message), std::move(v.field)});
+      return invalid(t, meta_string(obj, "name"), std::move(causes));
+    }
     if (unknown.empty() || mode == "Ignore") return std::nullopt;
     if (mode == "Strict") {
       std::string msg = t.kind + " in version \"" + t.version + "\" cannot be handled as a " +
@@ -1041,7 +1051,8 @@ struct Handler {
       meta_of(*o).erase("resourceVersion");
       meta_of(*o).erase("managedFields");
     }
-    if (a == b && (verb != "apply" || same_owners(old, obj))) return object_response(200, old, type);
+    if (a == b && (verb != "apply" || same_owners(old, obj)))
+      return object_response(200, old, type);
     if (dry_run()) return object_response(200, obj, type);
     // Removing the last finalizer of an object being deleted deletes it.
     if (!meta_string(obj, "deletionTimestamp").empty() && !has_finalizers(obj)) {

@@ -276,7 +276,10 @@ Result<json::value> smp(const json::value& target, const json::value& patch) {
     else
       out[k] = std::move(merged.value());
   }
-  for (auto& [field, order] : orders) {
+  for (auto& entry : orders) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const auto& field = entry.first;
+    const auto& order = entry.second;
     auto* cur = out.if_contains(field);
     if (!cur || !cur->is_array()) continue;
     auto& arr = cur->as_array();

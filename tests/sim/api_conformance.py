@@ -205,4 +205,53 @@ time.sleep(0.2)
 check("deleting the CRD removes its kind and objects",
       request("GET", "/apis/example.org/v1/namespaces/default/gadgets/g")[0] == 404
       and request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.org")[0] == 404)
+# Structural schemas: what kube-apiserver refuses, drops and fills in for a custom resource.
+widget_schema = {"type": "object", "properties": {"spec": {
+    "type": "object", "required": ["size"],
+    "properties": {
+        "size": {"type": "integer", "minimum": 1, "maximum": 10},
+        "mode": {"type": "string", "enum": ["fast", "safe"], "default": "safe"},
+        "name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 8},
+        "port": {"x-kubernetes-int-or-string": True},
+        "note": {"type": "string"},
+        "owner": {"type": "string", "nullable": True},
+        "tags": {"type": "array", "maxItems": 2, "items": {"type": "string"}}}}}}
+crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "widgets.example.org"},
+       "spec": {"group": "example.org", "scope": "Namespaced",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": True, "storage": True,
+                              "schema": {"openAPIV3Schema": widget_schema}}]}}
+s, ct, body = request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+check("schema crd create", s == 201, body)
+time.sleep(0.5)
+bad = {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"},
+       "spec": {"size": 0, "mode": "slow", "name": "Abc", "port": True, "tags": ["a", "b", "c"]}}
+s, ct, body = request("POST", "/apis/example.org/v1/namespaces/default/widgets", bad)
+causes = {c["field"]: (c["reason"], c["message"]) for c in body.get("details", {}).get("causes", [])}
+check("an invalid custom resource is 422 Invalid", s == 422 and body["reason"] == "Invalid", body)
+check("minimum", causes.get("spec.size") == ("FieldValueInvalid",
+      "Invalid value: 0: spec.size in body should be greater than or equal to 1"), causes)
+check("enum", causes.get("spec.mode") == ("FieldValueNotSupported",
+      'Unsupported value: "slow": supported values: "fast", "safe"'), causes)
+check("pattern", causes.get("spec.name") == ("FieldValueInvalid",
+      'Invalid value: "Abc": spec.name in body should match \'^[a-z]+$\''), causes)
+check("int-or-string", causes.get("spec.port", ("",))[0] == "FieldValueTypeInvalid", causes)
+check("maxItems", causes.get("spec.tags", ("",))[0] == "FieldValueTooMany", causes)
+check("the message names the object", body["message"].startswith('Widget.example.org "w" is invalid: '), body)
+s, ct, body = request("POST", "/apis/example.org/v1/namespaces/default/widgets",
+                      {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"},
+                       "spec": {"name": "ok"}})
+check("required", s == 422 and body["details"]["causes"][0]["field"] == "spec.size"
+      and body["details"]["causes"][0]["message"] == "Required value", body)
+s, ct, body = request("POST", "/apis/example.org/v1/namespaces/default/widgets",
+                      {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"},
+                       "spec": {"size": "3"}})
+check("type", s == 422 and body["details"]["causes"][0]["message"]
+      == 'Invalid value: "3": spec.size in body must be of type integer: "string"', body)
+s, ct, body = request("POST", "/apis/example.org/v1/namespaces/default/widgets",
+                      {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"},
+                       "spec": {"size": 2, "port": "http", "note": None, "owner": None}})
+check("a valid one is created with defaults, non-nullable nulls dropped",
+      s == 201 and body["spec"] == {"size": 2, "port": "http", "owner": None, "mode": "safe"}, body)
 print("all checks passed")

@@ -1,0 +1,256 @@
+#include "sim/schema.h"
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <regex>
+#include <string_view>
+
+namespace planter::sim {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::object* schema_object(const json::value* s) {
+  return s ? s->if_object() : nullptr;
+}
+
+std::string type_of(const json::object& s) {
+  const json::value* t = s.if_contains("type");
+  return t && t->is_string() ? std::string(t->get_string()) : std::string{};
+}
+
+bool flag(const json::object& s, std::string_view key) {
+  const json::value* v = s.if_contains(key);
+  return v && v->is_bool() && v->get_bool();
+}
+
+bool number_at(const json::object& s, std::string_view key, double& out) {
+  const json::value* v = s.if_contains(key);
+  if (!v || !v->is_number()) return false;
+  out = v->to_number<double>();
+  return true;
+}
+
+// The schema of a property of an object: `properties[key]`, else `additionalProperties`.
+const json::object* child_schema(const json::object& s, std::string_view key) {
+  if (const json::object* props = schema_object(s.if_contains("properties")))
+    if (const json::object* c = schema_object(props->if_contains(key))) return c;
+  return schema_object(s.if_contains("additionalProperties"));
+}
+
+// How kube-apiserver prints a value in "Invalid value: …": strings quoted, numbers bare, and the
+// JSON type's name for objects and arrays.
+std::string shown(const json::value& v) {
+  if (v.is_string()) return json::serialize(v);
+  if (v.is_object()) return "\"object\"";
+  if (v.is_array()) return "\"array\"";
+  if (v.is_null()) return "\"null\"";
+  return json::serialize(v);
+}
+
+std::string json_type(const json::value& v) {
+  if (v.is_string()) return "string";
+  if (v.is_bool()) return "boolean";
+  if (v.is_null()) return "null";
+  if (v.is_object()) return "object";
+  if (v.is_array()) return "array";
+  if (v.is_double()) return std::floor(v.get_double()) == v.get_double() ? "integer" : "number";
+  return "integer";
+}
+
+std::string number_text(double d) {
+  if (std::floor(d) == d && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
+  return json::serialize(json::value(d));
+}
+
+size_t runes(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xc0) != 0x80;
+  return n;
+}
+
+// The top level's metadata, apiVersion and kind are kube-apiserver's, whatever the schema says.
+bool meta_field(bool root, std::string_view key) {
+  return root && (key == "metadata" || key == "apiVersion" || key == "kind");
+}
+
+void defaults(const json::object& s, json::value& v, bool root = false) {
+  if (json::object* o = v.if_object()) {
+    // Nulls the schema does not allow are dropped before defaulting, as kube-apiserver prunes them.
+    std::vector<std::string> nulls;
+    for (auto& kv : *o) {
+      if (meta_field(root, kv.key())) continue;
+      const json::object* cs = child_schema(s, kv.key());
+      if (kv.value().is_null() && cs && !flag(*cs, "nullable")) nulls.emplace_back(kv.key());
+    }
+    for (const std::string& k : nulls) o->erase(k);
+    if (const json::object* props = schema_object(s.if_contains("properties")))
+      for (const auto& p : *props) {
+        const json::object* cs = p.value().if_object();
+        if (!cs || o->contains(p.key()) || meta_field(root, p.key())) continue;
+        if (const json::value* d = cs->if_contains("default")) o->emplace(p.key(), *d);
+      }
+    for (auto& kv : *o)
+      if (const json::object* cs = child_schema(s, kv.key()); cs && !meta_field(root, kv.key()))
+        defaults(*cs, kv.value());
+  } else if (json::array* a = v.if_array()) {
+    if (const json::object* items = schema_object(s.if_contains("items")))
+      for (json::value& item : *a) defaults(*items, item);
+  }
+}
+
+class Validator {
+ public:
+  std::vector<SchemaViolation> out;
+
+  void check(const json::object& s, const json::value& v, const std::string& path) {
+    if (v.is_null()) {
+      if (!flag(s, "nullable") && !type_of(s).empty()) type_error(path, v, type_of(s));
+      return;
+    }
+    std::string type = type_of(s);
+    if (flag(s, "x-kubernetes-int-or-string")) {
+      if (!v.is_string() && json_type(v) != "integer") type_error(path, v, "integer or string");
+    } else if (!type.empty() && !matches_type(type, v)) {
+      return type_error(path, v, type);
+    }
+    if (const json::value* e = s.if_contains("enum"); e && e->is_array()) {
+      bool found = false;
+      for (const json::value& option : e->get_array()) found = found || option == v;
+      if (!found) {
+        std::string list;
+        for (const json::value& option : e->get_array())
+          list += (list.empty() ? "" : ", ") + json::serialize(option);
+        add("FieldValueNotSupported", path,
+            "Unsupported value: " + json::serialize(v) + ": supported values: " + list);
+      }
+    }
+    if (v.is_string()) strings(s, v, path);
+    if (v.is_number()) numbers(s, v, path);
+    if (const json::array* a = v.if_array()) arrays(s, *a, path);
+    if (const json::object* o = v.if_object()) objects(s, *o, path);
+  }
+
+ private:
+  static bool matches_type(const std::string& type, const json::value& v) {
+    if (type == "object") return v.is_object();
+    if (type == "array") return v.is_array();
+    if (type == "string") return v.is_string();
+    if (type == "boolean") return v.is_bool();
+    if (type == "integer") return json_type(v) == "integer";
+    if (type == "number") return v.is_number();
+    return true;
+  }
+
+  void add(std::string reason, const std::string& path, std::string message) {
+    out.push_back({std::move(reason), path, std::move(message)});
+  }
+
+  void type_error(const std::string& path, const json::value& v, const std::string& type) {
+    add("FieldValueTypeInvalid", path,
+        "Invalid value: " + shown(v) + ": " + path + " in body must be of type " + type + ": \"" +
+            json_type(v) + "\"");
+  }
+
+  void strings(const json::object& s, const json::value& v, const std::string& path) {
+    std::string_view text = v.get_string();
+    double n = 0;
+    if (number_at(s, "minLength", n) && runes(text) < static_cast<size_t>(n))
+      add("FieldValueInvalid", path,
+          "Invalid value: " + shown(v) + ": " + path + " in body should be at least " +
+              number_text(n) + " chars long");
+    if (number_at(s, "maxLength", n) && runes(text) > static_cast<size_t>(n))
+      add("FieldValueTooLong", path, "Too long: may not be more than " + number_text(n) + " bytes");
+    if (const json::value* p = s.if_contains("pattern"); p && p->is_string()) {
+      try {
+        std::regex re(std::string(p->get_string()), std::regex::ECMAScript);
+        if (!std::regex_search(std::string(text), re))
+          add("FieldValueInvalid", path,
+              "Invalid value: " + shown(v) + ": " + path + " in body should match '" +
+                  std::string(p->get_string()) + "'");
+      } catch (const std::regex_error&) {
+        // A pattern this engine cannot read: kube-apiserver checked it when the CRD was created.
+      }
+    }
+  }
+
+  void numbers(const json::object& s, const json::value& v, const std::string& path) {
+    double x = v.to_number<double>(), bound = 0;
+    bool exclusive_min = flag(s, "exclusiveMinimum"), exclusive_max = flag(s, "exclusiveMaximum");
+    if (number_at(s, "minimum", bound) && (exclusive_min ? x <= bound : x < bound))
+      add("FieldValueInvalid", path,
+          "Invalid value: " + shown(v) + ": " + path + " in body should be greater than " +
+              (exclusive_min ? "" : "or equal to ") + number_text(bound));
+    if (number_at(s, "maximum", bound) && (exclusive_max ? x >= bound : x > bound))
+      add("FieldValueInvalid", path,
+          "Invalid value: " + shown(v) + ": " + path + " in body should be less than " +
+              (exclusive_max ? "" : "or equal to ") + number_text(bound));
+    if (number_at(s, "multipleOf", bound) && bound > 0 &&
+        std::fabs(std::remainder(x, bound)) > 1e-9)
+      add("FieldValueInvalid", path,
+          "Invalid value: " + shown(v) + ": " + path + " in body should be a multiple of " +
+              number_text(bound));
+  }
+
+  void arrays(const json::object& s, const json::array& a, const std::string& path) {
+    double n = 0;
+    if (number_at(s, "minItems", n) && a.size() < static_cast<size_t>(n))
+      add("FieldValueInvalid", path,
+          "Invalid value: " + std::to_string(a.size()) + ": " + path +
+              " in body should have at least " + number_text(n) + " items");
+    if (number_at(s, "maxItems", n) && a.size() > static_cast<size_t>(n))
+      add("FieldValueTooMany", path,
+          "Too many: " + std::to_string(a.size()) + ": must have at most " + number_text(n) +
+              " items");
+    if (const json::object* items = schema_object(s.if_contains("items")))
+      for (size_t i = 0; i < a.size(); ++i)
+        check(*items, a[i], path + "[" + std::to_string(i) + "]");
+  }
+
+  void objects(const json::object& s, const json::object& o, const std::string& path) {
+    if (const json::value* req = s.if_contains("required"); req && req->is_array())
+      for (const json::value& r : req->get_array())
+        if (r.is_string() && !o.contains(r.get_string()))
+          add("FieldValueRequired", join(path, r.get_string()), "Required value");
+    double n = 0;
+    if (number_at(s, "minProperties", n) && o.size() < static_cast<size_t>(n))
+      add("FieldValueInvalid", path,
+          "Invalid value: " + std::to_string(o.size()) + ": " + path +
+              " in body should have at least " + number_text(n) + " properties");
+    if (number_at(s, "maxProperties", n) && o.size() > static_cast<size_t>(n))
+      add("FieldValueTooMany", path,
+          "Too many: " + std::to_string(o.size()) + ": must have at most " + number_text(n) +
+              " items");
+    for (const auto& kv : o) {
+      if (meta_field(path.empty(), kv.key())) continue;
+      if (const json::object* cs = child_schema(s, kv.key()))
+        check(*cs, kv.value(), join(path, kv.key()));
+    }
+  }
+
+  static std::string join(const std::string& path, std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+  }
+};
+
+}  // namespace
+
+void apply_schema_defaults(const json::value& schema, json::object& object) {
+  const json::object* s = schema.if_object();
+  if (!s) return;
+  json::value v(std::move(object));
+  defaults(*s, v, /*root=*/true);
+  object = std::move(v.get_object());
+}
+
+std::vector<SchemaViolation> validate_against_schema(const json::value& schema,
+                                                     const json::object& object) {
+  const json::object* s = schema.if_object();
+  if (!s) return {};
+  Validator v;
+  v.check(*s, json::value(object), "");
+  return std::move(v.out);
+}
+
+}  // namespace planter::sim
