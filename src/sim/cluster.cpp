@@ -360,6 +360,8 @@ struct Handler {
 
   Response handle() {
     const std::string& p = req.path;
+    if (p.empty() || p.front() != '/')
+      return page_not_found();  // `*`, or nothing (found by fuzzing)
     if (p == "/version" || p == "/version/") {
       return Response{200,
                       "application/json",

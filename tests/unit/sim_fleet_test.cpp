@@ -159,6 +159,14 @@ json::object get(Cluster& c, const std::string& path) {
   return json::parse(call(c, "GET", path).body).as_object();
 }
 
+// Found by fuzzing: a path that is empty or does not start with '/' ended the sim.
+TEST(ClusterTest, APathThatIsNotOneIsNotFound) {
+  FakeClock clock;
+  Cluster c("edge1", ClusterOptions{}, clock.environment(), nullptr);
+  for (const char* path : {"", "*", "api/v1/namespaces"})
+    EXPECT_EQ(call(c, "PATCH", path).status, 404) << path;
+}
+
 TEST(ControllersTest, ADeploymentIsAvailableAfterTheWorkloadDelayAndItsServiceGetsEndpoints) {
   FakeClock clock;
   ClusterOptions options;
