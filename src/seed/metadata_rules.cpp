@@ -231,6 +231,32 @@ void check_data_keys(const Object& o, Diagnostics& diags) {
   }
 }
 
+// An upper bound of the JSON size of `v` that reads no string's bytes: every character of a
+// string might be escaped as \u00XX, every number take 24 characters.
+size_t json_size_bound(const json::value& v);
+
+size_t json_size_bound(const json::object& o) {
+  size_t n = 2;
+  for (const auto& kv : o) n += 6 * kv.key().size() + 4 + json_size_bound(kv.value());
+  return n;
+}
+
+size_t json_size_bound(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::string:
+      return 6 * v.get_string().size() + 2;
+    case json::kind::object:
+      return json_size_bound(v.get_object());
+    case json::kind::array: {
+      size_t n = 2;
+      for (const auto& item : v.get_array()) n += 1 + json_size_bound(item);
+      return n;
+    }
+    default:
+      return 24;
+  }
+}
+
 // The JSON size of `o`, counted in chunks without building the text.
 size_t json_size(const json::object& o) {
   json::serializer sr;
@@ -250,7 +276,9 @@ void check_metadata(const Object& o, Diagnostics& diags) {
     check_annotations(o, meta->get_object(), diags);
   }
   check_data_keys(o, diags);
-  if (size_t bytes = json_size(o.body); bytes > kMaxObjectBytes)
+  // Most objects are far below the limit: only those that might pass it are serialized.
+  if (size_t bytes = json_size_bound(o.body) > kMaxObjectBytes ? json_size(o.body) : 0;
+      bytes > kMaxObjectBytes)
     diags.add(o.where(), o.display(),
               fmt::format("the object is {} bytes as JSON; kube-apiserver takes at most {} bytes "
                           "(3 MiB) in one request",
