@@ -8,8 +8,9 @@
 #include "kube/kubeconfig.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto k = planter::kube::Kubeconfig::parse(
-      std::string_view(reinterpret_cast<const char*>(data), size), "fuzz-kubeconfig", "/nonexistent");
+  auto k =
+      planter::kube::Kubeconfig::parse(std::string_view(reinterpret_cast<const char*>(data), size),
+                                       "fuzz-kubeconfig", "/nonexistent");
   if (!k) return 0;
   (void)k->rest_config();
   for (const std::string& context : k->contexts()) (void)k->rest_config(context);

@@ -10,8 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   planter::Seed seed;
   planter::Diagnostics diags;
-  planter::parse_seed_text(std::string_view(reinterpret_cast<const char*>(data), size),
-                           "fuzz.yaml", seed, diags);
+  planter::parse_seed_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.yaml",
+                           seed, diags);
   if (!diags.empty() || seed.objects.empty()) return 0;
   planter::PlanOptions options;
   options.clusters.push_back({"edge1", "flag", {}, std::nullopt, "kind-edge1", {{"tier", "edge"}}});

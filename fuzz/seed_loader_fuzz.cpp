@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   planter::Seed seed;
   planter::Diagnostics diags;
-  planter::parse_seed_text(std::string_view(reinterpret_cast<const char*>(data), size),
-                           "fuzz.yaml", seed, diags);
+  planter::parse_seed_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.yaml",
+                           seed, diags);
   return 0;
 }

@@ -30,7 +30,9 @@ Cluster& cluster() {
   // One cluster for the whole run, as a server keeps one: state carries from input to input.
   static std::unique_ptr<Cluster> c = [] {
     Environment env;
-    env.now = [] { return std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000)); };
+    env.now = [] {
+      return std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
+    };
     env.after = [](std::chrono::milliseconds, std::function<void()>) {};  // time stands still
     static uint64_t seed = 1;
     env.random = [] { return seed = seed * 6364136223846793005ull + 1; };

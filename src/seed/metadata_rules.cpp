@@ -4,6 +4,7 @@
 
 #include <array>
 #include <boost/json.hpp>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -231,31 +232,42 @@ void check_data_keys(const Object& o, Diagnostics& diags) {
   }
 }
 
-// An upper bound of the JSON size of `v` that reads no string's bytes: every character of a
-// string might be escaped as \u00XX, every number take 24 characters.
-size_t json_size_bound(const json::value& v);
+// One walk over an object: an upper bound of its JSON size that reads no string's bytes (every
+// character might be escaped as \u00XX, every number take 24 characters), and whether it holds a
+// number JSON cannot carry (YAML's .nan and .inf).
+struct SizeBound {
+  size_t bytes = 0;
+  bool non_finite = false;
 
-size_t json_size_bound(const json::object& o) {
-  size_t n = 2;
-  for (const auto& kv : o) n += 6 * kv.key().size() + 4 + json_size_bound(kv.value());
-  return n;
-}
-
-size_t json_size_bound(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::string:
-      return 6 * v.get_string().size() + 2;
-    case json::kind::object:
-      return json_size_bound(v.get_object());
-    case json::kind::array: {
-      size_t n = 2;
-      for (const auto& item : v.get_array()) n += 1 + json_size_bound(item);
-      return n;
+  void object(const json::object& o) {
+    bytes += 2;
+    for (const auto& kv : o) {
+      bytes += 6 * kv.key().size() + 4;
+      value(kv.value());
     }
-    default:
-      return 24;
   }
-}
+  void value(const json::value& v) {
+    switch (v.kind()) {
+      case json::kind::string:
+        bytes += 6 * v.get_string().size() + 2;
+        return;
+      case json::kind::object:
+        return object(v.get_object());
+      case json::kind::array:
+        bytes += 2;
+        for (const auto& item : v.get_array()) {
+          bytes += 1;
+          value(item);
+        }
+        return;
+      case json::kind::double_:
+        non_finite = non_finite || !std::isfinite(v.get_double());
+        [[fallthrough]];
+      default:
+        bytes += 24;
+    }
+  }
+};
 
 // The JSON size of `o`, counted in chunks without building the text.
 size_t json_size(const json::object& o) {
@@ -276,9 +288,14 @@ void check_metadata(const Object& o, Diagnostics& diags) {
     check_annotations(o, meta->get_object(), diags);
   }
   check_data_keys(o, diags);
+  SizeBound bound;
+  bound.object(o.body);
+  if (bound.non_finite)
+    diags.add(o.where(), o.display(),
+              "it holds .nan or .inf, which JSON (and so the API server) cannot carry",
+              "quote the value to make it a string, or use a finite number");
   // Most objects are far below the limit: only those that might pass it are serialized.
-  if (size_t bytes = json_size_bound(o.body) > kMaxObjectBytes ? json_size(o.body) : 0;
-      bytes > kMaxObjectBytes)
+  if (size_t bytes = bound.bytes > kMaxObjectBytes ? json_size(o.body) : 0; bytes > kMaxObjectBytes)
     diags.add(o.where(), o.display(),
               fmt::format("the object is {} bytes as JSON; kube-apiserver takes at most {} bytes "
                           "(3 MiB) in one request",
