@@ -148,6 +148,9 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       "a: \"x\\ \n  y\"\n",    // libfyaml 0.7.12 turns this into NULs
       "x:\n  a: |\n  b: 1\n",  // libfyaml 0.7.12 reads "b: 1\n" as the text
       "a:\n-\nb: 1\n",         // libfyaml rejects this empty item, not others
+      // libfyaml rejects this ':' key after a flow collection and a multi-line plain scalar;
+      // PyYAML does not (found by fuzzing).
+      "data: [a, b]\nce: defaul\n ea na\n:nmespace: x\n",
   };
   int i = 0;
   for (const char* c : cases)
