@@ -193,16 +193,22 @@ class Validator {
               number_text(bound));
   }
 
-  void arrays(const json::object& s, const json::array& a, const std::string& path) {
+  // minItems/maxItems, minProperties/maxProperties.
+  void count_bounds(const json::object& s, size_t count, const std::string& path,
+                    std::string_view min_key, std::string_view max_key, std::string_view noun) {
     double n = 0;
-    if (number_at(s, "minItems", n) && a.size() < static_cast<size_t>(n))
+    if (number_at(s, min_key, n) && count < static_cast<size_t>(n))
       add("FieldValueInvalid", path,
-          "Invalid value: " + std::to_string(a.size()) + ": " + path +
-              " in body should have at least " + number_text(n) + " items");
-    if (number_at(s, "maxItems", n) && a.size() > static_cast<size_t>(n))
+          "Invalid value: " + std::to_string(count) + ": " + path +
+              " in body should have at least " + number_text(n) + " " + std::string(noun));
+    if (number_at(s, max_key, n) && count > static_cast<size_t>(n))
       add("FieldValueTooMany", path,
-          "Too many: " + std::to_string(a.size()) + ": must have at most " + number_text(n) +
+          "Too many: " + std::to_string(count) + ": must have at most " + number_text(n) +
               " items");
+  }
+
+  void arrays(const json::object& s, const json::array& a, const std::string& path) {
+    count_bounds(s, a.size(), path, "minItems", "maxItems", "items");
     if (const json::object* items = schema_object(s.if_contains("items")))
       for (size_t i = 0; i < a.size(); ++i)
         check(*items, a[i], path + "[" + std::to_string(i) + "]");
@@ -213,15 +219,7 @@ class Validator {
       for (const json::value& r : req->get_array())
         if (r.is_string() && !o.contains(r.get_string()))
           add("FieldValueRequired", join(path, r.get_string()), "Required value");
-    double n = 0;
-    if (number_at(s, "minProperties", n) && o.size() < static_cast<size_t>(n))
-      add("FieldValueInvalid", path,
-          "Invalid value: " + std::to_string(o.size()) + ": " + path +
-              " in body should have at least " + number_text(n) + " properties");
-    if (number_at(s, "maxProperties", n) && o.size() > static_cast<size_t>(n))
-      add("FieldValueTooMany", path,
-          "Too many: " + std::to_string(o.size()) + ": must have at most " + number_text(n) +
-              " items");
+    count_bounds(s, o.size(), path, "minProperties", "maxProperties", "properties");
     for (const auto& kv : o) {
       if (meta_field(path.empty(), kv.key())) continue;
       if (const json::object* cs = child_schema(s, kv.key()))
