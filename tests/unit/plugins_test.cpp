@@ -156,6 +156,10 @@ TEST(Plugins, RunInASandboxWithoutNetworkOrLeftovers) {
   Seed s = small_seed();
   Diagnostics d;
   ASSERT_TRUE(run_plugins({probe}, s, {}, d)) << d.str();
+  // A kernel that refuses user namespaces is said in a warning; there is no sandbox to test then.
+  for (const Diagnostic& w : d.warnings())
+    if (w.message.find("runs with the network") != std::string::npos)
+      GTEST_SKIP() << "this kernel refuses user namespaces: " << w.message;
   EXPECT_EQ(told(s, "network"), "no");
   std::string env = told(s, "env");
   EXPECT_NE(env.find("PATH"), std::string::npos) << env;
