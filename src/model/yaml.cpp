@@ -13,6 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "model/utf8.h"
 #include "model/yaml_block.h"
 
 namespace planter {
@@ -118,8 +119,8 @@ json::value resolve_plain_scalar(std::string_view s, const json::storage_ptr& sp
 namespace {
 
 // The tags of YAML's core schema: what a Kubernetes object can hold. Anything else
-// (`!!python/object`,
-// `!custom`) asks the reader to build an application's type, which kubectl refuses too.
+// (`!!python/object`, `!custom`) asks the reader to build an application's type, which kubectl
+// refuses too.
 bool core_tag(std::string_view tag) {
   static constexpr std::string_view kCore[] = {"str", "int", "float", "bool", "null", "map", "seq"};
   if (tag == "!") return true;
@@ -209,7 +210,6 @@ class Builder {
     }
   }
 
-  // A new document: anchors are per document; the alias budget is per stream.
   struct OpenFlow {
     int line = 0;
     int column = 0;
@@ -222,6 +222,7 @@ class Builder {
     return std::nullopt;
   }
 
+  // A new document: anchors are per document; the alias budget is per stream.
   void reset() {
     stack_.clear();
     anchors_.clear();
@@ -366,10 +367,6 @@ class Builder {
   std::optional<json::value> root_;
 };
 
-void collect_diag(fy_diag*, void* user, const char* buf, size_t len) {
-  static_cast<std::string*>(user)->append(buf, len);
-}
-
 }  // namespace
 
 namespace {
@@ -377,24 +374,9 @@ namespace {
 // The offset of the first byte that is not part of well-formed UTF-8 (overlong forms and
 // surrogates included), or npos.
 size_t invalid_utf8_at(std::string_view text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    unsigned char c = s[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (len == 0 || c > 0xf4 || i + len > n) return i;
-    for (size_t k = 1; k < len; ++k)
-      if ((s[i + k] & 0xc0) != 0x80) return i;
-    unsigned char c1 = s[i + 1];
-    if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
-        (c == 0xf4 && c1 >= 0x90))
-      return i;  // overlong, a surrogate, or past U+10FFFF
-    i += len;
-  }
+  uint32_t cp = 0;
+  for (size_t i = 0, len = 0; i < text.size(); i += len)
+    if ((len = utf8_sequence(text, i, cp)) == 0) return i;
   return std::string_view::npos;
 }
 
@@ -419,21 +401,14 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
 
 Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std::string_view name,
                                                      const json::storage_ptr& sp) {
-  std::string diag_text;
   fy_diag_cfg dcfg;
   fy_diag_cfg_default(&dcfg);
   dcfg.fp = nullptr;
-  dcfg.output_fn = collect_diag;
-  dcfg.user = &diag_text;
-  dcfg.colorize = false;
-  dcfg.show_source = false;
-  dcfg.show_position = true;
-  dcfg.show_type = false;
-  dcfg.show_module = false;
   std::unique_ptr<fy_diag, DiagDeleter> diag(fy_diag_create(&dcfg));
   // Collected, never displayed: libfyaml 0.7.12's display of an error on a long line reads out of
   // bounds (found by fuzzing, tests/data/bad/66-long-line-error.yaml).
-  if (diag) fy_diag_set_collect_errors(diag.get(), true);
+  if (!diag) return Error{fmt::format("{}: cannot create a YAML parser", name)};
+  fy_diag_set_collect_errors(diag.get(), true);
 
   fy_parse_cfg cfg{};
   cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |

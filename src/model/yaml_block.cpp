@@ -11,6 +11,8 @@
 #include <deque>
 #include <string>
 
+#include "model/utf8.h"
+
 namespace planter {
 
 namespace json = boost::json;
@@ -47,16 +49,9 @@ bool needs_full_reader(std::string_view text) {
       continue;
     }
     line_start = false;
-    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (len == 0 || c > 0xf4 || i + len > n) return true;
-    for (size_t k = 1; k < len; ++k)
-      if ((s[i + k] & 0xc0) != 0x80) return true;
-    uint32_t cp = len == 2   ? ((c & 0x1fu) << 6) | (s[i + 1] & 0x3fu)
-                  : len == 3 ? ((c & 0x0fu) << 12) | ((s[i + 1] & 0x3fu) << 6) | (s[i + 2] & 0x3fu)
-                             : ((c & 0x07u) << 18) | ((s[i + 1] & 0x3fu) << 12) |
-                                   ((s[i + 2] & 0x3fu) << 6) | (s[i + 3] & 0x3fu);
-    bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return true;
+    uint32_t cp = 0;
+    size_t len = utf8_sequence(text, i, cp);
+    if (len == 0) return true;
     if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
       return true;
     i += len;
