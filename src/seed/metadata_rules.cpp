@@ -135,9 +135,7 @@ void check_labels(const Object& o, const json::object& meta, Diagnostics& diags)
     if (v.size() > 63)
       invalid(o, diags, field, v, "must be no more than 63 characters", "shorten the value");
     else if (has_template_variable(v))
-      diags.add(o.where(), o.display(),
-                fmt::format("{} \"{}\" holds an unsubstituted template variable", field, v),
-                "render the template first (for example with envsubst or clusterctl generate)");
+      report_template_variable(o, field, v, diags);
     else if (!v.empty() && !is_qualified_word(v))
       invalid(o, diags, field, v, kLabelValueRule,
               "label values are short words; put free text in an annotation");
@@ -185,10 +183,7 @@ void check_data_keys(const Object& o, Diagnostics& diags) {
     const json::value* data = o.body.if_contains(field);
     if (!data || data->is_null()) continue;
     if (data->is_string() && has_template_variable(data->get_string())) {
-      diags.add(o.where(), o.display(),
-                fmt::format("{} \"{}\" holds an unsubstituted template variable", field,
-                            std::string_view(data->get_string())),
-                "render the template first (for example with envsubst or clusterctl generate)");
+      report_template_variable(o, field, data->get_string(), diags);
       continue;
     }
     if (!data->is_object()) {

@@ -22,6 +22,13 @@ bool has_template_variable(std::string_view s) {
   return false;
 }
 
+void report_template_variable(const Object& o, std::string_view field, std::string_view value,
+                              Diagnostics& diags) {
+  diags.add(o.where(), o.display(),
+            fmt::format("{} \"{}\" holds an unsubstituted template variable", field, value),
+            "render the template first (for example with envsubst or clusterctl generate)");
+}
+
 namespace {
 
 bool is_crd(const ObjectRef& r) {
@@ -70,12 +77,8 @@ bool crd_kind(const Object& crd, KindInfo& info, Diagnostics& diags) {
 void check_template_variables(const Object& o, Diagnostics& diags) {
   for (auto [field, value] : {std::pair<std::string_view, std::string_view>{"name", o.ref.name},
                               {"namespace", o.ref.ns}}) {
-    if (has_template_variable(value)) {
-      diags.add(
-          o.where(), o.display(),
-          fmt::format("metadata.{} \"{}\" holds an unsubstituted template variable", field, value),
-          "render the template first (for example with envsubst or clusterctl generate)");
-    }
+    if (has_template_variable(value))
+      report_template_variable(o, fmt::format("metadata.{}", field), value, diags);
   }
 }
 
