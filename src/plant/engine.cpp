@@ -362,6 +362,7 @@ class Engine {
       requirement_wait_.erase(it);
     }
     rec.waiting_for.clear();
+    rec.cluster_unreachable = false;
     ++rec.attempts;
     set_state(u, UnitState::kDeclaring);
     kube::ApplyOptions apply;
@@ -428,6 +429,7 @@ class Engine {
       auto [since, inserted] = unreachable_since_.try_emplace(unit.cluster, Clock::now());
       auto down = Clock::now() - since->second;
       // Without --timeout a dead cluster must still end the plant, after a while the docs state.
+      rec.cluster_unreachable = true;
       if (options_.timeout || down < kTransientGiveUp)
         return reopen(u, fmt::format("cluster {} unreachable for {}s, retrying: {}", unit.cluster,
                                      std::chrono::duration_cast<std::chrono::seconds>(down).count(),

@@ -45,7 +45,8 @@ struct UnitRecord {
   std::string waiting_for;
   std::string held_by;
   std::string error;  // failed: the server's message; blocked: the failure that blocks it
-  int attempts = 0;   // applies sent (a re-opened requirement sends again)
+  bool cluster_unreachable = false;  // pending because its cluster failed transiently
+  int attempts = 0;                  // applies sent (a re-opened requirement sends again)
 };
 
 struct PlantOutcome {

@@ -47,8 +47,7 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
   double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // An outage is told once when it starts and once when it ends, not once per unit it holds.
   int c = cluster_of_[unit];
-  bool outage = r.state == UnitState::kPending &&
-                r.waiting_for.starts_with("cluster " + u.cluster + " unreachable");
+  bool outage = r.state == UnitState::kPending && r.cluster_unreachable;
   if (outage && !unreachable_[c] && !verbose_) {
     unreachable_[c] = true;
     fmt::print(out_, "{:7.3f}s  {}  {}\n", t, u.cluster, r.waiting_for);
