@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cluster.h"
+#include "sim/api.h"
 #include "sim/store.h"
 
 namespace planter::sim {
