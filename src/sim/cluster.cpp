@@ -5,6 +5,7 @@
 #include "sim/controllers.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
+#include "sim/scheduler/scheduler.h"
 
 namespace planter::sim {
 
@@ -33,6 +34,7 @@ Cluster::Cluster(std::string name, ClusterOptions options, Environment env, Audi
     }
   }
   controllers_ = std::make_unique<Controllers>(*this);
+  scheduler_ = std::make_unique<sched::Scheduler>(*this, options_.scheduler_seed);
 }
 
 void Cluster::install_crd(json::object crd) {
@@ -58,6 +60,7 @@ Response Cluster::call(std::string method, std::string path, std::string content
 
 Cluster::~Cluster() {
   *alive_ = false;
+  scheduler_.reset();
   controllers_.reset();
   for (auto& [id, w] : watches_) {
     w->done = true;

@@ -60,6 +60,8 @@ struct ClusterOptions {
   // --authorization rbac: requests are authorized by the cluster's RBAC objects (rbac.h);
   // otherwise every authenticated user may do everything.
   bool rbac = false;
+  // The seed of the scheduler's draws between equally good nodes (--scheduler-seed).
+  uint64_t scheduler_seed = 1;
 };
 
 // A cluster's objects as saved by --state-dir.
@@ -69,6 +71,9 @@ struct Snapshot {
 };
 
 class Controllers;
+namespace sched {
+class Scheduler;
+}
 
 class Cluster {
  public:
@@ -133,6 +138,7 @@ class Cluster {
   bool bookmarks_scheduled_ = false;
   uint64_t next_cluster_ip_ = 10;
   std::unique_ptr<Controllers> controllers_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
 };
 
 }  // namespace planter::sim

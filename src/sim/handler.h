@@ -10,6 +10,7 @@
 //   writes.cpp         create, update, patch, server-side apply
 //   deletion.cpp       delete, preconditions, garbage collection, the namespace controller
 //   crd_lifecycle.cpp  CRDs: NamesAccepted, Established, served kinds, deletion; restore
+//   binding.cpp        pods/binding: a scheduler assigns a pod to a node
 //   watch.cpp          watch streams, bookmarks, --watch-drop
 #pragma once
 
@@ -167,6 +168,10 @@ struct Handler {
   std::optional<Response> validate_kind(const ResourceType& t, const json::object& obj);
 
   Response update(const Cluster::Target& t);
+
+  // POST pods/<name>/binding, or POST bindings naming the pod (binding.cpp): assigns the pod to
+  // the Binding's target node, once.
+  Response bind_pod(const Cluster::Target& t);
 
   Response update_scale(const Cluster::Target& t, const json::object& old,
                         const json::object& scale);

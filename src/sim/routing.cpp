@@ -51,7 +51,8 @@ std::optional<Response> Handler::parse_target(Cluster::Target& t) {
     t.subresource = std::string(rest[2]);
     bool known = (t.subresource == "status" && t.type->has_status) ||
                  (t.subresource == "scale" && t.type->has_scale) ||
-                 (t.subresource == "finalize" && t.type->kind == "Namespace");
+                 (t.subresource == "finalize" && t.type->kind == "Namespace") ||
+                 (t.subresource == "binding" && t.type->kind == "Pod" && t.type->group.empty());
     if (!known) return page_not_found();
   }
   return std::nullopt;
@@ -139,6 +140,7 @@ Response Handler::handle() {
     if (req.method == "GET") return type.allows("list") ? list(t) : method_not_allowed();
     if (req.method == "POST") {
       if (type.namespaced && t.ns.empty()) return method_not_allowed();
+      if (type.group.empty() && type.kind == "Binding") return bind_pod(t);
       return type.allows("create") ? create(t) : method_not_allowed();
     }
     if (req.method == "DELETE")
@@ -149,6 +151,7 @@ Response Handler::handle() {
   if (req.method == "GET") return type.allows("get") ? get(t) : method_not_allowed();
   if (req.method == "PUT") return type.allows("update") ? update(t) : method_not_allowed();
   if (req.method == "PATCH") return type.allows("patch") ? patch(t) : method_not_allowed();
+  if (req.method == "POST" && t.subresource == "binding") return bind_pod(t);
   if (req.method == "DELETE" && t.subresource.empty())
     return type.allows("delete") ? remove(t) : method_not_allowed();
   return method_not_allowed();

@@ -1,0 +1,83 @@
+#include "sim/pod_defaults.h"
+
+#include "sim/json_access.h"
+#include "sim/scheduler/pod_resources.h"
+
+namespace planter::sim {
+
+namespace json = boost::json;
+
+namespace {
+
+void default_container(json::object& c) {
+  // Requests default to limits, resource by resource.
+  auto& res_v = c["resources"];
+  if (!res_v.is_object()) res_v = json::object{};
+  json::object& res = res_v.as_object();
+  if (auto* limits = res.if_contains("limits"); limits && limits->is_object()) {
+    auto& req_v = res["requests"];
+    if (!req_v.is_object()) req_v = json::object{};
+    for (const auto& [name, amount] : res.at("limits").as_object())
+      if (!req_v.as_object().contains(name)) req_v.as_object()[name] = amount;
+  }
+  if (!c.contains("terminationMessagePath"))
+    c["terminationMessagePath"] = "/dev/termination-log";
+  if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
+  if (!c.contains("imagePullPolicy")) {
+    // Always for :latest or no tag, IfNotPresent otherwise.
+    std::string image = string_at(c, "image");
+    std::string last = image.substr(image.find_last_of('/') == std::string::npos
+                                        ? 0
+                                        : image.find_last_of('/') + 1);
+    bool tagged = last.find(':') != std::string::npos || image.find('@') != std::string::npos;
+    bool latest = last.size() >= 7 && last.ends_with(":latest");
+    c["imagePullPolicy"] = (!tagged || latest) ? "Always" : "IfNotPresent";
+  }
+}
+
+void add_toleration(json::array& tolerations, const char* key) {
+  for (const auto& t : tolerations)
+    if (t.is_object() && string_at(t.as_object(), "key") == key &&
+        (string_at(t.as_object(), "effect") == "NoExecute" ||
+         string_at(t.as_object(), "effect").empty()))
+      return;
+  tolerations.push_back(json::object{{"key", key},
+                                     {"operator", "Exists"},
+                                     {"effect", "NoExecute"},
+                                     {"tolerationSeconds", 300}});
+}
+
+}  // namespace
+
+void default_pod(json::object& pod) {
+  auto& spec_v = pod["spec"];
+  if (!spec_v.is_object()) spec_v = json::object{};
+  json::object& spec = spec_v.as_object();
+  for (const char* field : {"containers", "initContainers"})
+    if (auto* cs = spec.if_contains(field); cs && cs->is_array())
+      for (auto& c : cs->as_array())
+        if (c.is_object()) default_container(c.as_object());
+  auto set = [&](const char* key, json::value v) {
+    if (!spec.contains(key)) spec[key] = std::move(v);
+  };
+  set("restartPolicy", "Always");
+  set("terminationGracePeriodSeconds", 30);
+  set("dnsPolicy", "ClusterFirst");
+  set("securityContext", json::object{});
+  set("schedulerName", "default-scheduler");
+  if (string_at(spec, "serviceAccountName").empty()) {
+    std::string legacy = string_at(spec, "serviceAccount");
+    spec["serviceAccountName"] = legacy.empty() ? "default" : legacy;
+  }
+  set("serviceAccount", json::value(string_at(spec, "serviceAccountName")));
+  set("enableServiceLinks", true);
+  set("priority", 0);
+  set("preemptionPolicy", "PreemptLowerPriority");
+  auto& tol = spec["tolerations"];
+  if (!tol.is_array()) tol = json::array{};
+  add_toleration(tol.as_array(), "node.kubernetes.io/not-ready");
+  add_toleration(tol.as_array(), "node.kubernetes.io/unreachable");
+  pod["status"] = {{"phase", "Pending"}, {"qosClass", sched::qos_class(spec)}};
+}
+
+}  // namespace planter::sim

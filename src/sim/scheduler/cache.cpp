@@ -1,0 +1,168 @@
+#include "sim/scheduler/cache.h"
+
+#include <algorithm>
+
+#include "sim/json_access.h"
+#include "sim/scheduler/quantity.h"
+
+namespace planter::sim::sched {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::object kEmpty;
+
+std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
+  auto info = std::make_shared<PodInfo>();
+  info->ns = meta_string(*pod, "namespace");
+  info->key = info->ns + "/" + meta_string(*pod, "name");
+  info->node = node;
+  const json::object* spec = object_at(*pod, "spec");
+  if (spec) {
+    info->requests = pod_requests(*spec);
+    info->nonzero = pod_nonzero_requests(*spec);
+    if (auto* cs = spec->if_contains("containers"); cs && cs->is_array())
+      for (const auto& c : cs->as_array()) {
+        auto* ports = c.is_object() ? c.as_object().if_contains("ports") : nullptr;
+        if (!ports || !ports->is_array()) continue;
+        for (const auto& p : ports->as_array()) {
+          if (!p.is_object()) continue;
+          int64_t host = int_at(&p.as_object(), "hostPort");
+          if (host <= 0) continue;
+          std::string protocol = string_at(p.as_object(), "protocol");
+          info->host_ports.emplace_back(protocol.empty() ? "TCP" : protocol, host);
+        }
+      }
+    const json::object* affinity = object_at(*spec, "affinity");
+    info->has_affinity =
+        object_at(affinity, "podAffinity") || object_at(affinity, "podAntiAffinity");
+  }
+  info->pod = std::move(pod);
+  return info;
+}
+
+}  // namespace
+
+const json::object& PodInfo::spec() const {
+  const json::object* s = object_at(*pod, "spec");
+  return s ? *s : kEmpty;
+}
+
+const json::object* PodInfo::labels() const {
+  return object_at(object_at(*pod, "metadata"), "labels");
+}
+
+const json::object* NodeInfo::labels() const {
+  return object_at(object_at(*node, "metadata"), "labels");
+}
+
+const std::string* NodeInfo::label(const std::string& key) const {
+  auto it = label_values_.find(key);
+  return it == label_values_.end() ? nullptr : &it->second;
+}
+
+bool pod_finished(const json::object& pod) {
+  std::string phase = string_at(object_at(pod, "status"), "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+const NodeInfo* Cache::node(const std::string& name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+NodeInfo* Cache::node(const std::string& name) {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+bool Cache::apply(const Change& change) {
+  if (change.storage_key == "/nodes") return apply_node(change);
+  if (change.storage_key == "/pods") return apply_pod(change);
+  return false;
+}
+
+bool Cache::apply_node(const Change& ch) {
+  std::string name = meta_string(*ch.object, "name");
+  if (ch.type == EventType::kDeleted) {
+    nodes_.erase(name);
+    order_.erase(std::remove(order_.begin(), order_.end(), name), order_.end());
+    return false;
+  }
+  auto [it, fresh] = nodes_.try_emplace(name);
+  NodeInfo& n = it->second;
+  if (fresh) {
+    n.name = name;
+    order_.push_back(name);
+    // Pods bound to the node before it was seen.
+    for (const auto& [key, info] : pods_)
+      if (info->node == name) {
+        n.requested.add(info->requests);
+        n.nonzero_requested.cpu_milli += info->nonzero.cpu_milli;
+        n.nonzero_requested.memory += info->nonzero.memory;
+        n.pods[key] = info;
+      }
+  }
+  bool changed = !n.node || *n.node != *ch.object;
+  n.node = ch.object;
+  n.taints = taints_of(*ch.object);
+  const json::object* spec = object_at(*ch.object, "spec");
+  auto* u = spec ? spec->if_contains("unschedulable") : nullptr;
+  n.unschedulable = u && u->is_bool() && u->as_bool();
+  const json::object* allocatable = object_at(object_at(*ch.object, "status"), "allocatable");
+  n.allocatable = Resources::from_list(allocatable);
+  n.allocatable_pods =
+      whole_units(parse_milli(allocatable ? allocatable->if_contains("pods") : nullptr).value_or(0));
+  n.label_values_.clear();
+  if (const json::object* labels = n.labels())
+    for (const auto& [k, v] : *labels)
+      if (v.is_string()) n.label_values_.emplace(std::string(k), std::string(v.as_string()));
+  return changed;
+}
+
+bool Cache::apply_pod(const Change& ch) {
+  std::string key = ch.ns + "/" + meta_string(*ch.object, "name");
+  const json::object* spec = object_at(*ch.object, "spec");
+  std::string node = string_at(spec, "nodeName");
+  bool holds = ch.type != EventType::kDeleted && !node.empty() && !pod_finished(*ch.object);
+  if (!holds) return remove_pod(key);
+  auto it = pods_.find(key);
+  bool labels_changed = false;
+  if (it != pods_.end()) {
+    const json::object* before = it->second->labels();
+    const json::object* after = object_at(object_at(*ch.object, "metadata"), "labels");
+    labels_changed = (before == nullptr) != (after == nullptr) || (before && *before != *after);
+    remove_pod(key);
+  }
+  add_pod(pod_info(ch.object, node));
+  return labels_changed;
+}
+
+void Cache::add_pod(std::shared_ptr<PodInfo> info) {
+  if (NodeInfo* n = node(info->node)) {
+    n->requested.add(info->requests);
+    n->nonzero_requested.cpu_milli += info->nonzero.cpu_milli;
+    n->nonzero_requested.memory += info->nonzero.memory;
+    n->pods[info->key] = info;
+  }
+  if (info->has_affinity) with_affinity_[info->key] = info;
+  pods_[info->key] = std::move(info);
+}
+
+bool Cache::remove_pod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return false;
+  std::shared_ptr<PodInfo> info = it->second;
+  pods_.erase(it);
+  with_affinity_.erase(key);
+  if (NodeInfo* n = node(info->node)) {
+    n->requested.subtract(info->requests);
+    n->nonzero_requested.cpu_milli -= info->nonzero.cpu_milli;
+    n->nonzero_requested.memory -= info->nonzero.memory;
+    n->pods.erase(key);
+  }
+  return true;
+}
+
+}  // namespace planter::sim::sched

@@ -1,0 +1,88 @@
+// The sim scheduler's view of its cluster: every node with what its bound pods request, kept
+// current from the store's changes (as kube-scheduler's cache is from its informers). Pods that
+// finished (Succeeded, Failed) no longer hold their node's resources.
+//
+// Not thread-safe: runs on the server's event loop with the store that feeds it.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/scheduler/node_match.h"
+#include "sim/scheduler/pod_resources.h"
+#include "sim/store.h"
+
+namespace planter::sim::sched {
+
+// A pod that holds a place on a node.
+struct PodInfo {
+  std::string key;  // "namespace/name"
+  std::string ns;
+  std::string node;
+  StoredObject pod;
+  Resources requests;
+  NonZeroRequests nonzero;
+  std::vector<std::pair<std::string, int64_t>> host_ports;  // protocol, port
+  bool has_affinity = false;  // any pod affinity or anti-affinity term, required or preferred
+
+  const boost::json::object& spec() const;
+  const boost::json::object* labels() const;
+};
+
+struct NodeInfo {
+  std::string name;
+  StoredObject node;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  Resources allocatable;
+  int64_t allocatable_pods = 0;
+  Resources requested;
+  NonZeroRequests nonzero_requested;
+  std::map<std::string, std::shared_ptr<PodInfo>> pods;  // by pod key
+
+  const boost::json::object* labels() const;
+  // The node's label `key`, or nullptr when it has none.
+  const std::string* label(const std::string& key) const;
+
+ private:
+  friend class Cache;
+  std::map<std::string, std::string, std::less<>> label_values_;
+};
+
+class Cache {
+ public:
+  // Applies a change of /nodes or /pods. Returns true when it could let a pending pod fit
+  // somewhere (a node came or changed, a pod left a node or changed its labels).
+  bool apply(const Change& change);
+
+  const std::vector<std::string>& node_names() const { return order_; }
+  const NodeInfo* node(const std::string& name) const;
+  NodeInfo* node(const std::string& name);
+  size_t node_count() const { return order_.size(); }
+  // Every pod that holds a place on a node.
+  const std::unordered_map<std::string, std::shared_ptr<PodInfo>>& pods() const { return pods_; }
+  // Pods with affinity terms of their own (inter-pod affinity must look at them).
+  const std::map<std::string, std::shared_ptr<PodInfo>>& pods_with_affinity() const {
+    return with_affinity_;
+  }
+
+ private:
+  bool apply_node(const Change& change);
+  bool apply_pod(const Change& change);
+  void add_pod(std::shared_ptr<PodInfo> info);
+  bool remove_pod(const std::string& key);
+
+  std::unordered_map<std::string, NodeInfo> nodes_;
+  std::vector<std::string> order_;  // node names in the order they came
+  std::unordered_map<std::string, std::shared_ptr<PodInfo>> pods_;
+  std::map<std::string, std::shared_ptr<PodInfo>> with_affinity_;
+};
+
+// True for pods whose phase says they will not run again.
+bool pod_finished(const boost::json::object& pod);
+
+}  // namespace planter::sim::sched

@@ -1,0 +1,80 @@
+// InterPodAffinity as kube-scheduler's plugin of that name: the incoming pod's required pod
+// affinity and anti-affinity, the required anti-affinity of the pods already placed (checked
+// both ways), and the preferred terms of both for scoring.
+//
+// A term selects pods by labelSelector in its namespaces (`namespaces` and `namespaceSelector`;
+// neither: the pod's own namespace; an empty namespaceSelector: all namespaces) and spans the
+// nodes sharing a value of its topologyKey. The first-pod rule: a pod whose required affinity
+// no placed pod satisfies may still go anywhere the topology keys exist, when no pod at all
+// matches its terms and the pod matches them itself.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/scheduler/cache.h"
+
+namespace planter::sim::sched {
+
+// The labels of a namespace (nullptr when it does not exist), for namespaceSelector.
+using NamespaceLabels = std::function<const boost::json::object*(const std::string&)>;
+
+struct AffinityTerm {
+  const boost::json::value* selector = nullptr;  // labelSelector
+  const boost::json::value* namespace_selector = nullptr;
+  std::vector<std::string> namespaces;
+  std::string owner_namespace;  // the namespace of the pod the term belongs to
+  std::string topology_key;
+  int64_t weight = 1;
+
+  // The term selects `pod` (in namespace `ns` with `labels`).
+  bool matches(const std::string& ns, const boost::json::object* labels,
+               const NamespaceLabels& namespace_labels) const;
+};
+
+enum class TermKind { kAffinity, kAntiAffinity };
+// The required (or preferred, with their weights) terms of a pod spec.
+std::vector<AffinityTerm> affinity_terms(const boost::json::object& spec, const std::string& ns,
+                                         TermKind kind, bool required);
+
+// What the filter needs, computed once per scheduling attempt from every placed pod.
+class InterPodAffinityCheck {
+ public:
+  InterPodAffinityCheck(const boost::json::object& pod, const std::string& ns, const Cache& cache,
+                        const NamespaceLabels& namespace_labels);
+
+  // Empty when the node passes; otherwise kube-scheduler's reason and whether preemption could
+  // help (false for affinity, which removing pods cannot satisfy).
+  struct Failure {
+    std::string reason;
+    bool resolvable = true;
+  };
+  std::optional<Failure> filter(const NodeInfo& node) const;
+
+  // Raw preference scores per node (preferred terms of the pod and of the placed pods, and the
+  // placed pods' required affinity with weight 1); normalised by the caller.
+  bool scores_anything() const { return !topology_score_.empty(); }
+  int64_t score(const NodeInfo& node) const;
+
+  static constexpr const char* kAffinityReason = "node(s) didn't match pod affinity rules";
+  static constexpr const char* kAntiAffinityReason = "node(s) didn't match pod anti-affinity rules";
+  static constexpr const char* kExistingAntiAffinityReason =
+      "node(s) didn't satisfy existing pods anti-affinity rules";
+
+ private:
+  using Counts = std::unordered_map<std::string, std::unordered_map<std::string, int64_t>>;
+  std::vector<AffinityTerm> affinity_;
+  std::vector<AffinityTerm> anti_affinity_;
+  Counts affinity_counts_;       // topology key -> value -> placed pods matching every term
+  Counts anti_affinity_counts_;  // topology key -> value -> placed pods the pod repels
+  Counts existing_anti_;         // topology key -> value -> placed pods repelling the pod
+  bool pod_matches_own_terms_ = false;
+  Counts topology_score_;
+};
+
+}  // namespace planter::sim::sched

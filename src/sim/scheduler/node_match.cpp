@@ -1,0 +1,174 @@
+#include "sim/scheduler/node_match.h"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "sim/json_access.h"
+
+namespace planter::sim::sched {
+
+namespace json = boost::json;
+
+namespace {
+
+std::vector<std::string> strings_of(const json::value* v) {
+  std::vector<std::string> out;
+  if (v && v->is_array())
+    for (const auto& s : v->as_array())
+      if (s.is_string()) out.emplace_back(s.as_string());
+  return out;
+}
+
+std::optional<int64_t> integer(std::string_view s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+const json::object* labels_of(const json::object& obj) {
+  return object_at(object_at(obj, "metadata"), "labels");
+}
+
+// One NodeSelectorRequirement against a label (present or not, with its value).
+bool requirement_matches(const json::object& req, const json::object* labels) {
+  std::string key = string_at(req, "key");
+  std::string op = string_at(req, "operator");
+  auto values = strings_of(req.if_contains("values"));
+  auto* v = labels ? labels->if_contains(key) : nullptr;
+  bool has = v && v->is_string();
+  std::string value = has ? std::string(v->as_string()) : "";
+  bool in = has && std::find(values.begin(), values.end(), value) != values.end();
+  if (op == "In") return in;
+  if (op == "NotIn") return !in;
+  if (op == "Exists") return has;
+  if (op == "DoesNotExist") return !has;
+  if (op == "Gt" || op == "Lt") {
+    if (!has || values.size() != 1) return false;
+    auto have = integer(value), want = integer(values.front());
+    if (!have || !want) return false;
+    return op == "Gt" ? *have > *want : *have < *want;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool label_selector_matches(const json::value* selector, const json::object* labels) {
+  if (!selector || !selector->is_object()) return false;
+  const json::object& sel = selector->as_object();
+  if (const json::object* ml = object_at(sel, "matchLabels"))
+    for (const auto& [k, v] : *ml) {
+      auto* l = labels ? labels->if_contains(k) : nullptr;
+      if (!l || *l != v) return false;
+    }
+  if (auto* exprs = sel.if_contains("matchExpressions"); exprs && exprs->is_array())
+    for (const auto& e : exprs->as_array()) {
+      if (!e.is_object()) return false;
+      std::string op = string_at(e.as_object(), "operator");
+      if (op != "In" && op != "NotIn" && op != "Exists" && op != "DoesNotExist") return false;
+      if (!requirement_matches(e.as_object(), labels)) return false;
+    }
+  return true;
+}
+
+bool node_selector_term_matches(const json::object& term, const json::object& node) {
+  auto* exprs = term.if_contains("matchExpressions");
+  auto* fields = term.if_contains("matchFields");
+  bool any = (exprs && exprs->is_array() && !exprs->as_array().empty()) ||
+             (fields && fields->is_array() && !fields->as_array().empty());
+  if (!any) return false;
+  const json::object* labels = labels_of(node);
+  if (exprs && exprs->is_array())
+    for (const auto& e : exprs->as_array())
+      if (!e.is_object() || !requirement_matches(e.as_object(), labels)) return false;
+  if (fields && fields->is_array()) {
+    json::object name_field{{"metadata.name", meta_string(node, "name")}};
+    for (const auto& f : fields->as_array()) {
+      if (!f.is_object() || string_at(f.as_object(), "key") != "metadata.name") return false;
+      if (!requirement_matches(f.as_object(), &name_field)) return false;
+    }
+  }
+  return true;
+}
+
+bool node_affinity_matches(const json::object& spec, const json::object& node) {
+  if (const json::object* selector = object_at(spec, "nodeSelector")) {
+    const json::object* labels = labels_of(node);
+    for (const auto& [k, v] : *selector) {
+      auto* l = labels ? labels->if_contains(k) : nullptr;
+      if (!l || *l != v) return false;
+    }
+  }
+  const json::object* affinity = object_at(object_at(spec, "affinity"), "nodeAffinity");
+  const json::object* required =
+      object_at(affinity, "requiredDuringSchedulingIgnoredDuringExecution");
+  if (!required) return true;
+  auto* terms = required->if_contains("nodeSelectorTerms");
+  if (!terms || !terms->is_array()) return false;
+  for (const auto& t : terms->as_array())
+    if (t.is_object() && node_selector_term_matches(t.as_object(), node)) return true;
+  return false;
+}
+
+int64_t preferred_node_affinity_weight(const json::object& spec, const json::object& node) {
+  const json::object* affinity = object_at(object_at(spec, "affinity"), "nodeAffinity");
+  auto* preferred =
+      affinity ? affinity->if_contains("preferredDuringSchedulingIgnoredDuringExecution") : nullptr;
+  if (!preferred || !preferred->is_array()) return 0;
+  int64_t sum = 0;
+  for (const auto& p : preferred->as_array()) {
+    if (!p.is_object()) continue;
+    const json::object* term = object_at(p.as_object(), "preference");
+    int64_t weight = int_at(&p.as_object(), "weight");
+    if (term && weight != 0 && node_selector_term_matches(*term, node)) sum += weight;
+  }
+  return sum;
+}
+
+std::vector<Taint> taints_of(const json::object& node) {
+  std::vector<Taint> out;
+  auto* taints = object_at(node, "spec") ? object_at(node, "spec")->if_contains("taints") : nullptr;
+  if (taints && taints->is_array())
+    for (const auto& t : taints->as_array())
+      if (t.is_object())
+        out.push_back(Taint{string_at(t.as_object(), "key"), string_at(t.as_object(), "value"),
+                            string_at(t.as_object(), "effect")});
+  return out;
+}
+
+bool tolerates(const json::object& tol, const Taint& taint) {
+  std::string effect = string_at(tol, "effect");
+  if (!effect.empty() && effect != taint.effect) return false;
+  std::string key = string_at(tol, "key");
+  std::string op = string_at(tol, "operator");
+  if (op.empty()) op = "Equal";
+  if (key.empty()) return op == "Exists";
+  if (key != taint.key) return false;
+  if (op == "Exists") return true;
+  return op == "Equal" && string_at(tol, "value") == taint.value;
+}
+
+bool tolerated(const json::object& spec, const Taint& taint) {
+  auto* tols = spec.if_contains("tolerations");
+  if (!tols || !tols->is_array()) return false;
+  for (const auto& t : tols->as_array())
+    if (t.is_object() && tolerates(t.as_object(), taint)) return true;
+  return false;
+}
+
+const Taint* first_untolerated(const json::object& spec, const std::vector<Taint>& taints) {
+  for (const auto& t : taints)
+    if ((t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(spec, t)) return &t;
+  return nullptr;
+}
+
+int64_t intolerable_preferred_taints(const json::object& spec, const std::vector<Taint>& taints) {
+  int64_t n = 0;
+  for (const auto& t : taints)
+    if (t.effect == "PreferNoSchedule" && !tolerated(spec, t)) ++n;
+  return n;
+}
+
+}  // namespace planter::sim::sched

@@ -1,0 +1,50 @@
+// The matching rules pods and nodes meet in kube-scheduler's filters and in the DaemonSet
+// controller: label selectors (metav1.LabelSelector), node selector terms (nodeSelector and
+// node affinity), taints and tolerations. Written from the Kubernetes API reference; the sim's
+// own, shared with no planter code.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <string>
+#include <vector>
+
+namespace planter::sim::sched {
+
+// A metav1.LabelSelector against labels: null (or not an object) selects nothing, {} selects
+// everything; matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist) are ANDed.
+bool label_selector_matches(const boost::json::value* selector, const boost::json::object* labels);
+
+// One NodeSelectorTerm: its matchExpressions (In, NotIn, Exists, DoesNotExist, Gt, Lt on the
+// node's labels) and matchFields (metadata.name) ANDed; a term with neither matches nothing.
+bool node_selector_term_matches(const boost::json::object& term, const boost::json::object& node);
+
+// The pod's spec.nodeSelector and requiredDuringSchedulingIgnoredDuringExecution node affinity
+// (terms ORed) both admit the node.
+bool node_affinity_matches(const boost::json::object& pod_spec, const boost::json::object& node);
+
+// The sum of the weights of the pod's preferred node affinity terms the node matches.
+int64_t preferred_node_affinity_weight(const boost::json::object& pod_spec,
+                                       const boost::json::object& node);
+
+struct Taint {
+  std::string key, value, effect;
+};
+std::vector<Taint> taints_of(const boost::json::object& node);
+
+// A toleration tolerates a taint when the effects agree (an empty effect tolerates every
+// effect), and the keys agree (an empty key with Exists tolerates every key) and, for Equal
+// (the default operator), the values are equal.
+bool tolerates(const boost::json::object& toleration, const Taint& taint);
+bool tolerated(const boost::json::object& pod_spec, const Taint& taint);
+
+// The first of the node's taints with effect NoSchedule or NoExecute that the pod does not
+// tolerate, or nullptr. `taints` are the node's.
+const Taint* first_untolerated(const boost::json::object& pod_spec,
+                               const std::vector<Taint>& taints);
+
+// How many of the node's PreferNoSchedule taints the pod does not tolerate.
+int64_t intolerable_preferred_taints(const boost::json::object& pod_spec,
+                                     const std::vector<Taint>& taints);
+
+}  // namespace planter::sim::sched

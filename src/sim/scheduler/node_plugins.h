@@ -1,0 +1,43 @@
+// The filter and score plugins of kube-scheduler's default profile that look at one node and the
+// incoming pod only: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts and
+// NodeResourcesFit filters; NodeResourcesFit (LeastAllocated), NodeResourcesBalancedAllocation,
+// NodeAffinity and TaintToleration scores. Their reasons are kube-scheduler's words, as
+// `kubectl describe pod` shows them.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scheduler/cache.h"
+
+namespace planter::sim::sched {
+
+// What the plugins need of the incoming pod, read once per attempt.
+struct IncomingPod {
+  const boost::json::object* pod = nullptr;
+  const boost::json::object* spec = nullptr;
+  Resources requests;
+  NonZeroRequests nonzero;
+  std::vector<std::pair<std::string, int64_t>> host_ports;
+  bool has_node_preferences = false;
+};
+IncomingPod incoming_pod(const boost::json::object& pod);
+
+// A node a filter rejects: the reasons, and whether evicting pods could ever help (false:
+// UnschedulableAndUnresolvable, preemption is not helpful).
+struct Rejection {
+  std::vector<std::string> reasons;
+  bool resolvable = true;
+};
+
+// Runs the single-node filters in kube-scheduler's order; the first that rejects decides.
+std::optional<Rejection> filter_node(const IncomingPod& pod, const NodeInfo& node);
+
+// Scores in 0..100 before weighting.
+int64_t least_allocated_score(const IncomingPod& pod, const NodeInfo& node);
+int64_t balanced_allocation_score(const IncomingPod& pod, const NodeInfo& node);
+
+}  // namespace planter::sim::sched

@@ -1,0 +1,291 @@
+#include "sim/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <map>
+
+#include "sim/cluster.h"
+#include "sim/json_access.h"
+#include "sim/scheduler/inter_pod_affinity.h"
+#include "sim/scheduler/node_plugins.h"
+#include "sim/scheduler/topology_spread.h"
+
+namespace planter::sim::sched {
+
+namespace json = boost::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr const char* kUser = "system:kube-scheduler";
+constexpr const char* kAgent = "kube-scheduler/v1.32.0 (linux/amd64) kubernetes/planter-sim";
+constexpr int64_t kMaxNodeScore = 100;
+// Weights of the default profile's score plugins.
+constexpr int64_t kResourcesWeight = 1, kBalancedWeight = 1, kNodeAffinityWeight = 2,
+                  kTaintWeight = 3, kInterPodAffinityWeight = 2;
+// Pods tried per turn of the event loop, so requests keep being served during a burst.
+constexpr int kPodsPerTurn = 64;
+
+std::string pod_key(const json::object& pod) {
+  return meta_string(pod, "namespace") + "/" + meta_string(pod, "name");
+}
+
+std::string pod_path(const std::string& ns, const std::string& name) {
+  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+}
+
+bool waiting_for_us(const json::object& pod) {
+  return string_at(object_at(pod, "spec"), "nodeName").empty() && ours(pod) &&
+         meta_string(pod, "deletionTimestamp").empty() && !pod_finished(pod);
+}
+
+// Sorted "N reason" entries joined with ", ", as kube-scheduler's FitError prints them.
+std::string histogram(const std::map<std::string, int>& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [reason, n] : counts) parts.push_back(std::to_string(n) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+}  // namespace
+
+bool ours(const json::object& pod) {
+  std::string name = string_at(object_at(pod, "spec"), "schedulerName");
+  return name.empty() || name == Scheduler::kName;
+}
+
+Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
+    : cluster_(cluster), events_(cluster, kName, kUser), random_(seed) {
+  for (const char* key : {"/nodes", "/pods"}) {
+    // What the store already holds (a cluster restored from --state-dir), then its changes.
+    for (const auto& [_, obj] : cluster_.store().bucket(key)) {
+      Change ch{0, EventType::kAdded, key, meta_string(*obj, "namespace"), obj, nullptr};
+      on_change(ch);
+    }
+    watches_.push_back(
+        cluster_.store().add_watch(key, [this](const Change& ch) { on_change(ch); }));
+  }
+}
+
+Scheduler::~Scheduler() {
+  *alive_ = false;
+  for (uint64_t id : watches_) cluster_.store().remove_watch(id);
+}
+
+void Scheduler::on_change(const Change& ch) {
+  bool could_fit = cache_.apply(ch);
+  if (ch.storage_key == "/pods") {
+    std::string key = pod_key(*ch.object);
+    if (ch.type == EventType::kDeleted || !waiting_for_us(*ch.object)) {
+      unschedulable_.erase(key);
+      if (ch.type == EventType::kDeleted) events_.forget(meta_string(*ch.object, "uid"));
+    } else if (!unschedulable_.contains(key)) {
+      enqueue(key);
+    }
+  }
+  if (could_fit) retry_unschedulable();
+}
+
+void Scheduler::enqueue(const std::string& key) {
+  if (queued_.insert(key).second) active_.push_back(key);
+  if (flush_scheduled_) return;
+  flush_scheduled_ = true;
+  auto alive = alive_;
+  cluster_.environment().after(milliseconds(0), [this, alive] {
+    if (*alive) flush();
+  });
+}
+
+void Scheduler::retry_unschedulable() {
+  auto waiting = std::move(unschedulable_);
+  unschedulable_.clear();
+  for (const auto& key : waiting) enqueue(key);
+}
+
+void Scheduler::flush() {
+  flush_scheduled_ = false;
+  for (int i = 0; i < kPodsPerTurn && !active_.empty(); ++i) {
+    std::string key = std::move(active_.front());
+    active_.pop_front();
+    queued_.erase(key);
+    schedule(key);
+  }
+  if (!active_.empty() && !flush_scheduled_) {
+    flush_scheduled_ = true;
+    auto alive = alive_;
+    cluster_.environment().after(milliseconds(0), [this, alive] {
+      if (*alive) flush();
+    });
+  }
+}
+
+// percentageOfNodesToScore's adaptive default: every node of small clusters, then from 50% down
+// to 5% as clusters grow, never fewer than 100.
+int64_t Scheduler::nodes_to_find(int64_t all) const {
+  constexpr int64_t kMinFeasible = 100;
+  if (all < kMinFeasible) return all;
+  int64_t percentage = std::max<int64_t>(5, 50 - all / 125);
+  return std::max(kMinFeasible, all * percentage / 100);
+}
+
+void Scheduler::schedule(const std::string& key) {
+  size_t slash = key.find('/');
+  std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+  StoredObject pod = cluster_.store().get("/pods", ns, name);
+  if (!pod || !waiting_for_us(*pod)) return;
+
+  const auto& names = cache_.node_names();
+  int64_t all = static_cast<int64_t>(names.size());
+  if (all == 0) {
+    unschedulable(*pod, "no nodes available to schedule pods");
+    return;
+  }
+  Store& store = cluster_.store();
+  NamespaceLabels namespace_labels = [&store](const std::string& n) -> const json::object* {
+    StoredObject o = store.get("/namespaces", "", n);
+    return o ? object_at(object_at(*o, "metadata"), "labels") : nullptr;
+  };
+  IncomingPod in = incoming_pod(*pod);
+  TopologySpreadCheck spread(*pod, ns, cache_);
+  InterPodAffinityCheck affinity(*pod, ns, cache_, namespace_labels);
+
+  // Filter, from where the last attempt stopped, until enough nodes fit.
+  int64_t wanted = nodes_to_find(all);
+  std::vector<const NodeInfo*> feasible;
+  std::map<std::string, int> reasons;
+  int unresolvable = 0, resolvable = 0;
+  int64_t processed = 0;
+  size_t start = next_start_ % names.size();
+  for (int64_t i = 0; i < all; ++i) {
+    const NodeInfo* node = cache_.node(names[(start + static_cast<size_t>(i)) % names.size()]);
+    ++processed;
+    std::optional<Rejection> rejected = filter_node(in, *node);
+    if (!rejected)
+      if (auto f = spread.filter(*node)) rejected = Rejection{{f->reason}, f->resolvable};
+    if (!rejected)
+      if (auto f = affinity.filter(*node)) rejected = Rejection{{f->reason}, f->resolvable};
+    if (rejected) {
+      for (const auto& r : rejected->reasons) ++reasons[r];
+      ++(rejected->resolvable ? resolvable : unresolvable);
+      continue;
+    }
+    feasible.push_back(node);
+    if (static_cast<int64_t>(feasible.size()) >= wanted) break;
+  }
+  next_start_ = (start + static_cast<size_t>(processed)) % names.size();
+
+  if (feasible.empty()) {
+    std::string nodes = "0/" + std::to_string(all) + " nodes are available";
+    std::string message = nodes + ": " + histogram(reasons) + ".";
+    std::string policy = string_at(in.spec, "preemptionPolicy");
+    if (policy == "Never") {
+      message += " preemption: not eligible due to preemptionPolicy=Never.";
+    } else {
+      // The sim's pods all have the same priority: preemption never finds victims.
+      std::map<std::string, int> preemption;
+      if (unresolvable) preemption["Preemption is not helpful for scheduling"] = unresolvable;
+      if (resolvable) preemption["No preemption victims found for incoming pod"] = resolvable;
+      message += " preemption: " + nodes + ": " + histogram(preemption) + ".";
+    }
+    unschedulable(*pod, message);
+    return;
+  }
+
+  const NodeInfo* chosen = feasible.front();
+  if (feasible.size() > 1) {
+    // Raw scores of the plugins that normalise over the feasible nodes.
+    std::vector<int64_t> node_affinity(feasible.size()), taints(feasible.size()),
+        pod_affinity(feasible.size());
+    int64_t max_affinity = 0, max_taints = 0;
+    int64_t min_pod = INT64_MAX, max_pod = INT64_MIN;
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      if (in.has_node_preferences)
+        node_affinity[i] = preferred_node_affinity_weight(*in.spec, *feasible[i]->node);
+      taints[i] = intolerable_preferred_taints(*in.spec, feasible[i]->taints);
+      if (affinity.scores_anything()) pod_affinity[i] = affinity.score(*feasible[i]);
+      max_affinity = std::max(max_affinity, node_affinity[i]);
+      max_taints = std::max(max_taints, taints[i]);
+      min_pod = std::min(min_pod, pod_affinity[i]);
+      max_pod = std::max(max_pod, pod_affinity[i]);
+    }
+    int64_t best = INT64_MIN;
+    uint64_t ties = 0;
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      const NodeInfo& node = *feasible[i];
+      int64_t score = kResourcesWeight * least_allocated_score(in, node) +
+                      kBalancedWeight * balanced_allocation_score(in, node);
+      if (max_affinity > 0)
+        score += kNodeAffinityWeight * (node_affinity[i] * kMaxNodeScore / max_affinity);
+      score += kTaintWeight *
+               (max_taints > 0 ? kMaxNodeScore - taints[i] * kMaxNodeScore / max_taints
+                               : kMaxNodeScore);
+      if (affinity.scores_anything() && max_pod > min_pod)
+        score += kInterPodAffinityWeight *
+                 ((pod_affinity[i] - min_pod) * kMaxNodeScore / (max_pod - min_pod));
+      // Among the best, each has the same chance (reservoir sampling, as kube-scheduler does).
+      if (score > best) {
+        best = score;
+        ties = 1;
+        chosen = &node;
+      } else if (score == best) {
+        ++ties;
+        if (random_() % ties == 0) chosen = &node;
+      }
+    }
+  }
+  bind(*pod, chosen->name);
+}
+
+void Scheduler::bind(const json::object& pod, const std::string& node) {
+  std::string ns = meta_string(pod, "namespace"), name = meta_string(pod, "name");
+  json::object binding{{"apiVersion", "v1"},
+                       {"kind", "Binding"},
+                       {"metadata", {{"name", name}, {"namespace", ns}}},
+                       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  Response r = cluster_.call("POST", pod_path(ns, name) + "/binding", "application/json", binding,
+                             kUser, kAgent);
+  if (r.status != 201) return;  // gone, or bound by someone else meanwhile
+  events_.record(pod, "Normal", "Scheduled",
+                 "Successfully assigned " + ns + "/" + name + " to " + node);
+}
+
+void Scheduler::unschedulable(const json::object& pod, const std::string& message) {
+  std::string key = pod_key(pod);
+  unschedulable_.insert(key);
+  events_.record(pod, "Warning", "FailedScheduling", message);
+  // PodScheduled=False with the message, unless the pod already says so.
+  const json::object* status = object_at(pod, "status");
+  const json::object* cond = find_condition(status, "PodScheduled");
+  if (cond && string_at(cond, "status") == "False" && string_at(cond, "reason") == "Unschedulable" &&
+      string_at(cond, "message") == message)
+    return;
+  json::object updated = pod;
+  auto& st = updated["status"];
+  if (!st.is_object()) st = json::object{};
+  json::object& s = st.as_object();
+  if (!s.contains("phase")) s["phase"] = "Pending";
+  auto& conds = s["conditions"];
+  if (!conds.is_array()) conds = json::array{};
+  json::object condition{{"type", "PodScheduled"},
+                         {"status", "False"},
+                         {"lastProbeTime", nullptr},
+                         {"lastTransitionTime", rfc3339(cluster_.environment().now())},
+                         {"reason", "Unschedulable"},
+                         {"message", message}};
+  bool replaced = false;
+  for (auto& c : conds.as_array())
+    if (c.is_object() && string_at(c.as_object(), "type") == "PodScheduled") {
+      if (string_at(c.as_object(), "status") == "False")
+        condition["lastTransitionTime"] = c.as_object()["lastTransitionTime"];
+      c = condition;
+      replaced = true;
+    }
+  if (!replaced) conds.as_array().push_back(std::move(condition));
+  std::string ns = meta_string(pod, "namespace"), name = meta_string(pod, "name");
+  cluster_.call("PUT", pod_path(ns, name) + "/status", "application/json", updated, kUser, kAgent);
+}
+
+}  // namespace planter::sim::sched
