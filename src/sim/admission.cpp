@@ -4,7 +4,7 @@
 #include "model/strings.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
-#include "sim/pod_defaults.h"
+#include "sim/api_defaults.h"
 #include "sim/schema.h"
 
 namespace planter::sim {
@@ -246,6 +246,7 @@ void Handler::prepare_create(const ResourceType& t, json::object& obj) {
   }
   if (t.group.empty() && t.kind == "Service") allocate_cluster_ip(obj);
   if (t.group.empty() && t.kind == "Pod") default_pod(obj);
+  if (t.group == "batch" && t.kind == "Job") default_job(obj);
   if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition")
     obj["status"] = {{"conditions", json::array{}},
                      {"acceptedNames", {{"kind", ""}, {"plural", ""}}},

@@ -41,10 +41,25 @@ struct Faults {
   std::chrono::milliseconds watch_drop{0};  // watch streams end after this long; 0: never
 };
 
-// A group of identical simulated nodes.
+// A taint of a node, as `kubectl taint` writes it.
+struct NodeTaint {
+  std::string key, value, effect;  // effect: NoSchedule, PreferNoSchedule or NoExecute
+};
+
+// A group of identical simulated nodes (a planter Cluster's spec.nodes entry, or the flags).
 struct NodePool {
   int count = 1;
+  // Nodes are named <cluster>-<name>-<i> (i from 1 within the pool); without a name
+  // <cluster>-node-<n>, n counting across the cluster's unnamed pools.
+  std::string name;
   std::map<std::string, std::string> labels;
+  std::string cpu;     // allocatable cpu; empty: ClusterOptions::node_cpu
+  std::string memory;  // allocatable memory; empty: ClusterOptions::node_memory
+  int pods = 0;        // allocatable pods; 0: ClusterOptions::node_pods
+  // Extended resources ("nvidia.com/gpu": "4", "hugepages-2Mi": "1Gi"), on top of
+  // ClusterOptions::node_resources.
+  std::map<std::string, std::string> resources;
+  std::vector<NodeTaint> taints;
 };
 
 struct ClusterOptions {
@@ -56,6 +71,11 @@ struct ClusterOptions {
   std::vector<NodePool> nodes{NodePool{}};
   std::string node_cpu = "8";
   std::string node_memory = "32Gi";
+  int node_pods = 110;
+  std::map<std::string, std::string> node_resources;  // extended resources of every node
+  // Nodes are labelled topology.kubernetes.io/zone=zone-<i>, round robin over this many zones
+  // (0: no zone labels).
+  int zones = 0;
   Faults faults;
   // --authorization rbac: requests are authorized by the cluster's RBAC objects (rbac.h);
   // otherwise every authenticated user may do everything.

@@ -1,13 +1,13 @@
 // The simulated controllers of one cluster: what kube-controller-manager, the scheduler, the
 // kubelets and the aggregator do that clients wait on.
 //
-//   - nodes: the cluster's nodes exist (ClusterOptions::nodes), Ready, with allocatable cpu and
-//     memory;
-//   - workloads: Deployments, StatefulSets and DaemonSets report their replicas ready
-//     ClusterOptions::workload_delay after each change of their spec;
-//   - pods created directly are bound to a node at once and run after the same delay;
+//   - the workload controllers, the kubelets and the node lifecycle
+//     (workloads/workload_controllers.h): nodes, Pods of Deployments, ReplicaSets,
+//     StatefulSets, DaemonSets and Jobs, pods that run after ClusterOptions::workload_delay;
 //   - Services get an EndpointSlice and an Endpoints object listing the ready pods they select;
 //   - APIServices become Available once their Service has a ready endpoint.
+//
+// The scheduler is the cluster's own (scheduler/scheduler.h).
 //
 // Level-based, as real controllers are: a change enqueues the objects it affects, and each is
 // reconciled from what the store holds, so a cluster restored from --state-dir catches up.

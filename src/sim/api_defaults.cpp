@@ -1,4 +1,4 @@
-#include "sim/pod_defaults.h"
+#include "sim/api_defaults.h"
 
 #include "sim/json_access.h"
 #include "sim/scheduler/pod_resources.h"
@@ -78,6 +78,37 @@ void default_pod(json::object& pod) {
   add_toleration(tol.as_array(), "node.kubernetes.io/not-ready");
   add_toleration(tol.as_array(), "node.kubernetes.io/unreachable");
   pod["status"] = {{"phase", "Pending"}, {"qosClass", sched::qos_class(spec)}};
+}
+
+void default_job(json::object& job) {
+  auto& spec_v = job["spec"];
+  if (!spec_v.is_object()) spec_v = json::object{};
+  json::object& spec = spec_v.as_object();
+  std::string uid = meta_string(job, "uid"), name = meta_string(job, "name");
+  auto* manual = spec.if_contains("manualSelector");
+  bool manual_selector = manual && manual->is_bool() && manual->as_bool();
+  if (!spec.contains("selector") && !manual_selector) {
+    spec["selector"] = {{"matchLabels", {{"batch.kubernetes.io/controller-uid", uid}}}};
+    auto& tmpl = spec["template"];
+    if (!tmpl.is_object()) tmpl = json::object{};
+    auto& meta = tmpl.as_object()["metadata"];
+    if (!meta.is_object()) meta = json::object{};
+    auto& labels = meta.as_object()["labels"];
+    if (!labels.is_object()) labels = json::object{};
+    json::object& l = labels.as_object();
+    l["batch.kubernetes.io/controller-uid"] = uid;
+    l["batch.kubernetes.io/job-name"] = name;
+    l["controller-uid"] = uid;
+    l["job-name"] = name;
+  }
+  if (!spec.contains("completions") && !spec.contains("parallelism")) {
+    spec["completions"] = 1;
+    spec["parallelism"] = 1;
+  }
+  if (!spec.contains("parallelism")) spec["parallelism"] = 1;
+  if (!spec.contains("backoffLimit")) spec["backoffLimit"] = 6;
+  if (!spec.contains("completionMode")) spec["completionMode"] = "NonIndexed";
+  if (!spec.contains("suspend")) spec["suspend"] = false;
 }
 
 }  // namespace planter::sim

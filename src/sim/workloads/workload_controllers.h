@@ -1,0 +1,36 @@
+// The sim's workload controllers, as kube-controller-manager and the kubelets run them, each
+// level-based (a change queues the objects it affects; each is reconciled from what the store
+// holds, so a cluster restored from --state-dir catches up) and each in its own file:
+//
+//   node_lifecycle.cpp  the cluster's nodes from its node pools; pods of a deleted node go
+//   kubelet.cpp         a bound pod starts: Running and Ready (or Succeeded, for pods that do
+//                       not restart) after --workload-delay
+//   replicasets.cpp     ReplicaSet -> Pods <rs>-<5 chars>
+//   deployments.cpp     Deployment -> ReplicaSet <deploy>-<pod-template-hash>, rollouts, scale
+//   statefulsets.cpp    StatefulSet -> Pods <sts>-0..N-1 in order, PVCs from volumeClaimTemplates
+//   daemonsets.cpp      DaemonSet -> one Pod per node its pods may run on
+//   jobs.cpp            Job -> Pods up to parallelism until completions succeeded
+//
+// Each starts watching when made and stops when destroyed.
+#pragma once
+
+#include <memory>
+
+namespace planter::sim {
+
+class ControllerKit;
+
+class WorkloadController {
+ public:
+  virtual ~WorkloadController() = default;
+};
+
+std::unique_ptr<WorkloadController> start_node_lifecycle(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_kubelet(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_replicaset_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_deployment_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_statefulset_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_daemonset_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_job_controller(ControllerKit& kit);
+
+}  // namespace planter::sim
