@@ -34,8 +34,10 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
                   "cluster")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--workload-delay", f.workload_delay_ms,
-                  "Milliseconds before Deployments, StatefulSets, DaemonSets and Pods are ready")
+  cmd->add_option(
+         "--workload-delay", f.workload_delay_ms,
+         "Milliseconds a bound pod waits in ContainerCreating before it runs (or, when it does not "
+         "restart, succeeds)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--nodes", f.nodes,
@@ -44,6 +46,20 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
       ->capture_default_str();
   cmd->add_option("--node-cpu", f.node_cpu, "Allocatable cpu of each node")->capture_default_str();
   cmd->add_option("--node-memory", f.node_memory, "Allocatable memory of each node")
+      ->capture_default_str();
+  cmd->add_option("--node-pods", f.node_pods, "How many pods each node may run")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--node-resource", f.node_resources,
+                  "An extended resource every node has, NAME=QUANTITY (nvidia.com/gpu=4, "
+                  "hugepages-2Mi=1Gi); repeatable");
+  cmd->add_option("--zones", f.zones,
+                  "Label the nodes topology.kubernetes.io/zone=zone-<i>, round robin over this "
+                  "many zones (0: no zone labels)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--scheduler-seed", f.scheduler_seed,
+                  "Seed of the scheduler's draw between equally good nodes, so runs repeat")
       ->capture_default_str();
   cmd->add_option("--clusters", f.clusters,
                   "Workload clusters edge1..edgeN to provision at start (each with a Cluster in "
@@ -157,6 +173,15 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   c.nodes = {sim::NodePool{f.nodes, {}}};
   c.node_cpu = f.node_cpu;
   c.node_memory = f.node_memory;
+  c.node_pods = f.node_pods;
+  c.zones = f.zones;
+  c.scheduler_seed = f.scheduler_seed;
+  for (const auto& r : f.node_resources) {
+    size_t eq = r.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == r.size())
+      return Error{"--node-resource " + r + ": expected NAME=QUANTITY, as nvidia.com/gpu=4"};
+    c.node_resources[r.substr(0, eq)] = r.substr(eq + 1);
+  }
   if (auto err = apply_faults(f, c.faults, options.fleet.cluster_faults)) return Error{*err};
   options.fleet.provision_delay = std::chrono::milliseconds(f.provision_delay_ms);
   options.fleet.clusters = f.clusters;

@@ -21,6 +21,10 @@ struct SimFlags {
   int nodes = 3;
   std::string node_cpu = "8";
   std::string node_memory = "32Gi";
+  int node_pods = 110;
+  std::vector<std::string> node_resources;  // NAME=QUANTITY, extended resources of every node
+  int zones = 0;
+  uint64_t scheduler_seed = 1;
   int clusters = 0;
   int bookmark_interval_s = 60;
   int idle_timeout_s = 90;

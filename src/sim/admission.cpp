@@ -2,9 +2,9 @@
 
 #include "model/names.h"
 #include "model/strings.h"
+#include "sim/api_defaults.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
-#include "sim/api_defaults.h"
 #include "sim/schema.h"
 
 namespace planter::sim {
@@ -247,6 +247,9 @@ void Handler::prepare_create(const ResourceType& t, json::object& obj) {
   if (t.group.empty() && t.kind == "Service") allocate_cluster_ip(obj);
   if (t.group.empty() && t.kind == "Pod") default_pod(obj);
   if (t.group == "batch" && t.kind == "Job") default_job(obj);
+  if (t.group == "apps" &&
+      (t.kind == "Deployment" || t.kind == "StatefulSet" || t.kind == "DaemonSet"))
+    default_apps_workload(obj, t.kind);
   if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition")
     obj["status"] = {{"conditions", json::array{}},
                      {"acceptedNames", {{"kind", ""}, {"plural", ""}}},

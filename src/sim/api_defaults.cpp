@@ -20,15 +20,13 @@ void default_container(json::object& c) {
     for (const auto& [name, amount] : res.at("limits").as_object())
       if (!req_v.as_object().contains(name)) req_v.as_object()[name] = amount;
   }
-  if (!c.contains("terminationMessagePath"))
-    c["terminationMessagePath"] = "/dev/termination-log";
+  if (!c.contains("terminationMessagePath")) c["terminationMessagePath"] = "/dev/termination-log";
   if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
   if (!c.contains("imagePullPolicy")) {
     // Always for :latest or no tag, IfNotPresent otherwise.
     std::string image = string_at(c, "image");
-    std::string last = image.substr(image.find_last_of('/') == std::string::npos
-                                        ? 0
-                                        : image.find_last_of('/') + 1);
+    std::string last = image.substr(
+        image.find_last_of('/') == std::string::npos ? 0 : image.find_last_of('/') + 1);
     bool tagged = last.find(':') != std::string::npos || image.find('@') != std::string::npos;
     bool latest = last.size() >= 7 && last.ends_with(":latest");
     c["imagePullPolicy"] = (!tagged || latest) ? "Always" : "IfNotPresent";
@@ -41,10 +39,8 @@ void add_toleration(json::array& tolerations, const char* key) {
         (string_at(t.as_object(), "effect") == "NoExecute" ||
          string_at(t.as_object(), "effect").empty()))
       return;
-  tolerations.push_back(json::object{{"key", key},
-                                     {"operator", "Exists"},
-                                     {"effect", "NoExecute"},
-                                     {"tolerationSeconds", 300}});
+  tolerations.push_back(json::object{
+      {"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", 300}});
 }
 
 }  // namespace
@@ -78,6 +74,41 @@ void default_pod(json::object& pod) {
   add_toleration(tol.as_array(), "node.kubernetes.io/not-ready");
   add_toleration(tol.as_array(), "node.kubernetes.io/unreachable");
   pod["status"] = {{"phase", "Pending"}, {"qosClass", sched::qos_class(spec)}};
+}
+
+void default_apps_workload(json::object& workload, std::string_view kind) {
+  auto& spec_v = workload["spec"];
+  if (!spec_v.is_object()) spec_v = json::object{};
+  json::object& spec = spec_v.as_object();
+  if (kind != "DaemonSet" && !spec.contains("replicas")) spec["replicas"] = 1;
+  if (!spec.contains("revisionHistoryLimit")) spec["revisionHistoryLimit"] = 10;
+  const char* field = kind == "Deployment" ? "strategy" : "updateStrategy";
+  auto& strategy = spec[field];
+  if (!strategy.is_object()) strategy = json::object{};
+  json::object& s = strategy.as_object();
+  if (!s.contains("type")) s["type"] = "RollingUpdate";
+  if (string_at(s, "type") == "RollingUpdate") {
+    auto& rolling = s["rollingUpdate"];
+    if (!rolling.is_object()) rolling = json::object{};
+    json::object& r = rolling.as_object();
+    if (kind == "Deployment") {
+      if (!r.contains("maxUnavailable")) r["maxUnavailable"] = "25%";
+      if (!r.contains("maxSurge")) r["maxSurge"] = "25%";
+    } else if (kind == "StatefulSet") {
+      if (!r.contains("partition")) r["partition"] = 0;
+    } else {
+      if (!r.contains("maxUnavailable")) r["maxUnavailable"] = 1;
+      if (!r.contains("maxSurge")) r["maxSurge"] = 0;
+    }
+  }
+  if (kind == "Deployment" && !spec.contains("progressDeadlineSeconds"))
+    spec["progressDeadlineSeconds"] = 600;
+  if (kind == "StatefulSet") {
+    if (!spec.contains("podManagementPolicy")) spec["podManagementPolicy"] = "OrderedReady";
+    if (!spec.contains("persistentVolumeClaimRetentionPolicy"))
+      spec["persistentVolumeClaimRetentionPolicy"] = {{"whenDeleted", "Retain"},
+                                                      {"whenScaled", "Retain"}};
+  }
 }
 
 void default_job(json::object& job) {

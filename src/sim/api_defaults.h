@@ -9,6 +9,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <string_view>
 
 namespace planter::sim {
 
@@ -19,5 +20,11 @@ void default_pod(boost::json::object& pod);
 // the legacy controller-uid and job-name); completions and parallelism 1 when neither is set;
 // backoffLimit 6; completionMode NonIndexed; suspend false.
 void default_job(boost::json::object& job);
+
+// Deployments, StatefulSets and DaemonSets: replicas 1, revisionHistoryLimit 10 and the update
+// strategy kubectl rollout status reads (RollingUpdate: 25%/25% for Deployments, partition 0
+// for StatefulSets, maxUnavailable 1 for DaemonSets); progressDeadlineSeconds 600;
+// podManagementPolicy OrderedReady.
+void default_apps_workload(boost::json::object& workload, std::string_view kind);
 
 }  // namespace planter::sim

@@ -20,9 +20,13 @@ ControllerKit::~ControllerKit() {
   for (uint64_t id : watch_ids_) c_.store().remove_watch(id);
 }
 
-Store& ControllerKit::store() { return c_.store(); }
+Store& ControllerKit::store() {
+  return c_.store();
+}
 
-std::string ControllerKit::now() const { return rfc3339(c_.environment().now()); }
+std::string ControllerKit::now() const {
+  return rfc3339(c_.environment().now());
+}
 
 Response ControllerKit::write(std::string method, std::string path, std::string content_type,
                               const json::object& body, std::string_view component,

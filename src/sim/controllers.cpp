@@ -32,7 +32,6 @@ bool selects(const json::object* selector, const json::object* labels) {
   return true;
 }
 
-
 enum class Kind { kService, kAPIService };
 
 // A ready endpoint behind a Service.
@@ -133,12 +132,11 @@ struct Controllers::Impl {
 
   ~Impl() { workloads.clear(); }
 
-
   Response write(std::string method, std::string path, std::string content_type,
                  const json::object& body, std::string_view component,
                  std::map<std::string, std::string> query = {}) {
-    return kit.write(std::move(method), std::move(path), std::move(content_type), body,
-                     component, std::move(query));
+    return kit.write(std::move(method), std::move(path), std::move(content_type), body, component,
+                     std::move(query));
   }
 
   void put_status(const std::string& path, const json::object& current, json::object status,

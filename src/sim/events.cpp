@@ -39,29 +39,28 @@ void EventRecorder::record(const json::object& object, const std::string& type,
   std::snprintf(suffix, sizeof suffix, "%llx",
                 static_cast<unsigned long long>(nanos) + ++sequence_);
   std::string name = meta_string(object, "name") + "." + suffix;
-  json::object ev{
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", name}, {"namespace", ns}}},
-      {"involvedObject",
-       {{"apiVersion", string_at(object, "apiVersion")},
-        {"kind", string_at(object, "kind")},
-        {"namespace", meta_string(object, "namespace")},
-        {"name", meta_string(object, "name")},
-        {"uid", uid},
-        {"resourceVersion", meta_string(object, "resourceVersion")}}},
-      {"reason", reason},
-      {"message", message},
-      {"source", {{"component", component_}}},
-      {"firstTimestamp", time},
-      {"lastTimestamp", time},
-      {"count", 1},
-      {"type", type},
-      {"eventTime", nullptr},
-      {"reportingComponent", component_},
-      {"reportingInstance", ""}};
-  Response r = cluster_.call("POST", "/api/v1/namespaces/" + ns + "/events", "application/json",
-                             ev, user_, agent);
+  json::object ev{{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"name", name}, {"namespace", ns}}},
+                  {"involvedObject",
+                   {{"apiVersion", string_at(object, "apiVersion")},
+                    {"kind", string_at(object, "kind")},
+                    {"namespace", meta_string(object, "namespace")},
+                    {"name", meta_string(object, "name")},
+                    {"uid", uid},
+                    {"resourceVersion", meta_string(object, "resourceVersion")}}},
+                  {"reason", reason},
+                  {"message", message},
+                  {"source", {{"component", component_}}},
+                  {"firstTimestamp", time},
+                  {"lastTimestamp", time},
+                  {"count", 1},
+                  {"type", type},
+                  {"eventTime", nullptr},
+                  {"reportingComponent", component_},
+                  {"reportingInstance", ""}};
+  Response r = cluster_.call("POST", "/api/v1/namespaces/" + ns + "/events", "application/json", ev,
+                             user_, agent);
   if (r.status == 201) written_[key] = name;
 }
 

@@ -23,8 +23,8 @@ class EventRecorder {
 
   // Records an event about `object` (its apiVersion, kind, namespace, name and uid are read from
   // it). `type`: "Normal" or "Warning".
-  void record(const boost::json::object& object, const std::string& type,
-              const std::string& reason, const std::string& message);
+  void record(const boost::json::object& object, const std::string& type, const std::string& reason,
+              const std::string& message);
 
   // Forgets what was recorded about the object with this uid (it is gone).
   void forget(const std::string& uid);

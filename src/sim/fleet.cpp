@@ -168,11 +168,29 @@ struct Fleet::Provisioner {
       for (const auto& nv : nodes->as_array()) {
         if (!nv.is_object()) continue;
         NodePool pool;
-        auto* count = nv.as_object().if_contains("count");
+        const json::object& p = nv.as_object();
+        auto* count = p.if_contains("count");
         if (count && count->is_int64()) pool.count = static_cast<int>(count->as_int64());
-        if (const json::object* labels = object_at(&nv.as_object(), "labels"))
+        pool.name = string_at(p, "name");
+        auto text = [](const json::value* v) -> std::string {
+          if (v && v->is_string()) return std::string(v->as_string());
+          if (v && v->is_int64()) return std::to_string(v->as_int64());
+          return "";
+        };
+        pool.cpu = text(p.if_contains("cpu"));
+        pool.memory = text(p.if_contains("memory"));
+        pool.pods = static_cast<int>(int_at(&p, "pods"));
+        if (const json::object* labels = object_at(&p, "labels"))
           for (const auto& [k, v] : *labels)
             if (v.is_string()) pool.labels[std::string(k)] = std::string(v.as_string());
+        if (const json::object* resources = object_at(&p, "resources"))
+          for (const auto& [k, v] : *resources) pool.resources[std::string(k)] = text(&v);
+        if (auto* taints = p.if_contains("taints"); taints && taints->is_array())
+          for (const auto& tv : taints->as_array())
+            if (tv.is_object())
+              pool.taints.push_back(NodeTaint{string_at(tv.as_object(), "key"),
+                                              string_at(tv.as_object(), "value"),
+                                              string_at(tv.as_object(), "effect")});
         pools.push_back(std::move(pool));
       }
     return pools.empty() ? fleet.options_.cluster.nodes : pools;

@@ -77,18 +77,18 @@ NodeInfo* Cache::node(const std::string& name) {
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
-bool Cache::apply(const Change& change) {
+unsigned Cache::apply(const Change& change) {
   if (change.storage_key == "/nodes") return apply_node(change);
   if (change.storage_key == "/pods") return apply_pod(change);
-  return false;
+  return kNothing;
 }
 
-bool Cache::apply_node(const Change& ch) {
+unsigned Cache::apply_node(const Change& ch) {
   std::string name = meta_string(*ch.object, "name");
   if (ch.type == EventType::kDeleted) {
     nodes_.erase(name);
     order_.erase(std::remove(order_.begin(), order_.end(), name), order_.end());
-    return false;
+    return kNothing;
   }
   auto [it, fresh] = nodes_.try_emplace(name);
   NodeInfo& n = it->second;
@@ -112,31 +112,33 @@ bool Cache::apply_node(const Change& ch) {
   n.unschedulable = u && u->is_bool() && u->as_bool();
   const json::object* allocatable = object_at(object_at(*ch.object, "status"), "allocatable");
   n.allocatable = Resources::from_list(allocatable);
-  n.allocatable_pods =
-      whole_units(parse_milli(allocatable ? allocatable->if_contains("pods") : nullptr).value_or(0));
+  n.allocatable_pods = whole_units(
+      parse_milli(allocatable ? allocatable->if_contains("pods") : nullptr).value_or(0));
   n.label_values_.clear();
   if (const json::object* labels = n.labels())
     for (const auto& [k, v] : *labels)
       if (v.is_string()) n.label_values_.emplace(std::string(k), std::string(v.as_string()));
-  return changed;
+  return changed ? kNodeChanged : kNothing;
 }
 
-bool Cache::apply_pod(const Change& ch) {
+unsigned Cache::apply_pod(const Change& ch) {
   std::string key = ch.ns + "/" + meta_string(*ch.object, "name");
   const json::object* spec = object_at(*ch.object, "spec");
   std::string node = string_at(spec, "nodeName");
   bool holds = ch.type != EventType::kDeleted && !node.empty() && !pod_finished(*ch.object);
-  if (!holds) return remove_pod(key);
+  if (!holds) return remove_pod(key) ? kPodRemoved : kNothing;
   auto it = pods_.find(key);
-  bool labels_changed = false;
+  unsigned effect = kPodAdded;
   if (it != pods_.end()) {
     const json::object* before = it->second->labels();
     const json::object* after = object_at(object_at(*ch.object, "metadata"), "labels");
-    labels_changed = (before == nullptr) != (after == nullptr) || (before && *before != *after);
+    bool labels_changed =
+        (before == nullptr) != (after == nullptr) || (before && *before != *after);
+    effect = labels_changed ? kPodLabelsChanged : kNothing;
     remove_pod(key);
   }
   add_pod(pod_info(ch.object, node));
-  return labels_changed;
+  return effect;
 }
 
 void Cache::add_pod(std::shared_ptr<PodInfo> info) {

@@ -55,9 +55,16 @@ struct NodeInfo {
 
 class Cache {
  public:
-  // Applies a change of /nodes or /pods. Returns true when it could let a pending pod fit
-  // somewhere (a node came or changed, a pod left a node or changed its labels).
-  bool apply(const Change& change);
+  // What a change did, as far as a pending pod could care.
+  enum Effect : unsigned {
+    kNothing = 0,
+    kNodeChanged = 1,       // a node came or changed
+    kPodRemoved = 2,        // a pod left its node (deleted, finished)
+    kPodAdded = 4,          // a pod was placed on a node
+    kPodLabelsChanged = 8,  // a placed pod's labels changed
+  };
+  // Applies a change of /nodes or /pods.
+  unsigned apply(const Change& change);
 
   const std::vector<std::string>& node_names() const { return order_; }
   const NodeInfo* node(const std::string& name) const;
@@ -71,8 +78,8 @@ class Cache {
   }
 
  private:
-  bool apply_node(const Change& change);
-  bool apply_pod(const Change& change);
+  unsigned apply_node(const Change& change);
+  unsigned apply_pod(const Change& change);
   void add_pod(std::shared_ptr<PodInfo> info);
   bool remove_pod(const std::string& key);
 

@@ -57,7 +57,8 @@ bool AffinityTerm::matches(const std::string& ns, const json::object* labels,
     in_namespace = std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
     if (!in_namespace && namespace_selector) {
       const json::object& sel = namespace_selector->as_object();
-      in_namespace = sel.empty() || label_selector_matches(namespace_selector, namespace_labels(ns));
+      in_namespace =
+          sel.empty() || label_selector_matches(namespace_selector, namespace_labels(ns));
     }
   }
   return in_namespace && label_selector_matches(selector, labels);
@@ -95,9 +96,8 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
   auto preferred = affinity_terms(spec, ns, TermKind::kAffinity, false);
   auto preferred_anti = affinity_terms(spec, ns, TermKind::kAntiAffinity, false);
   pod_matches_own_terms_ =
-      std::all_of(affinity_.begin(), affinity_.end(), [&](const AffinityTerm& t) {
-        return t.matches(ns, labels, namespace_labels);
-      });
+      std::all_of(affinity_.begin(), affinity_.end(),
+                  [&](const AffinityTerm& t) { return t.matches(ns, labels, namespace_labels); });
 
   // The pod's own terms against every placed pod.
   if (!affinity_.empty() || !anti_affinity_.empty() || !preferred.empty() ||

@@ -59,7 +59,8 @@ std::optional<Rejection> node_resources_fit(const IncomingPod& pod, const NodeIn
     if (amount <= 0) continue;
     auto h = have.scalar.find(name);
     auto u = used.scalar.find(name);
-    int64_t free = (h == have.scalar.end() ? 0 : h->second) - (u == used.scalar.end() ? 0 : u->second);
+    int64_t free =
+        (h == have.scalar.end() ? 0 : h->second) - (u == used.scalar.end() ? 0 : u->second);
     if (amount > free) r.reasons.emplace_back("Insufficient " + name);
   }
   if (r.reasons.empty()) return std::nullopt;
@@ -89,8 +90,7 @@ IncomingPod incoming_pod(const json::object& pod) {
       }
     }
   const json::object* na = object_at(object_at(*in.spec, "affinity"), "nodeAffinity");
-  in.has_node_preferences =
-      na && na->contains("preferredDuringSchedulingIgnoredDuringExecution");
+  in.has_node_preferences = na && na->contains("preferredDuringSchedulingIgnoredDuringExecution");
   return in;
 }
 
@@ -108,10 +108,9 @@ int64_t least_allocated_score(const IncomingPod& pod, const NodeInfo& node) {
     if (allocatable <= 0 || requested > allocatable) return 0;
     return (allocatable - requested) * kMaxNodeScore / allocatable;
   };
-  int64_t cpu = one(node.nonzero_requested.cpu_milli + pod.nonzero.cpu_milli,
-                    node.allocatable.cpu_milli);
-  int64_t memory =
-      one(node.nonzero_requested.memory + pod.nonzero.memory, node.allocatable.memory);
+  int64_t cpu =
+      one(node.nonzero_requested.cpu_milli + pod.nonzero.cpu_milli, node.allocatable.cpu_milli);
+  int64_t memory = one(node.nonzero_requested.memory + pod.nonzero.memory, node.allocatable.memory);
   return (cpu + memory) / 2;
 }
 
@@ -120,10 +119,9 @@ int64_t balanced_allocation_score(const IncomingPod& pod, const NodeInfo& node) 
     if (allocatable <= 0) return 1.0;
     return std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable));
   };
-  double cpu = fraction(node.requested.cpu_milli + pod.requests.cpu_milli,
-                        node.allocatable.cpu_milli);
-  double memory =
-      fraction(node.requested.memory + pod.requests.memory, node.allocatable.memory);
+  double cpu =
+      fraction(node.requested.cpu_milli + pod.requests.cpu_milli, node.allocatable.cpu_milli);
+  double memory = fraction(node.requested.memory + pod.requests.memory, node.allocatable.memory);
   // The standard deviation of the two fractions.
   double deviation = std::abs(cpu - memory) / 2;
   return static_cast<int64_t>((1 - deviation) * static_cast<double>(kMaxNodeScore));

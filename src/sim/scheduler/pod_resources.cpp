@@ -12,7 +12,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int64_t kDefaultCpuMilli = 100;                 // for scoring only
+constexpr int64_t kDefaultCpuMilli = 100;                // for scoring only
 constexpr int64_t kDefaultMemory = 200LL * 1024 * 1024;  // for scoring only
 
 int64_t saturating_add(int64_t a, int64_t b) {

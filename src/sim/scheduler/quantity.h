@@ -19,6 +19,8 @@ std::optional<int64_t> parse_milli(std::string_view text);
 std::optional<int64_t> parse_milli(const boost::json::value* value);
 
 // The whole units of a milli amount, rounded up (Quantity.Value()).
-inline int64_t whole_units(int64_t milli) { return milli / 1000 + (milli % 1000 > 0 ? 1 : 0); }
+inline int64_t whole_units(int64_t milli) {
+  return milli / 1000 + (milli % 1000 > 0 ? 1 : 0);
+}
 
 }  // namespace planter::sim::sched

@@ -76,7 +76,7 @@ Scheduler::~Scheduler() {
 }
 
 void Scheduler::on_change(const Change& ch) {
-  bool could_fit = cache_.apply(ch);
+  unsigned effect = cache_.apply(ch);
   if (ch.storage_key == "/pods") {
     std::string key = pod_key(*ch.object);
     if (ch.type == EventType::kDeleted || !waiting_for_us(*ch.object)) {
@@ -86,7 +86,7 @@ void Scheduler::on_change(const Change& ch) {
       enqueue(key);
     }
   }
-  if (could_fit) retry_unschedulable();
+  if (effect != Cache::kNothing) retry_unschedulable(effect);
 }
 
 void Scheduler::enqueue(const std::string& key) {
@@ -99,10 +99,16 @@ void Scheduler::enqueue(const std::string& key) {
   });
 }
 
-void Scheduler::retry_unschedulable() {
-  auto waiting = std::move(unschedulable_);
-  unschedulable_.clear();
-  for (const auto& key : waiting) enqueue(key);
+void Scheduler::retry_unschedulable(unsigned effect) {
+  bool everyone = effect & (Cache::kNodeChanged | Cache::kPodRemoved);
+  for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
+    if (everyone || (it->second & kByPods)) {
+      enqueue(it->first);
+      it = unschedulable_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void Scheduler::flush() {
@@ -140,7 +146,7 @@ void Scheduler::schedule(const std::string& key) {
   const auto& names = cache_.node_names();
   int64_t all = static_cast<int64_t>(names.size());
   if (all == 0) {
-    unschedulable(*pod, "no nodes available to schedule pods");
+    unschedulable(*pod, "no nodes available to schedule pods", kByNode);
     return;
   }
   Store& store = cluster_.store();
@@ -157,17 +163,26 @@ void Scheduler::schedule(const std::string& key) {
   std::vector<const NodeInfo*> feasible;
   std::map<std::string, int> reasons;
   int unresolvable = 0, resolvable = 0;
+  unsigned rejected_by = 0;
   int64_t processed = 0;
   size_t start = next_start_ % names.size();
   for (int64_t i = 0; i < all; ++i) {
     const NodeInfo* node = cache_.node(names[(start + static_cast<size_t>(i)) % names.size()]);
     ++processed;
     std::optional<Rejection> rejected = filter_node(in, *node);
+    bool by_pods = false;
     if (!rejected)
-      if (auto f = spread.filter(*node)) rejected = Rejection{{f->reason}, f->resolvable};
+      if (auto f = spread.filter(*node)) {
+        rejected = Rejection{{f->reason}, f->resolvable};
+        by_pods = true;
+      }
     if (!rejected)
-      if (auto f = affinity.filter(*node)) rejected = Rejection{{f->reason}, f->resolvable};
+      if (auto f = affinity.filter(*node)) {
+        rejected = Rejection{{f->reason}, f->resolvable};
+        by_pods = true;
+      }
     if (rejected) {
+      rejected_by |= by_pods ? kByPods : kByNode;
       for (const auto& r : rejected->reasons) ++reasons[r];
       ++(rejected->resolvable ? resolvable : unresolvable);
       continue;
@@ -190,7 +205,7 @@ void Scheduler::schedule(const std::string& key) {
       if (resolvable) preemption["No preemption victims found for incoming pod"] = resolvable;
       message += " preemption: " + nodes + ": " + histogram(preemption) + ".";
     }
-    unschedulable(*pod, message);
+    unschedulable(*pod, message, rejected_by);
     return;
   }
 
@@ -219,9 +234,9 @@ void Scheduler::schedule(const std::string& key) {
                       kBalancedWeight * balanced_allocation_score(in, node);
       if (max_affinity > 0)
         score += kNodeAffinityWeight * (node_affinity[i] * kMaxNodeScore / max_affinity);
-      score += kTaintWeight *
-               (max_taints > 0 ? kMaxNodeScore - taints[i] * kMaxNodeScore / max_taints
-                               : kMaxNodeScore);
+      score +=
+          kTaintWeight *
+          (max_taints > 0 ? kMaxNodeScore - taints[i] * kMaxNodeScore / max_taints : kMaxNodeScore);
       if (affinity.scores_anything() && max_pod > min_pod)
         score += kInterPodAffinityWeight *
                  ((pod_affinity[i] - min_pod) * kMaxNodeScore / (max_pod - min_pod));
@@ -252,15 +267,16 @@ void Scheduler::bind(const json::object& pod, const std::string& node) {
                  "Successfully assigned " + ns + "/" + name + " to " + node);
 }
 
-void Scheduler::unschedulable(const json::object& pod, const std::string& message) {
+void Scheduler::unschedulable(const json::object& pod, const std::string& message,
+                              unsigned rejected) {
   std::string key = pod_key(pod);
-  unschedulable_.insert(key);
+  unschedulable_[key] = rejected;
   events_.record(pod, "Warning", "FailedScheduling", message);
   // PodScheduled=False with the message, unless the pod already says so.
   const json::object* status = object_at(pod, "status");
   const json::object* cond = find_condition(status, "PodScheduled");
-  if (cond && string_at(cond, "status") == "False" && string_at(cond, "reason") == "Unschedulable" &&
-      string_at(cond, "message") == message)
+  if (cond && string_at(cond, "status") == "False" &&
+      string_at(cond, "reason") == "Unschedulable" && string_at(cond, "message") == message)
     return;
   json::object updated = pod;
   auto& st = updated["status"];
@@ -269,12 +285,10 @@ void Scheduler::unschedulable(const json::object& pod, const std::string& messag
   if (!s.contains("phase")) s["phase"] = "Pending";
   auto& conds = s["conditions"];
   if (!conds.is_array()) conds = json::array{};
-  json::object condition{{"type", "PodScheduled"},
-                         {"status", "False"},
-                         {"lastProbeTime", nullptr},
-                         {"lastTransitionTime", rfc3339(cluster_.environment().now())},
-                         {"reason", "Unschedulable"},
-                         {"message", message}};
+  json::object condition{
+      {"type", "PodScheduled"},    {"status", "False"},
+      {"lastProbeTime", nullptr},  {"lastTransitionTime", rfc3339(cluster_.environment().now())},
+      {"reason", "Unschedulable"}, {"message", message}};
   bool replaced = false;
   for (auto& c : conds.as_array())
     if (c.is_object() && string_at(c.as_object(), "type") == "PodScheduled") {

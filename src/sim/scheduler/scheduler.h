@@ -9,14 +9,17 @@
 // `seed`, so a run repeats. The pod is bound through the binding subresource, and a
 // "Scheduled" Event says where. A pod that fits nowhere gets PodScheduled=False
 // (Unschedulable) with kube-scheduler's message and a "FailedScheduling" Event, and waits in an
-// unschedulable set until something that could change the answer happens: a node comes or
-// changes, a placed pod goes or changes its labels. No timer retries it.
+// unschedulable set until something that could change the answer happens, as kube-scheduler's
+// queueing hints decide: a node comes or changes, or a placed pod goes (for every pod); a pod is
+// placed or a placed pod's labels change (for pods refused by pod affinity or topology spread).
+// No timer retries it.
 //
 // Not thread-safe: runs on the server's event loop, fed by the cluster's store.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -44,11 +47,13 @@ class Scheduler {
  private:
   void on_change(const Change& change);
   void enqueue(const std::string& key);
-  void retry_unschedulable();
+  // Rejections by plugin family, to know which changes could help.
+  enum Rejected : unsigned { kByNode = 1, kByPods = 2 };
+  void retry_unschedulable(unsigned effect);
   void flush();
   void schedule(const std::string& key);
   void bind(const boost::json::object& pod, const std::string& node);
-  void unschedulable(const boost::json::object& pod, const std::string& message);
+  void unschedulable(const boost::json::object& pod, const std::string& message, unsigned rejected);
   int64_t nodes_to_find(int64_t all) const;
 
   Cluster& cluster_;
@@ -58,8 +63,8 @@ class Scheduler {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::vector<uint64_t> watches_;
   std::deque<std::string> active_;
-  std::set<std::string> queued_;         // keys in active_
-  std::set<std::string> unschedulable_;  // keys waiting for a change
+  std::set<std::string> queued_;                   // keys in active_
+  std::map<std::string, unsigned> unschedulable_;  // keys waiting for a change -> Rejected bits
   bool flush_scheduled_ = false;
   size_t next_start_ = 0;
 };

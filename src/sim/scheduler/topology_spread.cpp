@@ -34,11 +34,12 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
         if (!value || !value->is_string()) continue;
         auto& exprs = con.selector["matchExpressions"];
         if (!exprs.is_array()) exprs = json::array{};
-        exprs.as_array().push_back(json::object{
-            {"key", k}, {"operator", "In"}, {"values", json::array{*value}}});
+        exprs.as_array().push_back(
+            json::object{{"key", k}, {"operator", "In"}, {"values", json::array{*value}}});
       }
     json::value selector_value = con.selector;
-    con.self_match = c.contains("labelSelector") && label_selector_matches(&selector_value, pod_labels);
+    con.self_match =
+        c.contains("labelSelector") && label_selector_matches(&selector_value, pod_labels);
     policies.emplace_back(string_at(c, "nodeAffinityPolicy") != "Ignore",
                           string_at(c, "nodeTaintsPolicy") == "Honor");
     all_keys.push_back(con.topology_key);
@@ -76,13 +77,15 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
   }
 }
 
-std::optional<TopologySpreadCheck::Failure> TopologySpreadCheck::filter(const NodeInfo& node) const {
+std::optional<TopologySpreadCheck::Failure> TopologySpreadCheck::filter(
+    const NodeInfo& node) const {
   for (const auto& con : constraints_) {
     const std::string* value = node.label(con.topology_key);
     if (!value) return Failure{kMissingLabelReason, false};
     auto it = con.counts.find(*value);
     int64_t here = it == con.counts.end() ? 0 : it->second;
-    if (here + (con.self_match ? 1 : 0) - con.min_count > con.max_skew) return Failure{kReason, true};
+    if (here + (con.self_match ? 1 : 0) - con.min_count > con.max_skew)
+      return Failure{kReason, true};
   }
   return std::nullopt;
 }

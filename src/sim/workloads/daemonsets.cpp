@@ -26,8 +26,7 @@ constexpr const char* kComponent = "daemon-set-controller";
 std::string node_of(const json::object& pod) {
   std::string node = string_at(object_at(pod, "spec"), "nodeName");
   if (!node.empty()) return node;
-  const json::object* na =
-      object_at(object_at(object_at(pod, "spec"), "affinity"), "nodeAffinity");
+  const json::object* na = object_at(object_at(object_at(pod, "spec"), "affinity"), "nodeAffinity");
   const json::object* req = object_at(na, "requiredDuringSchedulingIgnoredDuringExecution");
   auto* terms = req ? req->if_contains("nodeSelectorTerms") : nullptr;
   if (!terms || !terms->is_array()) return "";
@@ -76,9 +75,8 @@ class DaemonSetController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/daemonsets", [this](const Change& ch) {
-      queue_.add(ch.ns, meta_string(*ch.object, "name"));
-    });
+    kit_.watch("apps/daemonsets",
+               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
     kit_.watch("/pods", [this](const Change& ch) {
       auto [kind, owner] = controller_of(*ch.object);
       if (kind == "DaemonSet") queue_.add(ch.ns, owner);
@@ -176,9 +174,10 @@ class DaemonSetController : public WorkloadController {
     na.as_object()["requiredDuringSchedulingIgnoredDuringExecution"] = json::object{
         {"nodeSelectorTerms",
          json::array{json::object{
-             {"matchFields", json::array{json::object{{"key", "metadata.name"},
-                                                      {"operator", "In"},
-                                                      {"values", json::array{json::value(node)}}}}}}}}};
+             {"matchFields",
+              json::array{json::object{{"key", "metadata.name"},
+                                       {"operator", "In"},
+                                       {"values", json::array{json::value(node)}}}}}}}}};
     pod["spec"] = std::move(spec);
     return pod;
   }

@@ -26,7 +26,9 @@ std::string rs_path(const std::string& ns, const std::string& name = "") {
   return "/apis/apps/v1/namespaces/" + ns + "/replicasets" + (name.empty() ? "" : "/" + name);
 }
 
-int64_t spec_replicas(const json::object& rs) { return int_at(object_at(rs, "spec"), "replicas", 1); }
+int64_t spec_replicas(const json::object& rs) {
+  return int_at(object_at(rs, "spec"), "replicas", 1);
+}
 int64_t status_count(const json::object& obj, const char* key) {
   return int_at(object_at(obj, "status"), key);
 }
@@ -53,9 +55,8 @@ class DeploymentController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/deployments", [this](const Change& ch) {
-      queue_.add(ch.ns, meta_string(*ch.object, "name"));
-    });
+    kit_.watch("apps/deployments",
+               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
     kit_.watch("apps/replicasets", [this](const Change& ch) {
       auto [kind, owner] = controller_of(*ch.object);
       if (kind == "Deployment") queue_.add(ch.ns, owner);
@@ -111,8 +112,7 @@ class DeploymentController : public WorkloadController {
     } else {
       scale(*deploy, *current, want);
     }
-    bool recreate =
-        string_at(object_at(spec, "strategy"), "type") == "Recreate";
+    bool recreate = string_at(object_at(spec, "strategy"), "type") == "Recreate";
     bool current_ready = status_count(*current, "readyReplicas") >= want;
     for (const auto& rs : replicasets)
       if (rs != current && spec_replicas(*rs) > 0 && (recreate || current_ready))
@@ -135,23 +135,22 @@ class DeploymentController : public WorkloadController {
     auto& ml = selector["matchLabels"];
     if (!ml.is_object()) ml = json::object{};
     ml.as_object()["pod-template-hash"] = hash;
-    json::object rs{
-        {"apiVersion", "apps/v1"},
-        {"kind", "ReplicaSet"},
-        {"metadata",
-         {{"name", name},
-          {"namespace", ns},
-          {"labels", tlabels},
-          {"annotations",
-           {{kRevision, std::to_string(revision)},
-            {"deployment.kubernetes.io/desired-replicas", std::to_string(replicas)},
-            {"deployment.kubernetes.io/max-replicas", std::to_string(replicas)}}},
-          {"ownerReferences", json::array{controller_reference(deploy)}}}},
-        {"spec",
-         {{"replicas", replicas},
-          {"minReadySeconds", int_at(object_at(deploy, "spec"), "minReadySeconds")},
-          {"selector", std::move(selector)},
-          {"template", std::move(pod_template)}}}};
+    json::object rs{{"apiVersion", "apps/v1"},
+                    {"kind", "ReplicaSet"},
+                    {"metadata",
+                     {{"name", name},
+                      {"namespace", ns},
+                      {"labels", tlabels},
+                      {"annotations",
+                       {{kRevision, std::to_string(revision)},
+                        {"deployment.kubernetes.io/desired-replicas", std::to_string(replicas)},
+                        {"deployment.kubernetes.io/max-replicas", std::to_string(replicas)}}},
+                      {"ownerReferences", json::array{controller_reference(deploy)}}}},
+                    {"spec",
+                     {{"replicas", replicas},
+                      {"minReadySeconds", int_at(object_at(deploy, "spec"), "minReadySeconds")},
+                      {"selector", std::move(selector)},
+                      {"template", std::move(pod_template)}}}};
     Response r = kit_.write("POST", rs_path(ns), "application/json", rs, kComponent);
     if (r.status != 201) return nullptr;
     kit_.events(kComponent)

@@ -28,9 +28,8 @@ class JobController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("batch/jobs", [this](const Change& ch) {
-      queue_.add(ch.ns, meta_string(*ch.object, "name"));
-    });
+    kit_.watch("batch/jobs",
+               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
     kit_.watch("/pods", [this](const Change& ch) {
       auto [kind, owner] = controller_of(*ch.object);
       if (kind == "Job") queue_.add(ch.ns, owner);
@@ -79,7 +78,8 @@ class JobController : public WorkloadController {
 
     const json::object* old = object_at(*job, "status");
     json::object st;
-    st["startTime"] = old && old->contains("startTime") ? old->at("startTime") : json::value(kit_.now());
+    st["startTime"] =
+        old && old->contains("startTime") ? old->at("startTime") : json::value(kit_.now());
     if (active) st["active"] = active;
     if (succeeded) st["succeeded"] = succeeded;
     if (failed) st["failed"] = failed;
@@ -88,20 +88,21 @@ class JobController : public WorkloadController {
     st["uncountedTerminatedPods"] = json::object{};
     if (complete) {
       st["completionTime"] = kit_.now();
-      st["conditions"] = json::array{
-          kit_.condition(old, "SuccessCriteriaMet", "True", "CompletionsReached",
-                         "Reached expected number of succeeded pods"),
-          kit_.condition(old, "Complete", "True", "CompletionsReached",
-                         "Reached expected number of succeeded pods")};
+      st["conditions"] =
+          json::array{kit_.condition(old, "SuccessCriteriaMet", "True", "CompletionsReached",
+                                     "Reached expected number of succeeded pods"),
+                      kit_.condition(old, "Complete", "True", "CompletionsReached",
+                                     "Reached expected number of succeeded pods")};
       kit_.events(kComponent).record(*job, "Normal", "Completed", "Job completed");
     } else if (failing) {
-      st["conditions"] = json::array{
-          kit_.condition(old, "FailureTarget", "True", "BackoffLimitExceeded",
-                         "Job has reached the specified backoff limit"),
-          kit_.condition(old, "Failed", "True", "BackoffLimitExceeded",
-                         "Job has reached the specified backoff limit")};
+      st["conditions"] =
+          json::array{kit_.condition(old, "FailureTarget", "True", "BackoffLimitExceeded",
+                                     "Job has reached the specified backoff limit"),
+                      kit_.condition(old, "Failed", "True", "BackoffLimitExceeded",
+                                     "Job has reached the specified backoff limit")};
       kit_.events(kComponent)
-          .record(*job, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+          .record(*job, "Warning", "BackoffLimitExceeded",
+                  "Job has reached the specified backoff limit");
     } else if (old && old->contains("conditions")) {
       st["conditions"] = old->at("conditions");
     }

@@ -69,8 +69,8 @@ class Kubelet : public WorkloadController {
         return;
       bool completes = string_at(object_at(*cur, "spec"), "restartPolicy") != "Always" &&
                        !string_at(object_at(*cur, "spec"), "restartPolicy").empty();
-      kit_.put_status(path(ns, name), *cur, completes ? succeeded_status(*cur) : running_status(*cur),
-                      "kubelet");
+      kit_.put_status(path(ns, name), *cur,
+                      completes ? succeeded_status(*cur) : running_status(*cur), "kubelet");
       if (!completes) kit_.ready_event(audit_id("v1", "Pod", ns, name), "available");
     });
   }
@@ -80,7 +80,8 @@ class Kubelet : public WorkloadController {
     json::object st;
     st["hostIP"] = node_ip(string_at(object_at(pod, "spec"), "nodeName"));
     st["hostIPs"] = json::array{json::object{{"ip", st["hostIP"]}}};
-    st["startTime"] = old && old->contains("startTime") ? old->at("startTime") : json::value(kit_.now());
+    st["startTime"] =
+        old && old->contains("startTime") ? old->at("startTime") : json::value(kit_.now());
     st["qosClass"] = string_at(old, "qosClass").empty() ? "BestEffort" : string_at(old, "qosClass");
     return st;
   }
@@ -103,18 +104,18 @@ class Kubelet : public WorkloadController {
                                       {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}});
     }
     std::string unready = "containers with unready status: [" + names + "]";
-    st["conditions"] = json::array{
-        kit_.condition(old, "PodReadyToStartContainers", "False", "", ""),
-        kit_.condition(old, "Initialized", "True", "", ""),
-        kit_.condition(old, "Ready", "False", "ContainersNotReady", unready),
-        kit_.condition(old, "ContainersReady", "False", "ContainersNotReady", unready),
-        kit_.condition(old, "PodScheduled", "True", "", "")};
+    st["conditions"] =
+        json::array{kit_.condition(old, "PodReadyToStartContainers", "False", "", ""),
+                    kit_.condition(old, "Initialized", "True", "", ""),
+                    kit_.condition(old, "Ready", "False", "ContainersNotReady", unready),
+                    kit_.condition(old, "ContainersReady", "False", "ContainersNotReady", unready),
+                    kit_.condition(old, "PodScheduled", "True", "", "")};
     st["containerStatuses"] = std::move(statuses);
     return st;
   }
 
   json::array container_statuses(const json::object& pod, const char* field, bool running,
-                                  const std::string& t) {
+                                 const std::string& t) {
     json::array out;
     for (const auto* c : containers(pod, field)) {
       std::string cname = string_at(c, "name");
@@ -189,7 +190,8 @@ class Kubelet : public WorkloadController {
     auto [it, fresh] = ips_.try_emplace(uid);
     if (fresh) {
       uint64_t n = next_ip_++;
-      it->second = "10.244." + std::to_string(1 + (n / 250) % 250) + "." + std::to_string(2 + n % 250);
+      it->second =
+          "10.244." + std::to_string(1 + (n / 250) % 250) + "." + std::to_string(2 + n % 250);
     }
     return it->second;
   }

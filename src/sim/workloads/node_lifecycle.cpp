@@ -32,12 +32,10 @@ class NodeLifecycle : public WorkloadController {
     for (const auto& pool : opts.nodes) {
       for (int i = 1; i <= pool.count; ++i) {
         ++index;
-        std::string name = pool.name.empty()
-                               ? c.name() + "-node-" + std::to_string(++unnamed)
-                               : c.name() + "-" + pool.name + "-" + std::to_string(i);
+        std::string name = pool.name.empty() ? c.name() + "-node-" + std::to_string(++unnamed)
+                                             : c.name() + "-" + pool.name + "-" + std::to_string(i);
         if (c.store().get("/nodes", "", name)) continue;
-        kit_.write("POST", "/api/v1/nodes", "application/json", node(pool, name, index),
-                   "kubelet");
+        kit_.write("POST", "/api/v1/nodes", "application/json", node(pool, name, index), "kubelet");
       }
     }
   }
@@ -52,7 +50,8 @@ class NodeLifecycle : public WorkloadController {
     if (opts.zones > 0)
       labels["topology.kubernetes.io/zone"] = "zone-" + std::to_string((index - 1) % opts.zones);
     for (const auto& [k, v] : pool.labels) labels[k] = v;
-    std::string ip = "172.18." + std::to_string(index / 250) + "." + std::to_string(index % 250 + 1);
+    std::string ip =
+        "172.18." + std::to_string(index / 250) + "." + std::to_string(index % 250 + 1);
     json::object resources{{"cpu", pool.cpu.empty() ? opts.node_cpu : pool.cpu},
                            {"memory", pool.memory.empty() ? opts.node_memory : pool.memory},
                            {"pods", std::to_string(pool.pods > 0 ? pool.pods : opts.node_pods)},
@@ -60,8 +59,7 @@ class NodeLifecycle : public WorkloadController {
     for (const auto& [k, v] : opts.node_resources) resources[k] = v;
     for (const auto& [k, v] : pool.resources) resources[k] = v;
     std::string t = kit_.now();
-    auto cond = [&](const char* type, const char* status, const char* reason,
-                    const char* message) {
+    auto cond = [&](const char* type, const char* status, const char* reason, const char* message) {
       return json::object{{"type", type},           {"status", status},
                           {"lastHeartbeatTime", t}, {"lastTransitionTime", t},
                           {"reason", reason},       {"message", message}};

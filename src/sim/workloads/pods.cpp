@@ -94,8 +94,8 @@ void create_pod(ControllerKit& kit, const json::object& owner, json::object pod,
 void delete_pod(ControllerKit& kit, const json::object& owner, const json::object& pod,
                 const std::string& component) {
   std::string ns = meta_string(pod, "namespace"), name = meta_string(pod, "name");
-  Response r = kit.write("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name,
-                         "application/json", json::object{}, component);
+  Response r = kit.write("DELETE", "/api/v1/namespaces/" + ns + "/pods/" + name, "application/json",
+                         json::object{}, component);
   if (r.status < 300)
     kit.events(component).record(owner, "Normal", "SuccessfulDelete", "Deleted pod: " + name);
 }

@@ -26,9 +26,8 @@ class ReplicaSetController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/replicasets", [this](const Change& ch) {
-      queue_.add(ch.ns, meta_string(*ch.object, "name"));
-    });
+    kit_.watch("apps/replicasets",
+               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
     kit_.watch("/pods", [this](const Change& ch) {
       auto [kind, owner] = controller_of(*ch.object);
       if (kind == "ReplicaSet") queue_.add(ch.ns, owner);
@@ -63,12 +62,14 @@ class ReplicaSetController : public WorkloadController {
         if (!pod_ready(p)) return r;
         return ++r;
       };
-      std::stable_sort(active.begin(), active.end(), [&](const StoredObject& a, const StoredObject& b) {
-        int ra = rank(*a), rb = rank(*b);
-        if (ra != rb) return ra < rb;
-        return meta_string(*a, "creationTimestamp") > meta_string(*b, "creationTimestamp");
-      });
-      for (int64_t i = 0; i < have - want; ++i) delete_pod(kit_, *rs, *active[size_t(i)], kComponent);
+      std::stable_sort(
+          active.begin(), active.end(), [&](const StoredObject& a, const StoredObject& b) {
+            int ra = rank(*a), rb = rank(*b);
+            if (ra != rb) return ra < rb;
+            return meta_string(*a, "creationTimestamp") > meta_string(*b, "creationTimestamp");
+          });
+      for (int64_t i = 0; i < have - want; ++i)
+        delete_pod(kit_, *rs, *active[size_t(i)], kComponent);
     }
     update_status(ns, name);
   }
@@ -85,7 +86,8 @@ class ReplicaSetController : public WorkloadController {
       ++replicas;
       json::value selector = json::object{
           {"matchLabels", tmpl_labels ? json::value(*tmpl_labels) : json::value(json::object{})}};
-      if (sched::label_selector_matches(&selector, object_at(object_at(*pod, "metadata"), "labels")))
+      if (sched::label_selector_matches(&selector,
+                                        object_at(object_at(*pod, "metadata"), "labels")))
         ++labelled;
       if (pod_ready(*pod)) ++ready;
     }

@@ -37,9 +37,8 @@ class StatefulSetController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/statefulsets", [this](const Change& ch) {
-      queue_.add(ch.ns, meta_string(*ch.object, "name"));
-    });
+    kit_.watch("apps/statefulsets",
+               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
     kit_.watch("/pods", [this](const Change& ch) {
       auto [kind, owner] = controller_of(*ch.object);
       if (kind == "StatefulSet") queue_.add(ch.ns, owner);
@@ -89,9 +88,11 @@ class StatefulSetController : public WorkloadController {
       }
     }
     // Scale down, highest ordinal first.
-    std::sort(condemned.begin(), condemned.end(), [&](const StoredObject& a, const StoredObject& b) {
-      return ordinal_of(name, meta_string(*a, "name")) > ordinal_of(name, meta_string(*b, "name"));
-    });
+    std::sort(condemned.begin(), condemned.end(),
+              [&](const StoredObject& a, const StoredObject& b) {
+                return ordinal_of(name, meta_string(*a, "name")) >
+                       ordinal_of(name, meta_string(*b, "name"));
+              });
     for (const auto& pod : condemned) {
       if (pod_deleting(*pod)) {
         if (!parallel) break;
@@ -154,8 +155,8 @@ class StatefulSetController : public WorkloadController {
     std::string ns = meta_string(sts, "namespace");
     for (const auto& c : claims->as_array()) {
       if (!c.is_object()) continue;
-      std::string claim =
-          meta_string(c.as_object(), "name") + "-" + meta_string(sts, "name") + "-" + std::to_string(i);
+      std::string claim = meta_string(c.as_object(), "name") + "-" + meta_string(sts, "name") +
+                          "-" + std::to_string(i);
       if (kit_.store().get("/persistentvolumeclaims", ns, claim)) continue;
       json::object pvc{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}};
       json::object meta{{"name", claim}, {"namespace", ns}};
@@ -209,11 +210,11 @@ class StatefulSetController : public WorkloadController {
     st["updateRevision"] = revision;
     st["collisionCount"] = 0;
     bool done = ready == want && updated == want && replicas == want;
-    bool was_done = int_at(old, "observedGeneration", -1) == gen &&
-                    int_at(old, "readyReplicas") == want && int_at(old, "updatedReplicas") == want &&
-                    string_at(old, "updateRevision") == revision;
-    kit_.put_status("/apis/apps/v1/namespaces/" + ns + "/statefulsets/" + name, *sts,
-                    std::move(st), kComponent);
+    bool was_done =
+        int_at(old, "observedGeneration", -1) == gen && int_at(old, "readyReplicas") == want &&
+        int_at(old, "updatedReplicas") == want && string_at(old, "updateRevision") == revision;
+    kit_.put_status("/apis/apps/v1/namespaces/" + ns + "/statefulsets/" + name, *sts, std::move(st),
+                    kComponent);
     if (done && !was_done)
       kit_.ready_event(audit_id("apps/v1", "StatefulSet", ns, name), "available");
   }

@@ -1,0 +1,413 @@
+"""The sim's scheduler and workload controllers as a user meets them through kubectl and the
+Python client, judged after every scenario by scheduling_oracle.py (written from the Kubernetes
+documentation, not from the sim's code).
+
+Usage: scheduling.py KUBECTL KUBECONFIG, against a sim started with --nodes 3 --node-cpu 4
+--node-memory 16Gi --zones 2 --workload-delay 100 --node-resource example.com/dongle=2.
+Prints "ok NAME" per check and "all checks passed" at the end; exits non-zero on the first
+failure.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scheduling_oracle as oracle  # noqa: E402
+
+KUBECTL, KUBECONFIG = sys.argv[1], sys.argv[2]
+
+
+def kubectl(*args, stdin=None, check=True):
+    r = subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, *args], input=stdin, text=True,
+                       capture_output=True, timeout=60)
+    if check and r.returncode != 0:
+        raise SystemExit(f"FAIL kubectl {' '.join(args)}: {r.stderr}")
+    return r
+
+
+def apply(manifest):
+    kubectl("apply", "-f", "-", stdin=manifest)
+
+
+def get(*args):
+    return json.loads(kubectl("get", *args, "-o", "json").stdout)
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        raise SystemExit(f"FAIL {name}: {detail}")
+    print("ok", name, flush=True)
+
+
+def pods(ns):
+    return get("pods", "-n", ns)["items"]
+
+
+def settled(ns, count=None):
+    """Waits until every default-scheduler pod of `ns` is Running, Succeeded or refused with
+    PodScheduled=False (and `count` pods exist), then returns them."""
+    deadline = time.time() + 30
+    while True:
+        items = pods(ns)
+        def done(p):
+            if not oracle.ours(p):
+                return True
+            if p["status"].get("phase") in ("Running", "Succeeded"):
+                return True
+            c = next((c for c in p["status"].get("conditions") or []
+                      if c["type"] == "PodScheduled"), None)
+            return c is not None and c["status"] == "False"
+        if all(done(p) for p in items) and (count is None or len(items) == count):
+            return items
+        if time.time() > deadline:
+            raise SystemExit(f"FAIL {ns} did not settle: " + json.dumps(
+                [(p["metadata"]["name"], p["status"].get("phase")) for p in items]))
+        time.sleep(0.2)
+
+
+def judge(name):
+    """The oracle's verdict over the whole cluster."""
+    nodes = get("nodes")["items"]
+    all_pods = get("pods", "-A")["items"]
+    namespaces = {n["metadata"]["name"]: n["metadata"].get("labels") or {}
+                  for n in get("namespaces")["items"]}
+    problems = oracle.violations(nodes, all_pods, namespaces)
+    check(f"{name}: the oracle agrees", not problems, "\n  ".join(problems))
+
+
+def namespace(ns):
+    kubectl("create", "namespace", ns)
+
+
+def finish(ns):
+    kubectl("delete", "namespace", ns, "--wait=true", "--timeout=30s")
+
+
+def deployment(name, ns, replicas, spec_extra="", labels=None, cpu="100m", memory="64Mi"):
+    labels = labels or {"app": name}
+    label_text = ", ".join(f"{k}: {v}" for k, v in labels.items())
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{{label_text}}}}}
+  template:
+    metadata: {{labels: {{{label_text}}}}}
+    spec:
+{spec_extra}      containers:
+      - name: main
+        image: registry.example/{name}:1
+        resources: {{requests: {{cpu: {cpu}, memory: {memory}}}}}
+"""
+
+
+def pending_message(p):
+    c = next(c for c in p["status"]["conditions"] if c["type"] == "PodScheduled")
+    return c["message"]
+
+
+def node_names():
+    return sorted(n["metadata"]["name"] for n in get("nodes")["items"])
+
+
+NODES = node_names()
+
+
+# ---- requests too large, then kubectl scale, rollout status ----
+namespace("big")
+apply(deployment("huge", "big", 1, cpu="5"))
+p = settled("big", 1)[0]
+check("a pod asking more cpu than any node has is Pending",
+      p["status"]["phase"] == "Pending" and not p["spec"].get("nodeName"))
+check("its message is kube-scheduler's",
+      pending_message(p) == "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes "
+      "are available: 3 No preemption victims found for incoming pod.", pending_message(p))
+described = kubectl("describe", "pod", "-n", "big", p["metadata"]["name"]).stdout
+check("kubectl describe pod shows the FailedScheduling event",
+      "FailedScheduling" in described and "3 Insufficient cpu" in described, described)
+judge("requests too large")
+apply(deployment("web", "big", 2))
+kubectl("rollout", "status", "deploy/web", "-n", "big", "--timeout=20s")
+kubectl("scale", "deploy/web", "-n", "big", "--replicas=5")
+kubectl("rollout", "status", "deploy/web", "-n", "big", "--timeout=20s")
+check("kubectl scale: five pods of web run",
+      sum(1 for p in settled("big") if p["metadata"]["name"].startswith("web-")
+          and p["status"]["phase"] == "Running") == 5)
+kubectl("scale", "deploy/web", "-n", "big", "--replicas=1")
+kubectl("rollout", "status", "deploy/web", "-n", "big", "--timeout=20s")
+check("kubectl scale down: one pod of web is left",
+      sum(1 for p in pods("big") if p["metadata"]["name"].startswith("web-")
+          and not p["metadata"].get("deletionTimestamp")) == 1)
+judge("scale")
+finish("big")
+
+# ---- a nodeSelector nobody has, then kubectl label releases it ----
+namespace("select")
+apply(deployment("ssd", "select", 1, spec_extra="      nodeSelector: {disktype: ssd}\n"))
+p = settled("select", 1)[0]
+check("a nodeSelector no node matches leaves the pod Pending",
+      "3 node(s) didn't match Pod's node affinity/selector" in pending_message(p),
+      pending_message(p))
+check("the unresolvable reason is not helped by preemption",
+      "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+      in pending_message(p), pending_message(p))
+judge("nodeSelector unmatched")
+kubectl("label", "node", NODES[1], "disktype=ssd")
+kubectl("wait", "--for=condition=PodScheduled", "pod", "-l", "app=ssd", "-n", "select",
+        "--timeout=20s")
+p = settled("select", 1)[0]
+check("kubectl label releases it onto that node", p["spec"].get("nodeName") == NODES[1],
+      p["spec"].get("nodeName"))
+judge("nodeSelector matched")
+kubectl("label", "node", NODES[1], "disktype-")
+finish("select")
+
+# ---- taints with and without tolerations; cordon ----
+namespace("taints")
+kubectl("taint", "nodes", NODES[0], "dedicated=gold:NoSchedule")
+pin = f"      nodeSelector: {{kubernetes.io/hostname: {NODES[0]}}}\n"
+apply(deployment("tolerant", "taints", 1, spec_extra=pin + "      tolerations: [{key: dedicated, "
+                 "operator: Equal, value: gold, effect: NoSchedule}]\n"))
+apply(deployment("intolerant", "taints", 1, spec_extra=pin))
+items = {p["metadata"]["labels"]["app"]: p for p in settled("taints", 2)}
+check("a pod that tolerates the taint runs on the tainted node",
+      items["tolerant"]["spec"].get("nodeName") == NODES[0])
+msg = pending_message(items["intolerant"])
+check("a pod that does not is refused with the taint named",
+      "1 node(s) had untolerated taint {dedicated: gold}" in msg and
+      "2 node(s) didn't match Pod's node affinity/selector" in msg, msg)
+judge("taints")
+kubectl("taint", "nodes", NODES[0], "dedicated=gold:NoSchedule-")
+kubectl("wait", "--for=condition=PodScheduled", "pod", "-l", "app=intolerant", "-n", "taints",
+        "--timeout=20s")
+check("removing the taint lets it in", True)
+kubectl("cordon", NODES[2])
+apply(deployment("cordoned", "taints", 1,
+                 spec_extra=f"      nodeSelector: {{kubernetes.io/hostname: {NODES[2]}}}\n"))
+p = next(p for p in settled("taints", 3) if p["metadata"]["labels"]["app"] == "cordoned")
+check("a cordoned node takes no new pod", "1 node(s) were unschedulable" in pending_message(p),
+      pending_message(p))
+judge("cordon")
+kubectl("uncordon", NODES[2])
+kubectl("wait", "--for=condition=PodScheduled", "pod", "-l", "app=cordoned", "-n", "taints",
+        "--timeout=20s")
+check("uncordon lets it in", True)
+finish("taints")
+
+# ---- required anti-affinity over hostname: N replicas on N nodes, one more Pending ----
+namespace("anti")
+anti = """      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: spread}}
+            topologyKey: kubernetes.io/hostname
+"""
+apply(deployment("spread", "anti", 4, spec_extra=anti))
+items = settled("anti", 4)
+bound = [p for p in items if p["spec"].get("nodeName")]
+check("three replicas run, each on its own node",
+      len(bound) == 3 and len({p["spec"]["nodeName"] for p in bound}) == 3)
+pending = [p for p in items if not p["spec"].get("nodeName")]
+check("the fourth is Pending for anti-affinity",
+      len(pending) == 1 and
+      "3 node(s) didn't match pod anti-affinity rules" in pending_message(pending[0]),
+      pending and pending_message(pending[0]))
+judge("anti-affinity")
+finish("anti")
+
+# ---- required affinity across two Deployments, both directions ----
+namespace("affinity")
+near_db = """      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: db}}
+            topologyKey: kubernetes.io/hostname
+"""
+apply(deployment("front", "affinity", 2, spec_extra=near_db))
+items = settled("affinity", 2)
+check("a pod whose affinity no pod satisfies waits (the first-pod problem)",
+      all("3 node(s) didn't match pod affinity rules" in pending_message(p) for p in items),
+      [pending_message(p) for p in items])
+judge("affinity before its target")
+apply(deployment("db", "affinity", 1))
+deadline = time.time() + 20
+while time.time() < deadline:
+    items = settled("affinity", 3)
+    if all(p["spec"].get("nodeName") for p in items):
+        break
+    time.sleep(0.2)
+db = next(p for p in items if p["metadata"]["labels"]["app"] == "db")
+check("once the db runs, the front pods join it on its node",
+      all(p["spec"].get("nodeName") == db["spec"]["nodeName"] for p in items),
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in items])
+self_affine = """      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: cache}}
+            topologyKey: kubernetes.io/hostname
+"""
+apply(deployment("cache", "affinity", 3, spec_extra=self_affine))
+caches = [p for p in settled("affinity", 6) if p["metadata"]["labels"]["app"] == "cache"]
+check("a group with affinity to itself starts (the first pod may go anywhere) and stays together",
+      all(p["spec"].get("nodeName") for p in caches) and
+      len({p["spec"]["nodeName"] for p in caches}) == 1,
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in caches])
+judge("affinity")
+finish("affinity")
+
+# ---- zone spread ----
+namespace("zones")
+spread = """      topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: DoNotSchedule
+        labelSelector: {matchLabels: {app: zonal}}
+"""
+apply(deployment("zonal", "zones", 4, spec_extra=spread))
+items = settled("zones", 4)
+zone_of = {n["metadata"]["name"]: n["metadata"]["labels"]["topology.kubernetes.io/zone"]
+           for n in get("nodes")["items"]}
+per_zone = {}
+for p in items:
+    z = zone_of[p["spec"]["nodeName"]]
+    per_zone[z] = per_zone.get(z, 0) + 1
+check("four replicas spread two and two over two zones", sorted(per_zone.values()) == [2, 2],
+      per_zone)
+judge("zone spread")
+finish("zones")
+
+# ---- a DaemonSet skips a tainted node ----
+namespace("daemons")
+kubectl("taint", "nodes", NODES[2], "maintenance=true:NoExecute")
+apply("""apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: daemons}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: registry.example/agent:1}]
+""")
+kubectl("rollout", "status", "ds/agent", "-n", "daemons", "--timeout=20s")
+items = settled("daemons", 2)
+check("the DaemonSet runs on the two untainted nodes only",
+      sorted(p["spec"]["nodeName"] for p in items) == NODES[:2])
+ds = get("ds", "agent", "-n", "daemons")
+check("its status desires two", ds["status"]["desiredNumberScheduled"] == 2 and
+      ds["status"]["numberReady"] == 2, ds["status"])
+judge("daemonset")
+kubectl("taint", "nodes", NODES[2], "maintenance=true:NoExecute-")
+finish("daemons")
+
+# ---- QoS classes, extended resources, Jobs ----
+namespace("qos")
+apply("""apiVersion: v1
+kind: Pod
+metadata: {name: guaranteed, namespace: qos}
+spec:
+  initContainers: [{name: init, image: busybox, resources: {limits: {cpu: 100m, memory: 32Mi}}}]
+  containers: [{name: c, image: busybox, resources: {limits: {cpu: 200m, memory: 64Mi, example.com/dongle: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: burstable, namespace: qos}
+spec:
+  initContainers: [{name: init, image: busybox}]
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m}, limits: {cpu: 200m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: besteffort, namespace: qos}
+spec:
+  containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: too-many-dongles, namespace: qos}
+spec:
+  containers: [{name: c, image: busybox, resources: {limits: {example.com/dongle: "3"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch, namespace: qos}
+spec:
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+""")
+kubectl("wait", "--for=condition=Complete", "job/batch", "-n", "qos", "--timeout=30s")
+items = {p["metadata"]["name"]: p for p in settled("qos")}
+check("QoS classes as Kubernetes gives them",
+      [items[n]["status"]["qosClass"] for n in ("guaranteed", "burstable", "besteffort")] ==
+      ["Guaranteed", "Burstable", "BestEffort"])
+check("limits without requests request the limits",
+      items["guaranteed"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "200m")
+check("an extended resource no node has enough of",
+      "3 Insufficient example.com/dongle" in pending_message(items["too-many-dongles"]),
+      pending_message(items["too-many-dongles"]))
+job = get("job", "batch", "-n", "qos")
+check("the Job ran three pods to completion", job["status"].get("succeeded") == 3, job["status"])
+judge("qos")
+finish("qos")
+
+# ---- another scheduler's pod waits; the Python client binds it ----
+namespace("manual")
+apply("""apiVersion: v1
+kind: Pod
+metadata: {name: mine, namespace: manual}
+spec:
+  schedulerName: my-scheduler
+  containers: [{name: c, image: busybox}]
+""")
+time.sleep(0.5)
+p = get("pod", "mine", "-n", "manual")
+check("a pod of another scheduler stays Pending, untouched",
+      not p["spec"].get("nodeName") and not p["status"].get("conditions"), p["status"])
+from kubernetes import client, config  # noqa: E402
+config.load_kube_config(KUBECONFIG)
+v1 = client.CoreV1Api()
+v1.create_namespaced_pod_binding(
+    "mine", "manual",
+    client.V1Binding(metadata=client.V1ObjectMeta(name="mine"),
+                     target=client.V1ObjectReference(kind="Node", api_version="v1",
+                                                     name=NODES[2])),
+    _preload_content=False)
+kubectl("wait", "--for=condition=Ready", "pod/mine", "-n", "manual", "--timeout=20s")
+check("the Python client bound it through pods/binding and it runs there",
+      get("pod", "mine", "-n", "manual")["spec"]["nodeName"] == NODES[2])
+again = kubectl("create", "-f", "-", "--raw", "/api/v1/namespaces/manual/pods/mine/binding",
+                check=False, stdin=json.dumps({"apiVersion": "v1", "kind": "Binding",
+                                               "metadata": {"name": "mine"},
+                                               "target": {"kind": "Node", "name": NODES[0]}}))
+check("a second binding is a conflict", again.returncode != 0 and
+      "already assigned to node" in again.stderr, again.stderr)
+judge("manual binding")
+finish("manual")
+
+# ---- deleting a node deletes its pods; their controllers make new ones ----
+namespace("nodes")
+apply(deployment("movers", "nodes", 3))
+kubectl("rollout", "status", "deploy/movers", "-n", "nodes", "--timeout=20s")
+victim = NODES[0]
+kubectl("delete", "node", victim)
+deadline = time.time() + 20
+while time.time() < deadline:
+    items = [p for p in pods("nodes") if not p["metadata"].get("deletionTimestamp")]
+    if len(items) == 3 and all(p["spec"].get("nodeName") not in (None, victim) for p in items):
+        break
+    time.sleep(0.2)
+check("the deleted node's pods were replaced on the others",
+      len(items) == 3 and all(p["spec"].get("nodeName") in NODES[1:] for p in items),
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in items])
+kubectl("rollout", "status", "deploy/movers", "-n", "nodes", "--timeout=20s")
+judge("node deletion")
+finish("nodes")
+
+print("all checks passed")

@@ -1,0 +1,27 @@
+// The sim's scheduler and workload controllers through kubectl and the Python client, judged
+// by an oracle written from the Kubernetes documentation (tests/sim/scheduling.py and
+// scheduling_oracle.py): requests too large, kubectl scale, a nodeSelector released by kubectl
+// label, taints with and without tolerations, cordon, required anti-affinity and affinity (the
+// first-pod problem in both directions), zone spread, a DaemonSet skipping a tainted node, QoS
+// classes, extended resources, a Job, a pod of another scheduler bound through pods/binding, and
+// a deleted node.
+#include <gtest/gtest.h>
+
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+TEST(SchedulingTest, KubectlAndPythonClientScenariosAgreeWithTheOracle) {
+  SimProcess sim({"--nodes", "3", "--node-cpu", "4", "--node-memory", "16Gi", "--zones", "2",
+                  "--workload-delay", "100", "--node-resource", "example.com/dongle=2"});
+  ASSERT_TRUE(sim.running());
+  std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/scheduling.py";
+  auto r = run_shell(python_with_kubernetes() + " " + script + " " + kubectl_binary() + " " +
+                     sim.kubeconfig().string());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace planter::testing
