@@ -2,6 +2,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "model/base64.h"
+#include "sim/builtin_tables.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
 #include "sim/table.h"
@@ -12,12 +13,20 @@ Response Handler::get(const Cluster::Target& t) {
   StoredObject obj = c.store_.get(t.type->storage_key(), t.ns, t.name);
   if (!obj) return not_found(*t.type, t.name);
   if (t.subresource == "scale") return scale_of(t, *obj);
-  if (t.type->custom && wants_table(req.accept))
-    return Response{
-        200,
-        "application/json",
-        render_table(t.type->printer_columns, {obj.get()}, query(req, "includeObject"), {}, now()),
-        {}};
+  if (t.subresource.empty() && wants_table(req.accept)) {
+    if (t.type->custom)
+      return Response{200,
+                      "application/json",
+                      render_table(t.type->printer_columns, {obj.get()},
+                                   query(req, "includeObject"), {}, now()),
+                      {}};
+    if (has_builtin_table(t.type->group, t.type->kind))
+      return Response{200,
+                      "application/json",
+                      render_builtin_table(t.type->group, t.type->kind, {obj.get()},
+                                           query(req, "includeObject"), {}, now()),
+                      {}};
+  }
   return object_response(200, *obj, *t.type);
 }
 
@@ -64,7 +73,8 @@ Response Handler::list(const Cluster::Target& t) {
   size_t count = 0;
   std::string next;
   size_t remaining = 0;
-  bool table = t.type->custom && wants_table(req.accept);
+  bool table =
+      (t.type->custom || has_builtin_table(t.type->group, t.type->kind)) && wants_table(req.accept);
   std::vector<const json::object*> rows;
   auto it = t.ns.empty() ? bucket.begin() : bucket.lower_bound(t.ns + "/");
   if (!start.empty()) it = bucket.upper_bound(start);
@@ -90,10 +100,13 @@ Response Handler::list(const Cluster::Target& t) {
   if (table) {
     json::object meta{{"resourceVersion", std::to_string(list_rv)}};
     if (remaining) meta["continue"] = encode_continue(next, list_rv);
+    std::string include = query(req, "includeObject");
     return Response{200,
                     "application/json",
-                    render_table(t.type->printer_columns, rows, query(req, "includeObject"),
-                                 std::move(meta), now()),
+                    t.type->custom ? render_table(t.type->printer_columns, rows, include,
+                                                  std::move(meta), now())
+                                   : render_builtin_table(t.type->group, t.type->kind, rows,
+                                                          include, std::move(meta), now()),
                     {}};
   }
   out += "},\"items\":[" + items + "]}";

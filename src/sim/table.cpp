@@ -111,6 +111,16 @@ json::value printer_column_value(const json::object& object, std::string_view pa
   return found ? *found : json::value(nullptr);
 }
 
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text) {
+  return parse_time(text);
+}
+
+std::string age_of(const std::string& timestamp, std::chrono::system_clock::time_point now) {
+  auto t = parse_time(timestamp);
+  if (!t) return "<unknown>";
+  return human_duration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
+}
+
 std::string human_duration(std::chrono::seconds d) {
   long s = static_cast<long>(d.count());
   if (s < -1) return "<invalid>";
@@ -132,45 +142,25 @@ std::string human_duration(std::chrono::seconds d) {
   return std::to_string(y) + "y";
 }
 
-std::string render_table(const json::array& columns,
-                         const std::vector<const json::object*>& objects,
-                         std::string_view include_object, json::object list_metadata,
-                         std::chrono::system_clock::time_point now) {
+std::string render_rows(const std::vector<TableColumn>& columns,
+                        const std::function<json::array(const json::object&)>& cells,
+                        const std::vector<const json::object*>& objects,
+                        std::string_view include_object, json::object list_metadata) {
   json::array defs;
-  defs.push_back({{"name", "Name"},
-                  {"type", "string"},
-                  {"format", "name"},
-                  {"description", "Name must be unique within a namespace."},
-                  {"priority", 0}});
-  json::array cols = columns;
-  if (cols.empty())
-    cols.push_back(
-        {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}});
-  for (const json::value& c : cols) {
-    if (!c.is_object()) continue;
-    const json::object& co = c.as_object();
-    json::object d{{"name", string_at(co, "name")},
-                   {"type", string_at(co, "type")},
-                   {"format", string_at(co, "format")},
-                   {"description", string_at(co, "description")},
-                   {"priority", 0}};
-    if (auto* p = co.if_contains("priority"); p && p->is_int64()) d["priority"] = *p;
-    defs.push_back(std::move(d));
-  }
+  for (const auto& c : columns)
+    defs.push_back({{"name", c.name},
+                    {"type", c.type},
+                    {"format", c.format},
+                    {"description", c.description},
+                    {"priority", c.priority}});
   json::array rows;
   for (const json::object* obj : objects) {
-    json::array cells;
-    const json::object* meta = nullptr;
-    if (auto* m = obj->if_contains("metadata"); m && m->is_object()) meta = &m->as_object();
-    cells.push_back(json::value(meta ? string_at(*meta, "name") : ""));
-    for (const json::value& c : cols)
-      if (c.is_object()) cells.push_back(cell(*obj, c.as_object(), now));
-    json::object row{{"cells", std::move(cells)}};
+    json::object row{{"cells", cells(*obj)}};
     if (include_object == "Object") {
       row["object"] = *obj;
     } else if (include_object != "None") {
       json::object partial{{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}};
-      if (meta) partial["metadata"] = *meta;
+      if (const json::object* meta = object_at(*obj, "metadata")) partial["metadata"] = *meta;
       row["object"] = std::move(partial);
     }
     rows.push_back(std::move(row));
@@ -181,6 +171,35 @@ std::string render_table(const json::array& columns,
                      {"columnDefinitions", std::move(defs)},
                      {"rows", std::move(rows)}};
   return json::serialize(table);
+}
+
+std::string render_table(const json::array& columns,
+                         const std::vector<const json::object*>& objects,
+                         std::string_view include_object, json::object list_metadata,
+                         std::chrono::system_clock::time_point now) {
+  std::vector<TableColumn> defs{
+      {"Name", "string", "name", "Name must be unique within a namespace.", 0}};
+  json::array cols = columns;
+  if (cols.empty())
+    cols.push_back(
+        {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}});
+  for (const json::value& c : cols) {
+    if (!c.is_object()) continue;
+    const json::object& co = c.as_object();
+    TableColumn d{string_at(co, "name"), string_at(co, "type"), string_at(co, "format"),
+                  string_at(co, "description"), 0};
+    if (auto* p = co.if_contains("priority"); p && p->is_int64())
+      d.priority = static_cast<int>(p->as_int64());
+    defs.push_back(std::move(d));
+  }
+  auto cells = [&](const json::object& obj) {
+    json::array out;
+    out.push_back(json::value(meta_string(obj, "name")));
+    for (const json::value& c : cols)
+      if (c.is_object()) out.push_back(cell(obj, c.as_object(), now));
+    return out;
+  };
+  return render_rows(defs, cells, objects, include_object, std::move(list_metadata));
 }
 
 }  // namespace planter::sim
