@@ -247,6 +247,7 @@ void Handler::prepare_create(const ResourceType& t, json::object& obj) {
   if (t.group.empty() && t.kind == "Service") allocate_cluster_ip(obj);
   if (t.group.empty() && t.kind == "Pod") default_pod(obj);
   if (t.group == "batch" && t.kind == "Job") default_job(obj);
+  if (t.group.empty() && t.kind == "PersistentVolumeClaim") default_claim(obj);
   if (t.group == "apps" &&
       (t.kind == "Deployment" || t.kind == "StatefulSet" || t.kind == "DaemonSet"))
     default_apps_workload(obj, t.kind);
@@ -381,6 +382,20 @@ std::optional<Response> Handler::validate_kind(const ResourceType& t, const json
     if (!causes.empty()) return invalid(t, name, std::move(causes));
   }
   return std::nullopt;
+}
+
+void Handler::default_claim(json::object& pvc) const {
+  auto& spec_v = pvc["spec"];
+  if (!spec_v.is_object()) spec_v = json::object{};
+  json::object& spec = spec_v.as_object();
+  if (!spec.contains("volumeMode")) spec["volumeMode"] = "Filesystem";
+  if (spec.contains("storageClassName")) return;
+  for (const auto& [_, sc] : c.store_.bucket("storage.k8s.io/storageclasses"))
+    if (string_at(object_at(object_at(*sc, "metadata"), "annotations"),
+                  "storageclass.kubernetes.io/is-default-class") == "true") {
+      spec["storageClassName"] = meta_string(*sc, "name");
+      return;
+    }
 }
 
 }  // namespace planter::sim

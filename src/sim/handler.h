@@ -169,6 +169,10 @@ struct Handler {
 
   Response update(const Cluster::Target& t);
 
+  // The DefaultStorageClass admission plugin: a claim without storageClassName gets the class
+  // annotated storageclass.kubernetes.io/is-default-class; volumeMode Filesystem.
+  void default_claim(json::object& pvc) const;
+
   // POST pods/<name>/binding, or POST bindings naming the pod (binding.cpp): assigns the pod to
   // the Binding's target node, once.
   Response bind_pod(const Cluster::Target& t);

@@ -73,7 +73,8 @@ def judge(name):
     all_pods = get("pods", "-A")["items"]
     namespaces = {n["metadata"]["name"]: n["metadata"].get("labels") or {}
                   for n in get("namespaces")["items"]}
-    problems = oracle.violations(nodes, all_pods, namespaces)
+    problems = oracle.violations(nodes, all_pods, namespaces, get("pvc", "-A")["items"],
+                                 get("pv")["items"])
     check(f"{name}: the oracle agrees", not problems, "\n  ".join(problems))
 
 
@@ -390,6 +391,87 @@ check("a second binding is a conflict", again.returncode != 0 and
       "already assigned to node" in again.stderr, again.stderr)
 judge("manual binding")
 finish("manual")
+
+# ---- storage: a local claim binds where its first pod runs; a ReadWriteOnce one attaches once ----
+namespace("storage")
+classes = {c["metadata"]["name"]: c for c in get("storageclass")["items"]}
+check("the sim serves the StorageClasses standard (default, Immediate) and local",
+      classes["standard"]["volumeBindingMode"] == "Immediate" and
+      classes["standard"]["metadata"]["annotations"].get(
+          "storageclass.kubernetes.io/is-default-class") == "true" and
+      classes["local"]["volumeBindingMode"] == "WaitForFirstConsumer")
+
+
+def claim_user(name, claim, cpu, extra=""):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: storage, labels: {{app: {claim}}}}}
+spec:
+{extra}  containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: {cpu}}}}}}}]
+  volumes: [{{name: data, persistentVolumeClaim: {{claimName: {claim}}}}}]
+"""
+
+
+apply("""apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: shared, namespace: storage}
+spec:
+  storageClassName: local
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+""")
+time.sleep(0.3)
+check("a local claim waits for its first consumer",
+      get("pvc", "shared", "-n", "storage")["status"]["phase"] == "Pending")
+apply(claim_user("writer", "shared", "3"))
+kubectl("wait", "--for=condition=Ready", "pod/writer", "-n", "storage", "--timeout=20s")
+kubectl("wait", "--for=jsonpath={.status.phase}=Bound", "pvc/shared", "-n", "storage",
+        "--timeout=20s")
+writer_node = get("pod", "writer", "-n", "storage")["spec"]["nodeName"]
+pv = get("pv", get("pvc", "shared", "-n", "storage")["spec"]["volumeName"])
+check("its volume was provisioned on the writer's node",
+      pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]
+      ["values"] == [writer_node], pv["spec"])
+apply(claim_user("reader", "shared", "3"))
+p = settled("storage", 2)
+reader = next(x for x in p if x["metadata"]["name"] == "reader")
+check("a second pod of the claim that does not fit beside the first is Pending, and says why",
+      pending_message(reader).startswith("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) "
+                                         "had volume node affinity conflict."),
+      pending_message(reader))
+judge("local claim")
+kubectl("delete", "pod", "reader", "-n", "storage")
+apply("""apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: disk, namespace: storage}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+""")
+kubectl("wait", "--for=jsonpath={.status.phase}=Bound", "pvc/disk", "-n", "storage",
+        "--timeout=20s")
+check("a claim without a class gets the default one, bound at once",
+      get("pvc", "disk", "-n", "storage")["spec"]["storageClassName"] == "standard")
+apart = """  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: disk}}
+        topologyKey: kubernetes.io/hostname
+"""
+apply(claim_user("first", "disk", "100m", apart))
+kubectl("wait", "--for=condition=Ready", "pod/first", "-n", "storage", "--timeout=20s")
+apply(claim_user("second", "disk", "100m", apart))
+time.sleep(1)
+second = get("pod", "second", "-n", "storage")
+described = kubectl("describe", "pod", "second", "-n", "storage").stdout
+check("a ReadWriteOnce volume attached to another node keeps the second pod ContainerCreating",
+      second["spec"].get("nodeName") and second["status"]["phase"] == "Pending" and
+      "Multi-Attach error" in described, described)
+kubectl("delete", "pod", "first", "-n", "storage")
+kubectl("wait", "--for=condition=Ready", "pod/second", "-n", "storage", "--timeout=20s")
+check("once the first pod is gone the volume attaches to the second", True)
+judge("storage")
+finish("storage")
 
 # ---- deleting a node deletes its pods; their controllers make new ones ----
 namespace("nodes")

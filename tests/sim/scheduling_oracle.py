@@ -206,10 +206,32 @@ def required_terms(pod, kind):
     return aff.get("requiredDuringSchedulingIgnoredDuringExecution") or []
 
 
-def fit_problems(pod, node, bound, nodes_by_name, namespaces, ignore=None):
+def volume_problems(pod, node, volumes):
+    """A persistentVolumeClaim of the pod bound to a PersistentVolume whose node affinity does not
+    admit the node (Persistent Volumes: node affinity)."""
+    pvcs, pvs = volumes
+    ns = pod["metadata"]["namespace"]
+    out = []
+    for v in pod["spec"].get("volumes") or []:
+        claim = (v.get("persistentVolumeClaim") or {}).get("claimName")
+        if not claim:
+            continue
+        pvc = pvcs.get((ns, claim))
+        if pvc is None:
+            out.append(f"claim {claim} missing")
+            continue
+        pv = pvs.get(pvc["spec"].get("volumeName"))
+        required = ((pv or {}).get("spec", {}).get("nodeAffinity") or {}).get("required")
+        if required and not any(node_term_matches(t, node)
+                                for t in required.get("nodeSelectorTerms") or []):
+            out.append(f"volume {pv['metadata']['name']} is not on {node['metadata']['name']}")
+    return out
+
+
+def fit_problems(pod, node, bound, nodes_by_name, namespaces, ignore=None, volumes=({}, {})):
     """Why `pod` may not run on `node` given the pods in `bound` (list of (pod, node name)); an
     empty list when it may."""
-    problems = []
+    problems = volume_problems(pod, node, volumes)
     ns = pod["metadata"]["namespace"]
     if node["spec"].get("unschedulable") and not any(
             tolerates(t, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"})
@@ -288,8 +310,10 @@ def ours(pod):
     return (pod["spec"].get("schedulerName") or "default-scheduler") == "default-scheduler"
 
 
-def violations(nodes, pods, namespaces=None):
+def violations(nodes, pods, namespaces=None, pvcs=(), pvs=()):
     namespaces = namespaces or {}
+    volumes = ({(c["metadata"]["namespace"], c["metadata"]["name"]): c for c in pvcs},
+               {v["metadata"]["name"]: v for v in pvs})
     nodes_by_name = {n["metadata"]["name"]: n for n in nodes}
     live = [p for p in pods if p["status"].get("phase") not in ("Succeeded", "Failed")
             and not p["metadata"].get("deletionTimestamp")]
@@ -303,7 +327,7 @@ def violations(nodes, pods, namespaces=None):
         # Taints added after binding do not move a pod (NoSchedule), so only resources, node
         # affinity and pod (anti-)affinity are judged for bound pods.
         problems = [x for x in fit_problems(p, nodes_by_name[n], bound, nodes_by_name, namespaces,
-                                            ignore=p)
+                                            ignore=p, volumes=volumes)
                     if not x.startswith("taint") and x != "unschedulable"]
         if problems:
             out.append(f"{name} on {n} breaks: {', '.join(problems)}")
@@ -314,7 +338,8 @@ def violations(nodes, pods, namespaces=None):
         if p["spec"].get("nodeName") or not ours(p):
             continue
         name = f"{p['metadata']['namespace']}/{p['metadata']['name']}"
-        fits = [n for n in nodes if not fit_problems(p, n, bound, nodes_by_name, namespaces)]
+        fits = [n for n in nodes
+                if not fit_problems(p, n, bound, nodes_by_name, namespaces, volumes=volumes)]
         if fits:
             out.append(f"{name} is Pending but fits on {fits[0]['metadata']['name']}")
         cond = next((c for c in p["status"].get("conditions") or []

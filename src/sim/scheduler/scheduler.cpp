@@ -10,6 +10,7 @@
 #include "sim/scheduler/inter_pod_affinity.h"
 #include "sim/scheduler/node_plugins.h"
 #include "sim/scheduler/topology_spread.h"
+#include "sim/scheduler/volume_binding.h"
 
 namespace planter::sim::sched {
 
@@ -68,6 +69,10 @@ Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
     watches_.push_back(
         cluster_.store().add_watch(key, [this](const Change& ch) { on_change(ch); }));
   }
+  // Claims and volumes coming, binding or going can let a pod's volumes fit.
+  for (const char* key : {"/persistentvolumeclaims", "/persistentvolumes"})
+    watches_.push_back(cluster_.store().add_watch(
+        key, [this](const Change&) { retry_unschedulable(Cache::kNodeChanged); }));
 }
 
 Scheduler::~Scheduler() {
@@ -155,6 +160,15 @@ void Scheduler::schedule(const std::string& key) {
     return o ? object_at(object_at(*o, "metadata"), "labels") : nullptr;
   };
   IncomingPod in = incoming_pod(*pod);
+  VolumeBindingCheck volumes(*pod, store);
+  if (const auto& failure = volumes.prefilter_failure()) {
+    std::string nodes = "0/" + std::to_string(all) + " nodes are available";
+    unschedulable(*pod,
+                  nodes + ": " + *failure + ". preemption: " + nodes + ": " + std::to_string(all) +
+                      " Preemption is not helpful for scheduling.",
+                  kByNode);
+    return;
+  }
   TopologySpreadCheck spread(*pod, ns, cache_);
   InterPodAffinityCheck affinity(*pod, ns, cache_, namespace_labels);
 
@@ -171,6 +185,8 @@ void Scheduler::schedule(const std::string& key) {
     ++processed;
     std::optional<Rejection> rejected = filter_node(in, *node);
     bool by_pods = false;
+    if (!rejected)
+      if (auto f = volumes.filter(*node)) rejected = Rejection{{f->reason}, f->resolvable};
     if (!rejected)
       if (auto f = spread.filter(*node)) {
         rejected = Rejection{{f->reason}, f->resolvable};
@@ -250,6 +266,16 @@ void Scheduler::schedule(const std::string& key) {
         if (random_() % ties == 0) chosen = &node;
       }
     }
+  }
+  // Claims waiting for their first consumer are provisioned where the pod goes.
+  for (const auto& pvc : volumes.claims_to_place()) {
+    const json::object* annotations = object_at(object_at(*pvc, "metadata"), "annotations");
+    if (!string_at(annotations, VolumeBindingCheck::kSelectedNode).empty()) continue;
+    std::string path = "/api/v1/namespaces/" + meta_string(*pvc, "namespace") +
+                       "/persistentvolumeclaims/" + meta_string(*pvc, "name");
+    json::object patch{
+        {"metadata", {{"annotations", {{VolumeBindingCheck::kSelectedNode, chosen->name}}}}}};
+    cluster_.call("PATCH", path, "application/merge-patch+json", patch, kUser, kAgent);
   }
   bind(*pod, chosen->name);
 }

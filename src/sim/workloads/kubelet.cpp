@@ -2,8 +2,14 @@
 // --workload-delay, then runs (Running, Ready, a pod IP), or, when it does not restart
 // (restartPolicy Never or OnFailure, as Job pods), completes (Succeeded). No container runs:
 // the images are not pulled and the commands are not run.
+//
+// A ReadWriteOnce volume without node affinity (StorageClass standard) is attached to one node
+// at a time: a pod on another node that uses it waits in ContainerCreating with a
+// FailedAttachVolume event ("Multi-Attach error") until the pods using it elsewhere are gone,
+// as the attach/detach controller and the kubelet make it wait.
 #include <boost/json/object.hpp>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sim/cluster.h"
@@ -25,6 +31,11 @@ class Kubelet : public WorkloadController {
           reconcile(ns, name);
         }) {
     kit_.watch("/pods", [this](const Change& ch) {
+      if (ch.type == EventType::kDeleted || pod_terminal(*ch.object)) {
+        // Pods waiting for a volume held elsewhere may go now.
+        for (const auto& [ns, name] : waiting_for_volume_) queue_.add(ns, name);
+        waiting_for_volume_.clear();
+      }
       if (ch.type == EventType::kDeleted) {
         ips_.erase(meta_string(*ch.object, "uid"));
         return;
@@ -61,6 +72,14 @@ class Kubelet : public WorkloadController {
     if (!status || !status->contains("containerStatuses")) {
       kit_.put_status(path(ns, name), *pod, creating_status(*pod), "kubelet");
     }
+    if (auto holder = volume_held_elsewhere(*pod)) {
+      waiting_for_volume_.emplace(ns, name);
+      kit_.events("attachdetach-controller")
+          .record(*pod, "Warning", "FailedAttachVolume",
+                  "Multi-Attach error for volume \"" + holder->first +
+                      "\" Volume is already used by pod(s) " + holder->second);
+      return;
+    }
     if (!started_.insert(uid).second) return;
     kit_.after(kit_.cluster().options().workload_delay, [this, ns, name, uid] {
       started_.erase(uid);
@@ -73,6 +92,51 @@ class Kubelet : public WorkloadController {
                       completes ? succeeded_status(*cur) : running_status(*cur), "kubelet");
       if (!completes) kit_.ready_event(audit_id("v1", "Pod", ns, name), "available");
     });
+  }
+
+  // A ReadWriteOnce volume of the pod attached to another node: (volume, the pods using it).
+  std::optional<std::pair<std::string, std::string>> volume_held_elsewhere(
+      const json::object& pod) {
+    std::string ns = meta_string(pod, "namespace");
+    std::string node = string_at(object_at(pod, "spec"), "nodeName");
+    auto* volumes = object_at(pod, "spec")->if_contains("volumes");
+    if (!volumes || !volumes->is_array()) return std::nullopt;
+    for (const auto& v : volumes->as_array()) {
+      const json::object* ref =
+          v.is_object() ? object_at(v.as_object(), "persistentVolumeClaim") : nullptr;
+      if (!ref) continue;
+      std::string claim = string_at(ref, "claimName");
+      StoredObject pvc = kit_.store().get("/persistentvolumeclaims", ns, claim);
+      std::string volume = pvc ? string_at(object_at(*pvc, "spec"), "volumeName") : "";
+      StoredObject pv =
+          volume.empty() ? nullptr : kit_.store().get("/persistentvolumes", "", volume);
+      if (!pv || object_at(object_at(*pv, "spec"), "nodeAffinity")) continue;
+      auto* modes = object_at(*pv, "spec")->if_contains("accessModes");
+      bool rwo = modes && modes->is_array() && modes->as_array().size() == 1 &&
+                 modes->as_array()[0] == "ReadWriteOnce";
+      if (!rwo) continue;
+      std::string users;
+      for (const auto& [_, other] : kit_.store().bucket("/pods")) {
+        if (meta_string(*other, "namespace") != ns || pod_deleting(*other) || pod_terminal(*other))
+          continue;
+        std::string other_node = string_at(object_at(*other, "spec"), "nodeName");
+        if (other_node.empty() || other_node == node) continue;
+        // Attached there: it runs, or it is starting.
+        if (string_at(object_at(*other, "status"), "phase") != "Running" &&
+            !started_.contains(meta_string(*other, "uid")))
+          continue;
+        auto* ov = object_at(*other, "spec")->if_contains("volumes");
+        if (!ov || !ov->is_array()) continue;
+        for (const auto& o : ov->as_array()) {
+          const json::object* oref =
+              o.is_object() ? object_at(o.as_object(), "persistentVolumeClaim") : nullptr;
+          if (oref && string_at(oref, "claimName") == claim)
+            users += (users.empty() ? "" : ", ") + meta_string(*other, "name");
+        }
+      }
+      if (!users.empty()) return std::make_pair(volume, users);
+    }
+    return std::nullopt;
   }
 
   json::object base_status(const json::object& pod) {
@@ -198,8 +262,9 @@ class Kubelet : public WorkloadController {
 
   ControllerKit& kit_;
   WorkQueue queue_;
-  std::set<std::string> started_;           // uids waiting for --workload-delay
-  std::map<std::string, std::string> ips_;  // pod uid -> pod IP
+  std::set<std::string> started_;  // uids waiting for --workload-delay
+  std::set<std::pair<std::string, std::string>> waiting_for_volume_;  // namespace, name
+  std::map<std::string, std::string> ips_;                            // pod uid -> pod IP
   uint64_t next_ip_ = 0;
 };
 

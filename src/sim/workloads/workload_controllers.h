@@ -10,6 +10,7 @@
 //   statefulsets.cpp    StatefulSet -> Pods <sts>-0..N-1 in order, PVCs from volumeClaimTemplates
 //   daemonsets.cpp      DaemonSet -> one Pod per node its pods may run on
 //   jobs.cpp            Job -> Pods up to parallelism until completions succeeded
+//   volumes.cpp         StorageClasses standard and local; claims provisioned and bound
 //
 // Each starts watching when made and stops when destroyed.
 #pragma once
@@ -32,5 +33,6 @@ std::unique_ptr<WorkloadController> start_deployment_controller(ControllerKit& k
 std::unique_ptr<WorkloadController> start_statefulset_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_daemonset_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_job_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_volume_controller(ControllerKit& kit);
 
 }  // namespace planter::sim
