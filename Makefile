@@ -45,6 +45,7 @@ bench: build
 	build/release/bench/fleet_bench
 	build/release/bench/kube_bench
 	build/release/bench/plant_bench
+	build/release/bench/scheduler_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

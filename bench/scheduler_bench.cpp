@@ -1,0 +1,248 @@
+// The sim's scheduler under kube-scheduler's own performance shapes (Kubernetes'
+// test/integration/scheduler_perf): nodes of 4 cpu, 32Gi and 110 pods; pods of one container
+// asking (and limited to) 100m cpu and 500Mi. Per shape, a `planter sim` runs in a child process
+// of its own (so its memory figure is its own) with the nodes; the initial pods are created
+// through the API and bound, then the measured pods are created through the API by 16 clients;
+// throughput runs from the first measured create to the moment no measured pod is left unbound.
+// Then: resident memory of the sim with 5000 nodes and 20,000 pods, and the time from create to
+// bind of one pod at a time in an otherwise idle sim (p50/p99). Numbers only; nothing passes or
+// fails on time.
+//
+// Usage: scheduler_bench [SCALE]   (default 1: the full shapes; 0.1 runs a tenth of everything)
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/server.h"
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Shape {
+  const char* name;
+  int nodes, initial, measured;
+  const char* affinity;  // JSON members added to the pod spec
+  const char* labels;
+  double threshold;  // kube-scheduler's own threshold, pods/s
+};
+
+constexpr const char* kAntiAffinity =
+    R"(,"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"color":"green"}},"topologyKey":"kubernetes.io/hostname"}]}})";
+constexpr const char* kAffinity =
+    R"(,"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"color":"blue"}},"topologyKey":"topology.kubernetes.io/zone"}]}})";
+constexpr const char* kNodeAffinity =
+    R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["zone-0"]}]}]}}})";
+
+// One keep-alive HTTP/1.1 connection to the sim.
+class Connection {
+ public:
+  Connection(const std::string& port, const std::string& token) : stream_(ioc_), token_(token) {
+    tcp::resolver resolver(ioc_);
+    stream_.connect(resolver.resolve("127.0.0.1", port));
+  }
+  http::response<http::string_body> send(http::verb verb, const std::string& target,
+                                         std::string body = "") {
+    http::request<http::string_body> req{verb, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    req.set(http::field::authorization, "Bearer " + token_);
+    if (!body.empty()) {
+      req.set(http::field::content_type, "application/json");
+      req.body() = std::move(body);
+    }
+    req.prepare_payload();
+    http::write(stream_, req);
+    http::response<http::string_body> res;
+    http::read(stream_, buffer_, res);
+    return res;
+  }
+
+ private:
+  net::io_context ioc_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::string token_;
+};
+
+std::string pod(const Shape& s, const std::string& name) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","labels":{"color":")" + s.labels +
+         R"("}},"spec":{"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10",)"
+         R"("resources":{"requests":{"cpu":"100m","memory":"500Mi"},)"
+         R"("limits":{"cpu":"100m","memory":"500Mi"}}}])" +
+         s.affinity + "}}";
+}
+
+// Creates pods [from, to) with `clients` connections; returns failures.
+int create_pods(const std::string& port, const std::string& token, const Shape& s, int from, int to,
+                int clients) {
+  std::atomic<int> next{from}, failures{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c)
+    threads.emplace_back([&] {
+      Connection conn(port, token);
+      for (int i = next++; i < to; i = next++) {
+        auto res = conn.send(http::verb::post, "/api/v1/namespaces/default/pods",
+                             pod(s, "p-" + std::to_string(i)));
+        if (res.result_int() != 201) ++failures;
+      }
+    });
+  for (auto& t : threads) t.join();
+  return failures;
+}
+
+// Waits until no pod of the namespace is unbound; returns false after `limit`.
+bool wait_all_bound(Connection& conn, std::chrono::seconds limit) {
+  auto deadline = Clock::now() + limit;
+  while (Clock::now() < deadline) {
+    auto res = conn.send(http::verb::get,
+                         "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3D&limit=1");
+    if (res.body().find("\"items\":[]") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+double rss_mib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with("VmRSS:")) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  return 0;
+}
+
+// A sim with `nodes` nodes in a child process; returns its pid, port and token.
+struct Child {
+  pid_t pid = -1;
+  std::string port, token;
+};
+
+Child start_sim(int nodes, int zones) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(1);
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    planter::sim::ServerOptions options;
+    options.insecure_http = true;
+    auto& c = options.fleet.cluster;
+    c.nodes = {planter::sim::NodePool{nodes, {}}};
+    c.node_cpu = "4";
+    c.node_memory = "32Gi";
+    c.node_pods = 110;
+    c.zones = zones;
+    c.workload_delay = std::chrono::hours(1);  // no kubelet status writes while measuring
+    c.history_limit = 1000;
+    auto server = planter::sim::Server::create(options);
+    if (!server) {
+      std::fprintf(stderr, "scheduler_bench: %s\n", server.error().message.c_str());
+      std::_Exit(1);
+    }
+    (*server)->start();
+    std::string url = (*server)->url();
+    std::string line = url.substr(url.rfind(':') + 1) + " " + (*server)->token() + "\n";
+    if (write(fds[1], line.data(), line.size()) < 0) std::_Exit(1);
+    close(fds[1]);
+    pause();
+    std::_Exit(0);
+  }
+  close(fds[1]);
+  char buf[256] = {};
+  ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  Child child;
+  child.pid = pid;
+  std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  child.port = text.substr(0, text.find(' '));
+  child.token = text.substr(text.find(' ') + 1);
+  child.token.pop_back();
+  return child;
+}
+
+void stop_sim(const Child& c) {
+  kill(c.pid, SIGKILL);
+  waitpid(c.pid, nullptr, 0);
+}
+
+int scaled(int n, double scale) {
+  return std::max(1, static_cast<int>(n * scale));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double scale = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
+  const Shape shapes[] = {
+      {"SchedulingBasic", 5000, 1000, 10000, "", "green", 680},
+      {"SchedulingPodAntiAffinity", 5000, 1000, 2000, kAntiAffinity, "green", 60},
+      {"SchedulingPodAffinity", 5000, 5000, 5000, kAffinity, "blue", 35},
+      {"SchedulingNodeAffinity", 5000, 5000, 10000, kNodeAffinity, "green", 220},
+  };
+  std::printf("%-27s %6s %8s %9s %12s %10s %12s\n", "shape", "nodes", "initial", "measured",
+              "seconds", "pods/s", "kube's bar");
+  for (const Shape& s : shapes) {
+    int nodes = scaled(s.nodes, scale), initial = scaled(s.initial, scale),
+        measured = scaled(s.measured, scale);
+    Child sim = start_sim(nodes, 1);
+    Connection probe(sim.port, sim.token);
+    int failed = create_pods(sim.port, sim.token, s, 0, initial, 16);
+    if (!wait_all_bound(probe, std::chrono::seconds(600))) failed = -1;
+    auto start = Clock::now();
+    failed += create_pods(sim.port, sim.token, s, initial, initial + measured, 16);
+    bool bound = wait_all_bound(probe, std::chrono::seconds(1200));
+    double secs = std::chrono::duration<double>(Clock::now() - start).count();
+    std::printf("%-27s %6d %8d %9d %12.2f %10.0f %12.0f%s\n", s.name, nodes, initial, measured,
+                secs, measured / secs, s.threshold,
+                failed || !bound ? "  (creates failed or pods left unbound)" : "");
+    std::fflush(stdout);
+    if (&s == &shapes[0]) {
+      // Memory: the same sim grown to 20,000 pods.
+      int total = scaled(20000, scale);
+      create_pods(sim.port, sim.token, s, initial + measured, total, 16);
+      wait_all_bound(probe, std::chrono::seconds(600));
+      std::printf("resident memory of the sim with %d nodes and %d pods: %.0f MiB\n", nodes, total,
+                  rss_mib(sim.pid));
+    }
+    stop_sim(sim);
+  }
+
+  // Latency of one pod at a time in an idle sim.
+  Child sim = start_sim(scaled(5000, scale), 1);
+  Connection conn(sim.port, sim.token);
+  Shape one{"latency", 0, 0, 0, "", "green", 0};
+  std::vector<double> ms;
+  for (int i = 0; i < 200; ++i) {
+    std::string name = "lat-" + std::to_string(i);
+    auto start = Clock::now();
+    conn.send(http::verb::post, "/api/v1/namespaces/default/pods", pod(one, name));
+    while (conn.send(http::verb::get, "/api/v1/namespaces/default/pods/" + name)
+               .body()
+               .find("\"nodeName\"") == std::string::npos) {
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("one pod in an idle sim of %d nodes, create to bind: p50 %.2f ms, p99 %.2f ms\n",
+              scaled(5000, scale), ms[ms.size() / 2], ms[ms.size() * 99 / 100]);
+  stop_sim(sim);
+  return 0;
+}
