@@ -276,6 +276,12 @@ void Handler::allocate_cluster_ip(json::object& svc) {
   if (!spec.contains("clusterIPs")) spec["clusterIPs"] = json::array{json::value(ip)};
   if (!spec.contains("ipFamilies")) spec["ipFamilies"] = json::array{"IPv4"};
   if (!spec.contains("ipFamilyPolicy")) spec["ipFamilyPolicy"] = "SingleStack";
+  // NodePort and LoadBalancer Services get a node port per port, from 30000-32767.
+  if (type == "NodePort" || type == "LoadBalancer")
+    if (auto* ports = spec.if_contains("ports"); ports && ports->is_array())
+      for (auto& port : ports->as_array())
+        if (port.is_object() && int_at(&port.as_object(), "nodePort") == 0)
+          port.as_object()["nodePort"] = 30000 + static_cast<int64_t>(c.next_node_port_++ % 2768);
   if (!svc.contains("status")) svc["status"] = {{"loadBalancer", json::object{}}};
 }
 

@@ -20,6 +20,10 @@ void default_container(json::object& c) {
     for (const auto& [name, amount] : res.at("limits").as_object())
       if (!req_v.as_object().contains(name)) req_v.as_object()[name] = amount;
   }
+  if (auto* ports = c.if_contains("ports"); ports && ports->is_array())
+    for (auto& port : ports->as_array())
+      if (port.is_object() && !port.as_object().contains("protocol"))
+        port.as_object()["protocol"] = "TCP";
   if (!c.contains("terminationMessagePath")) c["terminationMessagePath"] = "/dev/termination-log";
   if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
   if (!c.contains("imagePullPolicy")) {
@@ -43,12 +47,8 @@ void add_toleration(json::array& tolerations, const char* key) {
       {"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", 300}});
 }
 
-}  // namespace
-
-void default_pod(json::object& pod) {
-  auto& spec_v = pod["spec"];
-  if (!spec_v.is_object()) spec_v = json::object{};
-  json::object& spec = spec_v.as_object();
+// What SetDefaults gives every pod spec, templates included.
+void default_pod_spec(json::object& spec) {
   for (const char* field : {"containers", "initContainers"})
     if (auto* cs = spec.if_contains(field); cs && cs->is_array())
       for (auto& c : cs->as_array())
@@ -61,6 +61,27 @@ void default_pod(json::object& pod) {
   set("dnsPolicy", "ClusterFirst");
   set("securityContext", json::object{});
   set("schedulerName", "default-scheduler");
+}
+
+// The pod spec of a workload's template.
+void default_template(json::object& workload_spec) {
+  auto* tmpl = workload_spec.if_contains("template");
+  if (!tmpl || !tmpl->is_object()) return;
+  auto& spec = tmpl->as_object()["spec"];
+  if (!spec.is_object()) spec = json::object{};
+  default_pod_spec(spec.as_object());
+}
+
+}  // namespace
+
+void default_pod(json::object& pod) {
+  auto& spec_v = pod["spec"];
+  if (!spec_v.is_object()) spec_v = json::object{};
+  json::object& spec = spec_v.as_object();
+  default_pod_spec(spec);
+  auto set = [&](const char* key, json::value v) {
+    if (!spec.contains(key)) spec[key] = std::move(v);
+  };
   if (string_at(spec, "serviceAccountName").empty()) {
     std::string legacy = string_at(spec, "serviceAccount");
     spec["serviceAccountName"] = legacy.empty() ? "default" : legacy;
@@ -101,6 +122,7 @@ void default_apps_workload(json::object& workload, std::string_view kind) {
       if (!r.contains("maxSurge")) r["maxSurge"] = 0;
     }
   }
+  default_template(spec);
   if (kind == "Deployment" && !spec.contains("progressDeadlineSeconds"))
     spec["progressDeadlineSeconds"] = 600;
   if (kind == "StatefulSet") {
@@ -140,6 +162,7 @@ void default_job(json::object& job) {
   if (!spec.contains("backoffLimit")) spec["backoffLimit"] = 6;
   if (!spec.contains("completionMode")) spec["completionMode"] = "NonIndexed";
   if (!spec.contains("suspend")) spec["suspend"] = false;
+  default_template(spec);
 }
 
 }  // namespace planter::sim

@@ -157,6 +157,7 @@ class Cluster {
   std::shared_ptr<bool> alive_;
   bool bookmarks_scheduled_ = false;
   uint64_t next_cluster_ip_ = 10;
+  uint64_t next_node_port_ = 0;
   std::unique_ptr<Controllers> controllers_;
   std::unique_ptr<sched::Scheduler> scheduler_;
 };

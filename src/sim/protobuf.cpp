@@ -8,6 +8,7 @@
 
 #include "model/base64.h"
 #include "sim/audit.h"
+#include "sim/protobuf_schema.h"
 #include "sim/tls.h"
 
 namespace planter::sim {
@@ -16,67 +17,9 @@ namespace json = boost::json;
 
 namespace {
 
-// Field schemas of the messages the sim decodes (numbers from the Kubernetes API's
-// generated.proto files, which are part of the API's stability guarantee).
-enum class Kind { kString, kInt64, kBool, kTime, kMessage, kStringMap, kBytesMap, kRaw };
-
-struct Message;
-struct Field {
-  int number;
-  const char* name;
-  Kind kind;
-  bool repeated = false;
-  const Message* message = nullptr;
-};
-struct Message {
-  std::vector<Field> fields;
-};
-
-const Message kTypeMeta{{{1, "apiVersion", Kind::kString}, {2, "kind", Kind::kString}}};
-const Message kOwnerReference{{{1, "kind", Kind::kString},
-                               {3, "name", Kind::kString},
-                               {4, "uid", Kind::kString},
-                               {5, "apiVersion", Kind::kString},
-                               {6, "controller", Kind::kBool},
-                               {7, "blockOwnerDeletion", Kind::kBool}}};
-const Message kObjectMeta{{{1, "name", Kind::kString},
-                           {2, "generateName", Kind::kString},
-                           {3, "namespace", Kind::kString},
-                           {4, "selfLink", Kind::kString},
-                           {5, "uid", Kind::kString},
-                           {6, "resourceVersion", Kind::kString},
-                           {7, "generation", Kind::kInt64},
-                           {8, "creationTimestamp", Kind::kTime},
-                           {9, "deletionTimestamp", Kind::kTime},
-                           {10, "deletionGracePeriodSeconds", Kind::kInt64},
-                           {11, "labels", Kind::kStringMap},
-                           {12, "annotations", Kind::kStringMap},
-                           {13, "ownerReferences", Kind::kMessage, true, &kOwnerReference},
-                           {14, "finalizers", Kind::kString, true}}};
-const Message kNamespaceSpec{{{1, "finalizers", Kind::kString, true}}};
-const Message kNamespaceStatus{{{1, "phase", Kind::kString}}};
-const Message kNamespace{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
-                          {2, "spec", Kind::kMessage, false, &kNamespaceSpec},
-                          {3, "status", Kind::kMessage, false, &kNamespaceStatus}}};
-const Message kConfigMap{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
-                          {2, "data", Kind::kStringMap},
-                          {3, "binaryData", Kind::kBytesMap},
-                          {4, "immutable", Kind::kBool}}};
-const Message kSecret{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
-                       {2, "data", Kind::kBytesMap},
-                       {3, "type", Kind::kString},
-                       {4, "stringData", Kind::kStringMap},
-                       {5, "immutable", Kind::kBool}}};
-const Message kPreconditions{{{1, "uid", Kind::kString}, {2, "resourceVersion", Kind::kString}}};
-const Message kDeleteOptions{{{1, "gracePeriodSeconds", Kind::kInt64},
-                              {2, "preconditions", Kind::kMessage, false, &kPreconditions},
-                              {3, "orphanDependents", Kind::kBool},
-                              {4, "propagationPolicy", Kind::kString},
-                              {5, "dryRun", Kind::kString, true}}};
-const Message kUnknown{{{1, "typeMeta", Kind::kMessage, false, &kTypeMeta},
-                        {2, "raw", Kind::kRaw},
-                        {3, "contentEncoding", Kind::kString},
-                        {4, "contentType", Kind::kString}}};
+using proto::Field;
+using proto::Kind;
+using proto::Message;
 
 class Reader {
  public:
@@ -155,6 +98,50 @@ Result<std::pair<std::string, std::string>> map_entry(std::string_view data) {
   return std::make_pair(key, value);
 }
 
+// resource.Quantity: its string (field 1).
+Result<std::string> quantity_value(std::string_view data) {
+  Reader r(data);
+  std::string out;
+  while (!r.done()) {
+    auto tag = r.varint();
+    if (!tag) return tag.error();
+    int wire = static_cast<int>(*tag & 7);
+    if ((*tag >> 3) == 1 && wire == 2) {
+      auto b = r.bytes();
+      if (!b) return b.error();
+      out = std::string(*b);
+    } else if (auto s = r.skip(wire); !s) {
+      return s.error();
+    }
+  }
+  return out;
+}
+
+// intstr.IntOrString: type (0 int, 1 string), intVal, strVal.
+Result<json::value> int_or_string(std::string_view data) {
+  Reader r(data);
+  int64_t type = 0, number = 0;
+  std::string text;
+  while (!r.done()) {
+    auto tag = r.varint();
+    if (!tag) return tag.error();
+    int field = static_cast<int>(*tag >> 3), wire = static_cast<int>(*tag & 7);
+    if (wire == 0 && (field == 1 || field == 2)) {
+      auto v = r.varint();
+      if (!v) return v.error();
+      (field == 1 ? type : number) = static_cast<int64_t>(*v);
+    } else if (wire == 2 && field == 3) {
+      auto b = r.bytes();
+      if (!b) return b.error();
+      text = std::string(*b);
+    } else if (auto s = r.skip(wire); !s) {
+      return s.error();
+    }
+  }
+  if (type == 1) return json::value(text);
+  return json::value(static_cast<int64_t>(static_cast<int32_t>(number)));
+}
+
 Result<json::value> time_value(std::string_view data) {
   Reader r(data);
   int64_t seconds = 0;
@@ -189,7 +176,9 @@ Result<json::object> decode(std::string_view data, const Message& m, std::string
       if (wire != 0) return Error{std::string("field ") + f->name + " has the wrong wire type"};
       auto v = r.varint();
       if (!v) return v.error();
-      if (f->kind == Kind::kInt64 && *v == 0 && std::string_view(f->name) == "generation") continue;
+      // Zero scalars of plain (non-pointer) Go fields are omitted, as JSON's omitempty does.
+      if (*v == 0 && !f->keep_zero && !f->repeated) continue;
+      // int32 fields carry negative numbers sign-extended to 64 bits.
       value = f->kind == Kind::kBool ? json::value(*v != 0) : json::value(static_cast<int64_t>(*v));
     } else {
       if (wire != 2) return Error{std::string("field ") + f->name + " has the wrong wire type"};
@@ -216,6 +205,22 @@ Result<json::object> decode(std::string_view data, const Message& m, std::string
           if (!sub) return sub.error();
           value = std::move(*sub);
           break;
+        }
+        case Kind::kIntOrString: {
+          auto v = int_or_string(*b);
+          if (!v) return v.error();
+          value = std::move(*v);
+          break;
+        }
+        case Kind::kQuantityMap: {
+          auto e = map_entry(*b);
+          if (!e) return e.error();
+          auto q = quantity_value(e->second);
+          if (!q) return q.error();
+          auto& map = out[f->name];
+          if (!map.is_object()) map = json::object{};
+          map.as_object()[e->first] = json::string(*q);
+          continue;
         }
         case Kind::kStringMap:
         case Kind::kBytesMap: {
@@ -263,7 +268,7 @@ Result<json::object> decode_kubernetes_protobuf(std::string_view body) {
   if (body.size() < 4 || body.substr(0, 4) != std::string_view("k8s\0", 4))
     return Error{"the protobuf body lacks the \"k8s\\0\" envelope prefix"};
   std::string raw;
-  auto unknown = decode(body.substr(4), kUnknown, &raw);
+  auto unknown = decode(body.substr(4), proto::kUnknown, &raw);
   if (!unknown) return Error{"malformed protobuf envelope: " + unknown.error().message};
   auto* tm = unknown->if_contains("typeMeta");
   std::string api_version, kind;
@@ -272,16 +277,10 @@ Result<json::object> decode_kubernetes_protobuf(std::string_view body) {
       api_version = std::string(v->as_string());
     if (auto* v = tm->as_object().if_contains("kind")) kind = std::string(v->as_string());
   }
-  const Message* m = nullptr;
-  if (api_version == "v1" && kind == "Namespace") m = &kNamespace;
-  if (api_version == "v1" && kind == "ConfigMap") m = &kConfigMap;
-  if (api_version == "v1" && kind == "Secret") m = &kSecret;
-  if (kind == "DeleteOptions") m = &kDeleteOptions;
+  const Message* m = proto::message_for(api_version, kind);
   if (!m)
-    return Error{
-        "planter sim decodes protobuf bodies only for v1 Namespace, ConfigMap and "
-        "Secret, not " +
-        api_version + " " + kind + "; send it as application/json"};
+    return Error{"planter sim does not decode protobuf bodies of " + api_version + " " + kind +
+                 "; send it as application/json"};
   auto obj = decode(raw, *m);
   if (!obj) return Error{"malformed protobuf " + kind + ": " + obj.error().message};
   json::object out{{"apiVersion", api_version}, {"kind", kind}};

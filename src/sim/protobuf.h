@@ -1,9 +1,9 @@
 // Kubernetes' protobuf wire format, as far as the sim needs it.
 //
-// Typed clients (kubectl create namespace|configmap|secret, Helm's release storage) always send
-// built-in objects as `application/vnd.kubernetes.protobuf`, whatever the server prefers; the
-// sim decodes the kinds those clients write (Namespace, ConfigMap, Secret, DeleteOptions) into JSON
-// and answers in JSON, which every client accepts. Other kinds get 415 with a message saying so.
+// Typed clients (kubectl's imperative commands, Helm's release storage) always send built-in
+// objects as `application/vnd.kubernetes.protobuf`, whatever the server prefers; the sim decodes
+// the kinds those clients write (protobuf_schema.h lists them) into JSON and answers in JSON,
+// which every client accepts. Other kinds get 415 with a message saying so.
 #pragma once
 
 #include <boost/json/object.hpp>

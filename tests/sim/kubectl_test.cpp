@@ -105,6 +105,56 @@ TEST_F(KubectlTest, NamespacedCreateInMissingNamespaceIsNotFound) {
   EXPECT_THAT(r.err, HasSubstr("namespaces \"nowhere\" not found"));
 }
 
+// kubectl's imperative commands send protobuf bodies; `kubectl get` prints kubectl's own
+// columns from the sim's Tables.
+TEST_F(KubectlTest, ImperativeCommandsAndTheColumnsKubectlPrints) {
+  for (const char* cmd : {"create deployment web --image=nginx:1.27 --replicas=2 --port=80",
+                          "create job once --image=busybox -- echo hi",
+                          "create cronjob nightly --image=busybox --schedule='0 0 * * *'",
+                          "expose deployment web --port=8080 --target-port=80",
+                          "create service nodeport np --tcp=80:8080", "create serviceaccount robot",
+                          "create role reader --verb=get,list --resource=pods",
+                          "create rolebinding reader --role=reader --serviceaccount=default:robot",
+                          "create clusterrole creader --verb=get --resource=nodes",
+                          "create clusterrolebinding creader --clusterrole=creader --user=alice",
+                          "run solo --image=busybox --restart=Never -- sleep 1"}) {
+    auto r = sim_.kubectl(cmd);
+    EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
+  }
+  auto rollout = sim_.kubectl("rollout status deploy/web --timeout=20s");
+  ASSERT_EQ(rollout.code, 0) << rollout.err;
+  auto job = sim_.kubectl("wait --for=condition=Complete job/once --timeout=20s");
+  ASSERT_EQ(job.code, 0) << job.err;
+  auto ports = sim_.kubectl("get deploy web -o jsonpath={.spec.template.spec.containers[0].ports}");
+  EXPECT_EQ(ports.out, R"([{"containerPort":80,"protocol":"TCP"}])");
+  auto rules = sim_.kubectl("get role reader -o jsonpath={.rules}");
+  EXPECT_EQ(rules.out, R"([{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}])");
+  auto node_port = sim_.kubectl("get svc np -o jsonpath={.spec.ports[0].nodePort}");
+  EXPECT_THAT(node_port.out, ::testing::MatchesRegex("3[0-2][0-9][0-9][0-9]"));
+
+  auto pods = sim_.kubectl("get pods -o wide");
+  ASSERT_EQ(pods.code, 0) << pods.err;
+  EXPECT_THAT(pods.out, HasSubstr("NAME"));
+  EXPECT_THAT(pods.out,
+              ::testing::ContainsRegex("READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE"));
+  EXPECT_THAT(pods.out, ::testing::ContainsRegex("web-[a-z0-9]+-[a-z0-9]+ +1/1 +Running +0 +"
+                                                 "[0-9]+s +10\\.244\\.[0-9.]+ +management-node-"));
+  EXPECT_THAT(pods.out, ::testing::ContainsRegex("once-[a-z0-9]+ +0/1 +Completed"));
+  auto deploy = sim_.kubectl("get deploy web");
+  EXPECT_THAT(deploy.out, ::testing::ContainsRegex("web +2/2 +2 +2 +"));
+  auto nodes = sim_.kubectl("get nodes");
+  EXPECT_THAT(nodes.out, ::testing::ContainsRegex("management-node-1 +Ready +control-plane +"));
+  auto svc = sim_.kubectl("get svc web");
+  EXPECT_THAT(svc.out,
+              ::testing::ContainsRegex("web +ClusterIP +10\\.96\\.[0-9.]+ +<none> +8080/TCP"));
+  auto jobs = sim_.kubectl("get jobs");
+  EXPECT_THAT(jobs.out, ::testing::ContainsRegex("once +Complete +1/1 +"));
+  auto cordon = sim_.kubectl("cordon management-node-2");
+  ASSERT_EQ(cordon.code, 0) << cordon.err;
+  nodes = sim_.kubectl("get node management-node-2");
+  EXPECT_THAT(nodes.out, HasSubstr("Ready,SchedulingDisabled"));
+}
+
 // The corpus's kube-prometheus in two steps, as its README says: setup (CRDs and the namespace)
 // server-side, wait for the CRDs, then the rest client-side; applying again changes nothing.
 TEST_F(KubectlTest, KubePrometheusInTwoSteps) {

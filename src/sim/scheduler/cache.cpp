@@ -34,11 +34,12 @@ std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
           info->host_ports.emplace_back(protocol.empty() ? "TCP" : protocol, host);
         }
       }
-    const json::object* affinity = object_at(*spec, "affinity");
-    info->has_affinity =
-        object_at(affinity, "podAffinity") || object_at(affinity, "podAntiAffinity");
   }
   info->pod = std::move(pod);
+  if (spec) {
+    info->affinity = pod_affinity_terms(*spec, info->ns);
+    info->has_affinity = !info->affinity.empty();
+  }
   return info;
 }
 

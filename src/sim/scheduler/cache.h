@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/scheduler/affinity_term.h"
 #include "sim/scheduler/node_match.h"
 #include "sim/scheduler/pod_resources.h"
 #include "sim/store.h"
@@ -27,7 +28,8 @@ struct PodInfo {
   Resources requests;
   NonZeroRequests nonzero;
   std::vector<std::pair<std::string, int64_t>> host_ports;  // protocol, port
-  bool has_affinity = false;  // any pod affinity or anti-affinity term, required or preferred
+  PodAffinityTerms affinity;  // its pod affinity and anti-affinity terms, read once
+  bool has_affinity = false;  // any such term
 
   const boost::json::object& spec() const;
   const boost::json::object* labels() const;

@@ -16,21 +16,6 @@ const json::object* labels_of(const json::object& pod) {
   return object_at(object_at(pod, "metadata"), "labels");
 }
 
-AffinityTerm term_of(const json::object& t, const std::string& ns, int64_t weight) {
-  AffinityTerm term;
-  term.selector = t.if_contains("labelSelector");
-  term.namespace_selector = t.if_contains("namespaceSelector");
-  if (term.namespace_selector && !term.namespace_selector->is_object())
-    term.namespace_selector = nullptr;
-  if (auto* nss = t.if_contains("namespaces"); nss && nss->is_array())
-    for (const auto& n : nss->as_array())
-      if (n.is_string()) term.namespaces.emplace_back(n.as_string());
-  term.owner_namespace = ns;
-  term.topology_key = string_at(t, "topologyKey");
-  term.weight = weight;
-  return term;
-}
-
 void bump(std::unordered_map<std::string, std::unordered_map<std::string, int64_t>>& counts,
           const std::string& key, const NodeInfo* node, int64_t by) {
   if (!node) return;
@@ -47,42 +32,6 @@ int64_t count_at(const std::unordered_map<std::string, std::unordered_map<std::s
 }
 
 }  // namespace
-
-bool AffinityTerm::matches(const std::string& ns, const json::object* labels,
-                           const NamespaceLabels& namespace_labels) const {
-  bool in_namespace = false;
-  if (namespaces.empty() && !namespace_selector) {
-    in_namespace = ns == owner_namespace;
-  } else {
-    in_namespace = std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
-    if (!in_namespace && namespace_selector) {
-      const json::object& sel = namespace_selector->as_object();
-      in_namespace =
-          sel.empty() || label_selector_matches(namespace_selector, namespace_labels(ns));
-    }
-  }
-  return in_namespace && label_selector_matches(selector, labels);
-}
-
-std::vector<AffinityTerm> affinity_terms(const json::object& spec, const std::string& ns,
-                                         TermKind kind, bool required) {
-  std::vector<AffinityTerm> out;
-  const json::object* affinity = object_at(
-      object_at(spec, "affinity"), kind == TermKind::kAffinity ? "podAffinity" : "podAntiAffinity");
-  if (!affinity) return out;
-  auto* list = affinity->if_contains(required ? "requiredDuringSchedulingIgnoredDuringExecution"
-                                              : "preferredDuringSchedulingIgnoredDuringExecution");
-  if (!list || !list->is_array()) return out;
-  for (const auto& v : list->as_array()) {
-    if (!v.is_object()) continue;
-    if (required) {
-      out.push_back(term_of(v.as_object(), ns, kHardPodAffinityWeight));
-    } else if (const json::object* t = object_at(v.as_object(), "podAffinityTerm")) {
-      out.push_back(term_of(*t, ns, int_at(&v.as_object(), "weight")));
-    }
-  }
-  return out;
-}
 
 InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std::string& ns,
                                              const Cache& cache,
@@ -126,16 +75,16 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
   for (const auto& [_, placed] : cache.pods_with_affinity()) {
     const NodeInfo* node = cache.node(placed->node);
     if (!node) continue;
-    const json::object& pspec = placed->spec();
-    for (const auto& t : affinity_terms(pspec, placed->ns, TermKind::kAntiAffinity, true))
+    const PodAffinityTerms& terms = placed->affinity;
+    for (const auto& t : terms.required_anti_affinity)
       if (t.matches(ns, labels, namespace_labels)) bump(existing_anti_, t.topology_key, node, 1);
-    for (const auto& t : affinity_terms(pspec, placed->ns, TermKind::kAffinity, true))
+    for (const auto& t : terms.required_affinity)
       if (t.matches(ns, labels, namespace_labels))
         bump(topology_score_, t.topology_key, node, kHardPodAffinityWeight);
-    for (const auto& t : affinity_terms(pspec, placed->ns, TermKind::kAffinity, false))
+    for (const auto& t : terms.preferred_affinity)
       if (t.matches(ns, labels, namespace_labels))
         bump(topology_score_, t.topology_key, node, t.weight);
-    for (const auto& t : affinity_terms(pspec, placed->ns, TermKind::kAntiAffinity, false))
+    for (const auto& t : terms.preferred_anti_affinity)
       if (t.matches(ns, labels, namespace_labels))
         bump(topology_score_, t.topology_key, node, -t.weight);
   }

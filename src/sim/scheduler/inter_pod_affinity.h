@@ -17,30 +17,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/scheduler/affinity_term.h"
 #include "sim/scheduler/cache.h"
 
 namespace planter::sim::sched {
-
-// The labels of a namespace (nullptr when it does not exist), for namespaceSelector.
-using NamespaceLabels = std::function<const boost::json::object*(const std::string&)>;
-
-struct AffinityTerm {
-  const boost::json::value* selector = nullptr;  // labelSelector
-  const boost::json::value* namespace_selector = nullptr;
-  std::vector<std::string> namespaces;
-  std::string owner_namespace;  // the namespace of the pod the term belongs to
-  std::string topology_key;
-  int64_t weight = 1;
-
-  // The term selects `pod` (in namespace `ns` with `labels`).
-  bool matches(const std::string& ns, const boost::json::object* labels,
-               const NamespaceLabels& namespace_labels) const;
-};
-
-enum class TermKind { kAffinity, kAntiAffinity };
-// The required (or preferred, with their weights) terms of a pod spec.
-std::vector<AffinityTerm> affinity_terms(const boost::json::object& spec, const std::string& ns,
-                                         TermKind kind, bool required);
 
 // What the filter needs, computed once per scheduling attempt from every placed pod.
 class InterPodAffinityCheck {
