@@ -87,15 +87,18 @@ unsigned Cache::apply(const Change& change) {
 unsigned Cache::apply_node(const Change& ch) {
   std::string name = meta_string(*ch.object, "name");
   if (ch.type == EventType::kDeleted) {
+    if (NodeInfo* gone = node(name)) {
+      for (auto& [_, info] : gone->pods) info->where = nullptr;
+      order_.erase(std::remove(order_.begin(), order_.end(), gone), order_.end());
+    }
     nodes_.erase(name);
-    order_.erase(std::remove(order_.begin(), order_.end(), name), order_.end());
     return kNothing;
   }
   auto [it, fresh] = nodes_.try_emplace(name);
   NodeInfo& n = it->second;
   if (fresh) {
     n.name = name;
-    order_.push_back(name);
+    order_.push_back(&n);
     // Pods bound to the node before it was seen.
     for (const auto& [key, info] : pods_)
       if (info->node == name) {
@@ -103,6 +106,7 @@ unsigned Cache::apply_node(const Change& ch) {
         n.nonzero_requested.cpu_milli += info->nonzero.cpu_milli;
         n.nonzero_requested.memory += info->nonzero.memory;
         n.pods[key] = info;
+        info->where = &n;
       }
   }
   bool changed = !n.node || *n.node != *ch.object;
@@ -148,6 +152,7 @@ void Cache::add_pod(std::shared_ptr<PodInfo> info) {
     n->nonzero_requested.cpu_milli += info->nonzero.cpu_milli;
     n->nonzero_requested.memory += info->nonzero.memory;
     n->pods[info->key] = info;
+    info->where = n;
   }
   if (info->has_affinity) with_affinity_[info->key] = info;
   pods_[info->key] = std::move(info);

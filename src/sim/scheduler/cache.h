@@ -19,11 +19,14 @@
 
 namespace planter::sim::sched {
 
+struct NodeInfo;
+
 // A pod that holds a place on a node.
 struct PodInfo {
   std::string key;  // "namespace/name"
   std::string ns;
   std::string node;
+  NodeInfo* where = nullptr;  // the node's entry while the cache knows the node
   StoredObject pod;
   Resources requests;
   NonZeroRequests nonzero;
@@ -68,7 +71,8 @@ class Cache {
   // Applies a change of /nodes or /pods.
   unsigned apply(const Change& change);
 
-  const std::vector<std::string>& node_names() const { return order_; }
+  // Every node, in the order they came.
+  const std::vector<NodeInfo*>& nodes() const { return order_; }
   const NodeInfo* node(const std::string& name) const;
   NodeInfo* node(const std::string& name);
   size_t node_count() const { return order_.size(); }
@@ -86,7 +90,7 @@ class Cache {
   bool remove_pod(const std::string& key);
 
   std::unordered_map<std::string, NodeInfo> nodes_;
-  std::vector<std::string> order_;  // node names in the order they came
+  std::vector<NodeInfo*> order_;  // entries of nodes_ (stable: a node-based map)
   std::unordered_map<std::string, std::shared_ptr<PodInfo>> pods_;
   std::map<std::string, std::shared_ptr<PodInfo>> with_affinity_;
 };

@@ -52,7 +52,7 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
   if (!affinity_.empty() || !anti_affinity_.empty() || !preferred.empty() ||
       !preferred_anti.empty())
     for (const auto& [_, placed] : cache.pods()) {
-      const NodeInfo* node = cache.node(placed->node);
+      const NodeInfo* node = placed->where;
       if (!node) continue;
       const json::object* placed_labels = placed->labels();
       if (!affinity_.empty() &&
@@ -73,7 +73,7 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
 
   // The placed pods' terms against the pod.
   for (const auto& [_, placed] : cache.pods_with_affinity()) {
-    const NodeInfo* node = cache.node(placed->node);
+    const NodeInfo* node = placed->where;
     if (!node) continue;
     const PodAffinityTerms& terms = placed->affinity;
     for (const auto& t : terms.required_anti_affinity)

@@ -148,8 +148,8 @@ void Scheduler::schedule(const std::string& key) {
   StoredObject pod = cluster_.store().get("/pods", ns, name);
   if (!pod || !waiting_for_us(*pod)) return;
 
-  const auto& names = cache_.node_names();
-  int64_t all = static_cast<int64_t>(names.size());
+  const auto& nodes = cache_.nodes();
+  int64_t all = static_cast<int64_t>(nodes.size());
   if (all == 0) {
     unschedulable(*pod, "no nodes available to schedule pods", kByNode);
     return;
@@ -179,9 +179,9 @@ void Scheduler::schedule(const std::string& key) {
   int unresolvable = 0, resolvable = 0;
   unsigned rejected_by = 0;
   int64_t processed = 0;
-  size_t start = next_start_ % names.size();
+  size_t start = next_start_ % nodes.size();
   for (int64_t i = 0; i < all; ++i) {
-    const NodeInfo* node = cache_.node(names[(start + static_cast<size_t>(i)) % names.size()]);
+    const NodeInfo* node = nodes[(start + static_cast<size_t>(i)) % nodes.size()];
     ++processed;
     std::optional<Rejection> rejected = filter_node(in, *node);
     bool by_pods = false;
@@ -206,7 +206,7 @@ void Scheduler::schedule(const std::string& key) {
     feasible.push_back(node);
     if (static_cast<int64_t>(feasible.size()) >= wanted) break;
   }
-  next_start_ = (start + static_cast<size_t>(processed)) % names.size();
+  next_start_ = (start + static_cast<size_t>(processed)) % nodes.size();
 
   if (feasible.empty()) {
     std::string nodes = "0/" + std::to_string(all) + " nodes are available";

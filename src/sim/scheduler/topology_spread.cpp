@@ -53,9 +53,7 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
     Constraint& con = constraints_[i];
     auto [honour_affinity, honour_taints] = policies[i];
     json::value selector_value = con.selector;
-    for (const std::string& name : cache.node_names()) {
-      const NodeInfo* node = cache.node(name);
-      if (!node) continue;
+    for (const NodeInfo* node : cache.nodes()) {
       // Only nodes with every constraint's key are domains.
       bool keyed = std::all_of(all_keys.begin(), all_keys.end(),
                                [&](const std::string& k) { return node->label(k) != nullptr; });
