@@ -49,7 +49,15 @@ apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
 metadata: {name: edge-a, namespace: fleet}
 spec:
-  nodes: [{count: 2, labels: {profile: performance}}]
+  nodes:
+  - {count: 2, labels: {profile: performance}}
+  - name: gpu
+    count: 1
+    cpu: "64"
+    memory: 256Gi
+    pods: 20
+    resources: {nvidia.com/gpu: 4}
+    taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
 ---
 apiVersion: cluster.x-k8s.io/v1beta1
 kind: Cluster
@@ -98,6 +106,12 @@ spec:
   // The planter Cluster's node pools are its nodes.
   auto nodes = sim.kubectl("--context edge-a get nodes -l profile=performance -o name");
   EXPECT_EQ(nodes.out, "node/edge-a-node-1\nnode/edge-a-node-2\n");
+  auto gpu = sim.kubectl(
+      "--context edge-a get node edge-a-gpu-1 -o 'jsonpath={.status.allocatable.cpu}/"
+      "{.status.allocatable.memory}/{.status.allocatable.pods}/"
+      "{.status.allocatable.nvidia\\.com/gpu}/{.spec.taints[0].key}={.spec.taints[0].value}:"
+      "{.spec.taints[0].effect}'");
+  EXPECT_EQ(gpu.out, "64/256Gi/20/4/dedicated=gpu:NoSchedule") << gpu.err;
 
   auto events = ready_events(sim);
   EXPECT_THAT(events,

@@ -143,6 +143,23 @@ check("kubectl scale down: one pod of web is left",
       sum(1 for p in pods("big") if p["metadata"]["name"].startswith("web-")
           and not p["metadata"].get("deletionTimestamp")) == 1)
 judge("scale")
+kubectl("set", "image", "deploy/web", "-n", "big", "main=registry.example/web:2")
+kubectl("rollout", "status", "deploy/web", "-n", "big", "--timeout=20s")
+rses = get("rs", "-n", "big", "-l", "app=web")["items"]
+current = [r for r in rses if r["spec"]["replicas"] > 0]
+check("a template change makes a new ReplicaSet and scales the old one to zero",
+      len(rses) == 2 and len(current) == 1 and
+      current[0]["spec"]["template"]["spec"]["containers"][0]["image"] ==
+      "registry.example/web:2" and
+      current[0]["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2",
+      [(r["metadata"]["name"], r["spec"]["replicas"]) for r in rses])
+kubectl("delete", "deploy", "web", "-n", "big")
+deadline = time.time() + 20
+while time.time() < deadline and any(p["metadata"]["name"].startswith("web-") for p in pods("big")):
+    time.sleep(0.2)
+check("deleting the Deployment collects its ReplicaSets and pods",
+      not any(p["metadata"]["name"].startswith("web-") for p in pods("big")) and
+      not get("rs", "-n", "big", "-l", "app=web")["items"])
 finish("big")
 
 # ---- a nodeSelector nobody has, then kubectl label releases it ----
@@ -472,6 +489,48 @@ kubectl("wait", "--for=condition=Ready", "pod/second", "-n", "storage", "--timeo
 check("once the first pod is gone the volume attaches to the second", True)
 judge("storage")
 finish("storage")
+
+# ---- a StatefulSet: pods in order, claims from templates that stay ----
+namespace("ordered")
+apply("""apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: ordered}
+spec:
+  serviceName: db
+  replicas: 3
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: registry.example/db:1}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      storageClassName: local
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+""")
+kubectl("rollout", "status", "sts/db", "-n", "ordered", "--timeout=30s")
+items = sorted(settled("ordered", 3), key=lambda p: p["metadata"]["creationTimestamp"] +
+               p["metadata"]["name"])
+check("three pods db-0, db-1, db-2, each made once the previous ran",
+      [p["metadata"]["name"] for p in items] == ["db-0", "db-1", "db-2"] and
+      all(items[i]["metadata"]["creationTimestamp"] >= items[i - 1]["status"]["startTime"]
+          for i in range(1, 3)),
+      [(p["metadata"]["name"], p["metadata"]["creationTimestamp"]) for p in items])
+claims = {c["metadata"]["name"]: c for c in get("pvc", "-n", "ordered")["items"]}
+check("each has its claim data-db-<i>, bound on its node",
+      sorted(claims) == ["data-db-0", "data-db-1", "data-db-2"] and
+      all(c["status"]["phase"] == "Bound" for c in claims.values()))
+kubectl("scale", "sts/db", "-n", "ordered", "--replicas=1")
+deadline = time.time() + 20
+while time.time() < deadline and len(pods("ordered")) != 1:
+    time.sleep(0.2)
+check("scaled down, the highest ordinals go and their claims stay",
+      [p["metadata"]["name"] for p in pods("ordered")] == ["db-0"] and
+      len(get("pvc", "-n", "ordered")["items"]) == 3)
+judge("statefulset")
+finish("ordered")
 
 # ---- deleting a node deletes its pods; their controllers make new ones ----
 namespace("nodes")
