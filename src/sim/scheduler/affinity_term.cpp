@@ -15,10 +15,10 @@ constexpr int64_t kHardPodAffinityWeight = 1;
 
 AffinityTerm term_of(const json::object& t, const std::string& ns, int64_t weight) {
   AffinityTerm term;
-  term.selector = t.if_contains("labelSelector");
-  term.namespace_selector = t.if_contains("namespaceSelector");
-  if (term.namespace_selector && !term.namespace_selector->is_object())
-    term.namespace_selector = nullptr;
+  term.selector = CompiledSelector(t.if_contains("labelSelector"));
+  const json::value* ns_selector = t.if_contains("namespaceSelector");
+  term.has_namespace_selector = ns_selector && ns_selector->is_object();
+  if (term.has_namespace_selector) term.namespace_selector = CompiledSelector(ns_selector);
   if (auto* nss = t.if_contains("namespaces"); nss && nss->is_array())
     for (const auto& n : nss->as_array())
       if (n.is_string()) term.namespaces.emplace_back(n.as_string());
@@ -33,17 +33,15 @@ AffinityTerm term_of(const json::object& t, const std::string& ns, int64_t weigh
 bool AffinityTerm::matches(const std::string& ns, const json::object* labels,
                            const NamespaceLabels& namespace_labels) const {
   bool in_namespace = false;
-  if (namespaces.empty() && !namespace_selector) {
+  if (namespaces.empty() && !has_namespace_selector) {
     in_namespace = ns == owner_namespace;
   } else {
     in_namespace = std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
-    if (!in_namespace && namespace_selector) {
-      const json::object& sel = namespace_selector->as_object();
-      in_namespace =
-          sel.empty() || label_selector_matches(namespace_selector, namespace_labels(ns));
-    }
+    if (!in_namespace && has_namespace_selector)
+      in_namespace = namespace_selector.selects_everything() ||
+                     namespace_selector.matches(namespace_labels(ns));
   }
-  return in_namespace && label_selector_matches(selector, labels);
+  return in_namespace && selector.matches(labels);
 }
 
 std::vector<AffinityTerm> affinity_terms(const json::object& spec, const std::string& ns,

@@ -1,7 +1,6 @@
 // A pod affinity or anti-affinity term as the scheduler reads it from a pod spec: which pods it
 // selects (labelSelector in its namespaces: `namespaces` and `namespaceSelector`; neither: the
 // pod's own namespace; an empty namespaceSelector: all namespaces) and over which topology key.
-// The term points into the pod object it was read from, which must outlive it.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -10,14 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "sim/scheduler/node_match.h"
+
 namespace planter::sim::sched {
 
 // The labels of a namespace (nullptr when it does not exist), for namespaceSelector.
 using NamespaceLabels = std::function<const boost::json::object*(const std::string&)>;
 
 struct AffinityTerm {
-  const boost::json::value* selector = nullptr;  // labelSelector
-  const boost::json::value* namespace_selector = nullptr;
+  CompiledSelector selector;  // labelSelector
+  bool has_namespace_selector = false;
+  CompiledSelector namespace_selector;
   std::vector<std::string> namespaces;
   std::string owner_namespace;  // the namespace of the pod the term belongs to
   std::string topology_key;

@@ -36,6 +36,7 @@ std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
       }
   }
   info->pod = std::move(pod);
+  info->labels_ = object_at(object_at(*info->pod, "metadata"), "labels");
   if (spec) {
     info->affinity = pod_affinity_terms(*spec, info->ns);
     info->has_affinity = !info->affinity.empty();
@@ -48,10 +49,6 @@ std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
 const json::object& PodInfo::spec() const {
   const json::object* s = object_at(*pod, "spec");
   return s ? *s : kEmpty;
-}
-
-const json::object* PodInfo::labels() const {
-  return object_at(object_at(*pod, "metadata"), "labels");
 }
 
 const json::object* NodeInfo::labels() const {

@@ -34,8 +34,10 @@ struct PodInfo {
   PodAffinityTerms affinity;  // its pod affinity and anti-affinity terms, read once
   bool has_affinity = false;  // any such term
 
+  const boost::json::object* labels_ = nullptr;  // metadata.labels of `pod`, or null
+
   const boost::json::object& spec() const;
-  const boost::json::object* labels() const;
+  const boost::json::object* labels() const { return labels_; }
 };
 
 struct NodeInfo {

@@ -15,6 +15,26 @@ namespace planter::sim::sched {
 // everything; matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist) are ANDed.
 bool label_selector_matches(const boost::json::value* selector, const boost::json::object* labels);
 
+// A metav1.LabelSelector read once, for matching many label sets (the same rules as
+// label_selector_matches).
+class CompiledSelector {
+ public:
+  CompiledSelector() : nothing_(true) {}
+  explicit CompiledSelector(const boost::json::value* selector);
+  bool matches(const boost::json::object* labels) const;
+  bool selects_everything() const { return !nothing_ && requirements_.empty(); }
+
+ private:
+  enum class Op { kEquals, kIn, kNotIn, kExists, kDoesNotExist };
+  struct Requirement {
+    std::string key;
+    Op op;
+    std::vector<std::string> values;
+  };
+  bool nothing_ = false;
+  std::vector<Requirement> requirements_;
+};
+
 // One NodeSelectorTerm: its matchExpressions (In, NotIn, Exists, DoesNotExist, Gt, Lt on the
 // node's labels) and matchFields (metadata.name) ANDed; a term with neither matches nothing.
 bool node_selector_term_matches(const boost::json::object& term, const boost::json::object& node);

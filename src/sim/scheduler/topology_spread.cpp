@@ -53,6 +53,7 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
     Constraint& con = constraints_[i];
     auto [honour_affinity, honour_taints] = policies[i];
     json::value selector_value = con.selector;
+    con.compiled = CompiledSelector(&selector_value);
     for (const NodeInfo* node : cache.nodes()) {
       // Only nodes with every constraint's key are domains.
       bool keyed = std::all_of(all_keys.begin(), all_keys.end(),
@@ -65,7 +66,7 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
       for (const auto& [_, placed] : node->pods) {
         if (placed->ns != ns) continue;
         if (!meta_string(*placed->pod, "deletionTimestamp").empty()) continue;
-        if (label_selector_matches(&selector_value, placed->labels())) ++count;
+        if (con.compiled.matches(placed->labels())) ++count;
       }
     }
     con.min_count = std::numeric_limits<int64_t>::max();

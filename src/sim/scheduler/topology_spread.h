@@ -37,7 +37,8 @@ class TopologySpreadCheck {
     int64_t max_skew = 1;
     int64_t min_domains = 1;
     boost::json::object selector;  // labelSelector with matchLabelKeys folded in
-    bool has_selector = false;     // without a labelSelector a constraint counts no pod
+    CompiledSelector compiled;
+    bool has_selector = false;  // without a labelSelector a constraint counts no pod
     bool self_match = false;
     int64_t min_count = 0;  // the smallest count over the domains (0 below minDomains)
     std::unordered_map<std::string, int64_t> counts;  // value -> matching pods
