@@ -22,18 +22,7 @@ std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
   if (spec) {
     info->requests = pod_requests(*spec);
     info->nonzero = pod_nonzero_requests(*spec);
-    if (auto* cs = spec->if_contains("containers"); cs && cs->is_array())
-      for (const auto& c : cs->as_array()) {
-        auto* ports = c.is_object() ? c.as_object().if_contains("ports") : nullptr;
-        if (!ports || !ports->is_array()) continue;
-        for (const auto& p : ports->as_array()) {
-          if (!p.is_object()) continue;
-          int64_t host = int_at(&p.as_object(), "hostPort");
-          if (host <= 0) continue;
-          std::string protocol = string_at(p.as_object(), "protocol");
-          info->host_ports.emplace_back(protocol.empty() ? "TCP" : protocol, host);
-        }
-      }
+    info->host_ports = host_ports(*spec);
   }
   info->pod = std::move(pod);
   info->labels_ = object_at(object_at(*info->pod, "metadata"), "labels");

@@ -77,18 +77,7 @@ IncomingPod incoming_pod(const json::object& pod) {
   if (!in.spec) in.spec = &kNone;
   in.requests = pod_requests(*in.spec);
   in.nonzero = pod_nonzero_requests(*in.spec);
-  if (auto* cs = in.spec->if_contains("containers"); cs && cs->is_array())
-    for (const auto& c : cs->as_array()) {
-      auto* ports = c.is_object() ? c.as_object().if_contains("ports") : nullptr;
-      if (!ports || !ports->is_array()) continue;
-      for (const auto& p : ports->as_array()) {
-        if (!p.is_object()) continue;
-        int64_t host = int_at(&p.as_object(), "hostPort");
-        if (host <= 0) continue;
-        std::string protocol = string_at(p.as_object(), "protocol");
-        in.host_ports.emplace_back(protocol.empty() ? "TCP" : protocol, host);
-      }
-    }
+  in.host_ports = host_ports(*in.spec);
   const json::object* na = object_at(object_at(*in.spec, "affinity"), "nodeAffinity");
   in.has_node_preferences = na && na->contains("preferredDuringSchedulingIgnoredDuringExecution");
   return in;

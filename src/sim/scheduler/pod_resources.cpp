@@ -141,6 +141,22 @@ NonZeroRequests pod_nonzero_requests(const json::object& spec) {
   return sum;
 }
 
+std::vector<std::pair<std::string, int64_t>> host_ports(const json::object& spec) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto* c : containers(spec, "containers")) {
+    auto* ports = c->if_contains("ports");
+    if (!ports || !ports->is_array()) continue;
+    for (const auto& p : ports->as_array()) {
+      if (!p.is_object()) continue;
+      int64_t host = int_at(&p.as_object(), "hostPort");
+      if (host <= 0) continue;
+      std::string protocol = string_at(p.as_object(), "protocol");
+      out.emplace_back(protocol.empty() ? "TCP" : protocol, host);
+    }
+  }
+  return out;
+}
+
 std::string qos_class(const json::object& spec) {
   // As the API's QoS helper: only cpu and memory count; a zero amount counts as not set.
   bool any = false, guaranteed = true;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace planter::sim::sched {
 
@@ -37,6 +39,9 @@ struct NonZeroRequests {
   int64_t memory = 0;
 };
 NonZeroRequests pod_nonzero_requests(const boost::json::object& pod_spec);
+
+// The host ports its containers ask for: (protocol, port), TCP when no protocol is given.
+std::vector<std::pair<std::string, int64_t>> host_ports(const boost::json::object& pod_spec);
 
 // "Guaranteed", "Burstable" or "BestEffort", from the cpu and memory requests and limits of
 // every container and init container.
