@@ -9,6 +9,7 @@
 #include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace planter {
 
@@ -57,6 +58,9 @@ struct Object {
   boost::json::object body;
   ObjectRef ref;
   SourceLocation source;
+  // What planter's built-in steps wrote into the body (stack policies), for people:
+  // "spec.template.spec.tolerations: tenant=gold:NoSchedule".
+  std::vector<std::string> mutations;
 
   // metadata.annotations[key] / metadata.labels[key] when present and a string; else nullptr.
   const boost::json::string* annotation(std::string_view key) const;

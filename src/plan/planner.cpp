@@ -208,6 +208,8 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
       seed.objects.push_back(std::move(ns));
     }
   }
+  // Stacks are read and written into their members' pods before anything else looks at them.
+  apply_stacks(seed.objects, kinds, options.stacks, out.diags);
   ValidateOptions vopts{options.default_namespace};
   validate_seed(seed, kinds, vopts, out.diags);
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);

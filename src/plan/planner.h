@@ -9,6 +9,7 @@
 #include "model/kinds.h"
 #include "plan/inventory.h"
 #include "plan/plan.h"
+#include "plan/stacks/mutate.h"
 #include "plugins/runner.h"
 #include "seed/seed.h"
 
@@ -19,6 +20,7 @@ struct PlanOptions {
   std::string default_cluster = std::string(kSelf);
   std::vector<ClusterInfo> clusters;  // --cluster / --cluster-labels
   bool create_namespace = false;      // add default_namespace to the seed when it lacks it
+  StackOptions stacks;
 };
 
 struct PlanRequest {

@@ -117,11 +117,17 @@ std::string render_json(const Plan& plan) {
       if (r.external()) req["external"] = true;
       requirements.push_back(std::move(req));
     }
-    units.push_back(json::object{{"object", o.ref.id()},
-                                 {"cluster", u.cluster},
-                                 {"wave", u.wave},
-                                 {"source", o.where()},
-                                 {"requires", std::move(requirements)}});
+    json::object unit{{"object", o.ref.id()},
+                      {"cluster", u.cluster},
+                      {"wave", u.wave},
+                      {"source", o.where()},
+                      {"requires", std::move(requirements)}};
+    if (!o.mutations.empty()) {
+      json::array mutations;
+      for (const std::string& m : o.mutations) mutations.emplace_back(m);
+      unit["mutations"] = std::move(mutations);
+    }
+    units.push_back(std::move(unit));
   }
   json::array clusters;
   for (const ClusterInfo& c : plan.clusters) {

@@ -18,6 +18,13 @@ bool skipped_metadata(std::string_view k) {
          k == "generateName";
 }
 
+// An item's value of a list-map key; a port's missing protocol is TCP.
+json::value key_value(const json::object& item, std::string_view key) {
+  if (auto* v = item.if_contains(key)) return *v;
+  if (key == "protocol") return "TCP";
+  return nullptr;
+}
+
 // The list-map keys of a list, or empty when the list is atomic.
 std::vector<std::string> list_keys(std::string_view field, const json::array& items) {
   if (items.empty()) return {};
@@ -43,12 +50,14 @@ std::vector<std::string> list_keys(std::string_view field, const json::array& it
     keys = {"name"};
   else
     return {};
-  if (field == "ports" && all_have("protocol")) keys.push_back("protocol");
+  // Ports are keyed by port and protocol, a missing protocol being its default, TCP (as
+  // structured-merge-diff reads a key field's default from the schema).
+  if (field == "ports") keys.push_back("protocol");
   // Keys must be unique, or the list cannot be a map.
   std::set<std::string> seen;
   for (const auto& item : items) {
     json::object k;
-    for (const auto& key : keys) k[key] = item.as_object().at(key);
+    for (const auto& key : keys) k[key] = key_value(item.as_object(), key);
     if (!seen.insert(json::serialize(k)).second) return {};
   }
   return keys;
@@ -58,7 +67,7 @@ std::string item_key(const json::object& item, const std::vector<std::string>& k
   json::object k;
   std::vector<std::string> sorted = keys;
   std::sort(sorted.begin(), sorted.end());
-  for (const auto& key : sorted) k[key] = item.at(key);
+  for (const auto& key : sorted) k[key] = key_value(item, key);
   return "k:" + json::serialize(k);
 }
 

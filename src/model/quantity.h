@@ -1,0 +1,14 @@
+// Kubernetes resource quantities ("100m", "1.5Gi", "2", "1e3") as planter reads them: to compare
+// a container's requests with its limits and, in the fit model, to add them up. planter's own
+// reader (the sim has another, so that one's mistake is the other's test failure).
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace planter {
+
+// The amount in base units (cores, bytes); nullopt when `text` is not a quantity.
+std::optional<double> parse_quantity(std::string_view text);
+
+}  // namespace planter

@@ -1,0 +1,202 @@
+#include "plan/stacks/stack_policy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <set>
+
+#include "model/quantity.h"
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kFields[] = {"selector", "atomic", "colocate", "separateFrom",
+                                        "dedicated"};
+
+struct Reader {
+  const Object& stack;
+  Diagnostics& diags;
+  bool ok = true;
+
+  void error(std::string message, std::string hint = {}) {
+    diags.add(stack.where(), stack.display(), std::move(message), std::move(hint));
+    ok = false;
+  }
+
+  // `true`/`false`, or an object of the given fields.
+  const json::object* bool_or_object(const json::value& v, std::string_view field, bool& on) {
+    if (v.is_bool()) {
+      on = v.as_bool();
+      return nullptr;
+    }
+    if (v.is_object()) {
+      on = true;
+      return &v.as_object();
+    }
+    error(fmt::format("spec.{} must be true, false or an object", field));
+    return nullptr;
+  }
+
+  void read_atomic(const json::value& v, StackPolicy& p) {
+    const json::object* o = bool_or_object(v, "atomic", p.atomic);
+    if (!o) return;
+    for (const auto& [k, _] : *o)
+      if (k != "defaults") error(fmt::format("spec.atomic.{}: unknown field (known: defaults)", k));
+    const json::value* d = o->if_contains("defaults");
+    if (!d) return;
+    if (!d->is_object()) return error("spec.atomic.defaults must be an object of cpu and memory");
+    for (const auto& [k, q] : d->as_object()) {
+      if (k != "cpu" && k != "memory") {
+        error(fmt::format("spec.atomic.defaults.{}: only cpu and memory are sized", k));
+        continue;
+      }
+      std::string text = q.is_string() ? std::string(q.as_string())
+                         : q.is_int64() ? std::to_string(q.as_int64())
+                                        : "";
+      if (text.empty() || !parse_quantity(text))
+        error(fmt::format("spec.atomic.defaults.{} is not a quantity", k),
+              "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
+      (k == "cpu" ? p.default_cpu : p.default_memory) = text;
+    }
+  }
+
+  void read_colocate(const json::value& v, StackPolicy& p) {
+    const json::object* o = bool_or_object(v, "colocate", p.colocate);
+    if (!o) return;
+    for (const auto& [k, _] : *o)
+      if (k != "topologyKey")
+        error(fmt::format("spec.colocate.{}: unknown field (known: topologyKey)", k));
+    if (const json::value* key = o->if_contains("topologyKey")) {
+      if (!key->is_string() || key->as_string().empty())
+        return error("spec.colocate.topologyKey must be a node label key",
+                     "kubernetes.io/hostname (one node) or topology.kubernetes.io/zone");
+      p.topology_key = std::string(key->as_string());
+    }
+  }
+
+  void read_dedicated(const json::value& v, StackPolicy& p) {
+    const json::object* o = nullptr;
+    if (v.is_array()) {
+      if (v.as_array().size() > 1)
+        return error("the stack is dedicated to more than one tenant",
+                     "a stack runs on one kind of dedicated node: name one key and value");
+      if (v.as_array().empty()) return;
+      o = v.as_array()[0].if_object();
+    } else {
+      o = v.if_object();
+    }
+    if (!o) return error("spec.dedicated must be an object {key, value}");
+    for (const auto& [k, _] : *o)
+      if (k != "key" && k != "value")
+        error(fmt::format("spec.dedicated.{}: unknown field (known: key, value)", k));
+    const json::value* key = o->if_contains("key");
+    const json::value* value = o->if_contains("value");
+    if (!key || !key->is_string() || key->as_string().empty() || !value || !value->is_string())
+      return error("spec.dedicated needs key and value (strings)",
+                   "for nodes tainted and labelled tenant=gold: {key: tenant, value: gold}");
+    p.dedicated = std::make_pair(std::string(key->as_string()), std::string(value->as_string()));
+  }
+
+  std::optional<StackPolicy> read() {
+    StackPolicy p;
+    p.name = stack.ref.name;
+    p.source = stack.source;
+    if (p.name.empty()) error("a Stack needs metadata.name");
+    const json::value* spec_v = stack.body.if_contains("spec");
+    if (!spec_v || !spec_v->is_object()) {
+      error("a Stack needs a spec", "see docs/stacks.md");
+      return std::nullopt;
+    }
+    const json::object& spec = spec_v->as_object();
+    for (const auto& [k, _] : spec)
+      if (std::find(std::begin(kFields), std::end(kFields), k) == std::end(kFields))
+        error(fmt::format("spec.{}: unknown field", k),
+              "a Stack's spec has selector, atomic, colocate, separateFrom and dedicated");
+    if (const json::value* s = spec.if_contains("selector")) {
+      if (!s->is_object()) {
+        error("spec.selector must be a label selector {matchLabels, matchExpressions}");
+      } else {
+        auto sel = LabelSelector::from_json(*s);
+        if (!sel)
+          error("spec.selector: " + sel.error().message);
+        else if (sel->empty())
+          error("spec.selector selects every object of the seed",
+                "name the members: matchLabels {stack: " + p.name + "}");
+        else
+          p.selector = std::move(sel.value());
+      }
+    }
+    if (const json::value* a = spec.if_contains("atomic")) read_atomic(*a, p);
+    if (const json::value* c = spec.if_contains("colocate")) read_colocate(*c, p);
+    if (const json::value* d = spec.if_contains("dedicated")) read_dedicated(*d, p);
+    if (const json::value* s = spec.if_contains("separateFrom")) {
+      if (!s->is_array()) {
+        error("spec.separateFrom must be a list of Stack names");
+      } else {
+        for (const auto& n : s->as_array()) {
+          if (!n.is_string() || n.as_string().empty()) {
+            error("spec.separateFrom must be a list of Stack names");
+            continue;
+          }
+          p.separate_from.emplace_back(n.as_string());
+        }
+      }
+    }
+    if (p.colocate &&
+        std::find(p.separate_from.begin(), p.separate_from.end(), p.name) !=
+            p.separate_from.end())
+      error("the stack is co-located and separated from itself",
+            "drop colocate, or drop the stack's own name from separateFrom");
+    if (!ok) return std::nullopt;
+    return p;
+  }
+};
+
+}  // namespace
+
+std::string StackPolicy::display() const {
+  return std::string(kStackApiVersion) + " Stack " + name;
+}
+
+bool is_stack(const Object& o) {
+  return o.ref.kind == "Stack" && o.ref.group() == "planter.nephio.org";
+}
+
+std::vector<StackPolicy> read_stacks(std::vector<Object>& objects, Diagnostics& diags) {
+  std::vector<StackPolicy> stacks;
+  std::vector<Object> rest;
+  rest.reserve(objects.size());
+  for (Object& o : objects) {
+    if (!is_stack(o)) {
+      rest.push_back(std::move(o));
+      continue;
+    }
+    if (o.ref.api_version != kStackApiVersion) {
+      diags.add(o.where(), o.display(),
+                fmt::format("planter reads Stacks of {} only", kStackApiVersion));
+      continue;
+    }
+    Reader r{o, diags};
+    if (auto p = r.read()) stacks.push_back(std::move(*p));
+  }
+  objects = std::move(rest);
+  std::set<std::string> names;
+  for (const auto& s : stacks)
+    if (!names.insert(s.name).second)
+      diags.add(s.source.str(), s.display(), "a second Stack of this name",
+                "stacks are named once per seed");
+  for (const auto& s : stacks)
+    for (const auto& other : s.separate_from)
+      if (!names.contains(other))
+        diags.add(s.source.str(), s.display(),
+                  fmt::format("separateFrom names the Stack \"{}\", which the seed does not hold",
+                              other),
+                  "add that Stack, or correct the name");
+  return stacks;
+}
+
+}  // namespace planter

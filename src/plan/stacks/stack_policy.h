@@ -1,0 +1,49 @@
+// Stacks: the `planter.nephio.org/v1alpha1 Stack` objects of a seed, which planter consumes and
+// never declares. A Stack names its members (seed objects its selector matches, or that carry the
+// annotation `planter.nephio.org/stack: <name>`) and the policies planter writes into their pods
+// (mutate.h): atomic, colocate, separateFrom, dedicated. docs/stacks.md has the schema.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/diagnostics.h"
+#include "model/object.h"
+#include "plan/label_selector.h"
+
+namespace planter {
+
+inline constexpr std::string_view kStackApiVersion = "planter.nephio.org/v1alpha1";
+inline constexpr std::string_view kStackAnnotation = "planter.nephio.org/stack";
+// The label every member pod gets, with the stack's name as its value.
+inline constexpr std::string_view kStackLabel = "planter.nephio.org/stack";
+inline constexpr std::string_view kHostnameKey = "kubernetes.io/hostname";
+
+struct StackPolicy {
+  std::string name;
+  SourceLocation source;
+  std::optional<LabelSelector> selector;  // none: members join by annotation only
+  // atomic: requests = limits for cpu and memory in every container; `default_*` size the
+  // containers that state neither (spec.atomic.defaults).
+  bool atomic = false;
+  std::string default_cpu, default_memory;
+  // colocate: every pod of the stack in one domain of `topology_key`.
+  bool colocate = false;
+  std::string topology_key = std::string(kHostnameKey);
+  std::vector<std::string> separate_from;  // never on a node with these stacks' pods
+  // dedicated: a toleration of the taint key=value:NoSchedule and a required node affinity on
+  // the label key=value.
+  std::optional<std::pair<std::string, std::string>> dedicated;
+
+  // "planter.nephio.org/v1alpha1 Stack moodle-a"
+  std::string display() const;
+};
+
+// True for Stack objects (which are read, never declared).
+bool is_stack(const Object& o);
+
+// Reads the seed's Stacks, reporting every malformed one, and removes them from `objects`.
+std::vector<StackPolicy> read_stacks(std::vector<Object>& objects, Diagnostics& diags);
+
+}  // namespace planter
