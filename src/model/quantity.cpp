@@ -20,9 +20,8 @@ std::optional<double> parse_quantity(std::string_view text) {
       double mantissa = 0;
       int exponent = 0;
       auto [p1, ec1] = std::from_chars(number.data(), number.data() + e, mantissa);
-      auto [p2, ec2] =
-          std::from_chars(number.data() + e + 1 + (number[e + 1] == '+' ? 1 : 0),
-                          number.data() + number.size(), exponent);
+      auto [p2, ec2] = std::from_chars(number.data() + e + 1 + (number[e + 1] == '+' ? 1 : 0),
+                                       number.data() + number.size(), exponent);
       if (ec1 != std::errc() || ec2 != std::errc() || p1 != number.data() + e ||
           p2 != number.data() + number.size())
         return std::nullopt;
@@ -33,11 +32,22 @@ std::optional<double> parse_quantity(std::string_view text) {
   double value = 0;
   auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || p != number.data() + number.size() || value < 0) return std::nullopt;
-  static constexpr std::pair<std::string_view, double> kScale[] = {
-      {"", 1},         {"m", 1e-3},    {"u", 1e-6},    {"n", 1e-9},    {"k", 1e3},
-      {"M", 1e6},      {"G", 1e9},     {"T", 1e12},    {"P", 1e15},    {"E", 1e18},
-      {"Ki", 1024.0},  {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"Pi", 1125899906842624.0}, {"Ei", 1152921504606846976.0}};
+  static constexpr std::pair<std::string_view, double> kScale[] = {{"", 1},
+                                                                   {"m", 1e-3},
+                                                                   {"u", 1e-6},
+                                                                   {"n", 1e-9},
+                                                                   {"k", 1e3},
+                                                                   {"M", 1e6},
+                                                                   {"G", 1e9},
+                                                                   {"T", 1e12},
+                                                                   {"P", 1e15},
+                                                                   {"E", 1e18},
+                                                                   {"Ki", 1024.0},
+                                                                   {"Mi", 1048576.0},
+                                                                   {"Gi", 1073741824.0},
+                                                                   {"Ti", 1099511627776.0},
+                                                                   {"Pi", 1125899906842624.0},
+                                                                   {"Ei", 1152921504606846976.0}};
   for (const auto& [s, scale] : kScale)
     if (suffix == s) return value * scale;
   return std::nullopt;

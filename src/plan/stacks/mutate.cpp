@@ -72,9 +72,10 @@ struct Writer {
       json::object& anti = child(child(*t.spec, "affinity"), "podAntiAffinity");
       if (add_unique(list(anti, "requiredDuringSchedulingIgnoredDuringExecution"),
                      stack_term(other, kHostnameKey)))
-        note(fmt::format("{}.affinity.podAntiAffinity: required, never on a node with the pods "
-                         "of stack {}",
-                         spec_path, other));
+        note(
+            fmt::format("{}.affinity.podAntiAffinity: required, never on a node with the pods "
+                        "of stack {}",
+                        spec_path, other));
     }
     if (stack.dedicated) dedicate(*t.spec, spec_path);
     if (stack.atomic) {
@@ -82,15 +83,15 @@ struct Writer {
         if (auto* cs = t.spec->if_contains(field); cs && cs->is_array())
           for (size_t i = 0; i < cs->as_array().size(); ++i)
             if (cs->as_array()[i].is_object())
-              size(cs->as_array()[i].as_object(),
-                   fmt::format("{}.{}[{}]", spec_path, field, i));
+              size(cs->as_array()[i].as_object(), fmt::format("{}.{}[{}]", spec_path, field, i));
     }
   }
 
   void dedicate(json::object& spec, const std::string& spec_path) {
     const auto& [key, value] = *stack.dedicated;
     if (auto* sel = spec.if_contains("nodeSelector"); sel && sel->is_object())
-      if (auto* v = sel->as_object().if_contains(key); v && (!v->is_string() || v->as_string() != value))
+      if (auto* v = sel->as_object().if_contains(key);
+          v && (!v->is_string() || v->as_string() != value))
         return error(fmt::format("{}.nodeSelector requires {}={}, but stack {} is dedicated to "
                                  "{}={}",
                                  spec_path, key, v->is_string() ? std::string(v->as_string()) : "",
@@ -141,9 +142,12 @@ struct Writer {
                            ? std::string(container.at("name").as_string())
                            : path;
     json::object& res = child(container, "resources");
+    // Both made before either is held: adding a key to `res` may move its values.
+    child(res, "limits");
+    child(res, "requests");
     for (const char* r : {"cpu", "memory"}) {
-      json::object& limits = child(res, "limits");
-      json::object& requests = child(res, "requests");
+      json::object& limits = res.at("limits").as_object();
+      json::object& requests = res.at("requests").as_object();
       auto text = [](const json::value* v) -> std::string {
         if (!v) return "";
         if (v->is_string()) return std::string(v->as_string());
@@ -153,8 +157,8 @@ struct Writer {
       };
       std::string limit = text(limits.if_contains(r));
       std::string request = text(requests.if_contains(r));
-      const std::string& fallback = std::string_view(r) == "cpu" ? stack.default_cpu
-                                                                 : stack.default_memory;
+      const std::string& fallback =
+          std::string_view(r) == "cpu" ? stack.default_cpu : stack.default_memory;
       if (limit.empty()) {
         limit = !request.empty() ? request : fallback;
         if (limit.empty())
@@ -197,7 +201,8 @@ void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const St
   std::vector<size_t> used(stacks.size(), 0);
   for (Object& o : objects) {
     // An annotation naming a stack the seed does not hold.
-    if (const json::string* a = o.annotation(kStackAnnotation); a && !by_name.contains(std::string(*a))) {
+    if (const json::string* a = o.annotation(kStackAnnotation);
+        a && !by_name.contains(std::string(*a))) {
       diags.add(o.where(), o.display(),
                 fmt::format("{} names the Stack \"{}\", which the seed does not hold",
                             kStackAnnotation, std::string_view(*a)),
@@ -209,10 +214,12 @@ void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const St
     for (size_t i = 0; i < stacks.size(); ++i) {
       if (!member_of(stacks[i], o)) continue;
       if (stack) {
-        diags.add(o.where(), o.display(),
-                  fmt::format("the object is in two stacks, {} and {}", stack->name,
-                              stacks[i].name),
-                  "an object belongs to one stack: narrow the selectors");
+        ++used[i];
+        ++used[index];
+        diags.add(
+            o.where(), o.display(),
+            fmt::format("the object is in two stacks, {} and {}", stack->name, stacks[i].name),
+            "an object belongs to one stack: narrow the selectors");
         stack = nullptr;
         break;
       }

@@ -22,7 +22,10 @@ PodTarget template_at(Object& o, std::initializer_list<std::string_view> path) {
     at = &child(*at, step);
     text += (text.empty() ? "" : ".") + std::string(step);
   }
-  return PodTarget{text, &child(*at, "metadata"), &child(*at, "spec")};
+  // Both made before either is held: adding a key to an object may move its values.
+  child(*at, "metadata");
+  child(*at, "spec");
+  return PodTarget{text, &at->at("metadata").as_object(), &at->at("spec").as_object()};
 }
 
 }  // namespace
@@ -32,7 +35,10 @@ PodTargets pod_targets(Object& o, const KindTable& kinds) {
   const std::string& kind = o.ref.kind;
   PodTargets out;
   if (group.empty() && kind == "Pod") {
-    out.targets.push_back(PodTarget{"", &child(o.body, "metadata"), &child(o.body, "spec")});
+    child(o.body, "metadata");
+    child(o.body, "spec");
+    out.targets.push_back(
+        PodTarget{"", &o.body.at("metadata").as_object(), &o.body.at("spec").as_object()});
   } else if ((group == "apps" && (kind == "Deployment" || kind == "ReplicaSet" ||
                                   kind == "StatefulSet" || kind == "DaemonSet")) ||
              (group == "batch" && kind == "Job") ||

@@ -54,7 +54,7 @@ struct Reader {
         error(fmt::format("spec.atomic.defaults.{}: only cpu and memory are sized", k));
         continue;
       }
-      std::string text = q.is_string() ? std::string(q.as_string())
+      std::string text = q.is_string()  ? std::string(q.as_string())
                          : q.is_int64() ? std::to_string(q.as_int64())
                                         : "";
       if (text.empty() || !parse_quantity(text))
@@ -147,8 +147,7 @@ struct Reader {
       }
     }
     if (p.colocate &&
-        std::find(p.separate_from.begin(), p.separate_from.end(), p.name) !=
-            p.separate_from.end())
+        std::find(p.separate_from.begin(), p.separate_from.end(), p.name) != p.separate_from.end())
       error("the stack is co-located and separated from itself",
             "drop colocate, or drop the stack's own name from separateFrom");
     if (!ok) return std::nullopt;
@@ -192,10 +191,10 @@ std::vector<StackPolicy> read_stacks(std::vector<Object>& objects, Diagnostics& 
   for (const auto& s : stacks)
     for (const auto& other : s.separate_from)
       if (!names.contains(other))
-        diags.add(s.source.str(), s.display(),
-                  fmt::format("separateFrom names the Stack \"{}\", which the seed does not hold",
-                              other),
-                  "add that Stack, or correct the name");
+        diags.add(
+            s.source.str(), s.display(),
+            fmt::format("separateFrom names the Stack \"{}\", which the seed does not hold", other),
+            "add that Stack, or correct the name");
   return stacks;
 }
 

@@ -1,0 +1,174 @@
+// Stack policies reach the pods: a seed with three stacks (two co-located and separated Moodle-
+// like stacks, one dedicated to gold nodes) planted on a cluster the seed creates with a gold node
+// pool; the sim's scheduler places the pods, and kubectl shows where.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+CommandResult planter(const std::string& args) {
+  return run_shell(std::string(PLANTER_BINARY) + " " + args);
+}
+
+const char* kCluster = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: edge, namespace: default}
+spec:
+  nodes:
+  - {name: pool, count: 3, cpu: "8", memory: 32Gi}
+  - name: gold
+    count: 2
+    labels: {tenant: gold}
+    taints: [{key: tenant, value: gold, effect: NoSchedule}]
+)";
+
+const char* kStacks = R"(---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: moodle-a}
+spec:
+  selector: {matchLabels: {stack: moodle-a}}
+  atomic: {defaults: {cpu: 200m, memory: 256Mi}}
+  colocate: true
+  separateFrom: [moodle-b]
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: moodle-b}
+spec:
+  selector: {matchLabels: {stack: moodle-b}}
+  atomic: {defaults: {cpu: 200m, memory: 256Mi}}
+  colocate: true
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: vip}
+spec:
+  selector: {matchLabels: {stack: vip}}
+  dedicated: {key: tenant, value: gold}
+)";
+
+std::string workload(const std::string& kind, const std::string& name, const std::string& stack,
+                     int replicas) {
+  std::string labels = stack.empty() ? "{}" : "{stack: " + stack + "}";
+  std::string extra = kind == "StatefulSet" ? "  serviceName: " + name + "\n" : "";
+  return "---\napiVersion: apps/v1\nkind: " + kind + "\nmetadata:\n  name: " + name +
+         "\n  namespace: default\n  labels: " + labels +
+         "\n  annotations: {planter.nephio.org/cluster: edge}\nspec:\n  replicas: " +
+         std::to_string(replicas) + "\n" + extra + "  selector: {matchLabels: {app: " + name +
+         "}}\n  template:\n    metadata: {labels: {app: " + name +
+         "}}\n    spec:\n      containers: [{name: main, image: registry.example/" + name +
+         ":1}]\n";
+}
+
+std::string members() {
+  return workload("Deployment", "web-a", "moodle-a", 2) +
+         workload("StatefulSet", "db-a", "moodle-a", 1) +
+         workload("Deployment", "cache-a", "moodle-a", 1) +
+         workload("Deployment", "web-b", "moodle-b", 2) +
+         workload("StatefulSet", "db-b", "moodle-b", 1) + workload("Deployment", "vip", "vip", 2) +
+         workload("Deployment", "other", "", 4);
+}
+
+// app label -> the nodes its pods run on, once every pod of `count` runs.
+std::map<std::string, std::vector<std::string>> placement(SimProcess& sim, size_t count,
+                                                          std::map<std::string, std::string>* qos) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (int i = 0; i < 150; ++i) {
+    auto r = sim.kubectl("--context edge get pods -n default -o json");
+    if (r.code == 0) {
+      json::value v = json::parse(r.out);
+      out.clear();
+      size_t running = 0;
+      for (const auto& p : v.at("items").as_array()) {
+        const auto& o = p.as_object();
+        std::string app(o.at("metadata").at("labels").at("app").as_string());
+        auto* node = o.at("spec").as_object().if_contains("nodeName");
+        auto* phase = o.at("status").as_object().if_contains("phase");
+        if (phase && *phase == "Running") ++running;
+        out[app].push_back(node ? std::string(node->as_string()) : "");
+        if (qos)
+          (*qos)[std::string(o.at("metadata").at("name").as_string())] =
+              std::string(o.at("status").at("qosClass").as_string());
+      }
+      if (running == count) return out;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ADD_FAILURE() << "the pods did not all run: "
+                << sim.kubectl("--context edge get pods -o wide").out;
+  return out;
+}
+
+std::set<std::string> nodes_of(const std::map<std::string, std::vector<std::string>>& at,
+                               std::initializer_list<const char*> apps) {
+  std::set<std::string> out;
+  for (const char* a : apps)
+    if (auto it = at.find(a); it != at.end()) out.insert(it->second.begin(), it->second.end());
+  return out;
+}
+
+TEST(StackTest, PoliciesPlaceEveryPodOfEachStack) {
+  SimProcess sim({"--provision-delay", "300", "--workload-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "stacks.yaml";
+  std::ofstream(seed) << kCluster << kStacks << members();
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::map<std::string, std::string> qos;
+  auto at = placement(sim, 13, &qos);
+  auto a = nodes_of(at, {"web-a", "db-a", "cache-a"});
+  auto b = nodes_of(at, {"web-b", "db-b"});
+  auto vip = nodes_of(at, {"vip"});
+  auto other = nodes_of(at, {"other"});
+  auto wide = sim.kubectl("--context edge get pods -o wide").out;
+  EXPECT_EQ(a.size(), 1u) << "every pod of moodle-a on one node\n" << wide;
+  EXPECT_EQ(b.size(), 1u) << "every pod of moodle-b on one node\n" << wide;
+  EXPECT_NE(a, b) << "moodle-a is separated from moodle-b\n" << wide;
+  for (const auto& n : vip) EXPECT_THAT(n, ::testing::StartsWith("edge-gold-")) << wide;
+  for (const auto& n : other) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << wide;
+  for (const auto& n : a) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << wide;
+  for (const auto& [pod, cls] : qos) {
+    bool stacked = pod.find("-a-") != std::string::npos || pod.find("-b-") != std::string::npos ||
+                   pod.starts_with("db-");
+    if (stacked) {
+      EXPECT_EQ(cls, "Guaranteed") << pod;
+    }
+  }
+}
+
+TEST(StackTest, WithoutTheStacksTheSamePodsSpread) {
+  SimProcess sim({"--provision-delay", "300", "--workload-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "plain.yaml";
+  std::ofstream(seed) << kCluster << members();
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // The vip pods tolerate nothing: without their stack they cannot run on gold nodes, and the
+  // rest spreads over the pool.
+  auto at = placement(sim, 13, nullptr);
+  auto a = nodes_of(at, {"web-a", "db-a", "cache-a"});
+  EXPECT_GT(a.size(), 1u) << sim.kubectl("--context edge get pods -o wide").out;
+}
+
+}  // namespace
+}  // namespace planter::testing
