@@ -133,10 +133,8 @@ const json::value* value_at(const json::value& root, const FieldPath& path, size
       for (const auto& item : at->as_array()) {
         if (!item.is_object()) continue;
         bool match = true;
-        for (const auto& [kk, kv] : key.as_object()) {
-          auto* iv = item.as_object().if_contains(kk);
-          if (!iv || *iv != kv) match = false;
-        }
+        for (const auto& [kk, kv] : key.as_object())
+          if (key_value(item.as_object(), kk) != kv) match = false;
         if (match) {
           found = &item;
           break;
@@ -164,10 +162,8 @@ void remove_path(json::value& root, const FieldPath& path) {
     auto& arr = parent->as_array();
     for (auto it = arr.begin(); it != arr.end(); ++it) {
       bool match = it->is_object();
-      for (const auto& [kk, kv] : key.as_object()) {
-        auto* iv = match ? it->as_object().if_contains(kk) : nullptr;
-        if (!iv || *iv != kv) match = false;
-      }
+      for (const auto& [kk, kv] : key.as_object())
+        if (!match || key_value(it->as_object(), kk) != kv) match = false;
       if (match) {
         arr.erase(it);
         break;
