@@ -28,10 +28,6 @@ json::array& list(json::object& parent, std::string_view key) {
   return v.as_array();
 }
 
-std::string join(std::string_view a, std::string_view b) {
-  return a.empty() ? std::string(b) : std::string(a) + "." + std::string(b);
-}
-
 // A required pod (anti-)affinity term on a stack's label, in every namespace.
 json::object stack_term(std::string_view stack, std::string_view topology_key) {
   return json::object{{"labelSelector", {{"matchLabels", {{kStackLabel, stack}}}}},
@@ -57,51 +53,55 @@ struct Writer {
   void note(std::string change) { object.mutations.push_back(std::move(change)); }
 
   void write(PodTarget& t) {
-    json::object& labels = child(*t.meta, "labels");
-    labels[kStackLabel] = stack.name;
-    note(fmt::format("{}: label {}={}", join(t.path, "metadata.labels"), kStackLabel, stack.name));
-    std::string spec_path = join(t.path, "spec");
+    if (t.labels) {
+      (*t.labels)[kStackLabel] = stack.name;
+      note(fmt::format("{}: label {}={}", t.labels_path, kStackLabel, stack.name));
+    }
+    bool affinity_needed = stack.colocate || !stack.separate_from.empty() || stack.dedicated;
+    if (affinity_needed && !t.affinity)
+      return error(
+          fmt::format("{} is not an object; planter cannot write the stack's affinity "
+                      "there",
+                      t.affinity_path));
     if (stack.colocate) {
-      json::object& aff = child(child(*t.spec, "affinity"), "podAffinity");
+      json::object& aff = child(*t.affinity, "podAffinity");
       if (add_unique(list(aff, "requiredDuringSchedulingIgnoredDuringExecution"),
                      stack_term(stack.name, stack.topology_key)))
-        note(fmt::format("{}.affinity.podAffinity: required, with the pods of stack {} on {}",
-                         spec_path, stack.name, stack.topology_key));
+        note(fmt::format("{}.podAffinity: required, with the pods of stack {} on {}",
+                         t.affinity_path, stack.name, stack.topology_key));
     }
     for (const std::string& other : stack.separate_from) {
-      json::object& anti = child(child(*t.spec, "affinity"), "podAntiAffinity");
+      json::object& anti = child(*t.affinity, "podAntiAffinity");
       if (add_unique(list(anti, "requiredDuringSchedulingIgnoredDuringExecution"),
                      stack_term(other, kHostnameKey)))
-        note(
-            fmt::format("{}.affinity.podAntiAffinity: required, never on a node with the pods "
-                        "of stack {}",
-                        spec_path, other));
+        note(fmt::format("{}.podAntiAffinity: required, never on a node with the pods of stack {}",
+                         t.affinity_path, other));
     }
-    if (stack.dedicated) dedicate(*t.spec, spec_path);
-    if (stack.atomic) {
-      for (const char* field : {"initContainers", "containers"})
-        if (auto* cs = t.spec->if_contains(field); cs && cs->is_array())
-          for (size_t i = 0; i < cs->as_array().size(); ++i)
-            if (cs->as_array()[i].is_object())
-              size(cs->as_array()[i].as_object(), fmt::format("{}.{}[{}]", spec_path, field, i));
-    }
+    if (stack.dedicated) dedicate(t);
+    if (stack.atomic)
+      for (auto& sized : t.resources) size(*sized.resources, sized.path, sized.container);
   }
 
-  void dedicate(json::object& spec, const std::string& spec_path) {
+  void dedicate(PodTarget& t) {
     const auto& [key, value] = *stack.dedicated;
-    if (auto* sel = spec.if_contains("nodeSelector"); sel && sel->is_object())
-      if (auto* v = sel->as_object().if_contains(key);
+    if (t.node_selector)
+      if (auto* v = t.node_selector->if_contains(key);
           v && (!v->is_string() || v->as_string() != value))
-        return error(fmt::format("{}.nodeSelector requires {}={}, but stack {} is dedicated to "
-                                 "{}={}",
-                                 spec_path, key, v->is_string() ? std::string(v->as_string()) : "",
-                                 stack.name, key, value),
-                     "drop the nodeSelector entry, or the object from the stack");
+        return error(
+            fmt::format("{} requires {}={}, but stack {} is dedicated to {}={}",
+                        t.node_selector_path, key,
+                        v->is_string() ? std::string(v->as_string()) : "", stack.name, key, value),
+            "drop the nodeSelector entry, or the object from the stack");
+    if (!t.tolerations)
+      return error(
+          fmt::format("{} is not a list; planter cannot write the stack's toleration "
+                      "there",
+                      t.tolerations_path));
     json::value toleration = json::object{
         {"key", key}, {"operator", "Equal"}, {"value", value}, {"effect", "NoSchedule"}};
-    if (add_unique(list(spec, "tolerations"), toleration))
-      note(fmt::format("{}.tolerations: {}={}:NoSchedule", spec_path, key, value));
-    json::object& na = child(child(spec, "affinity"), "nodeAffinity");
+    if (add_unique(*t.tolerations, toleration))
+      note(fmt::format("{}: {}={}:NoSchedule", t.tolerations_path, key, value));
+    json::object& na = child(*t.affinity, "nodeAffinity");
     json::object& required = child(na, "requiredDuringSchedulingIgnoredDuringExecution");
     json::array& terms = list(required, "nodeSelectorTerms");
     json::value expression =
@@ -126,22 +126,18 @@ struct Writer {
         bool contradicts = (op == "In" && !lists) || (op == "NotIn" && lists) ||
                            op == "DoesNotExist" || op == "Gt" || op == "Lt";
         if (contradicts)
-          return error(fmt::format("{}.affinity.nodeAffinity term {} asks {} {} of the nodes, but "
+          return error(fmt::format("{}.nodeAffinity term {} asks {} {} of the nodes, but "
                                    "stack {} is dedicated to {}={}",
-                                   spec_path, i, key, op, stack.name, key, value),
+                                   t.affinity_path, i, key, op, stack.name, key, value),
                        "drop that expression, or the object from the stack");
       }
       add_unique(exprs, expression);
     }
-    note(fmt::format("{}.affinity.nodeAffinity: required, {} In [{}]", spec_path, key, value));
+    note(fmt::format("{}.nodeAffinity: required, {} In [{}]", t.affinity_path, key, value));
   }
 
   // requests = limits for cpu and memory.
-  void size(json::object& container, const std::string& path) {
-    std::string name = container.contains("name") && container.at("name").is_string()
-                           ? std::string(container.at("name").as_string())
-                           : path;
-    json::object& res = child(container, "resources");
+  void size(json::object& res, const std::string& path, const std::string& name) {
     // Both made before either is held: adding a key to `res` may move its values.
     child(res, "limits");
     child(res, "requests");
@@ -186,6 +182,49 @@ struct Writer {
   }
 };
 
+// The pod shapes of every custom kind a CRD of the seed defines: its annotation, else the
+// built-in table, else its schema.
+std::map<std::pair<std::string, std::string>, std::vector<PodShape>> crd_pod_shapes(
+    const std::vector<Object>& objects, Diagnostics& diags) {
+  std::map<std::pair<std::string, std::string>, std::vector<PodShape>> out;
+  for (const Object& o : objects) {
+    if (o.ref.kind != "CustomResourceDefinition" || o.ref.group() != "apiextensions.k8s.io")
+      continue;
+    const json::value* spec = o.body.if_contains("spec");
+    if (!spec || !spec->is_object()) continue;
+    const json::object& s = spec->as_object();
+    const json::value* group = s.if_contains("group");
+    const json::value* names = s.if_contains("names");
+    const json::value* kind =
+        names && names->is_object() ? names->as_object().if_contains("kind") : nullptr;
+    if (!group || !group->is_string() || !kind || !kind->is_string()) continue;
+    std::pair<std::string, std::string> key{std::string(group->as_string()),
+                                            std::string(kind->as_string())};
+    if (const json::string* a = o.annotation(kPodTemplateAnnotation)) {
+      auto shapes = parse_pod_shapes(std::string_view(*a));
+      if (!shapes)
+        diags.add(o.where(), o.display(),
+                  fmt::format("{}: {}", kPodTemplateAnnotation, shapes.error().message),
+                  "see docs/stacks.md for the forms it takes");
+      else
+        out[key] = std::move(*shapes);
+      continue;
+    }
+    std::vector<PodShape> shapes = builtin_pod_shapes(key.first, key.second);
+    if (shapes.empty())
+      if (auto* versions = s.if_contains("versions"); versions && versions->is_array())
+        for (const auto& v : versions->as_array()) {
+          const json::object* vo = v.if_object();
+          const json::value* storage = vo ? vo->if_contains("storage") : nullptr;
+          if (!storage || !storage->is_bool() || !storage->as_bool()) continue;
+          const json::value* schema = find_path(*vo, {"schema", "openAPIV3Schema"});
+          if (schema && schema->is_object()) shapes = schema_pod_shapes(schema->as_object());
+        }
+    if (!shapes.empty()) out[key] = std::move(shapes);
+  }
+  return out;
+}
+
 bool member_of(const StackPolicy& s, const Object& o) {
   if (const json::string* a = o.annotation(kStackAnnotation); a && *a == s.name) return true;
   return s.selector && s.selector->matches(labels_of(o.labels()));
@@ -199,6 +238,7 @@ void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const St
   std::map<std::string, const StackPolicy*> by_name;
   for (const auto& s : stacks) by_name[s.name] = &s;
   std::vector<size_t> used(stacks.size(), 0);
+  auto shapes_by_kind = crd_pod_shapes(objects, diags);
   for (Object& o : objects) {
     // An annotation naming a stack the seed does not hold.
     if (const json::string* a = o.annotation(kStackAnnotation);
@@ -228,7 +268,13 @@ void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const St
     }
     if (!stack) continue;
     ++used[index];
-    PodTargets targets = pod_targets(o, kinds);
+    std::vector<PodShape> shapes;
+    if (auto it = shapes_by_kind.find({std::string(o.ref.group()), o.ref.kind});
+        it != shapes_by_kind.end())
+      shapes = it->second;
+    else
+      shapes = builtin_pod_shapes(o.ref.group(), o.ref.kind);
+    PodTargets targets = pod_targets(o, kinds, shapes);
     if (!targets.known) {
       std::string message = fmt::format(
           "planter cannot reach the pods of {} {}: their operator makes them from fields planter "

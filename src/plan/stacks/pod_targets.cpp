@@ -1,6 +1,10 @@
 #include "plan/stacks/pod_targets.h"
 
-#include <initializer_list>
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+
+#include "model/strings.h"
 
 namespace planter {
 
@@ -8,48 +12,266 @@ namespace json = boost::json;
 
 namespace {
 
-json::object& child(json::object& parent, std::string_view key) {
-  json::value& v = parent[key];
-  if (!v.is_object()) v = json::object{};
-  return v.as_object();
+// A concrete path: object keys, and list indices (as "[i]").
+using Path = std::vector<std::string>;
+
+std::string text_of(const Path& p) {
+  std::string out;
+  for (const auto& step : p) out += step.front() == '[' ? step : (out.empty() ? "" : ".") + step;
+  return out;
 }
 
-// The template at `path` (object keys), its metadata and spec made when missing.
-PodTarget template_at(Object& o, std::initializer_list<std::string_view> path) {
-  json::object* at = &o.body;
-  std::string text;
-  for (std::string_view step : path) {
-    at = &child(*at, step);
-    text += (text.empty() ? "" : ".") + std::string(step);
+Path concat(Path p, std::initializer_list<std::string_view> more) {
+  for (std::string_view s : more) p.emplace_back(s);
+  return p;
+}
+
+Path parse_plain(std::string_view dotted) {
+  Path p;
+  for (std::string_view s : split(dotted, '.')) p.emplace_back(s);
+  return p;
+}
+
+size_t index_of(const std::string& step) {
+  return std::stoul(step.substr(1, step.size() - 2));
+}
+
+const json::value* resolve(const json::value& root, const Path& p) {
+  const json::value* at = &root;
+  for (const auto& step : p) {
+    if (step.front() == '[') {
+      if (!at->is_array() || index_of(step) >= at->as_array().size()) return nullptr;
+      at = &at->as_array()[index_of(step)];
+    } else {
+      if (!at->is_object()) return nullptr;
+      at = at->as_object().if_contains(step);
+      if (!at) return nullptr;
+    }
   }
-  // Both made before either is held: adding a key to an object may move its values.
-  child(*at, "metadata");
-  child(*at, "spec");
-  return PodTarget{text, &at->at("metadata").as_object(), &at->at("spec").as_object()};
+  return at;
 }
 
-}  // namespace
+// Makes the objects along `p` (and the leaf, as an object or a list) where they are missing.
+// Returns false when something in the way is neither (the author's value stays, planter writes
+// nothing there).
+bool ensure(json::value& root, const Path& p, bool leaf_is_list) {
+  json::value* at = &root;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const std::string& step = p[i];
+    bool last = i + 1 == p.size();
+    if (step.front() == '[') {
+      if (!at->is_array() || index_of(step) >= at->as_array().size()) return false;
+      at = &at->as_array()[index_of(step)];
+      continue;
+    }
+    if (!at->is_object()) return false;
+    json::value& next = at->as_object()[step];
+    if (next.is_null()) {
+      if (last && leaf_is_list)
+        next = json::array{};
+      else
+        next = json::object{};
+    }
+    at = &next;
+  }
+  return leaf_is_list ? at->is_array() : at->is_object();
+}
 
-PodTargets pod_targets(Object& o, const KindTable& kinds) {
-  std::string_view group = o.ref.group();
-  const std::string& kind = o.ref.kind;
-  PodTargets out;
+// Every concrete path a pattern with "*" and "[*]" steps reaches in `root`.
+// `make_leaf`: the last step may name what planter is to make (a container's resources).
+void expand(const json::value& at, const std::vector<std::string_view>& steps, size_t i, Path& cur,
+            std::vector<Path>& out, bool make_leaf) {
+  if (i == steps.size()) {
+    out.push_back(cur);
+    return;
+  }
+  std::string_view step = steps[i];
+  bool each_item = step.ends_with("[*]");
+  if (each_item) step.remove_suffix(3);
+  auto go_into = [&](const json::value& v, std::string key) {
+    cur.push_back(std::move(key));
+    if (!each_item) {
+      expand(v, steps, i + 1, cur, out, make_leaf);
+    } else if (v.is_array()) {
+      for (size_t k = 0; k < v.as_array().size(); ++k) {
+        cur.push_back("[" + std::to_string(k) + "]");
+        expand(v.as_array()[k], steps, i + 1, cur, out, make_leaf);
+        cur.pop_back();
+      }
+    }
+    cur.pop_back();
+  };
+  if (!at.is_object()) return;
+  if (make_leaf && i + 1 == steps.size() && !each_item && step != "*") {
+    cur.emplace_back(step);
+    out.push_back(cur);
+    cur.pop_back();
+    return;
+  }
+  if (step == "*") {
+    for (const auto& [k, v] : at.as_object()) go_into(v, std::string(k));
+  } else if (auto* v = at.as_object().if_contains(step)) {
+    go_into(*v, std::string(step));
+  }
+}
+
+// The role paths of one target, before anything is made.
+struct Plan {
+  Path labels, affinity, tolerations, node_selector;
+  std::vector<std::pair<Path, std::string>> resources;  // path, container name
+};
+
+// A PodTemplateSpec at `t`: its containers' resources are those present now.
+Plan template_plan(const json::value& root, const Path& t) {
+  Plan p{concat(t, {"metadata", "labels"}),
+         concat(t, {"spec", "affinity"}),
+         concat(t, {"spec", "tolerations"}),
+         concat(t, {"spec", "nodeSelector"}),
+         {}};
+  for (const char* field : {"initContainers", "containers"}) {
+    Path list = concat(t, {"spec", field});
+    const json::value* cs = resolve(root, list);
+    if (!cs || !cs->is_array()) continue;
+    for (size_t i = 0; i < cs->as_array().size(); ++i) {
+      const json::value& c = cs->as_array()[i];
+      if (!c.is_object()) continue;
+      Path item = concat(list, {"[" + std::to_string(i) + "]"});
+      auto* name = c.as_object().if_contains("name");
+      p.resources.emplace_back(concat(item, {"resources"}), name && name->is_string()
+                                                                ? std::string(name->as_string())
+                                                                : text_of(item));
+    }
+  }
+  return p;
+}
+
+std::vector<Plan> shape_plans(const json::value& root, const PodShape& s) {
+  std::vector<Plan> out;
+  switch (s.form) {
+    case PodShape::Form::kTemplate: {
+      std::vector<std::string_view> steps = split(s.path, '.');
+      std::vector<Path> found;
+      Path cur;
+      bool wild = s.path.find('*') != std::string::npos;
+      if (s.path.empty())
+        found.push_back({});  // the object itself (a Pod)
+      else if (wild)
+        expand(root, steps, 0, cur, found, false);
+      else
+        found.push_back(parse_plain(s.path));
+      for (const Path& t : found) out.push_back(template_plan(root, t));
+      break;
+    }
+    case PodShape::Form::kPodLike: {
+      Path b = parse_plain(s.path);
+      out.push_back(Plan{concat(b, {"labels"}),
+                         concat(b, {"affinity"}),
+                         concat(b, {"tolerations"}),
+                         concat(b, {"nodeSelector"}),
+                         {{concat(b, {"resources"}), s.path}}});
+      break;
+    }
+    case PodShape::Form::kFields: {
+      Plan p;
+      if (!s.labels.empty()) p.labels = parse_plain(s.labels);
+      if (!s.affinity.empty()) p.affinity = parse_plain(s.affinity);
+      if (!s.tolerations.empty()) p.tolerations = parse_plain(s.tolerations);
+      if (!s.node_selector.empty()) p.node_selector = parse_plain(s.node_selector);
+      for (const auto& r : s.resources) {
+        std::vector<std::string_view> steps = split(r, '.');
+        std::vector<Path> found;
+        Path cur;
+        if (r.find('*') != std::string::npos)
+          expand(root, steps, 0, cur, found, true);
+        else
+          found.push_back(parse_plain(r));
+        for (const Path& f : found) p.resources.emplace_back(f, text_of(f));
+      }
+      out.push_back(std::move(p));
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<PodShape> builtin_workload_shapes(std::string_view group, std::string_view kind) {
+  PodShape t;
   if (group.empty() && kind == "Pod") {
-    child(o.body, "metadata");
-    child(o.body, "spec");
-    out.targets.push_back(
-        PodTarget{"", &o.body.at("metadata").as_object(), &o.body.at("spec").as_object()});
+    t.path = "";  // the object itself: metadata and spec
   } else if ((group == "apps" && (kind == "Deployment" || kind == "ReplicaSet" ||
                                   kind == "StatefulSet" || kind == "DaemonSet")) ||
              (group == "batch" && kind == "Job") ||
              (group.empty() && kind == "ReplicationController")) {
-    out.targets.push_back(template_at(o, {"spec", "template"}));
+    t.path = "spec.template";
   } else if (group == "batch" && kind == "CronJob") {
-    out.targets.push_back(template_at(o, {"spec", "jobTemplate", "spec", "template"}));
+    t.path = "spec.jobTemplate.spec.template";
   } else if (group.empty() && kind == "PodTemplate") {
-    out.targets.push_back(template_at(o, {"template"}));
-  } else if (!kinds.is_builtin_group(group) && o.ref.kind != "Cluster") {
-    out.known = false;  // a custom resource: its operator makes its pods
+    t.path = "template";
+  } else {
+    return {};
+  }
+  return {t};
+}
+
+}  // namespace
+
+PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodShape>& shapes) {
+  PodTargets out;
+  std::string_view group = o.ref.group();
+  std::vector<PodShape> workload = builtin_workload_shapes(group, o.ref.kind);
+  const std::vector<PodShape>* use = &workload;
+  if (workload.empty()) {
+    if (kinds.is_builtin_group(group) || group == "planter.nephio.org" ||
+        group == "cluster.x-k8s.io")
+      return out;  // no pods
+    if (shapes.empty()) {
+      out.known = false;
+      return out;
+    }
+    use = &shapes;
+  }
+  // The body is made a value so that paths can start at its root.
+  json::value root = std::move(o.body);
+  std::vector<Plan> plans;
+  for (const PodShape& s : *use)
+    for (Plan& p : shape_plans(root, s)) plans.push_back(std::move(p));
+  // Everything is made first, then pointed at: making a key may move its siblings.
+  for (Plan& p : plans) {
+    if (!p.labels.empty() && !ensure(root, p.labels, false)) p.labels.clear();
+    if (!p.affinity.empty() && !ensure(root, p.affinity, false)) p.affinity.clear();
+    if (!p.tolerations.empty() && !ensure(root, p.tolerations, true)) p.tolerations.clear();
+    for (auto& [r, _] : p.resources)
+      if (!ensure(root, r, false)) r.clear();
+  }
+  o.body = std::move(root.as_object());
+  // Pointers into the body where it now lives.
+  auto at = [&o](const Path& path) -> json::value* {
+    if (path.empty()) return nullptr;
+    json::value* v = o.body.if_contains(path.front());
+    for (size_t i = 1; v && i < path.size(); ++i) {
+      const std::string& step = path[i];
+      if (step.front() == '[')
+        v = v->is_array() && index_of(step) < v->as_array().size() ? &v->as_array()[index_of(step)]
+                                                                   : nullptr;
+      else
+        v = v->is_object() ? v->as_object().if_contains(step) : nullptr;
+    }
+    return v;
+  };
+  for (const Plan& p : plans) {
+    PodTarget t;
+    t.labels_path = text_of(p.labels);
+    t.affinity_path = text_of(p.affinity);
+    t.tolerations_path = text_of(p.tolerations);
+    t.node_selector_path = text_of(p.node_selector);
+    if (json::value* v = at(p.labels)) t.labels = v->if_object();
+    if (json::value* v = at(p.affinity)) t.affinity = v->if_object();
+    if (json::value* v = at(p.tolerations)) t.tolerations = v->if_array();
+    if (json::value* v = at(p.node_selector)) t.node_selector = v->if_object();
+    for (const auto& [r, name] : p.resources)
+      if (json::value* v = at(r); v && v->is_object())
+        t.resources.push_back({text_of(Path(r.begin(), r.end() - 1)), name, &v->as_object()});
+    out.targets.push_back(std::move(t));
   }
   return out;
 }

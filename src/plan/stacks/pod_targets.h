@@ -1,32 +1,45 @@
-// Where an object keeps the pods it makes: the pod templates of built-in workloads (Pod,
-// Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController,
-// PodTemplate). Stack policies are written there.
+// Where an object keeps what its pods are made of: for built-in workloads their pod templates
+// (Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController,
+// PodTemplate); for a custom resource the fields its operator copies into the pods it makes
+// (pod_shapes.h). Stack policies are written there.
 #pragma once
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <string>
 #include <vector>
 
 #include "model/kinds.h"
 #include "model/object.h"
+#include "plan/stacks/pod_shapes.h"
 
 namespace planter {
 
+// One kind of pod an object makes, as pointers into the object's body (created where missing).
 struct PodTarget {
-  std::string path;                     // "spec.template", for messages
-  boost::json::object* meta = nullptr;  // what carries the pods' labels
-  boost::json::object* spec = nullptr;  // the pod spec
+  std::string labels_path, affinity_path, tolerations_path, node_selector_path;  // for messages
+  boost::json::object* labels = nullptr;
+  boost::json::object* affinity = nullptr;
+  boost::json::array* tolerations = nullptr;
+  const boost::json::object* node_selector = nullptr;  // read only; null when absent
+  struct Sized {
+    std::string path;       // "spec.template.spec.containers[0]"
+    std::string container;  // its name, or the path
+    boost::json::object* resources = nullptr;
+  };
+  std::vector<Sized> resources;
 };
 
 struct PodTargets {
   std::vector<PodTarget> targets;
-  // False when planter cannot tell where the object's pods come from: a custom resource whose
-  // operator planter does not know (docs/stacks.md says how to teach it).
+  // False when planter cannot tell where the object's pods come from: a custom resource of an
+  // operator it does not know (docs/stacks.md says how to teach it).
   bool known = true;
 };
 
-// Creates missing template objects on the way, so `o` must stay alive and unmoved while the
-// targets are used.
-PodTargets pod_targets(Object& o, const KindTable& kinds);
+// The pod targets of `o`. `shapes` are the object's kind's pod shapes when it is a custom
+// resource (empty: unknown). The object must stay alive and unmoved while the targets are used,
+// and nothing but the targets may change it meanwhile.
+PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodShape>& shapes);
 
 }  // namespace planter

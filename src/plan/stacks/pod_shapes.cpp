@@ -1,0 +1,179 @@
+#include "plan/stacks/pod_shapes.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+
+#include "model/strings.h"
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+PodShape fields_shape(std::string_view base, std::string_view labels, std::string_view affinity) {
+  PodShape s;
+  s.form = PodShape::Form::kFields;
+  std::string b(base);
+  s.labels = b + "." + std::string(labels);
+  s.affinity = b + "." + std::string(affinity);
+  s.tolerations = b + ".tolerations";
+  s.node_selector = b + ".nodeSelector";
+  s.resources = {b + ".resources"};
+  return s;
+}
+
+PodShape template_shape(std::string path) {
+  PodShape s;
+  s.path = std::move(path);
+  return s;
+}
+
+Result<PodShape> shape_from_json(const json::value& v) {
+  if (v.is_string()) {
+    auto shapes = parse_pod_shapes(std::string_view(v.as_string()));
+    if (!shapes) return shapes.error();
+    if (shapes->size() != 1) return Error{"one path per list entry"};
+    return shapes->front();
+  }
+  if (!v.is_object()) return Error{"each entry must be an object of field paths or a path"};
+  PodShape s;
+  s.form = PodShape::Form::kFields;
+  for (const auto& [k, f] : v.as_object()) {
+    if (k == "resources") {
+      if (!f.is_array()) return Error{"\"resources\" must be a list of paths"};
+      for (const auto& r : f.as_array()) {
+        if (!r.is_string() || r.as_string().empty())
+          return Error{"\"resources\" must be a list of paths"};
+        s.resources.emplace_back(r.as_string());
+      }
+      continue;
+    }
+    if (!f.is_string() || f.as_string().empty())
+      return Error{fmt::format("\"{}\" must be a path", std::string_view(k))};
+    std::string path(f.as_string());
+    if (k == "labels")
+      s.labels = path;
+    else if (k == "affinity")
+      s.affinity = path;
+    else if (k == "tolerations")
+      s.tolerations = path;
+    else if (k == "nodeSelector")
+      s.node_selector = path;
+    else
+      return Error{fmt::format(
+          "unknown field \"{}\" (known: labels, affinity, tolerations, nodeSelector, resources)",
+          std::string_view(k))};
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<PodShape>> parse_pod_shapes(std::string_view annotation) {
+  std::string_view text = trim(annotation);
+  std::vector<PodShape> out;
+  if (text.empty()) return Error{"the value is empty"};
+  if (text.front() == '{' || text.front() == '[') {
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec);
+    if (ec) return Error{"not JSON: " + ec.message()};
+    if (v.is_object()) v = json::array{v};
+    for (const auto& e : v.as_array()) {
+      auto s = shape_from_json(e);
+      if (!s) return s.error();
+      out.push_back(std::move(*s));
+    }
+    return out;
+  }
+  for (std::string_view entry : split(text, ',')) {
+    entry = trim(entry);
+    if (entry.empty()) return Error{"an empty entry"};
+    PodShape s;
+    if (entry.starts_with("pod:")) {
+      s.form = PodShape::Form::kPodLike;
+      entry.remove_prefix(4);
+    }
+    if (entry.empty() || entry.front() == '.' || entry.back() == '.')
+      return Error{fmt::format("\"{}\" is not a path of dotted field names", entry)};
+    s.path = std::string(entry);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<PodShape> builtin_pod_shapes(std::string_view group, std::string_view kind) {
+  if (group == "mysql.presslabs.org" && kind == "MysqlCluster") {
+    PodShape s;
+    s.form = PodShape::Form::kPodLike;
+    s.path = "spec.podSpec";
+    return {s};
+  }
+  if (group == "pxc.percona.com" && kind == "PerconaXtraDBCluster")
+    return {fields_shape("spec.pxc", "labels", "affinity.advanced"),
+            fields_shape("spec.haproxy", "labels", "affinity.advanced"),
+            fields_shape("spec.proxysql", "labels", "affinity.advanced")};
+  if (group == "monitoring.coreos.com" && (kind == "Prometheus" || kind == "Alertmanager"))
+    return {fields_shape("spec", "podMetadata.labels", "affinity")};
+  if (group == "moco.cybozu.com" && kind == "MySQLCluster")
+    return {template_shape("spec.podTemplate")};
+  if (group == "kubeflow.org" && kind.ends_with("Job")) {
+    std::string replicas = std::string(kind.substr(0, kind.size() - 3));
+    for (char& c : replicas) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // PyTorchJob: spec.pytorchReplicaSpecs, TFJob: spec.tfReplicaSpecs, MPIJob: mpiReplicaSpecs.
+    if (replicas == "pytorch" || replicas == "tf" || replicas == "mpi" || replicas == "xgboost" ||
+        replicas == "paddle" || replicas == "jax")
+      return {template_shape("spec." + replicas + "ReplicaSpecs.*.template")};
+  }
+  if (group == "ray.io" && kind == "RayCluster")
+    return {template_shape("spec.headGroupSpec.template"),
+            template_shape("spec.workerGroupSpecs[*].template")};
+  return {};
+}
+
+namespace {
+
+const json::object* props(const json::object& schema) {
+  auto* p = schema.if_contains("properties");
+  return p && p->is_object() ? &p->as_object() : nullptr;
+}
+
+// A schema of an object with metadata and a spec whose properties have containers.
+bool template_like(const json::object& schema) {
+  const json::object* p = props(schema);
+  if (!p || !p->contains("metadata") || !p->contains("spec") || !p->at("spec").is_object())
+    return false;
+  const json::object* spec = props(p->at("spec").as_object());
+  return spec && spec->contains("containers");
+}
+
+void find_templates(const json::object& schema, const std::string& path, int depth,
+                    std::vector<PodShape>& out) {
+  if (depth > 6) return;
+  if (!path.empty() && template_like(schema)) {
+    out.push_back(template_shape(path));
+    return;
+  }
+  if (const json::object* p = props(schema))
+    for (const auto& [k, v] : *p)
+      if (v.is_object())
+        find_templates(v.as_object(), path.empty() ? std::string(k) : path + "." + std::string(k),
+                       depth + 1, out);
+  if (auto* items = schema.if_contains("items"); items && items->is_object() && !path.empty())
+    find_templates(items->as_object(), path + "[*]", depth + 1, out);
+  if (auto* more = schema.if_contains("additionalProperties"); more && more->is_object())
+    find_templates(more->as_object(), path + ".*", depth + 1, out);
+}
+
+}  // namespace
+
+std::vector<PodShape> schema_pod_shapes(const json::object& schema) {
+  std::vector<PodShape> out;
+  if (const json::object* p = props(schema))
+    if (auto* spec = p->if_contains("spec"); spec && spec->is_object())
+      find_templates(spec->as_object(), "spec", 1, out);
+  return out;
+}
+
+}  // namespace planter

@@ -1,0 +1,291 @@
+// Stack policies as planter writes them: into built-in workloads' pod templates and into custom
+// resources where their operators take their pods' fields from (the CRD's pod-template
+// annotation in its three forms, the built-in operator table, a PodTemplateSpec-shaped schema).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+
+#include "model/object.h"
+#include "plan/stacks/pod_shapes.h"
+#include "shared_dir.h"
+#include "test_support.h"
+
+namespace planter {
+namespace {
+
+namespace json = boost::json;
+using ::testing::HasSubstr;
+using testing::plan_yaml;
+
+const char* kStack = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: db}
+spec:
+  selector: {matchLabels: {stack: db}}
+  atomic: {defaults: {cpu: "1", memory: 1Gi}}
+  colocate: true
+  separateFrom: [web]
+  dedicated: {key: tenant, value: gold}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: web}
+spec: {selector: {matchLabels: {stack: web}}}
+)";
+
+const Object& object_named(const Plan& plan, const std::string& name) {
+  for (const Object& o : plan.objects)
+    if (o.ref.name == name) return o;
+  ADD_FAILURE() << name << " is not in the plan";
+  static Object none;
+  return none;
+}
+
+const json::value& at(const Object& o, std::initializer_list<std::string_view> path) {
+  static const json::value kNull;
+  const json::value* v = find_path(o.body, path);
+  return v ? *v : kNull;
+}
+
+json::value term(const char* stack, const char* key) {
+  return json::object{{"labelSelector", {{"matchLabels", {{"planter.nephio.org/stack", stack}}}}},
+                      {"namespaceSelector", json::object{}},
+                      {"topologyKey", key}};
+}
+
+TEST(StacksTest, BuiltInWorkloadsGetEveryPolicyAndKeepTheAuthorsTerms) {
+  auto out = plan_yaml(std::string(kStack) + R"(---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: mysql, namespace: default, labels: {stack: db}}
+spec:
+  serviceName: mysql
+  selector: {matchLabels: {app: mysql}}
+  template:
+    metadata: {labels: {app: mysql}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions: [{key: disk, operator: In, values: [ssd]}]
+            - matchExpressions: [{key: disk, operator: In, values: [nvme]}]
+      initContainers: [{name: init, image: busybox, resources: {requests: {cpu: 100m}}}]
+      containers:
+      - {name: mysql, image: mysql, resources: {limits: {cpu: "2", memory: 4Gi}, requests: {cpu: "1"}}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: backup, namespace: default, labels: {stack: db}}
+spec:
+  schedule: "@daily"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: dump, image: mysql}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Object& sts = object_named(out.plan, "mysql");
+  const json::value& spec = at(sts, {"spec", "template", "spec"});
+  EXPECT_EQ(at(sts, {"spec", "template", "metadata", "labels", "planter.nephio.org/stack"}), "db");
+  EXPECT_EQ(
+      spec.at("affinity").at("podAffinity").at("requiredDuringSchedulingIgnoredDuringExecution"),
+      json::array{term("db", "kubernetes.io/hostname")});
+  EXPECT_EQ(spec.at("affinity")
+                .at("podAntiAffinity")
+                .at("requiredDuringSchedulingIgnoredDuringExecution"),
+            json::array{term("web", "kubernetes.io/hostname")});
+  // The dedicated label is ANDed into each of the author's ORed terms.
+  const auto& terms = spec.at("affinity")
+                          .at("nodeAffinity")
+                          .at("requiredDuringSchedulingIgnoredDuringExecution")
+                          .at("nodeSelectorTerms")
+                          .as_array();
+  ASSERT_EQ(terms.size(), 2u);
+  for (const auto& t : terms) {
+    const auto& exprs = t.at("matchExpressions").as_array();
+    ASSERT_EQ(exprs.size(), 2u);
+    EXPECT_EQ(
+        exprs[1],
+        (json::object{{"key", "tenant"}, {"operator", "In"}, {"values", json::array{"gold"}}}));
+  }
+  EXPECT_EQ(
+      spec.at("tolerations"),
+      (json::array{json::object{
+          {"key", "tenant"}, {"operator", "Equal"}, {"value", "gold"}, {"effect", "NoSchedule"}}}));
+  // Atomic: requests = limits; a missing limit from the request, else the defaults.
+  EXPECT_EQ(spec.at("containers").at(0).at("resources"),
+            (json::object{{"limits", {{"cpu", "2"}, {"memory", "4Gi"}}},
+                          {"requests", {{"cpu", "2"}, {"memory", "4Gi"}}}}));
+  EXPECT_EQ(spec.at("initContainers").at(0).at("resources"),
+            (json::object{{"requests", {{"cpu", "100m"}, {"memory", "1Gi"}}},
+                          {"limits", {{"cpu", "100m"}, {"memory", "1Gi"}}}}));
+  const Object& cron = object_named(out.plan, "backup");
+  EXPECT_EQ(at(cron, {"spec", "jobTemplate", "spec", "template", "metadata", "labels",
+                      "planter.nephio.org/stack"}),
+            "db");
+  EXPECT_FALSE(sts.mutations.empty());
+}
+
+TEST(StacksTest, CustomResourcesThroughTheCrdAnnotationInItsThreeForms) {
+  auto crd = [](const char* kind, const char* annotation) {
+    std::string plural = std::string(kind) + "s";
+    for (char& c : plural) c = static_cast<char>(std::tolower(c));
+    return "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+           "  name: " +
+           plural + ".example.org\n  annotations:\n    planter.nephio.org/pod-template: '" +
+           annotation +
+           "'\nspec:\n  group: example.org\n  scope: Namespaced\n  names: {plural: " + plural +
+           ", kind: " + kind +
+           "}\n  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: "
+           "{type: object, x-kubernetes-preserve-unknown-fields: true}}}]\n";
+  };
+  auto out = plan_yaml(
+      std::string(kStack) + crd("Template", "spec.groups.*.template") +
+      crd("Podlike", "pod:spec.podSpec") +
+      crd("Scattered",
+          R"({"labels": "spec.meta.podLabels", "affinity": "spec.scheduling.affinity", "tolerations": "spec.scheduling.tolerations", "resources": ["spec.main.resources", "spec.sidecars[*].resources"]})") +
+      R"(---
+apiVersion: example.org/v1
+kind: Template
+metadata: {name: t, namespace: default, labels: {stack: db}}
+spec:
+  groups:
+    head: {template: {spec: {containers: [{name: h, image: x}]}}}
+    worker: {template: {spec: {containers: [{name: w, image: x}]}}}
+---
+apiVersion: example.org/v1
+kind: Podlike
+metadata: {name: p, namespace: default, labels: {stack: db}}
+spec: {podSpec: {resources: {limits: {cpu: 500m, memory: 1Gi}}}}
+---
+apiVersion: example.org/v1
+kind: Scattered
+metadata: {name: s, namespace: default, labels: {stack: db}}
+spec:
+  main: {resources: {requests: {cpu: "1", memory: 1Gi}}}
+  sidecars: [{name: a}, {name: b}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Object& t = object_named(out.plan, "t");
+  for (const char* g : {"head", "worker"}) {
+    EXPECT_EQ(
+        at(t, {"spec", "groups", g, "template", "metadata", "labels", "planter.nephio.org/stack"}),
+        "db")
+        << g;
+    EXPECT_EQ(at(t, {"spec", "groups", g, "template", "spec", "containers"})
+                  .at(0)
+                  .at("resources")
+                  .at("requests")
+                  .at("cpu"),
+              "1")
+        << g;
+  }
+  const Object& p = object_named(out.plan, "p");
+  EXPECT_EQ(at(p, {"spec", "podSpec", "labels", "planter.nephio.org/stack"}), "db");
+  EXPECT_EQ(at(p, {"spec", "podSpec", "resources", "requests", "cpu"}), "500m");
+  EXPECT_TRUE(at(p, {"spec", "podSpec", "affinity", "podAffinity"}).is_object());
+  const Object& s = object_named(out.plan, "s");
+  EXPECT_EQ(at(s, {"spec", "meta", "podLabels", "planter.nephio.org/stack"}), "db");
+  EXPECT_TRUE(at(s, {"spec", "scheduling", "affinity", "nodeAffinity"}).is_object());
+  EXPECT_EQ(at(s, {"spec", "scheduling", "tolerations"}).as_array().size(), 1u);
+  EXPECT_EQ(at(s, {"spec", "main", "resources", "limits", "memory"}), "1Gi");
+  EXPECT_EQ(at(s, {"spec", "sidecars"}).at(1).at("resources").at("limits").at("cpu"), "1");
+}
+
+TEST(StacksTest, AMalformedPodTemplateAnnotationNamesTheCrd) {
+  auto shapes = parse_pod_shapes(R"({"labels": "spec.l", "colour": "spec.c"})");
+  ASSERT_FALSE(shapes);
+  EXPECT_THAT(shapes.error().message, HasSubstr("unknown field \"colour\""));
+  EXPECT_FALSE(parse_pod_shapes(""));
+  EXPECT_FALSE(parse_pod_shapes("spec.,x"));
+}
+
+TEST(StacksTest, AKnownOperatorAndATemplateShapedSchemaNeedNoAnnotation) {
+  auto out = plan_yaml(std::string(kStack) + R"(---
+apiVersion: mysql.presslabs.org/v1alpha1
+kind: MysqlCluster
+metadata: {name: my, namespace: default, labels: {stack: db}}
+spec: {replicas: 2, podSpec: {resources: {limits: {cpu: "2", memory: 2Gi}}}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: runners.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: runners, kind: Runner}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              podTemplate:
+                type: object
+                properties:
+                  metadata: {type: object}
+                  spec:
+                    type: object
+                    properties:
+                      containers: {type: array, items: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+---
+apiVersion: example.org/v1
+kind: Runner
+metadata: {name: r, namespace: default, labels: {stack: db}}
+spec: {podTemplate: {spec: {containers: [{name: run, image: x}]}}}
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  EXPECT_EQ(
+      at(object_named(out.plan, "my"), {"spec", "podSpec", "labels", "planter.nephio.org/stack"}),
+      "db");
+  EXPECT_EQ(at(object_named(out.plan, "r"),
+               {"spec", "podTemplate", "metadata", "labels", "planter.nephio.org/stack"}),
+            "db");
+}
+
+TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
+  std::string file =
+      std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";
+  REQUIRE_SHARED(file);
+  PlanRequest req;
+  req.sources = {file};
+  Diagnostics diags;
+  Seed seed = load_seed(req.sources, diags);
+  ASSERT_TRUE(diags.empty()) << diags.str();
+  for (Object& o : seed.objects)
+    if (o.ref.kind == "PerconaXtraDBCluster") o.set_annotation("planter.nephio.org/stack", "pxc");
+  Object stack;
+  stack.body = json::parse(R"({"apiVersion": "planter.nephio.org/v1alpha1", "kind": "Stack",
+      "metadata": {"name": "pxc"},
+      "spec": {"dedicated": {"key": "tenant", "value": "gold"}}})")
+                   .as_object();
+  stack.ref = {"planter.nephio.org/v1alpha1", "Stack", "", "pxc"};
+  seed.objects.push_back(std::move(stack));
+  auto out = plan_seed(std::move(seed), {});
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Object& cr = object_named(out.plan, "cluster1");
+  for (const char* part : {"pxc", "haproxy", "proxysql"}) {
+    // https://docs.percona.com/percona-operator-for-mysql/pxc/constraints.html: labels,
+    // tolerations, nodeSelector and affinity.advanced of each component.
+    EXPECT_EQ(at(cr, {"spec", part, "labels", "planter.nephio.org/stack"}), "pxc") << part;
+    EXPECT_EQ(at(cr, {"spec", part, "tolerations"}).as_array().back().at("key"), "tenant") << part;
+    EXPECT_TRUE(at(cr, {"spec", part, "affinity", "advanced", "nodeAffinity"}).is_object()) << part;
+    // What the corpus already says stays.
+    EXPECT_EQ(at(cr, {"spec", part, "affinity", "antiAffinityTopologyKey"}),
+              "kubernetes.io/hostname")
+        << part;
+  }
+}
+
+}  // namespace
+}  // namespace planter
