@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "rss.h"
 #include "sim/server.h"
 
 using Clock = std::chrono::steady_clock;
@@ -28,14 +29,7 @@ extern char** environ;
 
 namespace {
 
-// Resident set size of this process in MiB (Linux /proc).
-double rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.starts_with("VmRSS:")) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  return 0;
-}
+using planter::bench::rss_mib;
 
 void scenario(const char* label, int clusters, const std::string& state_dir) {
   planter::sim::ServerOptions options;
@@ -68,14 +62,6 @@ void run(const char* label, int clusters, const std::string& state_dir) {
 }
 
 // Resident set size of another process in MiB.
-double rss_mib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.starts_with("VmRSS:")) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  return 0;
-}
-
 void command(int clusters) {
   int out[2];
   if (::pipe(out) != 0) return;

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "rss.h"
 #include "sim/server.h"
 
 namespace net = boost::asio;
@@ -36,6 +37,8 @@ using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using planter::bench::rss_mib;
 
 struct Shape {
   const char* name;
@@ -119,14 +122,6 @@ bool wait_all_bound(Connection& conn, std::chrono::seconds limit) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
-}
-
-double rss_mib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.starts_with("VmRSS:")) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  return 0;
 }
 
 // A sim with `nodes` nodes in a child process; returns its pid, port and token.
