@@ -51,7 +51,9 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
   // The pod's own terms against every placed pod.
   if (!affinity_.empty() || !anti_affinity_.empty() || !preferred.empty() ||
       !preferred_anti.empty())
-    for (const auto& [_, placed] : cache.pods()) {
+    for (const auto& entry : cache.pods()) {
+      // Not a structured binding: lambdas below capture it (clang 14 cannot capture those).
+      const PodInfo* placed = entry.second.get();
       const NodeInfo* node = placed->where;
       if (!node) continue;
       const json::object* placed_labels = placed->labels();
