@@ -170,5 +170,103 @@ TEST(StackTest, WithoutTheStacksTheSamePodsSpread) {
   EXPECT_GT(a.size(), 1u) << sim.kubectl("--context edge get pods -o wide").out;
 }
 
+// Stacks of custom resources: a Moodle-like kind whose CRD tells planter where its pods' fields
+// are, and the MySQL operator's MysqlCluster (planter's table knows it); the sim plays both
+// operators (sim.planter.io/operator on the CRDs).
+const char* kOperatorCrds = R"(---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: moodles.moodle.example
+  annotations:
+    planter.nephio.org/cluster: edge
+    planter.nephio.org/pod-template: pod:spec.podSpec
+    sim.planter.io/operator: Deployment
+spec:
+  group: moodle.example
+  scope: Namespaced
+  names: {plural: moodles, singular: moodle, kind: Moodle}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}}
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: mysqlclusters.mysql.presslabs.org
+  annotations: {planter.nephio.org/cluster: edge, sim.planter.io/operator: StatefulSet}
+spec:
+  group: mysql.presslabs.org
+  scope: Namespaced
+  names: {plural: mysqlclusters, singular: mysqlcluster, kind: MysqlCluster}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+)";
+
+std::string moodle_stack(const std::string& stack) {
+  std::string meta = "  namespace: default\n  labels: {stack: " + stack +
+                     "}\n  annotations: {planter.nephio.org/cluster: edge}\n";
+  return "---\napiVersion: moodle.example/v1\nkind: Moodle\nmetadata:\n  name: " + stack +
+         "-site\n" + meta +
+         "spec:\n  replicas: 2\n  podSpec: {resources: {limits: {cpu: 300m, memory: 256Mi}}}\n"
+         "---\napiVersion: mysql.presslabs.org/v1alpha1\nkind: MysqlCluster\nmetadata:\n  name: " +
+         stack + "-db\n" + meta +
+         "spec:\n  replicas: 1\n  podSpec: {resources: {requests: {cpu: 500m, memory: 1Gi}}}\n";
+}
+
+const json::value* find_labels(const json::object& pod) {
+  auto* labels = pod.at("metadata").as_object().if_contains("labels");
+  return labels && labels->is_object() ? labels : nullptr;
+}
+
+TEST(StackTest, CustomResourcesOfTwoOperatorsFollowTheirStacks) {
+  SimProcess sim({"--provision-delay", "300", "--workload-delay", "100", "--crd-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "moodle.yaml";
+  std::ofstream(seed) << kCluster << kOperatorCrds << kStacks << moodle_stack("moodle-a")
+                      << moodle_stack("moodle-b");
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // Pods are labelled by the sim's operators with the workload they belong to.
+  std::map<std::string, std::set<std::string>> nodes;  // stack -> nodes
+  std::map<std::string, std::string> qos;
+  for (int i = 0; i < 150; ++i) {
+    auto got = sim.kubectl("--context edge get pods -n default -o json");
+    nodes.clear();
+    size_t running = 0;
+    if (got.code == 0) {
+      json::value list = json::parse(got.out);  // kept: the loop below points into it
+      for (const auto& p : list.at("items").as_array()) {
+        const auto& o = p.as_object();
+        const json::value* labels = find_labels(o);
+        auto* stack =
+            labels ? labels->as_object().if_contains("planter.nephio.org/stack") : nullptr;
+        auto* phase = o.at("status").as_object().if_contains("phase");
+        if (phase && *phase == "Running") ++running;
+        if (!stack) continue;
+        auto* node = o.at("spec").as_object().if_contains("nodeName");
+        nodes[std::string(stack->as_string())].insert(node ? std::string(node->as_string()) : "");
+        qos[std::string(o.at("metadata").at("name").as_string())] =
+            std::string(o.at("status").at("qosClass").as_string());
+      }
+      if (running == 6) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  auto wide = sim.kubectl("--context edge get pods -o wide").out;
+  ASSERT_EQ(nodes["moodle-a"].size(), 1u) << wide;
+  ASSERT_EQ(nodes["moodle-b"].size(), 1u) << wide;
+  EXPECT_NE(nodes["moodle-a"], nodes["moodle-b"]) << wide;
+  EXPECT_EQ(qos.size(), 6u) << wide;
+  for (const auto& [pod, cls] : qos) EXPECT_EQ(cls, "Guaranteed") << pod;
+}
+
 }  // namespace
 }  // namespace planter::testing

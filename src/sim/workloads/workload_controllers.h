@@ -11,6 +11,7 @@
 //   daemonsets.cpp      DaemonSet -> one Pod per node its pods may run on
 //   jobs.cpp            Job -> Pods up to parallelism until completions succeeded
 //   volumes.cpp         StorageClasses standard and local; claims provisioned and bound
+//   custom_operators.cpp  the operators of CRDs annotated sim.planter.io/operator
 //
 // Each starts watching when made and stops when destroyed.
 #pragma once
@@ -34,5 +35,6 @@ std::unique_ptr<WorkloadController> start_statefulset_controller(ControllerKit& 
 std::unique_ptr<WorkloadController> start_daemonset_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_job_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_volume_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_custom_operators(ControllerKit& kit);
 
 }  // namespace planter::sim
