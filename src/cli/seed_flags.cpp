@@ -33,6 +33,11 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
                 "Add the --namespace Namespace to the seed when the seed does not hold it");
   cmd->add_option("--default-cluster", f.default_cluster, "Where objects without a placement go")
       ->capture_default_str();
+  cmd->add_option("--opaque-stack-members", f.opaque_stack_members,
+                  "A stack member whose pods planter cannot write into (a custom resource of an "
+                  "operator it does not know): error, or warn and leave it as it is")
+      ->check(CLI::IsMember({"error", "warn"}))
+      ->capture_default_str();
 }
 
 Result<PlanRequest> make_request(const SeedFlags& f) {
@@ -49,6 +54,7 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
   req.plugin_limits.network = f.plugin_network;
   req.options.default_namespace = f.default_namespace;
   req.options.create_namespace = f.create_namespace;
+  req.options.stacks.allow_unreachable_members = f.opaque_stack_members == "warn";
   req.options.default_cluster = f.default_cluster;
   for (const std::string& c : f.clusters) {
     auto eq = c.find('=');

@@ -27,6 +27,8 @@ struct SeedFlags {
   std::string default_namespace = "default";
   bool create_namespace = false;
   std::string default_cluster = "SELF";
+  // A stack member whose pods planter cannot write into: "error" (bad input) or "warn".
+  std::string opaque_stack_members = "error";
 };
 
 void add_seed_flags(CLI::App* cmd, SeedFlags& f);

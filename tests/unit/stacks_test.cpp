@@ -197,6 +197,26 @@ spec:
   EXPECT_EQ(at(s, {"spec", "sidecars"}).at(1).at("resources").at("limits").at("cpu"), "1");
 }
 
+TEST(StacksTest, AnOpaqueMemberIsAnErrorOrAWarningAsAsked) {
+  std::string seed = std::string(kStack) + R"(---
+apiVersion: example.org/v1
+kind: Moodle
+metadata: {name: site, namespace: default, labels: {stack: db}}
+spec: {replicas: 1}
+)";
+  auto strict = plan_yaml(seed);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_THAT(strict.diags.str(),
+              HasSubstr("planter cannot reach the pods of example.org/v1 Moodle"));
+  PlanOptions lenient;
+  lenient.stacks.allow_unreachable_members = true;
+  auto out = plan_yaml(seed, lenient);
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  ASSERT_FALSE(out.diags.warnings().empty());
+  EXPECT_THAT(out.diags.warnings().front().message, HasSubstr("(left as it is)"));
+  EXPECT_TRUE(object_named(out.plan, "site").mutations.empty());
+}
+
 TEST(StacksTest, AMalformedPodTemplateAnnotationNamesTheCrd) {
   auto shapes = parse_pod_shapes(R"({"labels": "spec.l", "colour": "spec.c"})");
   ASSERT_FALSE(shapes);
