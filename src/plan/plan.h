@@ -36,8 +36,20 @@ struct Unit {
   int wave = 0;  // longest-path depth; 0 for units that need nothing of the seed
 };
 
+// What a stack asks of its cluster, from its members' pods as planned (docs/stacks.md).
+struct StackNeeds {
+  std::string name;
+  int64_t pods = 0;            // replicas of its members' pods (DaemonSets' not counted)
+  bool per_node_pods = false;  // a DaemonSet is a member: a pod per node on top
+  double cpu = 0, memory = 0;  // summed requests: cores, bytes
+  std::string colocated_on;    // the colocate topology key, or empty
+  // What one domain must hold: all of it when co-located on nodes, else the biggest pod.
+  double share_cpu = 0, share_memory = 0;
+};
+
 struct Plan {
   std::vector<Object> objects;
+  std::vector<StackNeeds> stacks;
   std::vector<ClusterInfo> clusters;
   std::vector<Unit> units;  // ordered by wave, then by position in the seed
 

@@ -209,10 +209,11 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
     }
   }
   // Stacks are read and written into their members' pods before anything else looks at them.
-  apply_stacks(seed.objects, kinds, options.stacks, out.diags);
+  std::vector<StackNeeds> needs = apply_stacks(seed.objects, kinds, options.stacks, out.diags);
   ValidateOptions vopts{options.default_namespace};
   validate_seed(seed, kinds, vopts, out.diags);
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
+  out.plan.stacks = std::move(needs);
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -76,6 +77,41 @@ std::vector<std::string> used_clusters(const Plan& plan) {
 
 }  // namespace
 
+// "1.3" cores, "250m"; "1.5Gi", "512Mi" (binary units, as people size memory).
+std::string cpu_text(double cores) {
+  if (cores <= 0) return "0";
+  if (cores < 1) return fmt::format("{}m", static_cast<int64_t>(std::ceil(cores * 1000 - 1e-6)));
+  return fmt::format("{:g}", std::ceil(cores * 1000 - 1e-6) / 1000);
+}
+std::string memory_text(double bytes) {
+  constexpr double kGi = 1024.0 * 1024 * 1024, kMi = 1024.0 * 1024;
+  if (bytes <= 0) return "0";
+  if (bytes >= kGi) return fmt::format("{:g}Gi", std::round(bytes / kGi * 100) / 100);
+  return fmt::format("{:g}Mi", std::ceil(bytes / kMi - 1e-9));
+}
+
+// One line per stack: what it asks, and what one node (or domain) must hold.
+std::string stack_lines(const Plan& plan) {
+  std::string out;
+  for (const StackNeeds& s : plan.stacks) {
+    out += fmt::format("stack {}: {} pod{}{} asking {} cpu, {} memory", s.name, s.pods,
+                       s.pods == 1 ? "" : "s", s.per_node_pods ? " (and one per node)" : "",
+                       cpu_text(s.cpu), memory_text(s.memory));
+    if (s.colocated_on == "kubernetes.io/hostname")
+      out += fmt::format("; co-located: one node must hold all of it");
+    else if (!s.colocated_on.empty())
+      out += fmt::format(
+          "; co-located on {}: one domain holds all of it, its biggest pod asks {} "
+          "cpu, {}",
+          s.colocated_on, cpu_text(s.share_cpu), memory_text(s.share_memory));
+    else
+      out += fmt::format("; its biggest pod asks {} cpu, {}", cpu_text(s.share_cpu),
+                         memory_text(s.share_memory));
+    out += "\n";
+  }
+  return out;
+}
+
 std::string render_table(const Plan& plan) {
   struct Row {
     std::string wave, cluster, kind, name, waits;
@@ -100,6 +136,7 @@ std::string render_table(const Plan& plan) {
     out += fmt::format("{:<{}}   {:<{}}   {:<{}}   {:<{}}   {}\n", r.wave, w[0], r.cluster, w[1],
                        r.kind, w[2], r.name, w[3], r.waits);
   out += "\n" + summary(plan) + "\n";
+  if (!plan.stacks.empty()) out += "\n" + stack_lines(plan);
   return out;
 }
 
@@ -129,6 +166,17 @@ std::string render_json(const Plan& plan) {
     }
     units.push_back(std::move(unit));
   }
+  json::array stacks;
+  for (const StackNeeds& s : plan.stacks) {
+    json::object js{{"name", s.name},
+                    {"pods", s.pods},
+                    {"cpu", s.cpu},
+                    {"memory", s.memory},
+                    {"share", {{"cpu", s.share_cpu}, {"memory", s.share_memory}}}};
+    if (s.per_node_pods) js["perNodePods"] = true;
+    if (!s.colocated_on.empty()) js["colocatedOn"] = s.colocated_on;
+    stacks.push_back(std::move(js));
+  }
   json::array clusters;
   for (const ClusterInfo& c : plan.clusters) {
     json::object jc{{"name", c.name}, {"from", c.from}};
@@ -143,6 +191,7 @@ std::string render_json(const Plan& plan) {
   }
   json::object root{
       {"units", std::move(units)}, {"clusters", std::move(clusters)}, {"waves", plan.wave_count()}};
+  if (!stacks.empty()) root["stacks"] = std::move(stacks);
   return json::serialize(root) + "\n";
 }
 

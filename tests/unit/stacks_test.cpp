@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "model/object.h"
+#include "plan/render.h"
 #include "plan/stacks/pod_shapes.h"
 #include "shared_dir.h"
 #include "test_support.h"
@@ -129,6 +130,18 @@ spec:
                       "planter.nephio.org/stack"}),
             "db");
   EXPECT_FALSE(sts.mutations.empty());
+  // What the stack asks: the StatefulSet's pod (its container's 2 cpu, 4Gi outweigh its init
+  // container) and the CronJob's (the defaults, 1 cpu, 1Gi); co-located, so one node holds it all.
+  ASSERT_EQ(out.plan.stacks.size(), 2u);
+  const StackNeeds& db = out.plan.stacks[0];
+  EXPECT_EQ(db.name, "db");
+  EXPECT_EQ(db.pods, 2);
+  EXPECT_DOUBLE_EQ(db.cpu, 3);
+  EXPECT_DOUBLE_EQ(db.memory, 5.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(db.share_cpu, 3);
+  EXPECT_THAT(render_table(out.plan),
+              HasSubstr("stack db: 2 pods asking 3 cpu, 5Gi memory; co-located: one node must "
+                        "hold all of it"));
 }
 
 TEST(StacksTest, CustomResourcesThroughTheCrdAnnotationInItsThreeForms) {

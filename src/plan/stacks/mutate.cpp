@@ -206,8 +206,23 @@ std::map<std::pair<std::string, std::string>, std::vector<PodShape>> crd_pod_sha
         diags.add(o.where(), o.display(),
                   fmt::format("{}: {}", kPodTemplateAnnotation, shapes.error().message),
                   "see docs/stacks.md for the forms it takes");
-      else
+      else {
+        // The scale subresource says where the replicas are, for shapes that do not.
+        if (auto* versions = s.if_contains("versions"); versions && versions->is_array())
+          for (const auto& v : versions->as_array())
+            if (const json::value* path =
+                    v.is_object()
+                        ? find_path(v.as_object(), {"subresources", "scale", "specReplicasPath"})
+                        : nullptr;
+                path && path->is_string())
+              for (PodShape& shape : *shapes)
+                if (shape.replicas.empty()) {
+                  std::string_view p = path->as_string();
+                  if (p.starts_with('.')) p.remove_prefix(1);
+                  shape.replicas = std::string(p);
+                }
         out[key] = std::move(*shapes);
+      }
       continue;
     }
     std::vector<PodShape> shapes = builtin_pod_shapes(key.first, key.second);
@@ -230,11 +245,48 @@ bool member_of(const StackPolicy& s, const Object& o) {
   return s.selector && s.selector->matches(labels_of(o.labels()));
 }
 
+// cpu (cores) and memory (bytes) a container asks: its requests, else its limits.
+std::pair<double, double> asked(const json::object& resources) {
+  auto one = [&](const char* r) {
+    for (const char* which : {"requests", "limits"})
+      if (auto* list = resources.if_contains(which); list && list->is_object())
+        if (auto* q = list->as_object().if_contains(r)) {
+          std::string text = q->is_string()  ? std::string(q->as_string())
+                             : q->is_int64() ? std::to_string(q->as_int64())
+                                             : "";
+          if (auto v = parse_quantity(text)) return *v;
+        }
+    return 0.0;
+  };
+  return {one("cpu"), one("memory")};
+}
+
+// What one pod of a target asks: its containers' sum, or its biggest init container.
+std::pair<double, double> pod_ask(const PodTarget& t) {
+  double cpu = 0, memory = 0, init_cpu = 0, init_memory = 0;
+  for (const auto& s : t.resources) {
+    auto [c, m] = asked(*s.resources);
+    if (s.path.find("initContainers") != std::string::npos) {
+      init_cpu = std::max(init_cpu, c);
+      init_memory = std::max(init_memory, m);
+    } else {
+      cpu += c;
+      memory += m;
+    }
+  }
+  return {std::max(cpu, init_cpu), std::max(memory, init_memory)};
+}
+
 }  // namespace
 
-void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const StackOptions& options,
-                  Diagnostics& diags) {
+std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
+                                     const StackOptions& options, Diagnostics& diags) {
   std::vector<StackPolicy> stacks = read_stacks(objects, diags);
+  std::vector<StackNeeds> needs(stacks.size());
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    needs[i].name = stacks[i].name;
+    if (stacks[i].colocate) needs[i].colocated_on = stacks[i].topology_key;
+  }
   std::map<std::string, const StackPolicy*> by_name;
   for (const auto& s : stacks) by_name[s.name] = &s;
   std::vector<size_t> used(stacks.size(), 0);
@@ -290,12 +342,33 @@ void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const St
       continue;
     }
     Writer w{*stack, o, diags};
-    for (PodTarget& t : targets.targets) w.write(t);
+    StackNeeds& n = needs[index];
+    for (PodTarget& t : targets.targets) {
+      w.write(t);
+      auto [cpu, memory] = pod_ask(t);
+      if (t.per_node) {
+        n.per_node_pods = true;
+        continue;
+      }
+      n.pods += t.replicas;
+      n.cpu += cpu * static_cast<double>(t.replicas);
+      n.memory += memory * static_cast<double>(t.replicas);
+      if (t.replicas > 0) {
+        n.share_cpu = std::max(n.share_cpu, cpu);
+        n.share_memory = std::max(n.share_memory, memory);
+      }
+    }
   }
+  for (StackNeeds& n : needs)
+    if (n.colocated_on == kHostnameKey) {
+      n.share_cpu = n.cpu;
+      n.share_memory = n.memory;
+    }
   for (size_t i = 0; i < stacks.size(); ++i)
     if (!used[i])
       diags.warn(stacks[i].source.str(), stacks[i].display(),
                  "no object of the seed is in this stack");
+  return needs;
 }
 
 }  // namespace planter

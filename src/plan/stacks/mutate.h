@@ -20,6 +20,7 @@
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
+#include "plan/plan.h"
 
 namespace planter {
 
@@ -29,7 +30,8 @@ struct StackOptions {
   bool allow_unreachable_members = false;
 };
 
-void apply_stacks(std::vector<Object>& objects, const KindTable& kinds, const StackOptions& options,
-                  Diagnostics& diags);
+// Returns what each stack asks of its cluster.
+std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
+                                     const StackOptions& options, Diagnostics& diags);
 
 }  // namespace planter

@@ -24,6 +24,12 @@ PodShape fields_shape(std::string_view base, std::string_view labels, std::strin
   return s;
 }
 
+PodShape with_replicas(PodShape s, std::string path, std::string enabled = {}) {
+  s.replicas = std::move(path);
+  s.enabled = std::move(enabled);
+  return s;
+}
+
 PodShape template_shape(std::string path) {
   PodShape s;
   s.path = std::move(path);
@@ -61,9 +67,12 @@ Result<PodShape> shape_from_json(const json::value& v) {
       s.tolerations = path;
     else if (k == "nodeSelector")
       s.node_selector = path;
+    else if (k == "replicas")
+      s.replicas = path;
     else
       return Error{fmt::format(
-          "unknown field \"{}\" (known: labels, affinity, tolerations, nodeSelector, resources)",
+          "unknown field \"{}\" (known: labels, affinity, tolerations, nodeSelector, resources, "
+          "replicas)",
           std::string_view(k))};
   }
   return s;
@@ -108,14 +117,17 @@ std::vector<PodShape> builtin_pod_shapes(std::string_view group, std::string_vie
     PodShape s;
     s.form = PodShape::Form::kPodLike;
     s.path = "spec.podSpec";
+    s.replicas = "spec.replicas";
     return {s};
   }
   if (group == "pxc.percona.com" && kind == "PerconaXtraDBCluster")
-    return {fields_shape("spec.pxc", "labels", "affinity.advanced"),
-            fields_shape("spec.haproxy", "labels", "affinity.advanced"),
-            fields_shape("spec.proxysql", "labels", "affinity.advanced")};
+    return {with_replicas(fields_shape("spec.pxc", "labels", "affinity.advanced"), "spec.pxc.size"),
+            with_replicas(fields_shape("spec.haproxy", "labels", "affinity.advanced"),
+                          "spec.haproxy.size", "spec.haproxy.enabled"),
+            with_replicas(fields_shape("spec.proxysql", "labels", "affinity.advanced"),
+                          "spec.proxysql.size", "spec.proxysql.enabled")};
   if (group == "monitoring.coreos.com" && (kind == "Prometheus" || kind == "Alertmanager"))
-    return {fields_shape("spec", "podMetadata.labels", "affinity")};
+    return {with_replicas(fields_shape("spec", "podMetadata.labels", "affinity"), "spec.replicas")};
   if (group == "moco.cybozu.com" && kind == "MySQLCluster")
     return {template_shape("spec.podTemplate")};
   if (group == "kubeflow.org" && kind.ends_with("Job")) {

@@ -16,9 +16,9 @@
 // or JSON: an object, or a list of objects, naming each field's path for operators whose fields
 // are scattered: {"labels": "spec.pxc.labels", "affinity": "spec.pxc.affinity.advanced",
 // "tolerations": "spec.pxc.tolerations", "nodeSelector": "spec.pxc.nodeSelector",
-// "resources": ["spec.pxc.resources"]}. Paths are dotted object keys; in a PATH, a step "*"
-// stands for every value of an object and a suffix "[*]" for every item of a list
-// (spec.pytorchReplicaSpecs.*.template, spec.workerGroupSpecs[*].template).
+// "resources": ["spec.pxc.resources"], "replicas": "spec.pxc.size"}. Paths are dotted object keys;
+// in a PATH, a step "*" stands for every value of an object and a suffix "[*]" for every item of a
+// list (spec.pytorchReplicaSpecs.*.template, spec.workerGroupSpecs[*].template).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -39,6 +39,10 @@ struct PodShape {
   // kFields: each field's path (empty: the operator has none).
   std::string labels, affinity, tolerations, node_selector;
   std::vector<std::string> resources;
+  // The replica count's path ("spec.pxc.size"); empty: a template's sibling `replicas`, else 1.
+  std::string replicas;
+  // A switch that turns this kind of pod off when false ("spec.proxysql.enabled").
+  std::string enabled;
 };
 
 Result<std::vector<PodShape>> parse_pod_shapes(std::string_view annotation);

@@ -116,18 +116,26 @@ void expand(const json::value& at, const std::vector<std::string_view>& steps, s
 }
 
 // The role paths of one target, before anything is made.
-struct Plan {
+struct Roles {
   Path labels, affinity, tolerations, node_selector;
   std::vector<std::pair<Path, std::string>> resources;  // path, container name
+  int64_t replicas = 1;
 };
 
+int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
+  const json::value* v = resolve(root, p);
+  return v && v->is_int64() ? v->as_int64() : fallback;
+}
+
 // A PodTemplateSpec at `t`: its containers' resources are those present now.
-Plan template_plan(const json::value& root, const Path& t) {
-  Plan p{concat(t, {"metadata", "labels"}),
-         concat(t, {"spec", "affinity"}),
-         concat(t, {"spec", "tolerations"}),
-         concat(t, {"spec", "nodeSelector"}),
-         {}};
+Roles template_plan(const json::value& root, const Path& t) {
+  Roles p{concat(t, {"metadata", "labels"}),
+          concat(t, {"spec", "affinity"}),
+          concat(t, {"spec", "tolerations"}),
+          concat(t, {"spec", "nodeSelector"}),
+          {}};
+  if (!t.empty())
+    p.replicas = integer_at(root, concat(Path(t.begin(), t.end() - 1), {"replicas"}), 1);
   for (const char* field : {"initContainers", "containers"}) {
     Path list = concat(t, {"spec", field});
     const json::value* cs = resolve(root, list);
@@ -145,8 +153,8 @@ Plan template_plan(const json::value& root, const Path& t) {
   return p;
 }
 
-std::vector<Plan> shape_plans(const json::value& root, const PodShape& s) {
-  std::vector<Plan> out;
+std::vector<Roles> shape_plans(const json::value& root, const PodShape& s) {
+  std::vector<Roles> out;
   switch (s.form) {
     case PodShape::Form::kTemplate: {
       std::vector<std::string_view> steps = split(s.path, '.');
@@ -164,15 +172,15 @@ std::vector<Plan> shape_plans(const json::value& root, const PodShape& s) {
     }
     case PodShape::Form::kPodLike: {
       Path b = parse_plain(s.path);
-      out.push_back(Plan{concat(b, {"labels"}),
-                         concat(b, {"affinity"}),
-                         concat(b, {"tolerations"}),
-                         concat(b, {"nodeSelector"}),
-                         {{concat(b, {"resources"}), s.path}}});
+      out.push_back(Roles{concat(b, {"labels"}),
+                          concat(b, {"affinity"}),
+                          concat(b, {"tolerations"}),
+                          concat(b, {"nodeSelector"}),
+                          {{concat(b, {"resources"}), s.path}}});
       break;
     }
     case PodShape::Form::kFields: {
-      Plan p;
+      Roles p;
       if (!s.labels.empty()) p.labels = parse_plain(s.labels);
       if (!s.affinity.empty()) p.affinity = parse_plain(s.affinity);
       if (!s.tolerations.empty()) p.tolerations = parse_plain(s.tolerations);
@@ -232,16 +240,37 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
   }
   // The body is made a value so that paths can start at its root.
   json::value root = std::move(o.body);
-  std::vector<Plan> plans;
+  std::vector<Roles> plans;
   for (const PodShape& s : *use)
-    for (Plan& p : shape_plans(root, s)) plans.push_back(std::move(p));
+    for (Roles& p : shape_plans(root, s)) {
+      if (!s.replicas.empty()) p.replicas = integer_at(root, parse_plain(s.replicas), 1);
+      if (!s.enabled.empty())
+        if (const json::value* on = resolve(root, parse_plain(s.enabled));
+            on && on->is_bool() && !on->as_bool())
+          p.replicas = 0;
+      plans.push_back(std::move(p));
+    }
   // Everything is made first, then pointed at: making a key may move its siblings.
-  for (Plan& p : plans) {
+  for (Roles& p : plans) {
     if (!p.labels.empty() && !ensure(root, p.labels, false)) p.labels.clear();
     if (!p.affinity.empty() && !ensure(root, p.affinity, false)) p.affinity.clear();
     if (!p.tolerations.empty() && !ensure(root, p.tolerations, true)) p.tolerations.clear();
     for (auto& [r, _] : p.resources)
       if (!ensure(root, r, false)) r.clear();
+  }
+  if (!workload.empty() && !plans.empty()) {
+    const std::string& kind = o.ref.kind;
+    int64_t replicas = 1;
+    if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
+        kind == "ReplicationController")
+      replicas = integer_at(root, {"spec", "replicas"}, 1);
+    else if (kind == "Job")
+      replicas = integer_at(root, {"spec", "parallelism"}, 1);
+    else if (kind == "CronJob")
+      replicas = integer_at(root, {"spec", "jobTemplate", "spec", "parallelism"}, 1);
+    else if (kind == "PodTemplate")
+      replicas = 0;
+    plans.front().replicas = replicas;
   }
   o.body = std::move(root.as_object());
   // Pointers into the body where it now lives.
@@ -258,12 +287,14 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     }
     return v;
   };
-  for (const Plan& p : plans) {
+  for (const Roles& p : plans) {
     PodTarget t;
     t.labels_path = text_of(p.labels);
     t.affinity_path = text_of(p.affinity);
     t.tolerations_path = text_of(p.tolerations);
     t.node_selector_path = text_of(p.node_selector);
+    t.replicas = p.replicas;
+    t.per_node = !workload.empty() && o.ref.kind == "DaemonSet";
     if (json::value* v = at(p.labels)) t.labels = v->if_object();
     if (json::value* v = at(p.affinity)) t.affinity = v->if_object();
     if (json::value* v = at(p.tolerations)) t.tolerations = v->if_array();

@@ -6,6 +6,7 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct PodTarget {
     boost::json::object* resources = nullptr;
   };
   std::vector<Sized> resources;
+  int64_t replicas = 1;   // how many such pods the object makes
+  bool per_node = false;  // a DaemonSet: one per node it may run on
 };
 
 struct PodTargets {
