@@ -55,24 +55,6 @@ bool requirement_matches(const json::object& req, const json::object* labels) {
 
 }  // namespace
 
-bool label_selector_matches(const json::value* selector, const json::object* labels) {
-  if (!selector || !selector->is_object()) return false;
-  const json::object& sel = selector->as_object();
-  if (const json::object* ml = object_at(sel, "matchLabels"))
-    for (const auto& [k, v] : *ml) {
-      auto* l = labels ? labels->if_contains(k) : nullptr;
-      if (!l || *l != v) return false;
-    }
-  if (auto* exprs = sel.if_contains("matchExpressions"); exprs && exprs->is_array())
-    for (const auto& e : exprs->as_array()) {
-      if (!e.is_object()) return false;
-      std::string op = string_at(e.as_object(), "operator");
-      if (op != "In" && op != "NotIn" && op != "Exists" && op != "DoesNotExist") return false;
-      if (!requirement_matches(e.as_object(), labels)) return false;
-    }
-  return true;
-}
-
 CompiledSelector::CompiledSelector(const json::value* selector) {
   if (!selector || !selector->is_object()) {
     nothing_ = true;
@@ -133,6 +115,10 @@ bool CompiledSelector::matches(const json::object* labels) const {
     }
   }
   return true;
+}
+
+bool label_selector_matches(const json::value* selector, const json::object* labels) {
+  return CompiledSelector(selector).matches(labels);
 }
 
 bool node_selector_term_matches(const json::object& term, const json::object& node) {

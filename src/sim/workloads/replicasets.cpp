@@ -26,14 +26,8 @@ class ReplicaSetController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/replicasets",
-               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
-    kit_.watch("/pods", [this](const Change& ch) {
-      auto [kind, owner] = controller_of(*ch.object);
-      if (kind == "ReplicaSet") queue_.add(ch.ns, owner);
-    });
-    for (const auto& [_, rs] : kit_.store().bucket("apps/replicasets"))
-      queue_.add(meta_string(*rs, "namespace"), meta_string(*rs, "name"));
+    queue_.follow_owned("/pods", "ReplicaSet");
+    queue_.follow("apps/replicasets");
   }
 
  private:
@@ -80,15 +74,15 @@ class ReplicaSetController : public WorkloadController {
     const json::object* spec = object_at(*rs, "spec");
     const json::object* tmpl = object_at(spec, "template");
     const json::object* tmpl_labels = object_at(object_at(tmpl, "metadata"), "labels");
+    // Fully labelled: a pod carrying every label of the template.
+    json::value template_labels = json::object{
+        {"matchLabels", tmpl_labels ? json::value(*tmpl_labels) : json::value(json::object{})}};
+    sched::CompiledSelector fully_labelled(&template_labels);
     int64_t replicas = 0, labelled = 0, ready = 0;
     for (const auto& pod : pods_owned_by(kit_.store(), meta_string(*rs, "uid"))) {
       if (pod_deleting(*pod) || pod_terminal(*pod)) continue;
       ++replicas;
-      json::value selector = json::object{
-          {"matchLabels", tmpl_labels ? json::value(*tmpl_labels) : json::value(json::object{})}};
-      if (sched::label_selector_matches(&selector,
-                                        object_at(object_at(*pod, "metadata"), "labels")))
-        ++labelled;
+      if (fully_labelled.matches(object_at(object_at(*pod, "metadata"), "labels"))) ++labelled;
       if (pod_ready(*pod)) ++ready;
     }
     json::object st{{"replicas", replicas}};
