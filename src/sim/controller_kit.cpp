@@ -99,6 +99,20 @@ void WorkQueue::add(const std::string& ns, const std::string& name) {
   kit_.after(std::chrono::milliseconds(0), [this] { flush(); });
 }
 
+void WorkQueue::follow(const std::string& storage_key) {
+  kit_.watch(storage_key,
+             [this](const Change& ch) { add(ch.ns, meta_string(*ch.object, "name")); });
+  for (const auto& [_, o] : kit_.store().bucket(storage_key))
+    add(meta_string(*o, "namespace"), meta_string(*o, "name"));
+}
+
+void WorkQueue::follow_owned(const std::string& storage_key, const std::string& owner_kind) {
+  kit_.watch(storage_key, [this, owner_kind](const Change& ch) {
+    auto [kind, owner] = controller_of(*ch.object);
+    if (kind == owner_kind) add(ch.ns, owner);
+  });
+}
+
 void WorkQueue::flush() {
   scheduled_ = false;
   auto keys = std::move(keys_);

@@ -72,6 +72,11 @@ class WorkQueue {
   using Reconcile = std::function<void(const std::string& ns, const std::string& name)>;
   WorkQueue(ControllerKit& kit, Reconcile reconcile);
   void add(const std::string& ns, const std::string& name);
+  // Queues every object of `storage_key` now, and each one again when it changes.
+  void follow(const std::string& storage_key);
+  // Queues the controller owner of kind `owner_kind` of each object of `storage_key` that changes
+  // (a ReplicaSet when one of its pods does).
+  void follow_owned(const std::string& storage_key, const std::string& owner_kind);
 
  private:
   void flush();

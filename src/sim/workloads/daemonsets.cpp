@@ -75,14 +75,10 @@ class DaemonSetController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/daemonsets",
-               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
-    kit_.watch("/pods", [this](const Change& ch) {
-      auto [kind, owner] = controller_of(*ch.object);
-      if (kind == "DaemonSet") queue_.add(ch.ns, owner);
-    });
+    queue_.follow_owned("/pods", "DaemonSet");
+    queue_.follow("apps/daemonsets");
+    // A node coming, going or changing may change where every DaemonSet runs.
     kit_.watch("/nodes", [this](const Change&) { all(); });
-    all();
   }
 
  private:

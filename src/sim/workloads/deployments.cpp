@@ -55,14 +55,8 @@ class DeploymentController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/deployments",
-               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
-    kit_.watch("apps/replicasets", [this](const Change& ch) {
-      auto [kind, owner] = controller_of(*ch.object);
-      if (kind == "Deployment") queue_.add(ch.ns, owner);
-    });
-    for (const auto& [_, d] : kit_.store().bucket("apps/deployments"))
-      queue_.add(meta_string(*d, "namespace"), meta_string(*d, "name"));
+    queue_.follow_owned("apps/replicasets", "Deployment");
+    queue_.follow("apps/deployments");
   }
 
  private:

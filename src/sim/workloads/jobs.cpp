@@ -28,14 +28,8 @@ class JobController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("batch/jobs",
-               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
-    kit_.watch("/pods", [this](const Change& ch) {
-      auto [kind, owner] = controller_of(*ch.object);
-      if (kind == "Job") queue_.add(ch.ns, owner);
-    });
-    for (const auto& [_, j] : kit_.store().bucket("batch/jobs"))
-      queue_.add(meta_string(*j, "namespace"), meta_string(*j, "name"));
+    queue_.follow_owned("/pods", "Job");
+    queue_.follow("batch/jobs");
   }
 
  private:

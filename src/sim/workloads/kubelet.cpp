@@ -88,8 +88,7 @@ class Kubelet : public WorkloadController {
         return;
       bool completes = string_at(object_at(*cur, "spec"), "restartPolicy") != "Always" &&
                        !string_at(object_at(*cur, "spec"), "restartPolicy").empty();
-      kit_.put_status(path(ns, name), *cur,
-                      completes ? succeeded_status(*cur) : running_status(*cur), "kubelet");
+      kit_.put_status(path(ns, name), *cur, started_status(*cur, completes), "kubelet");
       if (!completes) kit_.ready_event(audit_id("v1", "Pod", ns, name), "available");
     });
   }
@@ -203,40 +202,25 @@ class Kubelet : public WorkloadController {
     return out;
   }
 
-  json::object running_status(const json::object& pod) {
+  // Running and Ready; or, for a pod that does not restart, Succeeded (its containers exited 0).
+  json::object started_status(const json::object& pod, bool completes) {
     const json::object* old = object_at(pod, "status");
     std::string t = kit_.now();
     json::object st = base_status(pod);
-    st["phase"] = "Running";
-    st["conditions"] = json::array{kit_.condition(old, "PodReadyToStartContainers", "True", "", ""),
-                                   kit_.condition(old, "Initialized", "True", "", ""),
-                                   kit_.condition(old, "Ready", "True", "", ""),
-                                   kit_.condition(old, "ContainersReady", "True", "", ""),
+    st["phase"] = completes ? "Succeeded" : "Running";
+    const char* ready = completes ? "False" : "True";
+    const char* why = completes ? "PodCompleted" : "";
+    st["conditions"] = json::array{kit_.condition(old, "PodReadyToStartContainers", ready, "", ""),
+                                   kit_.condition(old, "Initialized", "True", why, ""),
+                                   kit_.condition(old, "Ready", ready, why, ""),
+                                   kit_.condition(old, "ContainersReady", ready, why, ""),
                                    kit_.condition(old, "PodScheduled", "True", "", "")};
     std::string ip = pod_ip(meta_string(pod, "uid"));
     st["podIP"] = ip;
     st["podIPs"] = json::array{json::object{{"ip", ip}}};
     auto init = container_statuses(pod, "initContainers", false, t);
     if (!init.empty()) st["initContainerStatuses"] = std::move(init);
-    st["containerStatuses"] = container_statuses(pod, "containers", true, t);
-    return st;
-  }
-
-  json::object succeeded_status(const json::object& pod) {
-    const json::object* old = object_at(pod, "status");
-    std::string t = kit_.now();
-    json::object st = base_status(pod);
-    st["phase"] = "Succeeded";
-    st["conditions"] =
-        json::array{kit_.condition(old, "PodReadyToStartContainers", "False", "", ""),
-                    kit_.condition(old, "Initialized", "True", "PodCompleted", ""),
-                    kit_.condition(old, "Ready", "False", "PodCompleted", ""),
-                    kit_.condition(old, "ContainersReady", "False", "PodCompleted", ""),
-                    kit_.condition(old, "PodScheduled", "True", "", "")};
-    std::string ip = pod_ip(meta_string(pod, "uid"));
-    st["podIP"] = ip;
-    st["podIPs"] = json::array{json::object{{"ip", ip}}};
-    st["containerStatuses"] = container_statuses(pod, "containers", false, t);
+    st["containerStatuses"] = container_statuses(pod, "containers", !completes, t);
     return st;
   }
 

@@ -37,14 +37,8 @@ class StatefulSetController : public WorkloadController {
       : kit_(kit), queue_(kit, [this](const std::string& ns, const std::string& name) {
           reconcile(ns, name);
         }) {
-    kit_.watch("apps/statefulsets",
-               [this](const Change& ch) { queue_.add(ch.ns, meta_string(*ch.object, "name")); });
-    kit_.watch("/pods", [this](const Change& ch) {
-      auto [kind, owner] = controller_of(*ch.object);
-      if (kind == "StatefulSet") queue_.add(ch.ns, owner);
-    });
-    for (const auto& [_, s] : kit_.store().bucket("apps/statefulsets"))
-      queue_.add(meta_string(*s, "namespace"), meta_string(*s, "name"));
+    queue_.follow_owned("/pods", "StatefulSet");
+    queue_.follow("apps/statefulsets");
   }
 
  private:
