@@ -1,5 +1,6 @@
 #include "model/quantity.h"
 
+#include <boost/json/value.hpp>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -51,6 +52,19 @@ std::optional<double> parse_quantity(std::string_view text) {
   for (const auto& [s, scale] : kScale)
     if (suffix == s) return value * scale;
   return std::nullopt;
+}
+
+std::string quantity_text(const boost::json::value* v) {
+  if (!v) return "";
+  if (v->is_string()) return std::string(v->as_string());
+  if (v->is_int64()) return std::to_string(v->as_int64());
+  if (v->is_uint64()) return std::to_string(v->as_uint64());
+  if (v->is_double()) {
+    char buf[32];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v->as_double());
+    return ec == std::errc() ? std::string(buf, p) : "";
+  }
+  return "";
 }
 
 }  // namespace planter

@@ -3,12 +3,18 @@
 // reader (the sim has another, so that one's mistake is the other's test failure).
 #pragma once
 
+#include <boost/json/fwd.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace planter {
 
 // The amount in base units (cores, bytes); nullopt when `text` is not a quantity.
 std::optional<double> parse_quantity(std::string_view text);
+
+// A quantity as a manifest holds it, a string or a number (YAML `cpu: 2`), as text; "" for
+// anything else (null included).
+std::string quantity_text(const boost::json::value* value);
 
 }  // namespace planter

@@ -144,15 +144,8 @@ struct Writer {
     for (const char* r : {"cpu", "memory"}) {
       json::object& limits = res.at("limits").as_object();
       json::object& requests = res.at("requests").as_object();
-      auto text = [](const json::value* v) -> std::string {
-        if (!v) return "";
-        if (v->is_string()) return std::string(v->as_string());
-        if (v->is_int64()) return std::to_string(v->as_int64());
-        if (v->is_double()) return fmt::format("{}", v->as_double());
-        return "";
-      };
-      std::string limit = text(limits.if_contains(r));
-      std::string request = text(requests.if_contains(r));
+      std::string limit = quantity_text(limits.if_contains(r));
+      std::string request = quantity_text(requests.if_contains(r));
       const std::string& fallback =
           std::string_view(r) == "cpu" ? stack.default_cpu : stack.default_memory;
       if (limit.empty()) {
@@ -250,12 +243,7 @@ std::pair<double, double> asked(const json::object& resources) {
   auto one = [&](const char* r) {
     for (const char* which : {"requests", "limits"})
       if (auto* list = resources.if_contains(which); list && list->is_object())
-        if (auto* q = list->as_object().if_contains(r)) {
-          std::string text = q->is_string()  ? std::string(q->as_string())
-                             : q->is_int64() ? std::to_string(q->as_int64())
-                                             : "";
-          if (auto v = parse_quantity(text)) return *v;
-        }
+        if (auto v = parse_quantity(quantity_text(list->as_object().if_contains(r)))) return *v;
     return 0.0;
   };
   return {one("cpu"), one("memory")};

@@ -36,19 +36,23 @@ size_t index_of(const std::string& step) {
   return std::stoul(step.substr(1, step.size() - 2));
 }
 
-const json::value* resolve(const json::value& root, const Path& p) {
-  const json::value* at = &root;
-  for (const auto& step : p) {
-    if (step.front() == '[') {
-      if (!at->is_array() || index_of(step) >= at->as_array().size()) return nullptr;
-      at = &at->as_array()[index_of(step)];
-    } else {
-      if (!at->is_object()) return nullptr;
-      at = at->as_object().if_contains(step);
-      if (!at) return nullptr;
-    }
+// Follows steps [from, to) from `at` (a json::value, const or not); nullptr when one is missing.
+template <class Value>
+Value* walk(Value* at, Path::const_iterator from, Path::const_iterator to) {
+  for (; at && from != to; ++from) {
+    const std::string& step = *from;
+    if (step.front() == '[')
+      at = at->is_array() && index_of(step) < at->as_array().size()
+               ? &at->as_array()[index_of(step)]
+               : nullptr;
+    else
+      at = at->is_object() ? at->as_object().if_contains(step) : nullptr;
   }
   return at;
+}
+
+const json::value* resolve(const json::value& root, const Path& p) {
+  return walk(&root, p.begin(), p.end());
 }
 
 // Makes the objects along `p` (and the leaf, as an object or a list) where they are missing.
@@ -276,16 +280,7 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
   // Pointers into the body where it now lives.
   auto at = [&o](const Path& path) -> json::value* {
     if (path.empty()) return nullptr;
-    json::value* v = o.body.if_contains(path.front());
-    for (size_t i = 1; v && i < path.size(); ++i) {
-      const std::string& step = path[i];
-      if (step.front() == '[')
-        v = v->is_array() && index_of(step) < v->as_array().size() ? &v->as_array()[index_of(step)]
-                                                                   : nullptr;
-      else
-        v = v->is_object() ? v->as_object().if_contains(step) : nullptr;
-    }
-    return v;
+    return walk(o.body.if_contains(path.front()), path.begin() + 1, path.end());
   };
   for (const Roles& p : plans) {
     PodTarget t;

@@ -54,9 +54,7 @@ struct Reader {
         error(fmt::format("spec.atomic.defaults.{}: only cpu and memory are sized", k));
         continue;
       }
-      std::string text = q.is_string()  ? std::string(q.as_string())
-                         : q.is_int64() ? std::to_string(q.as_int64())
-                                        : "";
+      std::string text = quantity_text(&q);
       if (text.empty() || !parse_quantity(text))
         error(fmt::format("spec.atomic.defaults.{} is not a quantity", k),
               "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
