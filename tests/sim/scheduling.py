@@ -201,7 +201,9 @@ judge("taints")
 kubectl("taint", "nodes", NODES[0], "dedicated=gold:NoSchedule-")
 kubectl("wait", "--for=condition=PodScheduled", "pod", "-l", "app=intolerant", "-n", "taints",
         "--timeout=20s")
-check("removing the taint lets it in", True)
+p = next(p for p in pods("taints") if p["metadata"]["labels"]["app"] == "intolerant")
+check("removing the taint lets it in", p["spec"].get("nodeName") == NODES[0],
+      p["spec"].get("nodeName"))
 kubectl("cordon", NODES[2])
 apply(deployment("cordoned", "taints", 1,
                  spec_extra=f"      nodeSelector: {{kubernetes.io/hostname: {NODES[2]}}}\n"))
@@ -212,7 +214,8 @@ judge("cordon")
 kubectl("uncordon", NODES[2])
 kubectl("wait", "--for=condition=PodScheduled", "pod", "-l", "app=cordoned", "-n", "taints",
         "--timeout=20s")
-check("uncordon lets it in", True)
+p = next(p for p in pods("taints") if p["metadata"]["labels"]["app"] == "cordoned")
+check("uncordon lets it in", p["spec"].get("nodeName") == NODES[2], p["spec"].get("nodeName"))
 finish("taints")
 
 # ---- required anti-affinity over hostname: N replicas on N nodes, one more Pending ----
@@ -486,7 +489,11 @@ check("a ReadWriteOnce volume attached to another node keeps the second pod Cont
       "Multi-Attach error" in described, described)
 kubectl("delete", "pod", "first", "-n", "storage")
 kubectl("wait", "--for=condition=Ready", "pod/second", "-n", "storage", "--timeout=20s")
-check("once the first pod is gone the volume attaches to the second", True)
+second = get("pod", "second", "-n", "storage")
+check("once the first pod is gone the volume attaches to the second",
+      second["status"]["phase"] == "Running" and
+      any(c["state"].get("running") for c in second["status"]["containerStatuses"]),
+      second["status"])
 judge("storage")
 finish("storage")
 
