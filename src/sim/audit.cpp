@@ -67,4 +67,11 @@ void AuditLog::ready(std::chrono::system_clock::time_point ts, std::string_view 
                                     {"what", what}}));
 }
 
+std::string audit_id(std::string_view api_version, std::string_view kind, std::string_view ns,
+                     std::string_view name) {
+  std::string id(api_version);
+  id.append("|").append(kind).append("|").append(ns).append("|").append(name);
+  return id;
+}
+
 }  // namespace planter::sim

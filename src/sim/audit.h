@@ -34,6 +34,10 @@ class AuditLog {
   std::FILE* file_ = nullptr;
 };
 
+// "apiVersion|kind|namespace|name": how the audit log names an object (the proof of concept's ID).
+std::string audit_id(std::string_view api_version, std::string_view kind, std::string_view ns,
+                     std::string_view name);
+
 // RFC 3339 in UTC with nanoseconds ("2026-11-21T10:00:00.123456789Z") or seconds.
 std::string rfc3339_nanos(std::chrono::system_clock::time_point t);
 std::string rfc3339(std::chrono::system_clock::time_point t);

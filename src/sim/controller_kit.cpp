@@ -152,11 +152,4 @@ std::string template_hash(const json::value& pod_template, int64_t collision_cou
   return out;
 }
 
-std::string audit_id(std::string_view api_version, std::string_view kind, std::string_view ns,
-                     std::string_view name) {
-  std::string id(api_version);
-  id.append("|").append(kind).append("|").append(ns).append("|").append(name);
-  return id;
-}
-
 }  // namespace planter::sim

@@ -97,8 +97,4 @@ std::string safe_hash(std::string_view text, size_t length);
 // the template, its decimal digits spelt in the safe alphabet, as Kubernetes computes it.
 std::string template_hash(const boost::json::value& pod_template, int64_t collision_count = 0);
 
-// "apiVersion|kind|namespace|name", as the audit log names objects.
-std::string audit_id(std::string_view api_version, std::string_view kind, std::string_view ns,
-                     std::string_view name);
-
 }  // namespace planter::sim

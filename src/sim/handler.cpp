@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "model/yaml.h"
+#include "sim/audit.h"
 #include "sim/json_access.h"
 
 namespace planter::sim {
@@ -26,8 +27,8 @@ bool has_finalizers(const json::object& o) {
 }
 
 std::string object_id(const json::object& o) {
-  return string_at(o, "apiVersion") + "|" + string_at(o, "kind") + "|" +
-         meta_string(o, "namespace") + "|" + meta_string(o, "name");
+  return audit_id(string_at(o, "apiVersion"), string_at(o, "kind"), meta_string(o, "namespace"),
+                  meta_string(o, "name"));
 }
 
 // The object as JSON, with apiVersion as the client asked for it (every version of a resource
