@@ -250,6 +250,11 @@ std::vector<json::object> Informer::items() const {
   return out;
 }
 
+void Informer::for_each(const std::function<void(const json::object&)>& fn) const {
+  std::lock_guard lock(state_->mu);
+  for (const auto& [k, v] : state_->cache) fn(v);
+}
+
 InformerStats Informer::stats() const {
   std::lock_guard lock(state_->mu);
   return state_->stats;

@@ -63,6 +63,9 @@ class Informer {
   void inspect(const std::string& ns, const std::string& name,
                const std::function<void(const boost::json::object*)>& fn) const;
   std::vector<boost::json::object> items() const;
+  // Calls `fn` with each cached object under the cache's lock, without copying: `fn` must be
+  // quick and must not call back into the informer.
+  void for_each(const std::function<void(const boost::json::object&)>& fn) const;
   InformerStats stats() const;
 
   struct State;

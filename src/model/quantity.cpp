@@ -1,5 +1,7 @@
 #include "model/quantity.h"
 
+#include <fmt/format.h>
+
 #include <boost/json/value.hpp>
 #include <cctype>
 #include <charconv>
@@ -65,6 +67,18 @@ std::string quantity_text(const boost::json::value* v) {
     return ec == std::errc() ? std::string(buf, p) : "";
   }
   return "";
+}
+
+std::string cpu_text(double cores) {
+  if (cores <= 0) return "0";
+  if (cores < 1) return fmt::format("{}m", static_cast<int64_t>(std::ceil(cores * 1000 - 1e-6)));
+  return fmt::format("{:g}", std::ceil(cores * 1000 - 1e-6) / 1000);
+}
+std::string memory_text(double bytes) {
+  constexpr double kGi = 1024.0 * 1024 * 1024, kMi = 1024.0 * 1024;
+  if (bytes <= 0) return "0";
+  if (bytes >= kGi) return fmt::format("{:g}Gi", std::round(bytes / kGi * 100) / 100);
+  return fmt::format("{:g}Mi", std::ceil(bytes / kMi - 1e-9));
 }
 
 }  // namespace planter

@@ -17,4 +17,8 @@ std::optional<double> parse_quantity(std::string_view text);
 // anything else (null included).
 std::string quantity_text(const boost::json::value* value);
 
+// For people: "1.3" cores, "250m"; "1.5Gi", "512Mi" (binary units, as people size memory).
+std::string cpu_text(double cores);
+std::string memory_text(double bytes);
+
 }  // namespace planter

@@ -12,6 +12,8 @@ std::string Plan::describe(const Requirement& r) const {
   std::string what;
   if (r.when.type == ReadinessPredicate::Type::kClusterReady) {
     what = fmt::format("cluster {} ready", object.name);
+  } else if (r.when.type == ReadinessPredicate::Type::kStackFits) {
+    return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
   } else if (object.name.empty()) {
     what = fmt::format("kind {} {} {}", object.api_version, object.kind, r.when.str());
   } else {

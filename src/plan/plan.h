@@ -2,6 +2,8 @@
 // follows. A Plan is a value; building it is pure (no network) and deterministic.
 #pragma once
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +38,22 @@ struct Unit {
   int wave = 0;  // longest-path depth; 0 for units that need nothing of the seed
 };
 
+// One kind of pod a stack's member makes, as the fit model needs it.
+struct StackPods {
+  int64_t count = 0;
+  bool per_node = false;       // a DaemonSet's: one on every node the stack uses
+  double cpu = 0, memory = 0;  // what one pod asks: cores, bytes
+  boost::json::array tolerations;
+  boost::json::object node_selector;
+  boost::json::array node_terms;  // required nodeAffinity nodeSelectorTerms (ORed)
+};
+
+// A member object of a stack, and where its pods' affinity is (to steer them at declare time).
+struct StackMember {
+  size_t object = 0;  // index into Plan::objects
+  std::vector<std::string> affinity_paths;  // "spec.template.spec.affinity"
+};
+
 // What a stack asks of its cluster, from its members' pods as planned (docs/stacks.md).
 struct StackNeeds {
   std::string name;
@@ -45,6 +63,13 @@ struct StackNeeds {
   std::string colocated_on;    // the colocate topology key, or empty
   // What one domain must hold: all of it when co-located on nodes, else the biggest pod.
   double share_cpu = 0, share_memory = 0;
+  // atomic: declared only when its cluster holds all of it (the stack-fits requirement).
+  bool atomic = false;
+  // Stacks it never shares a node with: its separateFrom, and those that name it in theirs
+  // (kube-scheduler honours an existing pod's anti-affinity too).
+  std::vector<std::string> avoid;
+  std::vector<StackPods> pod_kinds;
+  std::vector<StackMember> members;
 };
 
 struct Plan {

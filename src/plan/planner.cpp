@@ -9,6 +9,7 @@
 #include "plan/placement.h"
 #include "plan/rules.h"
 #include "plan/seed_index.h"
+#include "plan/stacks/stack_policy.h"
 #include "seed/validate.h"
 
 namespace planter {
@@ -182,6 +183,27 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   return plan;
 }
 
+namespace {
+
+// Every member unit of an atomic stack waits until its cluster holds all of the stack: the
+// requirement names the Stack (which is never declared) and is decided by the engine's fit model.
+void require_stacks_fit(Plan& plan) {
+  for (const StackNeeds& s : plan.stacks) {
+    if (!s.atomic || s.members.empty()) continue;
+    std::vector<bool> member(plan.objects.size(), false);
+    for (const StackMember& m : s.members)
+      if (m.object < member.size()) member[m.object] = true;
+    for (Unit& u : plan.units)
+      if (member[u.object])
+        u.requirements.push_back(
+            {std::nullopt, ObjectRef{std::string(kStackApiVersion), "Stack", "", s.name},
+             u.cluster, ReadinessPredicate{ReadinessPredicate::Type::kStackFits, s.name, {}},
+             "stack-fits"});
+  }
+}
+
+}  // namespace
+
 PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   PlanOutcome out;
   KindTable kinds = KindTable::builtin();
@@ -214,6 +236,7 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   validate_seed(seed, kinds, vopts, out.diags);
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
   out.plan.stacks = std::move(needs);
+  require_stacks_fit(out.plan);
   return out;
 }
 

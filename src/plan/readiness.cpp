@@ -24,6 +24,8 @@ std::string ReadinessPredicate::str() const {
       return "condition=" + arg;
     case Type::kJsonPath:
       return fmt::format("jsonpath={}={}", arg, value);
+    case Type::kStackFits:
+      return "stack-fits";
   }
   return "exists";
 }

@@ -1,6 +1,6 @@
 // ReadinessPredicate: when a requirement holds. Parsed from `planter.nephio.org/ready-when`
 // (`exists`, `condition=<Type>`, `jsonpath=<expr>=<value>`) or chosen by a built-in rule
-// (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`).
+// (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`).
 #pragma once
 
 #include <string>
@@ -20,6 +20,7 @@ struct ReadinessPredicate {
     kClusterReady,    // workload cluster provisioned, kubeconfig obtainable, API answers
     kCondition,       // condition `arg` is True
     kJsonPath,        // value at `arg` equals `value`
+    kStackFits,       // the cluster holds all of stack `arg` at once (never from an annotation)
   };
   Type type = Type::kExists;
   std::string arg;

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "model/quantity.h"
 #include "model/yaml.h"
 #include "plan/placement.h"
 #include "plan/rules.h"
@@ -76,19 +77,6 @@ std::vector<std::string> used_clusters(const Plan& plan) {
 }
 
 }  // namespace
-
-// "1.3" cores, "250m"; "1.5Gi", "512Mi" (binary units, as people size memory).
-std::string cpu_text(double cores) {
-  if (cores <= 0) return "0";
-  if (cores < 1) return fmt::format("{}m", static_cast<int64_t>(std::ceil(cores * 1000 - 1e-6)));
-  return fmt::format("{:g}", std::ceil(cores * 1000 - 1e-6) / 1000);
-}
-std::string memory_text(double bytes) {
-  constexpr double kGi = 1024.0 * 1024 * 1024, kMi = 1024.0 * 1024;
-  if (bytes <= 0) return "0";
-  if (bytes >= kGi) return fmt::format("{:g}Gi", std::round(bytes / kGi * 100) / 100);
-  return fmt::format("{:g}Mi", std::ceil(bytes / kMi - 1e-9));
-}
 
 // One line per stack: what it asks, and what one node (or domain) must hold.
 std::string stack_lines(const Plan& plan) {

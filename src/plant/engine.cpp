@@ -6,9 +6,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "plan/stacks/steer.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
 #include "plant/readiness_check.h"
+#include "schedule/stack_fit.h"
 
 namespace planter::plant {
 
@@ -90,7 +92,10 @@ class Engine {
     h.changed = [this](const std::string& c, const std::string& key, const json::object& o) {
       on_changed(c, key, o);
     };
-    h.synced = [this](const std::string& c) { wake_cluster(c); };
+    h.synced = [this](const std::string& c) {
+      ++fit_generation_[c];
+      wake_cluster(c);
+    };
     h.linked = [this](const std::string& c) { wake_cluster(c); };
     h.kind_checked = [this](const std::string& c, const std::string& av, const std::string& k) {
       on_kind_checked(c, av, k);
@@ -98,6 +103,10 @@ class Engine {
     fleet_ =
         std::make_unique<FleetView>(loop_, plan, std::move(clusters), options.client, std::move(h));
     if (options.write_as) fleet_->set_write_identity(*options.write_as);
+    for (const StackNeeds& s : plan.stacks) {
+      stacks_[s.name] = &s;
+      for (const StackMember& m : s.members) members_[m.object] = {&s, &m};
+    }
     index();
   }
 
@@ -138,6 +147,12 @@ class Engine {
         if (r.cluster != unit.cluster) by_cluster_[r.cluster].push_back(u);
         switch (r.when.type) {
           case Type::kClusterReady:
+            break;
+          case Type::kStackFits:
+            waiters_[fit_key(r.cluster, r.when.arg)].push_back(u);
+            fit_stacks_[r.cluster].insert(r.when.arg);
+            fleet_->watch(r.cluster, "v1", "Node");
+            fleet_->watch(r.cluster, "v1", "Pod");
             break;
           case Type::kActive:
             waiters_[at(r.cluster, object_key_of(target))].push_back(u);
@@ -187,7 +202,10 @@ class Engine {
   }
 
   void on_changed(const std::string& cluster, const std::string& key, const json::object& o) {
-    if (string_field(o, {"kind"}) == "CustomResourceDefinition") {
+    std::string kind = string_field(o, {"kind"});
+    if ((kind == "Node" || kind == "Pod") && string_field(o, {"apiVersion"}) == "v1")
+      nodes_changed(cluster);
+    if (kind == "CustomResourceDefinition") {
       std::string group = string_field(o, {"spec", "group"});
       std::string kind = string_field(o, {"spec", "names", "kind"});
       std::string kk = kind_key(cluster, group, kind);
@@ -219,6 +237,55 @@ class Engine {
       kind_delay_.erase(kk);
     }
     wake_key(kk);
+  }
+
+  // Stacks' fits: decided from the cluster's nodes and pods, once per change of them (a burst of
+  // pod events is one decision), and kept once a stack is released.
+  static std::string fit_key(std::string_view cluster, std::string_view stack) {
+    return fmt::format("{}\nstack-fits\n{}", cluster, stack);
+  }
+
+  void nodes_changed(const std::string& cluster) {
+    auto stacks = fit_stacks_.find(cluster);
+    if (stacks == fit_stacks_.end()) return;
+    ++fit_generation_[cluster];
+    if (!refit_posted_.insert(cluster).second) return;
+    loop_.post([this, cluster] {
+      refit_posted_.erase(cluster);
+      for (const std::string& stack : fit_stacks_[cluster])
+        if (!released_.contains(fit_key(cluster, stack))) wake_key(fit_key(cluster, stack));
+    });
+  }
+
+  const schedule::StackFit& fit_of(const std::string& cluster, const std::string& stack) {
+    std::string key = fit_key(cluster, stack);
+    uint64_t generation = fit_generation_[cluster];
+    auto cached = fits_.find(key);
+    if (cached != fits_.end() && cached->second.first == generation) return cached->second.second;
+    schedule::ClusterView view;
+    fleet_->for_each(cluster, "v1", "Node", [&](const json::object& n) { view.add_node(n); });
+    // The stack's own pods (planted before) and those of stacks released in this run stand
+    // for nothing: the fitted stack counts itself, the released ones their reservations.
+    std::set<std::string> uncounted{stack};
+    for (const std::string& other : fit_stacks_[cluster])
+      if (released_.contains(fit_key(cluster, other))) uncounted.insert(other);
+    fleet_->for_each(cluster, "v1", "Pod",
+                     [&](const json::object& p) { view.add_pod(p, uncounted); });
+    for (const std::string& other : uncounted)
+      if (auto r = released_.find(fit_key(cluster, other)); r != released_.end())
+        view.reserve(other, r->second.placed);
+    auto& slot = fits_[key];
+    slot = {generation, schedule::fit_stack(*stacks_.at(stack), view)};
+    return slot.second;
+  }
+
+  // The stack fits: every member on the cluster is released at once, and the room it takes is
+  // held for it until the run ends.
+  void release(const std::string& cluster, const std::string& stack, schedule::StackFit fit) {
+    std::string key = fit_key(cluster, stack);
+    released_[key] = std::move(fit);
+    ++fit_generation_[cluster];
+    loop_.post([this, key] { wake_key(key); });
   }
 
   // Whether the CRD named `name` (or, without a name, the one whose events said it serves
@@ -260,6 +327,17 @@ class Engine {
       case Type::kClusterReady:
         if (fleet_->linked(unit.cluster)) return {};
         return waiting(fleet_->link_status(unit.cluster));
+      case Type::kStackFits: {
+        const std::string& stack = r.when.arg;
+        if (released_.contains(fit_key(r.cluster, stack))) return {};
+        if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
+        if (!fleet_->synced(r.cluster, "v1", "Node") || !fleet_->synced(r.cluster, "v1", "Pod"))
+          return waiting("reading the cluster's nodes and pods");
+        const schedule::StackFit& fit = fit_of(r.cluster, stack);
+        if (!fit.fits) return {Check::kWaiting, fit.why, plan_.describe(r)};
+        release(r.cluster, stack, fit);
+        return {};
+      }
       case Type::kEstablished: {
         const ObjectRef& own = plan_.object_of(unit).ref;
         // Without a CRD in the seed, the kind of the requirement is what must be served.
@@ -374,10 +452,25 @@ class Engine {
       set_state(u, UnitState::kFailed);
       return wake(dependents_[u]);
     }
-    client->apply_async(declared_body(plan_.object_of(unit), options_.seed_name), apply,
+    client->apply_async(body_of(u), apply,
                         [this, u](kube::ApiResult<json::object> r) {
                           loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
                         });
+  }
+
+  // What is applied: the object with planter's labels, its pods steered to where their stack
+  // was found to fit.
+  json::object body_of(size_t u) {
+    const Unit& unit = plan_.units[u];
+    json::object body = declared_body(plan_.object_of(unit), options_.seed_name);
+    auto member = members_.find(unit.object);
+    if (member == members_.end()) return body;
+    auto [stack, paths] = member->second;
+    auto fit = released_.find(fit_key(unit.cluster, stack->name));
+    if (fit == released_.end() || fit->second.steer_key.empty()) return body;
+    if (steer_pods(body, paths->affinity_paths, fit->second.steer_key, fit->second.steer_values))
+      records_[u].steered = fit->second.where;
+    return body;
   }
 
   bool waits_for_kind(const Unit& unit) const {
@@ -468,6 +561,13 @@ class Engine {
   std::set<std::string> retry_pending_;                        // kind keys with a re-check due
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
+  std::map<std::string, const StackNeeds*> stacks_;                      // by name
+  std::unordered_map<size_t, std::pair<const StackNeeds*, const StackMember*>> members_;  // object
+  std::map<std::string, std::set<std::string>> fit_stacks_;  // cluster -> stacks to fit there
+  std::map<std::string, uint64_t> fit_generation_;           // cluster -> changes of its nodes/pods
+  std::set<std::string> refit_posted_;                       // clusters with a decision due
+  std::unordered_map<std::string, std::pair<uint64_t, schedule::StackFit>> fits_;  // fit key
+  std::unordered_map<std::string, schedule::StackFit> released_;                   // fit key
   Clock::time_point start_;
   size_t open_ = 0;
 };

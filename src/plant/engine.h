@@ -45,6 +45,9 @@ struct UnitRecord {
   std::string waiting_for;
   std::string held_by;
   std::string error;  // failed: the server's message; blocked: the failure that blocks it
+  // Where its pods were steered, as its stack was found to fit: "node edge-pool-1 (leaves 5 cpu,
+  // 20Gi free)".
+  std::string steered;
   bool cluster_unreachable = false;  // pending because its cluster failed transiently
   int attempts = 0;                  // applies sent (a re-opened requirement sends again)
 };

@@ -303,6 +303,17 @@ std::vector<json::object> FleetView::items(const std::string& cluster,
   return out;
 }
 
+void FleetView::for_each(const std::string& cluster, const std::string& api_version,
+                         const std::string& kind,
+                         const std::function<void(const json::object&)>& fn) const {
+  auto ws = watches_.find(cluster);
+  if (ws == watches_.end()) return;
+  for (const auto& [key, w] : ws->second)
+    if (w->api_version == api_version && w->kind == kind && w->ns.empty() &&
+        w->field_selector.empty() && w->informer)
+      w->informer->for_each(fn);
+}
+
 FleetView::KindState FleetView::kind_state(const std::string& cluster,
                                            const std::string& api_version,
                                            const std::string& kind) const {

@@ -59,6 +59,7 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
   switch (r.state) {
     case UnitState::kDeclared:
       what = r.held_by.empty() ? "declared" : "declared (waited for " + r.held_by + ")";
+      if (!r.steered.empty()) what += ", its pods steered to " + r.steered;
       break;
     case UnitState::kFailed:
       what = "failed: " + r.error;

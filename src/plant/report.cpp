@@ -126,6 +126,7 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
     if (r.declared) ju["declaredSeconds"] = seconds(*r.declared);
     if (r.failed) ju["failedSeconds"] = seconds(*r.failed);
     if (!r.held_by.empty()) ju["heldBy"] = r.held_by;
+    if (!r.steered.empty()) ju["steered"] = r.steered;
     if (!r.waiting_for.empty()) ju["waitingFor"] = r.waiting_for;
     if (!r.error.empty()) ju["error"] = r.error;
     units.push_back(std::move(ju));

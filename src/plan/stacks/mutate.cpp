@@ -265,6 +265,24 @@ std::pair<double, double> pod_ask(const PodTarget& t) {
   return {std::max(cpu, init_cpu), std::max(memory, init_memory)};
 }
 
+// One kind of pod of a target as the fit model sees it, after the policies are written.
+StackPods pod_kind(const PodTarget& t, double cpu, double memory) {
+  StackPods p;
+  p.count = t.replicas;
+  p.per_node = t.per_node;
+  p.cpu = cpu;
+  p.memory = memory;
+  if (t.tolerations) p.tolerations = *t.tolerations;
+  if (t.node_selector) p.node_selector = *t.node_selector;
+  if (t.affinity)
+    if (const json::value* terms =
+            find_path(*t.affinity, {"nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                                    "nodeSelectorTerms"});
+        terms && terms->is_array())
+      p.node_terms = terms->as_array();
+  return p;
+}
+
 }  // namespace
 
 std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
@@ -273,13 +291,25 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
   std::vector<StackNeeds> needs(stacks.size());
   for (size_t i = 0; i < stacks.size(); ++i) {
     needs[i].name = stacks[i].name;
+    needs[i].atomic = stacks[i].atomic;
     if (stacks[i].colocate) needs[i].colocated_on = stacks[i].topology_key;
+    for (const StackPolicy& other : stacks)
+      if (other.name == stacks[i].name)
+        needs[i].avoid.insert(needs[i].avoid.end(), other.separate_from.begin(),
+                              other.separate_from.end());
+      else if (std::find(other.separate_from.begin(), other.separate_from.end(),
+                         stacks[i].name) != other.separate_from.end())
+        needs[i].avoid.push_back(other.name);
+    std::sort(needs[i].avoid.begin(), needs[i].avoid.end());
+    needs[i].avoid.erase(std::unique(needs[i].avoid.begin(), needs[i].avoid.end()),
+                         needs[i].avoid.end());
   }
   std::map<std::string, const StackPolicy*> by_name;
   for (const auto& s : stacks) by_name[s.name] = &s;
   std::vector<size_t> used(stacks.size(), 0);
   auto shapes_by_kind = crd_pod_shapes(objects, diags);
-  for (Object& o : objects) {
+  for (size_t object = 0; object < objects.size(); ++object) {
+    Object& o = objects[object];
     // An annotation naming a stack the seed does not hold.
     if (const json::string* a = o.annotation(kStackAnnotation);
         a && !by_name.contains(std::string(*a))) {
@@ -331,9 +361,12 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     }
     Writer w{*stack, o, diags};
     StackNeeds& n = needs[index];
+    StackMember& member = n.members.emplace_back(StackMember{object, {}});
     for (PodTarget& t : targets.targets) {
       w.write(t);
       auto [cpu, memory] = pod_ask(t);
+      n.pod_kinds.push_back(pod_kind(t, cpu, memory));
+      if (t.affinity) member.affinity_paths.push_back(t.affinity_path);
       if (t.per_node) {
         n.per_node_pods = true;
         continue;

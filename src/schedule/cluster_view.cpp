@@ -1,0 +1,128 @@
+#include "schedule/cluster_view.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+#include "model/object.h"
+#include "model/quantity.h"
+
+namespace planter::schedule {
+
+namespace json = boost::json;
+
+namespace {
+
+// Kubernetes' default when a node does not say how many pods it takes.
+constexpr int64_t kDefaultMaxPods = 110;
+
+double amount(const json::object* list, const char* resource) {
+  if (!list) return 0;
+  auto v = parse_quantity(quantity_text(list->if_contains(resource)));
+  return v && *v > 0 ? *v : 0;
+}
+
+const json::object* object_at(const json::object& o, std::initializer_list<std::string_view> path) {
+  const json::value* v = find_path(o, path);
+  return v ? v->if_object() : nullptr;
+}
+
+// A container's requests: what it states, else its limits (the API server defaults requests to
+// limits, so a served pod states them; a pod from a manifest may not).
+Usage container_requests(const json::value& c) {
+  const json::object* o = c.if_object();
+  if (!o) return {};
+  const json::object* requests = object_at(*o, {"resources", "requests"});
+  const json::object* limits = object_at(*o, {"resources", "limits"});
+  Usage u;
+  for (const char* r : {"cpu", "memory"}) {
+    double v = requests && requests->contains(r) ? amount(requests, r) : amount(limits, r);
+    (std::string_view(r) == "cpu" ? u.cpu : u.memory) = v;
+  }
+  return u;
+}
+
+bool restartable(const json::value& c) {
+  const json::object* o = c.if_object();
+  const json::value* policy = o ? o->if_contains("restartPolicy") : nullptr;
+  return policy && policy->is_string() && policy->as_string() == "Always";
+}
+
+}  // namespace
+
+Usage pod_requests(const json::object& pod) {
+  Usage total;
+  const json::value* spec_v = pod.if_contains("spec");
+  const json::object* spec = spec_v ? spec_v->if_object() : nullptr;
+  if (spec) {
+    if (const json::value* cs = spec->if_contains("containers"); cs && cs->is_array())
+      for (const json::value& c : cs->as_array()) total += container_requests(c);
+    // Init containers run one after another; sidecars started before one keep running.
+    Usage sidecars, init_peak;
+    if (const json::value* cs = spec->if_contains("initContainers"); cs && cs->is_array())
+      for (const json::value& c : cs->as_array()) {
+        Usage u = container_requests(c);
+        if (restartable(c)) {
+          sidecars += u;
+          continue;
+        }
+        init_peak.cpu = std::max(init_peak.cpu, sidecars.cpu + u.cpu);
+        init_peak.memory = std::max(init_peak.memory, sidecars.memory + u.memory);
+      }
+    total += sidecars;
+    total.cpu = std::max(total.cpu, init_peak.cpu);
+    total.memory = std::max(total.memory, init_peak.memory);
+    if (const json::value* o = spec->if_contains("overhead"); o && o->is_object()) {
+      total.cpu += amount(&o->as_object(), "cpu");
+      total.memory += amount(&o->as_object(), "memory");
+    }
+  }
+  total.pods = 1;
+  return total;
+}
+
+void ClusterView::add_node(const json::object& node) {
+  NodeView n;
+  n.name = string_field(node, {"metadata", "name"});
+  if (n.name.empty() || by_name_.contains(n.name)) return;
+  if (const json::object* labels = object_at(node, {"metadata", "labels"}))
+    for (const auto& [k, v] : *labels)
+      if (v.is_string()) n.labels.emplace(k, v.as_string());
+  if (const json::value* spec = node.if_contains("spec"); spec && spec->is_object()) {
+    const json::object& s = spec->as_object();
+    if (const json::value* t = s.if_contains("taints"); t && t->is_array()) n.taints = t->as_array();
+    if (const json::value* u = s.if_contains("unschedulable"); u && u->is_bool())
+      n.unschedulable = u->as_bool();
+  }
+  const json::object* alloc = object_at(node, {"status", "allocatable"});
+  if (!alloc) alloc = object_at(node, {"status", "capacity"});
+  n.allocatable.cpu = amount(alloc, "cpu");
+  n.allocatable.memory = amount(alloc, "memory");
+  double pods = amount(alloc, "pods");
+  n.allocatable.pods = pods > 0 ? static_cast<int64_t>(pods) : kDefaultMaxPods;
+  by_name_[n.name] = nodes_.size();
+  nodes_.push_back(std::move(n));
+}
+
+void ClusterView::add_pod(const json::object& pod, const std::set<std::string>& uncounted) {
+  std::string node = string_field(pod, {"spec", "nodeName"});
+  auto it = by_name_.find(node);
+  if (it == by_name_.end()) return;
+  std::string phase = string_field(pod, {"status", "phase"});
+  if (phase == "Succeeded" || phase == "Failed") return;
+  NodeView& n = nodes_[it->second];
+  std::string stack = string_field(pod, {"metadata", "labels", "planter.nephio.org/stack"});
+  if (!stack.empty()) n.stacks.insert(stack);
+  if (!stack.empty() && uncounted.contains(stack)) return;
+  n.used += pod_requests(pod);
+}
+
+void ClusterView::reserve(const std::string& stack, const std::map<std::string, Usage>& on_nodes) {
+  for (const auto& [node, usage] : on_nodes) {
+    auto it = by_name_.find(node);
+    if (it == by_name_.end()) continue;
+    nodes_[it->second].used += usage;
+    nodes_[it->second].stacks.insert(stack);
+  }
+}
+
+}  // namespace planter::schedule

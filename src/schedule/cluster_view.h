@@ -1,0 +1,66 @@
+// planter's view of a cluster for fitting: its nodes (allocatable, labels, taints, cordon) and
+// what the pods bound to them ask. Built from Node and Pod objects as the API serves them; the
+// requests of a pod are computed here, by planter's own reading of the Kubernetes documentation
+// (the sim's scheduler has its own: each is the other's test).
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace planter::schedule {
+
+struct Usage {
+  double cpu = 0, memory = 0;  // cores, bytes
+  int64_t pods = 0;
+
+  Usage& operator+=(const Usage& o) {
+    cpu += o.cpu;
+    memory += o.memory;
+    pods += o.pods;
+    return *this;
+  }
+};
+
+struct NodeView {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  boost::json::array taints;
+  bool unschedulable = false;
+  Usage allocatable;
+  Usage used;  // by the pods bound to it (and by reservations)
+  // Stacks with pods (or reservations) on it, by the pods' planter.nephio.org/stack label.
+  std::set<std::string> stacks;
+
+  Usage free() const {
+    return {allocatable.cpu - used.cpu, allocatable.memory - used.memory,
+            allocatable.pods - used.pods};
+  }
+};
+
+// What a pod asks of its node for scheduling: the sum of its containers' requests and of its
+// sidecars' (restartable init containers), or the biggest init container with the sidecars
+// started before it, whichever is more; plus the pod's overhead. One pod slot.
+Usage pod_requests(const boost::json::object& pod);
+
+class ClusterView {
+ public:
+  void add_node(const boost::json::object& node);
+  // A pod bound to a node and not finished. The pods of `uncounted` stacks are recorded on their
+  // node but use nothing: their stack's reservation (or the stack being fitted) stands for them.
+  void add_pod(const boost::json::object& pod, const std::set<std::string>& uncounted);
+  // Room held for a stack that planter released but whose pods are not all bound yet.
+  void reserve(const std::string& stack, const std::map<std::string, Usage>& on_nodes);
+
+  const std::vector<NodeView>& nodes() const { return nodes_; }
+
+ private:
+  std::vector<NodeView> nodes_;
+  std::map<std::string, size_t> by_name_;
+};
+
+}  // namespace planter::schedule
