@@ -50,7 +50,7 @@ struct StackPods {
 
 // A member object of a stack, and where its pods' affinity is (to steer them at declare time).
 struct StackMember {
-  size_t object = 0;  // index into Plan::objects
+  size_t object = 0;                        // index into Plan::objects
   std::vector<std::string> affinity_paths;  // "spec.template.spec.affinity"
 };
 

@@ -196,9 +196,8 @@ void require_stacks_fit(Plan& plan) {
     for (Unit& u : plan.units)
       if (member[u.object])
         u.requirements.push_back(
-            {std::nullopt, ObjectRef{std::string(kStackApiVersion), "Stack", "", s.name},
-             u.cluster, ReadinessPredicate{ReadinessPredicate::Type::kStackFits, s.name, {}},
-             "stack-fits"});
+            {std::nullopt, ObjectRef{std::string(kStackApiVersion), "Stack", "", s.name}, u.cluster,
+             ReadinessPredicate{ReadinessPredicate::Type::kStackFits, s.name, {}}, "stack-fits"});
   }
 }
 

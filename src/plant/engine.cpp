@@ -452,10 +452,9 @@ class Engine {
       set_state(u, UnitState::kFailed);
       return wake(dependents_[u]);
     }
-    client->apply_async(body_of(u), apply,
-                        [this, u](kube::ApiResult<json::object> r) {
-                          loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
-                        });
+    client->apply_async(body_of(u), apply, [this, u](kube::ApiResult<json::object> r) {
+      loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
+    });
   }
 
   // What is applied: the object with planter's labels, its pods steered to where their stack
@@ -561,7 +560,7 @@ class Engine {
   std::set<std::string> retry_pending_;                        // kind keys with a re-check due
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
-  std::map<std::string, const StackNeeds*> stacks_;                      // by name
+  std::map<std::string, const StackNeeds*> stacks_;                       // by name
   std::unordered_map<size_t, std::pair<const StackNeeds*, const StackMember*>> members_;  // object
   std::map<std::string, std::set<std::string>> fit_stacks_;  // cluster -> stacks to fit there
   std::map<std::string, uint64_t> fit_generation_;           // cluster -> changes of its nodes/pods

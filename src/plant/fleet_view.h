@@ -102,8 +102,7 @@ class FleetView {
                                          const std::string& kind) const;
   // Each object of a kind on a cluster in the cache of its all-namespaces watch, read in place
   // (see kube::Informer::for_each).
-  void for_each(const std::string& cluster, const std::string& api_version,
-                const std::string& kind,
+  void for_each(const std::string& cluster, const std::string& api_version, const std::string& kind,
                 const std::function<void(const boost::json::object&)>& fn) const;
 
   // Whether `api_version` `kind` is served on a cluster, as the last check found; check_kind()

@@ -89,7 +89,8 @@ void ClusterView::add_node(const json::object& node) {
       if (v.is_string()) n.labels.emplace(k, v.as_string());
   if (const json::value* spec = node.if_contains("spec"); spec && spec->is_object()) {
     const json::object& s = spec->as_object();
-    if (const json::value* t = s.if_contains("taints"); t && t->is_array()) n.taints = t->as_array();
+    if (const json::value* t = s.if_contains("taints"); t && t->is_array())
+      n.taints = t->as_array();
     if (const json::value* u = s.if_contains("unschedulable"); u && u->is_bool())
       n.unschedulable = u->as_bool();
   }

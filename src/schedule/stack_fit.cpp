@@ -67,7 +67,8 @@ class Reasons {
     std::stable_sort(list.begin(), list.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     std::string out;
-    for (const auto& [reason, n] : list) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, reason);
+    for (const auto& [reason, n] : list)
+      out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, reason);
     return out;
   }
 
@@ -123,10 +124,10 @@ class Fitter {
       return f;
     }
     f.placed.clear();
-    f.why = fmt::format("stack {} needs {} in {} pods; they do not all fit on the {} node(s) that "
-                        "may run them ({} free in all)",
-                        stack_.name, usage_text(total_), total_.pods, usable(all),
-                        usage_text(free_in(all)));
+    f.why = fmt::format(
+        "stack {} needs {} in {} pods; they do not all fit on the {} node(s) that "
+        "may run them ({} free in all)",
+        stack_.name, usage_text(total_), total_.pods, usable(all), usage_text(free_in(all)));
     if (std::string r = reasons.str(); !r.empty()) f.why += "; " + r;
     return f;
   }
@@ -174,8 +175,8 @@ class Fitter {
       f.placed[n.name] = need;
       return f;
     }
-    f.why = fmt::format("stack {} needs {}, {} pods on one node; 0/{} nodes can hold it", stack_.name,
-                        usage_text(total_), total_.pods, nodes.size());
+    f.why = fmt::format("stack {} needs {}, {} pods on one node; 0/{} nodes can hold it",
+                        stack_.name, usage_text(total_), total_.pods, nodes.size());
     if (std::string r = reasons.str(); !r.empty()) f.why += ": " + r;
     if (best)
       f.why += fmt::format("; the best node, {}, has {} free", nodes[*best].name,
@@ -213,7 +214,8 @@ class Fitter {
       double score = 0;
       bool home = false;
       for (size_t n : members) {
-        score += room_left(nodes[n], placed.contains(nodes[n].name) ? placed[nodes[n].name] : Usage{});
+        score +=
+            room_left(nodes[n], placed.contains(nodes[n].name) ? placed[nodes[n].name] : Usage{});
         home = home || nodes[n].stacks.contains(stack_.name);
       }
       score = score / static_cast<double>(members.size()) + (home ? 2 : 0);
@@ -261,7 +263,7 @@ class Fitter {
   bool pack(const std::vector<size_t>& members, std::map<std::string, Usage>& placed) const {
     const auto& nodes = cluster_.nodes();
     if (total_.pods > free_in(members).pods) return false;  // also bounds what is expanded
-    std::vector<size_t> pods;  // kind of each pod
+    std::vector<size_t> pods;                               // kind of each pod
     for (size_t k = 0; k < kinds_.size(); ++k)
       if (!kinds_[k].per_node) pods.insert(pods.end(), static_cast<size_t>(kinds_[k].count), k);
     Usage all = free_in(members);
@@ -269,7 +271,8 @@ class Fitter {
       return (all.cpu > 0 ? kinds_[k].one.cpu / all.cpu : 0) +
              (all.memory > 0 ? kinds_[k].one.memory / all.memory : 0);
     };
-    std::stable_sort(pods.begin(), pods.end(), [&](size_t a, size_t b) { return size(a) > size(b); });
+    std::stable_sort(pods.begin(), pods.end(),
+                     [&](size_t a, size_t b) { return size(a) > size(b); });
     std::map<size_t, Usage> taken;
     for (size_t k : pods) {
       std::optional<size_t> to;
@@ -302,7 +305,7 @@ class Fitter {
   std::vector<PodKind> kinds_;
   std::vector<std::vector<bool>> allowed_;  // kind -> node
   std::vector<std::string> refusal_;        // node -> why no pod of the stack may go there
-  Usage total_;                              // every pod but the DaemonSets'
+  Usage total_;                             // every pod but the DaemonSets'
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -89,10 +90,12 @@ std::string members() {
 
 // app label -> the nodes its pods run on, once every pod of `count` runs.
 std::map<std::string, std::vector<std::string>> placement(SimProcess& sim, size_t count,
-                                                          std::map<std::string, std::string>* qos) {
+                                                          std::map<std::string, std::string>* qos,
+                                                          const std::string& context = "edge") {
+  std::string on = context.empty() ? "" : "--context " + context + " ";
   std::map<std::string, std::vector<std::string>> out;
   for (int i = 0; i < 150; ++i) {
-    auto r = sim.kubectl("--context edge get pods -n default -o json");
+    auto r = sim.kubectl(on + "get pods -n default -o json");
     if (r.code == 0) {
       json::value v = json::parse(r.out);
       out.clear();
@@ -112,8 +115,7 @@ std::map<std::string, std::vector<std::string>> placement(SimProcess& sim, size_
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  ADD_FAILURE() << "the pods did not all run: "
-                << sim.kubectl("--context edge get pods -o wide").out;
+  ADD_FAILURE() << "the pods did not all run: " << sim.kubectl(on + "get pods -o wide").out;
   return out;
 }
 
@@ -266,6 +268,94 @@ TEST(StackTest, CustomResourcesOfTwoOperatorsFollowTheirStacks) {
   EXPECT_NE(nodes["moodle-a"], nodes["moodle-b"]) << wide;
   EXPECT_EQ(qos.size(), 6u) << wide;
   for (const auto& [pod, cls] : qos) EXPECT_EQ(cls, "Guaranteed") << pod;
+}
+
+// An atomic, co-located stack asking more than any node has: nothing of it is declared, and
+// planter says why; a node added while it waits releases every member at once, and the pods go
+// to that node.
+const char* kBigStack = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: big}
+spec:
+  selector: {matchLabels: {stack: big}}
+  atomic: true
+  colocate: true
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {stack: big}}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: main, image: nginx, resources: {limits: {cpu: "2", memory: 2Gi}}}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default, labels: {stack: big}}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: main, image: mysql, resources: {limits: {cpu: "1", memory: 4Gi}}}]
+)";
+
+const char* kBigNode = R"(apiVersion: v1
+kind: Node
+metadata:
+  name: big-node
+  labels: {kubernetes.io/hostname: big-node}
+status:
+  capacity: {cpu: "16", memory: 64Gi, pods: "110"}
+  allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
+)";
+
+TEST(StackTest, AtomicStackWaitsForANodeThatHoldsAllOfIt) {
+  SimProcess sim({"--workload-delay", "100"});  // three nodes of 8 cpu, 32Gi
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "big.yaml";
+  std::ofstream(seed) << kBigStack;
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 2");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err,
+              ::testing::HasSubstr("stack big needs 11 cpu, 14Gi, 6 pods on one node; 0/3 nodes "
+                                   "can hold it: 3 Insufficient cpu; the best node, "))
+      << r.out << r.err;
+  EXPECT_THAT(sim.kubectl("get deployments,statefulsets -n default -o name").out,
+              ::testing::IsEmpty())
+      << "nothing of the stack is declared";
+
+  fs::path report = sim.dir() / "report.json";
+  auto planting = std::async(std::launch::async, [&] {
+    return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                   " --timeout 60 --report " + q(report));
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_NE(planting.wait_for(std::chrono::seconds(0)), std::future_status::ready)
+      << "planted before any node could hold the stack";
+  fs::path node = sim.dir() / "node.yaml";
+  std::ofstream(node) << kBigNode;
+  ASSERT_EQ(sim.kubectl("create -f " + q(node)).code, 0);
+  r = planting.get();
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // Released together: both members were ready in the same turn of the engine.
+  json::value rep = json::parse(read_file(report));
+  std::vector<double> ready;
+  for (const auto& u : rep.at("units").as_array()) {
+    ready.push_back(u.at("readySeconds").to_number<double>());
+    EXPECT_THAT(std::string(u.at("steered").as_string()), ::testing::StartsWith("node big-node"));
+  }
+  ASSERT_EQ(ready.size(), 2u);
+  EXPECT_NEAR(ready[0], ready[1], 0.05);
+  auto at = placement(sim, 6, nullptr, "");
+  EXPECT_EQ(nodes_of(at, {"web", "db"}), std::set<std::string>{"big-node"})
+      << sim.kubectl("get pods -o wide").out;
 }
 
 }  // namespace

@@ -286,6 +286,65 @@ spec: {podTemplate: {spec: {containers: [{name: run, image: x}]}}}
             "db");
 }
 
+TEST(StacksTest, MembersOfAnAtomicStackWaitUntilItFitsAndSeparationGoesBothWays) {
+  auto out = plan_yaml(std::string(kStack) + R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mysql, namespace: default, labels: {stack: db}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: mysql}}
+  template:
+    metadata: {labels: {app: mysql}}
+    spec: {containers: [{name: mysql, image: mysql}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: mysql, namespace: default, labels: {stack: db}}
+spec: {ports: [{port: 3306}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {stack: web}}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Plan& plan = out.plan;
+  std::map<std::string, std::vector<std::string>> fits;  // object -> its stack-fits requirements
+  for (const Unit& u : plan.units)
+    for (const Requirement& r : u.requirements)
+      if (r.when.str() == "stack-fits")
+        fits[plan.object_of(u).display()].push_back(plan.describe(r));
+  EXPECT_EQ(fits, (std::map<std::string, std::vector<std::string>>{
+                      {"apps/v1 Deployment default/mysql", {"stack db fits on cluster SELF"}},
+                      {"v1 Service default/mysql", {"stack db fits on cluster SELF"}}}))
+      << "members of the atomic stack db wait for it to fit; web is not atomic";
+  ASSERT_EQ(plan.stacks.size(), 2u);
+  EXPECT_EQ(plan.stacks[0].avoid, std::vector<std::string>{"web"});
+  EXPECT_EQ(plan.stacks[1].avoid, std::vector<std::string>{"db"})
+      << "db's anti-affinity keeps web's pods off its node too";
+  ASSERT_EQ(plan.stacks[0].pod_kinds.size(), 1u);
+  const StackPods& pods = plan.stacks[0].pod_kinds[0];
+  EXPECT_EQ(pods.count, 2);
+  EXPECT_DOUBLE_EQ(pods.cpu, 1);  // the stack's defaults
+  EXPECT_EQ(pods.tolerations.size(), 1u);
+  EXPECT_EQ(pods.node_terms.size(), 1u);
+  ASSERT_EQ(plan.stacks[0].members.size(), 2u);
+  EXPECT_EQ(plan.stacks[0].members[0].affinity_paths,
+            std::vector<std::string>{"spec.template.spec.affinity"});
+  EXPECT_TRUE(plan.stacks[0].members[1].affinity_paths.empty()) << "a Service makes no pods";
+  json::value rendered = json::parse(render_json(plan));
+  bool listed = false;
+  for (const auto& u : rendered.at("units").as_array())
+    for (const auto& r : u.at("requires").as_array())
+      listed = listed || r.at("when") == "stack-fits";
+  EXPECT_TRUE(listed) << "plan -o json lists the requirement";
+}
+
 TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
   std::string file =
       std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";

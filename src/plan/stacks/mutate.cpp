@@ -275,9 +275,9 @@ StackPods pod_kind(const PodTarget& t, double cpu, double memory) {
   if (t.tolerations) p.tolerations = *t.tolerations;
   if (t.node_selector) p.node_selector = *t.node_selector;
   if (t.affinity)
-    if (const json::value* terms =
-            find_path(*t.affinity, {"nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                                    "nodeSelectorTerms"});
+    if (const json::value* terms = find_path(
+            *t.affinity, {"nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                          "nodeSelectorTerms"});
         terms && terms->is_array())
       p.node_terms = terms->as_array();
   return p;
@@ -297,8 +297,8 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
       if (other.name == stacks[i].name)
         needs[i].avoid.insert(needs[i].avoid.end(), other.separate_from.begin(),
                               other.separate_from.end());
-      else if (std::find(other.separate_from.begin(), other.separate_from.end(),
-                         stacks[i].name) != other.separate_from.end())
+      else if (std::find(other.separate_from.begin(), other.separate_from.end(), stacks[i].name) !=
+               other.separate_from.end())
         needs[i].avoid.push_back(other.name);
     std::sort(needs[i].avoid.begin(), needs[i].avoid.end());
     needs[i].avoid.erase(std::unique(needs[i].avoid.begin(), needs[i].avoid.end()),

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <limits>
 
 #include "model/strings.h"
 
@@ -126,9 +128,11 @@ struct Roles {
   int64_t replicas = 1;
 };
 
+// A replica count: an int32 in Kubernetes; anything out of its range is taken as its bound.
 int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
   const json::value* v = resolve(root, p);
-  return v && v->is_int64() ? v->as_int64() : fallback;
+  if (!v || !v->is_int64()) return fallback;
+  return std::clamp<int64_t>(v->as_int64(), 0, std::numeric_limits<int32_t>::max());
 }
 
 // A PodTemplateSpec at `t`: its containers' resources are those present now.
