@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/fit_command.h"
 #include "cli/operator_command.h"
 #include "cli/plant_command.h"
 #include "cli/seed_flags.h"
@@ -63,17 +64,21 @@ int main(int argc, char** argv) {
   std::string output = "table";
   auto* plan = app.add_subcommand("plan",
                                   "Print the plan of a seed: units, clusters, waves and "
-                                  "what each unit waits for (no cluster is contacted)");
+                                  "what each unit waits for (no cluster is contacted, unless "
+                                  "--fit)");
   add_seed_flags(plan, plan_flags);
   plan->add_option("-o,--output", output, "Output format")
       ->check(CLI::IsMember({"table", "json", "dot", "mermaid"}))
       ->capture_default_str();
+  cli::FitFlags fit_flags;
+  cli::add_fit_flags(plan, fit_flags);
   plan->footer(
       "Examples:\n"
       "  planter plan examples/hello-world/seed.yaml\n"
       "  planter plan seed.yaml -o json | jq '.units[] | select(.wave == 0)'\n"
       "  planter plan seed.yaml -o dot | dot -Tsvg > plan.svg\n"
-      "  planter plan seed.yaml --cluster edge2=kind-edge2 --cluster-labels edge2=tier=edge");
+      "  planter plan seed.yaml --cluster edge2=kind-edge2 --cluster-labels edge2=tier=edge\n"
+      "  planter plan seed.yaml --fit --context prod");
 
   SeedFlags annotate_flags;
   auto* annotate = app.add_subcommand(
@@ -106,6 +111,13 @@ int main(int argc, char** argv) {
 
   try {
     if (*plan) {
+      if (fit_flags.fit) {
+        if (output != "table" && output != "json") {
+          fmt::print(stderr, "error: --fit prints a table or JSON: use -o table or -o json\n");
+          return kExitBadInput;
+        }
+        return cli::run_plan_fit(plan_flags, fit_flags, output);
+      }
       return run_planner(plan_flags, [&](const Plan& p) {
         if (output == "json") return render_json(p);
         if (output == "dot") return render_dot(p);

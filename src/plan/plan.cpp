@@ -32,7 +32,8 @@ int Plan::wave_count() const {
 size_t Plan::external_requirement_count() const {
   size_t n = 0;
   for (const Unit& u : units)
-    for (const Requirement& r : u.requirements) n += r.external() ? 1 : 0;
+    for (const Requirement& r : u.requirements)
+      n += r.external() && r.when.type != ReadinessPredicate::Type::kStackFits ? 1 : 0;
   return n;
 }
 

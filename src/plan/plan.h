@@ -87,6 +87,7 @@ struct Plan {
   // Instance established", "... (not in seed)".
   std::string describe(const Requirement& r) const;
   int wave_count() const;
+  // Requirements on objects outside the seed (a stack's fit is not one).
   size_t external_requirement_count() const;
 };
 

@@ -139,7 +139,8 @@ std::string render_json(const Plan& plan) {
                        {"cluster", r.cluster},
                        {"when", r.when.str()},
                        {"rule", r.rule}};
-      if (r.external()) req["external"] = true;
+      if (r.external() && r.when.type != ReadinessPredicate::Type::kStackFits)
+        req["external"] = true;
       requirements.push_back(std::move(req));
     }
     json::object unit{{"object", o.ref.id()},

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "plant/audit_order.h"
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -356,6 +357,58 @@ TEST(StackTest, AtomicStackWaitsForANodeThatHoldsAllOfIt) {
   auto at = placement(sim, 6, nullptr, "");
   EXPECT_EQ(nodes_of(at, {"web", "db"}), std::set<std::string>{"big-node"})
       << sim.kubectl("get pods -o wide").out;
+}
+
+// What-if before planting: `plan --fit` reads the cluster (and writes nothing) and says per stack
+// where it would land, or why it cannot.
+TEST(StackTest, PlanFitSaysWhereEachStackWouldLandAndWritesNothing) {
+  SimProcess sim;  // three nodes of 8 cpu, 32Gi
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "two.yaml";
+  std::ofstream(seed) << kBigStack << R"(---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: small}
+spec:
+  selector: {matchLabels: {app: solo}}
+  atomic: {defaults: {cpu: "3", memory: 1Gi}}
+  colocate: true
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: solo, namespace: default, labels: {app: solo}}
+spec:
+  selector: {matchLabels: {app: solo}}
+  template:
+    metadata: {labels: {app: solo}}
+    spec: {containers: [{name: main, image: nginx}]}
+)";
+  auto writes = [&] {
+    size_t n = 0;
+    for (const auto& e : parse_audit(sim.audit_lines()))
+      n += e.verb == "create" || e.verb == "patch" || e.verb == "update" || e.verb == "apply" ||
+                   e.verb == "delete"
+               ? 1
+               : 0;
+    return n;
+  };
+  size_t writes_before = writes();
+  CommandResult r = planter("plan " + q(seed) + " --fit --kubeconfig " + q(sim.kubeconfig()));
+  EXPECT_EQ(r.code, 1) << "a stack does not fit\n" << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("stack small on SELF: fits on node management-node-"))
+      << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("(leaves 5 cpu, 31Gi free)")) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("stack big on SELF: stack big needs 11 cpu, 14Gi, 6 "
+                                          "pods on one node; 0/3 nodes can hold it"))
+      << r.out;
+  r = planter("plan " + q(seed) + " --fit -o json --kubeconfig " + q(sim.kubeconfig()));
+  json::value doc = json::parse(r.out);
+  std::map<std::string, bool> fits;
+  for (const auto& s : doc.at("stacks").as_array())
+    for (const auto& f : s.at("fit").as_array())
+      fits[std::string(s.at("name").as_string())] = f.at("fits").as_bool();
+  EXPECT_EQ(fits, (std::map<std::string, bool>{{"big", false}, {"small", true}}));
+  EXPECT_EQ(writes(), writes_before) << "--fit only reads";
 }
 
 }  // namespace
