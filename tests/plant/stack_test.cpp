@@ -89,28 +89,37 @@ std::string members() {
          workload("Deployment", "other", "", 4);
 }
 
-// app label -> the nodes its pods run on, once every pod of `count` runs.
-std::map<std::string, std::vector<std::string>> placement(SimProcess& sim, size_t count,
-                                                          std::map<std::string, std::string>* qos,
-                                                          const std::string& context = "edge") {
+// Where the pods run, once `count` of them run. Each pod is known by its workload: its `app` label
+// (the seed's workloads), or the label the sim's operators give the pods of a custom resource.
+struct Pods {
+  std::map<std::string, std::vector<std::string>> nodes;  // workload -> nodes of its pods
+  std::map<std::string, std::string> qos;                 // pod -> QoS class
+  std::map<std::string, std::string> stack;               // pod -> its stack label, if any
+};
+
+Pods placement(SimProcess& sim, size_t count, const std::string& context = "edge") {
   std::string on = context.empty() ? "" : "--context " + context + " ";
-  std::map<std::string, std::vector<std::string>> out;
+  Pods out;
   for (int i = 0; i < 150; ++i) {
     auto r = sim.kubectl(on + "get pods -n default -o json");
     if (r.code == 0) {
-      json::value v = json::parse(r.out);
-      out.clear();
+      json::value v = json::parse(r.out);  // kept: the loop below points into it
+      out = {};
       size_t running = 0;
       for (const auto& p : v.at("items").as_array()) {
         const auto& o = p.as_object();
-        std::string app(o.at("metadata").at("labels").at("app").as_string());
+        const json::object& labels = o.at("metadata").at("labels").as_object();
+        std::string name(o.at("metadata").at("name").as_string());
+        auto* app = labels.if_contains("app");
+        if (!app) app = labels.if_contains("sim.planter.io/workload");
         auto* node = o.at("spec").as_object().if_contains("nodeName");
         auto* phase = o.at("status").as_object().if_contains("phase");
         if (phase && *phase == "Running") ++running;
-        out[app].push_back(node ? std::string(node->as_string()) : "");
-        if (qos)
-          (*qos)[std::string(o.at("metadata").at("name").as_string())] =
-              std::string(o.at("status").at("qosClass").as_string());
+        out.nodes[app ? std::string(app->as_string()) : name].push_back(
+            node ? std::string(node->as_string()) : "");
+        out.qos[name] = std::string(o.at("status").at("qosClass").as_string());
+        if (auto* stack = labels.if_contains("planter.nephio.org/stack"))
+          out.stack[name] = std::string(stack->as_string());
       }
       if (running == count) return out;
     }
@@ -120,57 +129,12 @@ std::map<std::string, std::vector<std::string>> placement(SimProcess& sim, size_
   return out;
 }
 
-std::set<std::string> nodes_of(const std::map<std::string, std::vector<std::string>>& at,
-                               std::initializer_list<const char*> apps) {
+std::set<std::string> nodes_of(const Pods& at, std::initializer_list<const char*> workloads) {
   std::set<std::string> out;
-  for (const char* a : apps)
-    if (auto it = at.find(a); it != at.end()) out.insert(it->second.begin(), it->second.end());
+  for (const char* w : workloads)
+    if (auto it = at.nodes.find(w); it != at.nodes.end())
+      out.insert(it->second.begin(), it->second.end());
   return out;
-}
-
-TEST(StackTest, PoliciesPlaceEveryPodOfEachStack) {
-  SimProcess sim({"--provision-delay", "300", "--workload-delay", "100"});
-  ASSERT_TRUE(sim.running());
-  fs::path seed = sim.dir() / "stacks.yaml";
-  std::ofstream(seed) << kCluster << kStacks << members();
-  CommandResult r =
-      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
-  std::map<std::string, std::string> qos;
-  auto at = placement(sim, 13, &qos);
-  auto a = nodes_of(at, {"web-a", "db-a", "cache-a"});
-  auto b = nodes_of(at, {"web-b", "db-b"});
-  auto vip = nodes_of(at, {"vip"});
-  auto other = nodes_of(at, {"other"});
-  auto wide = sim.kubectl("--context edge get pods -o wide").out;
-  EXPECT_EQ(a.size(), 1u) << "every pod of moodle-a on one node\n" << wide;
-  EXPECT_EQ(b.size(), 1u) << "every pod of moodle-b on one node\n" << wide;
-  EXPECT_NE(a, b) << "moodle-a is separated from moodle-b\n" << wide;
-  for (const auto& n : vip) EXPECT_THAT(n, ::testing::StartsWith("edge-gold-")) << wide;
-  for (const auto& n : other) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << wide;
-  for (const auto& n : a) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << wide;
-  for (const auto& [pod, cls] : qos) {
-    bool stacked = pod.find("-a-") != std::string::npos || pod.find("-b-") != std::string::npos ||
-                   pod.starts_with("db-");
-    if (stacked) {
-      EXPECT_EQ(cls, "Guaranteed") << pod;
-    }
-  }
-}
-
-TEST(StackTest, WithoutTheStacksTheSamePodsSpread) {
-  SimProcess sim({"--provision-delay", "300", "--workload-delay", "100"});
-  ASSERT_TRUE(sim.running());
-  fs::path seed = sim.dir() / "plain.yaml";
-  std::ofstream(seed) << kCluster << members();
-  CommandResult r =
-      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
-  // The vip pods tolerate nothing: without their stack they cannot run on gold nodes, and the
-  // rest spreads over the pool.
-  auto at = placement(sim, 13, nullptr);
-  auto a = nodes_of(at, {"web-a", "db-a", "cache-a"});
-  EXPECT_GT(a.size(), 1u) << sim.kubectl("--context edge get pods -o wide").out;
 }
 
 // Stacks of custom resources: a Moodle-like kind whose CRD tells planter where its pods' fields
@@ -223,52 +187,64 @@ std::string moodle_stack(const std::string& stack) {
          "spec:\n  replicas: 1\n  podSpec: {resources: {requests: {cpu: 500m, memory: 1Gi}}}\n";
 }
 
-const json::value* find_labels(const json::object& pod) {
-  auto* labels = pod.at("metadata").as_object().if_contains("labels");
-  return labels && labels->is_object() ? labels : nullptr;
+// The two Moodle-like stacks: each a Moodle-like custom resource, a MysqlCluster, two
+// Deployments and a StatefulSet; 19 pods in all with the vip and other Deployments.
+std::string moodle_seed() {
+  return std::string(kCluster) + kOperatorCrds + members() + moodle_stack("moodle-a") +
+         moodle_stack("moodle-b");
 }
+constexpr size_t kMoodlePods = 19;
 
-TEST(StackTest, CustomResourcesOfTwoOperatorsFollowTheirStacks) {
+TEST(StackTest, PoliciesPlaceEveryPodOfEachStack) {
   SimProcess sim({"--provision-delay", "300", "--workload-delay", "100", "--crd-delay", "100"});
   ASSERT_TRUE(sim.running());
-  fs::path seed = sim.dir() / "moodle.yaml";
-  std::ofstream(seed) << kCluster << kOperatorCrds << kStacks << moodle_stack("moodle-a")
-                      << moodle_stack("moodle-b");
+  fs::path seed = sim.dir() / "stacks.yaml";
+  std::ofstream(seed) << moodle_seed() << kStacks;
   CommandResult r =
       planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  // Pods are labelled by the sim's operators with the workload they belong to.
-  std::map<std::string, std::set<std::string>> nodes;  // stack -> nodes
-  std::map<std::string, std::string> qos;
-  for (int i = 0; i < 150; ++i) {
-    auto got = sim.kubectl("--context edge get pods -n default -o json");
-    nodes.clear();
-    size_t running = 0;
-    if (got.code == 0) {
-      json::value list = json::parse(got.out);  // kept: the loop below points into it
-      for (const auto& p : list.at("items").as_array()) {
-        const auto& o = p.as_object();
-        const json::value* labels = find_labels(o);
-        auto* stack =
-            labels ? labels->as_object().if_contains("planter.nephio.org/stack") : nullptr;
-        auto* phase = o.at("status").as_object().if_contains("phase");
-        if (phase && *phase == "Running") ++running;
-        if (!stack) continue;
-        auto* node = o.at("spec").as_object().if_contains("nodeName");
-        nodes[std::string(stack->as_string())].insert(node ? std::string(node->as_string()) : "");
-        qos[std::string(o.at("metadata").at("name").as_string())] =
-            std::string(o.at("status").at("qosClass").as_string());
-      }
-      if (running == 6) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  Pods at = placement(sim, kMoodlePods);
+  auto a = nodes_of(at, {"web-a", "db-a", "cache-a", "moodle-a-site", "moodle-a-db"});
+  auto b = nodes_of(at, {"web-b", "db-b", "moodle-b-site", "moodle-b-db"});
+  auto vip = nodes_of(at, {"vip"});
+  auto other = nodes_of(at, {"other"});
   auto wide = sim.kubectl("--context edge get pods -o wide").out;
-  ASSERT_EQ(nodes["moodle-a"].size(), 1u) << wide;
-  ASSERT_EQ(nodes["moodle-b"].size(), 1u) << wide;
-  EXPECT_NE(nodes["moodle-a"], nodes["moodle-b"]) << wide;
-  EXPECT_EQ(qos.size(), 6u) << wide;
-  for (const auto& [pod, cls] : qos) EXPECT_EQ(cls, "Guaranteed") << pod;
+  EXPECT_EQ(at.nodes.size(), 11u) << "every workload has pods\n" << wide;
+  EXPECT_EQ(a.size(), 1u) << "every pod of moodle-a on one node\n" << wide;
+  EXPECT_EQ(b.size(), 1u) << "every pod of moodle-b on one node\n" << wide;
+  EXPECT_NE(a, b) << "moodle-a is separated from moodle-b\n" << wide;
+  for (const auto& n : vip) EXPECT_THAT(n, ::testing::StartsWith("edge-gold-")) << wide;
+  for (const auto& n : other) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << wide;
+  for (const auto& n : a) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << wide;
+  // Nothing but vip on the gold nodes.
+  for (const auto& [workload, nodes] : at.nodes) {
+    if (workload == "vip") continue;
+    for (const auto& n : nodes) EXPECT_THAT(n, ::testing::StartsWith("edge-pool-")) << workload;
+  }
+  // Every member pod of the atomic stacks is Guaranteed.
+  size_t atomic_pods = 0;
+  for (const auto& [pod, stack] : at.stack)
+    if (stack == "moodle-a" || stack == "moodle-b") {
+      ++atomic_pods;
+      EXPECT_EQ(at.qos.at(pod), "Guaranteed") << pod;
+    }
+  EXPECT_EQ(atomic_pods, 13u) << wide;
+}
+
+TEST(StackTest, WithoutTheStacksTheSamePodsSpread) {
+  SimProcess sim({"--provision-delay", "300", "--workload-delay", "100", "--crd-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "plain.yaml";
+  std::ofstream(seed) << moodle_seed();
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // The vip pods tolerate nothing: without their stack they cannot run on gold nodes, and the
+  // rest spreads over the pool.
+  Pods at = placement(sim, kMoodlePods);
+  auto a = nodes_of(at, {"web-a", "db-a", "cache-a", "moodle-a-site", "moodle-a-db"});
+  EXPECT_GT(a.size(), 1u) << sim.kubectl("--context edge get pods -o wide").out;
+  EXPECT_TRUE(at.stack.empty());
 }
 
 // An atomic, co-located stack asking more than any node has: nothing of it is declared, and
@@ -354,7 +330,7 @@ TEST(StackTest, AtomicStackWaitsForANodeThatHoldsAllOfIt) {
   }
   ASSERT_EQ(ready.size(), 2u);
   EXPECT_NEAR(ready[0], ready[1], 0.05);
-  auto at = placement(sim, 6, nullptr, "");
+  Pods at = placement(sim, 6, "");
   EXPECT_EQ(nodes_of(at, {"web", "db"}), std::set<std::string>{"big-node"})
       << sim.kubectl("get pods -o wide").out;
 }
