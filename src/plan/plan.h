@@ -70,6 +70,7 @@ struct StackNeeds {
   std::vector<std::string> avoid;
   std::vector<StackPods> pod_kinds;
   std::vector<StackMember> members;
+  boost::json::object body;  // the Stack as the seed wrote it (`planter annotate` prints it back)
 };
 
 struct Plan {

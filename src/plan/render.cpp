@@ -248,7 +248,10 @@ std::string render_annotated_seed(const Plan& plan) {
     }
   }
   std::vector<json::value> docs;
-  docs.reserve(plan.objects.size());
+  docs.reserve(plan.stacks.size() + plan.objects.size());
+  // Stacks first: planning the output again applies them again (adding nothing) and gives the
+  // same plan, stack-fits included.
+  for (const StackNeeds& s : plan.stacks) docs.emplace_back(s.body);
   for (size_t i = 0; i < plan.objects.size(); ++i) {
     Object o = plan.objects[i];
     const auto& c = clusters[i];

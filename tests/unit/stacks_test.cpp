@@ -345,6 +345,29 @@ spec:
   EXPECT_TRUE(listed) << "plan -o json lists the requirement";
 }
 
+TEST(StacksTest, AnnotatedOutputPlansTheSameAgain) {
+  auto out = plan_yaml(std::string(kStack) + R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mysql, namespace: default, labels: {stack: db}}
+spec:
+  selector: {matchLabels: {app: mysql}}
+  template:
+    metadata: {labels: {app: mysql}}
+    spec: {containers: [{name: mysql, image: mysql, resources: {requests: {cpu: 500m}}}]}
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  std::string annotated = render_annotated_seed(out.plan);
+  auto again = plan_yaml(annotated);
+  ASSERT_TRUE(again.ok()) << again.diags.str() << annotated;
+  EXPECT_EQ(render_table(again.plan), render_table(out.plan)) << annotated;
+  ASSERT_EQ(again.plan.objects.size(), out.plan.objects.size());
+  for (size_t i = 0; i < out.plan.objects.size(); ++i)
+    EXPECT_EQ(json::serialize(at(again.plan.objects[i], {"spec"})),
+              json::serialize(at(out.plan.objects[i], {"spec"})))
+        << "applying a stack twice adds nothing";
+}
+
 TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
   std::string file =
       std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";

@@ -291,6 +291,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
   std::vector<StackNeeds> needs(stacks.size());
   for (size_t i = 0; i < stacks.size(); ++i) {
     needs[i].name = stacks[i].name;
+    needs[i].body = stacks[i].body;
     needs[i].atomic = stacks[i].atomic;
     if (stacks[i].colocate) needs[i].colocated_on = stacks[i].topology_key;
     for (const StackPolicy& other : stacks)

@@ -178,7 +178,10 @@ std::vector<StackPolicy> read_stacks(std::vector<Object>& objects, Diagnostics& 
       continue;
     }
     Reader r{o, diags};
-    if (auto p = r.read()) stacks.push_back(std::move(*p));
+    if (auto p = r.read()) {
+      p->body = std::move(o.body);
+      stacks.push_back(std::move(*p));
+    }
   }
   objects = std::move(rest);
   std::set<std::string> names;

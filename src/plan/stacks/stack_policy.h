@@ -23,6 +23,7 @@ inline constexpr std::string_view kHostnameKey = "kubernetes.io/hostname";
 struct StackPolicy {
   std::string name;
   SourceLocation source;
+  boost::json::object body;               // as the seed wrote it
   std::optional<LabelSelector> selector;  // none: members join by annotation only
   // atomic: requests = limits for cpu and memory in every container; `default_*` size the
   // containers that state neither (spec.atomic.defaults).
