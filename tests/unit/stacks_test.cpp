@@ -256,6 +256,7 @@ spec:
   - name: v1
     served: true
     storage: true
+    subresources: {scale: {specReplicasPath: .spec.runners, statusReplicasPath: .status.runners}}
     schema:
       openAPIV3Schema:
         type: object
@@ -275,9 +276,12 @@ spec:
 apiVersion: example.org/v1
 kind: Runner
 metadata: {name: r, namespace: default, labels: {stack: db}}
-spec: {podTemplate: {spec: {containers: [{name: run, image: x}]}}}
+spec: {runners: 3, podTemplate: {spec: {containers: [{name: run, image: x}]}}}
 )");
   ASSERT_TRUE(out.ok()) << out.diags.str();
+  // MysqlCluster's replicas from the table, the Runner's from its CRD's scale subresource.
+  ASSERT_EQ(out.plan.stacks.size(), 2u);
+  EXPECT_EQ(out.plan.stacks[0].pods, 2 + 3);
   EXPECT_EQ(
       at(object_named(out.plan, "my"), {"spec", "podSpec", "labels", "planter.nephio.org/stack"}),
       "db");

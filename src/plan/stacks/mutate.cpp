@@ -175,6 +175,19 @@ struct Writer {
   }
 };
 
+// A CRD spec's storage version (the one whose schema and subresources describe what is stored);
+// null when none is marked.
+const json::object* storage_version(const json::object& crd_spec) {
+  const json::value* versions = crd_spec.if_contains("versions");
+  if (!versions || !versions->is_array()) return nullptr;
+  for (const json::value& v : versions->as_array())
+    if (const json::object* vo = v.if_object())
+      if (const json::value* storage = vo->if_contains("storage");
+          storage && storage->is_bool() && storage->as_bool())
+        return vo;
+  return nullptr;
+}
+
 // The pod shapes of every custom kind a CRD of the seed defines: its annotation, else the
 // built-in table, else its schema.
 std::map<std::pair<std::string, std::string>, std::vector<PodShape>> crd_pod_shapes(
@@ -193,41 +206,35 @@ std::map<std::pair<std::string, std::string>, std::vector<PodShape>> crd_pod_sha
     if (!group || !group->is_string() || !kind || !kind->is_string()) continue;
     std::pair<std::string, std::string> key{std::string(group->as_string()),
                                             std::string(kind->as_string())};
+    std::vector<PodShape> shapes;
     if (const json::string* a = o.annotation(kPodTemplateAnnotation)) {
-      auto shapes = parse_pod_shapes(std::string_view(*a));
-      if (!shapes)
+      auto parsed = parse_pod_shapes(std::string_view(*a));
+      if (!parsed) {
         diags.add(o.where(), o.display(),
-                  fmt::format("{}: {}", kPodTemplateAnnotation, shapes.error().message),
+                  fmt::format("{}: {}", kPodTemplateAnnotation, parsed.error().message),
                   "see docs/stacks.md for the forms it takes");
-      else {
-        // The scale subresource says where the replicas are, for shapes that do not.
-        if (auto* versions = s.if_contains("versions"); versions && versions->is_array())
-          for (const auto& v : versions->as_array())
-            if (const json::value* path =
-                    v.is_object()
-                        ? find_path(v.as_object(), {"subresources", "scale", "specReplicasPath"})
-                        : nullptr;
-                path && path->is_string())
-              for (PodShape& shape : *shapes)
-                if (shape.replicas.empty()) {
-                  std::string_view p = path->as_string();
-                  if (p.starts_with('.')) p.remove_prefix(1);
-                  shape.replicas = std::string(p);
-                }
-        out[key] = std::move(*shapes);
+        continue;
       }
-      continue;
+      shapes = std::move(*parsed);
+    } else {
+      shapes = builtin_pod_shapes(key.first, key.second);
+      if (shapes.empty())
+        if (const json::object* storage = storage_version(s))
+          if (const json::value* schema = find_path(*storage, {"schema", "openAPIV3Schema"});
+              schema && schema->is_object())
+            shapes = schema_pod_shapes(schema->as_object());
     }
-    std::vector<PodShape> shapes = builtin_pod_shapes(key.first, key.second);
-    if (shapes.empty())
-      if (auto* versions = s.if_contains("versions"); versions && versions->is_array())
-        for (const auto& v : versions->as_array()) {
-          const json::object* vo = v.if_object();
-          const json::value* storage = vo ? vo->if_contains("storage") : nullptr;
-          if (!storage || !storage->is_bool() || !storage->as_bool()) continue;
-          const json::value* schema = find_path(*vo, {"schema", "openAPIV3Schema"});
-          if (schema && schema->is_object()) shapes = schema_pod_shapes(schema->as_object());
-        }
+    // The scale subresource says where the replicas are, for shapes that do not say.
+    if (const json::object* storage = storage_version(s))
+      if (const json::value* path =
+              find_path(*storage, {"subresources", "scale", "specReplicasPath"});
+          path && path->is_string())
+        for (PodShape& shape : shapes)
+          if (shape.replicas.empty()) {
+            std::string_view p = path->as_string();
+            if (p.starts_with('.')) p.remove_prefix(1);
+            shape.replicas = std::string(p);
+          }
     if (!shapes.empty()) out[key] = std::move(shapes);
   }
   return out;
