@@ -626,6 +626,52 @@ TEST(OperatorTest, AdminObjectsAreTheOperatorsOnlyInAdminNamespaces) {
   EXPECT_EQ(writer["|ConfigMap|team|settings"], "system:serviceaccount:team:deployer");
 }
 
+// An atomic stack in a Seed that no node can hold: the Seed says why while it waits, and a node
+// added with kubectl lets it plant.
+TEST(OperatorTest, ASeedWithAStackTooBigSaysWhyUntilANodeHoldsIt) {
+  SimProcess sim;  // three nodes of 8 cpu, 32Gi
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "big", R"(    inline: |
+      apiVersion: planter.nephio.org/v1alpha1
+      kind: Stack
+      metadata: {name: big}
+      spec: {selector: {matchLabels: {stack: big}}, atomic: true, colocate: true}
+      ---
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: web, labels: {stack: big}}
+      spec:
+        replicas: 5
+        selector: {matchLabels: {app: web}}
+        template:
+          metadata: {labels: {app: web}}
+          spec:
+            containers: [{name: main, image: nginx, resources: {limits: {cpu: "2", memory: 1Gi}}}])"));
+  std::string why = "stack big needs 10 cpu, 5Gi, 5 pods on one node; 0/3 nodes can hold it";
+  ASSERT_TRUE(eventually(
+      [&] {
+        return seed_field(sim, "default", "big",
+                          ".status.conditions[?(@.type==\"Progressing\")].message")
+                   .find(why) != std::string::npos;
+      },
+      30s))
+      << sim.kubectl("get seed big -o yaml").out << op.log();
+  EXPECT_THAT(seed_field(sim, "default", "big", ".status.notDeclared[0].waitingFor"),
+              HasSubstr(why));
+  EXPECT_THAT(sim.kubectl("get deployments -o name").out, ::testing::IsEmpty());
+  apply_yaml(sim, R"(apiVersion: v1
+kind: Node
+metadata:
+  name: big-node
+  labels: {kubernetes.io/hostname: big-node}
+status:
+  allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
+)");
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "big", "Planted"); }, 30s))
+      << sim.kubectl("get seed big -o yaml").out << op.log();
+}
+
 // A workload cluster is reached with the kubeconfig its cluster object points at; the Seed's
 // service account must be allowed to read that Secret, or any Seed could use any cluster whose
 // credentials the operator can read.
