@@ -46,6 +46,7 @@ bench: build
 	build/release/bench/kube_bench
 	build/release/bench/plant_bench
 	build/release/bench/scheduler_bench
+	build/release/bench/stack_fit_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -1,0 +1,124 @@
+// The cost of one stack-fits decision (src/schedule), as the engine pays it on every burst of
+// node and pod changes of a cluster with atomic stacks waiting (Google Benchmark).
+//
+//   View/N      - building the ClusterView from N nodes and 4N pods (JSON as the API serves it)
+//   OneNode/N   - a co-located stack of 12 pods onto one of N nodes
+//   Packed/N    - a stack of 200 pods packed across N nodes
+//   Zone/N      - a stack of 30 pods co-located in one of 10 zones
+//
+// Counters: decisions/s; nodes per second for View.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+
+#include "schedule/cluster_view.h"
+#include "schedule/stack_fit.h"
+
+namespace {
+
+using namespace planter;
+namespace json = boost::json;
+
+struct Fleet {
+  std::vector<json::object> nodes, pods;
+};
+
+// N nodes of 16 cpu, 64Gi in 10 zones, a tenth tainted; 4 pods per node of 1-3 cpu.
+const Fleet& fleet(size_t n) {
+  static std::map<size_t, Fleet> cache;
+  auto [it, fresh] = cache.try_emplace(n);
+  if (!fresh) return it->second;
+  Fleet& f = it->second;
+  for (size_t i = 0; i < n; ++i) {
+    std::string name = fmt::format("node-{}", i);
+    json::object node{
+        {"metadata",
+         {{"name", name},
+          {"labels",
+           {{"kubernetes.io/hostname", name},
+            {"topology.kubernetes.io/zone", fmt::format("zone-{}", i % 10)}}}}},
+        {"spec", json::object{}},
+        {"status", {{"allocatable", {{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}}}}};
+    if (i % 10 == 9)
+      node["spec"].as_object()["taints"] =
+          json::array{json::object{{"key", "tenant"}, {"value", "gold"}, {"effect", "NoSchedule"}}};
+    f.nodes.push_back(std::move(node));
+    for (size_t p = 0; p < 4; ++p)
+      f.pods.push_back(json::object{
+          {"metadata", {{"name", fmt::format("pod-{}-{}", i, p)}, {"labels", json::object{}}}},
+          {"spec",
+           {{"nodeName", name},
+            {"containers",
+             json::array{json::object{
+                 {"name", "c"},
+                 {"resources",
+                  {{"requests",
+                    {{"cpu", fmt::format("{}", 1 + (i + p) % 3)}, {"memory", "4Gi"}}}}}}}}}},
+          {"status", {{"phase", "Running"}}}});
+  }
+  return f;
+}
+
+schedule::ClusterView view_of(const Fleet& f) {
+  schedule::ClusterView v;
+  for (const auto& n : f.nodes) v.add_node(n);
+  for (const auto& p : f.pods) v.add_pod(p, {"fitted"});
+  return v;
+}
+
+StackNeeds stack(int64_t pods, double cpu, std::string colocated_on) {
+  StackNeeds s;
+  s.name = "fitted";
+  s.atomic = true;
+  s.colocated_on = std::move(colocated_on);
+  StackPods p;
+  p.count = pods;
+  p.cpu = cpu;
+  p.memory = 512.0 * 1024 * 1024;
+  s.pod_kinds = {p};
+  return s;
+}
+
+void View(benchmark::State& state) {
+  const Fleet& f = fleet(static_cast<size_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(view_of(f));
+  state.counters["nodes/s"] = benchmark::Counter(
+      static_cast<double>(f.nodes.size()) * state.iterations(), benchmark::Counter::kIsRate);
+}
+
+void Decide(benchmark::State& state, const StackNeeds& s) {
+  schedule::ClusterView v = view_of(fleet(static_cast<size_t>(state.range(0))));
+  bool fits = false;
+  for (auto _ : state) {
+    schedule::StackFit f = schedule::fit_stack(s, v);
+    fits = f.fits;
+    benchmark::DoNotOptimize(f);
+  }
+  state.counters["decisions/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  if (!fits) state.SkipWithError("the stack should fit");
+}
+
+void OneNode(benchmark::State& state) {
+  Decide(state, stack(12, 0.5, "kubernetes.io/hostname"));
+}
+void Packed(benchmark::State& state) {
+  Decide(state, stack(200, 2, ""));
+}
+void Zone(benchmark::State& state) {
+  Decide(state, stack(30, 2, "topology.kubernetes.io/zone"));
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  b->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+BENCHMARK(View)->Apply(sizes);
+BENCHMARK(OneNode)->Apply(sizes);
+BENCHMARK(Packed)->Apply(sizes);
+BENCHMARK(Zone)->Apply(sizes);
+
+BENCHMARK_MAIN();
