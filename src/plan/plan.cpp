@@ -14,6 +14,8 @@ std::string Plan::describe(const Requirement& r) const {
     what = fmt::format("cluster {} ready", object.name);
   } else if (r.when.type == ReadinessPredicate::Type::kStackFits) {
     return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
+  } else if (r.when.type == ReadinessPredicate::Type::kAnchorScheduled) {
+    return fmt::format("the anchor pod of {} bound", object.short_form());
   } else if (object.name.empty()) {
     what = fmt::format("kind {} {} {}", object.api_version, object.kind, r.when.str());
   } else {

@@ -71,6 +71,9 @@ struct StackNeeds {
   std::vector<StackPods> pod_kinds;
   std::vector<StackMember> members;
   boost::json::object body;  // the Stack as the seed wrote it (`planter annotate` prints it back)
+  // coschedule mode anchor: the anchor StatefulSet planter added (an index into Plan::objects).
+  // It waits for stack-fits and is steered; the other members wait for it to be bound.
+  std::optional<size_t> anchor;
 };
 
 struct Plan {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "plan/grouping.h"
@@ -187,18 +188,47 @@ namespace {
 
 // Every member unit of an atomic stack waits until its cluster holds all of the stack: the
 // requirement names the Stack (which is never declared) and is decided by the engine's fit model.
-void require_stacks_fit(Plan& plan) {
+// A co-scheduled stack's anchor waits for that instead, and every other member waits for the
+// anchor's pod to be bound (then the units are ordered again: the anchor comes first).
+void require_stacks(Plan& plan, Diagnostics& diags) {
+  using Type = ReadinessPredicate::Type;
+  bool anchored = false;
   for (const StackNeeds& s : plan.stacks) {
-    if (!s.atomic || s.members.empty()) continue;
+    if ((!s.atomic && !s.anchor) || s.members.empty()) continue;
+    ObjectRef stack_ref{std::string(kStackApiVersion), "Stack", "", s.name};
     std::vector<bool> member(plan.objects.size(), false);
     for (const StackMember& m : s.members)
       if (m.object < member.size()) member[m.object] = true;
-    for (Unit& u : plan.units)
-      if (member[u.object])
-        u.requirements.push_back(
-            {std::nullopt, ObjectRef{std::string(kStackApiVersion), "Stack", "", s.name}, u.cluster,
-             ReadinessPredicate{ReadinessPredicate::Type::kStackFits, s.name, {}}, "stack-fits"});
+    std::map<std::string, size_t> anchor_on;  // cluster -> the anchor's unit there
+    for (size_t u = 0; u < plan.units.size(); ++u)
+      if (s.anchor && plan.units[u].object == *s.anchor) anchor_on[plan.units[u].cluster] = u;
+    for (size_t u = 0; u < plan.units.size(); ++u) {
+      Unit& unit = plan.units[u];
+      if (!member[unit.object]) continue;
+      if (!s.anchor || unit.object == *s.anchor) {
+        unit.requirements.push_back({std::nullopt, stack_ref, unit.cluster,
+                                     ReadinessPredicate{Type::kStackFits, s.name, {}},
+                                     "stack-fits"});
+        continue;
+      }
+      auto anchor = anchor_on.find(unit.cluster);
+      if (anchor == anchor_on.end()) {
+        const Object& o = plan.object_of(unit);
+        diags.add(o.where(), o.display(),
+                  fmt::format("the object is in the co-scheduled stack {} but planted on cluster "
+                              "{}, where its anchor is not",
+                              s.name, unit.cluster),
+                  "place every member of a co-scheduled stack on one cluster (the anchor "
+                  "follows the first member that makes pods)");
+        continue;
+      }
+      unit.requirements.push_back({anchor->second, std::nullopt, unit.cluster,
+                                   ReadinessPredicate{Type::kAnchorScheduled, s.name, {}},
+                                   "anchor"});
+      anchored = true;
+    }
   }
+  if (anchored && diags.empty()) order_units(plan, diags);
 }
 
 }  // namespace
@@ -235,7 +265,7 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   validate_seed(seed, kinds, vopts, out.diags);
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
   out.plan.stacks = std::move(needs);
-  require_stacks_fit(out.plan);
+  require_stacks(out.plan, out.diags);
   return out;
 }
 

@@ -26,6 +26,8 @@ std::string ReadinessPredicate::str() const {
       return fmt::format("jsonpath={}={}", arg, value);
     case Type::kStackFits:
       return "stack-fits";
+    case Type::kAnchorScheduled:
+      return "anchor-scheduled";
   }
   return "exists";
 }

@@ -1,6 +1,7 @@
 // ReadinessPredicate: when a requirement holds. Parsed from `planter.nephio.org/ready-when`
 // (`exists`, `condition=<Type>`, `jsonpath=<expr>=<value>`) or chosen by a built-in rule
-// (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`).
+// (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`,
+// `anchor-scheduled`).
 #pragma once
 
 #include <string>
@@ -13,14 +14,15 @@ namespace planter {
 struct ReadinessPredicate {
   enum class Type {
     kExists,
-    kActive,          // Namespace status.phase is Active
-    kEstablished,     // CRD condition Established and the kind is discoverable
-    kAvailable,       // APIService condition Available
-    kEndpointsReady,  // Service has a ready endpoint
-    kClusterReady,    // workload cluster provisioned, kubeconfig obtainable, API answers
-    kCondition,       // condition `arg` is True
-    kJsonPath,        // value at `arg` equals `value`
-    kStackFits,       // the cluster holds all of stack `arg` at once (never from an annotation)
+    kActive,           // Namespace status.phase is Active
+    kEstablished,      // CRD condition Established and the kind is discoverable
+    kAvailable,        // APIService condition Available
+    kEndpointsReady,   // Service has a ready endpoint
+    kClusterReady,     // workload cluster provisioned, kubeconfig obtainable, API answers
+    kCondition,        // condition `arg` is True
+    kJsonPath,         // value at `arg` equals `value`
+    kStackFits,        // the cluster holds all of stack `arg` at once (never from an annotation)
+    kAnchorScheduled,  // the anchor pod of stack `arg` is bound to a schedulable node (ditto)
   };
   Type type = Type::kExists;
   std::string arg;

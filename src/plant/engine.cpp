@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "plan/stacks/stack_policy.h"
 #include "plan/stacks/steer.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
@@ -151,6 +152,15 @@ class Engine {
           case Type::kStackFits:
             waiters_[fit_key(r.cluster, r.when.arg)].push_back(u);
             fit_stacks_[r.cluster].insert(r.when.arg);
+            if (auto s = stacks_.find(r.when.arg);
+                s != stacks_.end() && s->second->anchor == unit.object)
+              anchor_unit_[fit_key(r.cluster, r.when.arg)] = u;
+            fleet_->watch(r.cluster, "v1", "Node");
+            fleet_->watch(r.cluster, "v1", "Pod");
+            break;
+          case Type::kAnchorScheduled:
+            waiters_[anchor_key(r.cluster, r.when.arg)].push_back(u);
+            anchored_[fit_key(r.cluster, r.when.arg)].push_back(u);
             fleet_->watch(r.cluster, "v1", "Node");
             fleet_->watch(r.cluster, "v1", "Pod");
             break;
@@ -203,8 +213,12 @@ class Engine {
 
   void on_changed(const std::string& cluster, const std::string& key, const json::object& o) {
     std::string kind = string_field(o, {"kind"});
-    if ((kind == "Node" || kind == "Pod") && string_field(o, {"apiVersion"}) == "v1")
+    if ((kind == "Node" || kind == "Pod") && string_field(o, {"apiVersion"}) == "v1") {
       nodes_changed(cluster);
+      if (const json::string* anchor =
+              find_string(o, {"metadata", "labels", std::string_view(kAnchorLabel)}))
+        wake_key(anchor_key(cluster, *anchor));
+    }
     if (kind == "CustomResourceDefinition") {
       std::string group = string_field(o, {"spec", "group"});
       std::string kind = string_field(o, {"spec", "names", "kind"});
@@ -252,9 +266,83 @@ class Engine {
     if (!refit_posted_.insert(cluster).second) return;
     loop_.post([this, cluster] {
       refit_posted_.erase(cluster);
-      for (const std::string& stack : fit_stacks_[cluster])
-        if (!released_.contains(fit_key(cluster, stack))) wake_key(fit_key(cluster, stack));
+      for (const std::string& stack : fit_stacks_[cluster]) {
+        if (!released_.contains(fit_key(cluster, stack))) {
+          wake_key(fit_key(cluster, stack));
+          continue;
+        }
+        replace_anchor_if_stranded(cluster, stack);
+        wake_key(anchor_key(cluster, stack));  // a node's cordon says whether an anchor holds
+      }
     });
+  }
+
+  static std::string anchor_key(std::string_view cluster, std::string_view stack) {
+    return fmt::format("{}\nanchor\n{}", cluster, stack);
+  }
+
+  // Where a co-scheduled stack's anchor pod is: bound to a node that takes pods, or why not.
+  struct AnchorPod {
+    std::string node;  // set when bound
+    std::string why;   // empty when it holds
+  };
+  AnchorPod anchor_pod(const std::string& cluster, const std::string& ns,
+                       const std::string& stack) {
+    std::optional<AnchorPod> found;
+    fleet_->for_each(cluster, "v1", "Pod", [&](const json::object& p) {
+      const json::string* label = find_string(p, {"metadata", "labels", kAnchorLabel});
+      if (!label || *label != stack || string_field(p, {"metadata", "namespace"}) != ns) return;
+      if (find_path(p, {"metadata", "deletionTimestamp"})) return;
+      std::string name = string_field(p, {"metadata", "name"});
+      AnchorPod a{string_field(p, {"spec", "nodeName"}), {}};
+      if (a.node.empty()) {
+        const json::object* scheduled = find_condition(p, "PodScheduled");
+        std::string message = scheduled ? string_field(*scheduled, {"message"}) : "";
+        a.why = fmt::format("anchor pod {} is not bound yet{}", name,
+                            message.empty() ? "" : ": " + message);
+      }
+      // Of several (a rollout), the bound one on the node planter chose decides.
+      if (!found || (found->node.empty() && !a.node.empty())) found = std::move(a);
+    });
+    if (!found) return {"", "no anchor pod yet"};
+    if (found->node.empty()) return *found;
+    auto node = fleet_->get(cluster, "v1", "Node", "", found->node);
+    if (!node)
+      found->why = fmt::format("the anchor's node {} is gone", found->node);
+    else if (auto* u = find_path(*node, {"spec", "unschedulable"});
+             u && u->is_bool() && u->as_bool())
+      found->why = fmt::format("the anchor's node {} is cordoned", found->node);
+    return *found;
+  }
+
+  // The anchor was bound where planter chose, that node is now cordoned or gone, and members
+  // still wait for it: planter chooses a node again and declares the anchor again (its pod is
+  // replaced by its StatefulSet's rollout), so that no member follows it onto a dead node.
+  void replace_anchor_if_stranded(const std::string& cluster, const std::string& stack) {
+    std::string key = fit_key(cluster, stack);
+    auto anchor_unit = anchor_unit_.find(key);
+    auto members = anchored_.find(key);
+    auto released = released_.find(key);
+    if (anchor_unit == anchor_unit_.end() || members == anchored_.end() ||
+        released == released_.end())
+      return;
+    size_t a = anchor_unit->second;
+    if (records_[a].state != UnitState::kDeclared) return;
+    bool waiting = false;
+    for (size_t m : members->second) waiting = waiting || records_[m].state == UnitState::kPending;
+    if (!waiting) return;
+    const ObjectRef& ref = plan_.object_of(plan_.units[a]).ref;
+    AnchorPod pod = anchor_pod(cluster, ref.ns, stack);
+    const auto& chosen = released->second.steer_values;
+    if (pod.node.empty() || pod.why.empty() ||
+        std::find(chosen.begin(), chosen.end(), pod.node) == chosen.end())
+      return;
+    released_.erase(released);
+    ++fit_generation_[cluster];
+    records_[a].steered.clear();
+    records_[a].waiting_for = "placing the anchor again: " + pod.why;
+    set_state(a, UnitState::kPending);
+    evaluate(a);
   }
 
   const schedule::StackFit& fit_of(const std::string& cluster, const std::string& stack) {
@@ -327,6 +415,13 @@ class Engine {
       case Type::kClusterReady:
         if (fleet_->linked(unit.cluster)) return {};
         return waiting(fleet_->link_status(unit.cluster));
+      case Type::kAnchorScheduled: {
+        if (!fleet_->synced(r.cluster, "v1", "Pod") || !fleet_->synced(r.cluster, "v1", "Node"))
+          return waiting("reading the cluster's nodes and pods");
+        AnchorPod pod = anchor_pod(r.cluster, target.ns, r.when.arg);
+        if (pod.why.empty()) return {};
+        return waiting(pod.why);
+      }
       case Type::kStackFits: {
         const std::string& stack = r.when.arg;
         if (released_.contains(fit_key(r.cluster, stack))) return {};
@@ -567,6 +662,8 @@ class Engine {
   std::set<std::string> refit_posted_;                       // clusters with a decision due
   std::unordered_map<std::string, std::pair<uint64_t, schedule::StackFit>> fits_;  // fit key
   std::unordered_map<std::string, schedule::StackFit> released_;                   // fit key
+  std::unordered_map<std::string, size_t> anchor_unit_;            // fit key -> the anchor's unit
+  std::unordered_map<std::string, std::vector<size_t>> anchored_;  // fit key -> its followers
   Clock::time_point start_;
   size_t open_ = 0;
 };

@@ -14,6 +14,7 @@ Progress::Progress(const Plan& plan, std::FILE* out, bool terminal, bool verbose
       verbose_(verbose),
       cluster_of_(plan.units.size()),
       waits_(plan.units.size()),
+      was_declared_(plan.units.size(), false),
       start_(std::chrono::steady_clock::now()) {
   std::map<std::string, int> index;
   for (size_t i = 0; i < plan.units.size(); ++i) {
@@ -37,7 +38,15 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
   else
     pending_[cluster_of_[unit]].erase(unit);
   waits_[unit] = r.waiting_for;
-  if (r.state == UnitState::kDeclared) ++declared_[cluster_of_[unit]];
+  // A declared unit planter declares again (an anchor placed again, a server that disagreed with
+  // the cache) is counted once, and said once, even when not verbose.
+  bool again = was_declared_[unit] && r.state == UnitState::kPending;
+  if (r.state == UnitState::kDeclared && !was_declared_[unit]) ++declared_[cluster_of_[unit]];
+  if (r.state == UnitState::kDeclared) was_declared_[unit] = true;
+  if (again) {
+    was_declared_[unit] = false;
+    --declared_[cluster_of_[unit]];
+  }
   if (terminal_) {
     auto now = std::chrono::steady_clock::now();
     if (now - last_draw_ >= std::chrono::milliseconds(100)) draw();
@@ -72,8 +81,8 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
       what = "declaring";
       break;
     case UnitState::kPending:
-      if (!verbose_) return;
-      what = "waiting for " + r.waiting_for;
+      if (!verbose_ && !again) return;
+      what = again ? "to be declared again: " + r.waiting_for : "waiting for " + r.waiting_for;
       break;
   }
   fmt::print(out_, "{:7.3f}s  {}  {}: {}\n", t, u.cluster, plan_.object_of(u).display(), what);

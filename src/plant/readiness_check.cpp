@@ -94,7 +94,8 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
       return {false, fmt::format("{} is \"{}\", not \"{}\"", p.arg, *got.value(), p.value)};
     }
     case T::kStackFits:
-      break;  // not about one object: the engine's fit model decides
+    case T::kAnchorScheduled:
+      break;  // not about one object: the engine decides from its nodes and pods
   }
   return {false, "unknown predicate"};
 }

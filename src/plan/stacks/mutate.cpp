@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
+#include <set>
 
 #include "model/quantity.h"
+#include "plan/placement.h"
 #include "plan/stacks/pod_targets.h"
 #include "plan/stacks/stack_policy.h"
 
@@ -46,6 +48,7 @@ struct Writer {
   const StackPolicy& stack;
   Object& object;
   Diagnostics& diags;
+  bool is_anchor = false;  // the stack's own anchor: it leads, it does not follow
 
   void error(std::string message, std::string hint = {}) {
     diags.add(object.where(), object.display(), std::move(message), std::move(hint));
@@ -69,6 +72,28 @@ struct Writer {
                      stack_term(stack.name, stack.topology_key)))
         note(fmt::format("{}.podAffinity: required, with the pods of stack {} on {}",
                          t.affinity_path, stack.name, stack.topology_key));
+    }
+    if (stack.coschedule == StackPolicy::Coschedule::kAnchor && !is_anchor) {
+      json::object& aff = child(*t.affinity, "podAffinity");
+      json::object term{{"labelSelector", {{"matchLabels", {{kAnchorLabel, stack.name}}}}},
+                        {"namespaceSelector", json::object{}},
+                        {"topologyKey", kHostnameKey}};
+      if (add_unique(list(aff, "requiredDuringSchedulingIgnoredDuringExecution"), std::move(term)))
+        note(fmt::format("{}.podAffinity: required, with the anchor of stack {} on {}",
+                         t.affinity_path, stack.name, kHostnameKey));
+    }
+    if (is_anchor && stack.isolate) {
+      json::object& anti = child(*t.affinity, "podAntiAffinity");
+      json::object term{
+          {"labelSelector",
+           {{"matchExpressions",
+             json::array{json::object{{"key", kAnchorLabel}, {"operator", "Exists"}},
+                         json::object{{"key", kAnchorLabel},
+                                      {"operator", "NotIn"},
+                                      {"values", json::array{json::value(stack.name)}}}}}}},
+          {"namespaceSelector", json::object{}},
+          {"topologyKey", kHostnameKey}};
+      add_unique(list(anti, "requiredDuringSchedulingIgnoredDuringExecution"), std::move(term));
     }
     for (const std::string& other : stack.separate_from) {
       json::object& anti = child(*t.affinity, "podAntiAffinity");
@@ -290,6 +315,73 @@ StackPods pod_kind(const PodTarget& t, double cpu, double memory) {
   return p;
 }
 
+// What a co-scheduled stack's anchor is made from: its members' namespace, claims and placement.
+struct AnchorInputs {
+  std::set<std::string> namespaces;
+  std::vector<std::string> claims;      // in the order members mount them
+  const Object* placed_like = nullptr;  // the first member that makes pods
+};
+
+void collect(AnchorInputs& in, const Object& member, const PodTarget& t) {
+  if (!in.placed_like) in.placed_like = &member;
+  in.namespaces.insert(member.ref.ns);
+  if (!t.volumes) return;
+  for (const json::value& v : *t.volumes) {
+    const json::value* claim =
+        v.is_object() ? find_path(v.as_object(), {"persistentVolumeClaim", "claimName"}) : nullptr;
+    if (!claim || !claim->is_string()) continue;
+    std::string name(claim->as_string());
+    if (std::find(in.claims.begin(), in.claims.end(), name) == in.claims.end())
+      in.claims.push_back(name);
+  }
+}
+
+// The anchor of a co-scheduled stack: a one-replica StatefulSet of the pause image, with tiny
+// guaranteed requests, mounting every claim its members mount (so that WaitForFirstConsumer
+// volumes bind where the anchor runs), placed on the clusters of its first member.
+Object make_anchor(const StackPolicy& stack, const AnchorInputs& in) {
+  std::string name = stack.name + "-anchor";
+  std::string ns = in.namespaces.empty() ? "" : *in.namespaces.begin();
+  json::object labels{{kAnchorLabel, stack.name}};
+  json::array volumes, mounts;
+  for (size_t i = 0; i < in.claims.size(); ++i) {
+    std::string volume = fmt::format("claim-{}", i);
+    volumes.push_back(
+        json::object{{"name", volume}, {"persistentVolumeClaim", {{"claimName", in.claims[i]}}}});
+    mounts.push_back(
+        json::object{{"name", volume}, {"mountPath", fmt::format("/anchor/{}", in.claims[i])}});
+  }
+  json::object size{{"cpu", "10m"}, {"memory", "16Mi"}};
+  json::object container{{"name", "anchor"},
+                         {"image", std::string(kAnchorImage)},
+                         {"resources", {{"requests", size}, {"limits", size}}}};
+  if (!mounts.empty()) container["volumeMounts"] = std::move(mounts);
+  json::object pod_spec{{"containers", json::array{std::move(container)}},
+                        {"terminationGracePeriodSeconds", 0}};
+  if (!volumes.empty()) pod_spec["volumes"] = std::move(volumes);
+  json::object metadata{{"name", name}, {"labels", labels}};
+  if (!ns.empty()) metadata["namespace"] = ns;
+  json::object annotations;
+  if (in.placed_like)
+    for (std::string_view key :
+         {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation})
+      if (const json::string* v = in.placed_like->annotation(key)) annotations[key] = *v;
+  if (!annotations.empty()) metadata["annotations"] = std::move(annotations);
+  Object anchor;
+  anchor.body = json::object{
+      {"apiVersion", "apps/v1"},
+      {"kind", "StatefulSet"},
+      {"metadata", std::move(metadata)},
+      {"spec",
+       {{"replicas", 1},
+        {"serviceName", name},
+        {"selector", {{"matchLabels", labels}}},
+        {"template", {{"metadata", {{"labels", labels}}}, {"spec", std::move(pod_spec)}}}}}};
+  anchor.ref = {"apps/v1", "StatefulSet", ns, name};
+  anchor.source = stack.source;
+  return anchor;
+}
+
 }  // namespace
 
 std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
@@ -316,6 +408,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
   for (const auto& s : stacks) by_name[s.name] = &s;
   std::vector<size_t> used(stacks.size(), 0);
   auto shapes_by_kind = crd_pod_shapes(objects, diags);
+  std::vector<AnchorInputs> anchors(stacks.size());
   for (size_t object = 0; object < objects.size(); ++object) {
     Object& o = objects[object];
     // An annotation naming a stack the seed does not hold.
@@ -372,6 +465,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     StackMember& member = n.members.emplace_back(StackMember{object, {}});
     for (PodTarget& t : targets.targets) {
       w.write(t);
+      if (t.replicas > 0 || t.per_node) collect(anchors[index], o, t);
       auto [cpu, memory] = pod_ask(t);
       n.pod_kinds.push_back(pod_kind(t, cpu, memory));
       if (t.affinity) member.affinity_paths.push_back(t.affinity_path);
@@ -387,6 +481,49 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
         n.share_memory = std::max(n.share_memory, memory);
       }
     }
+  }
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    if (stacks[i].coschedule != StackPolicy::Coschedule::kAnchor) continue;
+    const AnchorInputs& in = anchors[i];
+    if (!in.placed_like) {
+      diags.warn(stacks[i].source.str(), stacks[i].display(),
+                 "coschedule: no member of the stack makes pods, so it has no anchor");
+      continue;
+    }
+    if (in.namespaces.size() > 1) {
+      diags.add(stacks[i].source.str(), stacks[i].display(),
+                fmt::format("coschedule: the members' pods are in {} namespaces; the anchor mounts "
+                            "their claims, which live in one",
+                            in.namespaces.size()),
+                "put the co-scheduled members in one namespace, or split the stack");
+      continue;
+    }
+    if (stacks[i].name.size() + 7 > kMaxStatefulSetName) {
+      diags.add(stacks[i].source.str(), stacks[i].display(),
+                fmt::format("coschedule: the anchor {}-anchor would be a StatefulSet name longer "
+                            "than {} characters",
+                            stacks[i].name, kMaxStatefulSetName),
+                "shorten the Stack's name");
+      continue;
+    }
+    Object anchor = make_anchor(stacks[i], in);
+    Writer w{stacks[i], anchor, diags, true};
+    PodTargets targets = pod_targets(anchor, kinds, {});
+    StackNeeds& n = needs[i];
+    StackMember member{objects.size(), {}};
+    for (PodTarget& t : targets.targets) {
+      w.write(t);
+      auto [cpu, memory] = pod_ask(t);
+      n.pod_kinds.push_back(pod_kind(t, cpu, memory));
+      member.affinity_paths.push_back(t.affinity_path);
+      n.pods += 1;
+      n.cpu += cpu;
+      n.memory += memory;
+    }
+    anchor.mutations.clear();  // planter made it: the whole object is planter's
+    n.anchor = objects.size();
+    n.members.push_back(std::move(member));
+    objects.push_back(std::move(anchor));
   }
   for (StackNeeds& n : needs)
     if (n.colocated_on == kHostnameKey) {

@@ -123,7 +123,7 @@ void expand(const json::value& at, const std::vector<std::string_view>& steps, s
 
 // The role paths of one target, before anything is made.
 struct Roles {
-  Path labels, affinity, tolerations, node_selector;
+  Path labels, affinity, tolerations, node_selector, volumes;
   std::vector<std::pair<Path, std::string>> resources;  // path, container name
   int64_t replicas = 1;
 };
@@ -137,11 +137,9 @@ int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
 
 // A PodTemplateSpec at `t`: its containers' resources are those present now.
 Roles template_plan(const json::value& root, const Path& t) {
-  Roles p{concat(t, {"metadata", "labels"}),
-          concat(t, {"spec", "affinity"}),
-          concat(t, {"spec", "tolerations"}),
-          concat(t, {"spec", "nodeSelector"}),
-          {}};
+  Roles p{concat(t, {"metadata", "labels"}),  concat(t, {"spec", "affinity"}),
+          concat(t, {"spec", "tolerations"}), concat(t, {"spec", "nodeSelector"}),
+          concat(t, {"spec", "volumes"}),     {}};
   if (!t.empty())
     p.replicas = integer_at(root, concat(Path(t.begin(), t.end() - 1), {"replicas"}), 1);
   for (const char* field : {"initContainers", "containers"}) {
@@ -184,6 +182,7 @@ std::vector<Roles> shape_plans(const json::value& root, const PodShape& s) {
                           concat(b, {"affinity"}),
                           concat(b, {"tolerations"}),
                           concat(b, {"nodeSelector"}),
+                          concat(b, {"volumes"}),
                           {{concat(b, {"resources"}), s.path}}});
       break;
     }
@@ -298,6 +297,7 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     if (json::value* v = at(p.affinity)) t.affinity = v->if_object();
     if (json::value* v = at(p.tolerations)) t.tolerations = v->if_array();
     if (json::value* v = at(p.node_selector)) t.node_selector = v->if_object();
+    if (json::value* v = at(p.volumes)) t.volumes = v->if_array();
     for (const auto& [r, name] : p.resources)
       if (json::value* v = at(r); v && v->is_object())
         t.resources.push_back({text_of(Path(r.begin(), r.end() - 1)), name, &v->as_object()});

@@ -23,6 +23,7 @@ struct PodTarget {
   boost::json::object* affinity = nullptr;
   boost::json::array* tolerations = nullptr;
   const boost::json::object* node_selector = nullptr;  // read only; null when absent
+  const boost::json::array* volumes = nullptr;         // read only; null when absent or unknown
   struct Sized {
     std::string path;       // "spec.template.spec.containers[0]"
     std::string container;  // its name, or the path

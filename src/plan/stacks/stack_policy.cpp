@@ -14,8 +14,8 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kFields[] = {"selector", "atomic", "colocate", "separateFrom",
-                                        "dedicated"};
+constexpr std::string_view kFields[] = {"selector",     "atomic",    "colocate",
+                                        "separateFrom", "dedicated", "coschedule"};
 
 struct Reader {
   const Object& stack;
@@ -99,6 +99,32 @@ struct Reader {
     p.dedicated = std::make_pair(std::string(key->as_string()), std::string(value->as_string()));
   }
 
+  void read_coschedule(const json::value& v, StackPolicy& p) {
+    const json::object* o = v.if_object();
+    if (!o) return error("spec.coschedule must be an object {mode, isolate}");
+    for (const auto& [k, _] : *o)
+      if (k != "mode" && k != "isolate")
+        error(fmt::format("spec.coschedule.{}: unknown field (known: mode, isolate)", k));
+    const json::value* mode = o->if_contains("mode");
+    if (!mode || !mode->is_string())
+      return error("spec.coschedule needs a mode", "mode: anchor (docs/coscheduling.md)");
+    if (mode->as_string() == "anchor")
+      p.coschedule = StackPolicy::Coschedule::kAnchor;
+    else if (mode->as_string() == "scheduler")
+      return error(
+          "spec.coschedule.mode scheduler needs planter's second scheduler, which is not "
+          "built yet",
+          "use mode: anchor (docs/coscheduling.md)");
+    else
+      return error(fmt::format("spec.coschedule.mode \"{}\" is not a mode",
+                               std::string_view(mode->as_string())),
+                   "use mode: anchor");
+    if (const json::value* isolate = o->if_contains("isolate")) {
+      if (!isolate->is_bool()) return error("spec.coschedule.isolate must be true or false");
+      p.isolate = isolate->as_bool();
+    }
+  }
+
   std::optional<StackPolicy> read() {
     StackPolicy p;
     p.name = stack.ref.name;
@@ -113,7 +139,8 @@ struct Reader {
     for (const auto& [k, _] : spec)
       if (std::find(std::begin(kFields), std::end(kFields), k) == std::end(kFields))
         error(fmt::format("spec.{}: unknown field", k),
-              "a Stack's spec has selector, atomic, colocate, separateFrom and dedicated");
+              "a Stack's spec has selector, atomic, colocate, separateFrom, dedicated and "
+              "coschedule");
     if (const json::value* s = spec.if_contains("selector")) {
       if (!s->is_object()) {
         error("spec.selector must be a label selector {matchLabels, matchExpressions}");
@@ -131,6 +158,15 @@ struct Reader {
     if (const json::value* a = spec.if_contains("atomic")) read_atomic(*a, p);
     if (const json::value* c = spec.if_contains("colocate")) read_colocate(*c, p);
     if (const json::value* d = spec.if_contains("dedicated")) read_dedicated(*d, p);
+    if (const json::value* c = spec.if_contains("coschedule")) {
+      read_coschedule(*c, p);
+      // A co-scheduled group is on one node: colocate on the hostname is implied.
+      if (p.colocate && p.topology_key != kHostnameKey)
+        error(fmt::format("the stack is co-scheduled on one node but co-located on {}",
+                          p.topology_key),
+              "leave colocate out (coschedule implies kubernetes.io/hostname)");
+      p.colocate = true;
+    }
     if (const json::value* s = spec.if_contains("separateFrom")) {
       if (!s->is_array()) {
         error("spec.separateFrom must be a list of Stack names");

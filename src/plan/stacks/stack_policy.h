@@ -19,6 +19,11 @@ inline constexpr std::string_view kStackAnnotation = "planter.nephio.org/stack";
 // The label every member pod gets, with the stack's name as its value.
 inline constexpr std::string_view kStackLabel = "planter.nephio.org/stack";
 inline constexpr std::string_view kHostnameKey = "kubernetes.io/hostname";
+// A co-scheduled stack's anchor pods carry this label, with the stack's name as its value.
+inline constexpr std::string_view kAnchorLabel = "planter.nephio.org/anchor";
+inline constexpr std::string_view kAnchorImage = "registry.k8s.io/pause:3.10";
+// A StatefulSet's name leaves room for its pods' controller-revision-hash label (63 characters).
+inline constexpr size_t kMaxStatefulSetName = 52;
 
 struct StackPolicy {
   std::string name;
@@ -36,6 +41,11 @@ struct StackPolicy {
   // dedicated: a toleration of the taint key=value:NoSchedule and a required node affinity on
   // the label key=value.
   std::optional<std::pair<std::string, std::string>> dedicated;
+  // coschedule: the group on one node, reserved before any member exists (docs/coscheduling.md).
+  // kAnchor: a placeholder StatefulSet planter places itself, which every member follows.
+  enum class Coschedule { kNone, kAnchor };
+  Coschedule coschedule = Coschedule::kNone;
+  bool isolate = false;  // anchors of different stacks never share a node
 
   // "planter.nephio.org/v1alpha1 Stack moodle-a"
   std::string display() const;
