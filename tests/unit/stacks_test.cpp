@@ -372,6 +372,83 @@ spec:
         << "applying a stack twice adds nothing";
 }
 
+TEST(StacksTest, ACoScheduledStackGetsAnAnchorThatLeadsAndMembersThatFollow) {
+  auto out = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: ci}
+spec:
+  selector: {matchLabels: {group: ci}}
+  coschedule: {mode: anchor, isolate: true}
+  dedicated: {key: tenant, value: gold}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: build, namespace: default, labels: {group: ci}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: step, image: busybox}]
+      volumes: [{name: w, persistentVolumeClaim: {claimName: work}}, {name: c, configMap: {name: x}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: test, namespace: default, labels: {group: ci}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: step, image: busybox}]
+      volumes: [{name: w, persistentVolumeClaim: {claimName: work}}, {name: r, persistentVolumeClaim: {claimName: reports}}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Plan& plan = out.plan;
+  const Object& anchor = object_named(plan, "ci-anchor");
+  EXPECT_EQ(anchor.display(), "apps/v1 StatefulSet default/ci-anchor");
+  EXPECT_EQ(at(anchor, {"spec", "replicas"}), 1);
+  const json::value& pod = at(anchor, {"spec", "template", "spec"});
+  EXPECT_EQ(pod.at("containers").at(0).at("image"), "registry.k8s.io/pause:3.10");
+  EXPECT_EQ(pod.at("containers").at(0).at("resources").at("requests"),
+            pod.at("containers").at(0).at("resources").at("limits"))
+      << "Guaranteed";
+  std::vector<std::string> claims;
+  for (const auto& v : pod.at("volumes").as_array())
+    claims.emplace_back(v.at("persistentVolumeClaim").at("claimName").as_string());
+  EXPECT_EQ(claims, (std::vector<std::string>{"work", "reports"})) << "every claim, once";
+  EXPECT_EQ(pod.at("tolerations").at(0).at("key"), "tenant") << "the stack's own policies";
+  const json::value& anti =
+      pod.at("affinity").at("podAntiAffinity").at("requiredDuringSchedulingIgnoredDuringExecution");
+  EXPECT_EQ(anti.at(0).at("labelSelector").at("matchExpressions").at(1),
+            (json::object{{"key", "planter.nephio.org/anchor"},
+                          {"operator", "NotIn"},
+                          {"values", json::array{"ci"}}}))
+      << "isolate: other stacks' anchors repel it";
+  EXPECT_FALSE(
+      pod.at("affinity").as_object().contains("podAffinity") &&
+      json::serialize(pod.at("affinity").at("podAffinity")).find("planter.nephio.org/anchor") !=
+          std::string::npos)
+      << "the anchor does not follow itself";
+  // Members follow the anchor; they wait for it to be bound, it waits for the stack to fit.
+  const Object& build = object_named(plan, "build");
+  EXPECT_THAT(json::serialize(at(build, {"spec", "template", "spec", "affinity", "podAffinity"})),
+              HasSubstr(R"({"matchLabels":{"planter.nephio.org/anchor":"ci"}})"));
+  std::map<std::string, std::pair<int, std::vector<std::string>>> units;
+  for (const Unit& u : plan.units) {
+    auto& [wave, needs] = units[plan.object_of(u).ref.name];
+    wave = u.wave;
+    for (const Requirement& r : u.requirements)
+      if (r.rule == "stack-fits" || r.rule == "anchor") needs.push_back(plan.describe(r));
+  }
+  EXPECT_EQ(units["ci-anchor"].second, std::vector<std::string>{"stack ci fits on cluster SELF"});
+  EXPECT_EQ(units["build"].second,
+            std::vector<std::string>{"the anchor pod of StatefulSet/default/ci-anchor bound"});
+  EXPECT_GT(units["build"].first, units["ci-anchor"].first) << "members come after the anchor";
+  // Planned again from `planter annotate`, the anchor is the same one, not a second.
+  auto again = plan_yaml(render_annotated_seed(plan));
+  ASSERT_TRUE(again.ok()) << again.diags.str();
+  EXPECT_EQ(render_table(again.plan), render_table(plan));
+}
+
 TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
   std::string file =
       std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";

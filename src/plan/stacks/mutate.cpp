@@ -506,11 +506,20 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
                 "shorten the Stack's name");
       continue;
     }
-    Object anchor = make_anchor(stacks[i], in);
+    Object made = make_anchor(stacks[i], in);
+    // A seed planter annotated before holds the anchor already: it is used again, as it is.
+    size_t at = objects.size();
+    for (size_t k = 0; k < objects.size(); ++k)
+      if (objects[k].ref.same_object(made.ref))
+        if (const json::string* l = string_in(objects[k].labels(), kAnchorLabel);
+            l && *l == stacks[i].name)
+          at = k;
+    if (at == objects.size()) objects.push_back(std::move(made));
+    Object& anchor = objects[at];
     Writer w{stacks[i], anchor, diags, true};
     PodTargets targets = pod_targets(anchor, kinds, {});
     StackNeeds& n = needs[i];
-    StackMember member{objects.size(), {}};
+    StackMember member{at, {}};
     for (PodTarget& t : targets.targets) {
       w.write(t);
       auto [cpu, memory] = pod_ask(t);
@@ -521,9 +530,8 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
       n.memory += memory;
     }
     anchor.mutations.clear();  // planter made it: the whole object is planter's
-    n.anchor = objects.size();
+    n.anchor = at;
     n.members.push_back(std::move(member));
-    objects.push_back(std::move(anchor));
   }
   for (StackNeeds& n : needs)
     if (n.colocated_on == kHostnameKey) {
