@@ -11,6 +11,7 @@
 #include "cli/fit_command.h"
 #include "cli/operator_command.h"
 #include "cli/plant_command.h"
+#include "cli/scheduler_command.h"
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
 #include "plan/planner.h"
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
 
   cli::OperatorFlags operator_flags;
   auto* op = cli::add_operator_command(app, operator_flags);
+  cli::SchedulerFlags scheduler_flags;
+  auto* scheduler = cli::add_scheduler_command(app, scheduler_flags);
   cli::InstallFlags install_flags;
   auto* install = cli::add_install_command(app, install_flags);
 
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);
     if (*plant_cmds.replant) return cli::run_replant(replant_flags);
     if (*op) return cli::run_operator(operator_flags);
+    if (*scheduler) return cli::run_scheduler(scheduler_flags);
     if (*install) return cli::run_install(install_flags);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());

@@ -427,6 +427,24 @@ ApiResult<json::object> Client::create(const json::object& object) {
   return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
 }
 
+ApiResult<json::object> Client::bind(const std::string& ns, const std::string& pod,
+                                     const std::string& node) {
+  Spec s;
+  s.api_version = "v1";
+  s.kind = "Pod";
+  s.ns = ns;
+  s.name = pod;
+  s.subresource = "binding";
+  s.method = "POST";
+  s.content_type = "application/json";
+  s.body = json::object{{"apiVersion", "v1"},
+                        {"kind", "Binding"},
+                        {"metadata", {{"name", pod}, {"namespace", ns}}},
+                        {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  s.idempotent = false;  // a second binding is a conflict: the caller reads the pod again
+  return impl_->wait<json::object>([&](ObjectDone d) { impl_->request(s, std::move(d)); });
+}
+
 ApiResult<json::object> Client::update(const json::object& object) {
   Spec s = spec_for(object);
   s.method = "PUT";

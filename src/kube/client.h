@@ -101,6 +101,9 @@ class Client {
   ApiResult<boost::json::object> apply_status(const boost::json::object& object,
                                               const ApplyOptions& options = {});
   ApiResult<boost::json::object> create(const boost::json::object& object);
+  // POST pods/<pod>/binding: binds a pod to a node, as a scheduler does.
+  ApiResult<boost::json::object> bind(const std::string& ns, const std::string& pod,
+                                      const std::string& node);
   // PUT; with metadata.resourceVersion set a stale object is a conflict().
   ApiResult<boost::json::object> update(const boost::json::object& object);
   ApiResult<boost::json::object> update_status(const boost::json::object& object);

@@ -49,6 +49,18 @@ bool restartable(const json::value& c) {
 
 }  // namespace
 
+BoundPod bound_pod(const json::object& pod) {
+  BoundPod b;
+  b.ns = string_field(pod, {"metadata", "namespace"});
+  b.labels = labels_of(object_at(pod, {"metadata", "labels"}));
+  if (auto it = b.labels.find(kPodGroupLabel); it != b.labels.end()) b.group = it->second;
+  if (const json::value* anti = find_path(pod, {"spec", "affinity", "podAntiAffinity",
+                                                "requiredDuringSchedulingIgnoredDuringExecution"});
+      anti && anti->is_array())
+    b.anti_terms = anti->as_array();
+  return b;
+}
+
 Usage pod_requests(const json::object& pod) {
   Usage total;
   const json::value* spec_v = pod.if_contains("spec");
@@ -113,6 +125,7 @@ void ClusterView::add_pod(const json::object& pod, const std::set<std::string>& 
   NodeView& n = nodes_[it->second];
   std::string stack = string_field(pod, {"metadata", "labels", "planter.nephio.org/stack"});
   if (!stack.empty()) n.stacks.insert(stack);
+  if (keep_pods_) n.pods.push_back(bound_pod(pod));
   if (!stack.empty() && uncounted.contains(stack)) return;
   n.used += pod_requests(pod);
 }

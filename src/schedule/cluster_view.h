@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/label_selector.h"
+
 namespace planter::schedule {
 
 struct Usage {
@@ -26,6 +28,14 @@ struct Usage {
   }
 };
 
+// A pod bound to a node, as inter-pod (anti-)affinity sees it (kept only when asked for).
+struct BoundPod {
+  std::string ns;
+  Labels labels;
+  std::string group;              // its scheduling.x-k8s.io/pod-group label, if any
+  boost::json::array anti_terms;  // its required podAntiAffinity terms
+};
+
 struct NodeView {
   std::string name;
   std::map<std::string, std::string> labels;
@@ -35,12 +45,18 @@ struct NodeView {
   Usage used;  // by the pods bound to it (and by reservations)
   // Stacks with pods (or reservations) on it, by the pods' planter.nephio.org/stack label.
   std::set<std::string> stacks;
+  std::vector<BoundPod> pods;  // with ClusterView(true) only
 
   Usage free() const {
     return {allocatable.cpu - used.cpu, allocatable.memory - used.memory,
             allocatable.pods - used.pods};
   }
 };
+
+// The label that puts a pod in a gang (scheduler-plugins' PodGroup API).
+inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+
+BoundPod bound_pod(const boost::json::object& pod);
 
 // What a pod asks of its node for scheduling: the sum of its containers' requests and of its
 // sidecars' (restartable init containers), or the biggest init container with the sidecars
@@ -49,6 +65,10 @@ Usage pod_requests(const boost::json::object& pod);
 
 class ClusterView {
  public:
+  // `keep_pods`: remember each bound pod's namespace, labels and anti-affinity (for a scheduler's
+  // inter-pod affinity); a fit decision needs only the sums.
+  explicit ClusterView(bool keep_pods = false) : keep_pods_(keep_pods) {}
+
   void add_node(const boost::json::object& node);
   // A pod bound to a node and not finished. The pods of `uncounted` stacks are recorded on their
   // node but use nothing: their stack's reservation (or the stack being fitted) stands for them.
@@ -60,6 +80,7 @@ class ClusterView {
 
  private:
   std::vector<NodeView> nodes_;
+  bool keep_pods_ = false;
   std::map<std::string, size_t> by_name_;
 };
 

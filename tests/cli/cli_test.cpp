@@ -172,8 +172,8 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string doc = ss.str();
-  for (const char* cmd :
-       {"plan", "annotate", "plant", "uproot", "replant", "sim", "operator", "install"}) {
+  for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "sim", "operator",
+                          "scheduler", "install"}) {
     SCOPED_TRACE(cmd);
     EXPECT_NE(doc.find(fmt::format("\n## planter {}\n", cmd)), std::string::npos);
     Result help = planter(fmt::format("{} --help", cmd));

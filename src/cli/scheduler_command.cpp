@@ -1,0 +1,203 @@
+#include "cli/scheduler_command.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+
+#include "cli/seed_flags.h"
+#include "cli/stop_signals.h"
+#include "kube/credentials.h"
+#include "kube/kubeconfig.h"
+#include "operator/http_endpoint.h"
+#include "operator/leader.h"
+#include "operator/log.h"
+#include "schedule/scheduler.h"
+
+namespace planter::cli {
+
+namespace {
+
+std::chrono::milliseconds ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+Result<kube::RestConfig> scheduler_config(const SchedulerFlags& f) {
+  if (f.kubeconfig.empty() && f.context.empty() && std::getenv("KUBERNETES_SERVICE_HOST"))
+    return kube::in_cluster_config(kube::InClusterSources::from_environment());
+  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));
+  if (!config) return config.error();
+  return config->rest_config(f.context);
+}
+
+}  // namespace
+
+CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "scheduler",
+      "Run planter's second scheduler: pods whose spec.schedulerName is its name, gangs of "
+      "scheduling.x-k8s.io PodGroups (all or nothing) and same-node groups");
+  cmd->add_option("--kubeconfig", f.kubeconfig,
+                  "Kubeconfig file (default: the in-cluster config in a pod, else $KUBECONFIG, "
+                  "then ~/.kube/config)");
+  cmd->add_option("--context", f.context, "Kubeconfig context of the cluster to schedule");
+  cmd->add_option("--scheduler-name", f.scheduler_name,
+                  "The spec.schedulerName of the pods it schedules")
+      ->capture_default_str();
+  cmd->add_option("--metrics-addr", f.metrics_addr,
+                  "Where to serve /metrics ([HOST]:PORT; 0 to turn off)")
+      ->capture_default_str();
+  cmd->add_option("--health-addr", f.health_addr,
+                  "Where to serve /healthz and /readyz ([HOST]:PORT; 0 to turn off)")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect", f.leader_elect,
+                  "Schedule only while holding the Lease (true or false); planter's plant waits "
+                  "for it to be held")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-resource-name", f.lease_name, "Name of the Lease")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-resource-namespace", f.lease_namespace, "Namespace of the Lease")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-lease-duration", f.lease_duration_s,
+                  "Seconds a standby waits after the last renewal before taking the Lease")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-renew-deadline", f.renew_deadline_s,
+                  "Seconds the leader tries to renew before it gives up leading")
+      ->capture_default_str();
+  cmd->add_option("--leader-elect-retry-period", f.retry_period_s,
+                  "Seconds between attempts to take or renew the Lease")
+      ->capture_default_str();
+  cmd->add_option("--identity", f.identity, "This replica's name in the Lease (default: host_pid)");
+  cmd->add_option("--log-format", f.log_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--bind-interval", f.bind_interval_s,
+                  "Seconds between two bindings of one group (fault injection for tests; 0)")
+      ->capture_default_str();
+  add_client_flags(cmd, f.client);
+  cmd->footer(
+      "Examples:\n"
+      "  planter scheduler                                   # in a pod: in-cluster config\n"
+      "  planter scheduler --kubeconfig sim.kubeconfig --metrics-addr 127.0.0.1:0 \\\n"
+      "      --health-addr 127.0.0.1:0");
+  return cmd;
+}
+
+int run_scheduler(const SchedulerFlags& f) {
+  op::Log log(f.log_format == "json" ? op::Log::Format::kJson : op::Log::Format::kText);
+  block_stop_signals();
+  auto config = scheduler_config(f);
+  if (!config) {
+    log.error("cannot find the cluster", {{"error", config.error().message}});
+    return kExitBadInput;
+  }
+  auto client = kube::Client::create(*config, client_options(f.client));
+  if (!client) {
+    log.error("cannot make a client", {{"error", client.error().message}});
+    return kExitBadInput;
+  }
+  op::LeaseOptions lo;
+  lo.ns = f.lease_namespace;
+  lo.name = f.lease_name;
+  lo.identity = f.identity;
+  lo.lease_duration = ms(f.lease_duration_s);
+  lo.renew_deadline = ms(f.renew_deadline_s);
+  lo.retry_period = ms(f.retry_period_s);
+  op::LeaderElector elector(**client, lo, [&log, &lo](const std::string& what) {
+    log.info(what, {{"lease", lo.ns + "/" + lo.name}});
+  });
+
+  schedule::SchedulerOptions so;
+  so.name = f.scheduler_name;
+  so.bind_interval = ms(f.bind_interval_s);
+  so.log = [&log](const std::string& m) { log.info(m, {}); };
+  schedule::Scheduler scheduler(**client, so);
+  std::atomic<bool> working{false};
+
+  std::vector<std::unique_ptr<op::HttpEndpoint>> endpoints;
+  auto serve = [&](const std::string& addr, op::HttpEndpoint::Handler h,
+                   std::string_view what) -> bool {
+    if (addr.empty() || addr == "0") return true;
+    auto ep = op::HttpEndpoint::start(addr, std::move(h));
+    if (!ep) {
+      log.error("cannot serve " + std::string(what), {{"error", ep.error().message}});
+      return false;
+    }
+    log.info("serving " + std::string(what),
+             {{"address", addr}, {"port", std::to_string((*ep)->port())}});
+    endpoints.push_back(std::move(ep.value()));
+    return true;
+  };
+  bool ok = serve(
+      f.metrics_addr,
+      [&](const std::string& path) {
+        if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
+        return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", scheduler.metrics()};
+      },
+      "metrics");
+  ok = ok && serve(
+                 f.health_addr,
+                 [&](const std::string& path) {
+                   if (path == "/healthz" || path == "/livez")
+                     return op::HttpAnswer{200, "text/plain", "ok\n"};
+                   if (path == "/readyz") {
+                     bool ready = !working || scheduler.synced();
+                     return ready ? op::HttpAnswer{200, "text/plain", "ok\n"}
+                                  : op::HttpAnswer{503, "text/plain", "pods not listed yet\n"};
+                   }
+                   return op::HttpAnswer{404, "text/plain", "not found\n"};
+                 },
+                 "health probes");
+  if (!ok) return kExitBadInput;
+
+  std::stop_source stop;
+  std::thread waiter([&] {
+    int sig = wait_for_stop_signal();
+    log.info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    stop.request_stop();
+  });
+  std::jthread worker;
+  auto finish = [&](int rc) {
+    if (worker.joinable()) {
+      worker.request_stop();
+      worker.join();
+    }
+    endpoints.clear();
+    if (waiter.joinable()) {
+      if (!stop.stop_requested()) pthread_kill(waiter.native_handle(), SIGTERM);
+      waiter.join();
+    }
+    return rc;
+  };
+  log.info("planter scheduler starting", {{"identity", elector.identity()},
+                                          {"scheduler-name", f.scheduler_name},
+                                          {"server", config->server}});
+  if (f.leader_elect) {
+    if (std::string why = elector.blocker(); !why.empty()) {
+      log.error("cannot elect a leader", {{"error", why}});
+      return finish(kExitBadInput);
+    }
+    if (!elector.acquire(stop.get_token())) return finish(kExitOk);
+    log.info("leading", {{"lease", lo.ns + "/" + lo.name}, {"identity", elector.identity()}});
+  }
+  working = true;
+  worker = std::jthread([&](std::stop_token t) { scheduler.run(t); });
+  if (f.leader_elect) {
+    if (!elector.hold(stop.get_token())) {
+      log.error("lost the Lease: exiting", {{"lease", lo.ns + "/" + lo.name}});
+      return finish(kExitFailure);
+    }
+    return finish(kExitOk);
+  }
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  cv.wait(lock, stop.get_token(), [] { return false; });
+  return finish(kExitOk);
+}
+
+}  // namespace planter::cli

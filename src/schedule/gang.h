@@ -1,0 +1,40 @@
+// Deciding where a group of pending pods goes, all at once or not at all: a gang of
+// scheduler-plugins' PodGroup API (`minMember`), a same-node group (`colocate`), a group that
+// keeps other groups off its node (`isolate`), or a single pod (a group of one). Pure: the
+// scheduler (scheduler.h) binds what this decides.
+//
+// Nothing is reserved between decisions: a gang is placed only when every pending pod of it fits
+// now, next to what is bound, so two gangs competing for the same room never hold half of it each
+// (scheduler-plugins issue 114): the first in queue order that fits whole wins, the other waits.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schedule/cluster_view.h"
+#include "schedule/pod_fit.h"
+
+namespace planter::schedule {
+
+struct GroupPolicy {
+  std::string name;        // "ns/name" of the PodGroup; empty for a single pod
+  int64_t min_member = 1;  // pods that must be placed together (bound ones count)
+  int64_t bound = 0;       // pods of the group already bound
+  std::string bound_node;  // where its bound pods are, for a same-node group
+  bool colocate = false;   // every pod on one node
+  bool isolate = false;    // no pod of another group on its node
+};
+
+struct GroupDecision {
+  bool bind = false;
+  std::vector<std::pair<const PendingPod*, std::string>> bindings;  // pod -> node
+  std::string why;  // when not: for the pods' PodScheduled condition and the PodGroup
+};
+
+// `isolated`: groups ("ns/name") whose PodGroup isolates them; their nodes refuse other groups.
+GroupDecision decide_group(const ClusterView& view, const std::vector<const PendingPod*>& pods,
+                           const GroupPolicy& policy, const std::set<std::string>& isolated);
+
+}  // namespace planter::schedule

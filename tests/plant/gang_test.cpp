@@ -1,0 +1,224 @@
+// `planter scheduler` against the sim: gangs of scheduler-plugins' PodGroup API placed all or
+// nothing, two gangs competing for room, and a scheduler killed in the middle of a gang. The
+// sim's own scheduler leaves these pods alone (their schedulerName is planter); the sim's
+// binding subresource refuses a second binding, and its audit log shows every one.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "plant/audit_order.h"
+#include "sim/planter_process.h"
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds limit,
+                std::chrono::milliseconds step = 50ms) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(step);
+  }
+  return done();
+}
+
+void apply_yaml(const SimProcess& sim, const std::string& yaml) {
+  fs::path f = sim.dir() / fmt::format("apply-{}.yaml", std::hash<std::string>{}(yaml));
+  std::ofstream(f) << yaml;
+  CommandResult r = sim.kubectl("apply -f " + q(f));
+  ASSERT_EQ(r.code, 0) << r.err;
+}
+
+// A PodGroup and its pods, each asking `cpu`.
+std::string gang(const std::string& name, int pods, int min_member, const std::string& cpu,
+                 int timeout_s = 60) {
+  std::string out = fmt::format(R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {{name: {0}, namespace: default}}
+spec: {{minMember: {1}, scheduleTimeoutSeconds: {2}}}
+)",
+                                name, min_member, timeout_s);
+  for (int i = 0; i < pods; ++i)
+    out += fmt::format(R"(---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {0}-{1}
+  namespace: default
+  labels: {{scheduling.x-k8s.io/pod-group: {0}}}
+spec:
+  schedulerName: planter
+  containers: [{{name: main, image: busybox, resources: {{requests: {{cpu: "{2}", memory: 256Mi}}}}}}]
+)",
+                       name, i, cpu);
+  return out;
+}
+
+// pod name -> node ("" when not bound), for the pods of a gang.
+std::map<std::string, std::string> nodes_of(const SimProcess& sim, const std::string& group) {
+  std::map<std::string, std::string> out;
+  auto r =
+      sim.kubectl("get pods -n default -l scheduling.x-k8s.io/pod-group=" + group + " -o json");
+  if (r.code != 0) return out;
+  json::value list = json::parse(r.out);
+  for (const auto& p : list.at("items").as_array()) {
+    auto* node = p.at("spec").as_object().if_contains("nodeName");
+    out[std::string(p.at("metadata").at("name").as_string())] =
+        node ? std::string(node->as_string()) : "";
+  }
+  return out;
+}
+
+size_t bound(const std::map<std::string, std::string>& pods) {
+  size_t n = 0;
+  for (const auto& [pod, node] : pods) n += node.empty() ? 0 : 1;
+  return n;
+}
+
+class GangTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(sim_.running());
+    fs::path crd = fs::path(PLANTER_SOURCE_DIR) / "deploy/crds/scheduling.x-k8s.io_podgroups.yaml";
+    ASSERT_EQ(sim_.kubectl("apply -f " + q(crd)).code, 0);
+    ASSERT_TRUE(
+        eventually([&] { return sim_.kubectl("get podgroups -n default").code == 0; }, 10s));
+  }
+  std::unique_ptr<PlanterProcess> scheduler(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"scheduler",
+                                     "--kubeconfig",
+                                     sim_.kubeconfig().string(),
+                                     "--metrics-addr",
+                                     "0",
+                                     "--health-addr",
+                                     "0",
+                                     "--leader-elect",
+                                     "false"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<PlanterProcess>(args, sim_.dir() / "scheduler.log");
+  }
+  SimProcess sim_{std::vector<std::string>{"--workload-delay", "100"}};  // three 8-cpu nodes
+};
+
+TEST_F(GangTest, AGangBindsOnlyWhenAllOfItFitsAndANewNodeCompletesIt) {
+  auto s = scheduler();
+  apply_yaml(sim_, gang("g", 4, 4, "5"));  // one 5-cpu pod per node: three fit, not four
+  std::this_thread::sleep_for(1500ms);
+  auto pods = nodes_of(sim_, "g");
+  ASSERT_EQ(pods.size(), 4u);
+  EXPECT_EQ(bound(pods), 0u) << "none of the gang is bound\n" << s->log();
+  std::string why = sim_.kubectl("get pod g-0 -o jsonpath={.status.conditions[0].message}").out;
+  EXPECT_THAT(why, HasSubstr("pod group default/g: 4 pods cannot be placed together")) << why;
+  EXPECT_THAT(why, HasSubstr("Insufficient cpu"));
+  EXPECT_EQ(sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out, "Pending");
+  EXPECT_THAT(sim_.kubectl("get events --field-selector involvedObject.kind=PodGroup").out,
+              HasSubstr("FailedScheduling"));
+
+  apply_yaml(sim_, R"(apiVersion: v1
+kind: Node
+metadata:
+  name: new-node
+  labels: {kubernetes.io/hostname: new-node}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+)");
+  auto added = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) == 4; }, 10s, 20ms))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+  auto took = std::chrono::steady_clock::now() - added;
+  EXPECT_LT(took, 1s) << "all four bound within a second of the node's creation";
+  EXPECT_TRUE(eventually(
+      [&] { return sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out == "Scheduled"; },
+      5s));
+  EXPECT_THAT(sim_.kubectl("get events --field-selector reason=Scheduled").out,
+              HasSubstr("Successfully assigned default/g-0 to"));
+}
+
+TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
+  auto s = scheduler();
+  apply_yaml(sim_, gang("first", 3, 3, "5") + "---\n" + gang("second", 3, 3, "5"));
+  ASSERT_TRUE(eventually(
+      [&] { return bound(nodes_of(sim_, "first")) + bound(nodes_of(sim_, "second")) >= 3; }, 10s))
+      << s->log();
+  std::this_thread::sleep_for(500ms);
+  size_t a = bound(nodes_of(sim_, "first")), b = bound(nodes_of(sim_, "second"));
+  EXPECT_TRUE((a == 3 && b == 0) || (a == 0 && b == 3))
+      << "one gang whole, the other not at all: " << a << " and " << b;
+  std::string winner = a == 3 ? "first" : "second", waiting = a == 3 ? "second" : "first";
+  ASSERT_EQ(
+      sim_.kubectl("delete pods -l scheduling.x-k8s.io/pod-group=" + winner + " --grace-period 0")
+          .code,
+      0);
+  EXPECT_TRUE(eventually([&] { return bound(nodes_of(sim_, waiting)) == 3; }, 10s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+}
+
+// How many times each pod was bound, from the sim's audit log (refused bindings are not there).
+std::map<std::string, int> bindings(const SimProcess& sim) {
+  std::map<std::string, int> out;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    if (e.verb == "bind") ++out[e.object];
+  return out;
+}
+
+TEST_F(GangTest, ASchedulerKilledInTheMiddleOfAGangIsFinishedByTheNextOne) {
+  auto s = scheduler({"--bind-interval", "0.4"});
+  apply_yaml(sim_, gang("g", 4, 4, "1"));
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) >= 1; }, 10s)) << s->log();
+  s->stop(SIGKILL);
+  size_t half = bound(nodes_of(sim_, "g"));
+  ASSERT_GE(half, 1u);
+  ASSERT_LT(half, 4u) << "killed in the middle of the gang";
+  auto again = scheduler();
+  EXPECT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) == 4; }, 10s)) << again->log();
+  for (const auto& [pod, n] : bindings(sim_)) EXPECT_EQ(n, 1) << pod << " bound twice";
+}
+
+TEST_F(GangTest, AGangLeftPartlyBoundThatCannotFinishIsReleasedAtItsTimeout) {
+  auto s = scheduler({"--bind-interval", "0.4"});
+  apply_yaml(sim_, gang("g", 3, 3, "5", 2));
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) >= 1; }, 10s)) << s->log();
+  s->stop(SIGKILL);
+  ASSERT_LT(bound(nodes_of(sim_, "g")), 3u);
+  // The room the rest needs is gone: every node without a pod of the gang is cordoned.
+  std::set<std::string> used;
+  for (const auto& [pod, node] : nodes_of(sim_, "g"))
+    if (!node.empty()) used.insert(node);
+  for (int i = 0; i < 3; ++i) {
+    std::string node = fmt::format("management-node-{}", i);
+    if (!used.contains(node)) sim_.kubectl("cordon " + node);
+  }
+  auto again = scheduler();
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto pods = nodes_of(sim_, "g");
+        return bound(pods) == 0;
+      },
+      10s))
+      << "the partly bound gang's pods are deleted after scheduleTimeoutSeconds\n"
+      << sim_.kubectl("get pods -o wide").out << again->log();
+  EXPECT_THAT(again->log(), HasSubstr("pod group default/g"));
+}
+
+}  // namespace
+}  // namespace planter::testing
