@@ -14,6 +14,9 @@ std::string Plan::describe(const Requirement& r) const {
     what = fmt::format("cluster {} ready", object.name);
   } else if (r.when.type == ReadinessPredicate::Type::kStackFits) {
     return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
+  } else if (r.when.type == ReadinessPredicate::Type::kSchedulerReady) {
+    return fmt::format("scheduler {} answers (Lease {}/{} held)", r.when.arg, object.ns,
+                       object.name);
   } else if (r.when.type == ReadinessPredicate::Type::kAnchorScheduled) {
     return fmt::format("the anchor pod of {} bound", object.short_form());
   } else if (object.name.empty()) {

@@ -74,6 +74,9 @@ struct StackNeeds {
   // coschedule mode anchor: the anchor StatefulSet planter added (an index into Plan::objects).
   // It waits for stack-fits and is steered; the other members wait for it to be bound.
   std::optional<size_t> anchor;
+  // coschedule mode scheduler: the PodGroup planter added; every member waits for it and for the
+  // scheduler to answer.
+  std::optional<size_t> pod_group;
 };
 
 struct Plan {

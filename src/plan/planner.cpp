@@ -186,6 +186,41 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
 
 namespace {
 
+// A stack co-scheduled by planter's scheduler: every member waits for its PodGroup (on the same
+// cluster) and for the scheduler to answer, so that no member's pod waits for a scheduler that
+// is not there or places itself without its gang.
+void require_gang(Plan& plan, const StackNeeds& s, Diagnostics& diags) {
+  using Type = ReadinessPredicate::Type;
+  std::map<std::string, size_t> group_on;  // cluster -> the PodGroup's unit there
+  for (size_t u = 0; u < plan.units.size(); ++u)
+    if (plan.units[u].object == *s.pod_group) group_on[plan.units[u].cluster] = u;
+  ObjectRef lease{"coordination.k8s.io/v1", "Lease", std::string(kSchedulerLeaseNamespace),
+                  std::string(kSchedulerLease)};
+  std::vector<bool> member(plan.objects.size(), false);
+  for (const StackMember& m : s.members)
+    if (m.object < member.size()) member[m.object] = true;
+  for (Unit& unit : plan.units) {
+    if (!member[unit.object]) continue;
+    auto group = group_on.find(unit.cluster);
+    if (group == group_on.end()) {
+      const Object& o = plan.object_of(unit);
+      diags.add(o.where(), o.display(),
+                fmt::format("the object is in the co-scheduled stack {} but planted on cluster "
+                            "{}, where its PodGroup is not",
+                            s.name, unit.cluster),
+                "place every member of a co-scheduled stack on one cluster (the PodGroup "
+                "follows the first member that makes pods)");
+      continue;
+    }
+    unit.requirements.push_back({group->second, std::nullopt, unit.cluster,
+                                 ReadinessPredicate::of(Type::kExists), "pod-group"});
+    unit.requirements.push_back(
+        {std::nullopt, lease, unit.cluster,
+         ReadinessPredicate{Type::kSchedulerReady, std::string(kPlanterSchedulerName), {}},
+         "scheduler-ready"});
+  }
+}
+
 // Every member unit of an atomic stack waits until its cluster holds all of the stack: the
 // requirement names the Stack (which is never declared) and is decided by the engine's fit model.
 // A co-scheduled stack's anchor waits for that instead, and every other member waits for the
@@ -194,6 +229,10 @@ void require_stacks(Plan& plan, Diagnostics& diags) {
   using Type = ReadinessPredicate::Type;
   bool anchored = false;
   for (const StackNeeds& s : plan.stacks) {
+    if (s.pod_group) {
+      require_gang(plan, s, diags);
+      anchored = true;
+    }
     if ((!s.atomic && !s.anchor) || s.members.empty()) continue;
     ObjectRef stack_ref{std::string(kStackApiVersion), "Stack", "", s.name};
     std::vector<bool> member(plan.objects.size(), false);

@@ -28,6 +28,8 @@ std::string ReadinessPredicate::str() const {
       return "stack-fits";
     case Type::kAnchorScheduled:
       return "anchor-scheduled";
+    case Type::kSchedulerReady:
+      return "scheduler-ready";
   }
   return "exists";
 }

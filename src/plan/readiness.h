@@ -23,6 +23,7 @@ struct ReadinessPredicate {
     kJsonPath,         // value at `arg` equals `value`
     kStackFits,        // the cluster holds all of stack `arg` at once (never from an annotation)
     kAnchorScheduled,  // the anchor pod of stack `arg` is bound to a schedulable node (ditto)
+    kSchedulerReady,   // a Lease is held and renewed: its scheduler answers (ditto)
   };
   Type type = Type::kExists;
   std::string arg;

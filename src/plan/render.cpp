@@ -242,7 +242,7 @@ std::string render_annotated_seed(const Plan& plan) {
     clusters[u.object].push_back(u.cluster);
     for (const Requirement& r : u.requirements) {
       if (!r.unit) continue;  // external requirements are derived again from the rules
-      if (r.when.type == ReadinessPredicate::Type::kAnchorScheduled) continue;  // from the Stack
+      if (r.rule == "anchor" || r.rule == "pod-group") continue;  // derived from the Stack
       std::string id = plan.object_of(plan.units[*r.unit]).ref.id();
       auto& d = deps[u.object];
       if (std::find(d.begin(), d.end(), id) == d.end()) d.push_back(id);

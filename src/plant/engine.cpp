@@ -185,6 +185,7 @@ class Engine {
           case Type::kExists:
           case Type::kCondition:
           case Type::kJsonPath:
+          case Type::kSchedulerReady:
             waiters_[at(r.cluster, object_key_of(target))].push_back(u);
             // An object of the seed is watched once it is declared (its kind may not be
             // served before); a mere `exists` of one needs no watch at all.
@@ -462,7 +463,8 @@ class Engine {
       case Type::kAvailable:
       case Type::kExists:
       case Type::kCondition:
-      case Type::kJsonPath: {
+      case Type::kJsonPath:
+      case Type::kSchedulerReady: {
         Readiness ok = fleet_->readiness(r.cluster, target.api_version, target.kind, target.ns,
                                          target.name, r.when);
         if (ok.holds) return {};

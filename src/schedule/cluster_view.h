@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "plan/label_selector.h"
+#include "plan/stacks/stack_policy.h"
 
 namespace planter::schedule {
 
@@ -54,7 +55,7 @@ struct NodeView {
 };
 
 // The label that puts a pod in a gang (scheduler-plugins' PodGroup API).
-inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+inline constexpr std::string_view kPodGroupLabel = kPodGroupLabelKey;
 
 BoundPod bound_pod(const boost::json::object& pod);
 

@@ -23,13 +23,14 @@
 #include <string>
 
 #include "kube/client.h"
+#include "plan/stacks/stack_policy.h"
 
 namespace planter::schedule {
 
-inline constexpr std::string_view kPodGroupApiVersion = "scheduling.x-k8s.io/v1alpha1";
 // PodGroup annotations planter writes for a co-scheduled stack (docs/coscheduling.md).
-inline constexpr std::string_view kSameNodeAnnotation = "planter.nephio.org/same-node";
-inline constexpr std::string_view kIsolateAnnotation = "planter.nephio.org/isolate";
+inline constexpr std::string_view kPodGroupApiVersion = kPodGroupApiVersionText;
+inline constexpr std::string_view kSameNodeAnnotation = kSameNodeAnnotationKey;
+inline constexpr std::string_view kIsolateAnnotation = kIsolateAnnotationKey;
 
 struct SchedulerOptions {
   std::string name = "planter";

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "plant/audit_order.h"
+#include "sim/planter_process.h"
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -224,6 +225,48 @@ TEST(CoscheduleTest, AnAnchorWhoseNodeIsCordonedBeforeTheMembersStartIsPlacedAga
   auto pods = job_pods(sim, 4);
   ASSERT_EQ(pods.size(), 4u) << sim.kubectl("get pods -o wide").out;
   for (const auto& [name, at] : pods) EXPECT_EQ(at.node, moved) << name;
+}
+
+// mode scheduler: the same group as one gang of planter's second scheduler. Without the scheduler
+// running, the members wait for it (and only the PodGroup and the claim are declared).
+TEST(CoscheduleTest, TheSchedulerModePlacesTheGroupAsOneGangOfPlantersScheduler) {
+  SimProcess sim({"--workload-delay", "3000"});
+  ASSERT_TRUE(sim.running());
+  fs::path node = sim.dir() / "node.yaml", seed = sim.dir() / "group.yaml";
+  std::ofstream(node) << kBusyBigNode;
+  std::string stack = kAnchorStack;
+  stack.replace(stack.find("mode: anchor"), 12, "mode: scheduler");
+  std::ofstream(seed) << group("3", "local") << stack;
+  ASSERT_EQ(sim.kubectl("apply -f " + q(node)).code, 0);
+  fs::path crd = fs::path(PLANTER_SOURCE_DIR) / "deploy/crds/scheduling.x-k8s.io_podgroups.yaml";
+  ASSERT_EQ(sim.kubectl("apply -f " + q(crd)).code, 0);
+
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 2");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("waiting for scheduler planter answers (Lease "
+                               "kube-system/planter-scheduler held): not found"))
+      << r.out;
+  EXPECT_THAT(sim.kubectl("get jobs -o name").out, ::testing::IsEmpty());
+  EXPECT_EQ(sim.kubectl("get podgroup ci -o jsonpath={.spec.minMember}").out, "3");
+
+  PlanterProcess scheduler({"scheduler", "--kubeconfig", sim.kubeconfig().string(),
+                            "--metrics-addr", "0", "--health-addr", "0"},
+                           sim.dir() / "scheduler.log");
+  r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err << scheduler.log();
+  auto pods = job_pods(sim, 3);
+  ASSERT_EQ(pods.size(), 3u) << sim.kubectl("get pods -o wide").out << scheduler.log();
+  for (const auto& [name, at] : pods) EXPECT_EQ(at.node, "big-node") << name;
+  // Bound by planter's scheduler, not the sim's.
+  size_t binds = 0;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines())) {
+    if (e.verb != "bind" || !e.object.starts_with("|Pod|default|step-")) continue;
+    ++binds;
+    EXPECT_NE(e.user, "system:kube-scheduler") << e.object;
+  }
+  EXPECT_EQ(binds, 3u);
+  EXPECT_EQ(sim.kubectl("get podgroup ci -o jsonpath={.status.phase}").out, "Scheduled");
 }
 
 }  // namespace

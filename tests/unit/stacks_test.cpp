@@ -449,6 +449,56 @@ spec:
   EXPECT_EQ(render_table(again.plan), render_table(plan));
 }
 
+TEST(StacksTest, TheSchedulerModeMakesAGangOfPlantersScheduler) {
+  auto out = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: ci}
+spec:
+  selector: {matchLabels: {group: ci}}
+  coschedule: {mode: scheduler, isolate: true}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {group: ci}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: load, namespace: default, labels: {group: ci}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: load, image: busybox}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Plan& plan = out.plan;
+  const Object& group = object_named(plan, "ci");
+  EXPECT_EQ(group.display(), "scheduling.x-k8s.io/v1alpha1 PodGroup default/ci");
+  EXPECT_EQ(at(group, {"spec", "minMember"}), 3) << "two replicas and a Job's pod";
+  EXPECT_EQ(at(group, {"metadata", "annotations", "planter.nephio.org/same-node"}), "true");
+  EXPECT_EQ(at(group, {"metadata", "annotations", "planter.nephio.org/isolate"}), "true");
+  const Object& web = object_named(plan, "web");
+  EXPECT_EQ(at(web, {"spec", "template", "spec", "schedulerName"}), "planter");
+  EXPECT_EQ(at(web, {"spec", "template", "metadata", "labels", "scheduling.x-k8s.io/pod-group"}),
+            "ci");
+  std::vector<std::string> needs;
+  for (const Unit& u : plan.units)
+    if (plan.object_of(u).ref.name == "load")
+      for (const Requirement& r : u.requirements) needs.push_back(plan.describe(r));
+  EXPECT_THAT(needs, ::testing::Contains("PodGroup/default/ci exists"));
+  EXPECT_THAT(needs, ::testing::Contains(
+                         "scheduler planter answers (Lease kube-system/planter-scheduler held)"));
+  auto again = plan_yaml(render_annotated_seed(plan));
+  ASSERT_TRUE(again.ok()) << again.diags.str();
+  EXPECT_EQ(render_table(again.plan), render_table(plan));
+}
+
 TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
   std::string file =
       std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";

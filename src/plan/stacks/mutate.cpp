@@ -82,6 +82,17 @@ struct Writer {
         note(fmt::format("{}.podAffinity: required, with the anchor of stack {} on {}",
                          t.affinity_path, stack.name, kHostnameKey));
     }
+    if (stack.coschedule == StackPolicy::Coschedule::kScheduler) {
+      if (!t.pod_spec || !t.labels)
+        return error(fmt::format("planter cannot set the schedulerName of these pods: their "
+                                 "operator takes no pod spec from {} {}",
+                                 object.ref.api_version, object.ref.kind),
+                     "use coschedule mode anchor for this stack");
+      (*t.pod_spec)["schedulerName"] = kPlanterSchedulerName;
+      (*t.labels)[kPodGroupLabelKey] = stack.name;
+      note(fmt::format("{}.schedulerName: {}", t.pod_spec_path, kPlanterSchedulerName));
+      note(fmt::format("{}: label {}={}", t.labels_path, kPodGroupLabelKey, stack.name));
+    }
     if (is_anchor && stack.isolate) {
       json::object& anti = child(*t.affinity, "podAntiAffinity");
       json::object term{
@@ -382,6 +393,28 @@ Object make_anchor(const StackPolicy& stack, const AnchorInputs& in) {
   return anchor;
 }
 
+// The gang of a stack co-scheduled by planter's scheduler: a PodGroup (scheduler-plugins' API)
+// of all its pods, on one node (and alone there when isolated).
+Object make_pod_group(const StackPolicy& stack, const AnchorInputs& in, int64_t pods) {
+  std::string ns = in.namespaces.empty() ? "" : *in.namespaces.begin();
+  json::object annotations{{kSameNodeAnnotationKey, "true"}};
+  if (stack.isolate) annotations[kIsolateAnnotationKey] = "true";
+  if (in.placed_like)
+    for (std::string_view key :
+         {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation})
+      if (const json::string* v = in.placed_like->annotation(key)) annotations[key] = *v;
+  json::object metadata{{"name", stack.name}, {"annotations", std::move(annotations)}};
+  if (!ns.empty()) metadata["namespace"] = ns;
+  Object group;
+  group.body = json::object{{"apiVersion", kPodGroupApiVersionText},
+                            {"kind", "PodGroup"},
+                            {"metadata", std::move(metadata)},
+                            {"spec", {{"minMember", pods}}}};
+  group.ref = {std::string(kPodGroupApiVersionText), "PodGroup", ns, stack.name};
+  group.source = stack.source;
+  return group;
+}
+
 }  // namespace
 
 std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
@@ -483,11 +516,28 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     }
   }
   for (size_t i = 0; i < stacks.size(); ++i) {
-    if (stacks[i].coschedule != StackPolicy::Coschedule::kAnchor) continue;
+    if (stacks[i].coschedule == StackPolicy::Coschedule::kNone) continue;
     const AnchorInputs& in = anchors[i];
     if (!in.placed_like) {
       diags.warn(stacks[i].source.str(), stacks[i].display(),
-                 "coschedule: no member of the stack makes pods, so it has no anchor");
+                 "coschedule: no member of the stack makes pods, so there is nothing to place");
+      continue;
+    }
+    if (stacks[i].coschedule == StackPolicy::Coschedule::kScheduler) {
+      if (in.namespaces.size() > 1) {
+        diags.add(stacks[i].source.str(), stacks[i].display(),
+                  fmt::format("coschedule: the members' pods are in {} namespaces; a PodGroup "
+                              "gathers the pods of one",
+                              in.namespaces.size()),
+                  "put the co-scheduled members in one namespace, or split the stack");
+        continue;
+      }
+      Object made = make_pod_group(stacks[i], in, needs[i].pods);
+      size_t at = objects.size();
+      for (size_t k = 0; k < objects.size(); ++k)
+        if (objects[k].ref.same_object(made.ref)) at = k;  // from `planter annotate`
+      if (at == objects.size()) objects.push_back(std::move(made));
+      needs[i].pod_group = at;
       continue;
     }
     if (in.namespaces.size() > 1) {

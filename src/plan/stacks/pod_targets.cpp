@@ -123,7 +123,7 @@ void expand(const json::value& at, const std::vector<std::string_view>& steps, s
 
 // The role paths of one target, before anything is made.
 struct Roles {
-  Path labels, affinity, tolerations, node_selector, volumes;
+  Path labels, affinity, tolerations, node_selector, volumes, pod_spec;
   std::vector<std::pair<Path, std::string>> resources;  // path, container name
   int64_t replicas = 1;
 };
@@ -137,9 +137,13 @@ int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
 
 // A PodTemplateSpec at `t`: its containers' resources are those present now.
 Roles template_plan(const json::value& root, const Path& t) {
-  Roles p{concat(t, {"metadata", "labels"}),  concat(t, {"spec", "affinity"}),
-          concat(t, {"spec", "tolerations"}), concat(t, {"spec", "nodeSelector"}),
-          concat(t, {"spec", "volumes"}),     {}};
+  Roles p{concat(t, {"metadata", "labels"}),
+          concat(t, {"spec", "affinity"}),
+          concat(t, {"spec", "tolerations"}),
+          concat(t, {"spec", "nodeSelector"}),
+          concat(t, {"spec", "volumes"}),
+          concat(t, {"spec"}),
+          {}};
   if (!t.empty())
     p.replicas = integer_at(root, concat(Path(t.begin(), t.end() - 1), {"replicas"}), 1);
   for (const char* field : {"initContainers", "containers"}) {
@@ -183,6 +187,7 @@ std::vector<Roles> shape_plans(const json::value& root, const PodShape& s) {
                           concat(b, {"tolerations"}),
                           concat(b, {"nodeSelector"}),
                           concat(b, {"volumes"}),
+                          b,
                           {{concat(b, {"resources"}), s.path}}});
       break;
     }
@@ -262,6 +267,7 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     if (!p.labels.empty() && !ensure(root, p.labels, false)) p.labels.clear();
     if (!p.affinity.empty() && !ensure(root, p.affinity, false)) p.affinity.clear();
     if (!p.tolerations.empty() && !ensure(root, p.tolerations, true)) p.tolerations.clear();
+    if (!p.pod_spec.empty() && !ensure(root, p.pod_spec, false)) p.pod_spec.clear();
     for (auto& [r, _] : p.resources)
       if (!ensure(root, r, false)) r.clear();
   }
@@ -298,6 +304,8 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     if (json::value* v = at(p.tolerations)) t.tolerations = v->if_array();
     if (json::value* v = at(p.node_selector)) t.node_selector = v->if_object();
     if (json::value* v = at(p.volumes)) t.volumes = v->if_array();
+    t.pod_spec_path = text_of(p.pod_spec);
+    if (json::value* v = at(p.pod_spec)) t.pod_spec = v->if_object();
     for (const auto& [r, name] : p.resources)
       if (json::value* v = at(r); v && v->is_object())
         t.resources.push_back({text_of(Path(r.begin(), r.end() - 1)), name, &v->as_object()});

@@ -24,6 +24,10 @@ struct PodTarget {
   boost::json::array* tolerations = nullptr;
   const boost::json::object* node_selector = nullptr;  // read only; null when absent
   const boost::json::array* volumes = nullptr;         // read only; null when absent or unknown
+  // Where schedulerName goes (the pod spec, or a pod-like object); null when the operator's
+  // fields have no such place.
+  boost::json::object* pod_spec = nullptr;
+  std::string pod_spec_path;
   struct Sized {
     std::string path;       // "spec.template.spec.containers[0]"
     std::string container;  // its name, or the path

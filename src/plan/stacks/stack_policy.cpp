@@ -107,18 +107,16 @@ struct Reader {
         error(fmt::format("spec.coschedule.{}: unknown field (known: mode, isolate)", k));
     const json::value* mode = o->if_contains("mode");
     if (!mode || !mode->is_string())
-      return error("spec.coschedule needs a mode", "mode: anchor (docs/coscheduling.md)");
+      return error("spec.coschedule needs a mode",
+                   "mode: anchor or mode: scheduler (docs/coscheduling.md)");
     if (mode->as_string() == "anchor")
       p.coschedule = StackPolicy::Coschedule::kAnchor;
     else if (mode->as_string() == "scheduler")
-      return error(
-          "spec.coschedule.mode scheduler needs planter's second scheduler, which is not "
-          "built yet",
-          "use mode: anchor (docs/coscheduling.md)");
+      p.coschedule = StackPolicy::Coschedule::kScheduler;
     else
       return error(fmt::format("spec.coschedule.mode \"{}\" is not a mode",
                                std::string_view(mode->as_string())),
-                   "use mode: anchor");
+                   "use mode: anchor or mode: scheduler");
     if (const json::value* isolate = o->if_contains("isolate")) {
       if (!isolate->is_bool()) return error("spec.coschedule.isolate must be true or false");
       p.isolate = isolate->as_bool();

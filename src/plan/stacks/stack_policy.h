@@ -22,6 +22,16 @@ inline constexpr std::string_view kHostnameKey = "kubernetes.io/hostname";
 // A co-scheduled stack's anchor pods carry this label, with the stack's name as its value.
 inline constexpr std::string_view kAnchorLabel = "planter.nephio.org/anchor";
 inline constexpr std::string_view kAnchorImage = "registry.k8s.io/pause:3.10";
+// mode scheduler: the scheduler's name, and the label and kind of scheduler-plugins' gangs.
+inline constexpr std::string_view kPlanterSchedulerName = "planter";
+// The Lease `planter scheduler` holds while it schedules (its --leader-elect-resource-* default).
+inline constexpr std::string_view kSchedulerLeaseNamespace = "kube-system";
+inline constexpr std::string_view kSchedulerLease = "planter-scheduler";
+inline constexpr std::string_view kPodGroupLabelKey = "scheduling.x-k8s.io/pod-group";
+inline constexpr std::string_view kPodGroupApiVersionText = "scheduling.x-k8s.io/v1alpha1";
+// The PodGroup annotations planter's scheduler reads (src/schedule/scheduler.h).
+inline constexpr std::string_view kSameNodeAnnotationKey = "planter.nephio.org/same-node";
+inline constexpr std::string_view kIsolateAnnotationKey = "planter.nephio.org/isolate";
 // A StatefulSet's name leaves room for its pods' controller-revision-hash label (63 characters).
 inline constexpr size_t kMaxStatefulSetName = 52;
 
@@ -43,7 +53,8 @@ struct StackPolicy {
   std::optional<std::pair<std::string, std::string>> dedicated;
   // coschedule: the group on one node, reserved before any member exists (docs/coscheduling.md).
   // kAnchor: a placeholder StatefulSet planter places itself, which every member follows.
-  enum class Coschedule { kNone, kAnchor };
+  // kScheduler: planter's second scheduler places the members' pods as one gang (a PodGroup).
+  enum class Coschedule { kNone, kAnchor, kScheduler };
   Coschedule coschedule = Coschedule::kNone;
   bool isolate = false;  // anchors of different stacks never share a node
 
