@@ -23,11 +23,18 @@ constexpr std::array kManifests = {
 #include "cli/install_manifests.inc"
 };
 
+// deploy/scheduler/: the PodGroup CRD, rbac.yaml, deployment.yaml.
+constexpr std::array kSchedulerManifests = {
+#include "cli/scheduler_manifests.inc"
+};
+
 }  // namespace
 
-std::string install_manifests(const std::string& image) {
+std::string install_manifests(const std::string& image, bool scheduler) {
   std::string out;
-  for (std::string_view m : kManifests) {
+  std::vector<std::string_view> all(kManifests.begin(), kManifests.end());
+  if (scheduler) all.insert(all.end(), kSchedulerManifests.begin(), kSchedulerManifests.end());
+  for (std::string_view m : all) {
     std::string text(m);
     if (!image.empty()) {
       size_t at = text.find("image: ");
@@ -53,17 +60,21 @@ CLI::App* add_install_command(CLI::App& app, InstallFlags& f) {
                   "Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)");
   cmd->add_option("--context", f.context, "Kubeconfig context (default: the current one)");
   cmd->add_option("--image", f.image, "The operator's image (default: the released one)");
+  cmd->add_flag("--scheduler", f.scheduler,
+                "Also planter's second scheduler: the PodGroup CRD, its RBAC and Deployment "
+                "(kube-system)");
   cmd->add_option("--timeout", f.timeout_s, "Seconds to wait with --apply")->capture_default_str();
   cmd->footer(
       "Examples:\n"
       "  planter install | kubectl apply -f -\n"
       "  planter install --apply --context mgmt\n"
+      "  planter install --scheduler | kubectl apply -f -\n"
       "  kubectl apply -k deploy/        # the same, from a checkout");
   return cmd;
 }
 
 int run_install(const InstallFlags& f) {
-  std::string manifests = install_manifests(f.image);
+  std::string manifests = install_manifests(f.image, f.scheduler);
   if (!f.apply) {
     fmt::print("{}", manifests);
     return kExitOk;

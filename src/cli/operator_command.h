@@ -36,6 +36,7 @@ struct InstallFlags {
   std::string kubeconfig;
   std::string context;
   std::string image;
+  bool scheduler = false;  // also planter's second scheduler (deploy/scheduler/)
   double timeout_s = 300;
 };
 
@@ -46,6 +47,6 @@ int run_install(const InstallFlags& flags);
 
 // The operator's manifests (deploy/: Namespace, CRDs, RBAC, Deployment, Service) as one
 // multi-document stream; `image` replaces the Deployment's image when not empty.
-std::string install_manifests(const std::string& image);
+std::string install_manifests(const std::string& image, bool scheduler = false);
 
 }  // namespace planter::cli

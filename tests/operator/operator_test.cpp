@@ -830,6 +830,22 @@ TEST(OperatorTest, DeployAppliesWithKustomizeAndInstallPrintsTheSame) {
   r = planter("install --apply --kubeconfig " + q(sim.kubeconfig()) + " --timeout 60");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("planted"));
+  // The second scheduler: by kustomize from a checkout, and the same printed by install.
+  r = sim.kubectl("apply -k " + q(kSource / "deploy/scheduler"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("deployment.apps/planter-scheduler created"));
+  EXPECT_THAT(r.out, HasSubstr("customresourcedefinition.apiextensions.k8s.io/"
+                               "podgroups.scheduling.x-k8s.io created"));
+  printed = planter("install --scheduler");
+  ASSERT_EQ(printed.code, 0) << printed.err;
+  EXPECT_THAT(printed.out, HasSubstr("name: planter-scheduler"));
+  std::ofstream(out) << printed.out;
+  r = sim.kubectl("apply --server-side --force-conflicts -f " + q(out));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(sim.kubectl("get deployment planter-scheduler -n kube-system -o "
+                        "jsonpath='{.spec.template.spec.containers[0].args[0]}'")
+                .out,
+            "scheduler");
 }
 
 }  // namespace

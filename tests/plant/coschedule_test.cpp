@@ -238,7 +238,8 @@ TEST(CoscheduleTest, TheSchedulerModePlacesTheGroupAsOneGangOfPlantersScheduler)
   stack.replace(stack.find("mode: anchor"), 12, "mode: scheduler");
   std::ofstream(seed) << group("3", "local") << stack;
   ASSERT_EQ(sim.kubectl("apply -f " + q(node)).code, 0);
-  fs::path crd = fs::path(PLANTER_SOURCE_DIR) / "deploy/crds/scheduling.x-k8s.io_podgroups.yaml";
+  fs::path crd =
+      fs::path(PLANTER_SOURCE_DIR) / "deploy/scheduler/scheduling.x-k8s.io_podgroups.yaml";
   ASSERT_EQ(sim.kubectl("apply -f " + q(crd)).code, 0);
 
   CommandResult r =

@@ -99,7 +99,8 @@ class GangTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(sim_.running());
-    fs::path crd = fs::path(PLANTER_SOURCE_DIR) / "deploy/crds/scheduling.x-k8s.io_podgroups.yaml";
+    fs::path crd =
+        fs::path(PLANTER_SOURCE_DIR) / "deploy/scheduler/scheduling.x-k8s.io_podgroups.yaml";
     ASSERT_EQ(sim_.kubectl("apply -f " + q(crd)).code, 0);
     ASSERT_TRUE(
         eventually([&] { return sim_.kubectl("get podgroups -n default").code == 0; }, 10s));
