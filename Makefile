@@ -47,6 +47,7 @@ bench: build
 	build/release/bench/plant_bench
 	build/release/bench/scheduler_bench
 	build/release/bench/stack_fit_bench
+	build/release/bench/planter_scheduler_bench
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -10,15 +10,8 @@
 //
 // Usage: scheduler_bench [SCALE [SHAPE]]   (SCALE default 1: the full shapes, 0.1 a tenth of
 // everything; SHAPE: run only the shapes whose name contains it, and no latency figure)
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,17 +21,20 @@
 #include <vector>
 
 #include "rss.h"
-#include "sim/server.h"
+#include "sim_child.h"
 
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = boost::beast::http;
-using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using planter::bench::Connection;
 using planter::bench::rss_mib;
+using Verb = Connection::Verb;
+
+planter::bench::SimChild start_sim(int nodes, int zones) {
+  return planter::bench::start_sim(nodes, zones, "4", "32Gi");
+}
+using planter::bench::stop_sim;
 
 struct Shape {
   const char* name;
@@ -54,36 +50,6 @@ constexpr const char* kAffinity =
     R"(,"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"color":"blue"}},"topologyKey":"topology.kubernetes.io/zone"}]}})";
 constexpr const char* kNodeAffinity =
     R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["zone-0"]}]}]}}})";
-
-// One keep-alive HTTP/1.1 connection to the sim.
-class Connection {
- public:
-  Connection(const std::string& port, const std::string& token) : stream_(ioc_), token_(token) {
-    tcp::resolver resolver(ioc_);
-    stream_.connect(resolver.resolve("127.0.0.1", port));
-  }
-  http::response<http::string_body> send(http::verb verb, const std::string& target,
-                                         std::string body = "") {
-    http::request<http::string_body> req{verb, target, 11};
-    req.set(http::field::host, "127.0.0.1");
-    req.set(http::field::authorization, "Bearer " + token_);
-    if (!body.empty()) {
-      req.set(http::field::content_type, "application/json");
-      req.body() = std::move(body);
-    }
-    req.prepare_payload();
-    http::write(stream_, req);
-    http::response<http::string_body> res;
-    http::read(stream_, buffer_, res);
-    return res;
-  }
-
- private:
-  net::io_context ioc_;
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-  std::string token_;
-};
 
 std::string pod(const Shape& s, const std::string& name) {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
@@ -103,9 +69,9 @@ int create_pods(const std::string& port, const std::string& token, const Shape& 
     threads.emplace_back([&] {
       Connection conn(port, token);
       for (int i = next++; i < to; i = next++) {
-        auto res = conn.send(http::verb::post, "/api/v1/namespaces/default/pods",
-                             pod(s, "p-" + std::to_string(i)));
-        if (res.result_int() != 201) ++failures;
+        if (conn.send(Verb::kPost, "/api/v1/namespaces/default/pods",
+                      pod(s, "p-" + std::to_string(i))) != 201)
+          ++failures;
       }
     });
   for (auto& t : threads) t.join();
@@ -116,66 +82,13 @@ int create_pods(const std::string& port, const std::string& token, const Shape& 
 bool wait_all_bound(Connection& conn, std::chrono::seconds limit) {
   auto deadline = Clock::now() + limit;
   while (Clock::now() < deadline) {
-    auto res = conn.send(http::verb::get,
-                         "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3D&limit=1");
-    if (res.body().find("\"items\":[]") != std::string::npos) return true;
+    std::string body;
+    conn.send(Verb::kGet, "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3D&limit=1",
+              "", &body);
+    if (body.find("\"items\":[]") != std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
-}
-
-// A sim with `nodes` nodes in a child process; returns its pid, port and token.
-struct Child {
-  pid_t pid = -1;
-  std::string port, token;
-};
-
-Child start_sim(int nodes, int zones) {
-  int fds[2];
-  if (pipe(fds) != 0) std::exit(1);
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    planter::sim::ServerOptions options;
-    options.insecure_http = true;
-    auto& c = options.fleet.cluster;
-    c.nodes = {planter::sim::NodePool{nodes, {}}};
-    c.node_cpu = "4";
-    c.node_memory = "32Gi";
-    c.node_pods = 110;
-    c.zones = zones;
-    c.workload_delay = std::chrono::hours(1);  // no kubelet status writes while measuring
-    c.history_limit = 1000;
-    auto server = planter::sim::Server::create(options);
-    if (!server) {
-      std::fprintf(stderr, "scheduler_bench: %s\n", server.error().message.c_str());
-      std::_Exit(1);
-    }
-    (*server)->start();
-    std::string url = (*server)->url();
-    std::string line = url.substr(url.rfind(':') + 1) + " " + (*server)->token() + "\n";
-    if (write(fds[1], line.data(), line.size()) < 0) std::_Exit(1);
-    close(fds[1]);
-    pause();
-    std::_Exit(0);
-  }
-  close(fds[1]);
-  char buf[256] = {};
-  ssize_t n = read(fds[0], buf, sizeof buf - 1);
-  close(fds[0]);
-  Child child;
-  child.pid = pid;
-  std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
-  child.port = text.substr(0, text.find(' '));
-  child.token = text.substr(text.find(' ') + 1);
-  child.token.pop_back();
-  return child;
-}
-
-void stop_sim(const Child& c) {
-  kill(c.pid, SIGKILL);
-  waitpid(c.pid, nullptr, 0);
 }
 
 int scaled(int n, double scale) {
@@ -199,7 +112,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && std::string(s.name).find(only) == std::string::npos) continue;
     int nodes = scaled(s.nodes, scale), initial = scaled(s.initial, scale),
         measured = scaled(s.measured, scale);
-    Child sim = start_sim(nodes, 1);
+    planter::bench::SimChild sim = start_sim(nodes, 1);
     Connection probe(sim.port, sim.token);
     int failed = create_pods(sim.port, sim.token, s, 0, initial, 16);
     if (!wait_all_bound(probe, std::chrono::seconds(600))) failed = -1;
@@ -224,18 +137,17 @@ int main(int argc, char** argv) {
 
   if (!only.empty()) return 0;
   // Latency of one pod at a time in an idle sim.
-  Child sim = start_sim(scaled(5000, scale), 1);
+  planter::bench::SimChild sim = start_sim(scaled(5000, scale), 1);
   Connection conn(sim.port, sim.token);
   Shape one{"latency", 0, 0, 0, "", "green", 0};
   std::vector<double> ms;
   for (int i = 0; i < 200; ++i) {
     std::string name = "lat-" + std::to_string(i);
     auto start = Clock::now();
-    conn.send(http::verb::post, "/api/v1/namespaces/default/pods", pod(one, name));
-    while (conn.send(http::verb::get, "/api/v1/namespaces/default/pods/" + name)
-               .body()
-               .find("\"nodeName\"") == std::string::npos) {
-    }
+    conn.send(Verb::kPost, "/api/v1/namespaces/default/pods", pod(one, name));
+    std::string body;
+    while (body.find("\"nodeName\"") == std::string::npos)
+      conn.send(Verb::kGet, "/api/v1/namespaces/default/pods/" + name, "", &body);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

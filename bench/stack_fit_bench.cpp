@@ -49,12 +49,11 @@ const Fleet& fleet(size_t n) {
           {"metadata", {{"name", fmt::format("pod-{}-{}", i, p)}, {"labels", json::object{}}}},
           {"spec",
            {{"nodeName", name},
-            {"containers",
-             json::array{json::object{
-                 {"name", "c"},
-                 {"resources",
-                  {{"requests",
-                    {{"cpu", fmt::format("{}", 1 + (i + p) % 3)}, {"memory", "4Gi"}}}}}}}}}},
+            {"containers", json::array{json::object{{"name", "c"},
+                                                    {"resources",
+                                                     {{"requests",
+                                                       {{"cpu", fmt::format("{}", 1 + (i + p) % 3)},
+                                                        {"memory", "4Gi"}}}}}}}}}},
           {"status", {{"phase", "Running"}}}});
   }
   return f;
