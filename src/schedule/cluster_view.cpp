@@ -125,9 +125,26 @@ void ClusterView::add_pod(const json::object& pod, const std::set<std::string>& 
   NodeView& n = nodes_[it->second];
   std::string stack = string_field(pod, {"metadata", "labels", "planter.nephio.org/stack"});
   if (!stack.empty()) n.stacks.insert(stack);
-  if (keep_pods_) n.pods.push_back(bound_pod(pod));
+  if (keep_pods_) keep(it->second, bound_pod(pod));
   if (!stack.empty() && uncounted.contains(stack)) return;
   n.used += pod_requests(pod);
+}
+
+void ClusterView::keep(size_t node, BoundPod pod) {
+  NodeView& n = nodes_[node];
+  if (!pod.group.empty()) n.groups.insert(pod.ns + "/" + pod.group);
+  if (!pod.anti_terms.empty()) anti_pods_.emplace_back(node, n.pods.size());
+  n.pods.push_back(std::move(pod));
+}
+
+void ClusterView::add_bound(const std::string& node, BoundPod pod, const Usage& requests) {
+  auto it = by_name_.find(node);
+  if (it == by_name_.end()) return;
+  NodeView& n = nodes_[it->second];
+  n.used += requests;
+  if (auto stack = pod.labels.find(std::string(kStackLabel)); stack != pod.labels.end())
+    n.stacks.insert(stack->second);
+  if (keep_pods_) keep(it->second, std::move(pod));
 }
 
 void ClusterView::reserve(const std::string& stack, const std::map<std::string, Usage>& on_nodes) {

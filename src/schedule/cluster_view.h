@@ -46,7 +46,8 @@ struct NodeView {
   Usage used;  // by the pods bound to it (and by reservations)
   // Stacks with pods (or reservations) on it, by the pods' planter.nephio.org/stack label.
   std::set<std::string> stacks;
-  std::vector<BoundPod> pods;  // with ClusterView(true) only
+  std::vector<BoundPod> pods;    // with ClusterView(true) only
+  std::set<std::string> groups;  // "ns/group" of its pods' pod groups (ditto)
 
   Usage free() const {
     return {allocatable.cpu - used.cpu, allocatable.memory - used.memory,
@@ -74,14 +75,21 @@ class ClusterView {
   // A pod bound to a node and not finished. The pods of `uncounted` stacks are recorded on their
   // node but use nothing: their stack's reservation (or the stack being fitted) stands for them.
   void add_pod(const boost::json::object& pod, const std::set<std::string>& uncounted);
+  // A pod bound in this decision, with what it requests (ClusterView(true)).
+  void add_bound(const std::string& node, BoundPod pod, const Usage& requests);
+  // The bound pods that have required anti-affinity terms, with their node's index.
+  const std::vector<std::pair<size_t, size_t>>& anti_pods() const { return anti_pods_; }
   // Room held for a stack that planter released but whose pods are not all bound yet.
   void reserve(const std::string& stack, const std::map<std::string, Usage>& on_nodes);
 
   const std::vector<NodeView>& nodes() const { return nodes_; }
 
  private:
+  void keep(size_t node, BoundPod pod);
+
   std::vector<NodeView> nodes_;
   bool keep_pods_ = false;
+  std::vector<std::pair<size_t, size_t>> anti_pods_;  // node index, index in its pods
   std::map<std::string, size_t> by_name_;
 };
 

@@ -38,9 +38,7 @@ class Placer {
 
   // Another group's isolation, or this one's, keeps the pod off the node.
   std::string isolation(size_t n) const {
-    for (const BoundPod& b : view_.nodes()[n].pods) {
-      if (b.group.empty()) continue;
-      std::string other = b.ns + "/" + b.group;
+    for (const std::string& other : view_.nodes()[n].groups) {
       if (other == policy_.name) continue;
       if (policy_.isolate) return "node(s) ran pods of another pod group";
       if (isolated_.contains(other)) return "node(s) were isolated for pod group " + other;

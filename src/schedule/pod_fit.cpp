@@ -111,15 +111,21 @@ PodFit::PodFit(const ClusterView& view, const std::vector<Tentative>& placed, co
       self = self && t.is_object() && term_matches(t.as_object(), pod.ns, pod.ns, pod.labels);
     affinity_alone_ = self;
   }
-  // Pods already placed whose anti-affinity this pod would break.
-  each_pod([&](size_t n, const std::string& ns, const Labels&, const json::array& anti) {
+  // Pods already placed whose anti-affinity this pod would break (only those that have any).
+  auto existing = [&](size_t n, const std::string& ns, const json::array& anti) {
     for (const json::value& t : anti) {
       if (!t.is_object() || !term_matches(t.as_object(), ns, pod_.ns, pod_.labels)) continue;
       Term term{string_field(t.as_object(), {"topologyKey"}), {}};
       if (const std::string* d = domain(n, term.key)) term.domains.insert(*d);
       existing_anti_.push_back(std::move(term));
     }
-  });
+  };
+  for (const auto& [n, i] : view.anti_pods()) {
+    const BoundPod& b = nodes[n].pods[i];
+    existing(n, b.ns, b.anti_terms);
+  }
+  for (const Tentative& t : placed)
+    if (!t.pod->anti_terms.empty()) existing(t.node, t.pod->ns, t.pod->anti_terms);
 }
 
 std::string PodFit::refuses(size_t n, const Usage& taken) const {

@@ -125,36 +125,35 @@ struct Scheduler::Impl {
   // timeout).
   std::chrono::milliseconds cycle(const std::stop_token& stop) {
     ++stats.cycles;
-    std::vector<json::object> node_items = nodes->items(), pod_items = pods->items();
+    // Read in place from the informers' caches: nothing is copied but what pending pods need.
     std::map<std::string, json::object> group_objects;  // ns/name
-    for (json::object& g : groups->items())
+    groups->for_each([&](const json::object& g) {
       group_objects[string_field(g, {"metadata", "namespace"}) + "/" +
-                    string_field(g, {"metadata", "name"})] = std::move(g);
+                    string_field(g, {"metadata", "name"})] = g;
+    });
     ClusterView view(true);
-    for (const json::object& n : node_items) view.add_node(n);
+    nodes->for_each([&](const json::object& n) { view.add_node(n); });
     std::vector<PendingPod> pending;
-    std::map<std::string, const json::object*> pending_json;  // uid -> the pod
     std::map<std::string, std::vector<std::pair<std::string, std::string>>> bound;  // gang -> pods
     std::set<std::string> seen;
-    for (const json::object& p : pod_items) {
+    pods->for_each([&](const json::object& p) {
       std::string phase = string_field(p, {"status", "phase"});
-      if (phase == "Succeeded" || phase == "Failed") continue;
-      std::string node = string_field(p, {"spec", "nodeName"});
-      std::string group = string_field(p, {"metadata", "labels", std::string(kPodGroupLabel)});
-      std::string ns = string_field(p, {"metadata", "namespace"});
-      if (!node.empty()) {
+      if (phase == "Succeeded" || phase == "Failed") return;
+      const json::string* node = find_string(p, {"spec", "nodeName"});
+      if (node && !node->empty()) {
         view.add_pod(p, {});
-        if (!group.empty())
-          bound[ns + "/" + group].emplace_back(string_field(p, {"metadata", "name"}), node);
-        continue;
+        if (const json::string* group = find_string(p, {"metadata", "labels", kPodGroupLabel}))
+          bound[string_field(p, {"metadata", "namespace"}) + "/" + std::string(*group)]
+              .emplace_back(string_field(p, {"metadata", "name"}), std::string(*node));
+        return;
       }
-      if (string_field(p, {"spec", "schedulerName"}) != options.name) continue;
-      if (find_path(p, {"metadata", "deletionTimestamp"})) continue;
+      const json::string* scheduler = find_string(p, {"spec", "schedulerName"});
+      if (!scheduler || *scheduler != options.name) return;
+      if (find_path(p, {"metadata", "deletionTimestamp"})) return;
       pending.push_back(PendingPod::from(p));
-      pending_json[pending.back().uid] = &p;
       seen.insert(pending.back().uid);
       first_seen.try_emplace(pending.back().uid, Clock::now());
-    }
+    });
     std::erase_if(first_seen, [&](const auto& e) { return !seen.contains(e.first); });
     std::erase_if(last_why, [&](const auto& e) { return !seen.contains(e.first); });
     stats.pending = static_cast<int64_t>(pending.size());
@@ -185,11 +184,9 @@ struct Scheduler::Impl {
       if (!u->key.empty()) {
         auto g = group_objects.find(u->key);
         if (g == group_objects.end()) {
-          unschedulable(*u,
-                        fmt::format("PodGroup {} not found (scheduling.x-k8s.io/v1alpha1); "
-                                    "its pods wait for it",
-                                    u->key),
-                        pending_json);
+          unschedulable(*u, fmt::format("PodGroup {} not found (scheduling.x-k8s.io/v1alpha1); "
+                                        "its pods wait for it",
+                                        u->key));
           continue;
         }
         group = &g->second;
@@ -206,7 +203,7 @@ struct Scheduler::Impl {
       }
       GroupDecision d = decide_group(view, u->pods, policy, isolated);
       if (!d.bind) {
-        unschedulable(*u, d.why, pending_json);
+        unschedulable(*u, d.why);
         if (group) {
           write_group_status(u->key, *group, policy.bound, "Pending", d.why);
           if (policy.bound > 0 && policy.bound < policy.min_member) {
@@ -232,9 +229,8 @@ struct Scheduler::Impl {
           std::this_thread::sleep_for(options.bind_interval);
         if (bind(*pod, node)) {
           ++placed;
-          json::object now = *pending_json[pod->uid];
-          now["spec"].as_object()["nodeName"] = node;
-          view.add_pod(now, {});
+          view.add_bound(node, BoundPod{pod->ns, pod->labels, pod->group, pod->anti_terms},
+                         pod->requests);
         }
       }
       if (group)
@@ -267,8 +263,7 @@ struct Scheduler::Impl {
   }
 
   // PodScheduled=False with the reason, and a FailedScheduling Event, when the reason changed.
-  void unschedulable(const Unit& u, const std::string& why,
-                     const std::map<std::string, const json::object*>& pods) {
+  void unschedulable(const Unit& u, const std::string& why) {
     for (const PendingPod* p : u.pods) {
       std::string& last = last_why[p->uid];
       if (last == why) continue;
@@ -281,7 +276,6 @@ struct Scheduler::Impl {
                                                     {"reason", "Unschedulable"},
                                                     {"message", why},
                                                     {"lastTransitionTime", now_rfc3339()}}}}}}};
-      if (!pods.contains(p->uid)) continue;
       auto r = client.merge_patch("v1", "Pod", p->ns, p->name, patch, true);
       if (!r && !r.error().not_found())
         log(fmt::format("status of {}: {}", p->id(), r.error().str()));
