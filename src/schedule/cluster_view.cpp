@@ -49,6 +49,34 @@ bool restartable(const json::value& c) {
 
 }  // namespace
 
+bool PodTerm::matches(const std::string& ns, const Labels& labels) const {
+  if (!selector) return false;
+  bool ns_ok = any_namespace ? true
+               : namespaces.empty()
+                   ? ns == owner_ns
+                   : std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
+  return ns_ok && selector->matches(labels);
+}
+
+std::vector<PodTerm> PodTerm::read(const json::array& terms, const std::string& owner_ns) {
+  std::vector<PodTerm> out;
+  for (const json::value& v : terms) {
+    const json::object* t = v.if_object();
+    if (!t) continue;
+    PodTerm term;
+    term.topology_key = string_field(*t, {"topologyKey"});
+    term.owner_ns = owner_ns;
+    if (const json::value* list = t->if_contains("namespaces"); list && list->is_array())
+      for (const json::value& n : list->as_array())
+        if (n.is_string()) term.namespaces.emplace_back(n.as_string());
+    term.any_namespace = term.namespaces.empty() && t->contains("namespaceSelector");
+    if (const json::value* sel = t->if_contains("labelSelector"); sel && sel->is_object())
+      if (auto parsed = LabelSelector::from_json(*sel)) term.selector = std::move(parsed.value());
+    out.push_back(std::move(term));
+  }
+  return out;
+}
+
 BoundPod bound_pod(const json::object& pod) {
   BoundPod b;
   b.ns = string_field(pod, {"metadata", "namespace"});
@@ -57,7 +85,7 @@ BoundPod bound_pod(const json::object& pod) {
   if (const json::value* anti = find_path(pod, {"spec", "affinity", "podAntiAffinity",
                                                 "requiredDuringSchedulingIgnoredDuringExecution"});
       anti && anti->is_array())
-    b.anti_terms = anti->as_array();
+    b.anti_terms = PodTerm::read(anti->as_array(), b.ns);
   return b;
 }
 

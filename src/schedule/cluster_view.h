@@ -8,6 +8,7 @@
 #include <boost/json/object.hpp>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,12 +30,26 @@ struct Usage {
   }
 };
 
+// A required pod (anti-)affinity term of a pod, read once: which pods it matches (namespaces and
+// label selector) and over which node label.
+struct PodTerm {
+  std::string topology_key;
+  std::string owner_ns;        // the namespace of the pod that has the term
+  bool any_namespace = false;  // a namespaceSelector is given (planter's scheduler does not read
+                               // Namespaces: any selector is taken as every namespace)
+  std::vector<std::string> namespaces;
+  std::optional<LabelSelector> selector;  // none: the term matches no pod
+
+  bool matches(const std::string& ns, const Labels& labels) const;
+  static std::vector<PodTerm> read(const boost::json::array& terms, const std::string& owner_ns);
+};
+
 // A pod bound to a node, as inter-pod (anti-)affinity sees it (kept only when asked for).
 struct BoundPod {
   std::string ns;
   Labels labels;
-  std::string group;              // its scheduling.x-k8s.io/pod-group label, if any
-  boost::json::array anti_terms;  // its required podAntiAffinity terms
+  std::string group;                // its scheduling.x-k8s.io/pod-group label, if any
+  std::vector<PodTerm> anti_terms;  // its required podAntiAffinity terms
 };
 
 struct NodeView {

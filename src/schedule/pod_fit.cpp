@@ -1,5 +1,6 @@
 #include "schedule/pod_fit.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "model/object.h"
@@ -41,33 +42,11 @@ PendingPod PendingPod::from(const json::object& pod) {
     p.node_terms = *a;
   if (const json::array* a = array_at(pod, {"spec", "affinity", "podAffinity",
                                             "requiredDuringSchedulingIgnoredDuringExecution"}))
-    p.affinity_terms = *a;
+    p.affinity_terms = PodTerm::read(*a, p.ns);
   if (const json::array* a = array_at(pod, {"spec", "affinity", "podAntiAffinity",
                                             "requiredDuringSchedulingIgnoredDuringExecution"}))
-    p.anti_terms = *a;
+    p.anti_terms = PodTerm::read(*a, p.ns);
   return p;
-}
-
-bool term_matches(const json::object& term, const std::string& term_ns, const std::string& ns,
-                  const Labels& labels) {
-  // Namespaces: those listed; else every namespace when a namespaceSelector is given (planter's
-  // scheduler does not read Namespaces: a non-empty selector is taken as all of them); else the
-  // term's pod's own.
-  bool ns_ok = false;
-  if (const json::value* list = term.if_contains("namespaces");
-      list && list->is_array() && !list->as_array().empty()) {
-    for (const json::value& n : list->as_array())
-      ns_ok = ns_ok || (n.is_string() && n.as_string() == ns);
-  } else if (term.contains("namespaceSelector")) {
-    ns_ok = true;
-  } else {
-    ns_ok = ns == term_ns;
-  }
-  if (!ns_ok) return false;
-  const json::value* selector = term.if_contains("labelSelector");
-  if (!selector || !selector->is_object()) return false;  // no selector: no pod
-  auto parsed = LabelSelector::from_json(*selector);
-  return parsed && parsed->matches(labels);
 }
 
 PodFit::PodFit(const ClusterView& view, const std::vector<Tentative>& placed, const PendingPod& pod)
@@ -76,56 +55,49 @@ PodFit::PodFit(const ClusterView& view, const std::vector<Tentative>& placed, co
   // Every pod to look at: bound ones and this decision's, with their node.
   auto each_pod = [&](auto&& fn) {
     for (size_t n = 0; n < nodes.size(); ++n)
-      for (const BoundPod& b : nodes[n].pods) fn(n, b.ns, b.labels, b.anti_terms);
-    for (const Tentative& t : placed) fn(t.node, t.pod->ns, t.pod->labels, t.pod->anti_terms);
+      for (const BoundPod& b : nodes[n].pods) fn(n, b.ns, b.labels);
+    for (const Tentative& t : placed) fn(t.node, t.pod->ns, t.pod->labels);
   };
   auto domain = [&](size_t n, const std::string& key) -> const std::string* {
     auto it = nodes[n].labels.find(key);
     return it == nodes[n].labels.end() ? nullptr : &it->second;
   };
-  auto prepare = [&](const json::array& terms, std::vector<Term>& out, bool& any_match) {
-    any_match = true;
-    for (const json::value& t : terms) {
-      if (!t.is_object()) continue;
-      Term term{string_field(t.as_object(), {"topologyKey"}), {}};
-      bool matched = false;
-      each_pod([&](size_t n, const std::string& ns, const Labels& labels, const json::array&) {
-        if (!term_matches(t.as_object(), pod_.ns, ns, labels)) return;
-        matched = true;
+  auto prepare = [&](const std::vector<PodTerm>& terms, std::vector<Term>& out) {
+    for (const PodTerm& t : terms) {
+      Term term{t.topology_key, {}};
+      each_pod([&](size_t n, const std::string& ns, const Labels& labels) {
+        if (!t.matches(ns, labels)) return;
         if (const std::string* d = domain(n, term.key)) term.domains.insert(*d);
       });
-      any_match = any_match && matched;
       out.push_back(std::move(term));
     }
   };
-  bool all_affinity_matched = true, unused = true;
-  prepare(pod.affinity_terms, affinity_, all_affinity_matched);
-  prepare(pod.anti_terms, anti_, unused);
+  prepare(pod.affinity_terms, affinity_);
+  prepare(pod.anti_terms, anti_);
   // The first pod of a group that follows itself: no pod matches any of its terms anywhere, and
   // it matches all of them itself (kube-scheduler's rule, so the group can start).
   bool none_anywhere = true;
   for (const Term& t : affinity_) none_anywhere = none_anywhere && t.domains.empty();
   if (!affinity_.empty() && none_anywhere) {
     bool self = true;
-    for (const json::value& t : pod.affinity_terms)
-      self = self && t.is_object() && term_matches(t.as_object(), pod.ns, pod.ns, pod.labels);
+    for (const PodTerm& t : pod.affinity_terms) self = self && t.matches(pod.ns, pod.labels);
     affinity_alone_ = self;
   }
   // Pods already placed whose anti-affinity this pod would break (only those that have any).
-  auto existing = [&](size_t n, const std::string& ns, const json::array& anti) {
-    for (const json::value& t : anti) {
-      if (!t.is_object() || !term_matches(t.as_object(), ns, pod_.ns, pod_.labels)) continue;
-      Term term{string_field(t.as_object(), {"topologyKey"}), {}};
-      if (const std::string* d = domain(n, term.key)) term.domains.insert(*d);
-      existing_anti_.push_back(std::move(term));
+  // One Term per topology key, however many pods: a node is asked once per key.
+  auto existing = [&](size_t n, const std::vector<PodTerm>& anti) {
+    for (const PodTerm& t : anti) {
+      if (!t.matches(pod_.ns, pod_.labels)) continue;
+      auto it = std::find_if(existing_anti_.begin(), existing_anti_.end(),
+                             [&](const Term& e) { return e.key == t.topology_key; });
+      if (it == existing_anti_.end())
+        it = existing_anti_.insert(existing_anti_.end(), Term{t.topology_key, {}});
+      if (const std::string* d = domain(n, it->key)) it->domains.insert(*d);
     }
   };
-  for (const auto& [n, i] : view.anti_pods()) {
-    const BoundPod& b = nodes[n].pods[i];
-    existing(n, b.ns, b.anti_terms);
-  }
+  for (const auto& [n, i] : view.anti_pods()) existing(n, nodes[n].pods[i].anti_terms);
   for (const Tentative& t : placed)
-    if (!t.pod->anti_terms.empty()) existing(t.node, t.pod->ns, t.pod->anti_terms);
+    if (!t.pod->anti_terms.empty()) existing(t.node, t.pod->anti_terms);
 }
 
 std::string PodFit::refuses(size_t n, const Usage& taken) const {

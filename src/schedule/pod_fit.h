@@ -23,7 +23,8 @@ struct PendingPod {
   std::string ns, name, uid, group, created;  // group: its pod-group label; created: timestamp
   Labels labels;
   Usage requests;
-  boost::json::array tolerations, node_terms, affinity_terms, anti_terms;
+  boost::json::array tolerations, node_terms;
+  std::vector<PodTerm> affinity_terms, anti_terms;
   boost::json::object node_selector;
 
   static PendingPod from(const boost::json::object& pod);
@@ -55,9 +56,5 @@ class PodFit {
   std::vector<Term> affinity_, anti_, existing_anti_;
   bool affinity_alone_ = false;  // no pod matches its affinity anywhere, and it matches itself
 };
-
-// True when a pod (namespace and labels) matches a pod affinity term of a pod in `term_ns`.
-bool term_matches(const boost::json::object& term, const std::string& term_ns,
-                  const std::string& ns, const Labels& labels);
 
 }  // namespace planter::schedule

@@ -1,0 +1,137 @@
+// planter's scheduler decisions (src/schedule/gang.h, pod_fit.h) without a server: gangs all or
+// nothing, same-node and isolated groups, inter-pod affinity with the first-pod rule, and the
+// anti-affinity of pods already placed. Expected outcomes are worked out by hand from the
+// Kubernetes documentation ("Inter-pod affinity and anti-affinity") and scheduler-plugins'
+// Coscheduling (a gang binds when minMember pods can).
+#include "schedule/gang.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace planter::schedule {
+namespace {
+
+namespace json = boost::json;
+using ::testing::HasSubstr;
+
+json::object node(const std::string& name, const std::string& cpu) {
+  return json::parse(R"({"metadata":{"name":")" + name +
+                     R"(","labels":{"kubernetes.io/hostname":")" + name +
+                     R"("}},"status":{"allocatable":{"cpu":")" + cpu +
+                     R"(","memory":"32Gi","pods":"110"}}})")
+      .as_object();
+}
+
+// A pod; `extra` is JSON members added to its spec.
+json::object pod(const std::string& name, const std::string& cpu, const std::string& labels = "{}",
+                 const std::string& node_name = "", const std::string& extra = "") {
+  std::string bound = node_name.empty() ? "" : R"("nodeName":")" + node_name + "\",";
+  return json::parse(R"({"metadata":{"name":")" + name + R"(","namespace":"default","uid":")" +
+                     name + R"(","labels":)" + labels + R"(},"spec":{)" + bound +
+                     R"("containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+                     R"("}}}])" + extra + "}}")
+      .as_object();
+}
+
+ClusterView three_nodes() {
+  ClusterView v(true);
+  for (const char* n : {"a", "b", "c"}) v.add_node(node(n, "8"));
+  return v;
+}
+
+std::vector<const PendingPod*> refs(const std::vector<PendingPod>& pods) {
+  std::vector<const PendingPod*> out;
+  for (const PendingPod& p : pods) out.push_back(&p);
+  return out;
+}
+
+TEST(GangDecisionTest, AllOrNothing) {
+  ClusterView v = three_nodes();
+  std::vector<PendingPod> pods;
+  for (int i = 0; i < 4; ++i) pods.push_back(PendingPod::from(pod("g-" + std::to_string(i), "5")));
+  GroupPolicy gang{"default/g", 4};
+  GroupDecision d = decide_group(v, refs(pods), gang, {});
+  EXPECT_FALSE(d.bind);
+  EXPECT_TRUE(d.bindings.empty());
+  EXPECT_THAT(d.why, HasSubstr("pod group default/g: 4 pods cannot be placed together"));
+  EXPECT_THAT(d.why, HasSubstr("0/3 nodes are available: 3 Insufficient cpu."));
+  pods.pop_back();
+  d = decide_group(v, refs(pods), gang, {});
+  EXPECT_FALSE(d.bind);
+  EXPECT_EQ(d.why, "pod group default/g has 3 of its minMember 4 pods");
+  gang.bound = 1;  // one already bound elsewhere (a scheduler killed mid-gang): the rest goes
+  d = decide_group(v, refs(pods), gang, {});
+  ASSERT_TRUE(d.bind) << d.why;
+  EXPECT_EQ(d.bindings.size(), 3u);
+}
+
+TEST(GangDecisionTest, SameNodeGroupsAndIsolation) {
+  ClusterView v = three_nodes();
+  v.add_pod(pod("busy", "7", R"({"scheduling.x-k8s.io/pod-group":"other"})", "a"), {});
+  std::vector<PendingPod> pods = {PendingPod::from(pod("p0", "3")),
+                                  PendingPod::from(pod("p1", "3"))};
+  GroupPolicy same{"default/ci", 2};
+  same.colocate = true;
+  GroupDecision d = decide_group(v, refs(pods), same, {});
+  ASSERT_TRUE(d.bind) << d.why;
+  EXPECT_EQ(d.bindings[0].second, d.bindings[1].second) << "one node for the whole group";
+  EXPECT_NE(d.bindings[0].second, "a");
+  // Where the group already runs, it stays.
+  same.bound_node = "c";
+  d = decide_group(v, refs(pods), same, {});
+  ASSERT_TRUE(d.bind);
+  EXPECT_EQ(d.bindings[0].second, "c");
+  // A node where an isolated group runs refuses other groups; an isolated group refuses nodes
+  // with other groups.
+  ClusterView small(true);
+  small.add_node(node("a", "8"));
+  small.add_pod(pod("x", "1", R"({"scheduling.x-k8s.io/pod-group":"other"})", "a"), {});
+  GroupPolicy plain{"default/ci", 2};
+  d = decide_group(small, refs(pods), plain, {"default/other"});
+  EXPECT_FALSE(d.bind);
+  EXPECT_THAT(d.why, HasSubstr("node(s) were isolated for pod group default/other"));
+  GroupPolicy isolating = plain;
+  isolating.isolate = true;
+  d = decide_group(small, refs(pods), isolating, {});
+  EXPECT_THAT(d.why, HasSubstr("node(s) ran pods of another pod group"));
+}
+
+TEST(GangDecisionTest, PodAffinityFollowsTheFirstPodAndAntiAffinityOfPlacedPodsHolds) {
+  ClusterView v = three_nodes();
+  const char* follow =
+      R"(,"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"kubernetes.io/hostname"}]}})";
+  // Three pods that follow pods labelled app=db, none of which exists: the first-pod rule lets
+  // the first go anywhere, and the others follow it (the gang places them in one decision).
+  std::vector<PendingPod> pods;
+  for (int i = 0; i < 3; ++i)
+    pods.push_back(
+        PendingPod::from(pod("db-" + std::to_string(i), "1", R"({"app":"db"})", "", follow)));
+  GroupPolicy gang{"default/db", 3};
+  GroupDecision d = decide_group(v, refs(pods), gang, {});
+  ASSERT_TRUE(d.bind) << d.why;
+  EXPECT_EQ(d.bindings[0].second, d.bindings[1].second);
+  EXPECT_EQ(d.bindings[1].second, d.bindings[2].second);
+  // A pod that does not match its own term cannot start alone.
+  std::vector<PendingPod> lonely = {
+      PendingPod::from(pod("web", "1", R"({"app":"web"})", "", follow))};
+  d = decide_group(v, refs(lonely), GroupPolicy{}, {});
+  EXPECT_FALSE(d.bind);
+  EXPECT_THAT(d.why, HasSubstr("3 node(s) didn't match pod affinity rules"));
+  // A placed pod's anti-affinity keeps matching pods off its node.
+  const char* repel =
+      R"(,"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}})";
+  ClusterView one(true);
+  one.add_node(node("a", "8"));
+  one.add_pod(pod("guard", "1", "{}", "a", repel), {});
+  std::vector<PendingPod> web = {PendingPod::from(pod("web", "1", R"({"app":"web"})"))};
+  d = decide_group(one, refs(web), GroupPolicy{}, {});
+  EXPECT_FALSE(d.bind);
+  EXPECT_THAT(d.why, HasSubstr("1 node(s) didn't satisfy existing pods anti-affinity rules"));
+}
+
+}  // namespace
+}  // namespace planter::schedule
