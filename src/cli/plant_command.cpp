@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 
+#include "cli/embedded_scheduler.h"
 #include "cli/sim_command.h"
 #include "cli/stop_signals.h"
 #include "kube/kubeconfig.h"
@@ -267,8 +268,14 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
   if (f.sim && f.keep) block_stop_signals();  // before any thread starts
   auto p = prepare(f);
   if (!p) return p.error();
+  // The simulated fleet's planter scheduler, for stacks co-scheduled with mode: scheduler.
+  std::unique_ptr<EmbeddedScheduler> scheduler;
+  if (p->targets.sim)
+    scheduler =
+        EmbeddedScheduler::start_if_needed(p->plan, p->targets.clusters[std::string(kSelf)]);
   int rc = work(p.value());
   keep_serving(f, p->targets);
+  scheduler.reset();
   if (p->targets.sim) p->targets.sim->stop();
   return rc;
 }

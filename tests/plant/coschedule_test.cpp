@@ -3,6 +3,7 @@
 // are small and empty. The sim's scheduler judges; the audit log shows the order.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -268,6 +269,21 @@ TEST(CoscheduleTest, TheSchedulerModePlacesTheGroupAsOneGangOfPlantersScheduler)
   }
   EXPECT_EQ(binds, 3u);
   EXPECT_EQ(sim.kubectl("get podgroup ci -o jsonpath={.status.phase}").out, "Scheduled");
+}
+
+// `planter plant --sim` runs planter's scheduler for the simulated management cluster itself:
+// the members do not wait for a scheduler nobody started.
+TEST(CoscheduleTest, PlantWithTheEmbeddedSimNeedsNoSchedulerStarted) {
+  fs::path dir = fs::temp_directory_path() / ("planter-cosched-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::path seed = dir / "group.yaml";
+  std::string stack = kAnchorStack;
+  stack.replace(stack.find("mode: anchor"), 12, "mode: scheduler");
+  std::ofstream(seed) << group("1", "standard") << stack;
+  CommandResult r = planter("plant --sim " + q(seed) + " --timeout 30");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted 5 units"));
+  fs::remove_all(dir);
 }
 
 }  // namespace
