@@ -10,6 +10,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "cli/daemon.h"
 #include "cli/seed_flags.h"
 #include "cli/stop_signals.h"
 #include "kube/kubeconfig.h"
@@ -161,28 +162,15 @@ int run_operator(const OperatorFlags& f) {
     return g;
   });
 
-  std::vector<std::unique_ptr<op::HttpEndpoint>> endpoints;
-  auto serve = [&](const std::string& addr, op::HttpEndpoint::Handler h,
-                   std::string_view what) -> bool {
-    if (addr.empty() || addr == "0") return true;
-    auto ep = op::HttpEndpoint::start(addr, std::move(h));
-    if (!ep) {
-      log.error("cannot serve " + std::string(what), {{"error", ep.error().message}});
-      return false;
-    }
-    log.info("serving " + std::string(what),
-             {{"address", addr}, {"port", std::to_string((*ep)->port())}});
-    endpoints.push_back(std::move(ep.value()));
-    return true;
-  };
-  bool ok = serve(
+  Daemon daemon(log);
+  bool ok = daemon.serve(
       f.metrics_addr,
       [&](const std::string& path) {
         if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
         return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", metrics.render()};
       },
       "metrics");
-  ok = ok && serve(
+  ok = ok && daemon.serve(
                  f.health_addr,
                  [&](const std::string& path) {
                    if (path == "/healthz" || path == "/livez")
@@ -199,19 +187,9 @@ int run_operator(const OperatorFlags& f) {
                  "health probes");
   if (!ok) return kExitBadInput;
 
-  std::stop_source stop;
-  std::thread waiter([&] {
-    int sig = wait_for_stop_signal();
-    log.info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
-    stop.request_stop();
-  });
   auto finish = [&](int rc) {
     controller.stop();
-    endpoints.clear();
-    if (waiter.joinable()) {
-      if (!stop.stop_requested()) pthread_kill(waiter.native_handle(), SIGTERM);
-      waiter.join();
-    }
+    daemon.close_endpoints();
     return rc;
   };
 
@@ -226,7 +204,7 @@ int run_operator(const OperatorFlags& f) {
       return finish(kExitBadInput);
     }
     log.info("waiting for the Lease", {{"lease", lo.ns + "/" + lo.name}});
-    if (!elector.acquire(stop.get_token())) return finish(kExitOk);
+    if (!elector.acquire(daemon.stop_token())) return finish(kExitOk);
     leading = true;
     log.info("leading", {{"lease", lo.ns + "/" + lo.name}, {"identity", elector.identity()}});
   }
@@ -236,7 +214,7 @@ int run_operator(const OperatorFlags& f) {
   }
   working = true;
   if (f.leader_elect) {
-    if (!elector.hold(stop.get_token())) {
+    if (!elector.hold(daemon.stop_token())) {
       // Another replica may be working already: stop writing at once, and let the kubelet
       // restart this one as a standby.
       log.error("lost the Lease: exiting", {{"lease", lo.ns + "/" + lo.name}});
@@ -245,10 +223,7 @@ int run_operator(const OperatorFlags& f) {
     }
     return finish(kExitOk);
   }
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  cv.wait(lock, stop.get_token(), [] { return false; });
+  daemon.wait_for_stop();
   return finish(kExitOk);
 }
 

@@ -1,0 +1,43 @@
+// What the commands that serve until stopped (`planter operator`, `planter scheduler`) share: their
+// HTTP endpoints (/metrics, /healthz, /readyz), and a stop requested by SIGINT or SIGTERM (which
+// must be blocked, block_stop_signals(), before any thread starts).
+#pragma once
+
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "operator/http_endpoint.h"
+#include "operator/log.h"
+
+namespace planter::cli {
+
+class Daemon {
+ public:
+  // Starts waiting for SIGINT/SIGTERM.
+  explicit Daemon(op::Log& log);
+  // Stops the endpoints and the signal waiter.
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Serves `handler` on `address` ("[HOST]:PORT"; empty or "0": not at all), saying where in the
+  // log; false (logged) when it cannot.
+  bool serve(const std::string& address, op::HttpEndpoint::Handler handler, std::string_view what);
+  std::stop_token stop_token() const { return stop_.get_token(); }
+  // Blocks until a stop is requested.
+  void wait_for_stop();
+  // Stops serving the endpoints (before the work they report on goes away).
+  void close_endpoints() { endpoints_.clear(); }
+
+ private:
+  op::Log& log_;
+  std::stop_source stop_;
+  std::vector<std::unique_ptr<op::HttpEndpoint>> endpoints_;
+  std::thread waiter_;
+};
+
+}  // namespace planter::cli
