@@ -40,6 +40,30 @@ bool Daemon::serve(const std::string& address, op::HttpEndpoint::Handler handler
   return true;
 }
 
+bool Daemon::serve_metrics(const std::string& address, std::function<std::string()> render) {
+  return serve(
+      address,
+      [render = std::move(render)](const std::string& path) {
+        if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
+        return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", render()};
+      },
+      "metrics");
+}
+
+bool Daemon::serve_health(const std::string& address, std::function<std::string()> not_ready) {
+  return serve(
+      address,
+      [not_ready = std::move(not_ready)](const std::string& path) {
+        if (path == "/healthz" || path == "/livez")
+          return op::HttpAnswer{200, "text/plain", "ok\n"};
+        if (path != "/readyz") return op::HttpAnswer{404, "text/plain", "not found\n"};
+        std::string why = not_ready();
+        return why.empty() ? op::HttpAnswer{200, "text/plain", "ok\n"}
+                           : op::HttpAnswer{503, "text/plain", why + "\n"};
+      },
+      "health probes");
+}
+
 void Daemon::wait_for_stop() {
   std::mutex mu;
   std::condition_variable_any cv;

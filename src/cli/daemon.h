@@ -3,6 +3,7 @@
 // must be blocked, block_stop_signals(), before any thread starts).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <stop_token>
 #include <string>
@@ -27,6 +28,10 @@ class Daemon {
   // Serves `handler` on `address` ("[HOST]:PORT"; empty or "0": not at all), saying where in the
   // log; false (logged) when it cannot.
   bool serve(const std::string& address, op::HttpEndpoint::Handler handler, std::string_view what);
+  // /metrics with the Prometheus text `render` gives.
+  bool serve_metrics(const std::string& address, std::function<std::string()> render);
+  // /healthz and /livez (always ok) and /readyz: ok unless `not_ready` says why not.
+  bool serve_health(const std::string& address, std::function<std::string()> not_ready);
   std::stop_token stop_token() const { return stop_.get_token(); }
   // Blocks until a stop is requested.
   void wait_for_stop();

@@ -163,28 +163,11 @@ int run_operator(const OperatorFlags& f) {
   });
 
   Daemon daemon(log);
-  bool ok = daemon.serve(
-      f.metrics_addr,
-      [&](const std::string& path) {
-        if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
-        return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", metrics.render()};
-      },
-      "metrics");
-  ok = ok && daemon.serve(
-                 f.health_addr,
-                 [&](const std::string& path) {
-                   if (path == "/healthz" || path == "/livez")
-                     return op::HttpAnswer{200, "text/plain", "ok\n"};
-                   if (path == "/readyz") {
-                     // A standby is ready (it waits for the Lease); a worker once it has
-                     // listed the Seeds.
-                     bool ready = !working || controller.synced();
-                     return ready ? op::HttpAnswer{200, "text/plain", "ok\n"}
-                                  : op::HttpAnswer{503, "text/plain", "seeds not listed yet\n"};
-                   }
-                   return op::HttpAnswer{404, "text/plain", "not found\n"};
-                 },
-                 "health probes");
+  bool ok = daemon.serve_metrics(f.metrics_addr, [&] { return metrics.render(); });
+  // A standby is ready (it waits for the Lease); a worker once it has listed the Seeds.
+  ok = ok && daemon.serve_health(f.health_addr, [&]() -> std::string {
+    return !working || controller.synced() ? "" : "seeds not listed yet";
+  });
   if (!ok) return kExitBadInput;
 
   auto finish = [&](int rc) {

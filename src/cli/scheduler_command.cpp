@@ -120,26 +120,11 @@ int run_scheduler(const SchedulerFlags& f) {
   std::atomic<bool> working{false};
 
   Daemon daemon(log);
-  bool ok = daemon.serve(
-      f.metrics_addr,
-      [&](const std::string& path) {
-        if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
-        return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", scheduler.metrics()};
-      },
-      "metrics");
-  ok = ok && daemon.serve(
-                 f.health_addr,
-                 [&](const std::string& path) {
-                   if (path == "/healthz" || path == "/livez")
-                     return op::HttpAnswer{200, "text/plain", "ok\n"};
-                   if (path == "/readyz") {
-                     bool ready = !working || scheduler.synced();
-                     return ready ? op::HttpAnswer{200, "text/plain", "ok\n"}
-                                  : op::HttpAnswer{503, "text/plain", "pods not listed yet\n"};
-                   }
-                   return op::HttpAnswer{404, "text/plain", "not found\n"};
-                 },
-                 "health probes");
+  bool ok = daemon.serve_metrics(f.metrics_addr, [&] { return scheduler.metrics(); });
+  // A standby is ready (it waits for the Lease); a worker once it has listed pods and nodes.
+  ok = ok && daemon.serve_health(f.health_addr, [&]() -> std::string {
+    return !working || scheduler.synced() ? "" : "pods not listed yet";
+  });
   if (!ok) return kExitBadInput;
 
   std::jthread worker;
