@@ -4,11 +4,21 @@
 
 #include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <mutex>
 
 #include "cli/stop_signals.h"
+#include "kube/credentials.h"
 
 namespace planter::cli {
+
+Result<kube::RestConfig> serving_config(const std::string& kubeconfig, const std::string& context) {
+  if (kubeconfig.empty() && context.empty() && std::getenv("KUBERNETES_SERVICE_HOST"))
+    return kube::in_cluster_config(kube::InClusterSources::from_environment());
+  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(kubeconfig));
+  if (!config) return config.error();
+  return config->rest_config(context);
+}
 
 Daemon::Daemon(op::Log& log) : log_(log) {
   waiter_ = std::thread([this] {

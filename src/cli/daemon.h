@@ -11,10 +11,16 @@
 #include <thread>
 #include <vector>
 
+#include "kube/kubeconfig.h"
+#include "model/result.h"
 #include "operator/http_endpoint.h"
 #include "operator/log.h"
 
 namespace planter::cli {
+
+// The cluster a serving command works on: the in-cluster config inside a pod when neither
+// --kubeconfig nor --context is given, else the kubeconfig ($KUBECONFIG, ~/.kube/config).
+Result<kube::RestConfig> serving_config(const std::string& kubeconfig, const std::string& context);
 
 class Daemon {
  public:

@@ -36,14 +36,6 @@ std::string pod_namespace() {
   return "planter-system";
 }
 
-Result<kube::RestConfig> operator_config(const OperatorFlags& f) {
-  if (f.kubeconfig.empty() && f.context.empty() && std::getenv("KUBERNETES_SERVICE_HOST"))
-    return kube::in_cluster_config(kube::InClusterSources::from_environment());
-  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));
-  if (!config) return config.error();
-  return config->rest_config(f.context);
-}
-
 }  // namespace
 
 CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
@@ -116,7 +108,7 @@ int run_operator(const OperatorFlags& f) {
   // thread starts so that only the waiting thread below sees them.
   block_stop_signals();
 
-  auto config = operator_config(f);
+  auto config = serving_config(f.kubeconfig, f.context);
   if (!config) {
     log.error("cannot find the management cluster", {{"error", config.error().message}});
     return kExitBadInput;

@@ -27,14 +27,6 @@ std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
-Result<kube::RestConfig> scheduler_config(const SchedulerFlags& f) {
-  if (f.kubeconfig.empty() && f.context.empty() && std::getenv("KUBERNETES_SERVICE_HOST"))
-    return kube::in_cluster_config(kube::InClusterSources::from_environment());
-  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));
-  if (!config) return config.error();
-  return config->rest_config(f.context);
-}
-
 }  // namespace
 
 CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
@@ -91,7 +83,7 @@ CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
 int run_scheduler(const SchedulerFlags& f) {
   op::Log log(f.log_format == "json" ? op::Log::Format::kJson : op::Log::Format::kText);
   block_stop_signals();
-  auto config = scheduler_config(f);
+  auto config = serving_config(f.kubeconfig, f.context);
   if (!config) {
     log.error("cannot find the cluster", {{"error", config.error().message}});
     return kExitBadInput;

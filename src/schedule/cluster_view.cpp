@@ -77,6 +77,20 @@ std::vector<PodTerm> PodTerm::read(const json::array& terms, const std::string& 
   return out;
 }
 
+bool holds(const Usage& free, const Usage& need) {
+  constexpr double kSlack = 1e-9;
+  return need.cpu <= free.cpu + kSlack && need.memory <= free.memory * (1 + kSlack) + kSlack &&
+         need.pods <= free.pods;
+}
+
+double room_left(const NodeView& n, const Usage& taken) {
+  auto share = [](double free, double all) { return all > 0 ? free / all : 0.0; };
+  Usage f = n.free();
+  return (share(f.cpu - taken.cpu, n.allocatable.cpu) +
+          share(f.memory - taken.memory, n.allocatable.memory)) /
+         2;
+}
+
 BoundPod bound_pod(const json::object& pod) {
   BoundPod b;
   b.ns = string_field(pod, {"metadata", "namespace"});
@@ -151,7 +165,7 @@ void ClusterView::add_pod(const json::object& pod, const std::set<std::string>& 
   std::string phase = string_field(pod, {"status", "phase"});
   if (phase == "Succeeded" || phase == "Failed") return;
   NodeView& n = nodes_[it->second];
-  std::string stack = string_field(pod, {"metadata", "labels", "planter.nephio.org/stack"});
+  std::string stack = string_field(pod, {"metadata", "labels", kStackLabel});
   if (!stack.empty()) n.stacks.insert(stack);
   if (keep_pods_) keep(it->second, bound_pod(pod));
   if (!stack.empty() && uncounted.contains(stack)) return;

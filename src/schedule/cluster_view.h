@@ -75,6 +75,12 @@ inline constexpr std::string_view kPodGroupLabel = kPodGroupLabelKey;
 
 BoundPod bound_pod(const boost::json::object& pod);
 
+// True when `free` holds `need` (quantities are sums of decimals: a hair of slack).
+bool holds(const Usage& free, const Usage& need);
+// How much room a node would have left after `taken`, as a share of what it has (0..1 per
+// resource, averaged); kube-scheduler's least-allocated score has the same shape.
+double room_left(const NodeView& n, const Usage& taken);
+
 // What a pod asks of its node for scheduling: the sum of its containers' requests and of its
 // sidecars' (restartable init containers), or the biggest init container with the sidecars
 // started before it, whichever is more; plus the pod's overhead. One pod slot.

@@ -23,14 +23,6 @@ std::string summary(size_t nodes, const std::map<std::string, int>& reasons) {
   return out + ".";
 }
 
-double room_left(const NodeView& n, const Usage& taken) {
-  auto share = [](double free, double all) { return all > 0 ? free / all : 0.0; };
-  Usage f = n.free();
-  return (share(f.cpu - taken.cpu, n.allocatable.cpu) +
-          share(f.memory - taken.memory, n.allocatable.memory)) /
-         2;
-}
-
 class Placer {
  public:
   Placer(const ClusterView& view, const GroupPolicy& policy, const std::set<std::string>& isolated)

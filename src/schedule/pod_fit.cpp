@@ -16,11 +16,6 @@ const json::array* array_at(const json::object& o, std::initializer_list<std::st
   return v ? v->if_array() : nullptr;
 }
 
-bool holds(const Usage& free, const Usage& need) {
-  return need.cpu <= free.cpu + 1e-9 && need.memory <= free.memory * (1 + 1e-9) + 1e-9 &&
-         need.pods <= free.pods;
-}
-
 }  // namespace
 
 PendingPod PendingPod::from(const json::object& pod) {

@@ -36,22 +36,6 @@ std::string usage_text(const Usage& u) {
   return fmt::format("{} cpu, {}", cpu_text(u.cpu), memory_text(u.memory));
 }
 
-// How much room a node would have left, as a share of what it has (0..1 per resource, averaged);
-// kube-scheduler's least-allocated score has the same shape.
-double room_left(const NodeView& n, const Usage& taken) {
-  auto share = [](double free, double all) { return all > 0 ? free / all : 0.0; };
-  Usage f = n.free();
-  return (share(f.cpu - taken.cpu, n.allocatable.cpu) +
-          share(f.memory - taken.memory, n.allocatable.memory)) /
-         2;
-}
-
-bool holds(const Usage& free, const Usage& need) {
-  constexpr double kSlack = 1e-9;  // quantities are sums of decimals
-  return need.cpu <= free.cpu + kSlack && need.memory <= free.memory * (1 + kSlack) + kSlack &&
-         need.pods <= free.pods;
-}
-
 // Reasons counted per node, printed as kube-scheduler prints them: "2 node(s) were
 // unschedulable, 3 Insufficient cpu".
 class Reasons {
