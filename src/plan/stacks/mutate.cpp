@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -347,6 +348,24 @@ void collect(AnchorInputs& in, const Object& member, const PodTarget& t) {
   }
 }
 
+// What planter adds for a stack goes where the stack's first pod-making member goes: its
+// placement annotations are copied into `annotations`.
+void place_like(const AnchorInputs& in, json::object& annotations) {
+  if (!in.placed_like) return;
+  for (std::string_view key : {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation})
+    if (const json::string* v = in.placed_like->annotation(key)) annotations[key] = *v;
+}
+
+// The index of `made` in `objects`: the seed's own copy when it holds one that `same` accepts (a
+// seed planter annotated before), else `made` added at the end.
+size_t adopt(std::vector<Object>& objects, Object made,
+             const std::function<bool(const Object&)>& same) {
+  for (size_t k = 0; k < objects.size(); ++k)
+    if (objects[k].ref.same_object(made.ref) && same(objects[k])) return k;
+  objects.push_back(std::move(made));
+  return objects.size() - 1;
+}
+
 // The anchor of a co-scheduled stack: a one-replica StatefulSet of the pause image, with tiny
 // guaranteed requests, mounting every claim its members mount (so that WaitForFirstConsumer
 // volumes bind where the anchor runs), placed on the clusters of its first member.
@@ -373,10 +392,7 @@ Object make_anchor(const StackPolicy& stack, const AnchorInputs& in) {
   json::object metadata{{"name", name}, {"labels", labels}};
   if (!ns.empty()) metadata["namespace"] = ns;
   json::object annotations;
-  if (in.placed_like)
-    for (std::string_view key :
-         {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation})
-      if (const json::string* v = in.placed_like->annotation(key)) annotations[key] = *v;
+  place_like(in, annotations);
   if (!annotations.empty()) metadata["annotations"] = std::move(annotations);
   Object anchor;
   anchor.body = json::object{
@@ -399,10 +415,7 @@ Object make_pod_group(const StackPolicy& stack, const AnchorInputs& in, int64_t 
   std::string ns = in.namespaces.empty() ? "" : *in.namespaces.begin();
   json::object annotations{{kSameNodeAnnotationKey, "true"}};
   if (stack.isolate) annotations[kIsolateAnnotationKey] = "true";
-  if (in.placed_like)
-    for (std::string_view key :
-         {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation})
-      if (const json::string* v = in.placed_like->annotation(key)) annotations[key] = *v;
+  place_like(in, annotations);
   json::object metadata{{"name", stack.name}, {"annotations", std::move(annotations)}};
   if (!ns.empty()) metadata["namespace"] = ns;
   Object group;
@@ -533,11 +546,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
         continue;
       }
       Object made = make_pod_group(stacks[i], in, needs[i].pods);
-      size_t at = objects.size();
-      for (size_t k = 0; k < objects.size(); ++k)
-        if (objects[k].ref.same_object(made.ref)) at = k;  // from `planter annotate`
-      if (at == objects.size()) objects.push_back(std::move(made));
-      needs[i].pod_group = at;
+      needs[i].pod_group = adopt(objects, std::move(made), [](const Object&) { return true; });
       continue;
     }
     if (in.namespaces.size() > 1) {
@@ -558,13 +567,10 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     }
     Object made = make_anchor(stacks[i], in);
     // A seed planter annotated before holds the anchor already: it is used again, as it is.
-    size_t at = objects.size();
-    for (size_t k = 0; k < objects.size(); ++k)
-      if (objects[k].ref.same_object(made.ref))
-        if (const json::string* l = string_in(objects[k].labels(), kAnchorLabel);
-            l && *l == stacks[i].name)
-          at = k;
-    if (at == objects.size()) objects.push_back(std::move(made));
+    size_t at = adopt(objects, std::move(made), [&](const Object& o) {
+      const json::string* l = string_in(o.labels(), kAnchorLabel);
+      return l && *l == stacks[i].name;
+    });
     Object& anchor = objects[at];
     Writer w{stacks[i], anchor, diags, true};
     PodTargets targets = pod_targets(anchor, kinds, {});
