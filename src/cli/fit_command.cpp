@@ -66,8 +66,7 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
   }
   std::map<std::string, ClusterRead> read;
   // What stacks fitted earlier take, as planting would hold it for them.
-  std::map<std::string, std::vector<std::pair<std::string, std::map<std::string, schedule::Usage>>>>
-      held;
+  std::map<std::string, schedule::Held> held;  // cluster -> what stacks fitted earlier take
   std::vector<FitLine> out;
   for (const StackNeeds& s : plan.stacks)
     for (const std::string& cluster : clusters_of(plan, s)) {
@@ -85,16 +84,16 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
         out.push_back(std::move(line));
         continue;
       }
-      schedule::ClusterView view;
-      for (const json::object& n : c.nodes) view.add_node(n);
-      std::set<std::string> uncounted{s.name};
-      for (const auto& [other, _] : held[cluster]) uncounted.insert(other);
-      for (const json::object& p : c.pods) view.add_pod(p, uncounted);
-      for (const auto& [other, placed] : held[cluster]) view.reserve(other, placed);
-      schedule::StackFit fit = schedule::fit_stack(s, view);
+      auto visit = [](const std::vector<json::object>& items) {
+        return [&items](const std::function<void(const json::object&)>& fn) {
+          for (const json::object& o : items) fn(o);
+        };
+      };
+      schedule::StackFit fit =
+          schedule::fit_stack_on(s, visit(c.nodes), visit(c.pods), held[cluster]);
       line.fits = fit.fits;
       line.text = fit.fits ? fit.where : fit.why;
-      if (fit.fits) held[cluster].emplace_back(s.name, std::move(fit.placed));
+      if (fit.fits) held[cluster][s.name] = std::move(fit.placed);
       out.push_back(std::move(line));
     }
   return out;

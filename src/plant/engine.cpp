@@ -351,20 +351,18 @@ class Engine {
     uint64_t generation = fit_generation_[cluster];
     auto cached = fits_.find(key);
     if (cached != fits_.end() && cached->second.first == generation) return cached->second.second;
-    schedule::ClusterView view;
-    fleet_->for_each(cluster, "v1", "Node", [&](const json::object& n) { view.add_node(n); });
-    // The stack's own pods (planted before) and those of stacks released in this run stand
-    // for nothing: the fitted stack counts itself, the released ones their reservations.
-    std::set<std::string> uncounted{stack};
+    schedule::Held held;  // the stacks released in this run hold their room
     for (const std::string& other : fit_stacks_[cluster])
-      if (released_.contains(fit_key(cluster, other))) uncounted.insert(other);
-    fleet_->for_each(cluster, "v1", "Pod",
-                     [&](const json::object& p) { view.add_pod(p, uncounted); });
-    for (const std::string& other : uncounted)
-      if (auto r = released_.find(fit_key(cluster, other)); r != released_.end())
-        view.reserve(other, r->second.placed);
+      if (auto r = released_.find(fit_key(cluster, other)); r != released_.end() && other != stack)
+        held[other] = r->second.placed;
+    auto visit = [&](const char* kind) {
+      return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
+        fleet_->for_each(cluster, "v1", kind, fn);
+      };
+    };
     auto& slot = fits_[key];
-    slot = {generation, schedule::fit_stack(*stacks_.at(stack), view)};
+    slot = {generation,
+            schedule::fit_stack_on(*stacks_.at(stack), visit("Node"), visit("Pod"), held)};
     return slot.second;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <set>
 
 #include "model/quantity.h"
 #include "schedule/node_filter.h"
@@ -296,6 +297,20 @@ class Fitter {
 
 StackFit fit_stack(const StackNeeds& stack, const ClusterView& cluster) {
   return Fitter(stack, cluster).run();
+}
+
+StackFit fit_stack_on(
+    const StackNeeds& stack,
+    const std::function<void(const std::function<void(const boost::json::object&)>&)>& each_node,
+    const std::function<void(const std::function<void(const boost::json::object&)>&)>& each_pod,
+    const Held& held) {
+  ClusterView view;
+  each_node([&](const boost::json::object& n) { view.add_node(n); });
+  std::set<std::string> uncounted{stack.name};
+  for (const auto& [other, _] : held) uncounted.insert(other);
+  each_pod([&](const boost::json::object& p) { view.add_pod(p, uncounted); });
+  for (const auto& [other, placed] : held) view.reserve(other, placed);
+  return fit_stack(stack, view);
 }
 
 }  // namespace planter::schedule

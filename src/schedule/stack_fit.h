@@ -12,6 +12,8 @@
 // stack avoids. Packing puts the biggest pods first, each on the node with the most room left.
 #pragma once
 
+#include <boost/json/object.hpp>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,5 +38,17 @@ struct StackFit {
 };
 
 StackFit fit_stack(const StackNeeds& stack, const ClusterView& cluster);
+
+// What other stacks hold on a cluster: released ones' room (stack -> node -> usage).
+using Held = std::map<std::string, std::map<std::string, Usage>>;
+
+// Fits `stack` on a cluster whose nodes and pods the two callbacks visit. The stack's own pods
+// (planted before) and the pods of the `held` stacks count for nothing: the fitted stack counts
+// itself, the held ones their room.
+StackFit fit_stack_on(
+    const StackNeeds& stack,
+    const std::function<void(const std::function<void(const boost::json::object&)>&)>& each_node,
+    const std::function<void(const std::function<void(const boost::json::object&)>&)>& each_pod,
+    const Held& held);
 
 }  // namespace planter::schedule
