@@ -66,7 +66,7 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
   }
   std::map<std::string, ClusterRead> read;
   // What stacks fitted earlier take, as planting would hold it for them.
-  std::map<std::string, schedule::Held> held;  // cluster -> what stacks fitted earlier take
+  std::map<std::string, schedule::Held> held;  // by cluster
   std::vector<FitLine> out;
   for (const StackNeeds& s : plan.stacks)
     for (const std::string& cluster : clusters_of(plan, s)) {

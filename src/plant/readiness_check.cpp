@@ -8,6 +8,7 @@
 #include <ctime>
 #include <optional>
 
+#include "kube/credentials.h"
 #include "model/object.h"
 #include "plan/jsonpath.h"
 
@@ -62,32 +63,19 @@ std::string scalar_text(const json::value& v) {
   }
 }
 
-// Seconds since the epoch of an RFC 3339 time ("2026-11-25T04:05:06.123456Z"); none when it is
-// not one.
-std::optional<double> epoch_seconds(const std::string& text) {
-  std::tm tm{};
-  const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!rest) return std::nullopt;
-  double fraction = 0;
-  if (*rest == '.') fraction = std::strtod(rest, nullptr);
-  return static_cast<double>(timegm(&tm)) + fraction;
-}
-
 // A Lease whose holder renewed it lately: its scheduler (or controller) answers. "Lately" allows
 // for clock skew between planter and the holder: three lease durations.
 Readiness lease_held(const json::object& lease) {
   std::string holder = string_field(lease, {"spec", "holderIdentity"});
   if (holder.empty()) return {false, "no one holds the Lease"};
-  auto renewed = epoch_seconds(string_field(lease, {"spec", "renewTime"}));
+  auto renewed = kube::parse_rfc3339(string_field(lease, {"spec", "renewTime"}));
   if (!renewed) return {false, fmt::format("{} holds the Lease but never renewed it", holder)};
   double duration = 15;
   if (const json::value* d = find_path(lease, {"spec", "leaseDurationSeconds"}); d && d->is_int64())
     duration = static_cast<double>(d->as_int64());
-  double now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (now - *renewed > 3 * duration)
-    return {false, fmt::format("{} holds the Lease but last renewed it {:.0f}s ago", holder,
-                               now - *renewed)};
+  double ago = std::chrono::duration<double>(std::chrono::system_clock::now() - *renewed).count();
+  if (ago > 3 * duration)
+    return {false, fmt::format("{} holds the Lease but last renewed it {:.0f}s ago", holder, ago)};
   return {true, {}};
 }
 

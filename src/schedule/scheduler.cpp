@@ -13,6 +13,7 @@
 
 #include "kube/informer.h"
 #include "model/object.h"
+#include "operator/time_format.h"
 #include "schedule/gang.h"
 
 namespace planter::schedule {
@@ -23,13 +24,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 std::string now_rfc3339() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return op::rfc3339(std::chrono::system_clock::now(), false);
 }
 
 bool annotated(const json::object& o, std::string_view key) {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <chrono>
+
+#include "operator/time_format.h"
 
 namespace planter::plant {
 namespace {
@@ -38,6 +41,26 @@ TEST(JsonPathTest, MalformedExpressionsSayWhy) {
             std::string::npos);
   EXPECT_NE(eval_jsonpath(kPod, "{.status").error().message.find("closing brace"),
             std::string::npos);
+}
+
+TEST(ReadinessCheckTest, ASchedulerIsReadyWhileItsLeaseIsHeldAndRenewed) {
+  using T = ReadinessPredicate::Type;
+  ReadinessPredicate ready{T::kSchedulerReady, "planter", {}};
+  auto lease = [](const std::string& holder, const std::string& renewed) {
+    return json::parse(R"({"spec":{"holderIdentity":")" + holder + R"(","renewTime":")" + renewed +
+                       R"(","leaseDurationSeconds":15}})")
+        .as_object();
+  };
+  std::string now = op::rfc3339(std::chrono::system_clock::now(), true);
+  auto held = lease("s1", now);
+  EXPECT_TRUE(check_readiness(ready, &held).holds);
+  auto stale = lease("s1", "2020-01-01T00:00:00.000000Z");
+  Readiness r = check_readiness(ready, &stale);
+  EXPECT_FALSE(r.holds);
+  EXPECT_NE(r.why.find("s1 holds the Lease but last renewed it"), std::string::npos) << r.why;
+  auto free = lease("", now);
+  EXPECT_EQ(check_readiness(ready, &free).why, "no one holds the Lease");
+  EXPECT_EQ(check_readiness(ready, nullptr).why, "not found");
 }
 
 TEST(ReadinessCheckTest, PredicatesOnObjects) {
