@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install their own dependencies.
 JOBS ?= $(shell nproc)
 
-.PHONY: deps clients build build-sanitize build-fuzz run test test-release test-sanitize fuzz bench format clean
+.PHONY: deps clients build build-planter build-sanitize build-fuzz run test test-release test-sanitize fuzz bench format clean
 
 deps:
 	@scripts/install-deps
@@ -27,7 +27,12 @@ build-fuzz: deps
 fuzz: build-fuzz
 	scripts/fuzz $(FUZZ_SECONDS)
 
-run: build
+# Builds only what it runs (the planter executable); `make test` builds the rest.
+build-planter: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target planter
+
+run: build-planter
 	build/release/src/planter plant --sim examples/hello-world/seed.yaml --timeline build/hello-world.html
 
 test: test-release test-sanitize

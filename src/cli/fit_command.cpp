@@ -136,7 +136,7 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
     std::string text = json::serialize(doc) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    std::string text = render_table(plan.value());
+    std::string text = render_table(plan.value(), output == "wide");
     text += lines.empty() ? "\nno stack to fit\n" : "\nfit now:\n";
     for (const FitLine& l : lines)
       text += fmt::format("  stack {} on {}: {}{}\n", l.stack, l.cluster, l.fits ? "fits on " : "",

@@ -68,8 +68,9 @@ int main(int argc, char** argv) {
                                   "what each unit waits for (no cluster is contacted, unless "
                                   "--fit)");
   add_seed_flags(plan, plan_flags);
-  plan->add_option("-o,--output", output, "Output format")
-      ->check(CLI::IsMember({"table", "json", "dot", "mermaid"}))
+  plan->add_option("-o,--output", output,
+                   "Output format; wide: the table with the rule that derived each requirement")
+      ->check(CLI::IsMember({"table", "wide", "json", "dot", "mermaid"}))
       ->capture_default_str();
   cli::FitFlags fit_flags;
   cli::add_fit_flags(plan, fit_flags);
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
         if (output == "json") return render_json(p);
         if (output == "dot") return render_dot(p);
         if (output == "mermaid") return render_mermaid(p);
-        return render_table(p);
+        return render_table(p, output == "wide");
       });
     }
     if (*annotate) return run_planner(annotate_flags, render_annotated_seed);

@@ -182,7 +182,7 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
     fmt::print(stderr, "error: {}\nnothing was declared\n", targets.error().message);
     return kExitBadInput;
   }
-  std::string name = f.seed_name.empty() ? default_seed_name(f.seed.sources) : f.seed_name;
+  std::string name = f.seed_name.empty() ? default_seed_name(all_sources(f.seed)) : f.seed_name;
   return Prepared{std::move(planned.value()), std::move(targets.value()), std::move(name)};
 }
 
@@ -220,6 +220,8 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
 int uproot_prepared(const PlantFlags& f, Prepared& p) {
   plant::UprootOptions options;
   options.seed_name = p.seed_name;
+  auto conventions = Conventions::ignoring(f.seed.ignore_annotations);
+  options.keep_by_resource_policy = !conventions || conventions->helm;
   options.client = client_options(f.client);
   options.timeout = timeout_of(f);
   auto start = std::chrono::steady_clock::now();
@@ -254,7 +256,16 @@ void keep_serving(const PlantFlags& f, const Targets& t) {
   if (!t.sim) return;
   if (!t.kubeconfig_path.empty())
     fmt::print("the simulated fleet's kubeconfig: {}\n", t.kubeconfig_path);
-  if (!f.keep) return;
+  if (!f.keep) {
+    // The first run ends with the fleet gone: say how the second run keeps it to look at.
+    std::string seed = fmt::format("{}", fmt::join(all_sources(f.seed), " "));
+    fmt::print(
+        "the simulated fleet stops with this command; to keep it serving and look around:\n"
+        "  planter plant --sim --keep --sim-kubeconfig-out sim.kubeconfig {}\n"
+        "  kubectl --kubeconfig sim.kubeconfig get pods -A -o wide    (in another terminal)\n",
+        seed.empty() ? "SEED" : seed);
+    return;
+  }
   fmt::print(
       "the simulated fleet keeps serving at {} (try: kubectl --kubeconfig {} get namespaces); "
       "Ctrl-C stops it\n",

@@ -3,14 +3,27 @@
 #include <fmt/format.h>
 
 #include "plugins/runner.h"
+#include "seed/kustomize.h"
 
 namespace planter::cli {
 
 void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
-  cmd->add_option("seed", f.sources,
-                  "Seed sources: files, folders (recursive .yaml/.yml/.json), - for stdin, "
-                  "http(s) URLs")
-      ->required();
+  auto* seed = cmd->add_option("seed", f.sources,
+                               "Seed sources: files, folders (recursive .yaml/.yml/.json; a "
+                               "folder with a kustomization is built), - for stdin, http(s) URLs");
+  auto* kustomize = cmd->add_option(
+      "-k,--kustomize", f.kustomize,
+      "A folder with a kustomization.yaml, built with `kustomize build` or `kubectl kustomize` "
+      "(repeatable), as kubectl's -k");
+  cmd->callback([cmd, seed, kustomize] {
+    if (seed->count() == 0 && kustomize->count() == 0)
+      throw CLI::RequiredError(cmd->get_name() +
+                               ": a seed (a file, a folder, - or a URL) or -k DIR");
+  });
+  cmd->add_option("--ignore-annotations", f.ignore_annotations,
+                  "Do not honour these tools' annotations (comma-separated: kpt, helm, argocd); "
+                  "their objects are then planted as planter's own rules say")
+      ->delimiter(',');
   cmd->add_option("--plugin", f.plugins, "Run this plugin executable (repeatable, in order)");
   cmd->add_option("--plugin-dir", f.plugin_dir,
                   "Run every executable in this folder, sorted by name, after --plugin ones");
@@ -40,9 +53,22 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
       ->capture_default_str();
 }
 
+std::vector<std::string> all_sources(const SeedFlags& f) {
+  std::vector<std::string> out = f.sources;
+  out.insert(out.end(), f.kustomize.begin(), f.kustomize.end());
+  return out;
+}
+
 Result<PlanRequest> make_request(const SeedFlags& f) {
   PlanRequest req;
-  req.sources = f.sources;
+  req.sources = all_sources(f);
+  for (const std::string& dir : f.kustomize)
+    if (!kustomization_in(dir))
+      return Error{fmt::format(
+          "-k {}: no kustomization.yaml, kustomization.yml or Kustomization in that folder", dir)};
+  auto conventions = Conventions::ignoring(f.ignore_annotations);
+  if (!conventions) return conventions.error();
+  req.options.conventions = conventions.value();
   req.plugins = f.plugins;
   if (!f.plugin_dir.empty()) {
     auto dir = plugins_in_dir(f.plugin_dir);

@@ -17,6 +17,8 @@ constexpr int kExitBadInput = 2;  // the seed or the flags are wrong; nothing wa
 
 struct SeedFlags {
   std::vector<std::string> sources;
+  std::vector<std::string> kustomize;           // -k DIR: folders with a kustomization
+  std::vector<std::string> ignore_annotations;  // kpt, helm, argocd
   std::vector<std::string> plugins;
   std::string plugin_dir;
   int plugin_timeout_s = 30;
@@ -32,6 +34,8 @@ struct SeedFlags {
 };
 
 void add_seed_flags(CLI::App* cmd, SeedFlags& f);
+// The seed sources in the order given: positional ones, then -k folders.
+std::vector<std::string> all_sources(const SeedFlags& f);
 // Turns the flags into a request, or says what is wrong with them.
 Result<PlanRequest> make_request(const SeedFlags& f);
 // The whole planning pipeline for a command: warnings and every problem go to stderr; a bad seed

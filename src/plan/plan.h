@@ -79,8 +79,18 @@ struct StackNeeds {
   std::optional<size_t> pod_group;
 };
 
+// An object of the seed that planter reads but never declares, by another tool's convention: a
+// Kptfile, kpt's local config, a Helm test hook, an Argo CD Skip hook.
+struct SetAside {
+  ObjectRef ref;
+  SourceLocation source;
+  std::string_view convention;  // "kpt", "helm", "argocd" (static names)
+  std::string why;
+};
+
 struct Plan {
   std::vector<Object> objects;
+  std::vector<SetAside> set_aside;  // read, never declared
   std::vector<StackNeeds> stacks;
   std::vector<ClusterInfo> clusters;
   std::vector<Unit> units;  // ordered by wave, then by position in the seed

@@ -10,6 +10,7 @@
 #include "plan/placement.h"
 #include "plan/rules.h"
 #include "plan/seed_index.h"
+#include "plan/set_aside.h"
 #include "plan/stacks/stack_policy.h"
 #include "seed/validate.h"
 
@@ -138,8 +139,9 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   // One unit per (object, cluster); the same object twice on one cluster is an error.
   std::vector<size_t> first_unit(objs.size() + 1, 0);
   std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
-  RuleContext ctx{objs,     placements, index,      kinds, inventory,
-                  webhooks, plan.units, first_unit, diags};
+  ReleaseOrder release;  // built once every unit is made
+  RuleContext ctx{objs,     placements, index,      kinds,   inventory,
+                  webhooks, plan.units, first_unit, release, diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
@@ -158,6 +160,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     }
     first_unit[i + 1] = plan.units.size();
   }
+
+  release = ReleaseOrder::build(objs, plan.units, options.conventions);
 
   std::vector<Requirement> derived;
   std::vector<size_t> kept;
@@ -298,12 +302,25 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
       seed.objects.push_back(std::move(ns));
     }
   }
+  // What other tools read but never apply leaves the seed first (the plan lists it).
+  std::vector<SetAside> aside = set_aside(seed.objects, options.conventions, out.diags);
+  if (seed.objects.empty() && !aside.empty()) {
+    out.diags.add(aside.front().source.str(), aside.front().ref.display(),
+                  fmt::format("nothing of the seed would be declared: its {} object{} {} read "
+                              "but never applied ({})",
+                              aside.size(), aside.size() == 1 ? "" : "s",
+                              aside.size() == 1 ? "is" : "are", aside.front().why),
+                  "give planter the objects to declare, or --ignore-annotations=" +
+                      std::string(aside.front().convention) + " to declare these");
+    return out;
+  }
   // Stacks are read and written into their members' pods before anything else looks at them.
   std::vector<StackNeeds> needs = apply_stacks(seed.objects, kinds, options.stacks, out.diags);
   ValidateOptions vopts{options.default_namespace};
   validate_seed(seed, kinds, vopts, out.diags);
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
   out.plan.stacks = std::move(needs);
+  out.plan.set_aside = std::move(aside);
   require_stacks(out.plan, out.diags);
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "model/diagnostics.h"
 #include "model/kinds.h"
+#include "plan/conventions.h"
 #include "plan/inventory.h"
 #include "plan/plan.h"
 #include "plan/stacks/mutate.h"
@@ -21,6 +22,7 @@ struct PlanOptions {
   std::vector<ClusterInfo> clusters;  // --cluster / --cluster-labels
   bool create_namespace = false;      // add default_namespace to the seed when it lacks it
   StackOptions stacks;
+  Conventions conventions;  // other tools' annotations honoured (--ignore-annotations)
 };
 
 struct PlanRequest {

@@ -30,12 +30,15 @@ std::string ReadinessPredicate::str() const {
       return "anchor-scheduled";
     case Type::kSchedulerReady:
       return "scheduler-ready";
+    case Type::kHealthy:
+      return "healthy";
   }
   return "exists";
 }
 
 Result<ReadinessPredicate> ReadinessPredicate::parse(std::string_view text) {
   if (text == "exists") return of(Type::kExists);
+  if (text == "healthy") return of(Type::kHealthy);
   if (text.starts_with("condition=")) {
     std::string_view cond = text.substr(10);
     if (cond.empty()) return Error{"condition= needs a condition type, e.g. condition=Ready"};
@@ -55,7 +58,7 @@ Result<ReadinessPredicate> ReadinessPredicate::parse(std::string_view text) {
                               std::string(rest.substr(eq + 1))};
   }
   return Error{
-      fmt::format("unknown readiness predicate \"{}\"; use exists, condition=<Type> or "
+      fmt::format("unknown readiness predicate \"{}\"; use exists, healthy, condition=<Type> or "
                   "jsonpath=<expr>=<value>",
                   text)};
 }

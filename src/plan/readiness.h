@@ -1,5 +1,5 @@
 // ReadinessPredicate: when a requirement holds. Parsed from `planter.nephio.org/ready-when`
-// (`exists`, `condition=<Type>`, `jsonpath=<expr>=<value>`) or chosen by a built-in rule
+// (`exists`, `healthy`, `condition=<Type>`, `jsonpath=<expr>=<value>`) or chosen by a built-in rule
 // (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`,
 // `anchor-scheduled`).
 #pragma once
@@ -24,6 +24,7 @@ struct ReadinessPredicate {
     kStackFits,        // the cluster holds all of stack `arg` at once (never from an annotation)
     kAnchorScheduled,  // the anchor pod of stack `arg` is bound to a schedulable node (ditto)
     kSchedulerReady,   // a Lease is held and renewed: its scheduler answers (ditto)
+    kHealthy,          // healthy as Argo CD judges the built-in kinds (src/plant/health.h)
   };
   Type type = Type::kExists;
   std::string arg;

@@ -28,13 +28,14 @@ std::string kind_column(const ObjectRef& r) {
   return g.empty() ? r.kind : fmt::format("{}.{}", r.kind, g);
 }
 
-std::string waits_for(const Plan& plan, const Unit& u) {
+std::string waits_for(const Plan& plan, const Unit& u, bool wide) {
   std::string out;
   for (const Requirement& r : u.requirements) {
     if (!out.empty()) out += ", ";
     out += plan.describe(r);
     if (r.cluster != u.cluster && r.when.type != ReadinessPredicate::Type::kClusterReady)
       out += " on " + r.cluster;
+    if (wide) out += fmt::format(" ({})", r.rule);
   }
   return out.empty() ? "-" : out;
 }
@@ -100,7 +101,21 @@ std::string stack_lines(const Plan& plan) {
   return out;
 }
 
-std::string render_table(const Plan& plan) {
+namespace {
+
+// What the seed holds but planter never declares, and why.
+std::string set_aside_lines(const Plan& plan) {
+  std::string out =
+      fmt::format("not declared ({}, read but never applied):\n", plan.set_aside.size());
+  for (const SetAside& a : plan.set_aside)
+    out += fmt::format("  {} {} ({}): {}\n", kind_column(a.ref), name_column(a.ref), a.source.str(),
+                       a.why);
+  return out;
+}
+
+}  // namespace
+
+std::string render_table(const Plan& plan, bool wide) {
   struct Row {
     std::string wave, cluster, kind, name, waits;
   };
@@ -109,7 +124,7 @@ std::string render_table(const Plan& plan) {
   for (const Unit& u : plan.units) {
     const Object& o = plan.object_of(u);
     rows.push_back({std::to_string(u.wave), u.cluster, kind_column(o.ref), name_column(o.ref),
-                    waits_for(plan, u)});
+                    waits_for(plan, u, wide)});
   }
   size_t w[4] = {0, 0, 0, 0};
   for (const Row& r : rows) {
@@ -125,6 +140,7 @@ std::string render_table(const Plan& plan) {
                        r.kind, w[2], r.name, w[3], r.waits);
   out += "\n" + summary(plan) + "\n";
   if (!plan.stacks.empty()) out += "\n" + stack_lines(plan);
+  if (!plan.set_aside.empty()) out += "\n" + set_aside_lines(plan);
   return out;
 }
 
@@ -181,6 +197,15 @@ std::string render_json(const Plan& plan) {
   json::object root{
       {"units", std::move(units)}, {"clusters", std::move(clusters)}, {"waves", plan.wave_count()}};
   if (!stacks.empty()) root["stacks"] = std::move(stacks);
+  if (!plan.set_aside.empty()) {
+    json::array aside;
+    for (const SetAside& a : plan.set_aside)
+      aside.push_back(json::object{{"object", a.ref.id()},
+                                   {"source", a.source.str()},
+                                   {"convention", a.convention},
+                                   {"reason", a.why}});
+    root["notDeclared"] = std::move(aside);
+  }
   return json::serialize(root) + "\n";
 }
 

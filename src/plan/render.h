@@ -8,7 +8,9 @@
 
 namespace planter {
 
-std::string render_table(const Plan& plan);
+// `wide` (kubectl's -o wide) names the rule that derived each requirement: "... active
+// (namespace)".
+std::string render_table(const Plan& plan, bool wide = false);
 std::string render_json(const Plan& plan);
 std::string render_dot(const Plan& plan);
 std::string render_mermaid(const Plan& plan);

@@ -21,6 +21,17 @@ constexpr RequirementRule kRequirementRules[] = {
      require_pod_references},
     {"dependencies", "planter.nephio.org/dependencies, written by the author or a plugin",
      require_explicit_dependencies},
+    {"depends-on",
+     "config.kubernetes.io/depends-on, as kpt, Config Sync and cli-utils read it (cli-utils' "
+     "object references)",
+     require_depends_on},
+    {"helm-hooks",
+     "Helm's install order: pre-install hooks one by one, then the release, then post-install "
+     "hooks",
+     require_helm_hooks},
+    {"sync-waves",
+     "Argo CD's sync order: each phase and wave waits for the one before it to be healthy",
+     require_sync_waves},
 };
 
 }  // namespace
@@ -59,6 +70,24 @@ Requirement RuleContext::need(ObjectRef ref, uint32_t cluster, ReadinessPredicat
   if (auto unit = unit_on(index.by_key(ref), cluster))
     return {unit, {}, name, std::move(when), rule};
   return {std::nullopt, std::move(ref), name, std::move(when), rule};
+}
+
+void RuleContext::need_placed(const Unit& unit, std::span<const size_t> found,
+                              std::string_view rule, std::vector<Requirement>& out,
+                              std::optional<ReadinessPredicate> when) const {
+  // Wait on the same cluster when the dependency is there too, else wherever it goes.
+  bool same_cluster = false;
+  for (size_t i : found) same_cluster = same_cluster || placed_on(i, unit.cluster_index);
+  for (size_t i : found) {
+    if (same_cluster && !placed_on(i, unit.cluster_index)) continue;
+    // The dependency's own ready-when comes first; else the rule's predicate, else exists.
+    ReadinessPredicate predicate = ready_when(i);
+    if (when && !string_in(index.annotations(i), kReadyWhenAnnotation)) predicate = *when;
+    for (uint32_t cluster : placements[i].clusters) {
+      if (same_cluster && cluster != unit.cluster_index) continue;
+      out.push_back(need(i, cluster, predicate, rule));
+    }
+  }
 }
 
 bool RuleContext::placed_on(size_t object, uint32_t cluster) const {

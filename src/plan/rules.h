@@ -3,6 +3,7 @@
 // spirit of kapp's ordering rules; the graph code only connects what the rules return.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "plan/inventory.h"
 #include "plan/placement.h"
 #include "plan/plan.h"
+#include "plan/rules/release_order.h"
 #include "plan/rules/webhook.h"
 #include "plan/seed_index.h"
 
@@ -22,6 +24,7 @@ inline constexpr std::string_view kDependenciesAnnotation = "planter.nephio.org/
 inline constexpr std::string_view kExternalDependenciesAnnotation =
     "planter.nephio.org/external-dependencies";
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
+inline constexpr std::string_view kDependsOnAnnotation = "config.kubernetes.io/depends-on";
 
 // What a rule can look at. Everything is read-only but the diagnostics.
 struct RuleContext {
@@ -34,6 +37,8 @@ struct RuleContext {
   const std::vector<Unit>& units;
   // An object's units are consecutive: first_unit[i] up to first_unit[i + 1].
   const std::vector<size_t>& first_unit;
+  // Helm's releases and Argo CD's sync steps (rules helm-hooks, sync-waves).
+  const ReleaseOrder& release;
   Diagnostics& diags;
 
   // Clusters are named by their index into inventory.clusters(), as units and placements do.
@@ -53,6 +58,14 @@ struct RuleContext {
   ReadinessPredicate ready_when(size_t object) const;
   // True when `object` is placed on `cluster`.
   bool placed_on(size_t object, uint32_t cluster) const;
+  // Requirements of `unit` on seed objects of one identity (`found`): on the unit's own cluster
+  // when one of them is placed there, else on every cluster they go to. Each waits for the
+  // object's ready-when, else for `when`, else for it to exist.
+  void need_placed(const Unit& unit, std::span<const size_t> found, std::string_view rule,
+                   std::vector<Requirement>& out,
+                   std::optional<ReadinessPredicate> when = std::nullopt) const;
+  // The index of one of `units` (a rule is handed a reference into it).
+  size_t unit_index(const Unit& unit) const { return static_cast<size_t>(&unit - units.data()); }
 };
 
 struct RequirementRule {
@@ -76,5 +89,8 @@ void require_apiservice(const RuleContext&, const Unit&, std::vector<Requirement
 void require_webhook_service(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_pod_references(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_explicit_dependencies(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_depends_on(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_helm_hooks(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_sync_waves(const RuleContext&, const Unit&, std::vector<Requirement>&);
 
 }  // namespace planter

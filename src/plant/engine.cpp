@@ -185,6 +185,7 @@ class Engine {
           case Type::kExists:
           case Type::kCondition:
           case Type::kJsonPath:
+          case Type::kHealthy:
           case Type::kSchedulerReady:
             waiters_[at(r.cluster, object_key_of(target))].push_back(u);
             // An object of the seed is watched once it is declared (its kind may not be
@@ -462,6 +463,7 @@ class Engine {
       case Type::kExists:
       case Type::kCondition:
       case Type::kJsonPath:
+      case Type::kHealthy:
       case Type::kSchedulerReady: {
         Readiness ok = fleet_->readiness(r.cluster, target.api_version, target.kind, target.ns,
                                          target.name, r.when);
@@ -596,7 +598,8 @@ class Engine {
       for (size_t d : dependents_[u])
         for (const Requirement& req : plan_.units[d].requirements)
           if (req.unit == u &&
-              (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath)) {
+              (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath ||
+               req.when.type == Type::kHealthy)) {
             const ObjectRef& target = plan_.target(req);
             fleet_->watch(req.cluster, target.api_version, target.kind);
           }

@@ -11,6 +11,7 @@
 #include "kube/credentials.h"
 #include "model/object.h"
 #include "plan/jsonpath.h"
+#include "plant/health.h"
 
 namespace planter::plant {
 
@@ -115,6 +116,8 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
     }
     case T::kSchedulerReady:
       return lease_held(*object);
+    case T::kHealthy:
+      return check_health(*object);
     case T::kStackFits:
     case T::kAnchorScheduled:
       break;  // not about one object: the engine decides from its nodes and pods

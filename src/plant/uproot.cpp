@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <unordered_map>
 
+#include "plan/hooks.h"
 #include "plant/engine.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
@@ -185,6 +186,12 @@ class Uprooter {
       return set(u, RemovalState::kLeft,
                  seed.empty() ? "not planted by planter: left alone"
                               : fmt::format("planted by seed \"{}\": left alone", seed));
+    if (options_.keep_by_resource_policy &&
+        string_field(r.value(), {"metadata", "annotations",
+                                 std::string(kHelmResourcePolicyAnnotation)}) == "keep")
+      return set(u, RemovalState::kLeft,
+                 fmt::format("{}: keep: left alone, as helm uninstall does",
+                             kHelmResourcePolicyAnnotation));
     const Unit& unit = plan_.units[u];
     const ObjectRef& ref = plan_.object_of(unit).ref;
     fleet_->watch(unit.cluster, ref.api_version, ref.kind);

@@ -3,7 +3,7 @@
 // before their Namespace, everything on a workload cluster before that cluster's object. Each
 // deletion is waited for until the object has really gone (finalizers included) before what it
 // depended on is deleted. Only objects labelled `planter.nephio.org/seed: <seed>` are deleted;
-// others are left alone and say so.
+// others, and those Helm keeps (helm.sh/resource-policy: keep), are left alone and say so.
 //
 // Threads: uproot() runs on the calling thread, like plant().
 #pragma once
@@ -59,6 +59,9 @@ struct UprootOptions {
   std::function<void(size_t unit, const RemovalRecord& record)> on_change;
   std::optional<WriteIdentity> write_as;  // as EngineOptions
   std::stop_token stop;
+  // Leave objects annotated helm.sh/resource-policy: keep, as `helm uninstall` does (off with
+  // --ignore-annotations=helm).
+  bool keep_by_resource_policy = true;
 };
 
 UprootOutcome uproot(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,

@@ -7,6 +7,7 @@
 
 #include "model/files.h"
 #include "model/yaml.h"
+#include "seed/kustomize.h"
 #include "seed/seed.h"
 
 namespace planter {
@@ -97,12 +98,22 @@ void add_object(json::value&& v, SourceLocation where, Seed& seed, Diagnostics& 
   if (ok) seed.objects.push_back(std::move(obj));
 }
 
+// YAML and JSON files, and a kpt package's Kptfile (so that the plan says it is not declared).
 bool is_seed_file(const fs::path& p) {
   auto ext = p.extension().string();
-  return ext == ".yaml" || ext == ".yml" || ext == ".json";
+  return ext == ".yaml" || ext == ".yml" || ext == ".json" || p.filename() == "Kptfile";
 }
 
 }  // namespace
+
+void load_kustomization(const fs::path& folder, Seed& seed, Diagnostics& diags) {
+  auto built = kustomize_build(folder);
+  if (!built) {
+    diags.add(folder.string(), "", built.error().message);
+    return;
+  }
+  parse_seed_text(built.value(), "kustomize build " + folder.string(), seed, diags);
+}
 
 void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, Diagnostics& diags) {
   auto docs = parse_yaml_stream(text, name);
@@ -158,22 +169,39 @@ Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
     std::error_code ec;
     fs::path path(src);
     if (fs::is_directory(path, ec)) {
-      std::vector<fs::path> files;
+      // Files are read; a folder with a kustomization is built instead, its files unread.
+      struct Found {
+        fs::path path;
+        bool kustomization;
+        bool operator<(const Found& o) const { return path < o.path; }
+      };
+      std::vector<Found> found;
+      bool built = kustomization_in(path).has_value();
+      if (built) found.push_back({path, true});
       for (auto it = fs::recursive_directory_iterator(path, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file() && is_seed_file(it->path())) files.push_back(it->path());
+           !built && !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_directory() && kustomization_in(it->path())) {
+          found.push_back({it->path(), true});
+          it.disable_recursion_pending();
+        } else if (it->is_regular_file() && is_seed_file(it->path())) {
+          found.push_back({it->path(), false});
+        }
       }
-      std::sort(files.begin(), files.end());
-      if (files.empty())
+      std::sort(found.begin(), found.end());
+      if (found.empty())
         diags.add(src, "", "the folder holds no .yaml, .yml or .json file",
                   "point planter at the folder that holds the seed");
-      for (const auto& f : files) {
-        auto text = read_file(f.string());
+      for (const Found& f : found) {
+        if (f.kustomization) {
+          load_kustomization(f.path, seed, diags);
+          continue;
+        }
+        auto text = read_file(f.path.string());
         if (!text) {
           diags.add("", "", text.error().message);
           continue;
         }
-        parse_seed_text(text.value(), f.string(), seed, diags);
+        parse_seed_text(text.value(), f.path.string(), seed, diags);
       }
       continue;
     }

@@ -160,17 +160,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
                         "remove it from the list");
         continue;
       }
-      // Wait on the same cluster when the dependency is there too, else wherever it goes.
-      bool same_cluster = false;
-      for (size_t i : found.value())
-        same_cluster = same_cluster || ctx.placed_on(i, unit.cluster_index);
-      for (size_t i : found.value()) {
-        if (same_cluster && !ctx.placed_on(i, unit.cluster_index)) continue;
-        for (uint32_t cluster : ctx.placements[i].clusters) {
-          if (same_cluster && cluster != unit.cluster_index) continue;
-          out.push_back(ctx.need(i, cluster, ctx.ready_when(i), "dependencies"));
-        }
-      }
+      ctx.need_placed(unit, found.value(), "dependencies", out);
     }
   }
 
