@@ -11,10 +11,10 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
   auto* seed = cmd->add_option("seed", f.sources,
                                "Seed sources: files, folders (recursive .yaml/.yml/.json; a "
                                "folder with a kustomization is built), - for stdin, http(s) URLs");
-  auto* kustomize = cmd->add_option(
-      "-k,--kustomize", f.kustomize,
-      "A folder with a kustomization.yaml, built with `kustomize build` or `kubectl kustomize` "
-      "(repeatable), as kubectl's -k");
+  auto* kustomize = cmd->add_option("-k,--kustomize", f.kustomize,
+                                    "A folder with a kustomization.yaml, built with `kustomize "
+                                    "build` or `kubectl kustomize` (repeatable), as kubectl's -k")
+                        ->allow_extra_args(false);
   cmd->callback([cmd, seed, kustomize] {
     if (seed->count() == 0 && kustomize->count() == 0)
       throw CLI::RequiredError(cmd->get_name() +
@@ -23,22 +23,27 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
   cmd->add_option("--ignore-annotations", f.ignore_annotations,
                   "Do not honour these tools' annotations (comma-separated: kpt, helm, argocd); "
                   "their objects are then planted as planter's own rules say")
-      ->delimiter(',');
-  cmd->add_option("--plugin", f.plugins, "Run this plugin executable (repeatable, in order)");
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("--plugin", f.plugins, "Run this plugin executable (repeatable, in order)")
+      ->allow_extra_args(false);
   cmd->add_option("--plugin-dir", f.plugin_dir,
                   "Run every executable in this folder, sorted by name, after --plugin ones");
   cmd->add_option("--plugin-timeout", f.plugin_timeout_s, "Seconds a plugin may run")
       ->capture_default_str();
   cmd->add_option("--plugin-network", f.plugin_network,
                   "Let this plugin (its file name or path) use the network; the others run without "
-                  "(repeatable)");
+                  "(repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--plugin-max-output", f.plugin_max_output_mib,
                   "MiB a plugin may write to stdout")
       ->capture_default_str();
   cmd->add_option("--cluster", f.clusters,
-                  "A workload cluster that already exists: NAME=CONTEXT (kubeconfig context)");
+                  "A workload cluster that already exists: NAME=CONTEXT (kubeconfig context)")
+      ->allow_extra_args(false);
   cmd->add_option("--cluster-labels", f.cluster_labels,
-                  "Labels of a known cluster for cluster-selector: NAME=k=v,k2=v2");
+                  "Labels of a known cluster for cluster-selector: NAME=k=v,k2=v2")
+      ->allow_extra_args(false);
   cmd->add_option("-n,--namespace", f.default_namespace,
                   "Namespace for namespaced objects that name none")
       ->capture_default_str();

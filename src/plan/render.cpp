@@ -106,7 +106,7 @@ namespace {
 // What the seed holds but planter never declares, and why.
 std::string set_aside_lines(const Plan& plan) {
   std::string out =
-      fmt::format("not declared ({}, read but never applied):\n", plan.set_aside.size());
+      fmt::format("set aside ({}: read, never declared):\n", plan.set_aside.size());
   for (const SetAside& a : plan.set_aside)
     out += fmt::format("  {} {} ({}): {}\n", kind_column(a.ref), name_column(a.ref), a.source.str(),
                        a.why);
@@ -204,7 +204,7 @@ std::string render_json(const Plan& plan) {
                                    {"source", a.source.str()},
                                    {"convention", a.convention},
                                    {"reason", a.why}});
-    root["notDeclared"] = std::move(aside);
+    root["setAside"] = std::move(aside);
   }
   return json::serialize(root) + "\n";
 }

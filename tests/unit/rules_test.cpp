@@ -20,7 +20,8 @@ TEST(Rules, TableListsEveryRuleOnce) {
   std::vector<std::string> names;
   for (const auto& r : requirement_rules()) names.emplace_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{"cluster-ready", "namespace", "crd", "apiservice",
-                                             "webhook", "pod-references", "dependencies"}));
+                                             "webhook", "pod-references", "dependencies",
+                                             "depends-on", "helm-hooks", "sync-waves"}));
 }
 
 TEST(Rules, ClusterReady) {
