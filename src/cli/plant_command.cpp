@@ -198,6 +198,8 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   if (!terminal)
     fmt::print("planting seed {}: {} units on {} cluster(s)\n", p.seed_name, p.plan.units.size(),
                p.plan.clusters.size());
+  for (const SetAside& a : p.plan.set_aside)
+    fmt::print("not declared: {} ({}): {}\n", a.ref.short_form(), a.source.str(), a.why);
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
   progress.finish();
   if (out.timed_out)

@@ -125,6 +125,20 @@ OrderCheck check_plant_order(const json::object& plan, const std::vector<AuditEn
               held = index;
           if (!held && !written) held = 0;
         }
+      } else if (when == "condition=Complete") {
+        held = find(ready["complete"]);  // the sim's Job controller says when
+      } else if (when == "healthy") {
+        // The sim's controllers say when a workload is fully available and a Job complete; for
+        // other kinds healthy is existence.
+        std::string kind = key_of_id(std::string(r.at("object").as_string()));
+        kind = kind.substr(kind.find('|') + 1);
+        kind = kind.substr(0, kind.find('|'));
+        if (kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet")
+          held = find(ready["available"]);
+        else if (kind == "Job")
+          held = find(ready["complete"]);
+        else
+          held = find(any_write);
       } else {
         held = find(any_write);
         if (!held && external) held = 0;
