@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <boost/json.hpp>
 #include <charconv>
 
 namespace planter {
@@ -34,6 +35,12 @@ Result<std::vector<JsonPathStep>> parse_jsonpath(std::string_view expr) {
       return Error{fmt::format("jsonpath {}: missing ']'", expr)};
     std::string_view inside = e.substr(i + 1, close - i - 1);
     i = close + 1;
+    if (inside.size() >= 2 && (inside.front() == '\'' || inside.front() == '"') &&
+        inside.back() == inside.front()) {  // ['key.with.dots']
+      steps.push_back(
+          {JsonPathStep::Kind::kField, std::string(inside.substr(1, inside.size() - 2)), 0, {}});
+      continue;
+    }
     if (inside.starts_with("?(@.") && inside.ends_with(")")) {
       std::string_view cond = inside.substr(4, inside.size() - 5);
       size_t eq = cond.find("==");
@@ -54,6 +61,57 @@ Result<std::vector<JsonPathStep>> parse_jsonpath(std::string_view expr) {
     steps.push_back({JsonPathStep::Kind::kIndex, {}, index, {}});
   }
   return steps;
+}
+
+namespace {
+
+std::string scalar_text(const boost::json::value& v) {
+  switch (v.kind()) {
+    case boost::json::kind::string:
+      return std::string(v.get_string());
+    case boost::json::kind::bool_:
+      return v.get_bool() ? "true" : "false";
+    case boost::json::kind::null:
+      return "";
+    default:
+      return boost::json::serialize(v);
+  }
+}
+
+}  // namespace
+
+std::string jsonpath_text(const boost::json::value& v) {
+  return scalar_text(v);
+}
+
+const boost::json::value* locate_jsonpath(const boost::json::object& object,
+                                          const std::vector<JsonPathStep>& steps,
+                                          const boost::json::value* whole) {
+  const boost::json::value* cur = nullptr;  // null: still at `object` itself
+  for (const JsonPathStep& step : steps) {
+    if (step.kind == JsonPathStep::Kind::kField) {
+      const boost::json::object* here = !cur ? &object : cur->if_object();
+      cur = here ? here->if_contains(step.field) : nullptr;
+    } else if (!cur || !cur->is_array()) {
+      cur = nullptr;
+    } else if (step.kind == JsonPathStep::Kind::kIndex) {
+      const boost::json::array& arr = cur->get_array();
+      cur = step.index < arr.size() ? &arr[step.index] : nullptr;
+    } else {
+      const boost::json::value* match = nullptr;
+      for (const boost::json::value& item : cur->get_array()) {
+        const boost::json::value* f =
+            item.is_object() ? item.get_object().if_contains(step.field) : nullptr;
+        if (f && scalar_text(*f) == step.value) {
+          match = &item;
+          break;
+        }
+      }
+      cur = match;
+    }
+    if (!cur) return nullptr;
+  }
+  return cur ? cur : whole;
 }
 
 }  // namespace planter

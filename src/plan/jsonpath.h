@@ -4,6 +4,8 @@
 // the engine (plant/readiness_check.h). Pure and thread-safe.
 #pragma once
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -20,7 +22,17 @@ struct JsonPathStep {
   std::string value;  // kFilter: what that field must print as
 };
 
-// Steps from the object itself; errors name the expression and what is wrong with it.
+// Steps from the object itself; errors name the expression and what is wrong with it. A field is
+// `.name` or `['name.with.dots']`.
 Result<std::vector<JsonPathStep>> parse_jsonpath(std::string_view expression);
+
+// The value `steps` lead to in `object`, or null when a step is missing. No steps (`{.}`) lead to
+// the object itself, which a caller passes as `whole` (a json::value holding it) when it wants it.
+const boost::json::value* locate_jsonpath(const boost::json::object& object,
+                                          const std::vector<JsonPathStep>& steps,
+                                          const boost::json::value* whole = nullptr);
+
+// A value as kubectl's jsonpath prints it: strings bare, true/false, "" for null, JSON otherwise.
+std::string jsonpath_text(const boost::json::value& value);
 
 }  // namespace planter

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/object.h"
+#include "plan/conventions.h"
 #include "plan/inventory.h"
 #include "plan/readiness.h"
 
@@ -91,6 +92,7 @@ struct SetAside {
 struct Plan {
   std::vector<Object> objects;
   std::vector<SetAside> set_aside;  // read, never declared
+  Conventions conventions;          // the other tools' annotations this plan honours
   std::vector<StackNeeds> stacks;
   std::vector<ClusterInfo> clusters;
   std::vector<Unit> units;  // ordered by wave, then by position in the seed

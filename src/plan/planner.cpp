@@ -141,7 +141,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
   ReleaseOrder release;  // built once every unit is made
   RuleContext ctx{objs,     placements, index,      kinds,   inventory,
-                  webhooks, plan.units, first_unit, release, diags};
+                  webhooks, plan.units, first_unit, release, options.conventions,
+                  diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
@@ -321,6 +322,7 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
   out.plan.stacks = std::move(needs);
   out.plan.set_aside = std::move(aside);
+  out.plan.conventions = options.conventions;
   require_stacks(out.plan, out.diags);
   return out;
 }

@@ -24,6 +24,8 @@ std::string ReadinessPredicate::str() const {
       return "condition=" + arg;
     case Type::kJsonPath:
       return fmt::format("jsonpath={}={}", arg, value);
+    case Type::kFieldSet:
+      return "jsonpath=" + arg;
     case Type::kStackFits:
       return "stack-fits";
     case Type::kAnchorScheduled:
@@ -48,6 +50,11 @@ Result<ReadinessPredicate> ReadinessPredicate::parse(std::string_view text) {
     std::string_view rest = text.substr(9);
     // The expression is `{...}`; the value follows the `=` after the closing brace.
     size_t close = rest.starts_with("{") ? rest.find('}') : std::string_view::npos;
+    // `jsonpath={.status.url}` alone: the value is set.
+    if (close != std::string_view::npos && close + 1 == rest.size()) {
+      if (auto steps = parse_jsonpath(rest); !steps) return steps.error();
+      return ReadinessPredicate{Type::kFieldSet, std::string(rest), {}};
+    }
     size_t eq = close == std::string_view::npos ? rest.rfind('=') : rest.find('=', close);
     if (eq == std::string_view::npos || eq == 0)
       return Error{

@@ -1,5 +1,6 @@
 // ReadinessPredicate: when a requirement holds. Parsed from `planter.nephio.org/ready-when`
-// (`exists`, `healthy`, `condition=<Type>`, `jsonpath=<expr>=<value>`) or chosen by a built-in rule
+// (`exists`, `healthy`, `condition=<Type>`, `jsonpath=<expr>=<value>`, `jsonpath=<expr>` for
+// "is set") or chosen by a built-in rule
 // (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`,
 // `anchor-scheduled`).
 #pragma once
@@ -21,6 +22,7 @@ struct ReadinessPredicate {
     kClusterReady,     // workload cluster provisioned, kubeconfig obtainable, API answers
     kCondition,        // condition `arg` is True
     kJsonPath,         // value at `arg` equals `value`
+    kFieldSet,         // value at `arg` is set: not missing, null or empty
     kStackFits,        // the cluster holds all of stack `arg` at once (never from an annotation)
     kAnchorScheduled,  // the anchor pod of stack `arg` is bound to a schedulable node (ditto)
     kSchedulerReady,   // a Lease is held and renewed: its scheduler answers (ditto)

@@ -105,8 +105,7 @@ namespace {
 
 // What the seed holds but planter never declares, and why.
 std::string set_aside_lines(const Plan& plan) {
-  std::string out =
-      fmt::format("set aside ({}: read, never declared):\n", plan.set_aside.size());
+  std::string out = fmt::format("set aside ({}: read, never declared):\n", plan.set_aside.size());
   for (const SetAside& a : plan.set_aside)
     out += fmt::format("  {} {} ({}): {}\n", kind_column(a.ref), name_column(a.ref), a.source.str(),
                        a.why);

@@ -25,6 +25,10 @@ constexpr RequirementRule kRequirementRules[] = {
      "config.kubernetes.io/depends-on, as kpt, Config Sync and cli-utils read it (cli-utils' "
      "object references)",
      require_depends_on},
+    {"apply-time-mutation",
+     "config.kubernetes.io/apply-time-mutation: the object waits until each source's field is "
+     "set, and gets it copied in when declared",
+     require_apply_time_sources},
     {"helm-hooks",
      "Helm's install order: pre-install hooks one by one, then the release, then post-install "
      "hooks",
@@ -74,7 +78,7 @@ Requirement RuleContext::need(ObjectRef ref, uint32_t cluster, ReadinessPredicat
 
 void RuleContext::need_placed(const Unit& unit, std::span<const size_t> found,
                               std::string_view rule, std::vector<Requirement>& out,
-                              std::optional<ReadinessPredicate> when) const {
+                              std::optional<ReadinessPredicate> when, bool own_ready_when) const {
   // Wait on the same cluster when the dependency is there too, else wherever it goes.
   bool same_cluster = false;
   for (size_t i : found) same_cluster = same_cluster || placed_on(i, unit.cluster_index);
@@ -82,7 +86,8 @@ void RuleContext::need_placed(const Unit& unit, std::span<const size_t> found,
     if (same_cluster && !placed_on(i, unit.cluster_index)) continue;
     // The dependency's own ready-when comes first; else the rule's predicate, else exists.
     ReadinessPredicate predicate = ready_when(i);
-    if (when && !string_in(index.annotations(i), kReadyWhenAnnotation)) predicate = *when;
+    if (when && (!own_ready_when || !string_in(index.annotations(i), kReadyWhenAnnotation)))
+      predicate = *when;
     for (uint32_t cluster : placements[i].clusters) {
       if (same_cluster && cluster != unit.cluster_index) continue;
       out.push_back(need(i, cluster, predicate, rule));

@@ -39,6 +39,7 @@ struct RuleContext {
   const std::vector<size_t>& first_unit;
   // Helm's releases and Argo CD's sync steps (rules helm-hooks, sync-waves).
   const ReleaseOrder& release;
+  const Conventions& conventions;  // which other tools' annotations count
   Diagnostics& diags;
 
   // Clusters are named by their index into inventory.clusters(), as units and placements do.
@@ -61,9 +62,11 @@ struct RuleContext {
   // Requirements of `unit` on seed objects of one identity (`found`): on the unit's own cluster
   // when one of them is placed there, else on every cluster they go to. Each waits for the
   // object's ready-when, else for `when`, else for it to exist.
+  // `own_ready_when` false: `when` even over the object's ready-when.
   void need_placed(const Unit& unit, std::span<const size_t> found, std::string_view rule,
                    std::vector<Requirement>& out,
-                   std::optional<ReadinessPredicate> when = std::nullopt) const;
+                   std::optional<ReadinessPredicate> when = std::nullopt,
+                   bool own_ready_when = true) const;
   // The index of one of `units` (a rule is handed a reference into it).
   size_t unit_index(const Unit& unit) const { return static_cast<size_t>(&unit - units.data()); }
 };
@@ -90,6 +93,7 @@ void require_webhook_service(const RuleContext&, const Unit&, std::vector<Requir
 void require_pod_references(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_explicit_dependencies(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_depends_on(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_apply_time_sources(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_helm_hooks(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_sync_waves(const RuleContext&, const Unit&, std::vector<Requirement>&);
 

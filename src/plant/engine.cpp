@@ -11,6 +11,7 @@
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
 #include "plant/readiness_check.h"
+#include "plant/substitutions.h"
 #include "schedule/stack_fit.h"
 
 namespace planter::plant {
@@ -185,6 +186,7 @@ class Engine {
           case Type::kExists:
           case Type::kCondition:
           case Type::kJsonPath:
+          case Type::kFieldSet:
           case Type::kHealthy:
           case Type::kSchedulerReady:
             waiters_[at(r.cluster, object_key_of(target))].push_back(u);
@@ -463,6 +465,7 @@ class Engine {
       case Type::kExists:
       case Type::kCondition:
       case Type::kJsonPath:
+      case Type::kFieldSet:
       case Type::kHealthy:
       case Type::kSchedulerReady: {
         Readiness ok = fleet_->readiness(r.cluster, target.api_version, target.kind, target.ns,
@@ -529,6 +532,8 @@ class Engine {
   }
 
   void declare(size_t u) {
+    auto body = body_of(u);
+    if (!body) return reopen(u, "apply-time mutation: " + body.error().message);
     UnitRecord& rec = records_[u];
     const Unit& unit = plan_.units[u];
     if (!rec.ready) rec.ready = since_start();
@@ -549,16 +554,22 @@ class Engine {
       set_state(u, UnitState::kFailed);
       return wake(dependents_[u]);
     }
-    client->apply_async(body_of(u), apply, [this, u](kube::ApiResult<json::object> r) {
+    client->apply_async(std::move(body.value()), apply, [this, u](kube::ApiResult<json::object> r) {
       loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
     });
   }
 
-  // What is applied: the object with planter's labels, its pods steered to where their stack
-  // was found to fit.
-  json::object body_of(size_t u) {
+  // What is applied: the object with planter's labels, its apply-time substitutions made, its
+  // pods steered to where their stack was found to fit. An error when a source is not in sight.
+  Result<json::object> body_of(size_t u) {
     const Unit& unit = plan_.units[u];
     json::object body = declared_body(plan_.object_of(unit), options_.seed_name);
+    auto substituted = apply_substitutions(
+        plan_, unit, body, [this](const std::string& cluster, const ObjectRef& ref) {
+          fleet_->watch(cluster, ref.api_version, ref.kind);  // when no requirement did
+          return fleet_->get(cluster, ref.api_version, ref.kind, ref.ns, ref.name);
+        });
+    if (!substituted) return substituted.error();
     auto member = members_.find(unit.object);
     if (member == members_.end()) return body;
     auto [stack, paths] = member->second;
@@ -599,7 +610,7 @@ class Engine {
         for (const Requirement& req : plan_.units[d].requirements)
           if (req.unit == u &&
               (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath ||
-               req.when.type == Type::kHealthy)) {
+               req.when.type == Type::kFieldSet || req.when.type == Type::kHealthy)) {
             const ObjectRef& target = plan_.target(req);
             fleet_->watch(req.cluster, target.api_version, target.kind);
           }

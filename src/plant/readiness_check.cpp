@@ -51,19 +51,6 @@ bool endpoints_ready(const json::object& endpoints) {
   return false;
 }
 
-std::string scalar_text(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::string:
-      return std::string(v.as_string());
-    case json::kind::bool_:
-      return v.as_bool() ? "true" : "false";
-    case json::kind::null:
-      return "";
-    default:
-      return json::serialize(v);
-  }
-}
-
 // A Lease whose holder renewed it lately: its scheduler (or controller) answers. "Lately" allows
 // for clock skew between planter and the holder: three lease durations.
 Readiness lease_held(const json::object& lease) {
@@ -114,6 +101,12 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
       if (*got.value() == p.value) return {true, {}};
       return {false, fmt::format("{} is \"{}\", not \"{}\"", p.arg, *got.value(), p.value)};
     }
+    case T::kFieldSet: {
+      auto got = eval_jsonpath(*object, p.arg);
+      if (!got) return {false, got.error().message};
+      if (!got.value() || got.value()->empty()) return {false, fmt::format("{} is not set", p.arg)};
+      return {true, {}};
+    }
     case T::kSchedulerReady:
       return lease_held(*object);
     case T::kHealthy:
@@ -129,33 +122,12 @@ Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
                                                  std::string_view expr) {
   auto steps = parse_jsonpath(expr);
   if (!steps) return steps.error();
-  const json::value* cur = nullptr;  // null: still at `object` itself
-  for (const JsonPathStep& step : steps.value()) {
-    if (step.kind == JsonPathStep::Kind::kField) {
-      const json::object* here = !cur ? &object : cur->if_object();
-      cur = here ? here->if_contains(step.field) : nullptr;
-    } else if (!cur || !cur->is_array()) {
-      cur = nullptr;
-    } else if (step.kind == JsonPathStep::Kind::kIndex) {
-      const json::array& arr = cur->get_array();
-      cur = step.index < arr.size() ? &arr[step.index] : nullptr;
-    } else {
-      const json::value* match = nullptr;
-      for (const json::value& item : cur->get_array()) {
-        const json::value* f =
-            item.is_object() ? item.get_object().if_contains(step.field) : nullptr;
-        if (f && scalar_text(*f) == step.value) {
-          match = &item;
-          break;
-        }
-      }
-      cur = match;
-    }
-    if (!cur) return std::optional<std::string>{};
-  }
-  if (!cur) return std::optional<std::string>(json::serialize(object));
-  if (cur->is_object() || cur->is_array()) return std::optional<std::string>(json::serialize(*cur));
-  return std::optional<std::string>(scalar_text(*cur));
+  if (steps->empty()) return std::optional<std::string>(json::serialize(object));
+  const json::value* found = locate_jsonpath(object, steps.value());
+  if (!found) return std::optional<std::string>{};
+  if (found->is_object() || found->is_array())
+    return std::optional<std::string>(json::serialize(*found));
+  return std::optional<std::string>(jsonpath_text(*found));
 }
 
 Expected<KubeconfigLocation, std::string> kubeconfig_location(const json::object& cluster) {

@@ -102,20 +102,23 @@ void expect_plan_order(const std::string& plan_args, const Audit& audit, size_t 
 }
 
 TEST(EcosystemTest, AKptPackagePlantsInDependsOnOrderWithoutItsLocalConfig) {
-  Scratch tmp("kpt");
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
   fs::path pkg = kData / "kpt/shop";
   CommandResult plan = planter("plan -o wide " + q(pkg));
   ASSERT_EQ(plan.code, 0) << plan.err;
   EXPECT_THAT(plan.out, HasSubstr("StatefulSet/shop/db healthy (depends-on)"));
+  EXPECT_THAT(plan.out,
+              HasSubstr("Service/shop/api jsonpath={.spec.clusterIP} (apply-time-mutation)"));
   EXPECT_THAT(plan.out, HasSubstr("set aside (2: read, never declared):"));
   EXPECT_THAT(plan.out, HasSubstr("Kptfile.kpt.dev shop"));
   EXPECT_THAT(plan.err, HasSubstr("run `kpt fn render` on the package first"));
 
-  CommandResult r = planter("plant --sim " + q(pkg) + " --sim-audit-log " + q(tmp / "audit"));
+  CommandResult r = planter("plant " + q(pkg) + " --kubeconfig " + q(sim.kubeconfig()));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("planted 6 units"));
+  EXPECT_THAT(r.out, HasSubstr("planted 8 units"));
   EXPECT_THAT(r.out, HasSubstr("not declared: ConfigMap/set-labels"));
-  Audit audit(tmp / "audit");
+  Audit audit(sim.audit_log());
   EXPECT_FALSE(audit.written("|ConfigMap|default|set-labels"));
   EXPECT_FALSE(audit.written("kpt.dev|Kptfile||shop"));
   expect_sequence({{"db available", audit.became("apps|StatefulSet|shop|db", "available")},
@@ -123,7 +126,69 @@ TEST(EcosystemTest, AKptPackagePlantsInDependsOnOrderWithoutItsLocalConfig) {
                    {"api available", audit.became("apps|Deployment|shop|api", "available")},
                    {"sessions written", audit.written("shop.example.org|Cache|shop|sessions")},
                    {"web written", audit.written("apps|Deployment|shop|web")}});
-  expect_plan_order(q(pkg), audit, 6);
+  expect_plan_order(q(pkg), audit, 8);
+
+  // Apply-time mutation: the Service's cluster IP and port, copied in place of the tokens.
+  std::string ip = sim.kubectl("get service api -n shop -o jsonpath={.spec.clusterIP}").out;
+  ASSERT_FALSE(ip.empty());
+  EXPECT_EQ(sim.kubectl("get configmap web-config -n shop -o jsonpath={.data.API_URL}").out,
+            "http://" + ip + ":8080/v1");
+  EXPECT_EQ(sim.kubectl("get configmap web-config -n shop -o jsonpath={.data.API_PORT}").out,
+            "8080");
+}
+
+// The source of an apply-time mutation can be on another cluster than its target, which
+// cli-utils cannot do: here the workload cluster's own Cluster object on the management cluster.
+TEST(EcosystemTest, ApplyTimeMutationCopiesAFieldAcrossClusters) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "edge.yaml";
+  std::ofstream(seed) << R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: edge1, namespace: default}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: whoami
+  namespace: default
+  annotations:
+    planter.nephio.org/cluster: edge1
+    config.kubernetes.io/apply-time-mutation: |
+      - sourceRef: {group: planter.nephio.org, kind: Cluster, name: edge1, namespace: default}
+        sourcePath: $.status.context
+        targetPath: $.data.context
+data: {context: unknown}
+)";
+  CommandResult plan = planter("plan -o wide " + q(seed));
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  // One requirement per object and cluster: the workload cluster's readiness stands for it.
+  EXPECT_THAT(plan.out, HasSubstr("cluster edge1 ready (cluster-ready)"));
+  CommandResult r = planter("plant " + q(seed) + " --kubeconfig " + q(sim.kubeconfig()));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(sim.kubectl("--context edge1 get configmap whoami -n default "
+                        "-o jsonpath={.data.context}")
+                .out,
+            "edge1-admin@edge1");
+
+  // What planter cannot follow is bad input before anything is written.
+  std::ofstream(seed) << R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: broken
+  namespace: default
+  annotations:
+    config.kubernetes.io/apply-time-mutation: |
+      - sourceRef: {kind: Secret, name: missing}
+        sourcePath: $.data.key
+        targetPath: $.data.key
+        token: ${key}
+data: {key: none}
+)";
+  r = planter("plant " + q(seed) + " --kubeconfig " + q(sim.kubeconfig()));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("substitution 1: the token \"${key}\" is not in the string at "
+                               "targetPath {.data.key}"));
 }
 
 TEST(EcosystemTest, HelmTemplateWithHooksPlantsInHelmsInstallOrder) {

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 
+#include "plan/apply_time_mutation.h"
 #include "plan/rules.h"
 #include "plant/health.h"
 #include "test_support.h"
@@ -399,6 +400,74 @@ TEST(Health, JobsPodsClaimsAndAddressesAsArgoCdJudgesThem) {
       "status":{"loadBalancer":{"ingress":[{"ip":"10.0.0.1"}]}}})"))
                   .holds);
   EXPECT_TRUE(check_health(parse(R"({"apiVersion":"v1","kind":"ConfigMap"})")).holds);
+}
+
+}  // namespace
+}  // namespace planter
+
+namespace planter {
+namespace {
+
+Object object_of(const std::string& yaml) {
+  Seed seed;
+  Diagnostics diags;
+  parse_seed_text(yaml, "seed.yaml", seed, diags);
+  EXPECT_TRUE(diags.empty()) << diags.str();
+  return seed.objects.at(0);
+}
+
+TEST(ApplyTimeMutation, ReadsCliUtilsSubstitutionsAndWritesThem) {
+  Object target = object_of(R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  annotations:
+    config.kubernetes.io/apply-time-mutation: |
+      - sourceRef: {apiVersion: apps/v1, kind: Deployment, name: d, namespace: x}
+        sourcePath: $.status.readyReplicas
+        targetPath: $.spec.replicas
+      - sourceRef: {kind: Service, name: s}
+        sourcePath: $.metadata.annotations['example.org/url']
+        targetPath: $.data.URL
+        token: ${url}
+data: {URL: "${url}/v1"}
+)");
+  auto subs = read_substitutions(target);
+  ASSERT_TRUE(subs) << subs.error().message;
+  ASSERT_EQ(subs->size(), 2u);
+  EXPECT_EQ((*subs)[0].group, "apps");
+  EXPECT_EQ((*subs)[0].ns, "x");
+  EXPECT_EQ((*subs)[0].source_path, "{.status.readyReplicas}");
+  EXPECT_EQ((*subs)[1].source_path, "{.metadata.annotations['example.org/url']}");
+  EXPECT_EQ((*subs)[1].token, "${url}");
+
+  json::object body = target.body;
+  ASSERT_TRUE(substitute(body, (*subs)[0], json::value(3)));
+  EXPECT_EQ(body.at("spec").at("replicas").as_int64(), 3);  // a missing map is made
+  ASSERT_TRUE(substitute(body, (*subs)[1], json::value("http://s:80")));
+  EXPECT_EQ(body.at("data").at("URL").as_string(), "http://s:80/v1");
+}
+
+TEST(ApplyTimeMutation, WhatPlanterCannotFollowIsSaid) {
+  auto error_of = [](const std::string& entry) {
+    Object o = object_of(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n"
+        "    config.kubernetes.io/apply-time-mutation: |\n" +
+        entry + "data: {a: b}\n");
+    auto subs = read_substitutions(o);
+    return subs ? std::string("no error") : subs.error().message;
+  };
+  EXPECT_EQ(error_of("      - sourcePath: $.a\n        targetPath: $.b\n"),
+            "substitution 1: sourceRef (kind, name) is missing");
+  EXPECT_EQ(error_of("      - sourceRef: {kind: S, name: s}\n        sourcePath: .a\n"
+                     "        targetPath: $.b\n"),
+            "substitution 1: sourcePath \".a\" must start with $. (JSONPath from the object's "
+            "root)");
+  EXPECT_EQ(error_of("      - sourceRef: {kind: S, name: s}\n        sourcePath: $.a\n"
+                     "        targetPath: $.data.a\n        token: ${t}\n"),
+            "substitution 1: the token \"${t}\" is not in the string at targetPath {.data.a}");
+  EXPECT_EQ(error_of("      sourceRef: {kind: S}\n"),
+            "the annotation must be a YAML list of substitutions");
 }
 
 }  // namespace

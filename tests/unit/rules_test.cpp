@@ -21,7 +21,7 @@ TEST(Rules, TableListsEveryRuleOnce) {
   for (const auto& r : requirement_rules()) names.emplace_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{"cluster-ready", "namespace", "crd", "apiservice",
                                              "webhook", "pod-references", "dependencies",
-                                             "depends-on", "helm-hooks", "sync-waves"}));
+                                             "depends-on", "apply-time-mutation", "helm-hooks", "sync-waves"}));
 }
 
 TEST(Rules, ClusterReady) {

@@ -35,6 +35,7 @@ Result<Reference> parse_reference(std::string_view text) {
 }  // namespace
 
 void require_depends_on(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+  if (!ctx.conventions.kpt) return;
   const auto* deps = string_in(ctx.index.annotations(unit.object), kDependsOnAnnotation);
   if (!deps) return;
   const Object& o = ctx.objects[unit.object];
