@@ -1,5 +1,7 @@
 #include "plan/rules.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace planter {
@@ -93,6 +95,21 @@ void RuleContext::need_placed(const Unit& unit, std::span<const size_t> found,
       out.push_back(need(i, cluster, predicate, rule));
     }
   }
+}
+
+bool RuleContext::reports_for(const Unit& unit) const {
+  const auto& c = placements[unit.object].clusters;
+  return !c.empty() && c.front() == unit.cluster_index;
+}
+
+void RuleContext::report_self_reference(const Unit& unit, std::string_view annotation,
+                                        std::string_view entry) const {
+  if (!reports_for(unit)) return;
+  const Object& o = objects[unit.object];
+  diags.add(o.where(), o.display(),
+            fmt::format("{}: \"{}\" is the object itself; an object cannot wait for itself",
+                        annotation, entry),
+            "remove it from the list");
 }
 
 bool RuleContext::placed_on(size_t object, uint32_t cluster) const {

@@ -67,6 +67,12 @@ struct RuleContext {
                    std::vector<Requirement>& out,
                    std::optional<ReadinessPredicate> when = std::nullopt,
                    bool own_ready_when = true) const;
+  // True for the first of an object's units: a rule reports an object's problems there only,
+  // once, not once per cluster it goes to.
+  bool reports_for(const Unit& unit) const;
+  // Reports, once per object, that an annotation (`entry` of it) names the object itself.
+  void report_self_reference(const Unit& unit, std::string_view annotation,
+                             std::string_view entry) const;
   // The index of one of `units` (a rule is handed a reference into it).
   size_t unit_index(const Unit& unit) const { return static_cast<size_t>(&unit - units.data()); }
 };

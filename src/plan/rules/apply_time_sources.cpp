@@ -16,8 +16,7 @@ void require_apply_time_sources(const RuleContext& ctx, const Unit& unit,
   if (!ctx.conventions.kpt) return;
   const Object& o = ctx.objects[unit.object];
   if (!o.annotation(kApplyTimeMutationAnnotation)) return;
-  const auto& clusters = ctx.placements[unit.object].clusters;
-  bool report = !clusters.empty() && clusters.front() == unit.cluster_index;
+  bool report = ctx.reports_for(unit);
   auto subs = read_substitutions(o);
   if (!subs) {
     if (report)

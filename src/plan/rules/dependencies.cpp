@@ -113,11 +113,6 @@ std::optional<std::string> external_api_version(const RuleContext& ctx, const En
   return std::nullopt;
 }
 
-bool first_unit_of_object(const RuleContext& ctx, const Unit& unit) {
-  const auto& c = ctx.placements[unit.object].clusters;
-  return !c.empty() && c.front() == unit.cluster_index;
-}
-
 }  // namespace
 
 void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
@@ -126,7 +121,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
   const json::object* annotations = ctx.index.annotations(unit.object);
   if (!annotations) return;
   // Problems are reported once per object, not once per cluster it goes to.
-  bool report = first_unit_of_object(ctx, unit);
+  bool report = ctx.reports_for(unit);
 
   if (const auto* deps = string_in(annotations, kDependenciesAnnotation)) {
     for (std::string_view text : split_list(*deps)) {
@@ -152,12 +147,7 @@ void require_explicit_dependencies(const RuleContext& ctx, const Unit& unit,
         continue;
       }
       if (std::find(found->begin(), found->end(), unit.object) != found->end()) {
-        if (report)
-          ctx.diags.add(o.where(), o.display(),
-                        fmt::format("{}: \"{}\" is the object itself; an object cannot wait for "
-                                    "itself",
-                                    kDependenciesAnnotation, text),
-                        "remove it from the list");
+        ctx.report_self_reference(unit, kDependenciesAnnotation, text);
         continue;
       }
       ctx.need_placed(unit, found.value(), "dependencies", out);

@@ -40,8 +40,7 @@ void require_depends_on(const RuleContext& ctx, const Unit& unit, std::vector<Re
   if (!deps) return;
   const Object& o = ctx.objects[unit.object];
   // Problems are reported once per object, not once per cluster it goes to.
-  const auto& clusters = ctx.placements[unit.object].clusters;
-  bool report = !clusters.empty() && clusters.front() == unit.cluster_index;
+  bool report = ctx.reports_for(unit);
   for (std::string_view text : split_list(*deps)) {
     auto ref = parse_reference(text);
     if (!ref) {
@@ -66,12 +65,7 @@ void require_depends_on(const RuleContext& ctx, const Unit& unit, std::vector<Re
       continue;
     }
     if (std::find(found.begin(), found.end(), unit.object) != found.end()) {
-      if (report)
-        ctx.diags.add(o.where(), o.display(),
-                      fmt::format("{}: \"{}\" is the object itself; an object cannot wait for "
-                                  "itself",
-                                  kDependsOnAnnotation, text),
-                      "remove it from the list");
+      ctx.report_self_reference(unit, kDependsOnAnnotation, text);
       continue;
     }
     ctx.need_placed(unit, found, "depends-on", out,
