@@ -253,25 +253,37 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
   return out.complete() ? kExitOk : kExitFailure;
 }
 
-// With --sim --keep: serve until Ctrl-C.
-void keep_serving(const PlantFlags& f, const Targets& t) {
+// With --sim --keep: serve until Ctrl-C. Without --keep: say how the next run keeps the fleet to
+// look at, and with which context each cluster is reached.
+void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan) {
   if (!t.sim) return;
-  if (!t.kubeconfig_path.empty())
-    fmt::print("the simulated fleet's kubeconfig: {}\n", t.kubeconfig_path);
+  // The context of a workload cluster the seed created: the kubeconfig gets it now.
+  std::string context = "management";
+  for (const ClusterInfo& c : plan.clusters)
+    if (c.name != kSelf) {
+      context = c.name;
+      break;
+    }
+  if (!t.kubeconfig_path.empty()) {
+    if (auto err = write_private_file(t.kubeconfig_path, t.sim->kubeconfig()))
+      fmt::print(stderr, "warning: cannot write the kubeconfig again: {}\n", err->message);
+    fmt::print("the simulated fleet's kubeconfig (a context per cluster): {}\n", t.kubeconfig_path);
+  }
   if (!f.keep) {
     // The first run ends with the fleet gone: say how the second run keeps it to look at.
     std::string seed = fmt::format("{}", fmt::join(all_sources(f.seed), " "));
     fmt::print(
         "the simulated fleet stops with this command; to keep it serving and look around:\n"
         "  planter plant --sim --keep --sim-kubeconfig-out sim.kubeconfig {}\n"
-        "  kubectl --kubeconfig sim.kubeconfig get pods -A -o wide    (in another terminal)\n",
-        seed.empty() ? "SEED" : seed);
+        "  kubectl --kubeconfig sim.kubeconfig --context {} get pods -A -o wide    (in another "
+        "terminal)\n",
+        seed.empty() ? "SEED" : seed, context);
     return;
   }
   fmt::print(
-      "the simulated fleet keeps serving at {} (try: kubectl --kubeconfig {} get namespaces); "
-      "Ctrl-C stops it\n",
-      t.sim->url(), t.kubeconfig_path);
+      "the simulated fleet keeps serving at {} (try: kubectl --kubeconfig {} --context {} get "
+      "pods -A -o wide); Ctrl-C stops it\n",
+      t.sim->url(), t.kubeconfig_path, context);
   std::fflush(stdout);
   wait_for_stop_signal();
 }
@@ -287,7 +299,7 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
     scheduler =
         EmbeddedScheduler::start_if_needed(p->plan, p->targets.clusters[std::string(kSelf)]);
   int rc = work(p.value());
-  keep_serving(f, p->targets);
+  keep_serving(f, p->targets, p->plan);
   scheduler.reset();
   if (p->targets.sim) p->targets.sim->stop();
   return rc;

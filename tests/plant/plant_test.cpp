@@ -77,6 +77,11 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("planted 10 units on 2 clusters"));
   EXPECT_THAT(r.out, HasSubstr("(waited for cluster edge1 ready)"));
+  // The first run invites the second: how to keep the fleet and look at the workload cluster.
+  EXPECT_THAT(r.out, HasSubstr("planter plant --sim --keep --sim-kubeconfig-out sim.kubeconfig " +
+                               seed.string()));
+  EXPECT_THAT(r.out, HasSubstr("kubectl --kubeconfig sim.kubeconfig --context edge1 get pods -A "
+                               "-o wide"));
 
   json::object report = report_of(dir / "r.json");
   EXPECT_EQ(report.at("seed").as_string(), "hello-world");
