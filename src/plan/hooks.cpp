@@ -39,6 +39,17 @@ Result<int> weight_of(const Object& o, std::string_view key) {
 
 }  // namespace
 
+bool has_tool_annotations(const boost::json::object* annotations) {
+  if (!annotations) return false;
+  for (const auto& kv : *annotations) {
+    std::string_view key = kv.key();
+    if (key.starts_with("helm.sh/") || key.starts_with("argocd.argoproj.io/") ||
+        key.starts_with("config.kubernetes.io/"))
+      return true;
+  }
+  return false;
+}
+
 Result<HelmHook> read_helm_hook(const Object& o) {
   HelmHook h;
   const auto* events = o.annotation(kHelmHookAnnotation);

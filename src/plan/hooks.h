@@ -3,6 +3,7 @@
 // rules helm-hooks and sync-waves order units by what these say (docs/annotations.md).
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,11 @@ inline constexpr std::string_view kHelmHookWeightAnnotation = "helm.sh/hook-weig
 inline constexpr std::string_view kHelmResourcePolicyAnnotation = "helm.sh/resource-policy";
 inline constexpr std::string_view kArgoHookAnnotation = "argocd.argoproj.io/hook";
 inline constexpr std::string_view kArgoSyncWaveAnnotation = "argocd.argoproj.io/sync-wave";
+
+// True when `annotations` (metadata.annotations, or null) holds a key of the tools whose
+// conventions planter honours (helm.sh/, argocd.argoproj.io/, config.kubernetes.io/): one pass over
+// an object's few annotations, so that the others are skipped at once.
+bool has_tool_annotations(const boost::json::object* annotations);
 
 // When an install applies an object: Helm's pre-install and Argo CD's PreSync come before the
 // rest of the release, post-install and PostSync after it; hooks of other events never.

@@ -162,7 +162,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     first_unit[i + 1] = plan.units.size();
   }
 
-  release = ReleaseOrder::build(objs, plan.units, options.conventions);
+  release = ReleaseOrder::build(objs, plan.units, index, options.conventions);
 
   std::vector<Requirement> derived;
   std::vector<size_t> kept;

@@ -15,23 +15,25 @@ std::optional<SetAside> never_declared(const Object& o, const Conventions& c, Di
   auto aside = [&o](std::string_view convention, std::string why) {
     return SetAside{o.ref, o.source, convention, std::move(why)};
   };
-  if (c.kpt) {
-    if (o.ref.kind == "Kptfile" && o.ref.group() == "kpt.dev") {
-      if (const boost::json::value* p = o.body.if_contains("pipeline"); p && !p->is_null())
-        diags.warn(o.where(), o.display(),
-                   "the package's pipeline is not run by planter; run `kpt fn render` on the "
-                   "package first if its functions should change it");
-      return aside("kpt", "a kpt package's Kptfile describes the package; kpt never applies it");
-    }
+  if (c.kpt && o.ref.kind == "Kptfile" && o.ref.group() == "kpt.dev") {
+    if (const boost::json::value* p = o.body.if_contains("pipeline"); p && !p->is_null())
+      diags.warn(o.where(), o.display(),
+                 "the package's pipeline is not run by planter; run `kpt fn render` on the "
+                 "package first if its functions should change it");
+    return aside("kpt", "a kpt package's Kptfile describes the package; kpt never applies it");
+  }
+  // Every other convention is an annotation: most objects have none.
+  if (!has_tool_annotations(o.annotations())) return std::nullopt;
+  if (c.kpt)
     if (const auto* local = o.annotation(kLocalConfigAnnotation); local && *local == "true")
       return aside("kpt", fmt::format("{}: \"true\": configuration for functions, never applied",
                                       kLocalConfigAnnotation));
-  }
   if (c.argocd) {
     auto argo = read_argo_sync(o);
     if (!argo) {
       diags.add(o.where(), o.display(), argo.error().message,
-                "write an integer wave, e.g. argocd.argoproj.io/sync-wave: \"-1\"");
+                "write an integer wave (argocd.argoproj.io/sync-wave: \"-1\") and one of Argo CD's "
+                "hooks");
       return std::nullopt;
     }
     if (argo->annotated && argo->phase == InstallPhase::kNever)

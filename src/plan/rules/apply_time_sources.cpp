@@ -14,8 +14,8 @@ namespace planter {
 void require_apply_time_sources(const RuleContext& ctx, const Unit& unit,
                                 std::vector<Requirement>& out) {
   if (!ctx.conventions.kpt) return;
+  if (!string_in(ctx.index.annotations(unit.object), kApplyTimeMutationAnnotation)) return;
   const Object& o = ctx.objects[unit.object];
-  if (!o.annotation(kApplyTimeMutationAnnotation)) return;
   bool report = ctx.reports_for(unit);
   auto subs = read_substitutions(o);
   if (!subs) {

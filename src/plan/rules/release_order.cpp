@@ -66,7 +66,7 @@ bool applied_first(const Object& o) {
 }
 
 ReleaseOrder ReleaseOrder::build(const std::vector<Object>& objects, const std::vector<Unit>& units,
-                                 const Conventions& conventions) {
+                                 const SeedIndex& index, const Conventions& conventions) {
   ReleaseOrder r;
   size_t n = units.size();
   r.release_of_.assign(n, -1);
@@ -74,22 +74,31 @@ ReleaseOrder ReleaseOrder::build(const std::vector<Object>& objects, const std::
   r.helm_position_.assign(n, 0);
   r.previous_of_.assign(n, -1);
 
-  if (conventions.helm) {
+  // Most seeds name no hook and no wave: then there is nothing to order.
+  bool any_hook = false, any_argo = false;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const boost::json::object* annotations = index.annotations(i);
+    if (!has_tool_annotations(annotations)) continue;
+    const Object& o = objects[i];
+    any_hook = any_hook || o.annotation(kHelmHookAnnotation);
+    any_argo =
+        any_argo || o.annotation(kArgoHookAnnotation) || o.annotation(kArgoSyncWaveAnnotation);
+  }
+
+  if (conventions.helm && any_hook) {
     // Releases: (seed file, cluster). Only those with a hook are kept.
     std::map<std::pair<std::string_view, uint32_t>, std::vector<size_t>> by_release;
     std::vector<int> weight(n, 0);
-    bool any_hook = false;
     for (size_t u = 0; u < n; ++u) {
       const Object& o = objects[units[u].object];
       auto hook = read_helm_hook(o);
       if (hook && hook->hook) {
         r.helm_phase_[u] = hook->phase;
         weight[u] = hook->weight;
-        any_hook = true;
       }
       by_release[{o.source.file, units[u].cluster_index}].push_back(u);
     }
-    if (any_hook) {
+    {
       for (auto& [key, members] : by_release) {
         Release rel;
         for (size_t u : members) {
@@ -120,7 +129,7 @@ ReleaseOrder ReleaseOrder::build(const std::vector<Object>& objects, const std::
     }
   }
 
-  if (conventions.argocd) {
+  if (conventions.argocd && any_argo) {
     // Sync steps: per cluster, (phase, wave), only where some object has an Argo CD annotation.
     std::map<uint32_t, std::map<std::pair<int, int>, std::vector<size_t>>> by_cluster;
     std::map<uint32_t, bool> annotated;

@@ -12,6 +12,7 @@
 #include "plan/conventions.h"
 #include "plan/hooks.h"
 #include "plan/plan.h"
+#include "plan/seed_index.h"
 
 namespace planter {
 
@@ -19,7 +20,7 @@ class ReleaseOrder {
  public:
   ReleaseOrder() = default;
   static ReleaseOrder build(const std::vector<Object>& objects, const std::vector<Unit>& units,
-                            const Conventions& conventions);
+                            const SeedIndex& index, const Conventions& conventions);
 
   // A Helm release with at least one hook: its units by install phase. `before` and `after` are
   // in the order Helm runs them: by hook weight, then name, then kind (helm/helm#12414).
