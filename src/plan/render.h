@@ -11,6 +11,7 @@ namespace planter {
 // `wide` (kubectl's -o wide) names the rule that derived each requirement: "... active
 // (namespace)".
 std::string render_table(const Plan& plan, bool wide = false);
+// src/plan/render_json.cpp: written as it goes, no document of the units in between.
 std::string render_json(const Plan& plan);
 std::string render_dot(const Plan& plan);
 std::string render_mermaid(const Plan& plan);

@@ -20,6 +20,23 @@ const char* kSeed =
     "{planter.nephio.org/cluster: edge1}}\n---\n"
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: cnf, namespace: cnf}\n";
 
+// The JSON is written as it goes: strings are escaped as Boost.JSON escapes them, byte for byte.
+TEST(Render, JsonEscapesStringsAsBoostJsonDoes) {
+  Seed seed;
+  Diagnostics diags;
+  std::string name = "odd \"file\"\\ with\ttab\nnewline \x01\x1f and caf\xc3\xa9.yaml";
+  parse_seed_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n",
+                  name, seed, diags);
+  ASSERT_TRUE(diags.empty());
+  PlanOutcome out = plan_seed(std::move(seed), {});
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  std::string text = render_json(out.plan);
+  json::value v = json::parse(text);
+  EXPECT_EQ(v.at("units").at(0).at("source").as_string(), name + ":1");
+  std::string expected = json::serialize(json::value(name + ":1"));
+  EXPECT_NE(text.find(expected), std::string::npos) << text;
+}
+
 TEST(Render, JsonHasTheDocumentedShape) {
   auto out = plan_yaml(kSeed);
   ASSERT_TRUE(out.ok()) << out.diags.str();

@@ -1,0 +1,175 @@
+// `planter plan -o json` (docs/plan-format.md), written as it goes: the units, which are nearly all
+// of it, straight into the output text without a document of them in between (at 100k objects a
+// DOM of the output cost as much as planning). The few stacks, clusters and set-aside objects are
+// small documents, serialized by Boost.JSON.
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+
+#include "plan/render.h"
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+// A JSON string literal as Boost.JSON writes one: `"` and `\` escaped, control characters as
+// \b \f \n \r \t or \u00xx, everything else (UTF-8 included) as it is.
+void append_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xf];
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+void append_key(std::string& out, std::string_view key) {
+  append_string(out, key);
+  out += ':';
+}
+
+void append_unit(std::string& out, const Plan& plan, const Unit& u) {
+  const Object& o = plan.object_of(u);
+  out += '{';
+  append_key(out, "object");
+  append_string(out, o.ref.id());
+  out += ',';
+  append_key(out, "cluster");
+  append_string(out, u.cluster);
+  out += ',';
+  append_key(out, "wave");
+  fmt::format_to(std::back_inserter(out), "{}", u.wave);
+  out += ',';
+  append_key(out, "source");
+  append_string(out, o.where());
+  out += ',';
+  append_key(out, "requires");
+  out += '[';
+  for (size_t i = 0; i < u.requirements.size(); ++i) {
+    const Requirement& r = u.requirements[i];
+    if (i > 0) out += ',';
+    out += '{';
+    append_key(out, "object");
+    append_string(out, plan.target(r).id());
+    out += ',';
+    append_key(out, "cluster");
+    append_string(out, r.cluster);
+    out += ',';
+    append_key(out, "when");
+    append_string(out, r.when.str());
+    out += ',';
+    append_key(out, "rule");
+    append_string(out, r.rule);
+    if (r.external() && r.when.type != ReadinessPredicate::Type::kStackFits)
+      out += ",\"external\":true";
+    out += '}';
+  }
+  out += ']';
+  if (!o.mutations.empty()) {
+    out += ',';
+    append_key(out, "mutations");
+    out += '[';
+    for (size_t i = 0; i < o.mutations.size(); ++i) {
+      if (i > 0) out += ',';
+      append_string(out, o.mutations[i]);
+    }
+    out += ']';
+  }
+  out += '}';
+}
+
+json::array stacks_json(const Plan& plan) {
+  json::array stacks;
+  for (const StackNeeds& s : plan.stacks) {
+    json::object js{{"name", s.name},
+                    {"pods", s.pods},
+                    {"cpu", s.cpu},
+                    {"memory", s.memory},
+                    {"share", {{"cpu", s.share_cpu}, {"memory", s.share_memory}}}};
+    if (s.per_node_pods) js["perNodePods"] = true;
+    if (!s.colocated_on.empty()) js["colocatedOn"] = s.colocated_on;
+    stacks.push_back(std::move(js));
+  }
+  return stacks;
+}
+
+json::array clusters_json(const Plan& plan) {
+  json::array clusters;
+  for (const ClusterInfo& c : plan.clusters) {
+    json::object jc{{"name", c.name}, {"from", c.from}};
+    if (c.object) jc["object"] = plan.objects[*c.object].ref.id();
+    if (!c.context.empty()) jc["context"] = c.context;
+    if (!c.labels.empty()) {
+      json::object labels;
+      for (const auto& [k, v] : c.labels) labels[k] = v;
+      jc["labels"] = std::move(labels);
+    }
+    clusters.push_back(std::move(jc));
+  }
+  return clusters;
+}
+
+json::array set_aside_json(const Plan& plan) {
+  json::array aside;
+  for (const SetAside& a : plan.set_aside)
+    aside.push_back(json::object{{"object", a.ref.id()},
+                                 {"source", a.source.str()},
+                                 {"convention", a.convention},
+                                 {"reason", a.why}});
+  return aside;
+}
+
+}  // namespace
+
+std::string render_json(const Plan& plan) {
+  std::string out;
+  out.reserve(64 + plan.units.size() * 256);
+  out += "{\"units\":[";
+  for (size_t i = 0; i < plan.units.size(); ++i) {
+    if (i > 0) out += ',';
+    append_unit(out, plan, plan.units[i]);
+  }
+  out += "],\"clusters\":";
+  out += json::serialize(clusters_json(plan));
+  fmt::format_to(std::back_inserter(out), ",\"waves\":{}", plan.wave_count());
+  if (!plan.stacks.empty()) out += ",\"stacks\":" + json::serialize(stacks_json(plan));
+  if (!plan.set_aside.empty()) out += ",\"setAside\":" + json::serialize(set_aside_json(plan));
+  out += "}\n";
+  return out;
+}
+
+}  // namespace planter
