@@ -4,6 +4,7 @@
 //   ParseOnly/N  - YAML text to Objects (what any tool must pay to read the seed)
 //   Plan/N       - the whole pure pipeline: parse, validate, place, derive, order
 //   PlanOnly/N   - Plan without the parse (validate, place, derive, order, and freeing the plan)
+//   PlanJson/N   - Plan and the JSON of `planter plan -o json` (json_MiB: its size)
 //
 // Counters: objects/s, and peak_rss_MiB (the process's high-water mark so far; sizes run in
 // increasing order, so it is the peak of the largest size run). Compare Plan/N with ParseOnly/N:
@@ -12,9 +13,12 @@
 #include <libfyaml.h>
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <map>
+#include <string_view>
 
 #include "plan/planner.h"
+#include "plan/render.h"
 #include "seed/seed.h"
 #include "seed_generator.h"
 
@@ -103,6 +107,23 @@ void PlanOnly(benchmark::State& state) {
   plan(state, false);
 }
 
+// What `planter plan -o json` does but reading the file: parse, plan, and write the JSON.
+void PlanJson(benchmark::State& state) {
+  const std::string& text = seed_text(static_cast<size_t>(state.range(0)));
+  size_t objects = 0, bytes = 0;
+  for (auto _ : state) {
+    Seed seed = parse(text);
+    objects = seed.objects.size();
+    PlanOutcome out = plan_seed(std::move(seed), {});
+    if (!out.ok()) state.SkipWithError(out.diags.str().c_str());
+    std::string json = render_json(out.plan);
+    bytes = json.size();
+    benchmark::DoNotOptimize(json);
+  }
+  report(state, objects);
+  state.counters["json_MiB"] = static_cast<double>(bytes) / (1 << 20);
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 }
@@ -110,7 +131,21 @@ BENCHMARK(LibfyamlEvents)->Apply(sizes);
 BENCHMARK(ParseOnly)->Apply(sizes);
 BENCHMARK(Plan)->Apply(sizes);
 BENCHMARK(PlanOnly)->Apply(sizes);
+BENCHMARK(PlanJson)->Apply(sizes);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// `plan_bench --write-seed N` prints the generated seed of N objects instead, for timing the
+// `planter` binary on it: plan_bench --write-seed 100000 > /tmp/100k.yaml &&
+// /usr/bin/time -v planter plan -o json /tmp/100k.yaml > /dev/null
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "--write-seed") {
+    std::fputs(bench::generate_seed(std::stoul(argv[2])).c_str(), stdout);
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -27,12 +27,16 @@ using cli::kExitFailure;
 using cli::kExitOk;
 using cli::SeedFlags;
 
-int run_planner(const SeedFlags& flags, const std::function<std::string(const Plan&)>& render) {
+// Plans, then hands the plan to `print`, which writes it to stdout.
+int run_planner(const SeedFlags& flags, const std::function<void(const Plan&)>& print) {
   auto plan = cli::plan_from_flags(flags);
   if (!plan) return plan.error();
-  std::string text = render(plan.value());
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  print(plan.value());
   return kExitOk;
+}
+
+void print_text(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
 // Many clusters, watches and clients need many descriptors: the soft limit goes up to the hard
@@ -123,13 +127,17 @@ int main(int argc, char** argv) {
         return cli::run_plan_fit(plan_flags, fit_flags, output);
       }
       return run_planner(plan_flags, [&](const Plan& p) {
-        if (output == "json") return render_json(p);
-        if (output == "dot") return render_dot(p);
-        if (output == "mermaid") return render_mermaid(p);
-        return render_table(p, output == "wide");
+        if (output == "json")
+          return write_json(p,
+                            [](std::string_view t) { std::fwrite(t.data(), 1, t.size(), stdout); });
+        if (output == "dot") return print_text(render_dot(p));
+        if (output == "mermaid") return print_text(render_mermaid(p));
+        print_text(render_table(p, output == "wide"));
       });
     }
-    if (*annotate) return run_planner(annotate_flags, render_annotated_seed);
+    if (*annotate)
+      return run_planner(annotate_flags,
+                         [](const Plan& p) { print_text(render_annotated_seed(p)); });
     if (*sim) return cli::run_sim(sim_flags);
     if (*plant_cmds.plant) return cli::run_plant(plant_flags);
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);

@@ -2,7 +2,9 @@
 // and the graph as Graphviz DOT or Mermaid, with clusters as subgraphs.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "plan/plan.h"
 
@@ -11,8 +13,10 @@ namespace planter {
 // `wide` (kubectl's -o wide) names the rule that derived each requirement: "... active
 // (namespace)".
 std::string render_table(const Plan& plan, bool wide = false);
-// src/plan/render_json.cpp: written as it goes, no document of the units in between.
+// src/plan/render_json.cpp: written as it goes, no document of the units in between; write_json
+// hands the text to `write` in chunks, so that it is never held whole.
 std::string render_json(const Plan& plan);
+void write_json(const Plan& plan, const std::function<void(std::string_view)>& write);
 std::string render_dot(const Plan& plan);
 std::string render_mermaid(const Plan& plan);
 

@@ -155,13 +155,19 @@ json::array set_aside_json(const Plan& plan) {
 
 }  // namespace
 
-std::string render_json(const Plan& plan) {
+void write_json(const Plan& plan, const std::function<void(std::string_view)>& write) {
+  // Written out every 64 KiB: the text of 100k units (36 MB) is never held whole.
+  constexpr size_t kChunk = 64 << 10;
   std::string out;
-  out.reserve(64 + plan.units.size() * 256);
+  out.reserve(kChunk + 4096);
   out += "{\"units\":[";
   for (size_t i = 0; i < plan.units.size(); ++i) {
     if (i > 0) out += ',';
     append_unit(out, plan, plan.units[i]);
+    if (out.size() >= kChunk) {
+      write(out);
+      out.clear();
+    }
   }
   out += "],\"clusters\":";
   out += json::serialize(clusters_json(plan));
@@ -169,7 +175,13 @@ std::string render_json(const Plan& plan) {
   if (!plan.stacks.empty()) out += ",\"stacks\":" + json::serialize(stacks_json(plan));
   if (!plan.set_aside.empty()) out += ",\"setAside\":" + json::serialize(set_aside_json(plan));
   out += "}\n";
-  return out;
+  write(out);
+}
+
+std::string render_json(const Plan& plan) {
+  std::string text;
+  write_json(plan, [&text](std::string_view chunk) { text += chunk; });
+  return text;
 }
 
 }  // namespace planter
