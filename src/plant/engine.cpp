@@ -44,7 +44,9 @@ size_t PlantOutcome::count(UnitState s) const {
 }
 
 json::object declared_body(const Object& object, const std::string& seed_name) {
-  json::object body = object.body;
+  // A copy on the heap, freed once sent: a plain copy would share the seed's arena, which only
+  // grows (every declared body, and every rehash of one, kept until the plan goes).
+  json::object body(object.body, json::storage_ptr());
   json::value& meta = body["metadata"];
   if (!meta.is_object()) meta = json::object{};
   json::value& labels = meta.as_object()["labels"];

@@ -93,10 +93,10 @@ FleetView::~FleetView() {
 void FleetView::start() {
   for (auto& [name, config] : pending_known_) connect(name, std::move(config));
   pending_known_.clear();
+  // One watch of a namespace's cluster objects serves every workload cluster defined there.
   for (auto& [name, link] : links_)
     if (link->object)
-      watch(link->host, link->object->api_version, link->object->kind, link->object->ns,
-            "metadata.name=" + link->object->name);
+      watch(link->host, link->object->api_version, link->object->kind, link->object->ns);
 }
 
 void FleetView::stop() {
@@ -374,8 +374,8 @@ void FleetView::on_cluster_object(const std::string& workload) {
     kubeconfig_secrets_[l.host + "\n" +
                         object_key("", "Secret", l.location.secret_namespace,
                                    l.location.secret_name)] = workload;
-    watch(l.host, "v1", "Secret", l.location.secret_namespace,
-          "metadata.name=" + l.location.secret_name);
+    // One watch of a namespace's Secrets serves every kubeconfig kept there.
+    watch(l.host, "v1", "Secret", l.location.secret_namespace);
   }
   read_kubeconfig(workload);
 }
