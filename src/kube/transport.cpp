@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -80,6 +81,7 @@ struct Call {
   bool cancelled = false;
   bool stopped_by_caller = false;
   CURL* easy = nullptr;
+  Transport::Impl* transport = nullptr;  // whose transfer it is (its worker drives many)
   curl_slist* headers = nullptr;
   HttpResponse resp;
   std::string retry_after;
@@ -96,6 +98,13 @@ void ensure_curl_global_init() {
 
 }  // namespace
 
+class Worker;
+
+// Requests in flight on one worker, all its transports together (streams not counted): each
+// holds curl's buffers (about 20 KiB) from start to end, and thousands of clusters' requests
+// queued on a few shared connections would hold a gigabyte.
+constexpr int kWorkerMaxInFlight = 256;
+
 struct Transport::Impl {
   RestConfig config;
   TransportOptions options;
@@ -103,9 +112,14 @@ struct Transport::Impl {
   std::string base;                       // scheme://host:port+prefix as curl is given it
   curl_slist* connect_to_list = nullptr;  // tls-server-name: connect to the real host
   CredentialSource credentials;
-  CURLM* multi = nullptr;
-  std::thread thread;
+  Worker* worker = nullptr;            // the thread (and multi handle) that drives this transport
+  std::unique_ptr<Worker> own_worker;  // with exec credentials: a worker of its own
+  CURLM* multi = nullptr;              // the worker's
   std::thread::id thread_id;
+  // Set by anyone who gives the transport something to do (and by finish()): the worker steps
+  // it on its next round. `next_due` is when its earliest retry, timer or limiter wake-up is.
+  std::atomic<bool> dirty{true};
+  SteadyClock::time_point next_due = SteadyClock::time_point::max();
 
   std::mutex mu;  // guards the inbox
   std::vector<std::shared_ptr<Call>> inbox;
@@ -121,6 +135,7 @@ struct Transport::Impl {
   std::unordered_map<uint64_t, std::shared_ptr<Call>> streams;
   std::multimap<SteadyClock::time_point, std::function<void()>> timers;
   int in_flight = 0;
+  int* worker_in_flight = nullptr;  // the worker's count of requests in flight, all transports
   // Until a server's first status line arrives, only one request goes out. libcurl (7.88) parks
   // the others with PIPEWAIT until it knows whether the new connection multiplexes, and does not
   // wake them when it learns: they would wait for the next poll timeout (a second). Reset when a
@@ -141,11 +156,15 @@ struct Transport::Impl {
 
   uint64_t random() { return options.random ? options.random() : rng(); }
 
-  void wake() {
-    if (multi) curl_multi_wakeup(multi);
-  }
+  void wake();
 
-  void run();
+  // One round of this transport on its worker's thread: take what was sent, cancelled and posted,
+  // run due timers, start what the limiter and the in-flight bound allow. Sets next_due; returns
+  // true when more could start at once.
+  bool step(SteadyClock::time_point now);
+  // On the worker's thread, when the transport goes: its transfers leave the multi handle and
+  // their callbacks are dropped uncalled.
+  void detach();
   void start(const std::shared_ptr<Call>& call);
   void finish(CURL* easy, CURLcode result);
   void complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result);
@@ -260,6 +279,7 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   call->creds = std::move(creds.value());
   CURL* easy = curl_easy_init();
   call->easy = easy;
+  call->transport = this;
   std::string target = base + call->req.path;
   curl_easy_setopt(easy, CURLOPT_URL, target.c_str());
   curl_easy_setopt(easy, CURLOPT_PRIVATE, call.get());
@@ -335,7 +355,10 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
                      static_cast<curl_off_t>(call->req.body.size()));
   }
   if (connect_to_list) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, connect_to_list);
-  if (!call->streaming) ++in_flight;
+  if (!call->streaming) {
+    ++in_flight;
+    ++*worker_in_flight;
+  }
   active.emplace(easy, call);
   curl_multi_add_handle(multi, easy);
 }
@@ -345,7 +368,10 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   if (it == active.end()) return;
   std::shared_ptr<Call> call = it->second;
   active.erase(it);
-  if (!call->streaming) --in_flight;
+  if (!call->streaming) {
+    --in_flight;
+    --*worker_in_flight;
+  }
   if (call->warming) {
     call->warming = false;
     --warming;
@@ -417,98 +443,210 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   complete(call, std::move(e));
 }
 
-void Transport::Impl::run() {
-  while (!stopping) {
-    std::vector<std::shared_ptr<Call>> incoming;
-    std::vector<uint64_t> cancelled;
-    std::vector<std::pair<std::chrono::milliseconds, std::function<void()>>> fns;
-    {
-      std::lock_guard lock(mu);
-      incoming.swap(inbox);
-      cancelled.swap(cancels);
-      fns.swap(posted);
-    }
-    for (auto& c : incoming) {
-      if (c->streaming) streams.emplace(c->id, c);
-      ready.push_back(std::move(c));
-    }
-    for (uint64_t id : cancelled) {
-      auto s = streams.find(id);
-      if (s == streams.end()) continue;
-      std::shared_ptr<Call> call = s->second;
-      call->cancelled = true;
-      if (call->easy) {
-        CURL* easy = call->easy;
-        active.erase(easy);
-        release(*call);
-      } else {
-        for (auto w = waiting.begin(); w != waiting.end(); ++w)
-          if (w->second == call) {
-            waiting.erase(w);
-            break;
-          }
-        std::erase(ready, call);
-      }
-      complete(call, client_error("Cancelled", "cancelled"));
-    }
-    auto now = SteadyClock::now();
-    for (auto& [delay, fn] : fns) {
-      if (delay.count() <= 0)
-        fn();
-      else
-        timers.emplace(now + delay, std::move(fn));
-    }
-    while (!timers.empty() && timers.begin()->first <= now) {
-      auto fn = std::move(timers.begin()->second);
-      timers.erase(timers.begin());
-      fn();
-    }
-
-    while (!waiting.empty() && waiting.begin()->first <= now) {
-      ready.push_back(std::move(waiting.begin()->second));
-      waiting.erase(waiting.begin());
-    }
-    limiter_wake = {};
-    while (!ready.empty()) {
-      std::shared_ptr<Call>& next = ready.front();
-      if (!next->streaming && in_flight >= options.max_in_flight) break;
-      if (!connection_known && warming > 0) break;
-      auto wait = limiter.try_take(now);
-      if (wait > SteadyClock::duration::zero()) {
-        limiter_wake = now + wait;
-        break;
-      }
-      std::shared_ptr<Call> call = std::move(next);
-      ready.pop_front();
-      call->answered = &connection_known;
-      if (!connection_known) {
-        call->warming = true;
-        ++warming;
-      }
-      start(call);
-    }
-
-    int running = 0;
-    curl_multi_perform(multi, &running);
-    int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
-      if (msg->msg == CURLMSG_DONE) finish(msg->easy_handle, msg->data.result);
-    }
-
-    // Sleep until curl has something, a retry or the limiter is due, or someone wakes us.
-    auto deadline = now + std::chrono::seconds(1);
-    if (!waiting.empty()) deadline = std::min(deadline, waiting.begin()->first);
-    if (!timers.empty()) deadline = std::min(deadline, timers.begin()->first);
-    if (limiter_wake != SteadyClock::time_point{}) deadline = std::min(deadline, limiter_wake);
-    bool more_ready = !ready.empty() && limiter_wake == SteadyClock::time_point{} &&
-                      (ready.front()->streaming || in_flight < options.max_in_flight) &&
-                      (connection_known || warming == 0);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
-    int timeout = more_ready ? 0 : static_cast<int>(std::max<int64_t>(ms.count(), 0));
-    // A finished transfer may have freed a slot: go round again at once.
-    if (curl_multi_info_read(multi, &left) == nullptr)
-      curl_multi_poll(multi, nullptr, 0, timeout, nullptr);
+bool Transport::Impl::step(SteadyClock::time_point now) {
+  std::vector<std::shared_ptr<Call>> incoming;
+  std::vector<uint64_t> cancelled;
+  std::vector<std::pair<std::chrono::milliseconds, std::function<void()>>> fns;
+  {
+    std::lock_guard lock(mu);
+    incoming.swap(inbox);
+    cancelled.swap(cancels);
+    fns.swap(posted);
   }
+  for (auto& c : incoming) {
+    if (c->streaming) streams.emplace(c->id, c);
+    ready.push_back(std::move(c));
+  }
+  for (uint64_t id : cancelled) {
+    auto s = streams.find(id);
+    if (s == streams.end()) continue;
+    std::shared_ptr<Call> call = s->second;
+    call->cancelled = true;
+    if (call->easy) {
+      CURL* easy = call->easy;
+      active.erase(easy);
+      release(*call);
+    } else {
+      for (auto w = waiting.begin(); w != waiting.end(); ++w)
+        if (w->second == call) {
+          waiting.erase(w);
+          break;
+        }
+      std::erase(ready, call);
+    }
+    complete(call, client_error("Cancelled", "cancelled"));
+  }
+  for (auto& [delay, fn] : fns) {
+    if (delay.count() <= 0)
+      fn();
+    else
+      timers.emplace(now + delay, std::move(fn));
+  }
+  while (!timers.empty() && timers.begin()->first <= now) {
+    auto fn = std::move(timers.begin()->second);
+    timers.erase(timers.begin());
+    fn();
+  }
+
+  while (!waiting.empty() && waiting.begin()->first <= now) {
+    ready.push_back(std::move(waiting.begin()->second));
+    waiting.erase(waiting.begin());
+  }
+  limiter_wake = {};
+  while (!ready.empty()) {
+    std::shared_ptr<Call>& next = ready.front();
+    if (!next->streaming &&
+        (in_flight >= options.max_in_flight || *worker_in_flight >= kWorkerMaxInFlight))
+      break;
+    if (!connection_known && warming > 0) break;
+    auto wait = limiter.try_take(now);
+    if (wait > SteadyClock::duration::zero()) {
+      limiter_wake = now + wait;
+      break;
+    }
+    std::shared_ptr<Call> call = std::move(next);
+    ready.pop_front();
+    call->answered = &connection_known;
+    if (!connection_known) {
+      call->warming = true;
+      ++warming;
+    }
+    start(call);
+  }
+
+  next_due = SteadyClock::time_point::max();
+  if (!waiting.empty()) next_due = std::min(next_due, waiting.begin()->first);
+  if (!timers.empty()) next_due = std::min(next_due, timers.begin()->first);
+  if (limiter_wake != SteadyClock::time_point{}) next_due = std::min(next_due, limiter_wake);
+  return !ready.empty() && limiter_wake == SteadyClock::time_point{} &&
+         (ready.front()->streaming ||
+          (in_flight < options.max_in_flight && *worker_in_flight < kWorkerMaxInFlight)) &&
+         (connection_known || warming == 0);
+}
+
+void Transport::Impl::detach() {
+  for (auto& [easy, call] : active) {
+    call->done = nullptr;
+    release(*call);
+  }
+  active.clear();
+}
+
+// A thread and a curl multi handle that drive many transports: every cluster's connections,
+// retries, timers and callbacks, without a thread per cluster. The shared ones are made on first
+// use (Worker::shared) and live as long as the process; a transport whose credentials come from
+// an exec plugin gets a worker of its own, so that a slow plugin holds up no other cluster.
+class Worker {
+ public:
+  Worker() : multi_(curl_multi_init()) {
+    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Worker() {
+    stopping_ = true;
+    curl_multi_wakeup(multi_);
+    if (thread_.joinable()) thread_.join();
+    curl_multi_cleanup(multi_);
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // The shared workers, one per core up to four, handed out in turn.
+  static Worker* shared() {
+    static const size_t n = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+    // Never destroyed: transports may outlive static destruction at exit.
+    static auto* workers = [] {
+      auto* v = new std::vector<std::unique_ptr<Worker>>();
+      for (size_t i = 0; i < n; ++i) v->push_back(std::make_unique<Worker>());
+      return v;
+    }();
+    static std::atomic<size_t> next{0};
+    return (*workers)[next++ % n].get();
+  }
+
+  CURLM* multi() const { return multi_; }
+  int* in_flight() { return &in_flight_; }
+  std::thread::id thread_id() const { return thread_.get_id(); }
+  void wake() { curl_multi_wakeup(multi_); }
+
+  void attach(Transport::Impl* impl) {
+    {
+      std::lock_guard lock(mu_);
+      joining_.push_back(impl);
+    }
+    wake();
+  }
+  // Returns once the worker has let go of `impl` (never from the worker's own thread).
+  void detach(Transport::Impl* impl) {
+    std::unique_lock lock(mu_);
+    leaving_.push_back(impl);
+    curl_multi_wakeup(multi_);
+    left_.wait(lock, [&] { return std::find(gone_.begin(), gone_.end(), impl) != gone_.end(); });
+    std::erase(gone_, impl);
+  }
+
+ private:
+  void run() {
+    std::vector<Transport::Impl*> impls;
+    while (!stopping_) {
+      {
+        std::lock_guard lock(mu_);
+        for (Transport::Impl* j : joining_) impls.push_back(j);
+        joining_.clear();
+        for (Transport::Impl* l : leaving_) {
+          std::erase(impls, l);
+          l->detach();
+          gone_.push_back(l);
+        }
+        if (!leaving_.empty()) left_.notify_all();
+        leaving_.clear();
+      }
+      auto now = SteadyClock::now();
+      auto deadline = now + std::chrono::seconds(1);
+      bool more = false;
+      // A transport held back by the worker's bound steps again once there is room.
+      bool room = in_flight_ < kWorkerMaxInFlight;
+      for (Transport::Impl* impl : impls) {
+        if (impl->dirty.exchange(false) || impl->next_due <= now || (room && !impl->ready.empty()))
+          more |= impl->step(now);
+        deadline = std::min(deadline, impl->next_due);
+        room = in_flight_ < kWorkerMaxInFlight;
+      }
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        char* owner = nullptr;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &owner);
+        auto* call = reinterpret_cast<Call*>(owner);
+        // finish() may free the call: its transport is read first.
+        Transport::Impl* transport = call ? call->transport : nullptr;
+        if (!transport) continue;
+        transport->finish(msg->easy_handle, msg->data.result);
+        transport->dirty = true;  // a slot is free: go round again at once
+        more = true;
+      }
+      auto ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+      int timeout = more ? 0 : static_cast<int>(std::max<int64_t>(ms.count(), 0));
+      curl_multi_poll(multi_, nullptr, 0, timeout, nullptr);
+    }
+  }
+
+  CURLM* multi_;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
+  std::condition_variable left_;
+  std::vector<Transport::Impl*> joining_, leaving_, gone_;
+  int in_flight_ = 0;  // on the worker's thread only
+};
+
+void Transport::Impl::wake() {
+  dirty = true;
+  if (worker) worker->wake();
 }
 
 Result<std::unique_ptr<Transport>> Transport::create(RestConfig config, TransportOptions options) {
@@ -532,15 +670,16 @@ Result<std::unique_ptr<Transport>> Transport::create(RestConfig config, Transpor
         nullptr, fmt::format("{}:{}:{}:{}", host, u.port, target, u.port).c_str());
   }
   impl->base = u.scheme + "://" + host + ":" + u.port + u.prefix;
-  impl->multi = curl_multi_init();
-  curl_multi_setopt(impl->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-  curl_multi_setopt(impl->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
-                    static_cast<long>(std::max(100, impl->options.max_in_flight * 2)));
-  curl_multi_setopt(impl->multi, CURLMOPT_MAXCONNECTS,
-                    static_cast<long>(impl->options.max_in_flight + 16));
-  Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->run(); });
-  impl->thread_id = impl->thread.get_id();
+  if (impl->config.auth.exec) {
+    impl->own_worker = std::make_unique<Worker>();
+    impl->worker = impl->own_worker.get();
+  } else {
+    impl->worker = Worker::shared();
+  }
+  impl->multi = impl->worker->multi();
+  impl->worker_in_flight = impl->worker->in_flight();
+  impl->thread_id = impl->worker->thread_id();
+  impl->worker->attach(impl.get());
   return std::unique_ptr<Transport>(new Transport(std::move(impl)));
 }
 
@@ -548,15 +687,9 @@ Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Transport::~Transport() {
   impl_->stopping = true;
-  impl_->credentials.cancel();  // an exec plugin may be holding the loop
-  impl_->wake();
-  if (impl_->thread.joinable()) impl_->thread.join();
-  for (auto& [easy, call] : impl_->active) {
-    call->done = nullptr;
-    impl_->release(*call);
-  }
-  impl_->active.clear();
-  curl_multi_cleanup(impl_->multi);
+  impl_->credentials.cancel();  // an exec plugin may be holding the worker
+  impl_->worker->detach(impl_.get());
+  impl_->own_worker.reset();
   if (impl_->connect_to_list) curl_slist_free_all(impl_->connect_to_list);
 }
 
