@@ -686,6 +686,11 @@ Result<std::unique_ptr<Transport>> Transport::create(RestConfig config, Transpor
 Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Transport::~Transport() {
+  if (std::this_thread::get_id() == impl_->thread_id) {
+    // It would wait for its own thread: a programming error, said loudly rather than a hang.
+    std::fputs("planter: a Transport destroyed on its own worker thread\n", stderr);
+    std::abort();
+  }
   impl_->stopping = true;
   impl_->credentials.cancel();  // an exec plugin may be holding the worker
   impl_->worker->detach(impl_.get());

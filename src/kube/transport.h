@@ -1,5 +1,7 @@
-// HTTP to one cluster, with libcurl: one multi handle and one thread per cluster, connections
-// reused, HTTP/2 over TLS (ALPN) with many streams on one connection, HTTP/1.1 otherwise.
+// HTTP to one cluster, with libcurl, connections reused, HTTP/2 over TLS (ALPN) with many streams
+// on one connection, HTTP/1.1 otherwise. A few workers (a thread and a multi handle each, one per
+// core up to four) drive every transport of the process; a worker has at most 256 requests in
+// flight. A transport with exec credentials has a worker of its own (a plugin runs on it).
 //
 // Every request passes a client-side rate limiter (QPS and burst) and a bound on requests in
 // flight; long-running streams (watches) pass the limiter but do not hold a slot. Retries:
@@ -12,8 +14,9 @@
 // All up to `max_attempts`.
 //
 // Threads: send() and stream() may be called from any thread; callbacks run on the transport's
-// own thread and must not block (a synchronous call from a callback would deadlock; Client
-// checks). Destroying a Transport drops the callbacks of what is still outstanding uncalled.
+// worker thread and must not block (a synchronous call from a callback would deadlock; Client
+// checks). Destroying a Transport drops the callbacks of what is still outstanding uncalled; it
+// waits for the worker to let go, so it must not happen on a worker thread (in a callback).
 #pragma once
 
 #include <chrono>
