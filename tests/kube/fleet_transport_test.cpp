@@ -1,0 +1,144 @@
+// Many clusters on the transport's shared workers: a fixed number of threads drives every
+// cluster, each cluster's requests land exactly once, and a cluster that refuses connections or
+// never answers holds up no other one.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/sim_fleet.h"
+
+namespace planter::kube {
+namespace {
+
+namespace json = boost::json;
+using testing::SimFleet;
+using Clock = std::chrono::steady_clock;
+
+int threads_of_this_process() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("Threads:")) return std::stoi(line.substr(8));
+  return -1;
+}
+
+json::object config_map(const std::string& name) {
+  return json::object{{"apiVersion", "v1"},
+                      {"kind", "ConfigMap"},
+                      {"metadata", {{"name", name}, {"namespace", "default"}}},
+                      {"data", {{"k", "v"}}}};
+}
+
+std::unique_ptr<Client> client_for(RestConfig config) {
+  ClientOptions options;
+  options.transport.qps = 0;
+  options.transport.max_attempts = 100;  // a dead cluster keeps trying for the whole test
+  options.transport.backoff_cap = std::chrono::milliseconds(200);
+  options.transport.connect_timeout = std::chrono::milliseconds(500);
+  auto c = Client::create(std::move(config), options);
+  EXPECT_TRUE(c.ok());
+  return std::move(c.value());
+}
+
+// Applies `n` ConfigMaps through `client` and returns how many succeeded, waiting at most `limit`.
+int apply_many(Client& client, const std::string& prefix, int n, std::chrono::seconds limit) {
+  std::atomic<int> ok{0}, left{n};
+  auto all = std::make_shared<std::promise<void>>();
+  auto done = all->get_future();
+  for (int i = 0; i < n; ++i)
+    client.apply_async(config_map(prefix + std::to_string(i)), {}, [&ok, &left, all](auto r) {
+      if (r.ok()) ++ok;
+      if (--left == 0) all->set_value();
+    });
+  done.wait_for(limit);
+  return ok;
+}
+
+TEST(FleetTransport, FortyClustersShareAFewThreadsAndEveryWriteLandsOnce) {
+  sim::ServerOptions options;
+  options.fleet.clusters = 40;
+  SimFleet fleet(options);
+  int before = threads_of_this_process();
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int c = 1; c <= 40; ++c)
+    clients.push_back(client_for(fleet.rest_config("edge" + std::to_string(c))));
+  // A thread per cluster would add 40; the shared workers are one per core, at most four.
+  EXPECT_LE(threads_of_this_process() - before, 4);
+
+  std::vector<std::future<int>> results;
+  for (auto& c : clients)
+    results.push_back(std::async(
+        std::launch::async, [&c] { return apply_many(*c, "cm-", 25, std::chrono::seconds(30)); }));
+  for (auto& r : results) EXPECT_EQ(r.get(), 25);
+  std::map<std::string, int> writes;  // cluster|name -> times written
+  for (const json::object& a : fleet.audit_requests()) {
+    std::string_view id = a.at("object").as_string();
+    if (id.starts_with("v1|ConfigMap|default|cm-"))
+      ++writes[std::string(a.at("cluster").as_string()) + "|" + std::string(id)];
+  }
+  EXPECT_EQ(writes.size(), 40u * 25u);
+  for (const auto& [key, n] : writes) EXPECT_EQ(n, 1) << key;
+}
+
+// A listener that never accepts: connections hang in the handshake until they time out.
+class Blackhole {
+ public:
+  Blackhole() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 64);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~Blackhole() { ::close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(FleetTransport, AClusterThatIsGoneOrSilentHoldsUpNoOther) {
+  SimFleet fleet;
+  Blackhole silent;
+  RestConfig gone = fleet.rest_config();
+  gone.server = "https://127.0.0.1:1";  // refused
+  RestConfig mute = fleet.rest_config();
+  mute.server = "https://127.0.0.1:" + std::to_string(silent.port());
+  // Several of each, so that every shared worker drives some.
+  std::vector<std::unique_ptr<Client>> stuck;
+  for (int i = 0; i < 4; ++i) {
+    stuck.push_back(client_for(gone));
+    stuck.push_back(client_for(mute));
+  }
+  std::atomic<int> stuck_answers{0};
+  for (auto& c : stuck)
+    for (int i = 0; i < 20; ++i)
+      c->apply_async(config_map("never-" + std::to_string(i)), {},
+                     [&stuck_answers](auto) { ++stuck_answers; });
+
+  auto live = client_for(fleet.rest_config());
+  auto start = Clock::now();
+  EXPECT_EQ(apply_many(*live, "live-", 300, std::chrono::seconds(20)), 300);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(stuck_answers, 0);  // still retrying, within their attempts
+  // Clients go while requests are outstanding: their callbacks are dropped, nothing hangs.
+  stuck.clear();
+  EXPECT_EQ(apply_many(*live, "after-", 50, std::chrono::seconds(10)), 50);
+}
+
+}  // namespace
+}  // namespace planter::kube
