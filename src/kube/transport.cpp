@@ -2,9 +2,13 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -86,10 +90,28 @@ struct Call {
   HttpResponse resp;
   std::string retry_after;
   char error[CURL_ERROR_SIZE] = {0};
+  long os_errno = 0;         // the system's errno of a failed connect (EMFILE: out of descriptors)
   Credentials creds;         // kept alive while curl may read them
   bool warming = false;      // sent before the server was known to answer
   bool* answered = nullptr;  // the transport's connection_known, set on a status line
 };
+
+// Said once per process, at once: requests that fail for lack of descriptors are retried like a
+// refused connection, and watches resume, so the cause would otherwise stay hidden until a
+// timeout lists what waits.
+void warn_out_of_descriptors(const std::string& server) {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  std::fputs(fmt::format("planter: out of file descriptors: this process may open {} and has; "
+                         "connections (to {} first) fail until some close. Raise the limit "
+                         "(ulimit -n, or LimitNOFILE for a service) or plant fewer clusters at "
+                         "once.\n",
+                         static_cast<unsigned long long>(limit.rlim_cur), server)
+                 .c_str(),
+             stderr);
+}
 
 void ensure_curl_global_init() {
   static std::once_flag once;
@@ -252,6 +274,15 @@ ApiError Transport::Impl::transport_error(const Call& call, CURLcode code) const
     reason = "TLS";
   else if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL)
     reason = "BadURL";
+  if (call.os_errno == EMFILE || call.os_errno == ENFILE) {
+    // Out of descriptors: retrying will not help until some close; say what to change.
+    rlimit limit{};
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+    what += fmt::format(
+        " (out of file descriptors: this process may open {}; raise the limit, e.g. ulimit -n, "
+        "or plant fewer clusters at once)",
+        static_cast<unsigned long long>(limit.rlim_cur));
+  }
   ApiError e =
       client_error(reason, fmt::format("{} {}{}: {}", call.req.method, config.server, path, what));
   e.attempts = call.attempts;
@@ -382,6 +413,17 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &version);
   long connects = 0;
   curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &connects);
+  curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &call->os_errno);
+  // curl (7.88) keeps no errno when socket() itself fails: a refused connect and a process out
+  // of descriptors look alike. A socket of our own tells them apart.
+  if (result == CURLE_COULDNT_CONNECT && call->os_errno == 0) {
+    int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (probe >= 0)
+      ::close(probe);
+    else if (errno == EMFILE || errno == ENFILE)
+      call->os_errno = errno;
+  }
+  if (call->os_errno == EMFILE || call->os_errno == ENFILE) warn_out_of_descriptors(config.server);
   n_connections += static_cast<uint64_t>(connects);
   if (code > 0) (version == CURL_HTTP_VERSION_2_0 ? n_h2 : n_h1)++;
   call->resp.status = static_cast<int>(code);

@@ -602,3 +602,37 @@ TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {
 
 }  // namespace
 }  // namespace planter::testing
+
+namespace planter::testing {
+namespace {
+
+// A process out of file descriptors says so at once, naming its limit and what to change,
+// instead of retrying connections that cannot be made until its timeout.
+TEST(PlantTest, RunningOutOfDescriptorsIsSaidAtOnce) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "many.yaml";
+  {
+    std::ofstream out(seed);
+    out << "apiVersion: v1\nkind: Namespace\nmetadata: {name: fleet}\n";
+    // A Namespace on each workload cluster: a watch of each, and connections to match.
+    for (int c = 0; c < 150; ++c)
+      out << fmt::format(
+          "---\napiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {{name: "
+          "e{0}, namespace: fleet}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: "
+          "app, annotations: {{planter.nephio.org/cluster: e{0}}}}}\n---\napiVersion: v1\nkind: "
+          "ConfigMap\nmetadata: {{name: c, namespace: app, annotations: "
+          "{{planter.nephio.org/cluster: e{0}}}}}\n",
+          c);
+  }
+  CommandResult r =
+      run_shell("ulimit -n 12; " + std::string(PLANTER_BINARY) +
+                " plant --timeout 20 --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  // Connections that fail for lack of descriptors are retried: the plant may still finish.
+  EXPECT_NE(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("planter: out of file descriptors: this process may open 12"));
+  EXPECT_THAT(r.err, HasSubstr("Raise the limit (ulimit -n"));
+}
+
+}  // namespace
+}  // namespace planter::testing
