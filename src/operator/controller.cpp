@@ -15,6 +15,7 @@
 
 #include "kube/informer.h"
 #include "model/object.h"
+#include "operator/decision.h"
 #include "operator/time_format.h"
 #include "plant/engine.h"
 #include "plant/uproot.h"
@@ -185,66 +186,68 @@ struct Controller::Impl {
     std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
     std::optional<json::object> seed = informer->get(ns, name);
     std::lock_guard lock(runs_mu);
-    if (!seed) {
+    auto spec = seed ? parse_seed_spec(*seed) : Result<SeedSpec>(Error{"gone"});
+    std::optional<SeedFacts> facts;
+    if (seed) facts = seed_facts(*seed, spec);
+    std::optional<RunState> current;
+    if (auto it = runs.find(key); it != runs.end()) {
+      SeedRun& r = *it->second;
+      std::lock_guard rl(r.mu);
+      current = RunState{r.run_key, r.done, r.failed, Steady::now() >= r.retry_at, r.backoff};
+    }
+    Decision d = decide(facts, current, options.retry_min, options.retry_max);
+    using Action = Decision::Action;
+    if (d.action == Action::kForget) {
       stop_run(key);
       std::lock_guard sl(smu);  // nothing more to write for it
       dirty.erase(key);
       last_write.erase(key);
       return;
     }
-    auto spec = parse_seed_spec(*seed);
-    int64_t generation = generation_of(*seed);
-    std::vector<std::string> finalizers = finalizers_of(*seed);
-    bool has_finalizer =
-        std::find(finalizers.begin(), finalizers.end(), kUprootFinalizer) != finalizers.end();
-    if (!meta(*seed, "deletionTimestamp").empty()) {
-      if (!has_finalizer) return stop_run(key);
-      if (spec && spec->uproot_on_delete)
-        return start(*seed, *spec, SeedRun::Kind::kUproot, "uproot");
-      stop_run(key);
-      set_finalizer(*seed, false);
-      return;
-    }
-    if (!spec) {
-      auto run = idle(*seed, fmt::format("invalid/{}", generation));
-      if (!run) return;
-      {
-        std::lock_guard rl(run->mu);
-        run->phase = "Failed";
-        run->reason = "InvalidSpec";
-        run->message = spec.error().message;
+    if (d.finalizer != Decision::Finalizer::kKeep &&
+        !set_finalizer(*seed, d.finalizer == Decision::Finalizer::kAdd))
+      return enqueue_after(key, milliseconds(500));
+    switch (d.action) {
+      case Action::kForget:
+      case Action::kNothing:
+        return;
+      case Action::kStop:
+        return stop_run(key);
+      case Action::kInvalid: {
+        auto run = idle(*seed, d.run_key);
+        {
+          std::lock_guard rl(run->mu);
+          run->phase = "Failed";
+          run->reason = "InvalidSpec";
+          run->message = spec.error().message;
+        }
+        log.warn("seed spec invalid", {{"seed", key}, {"error", spec.error().message}});
+        event(*run, "Warning", "InvalidSpec", spec.error().message);
+        publish(run, true);
+        return;
       }
-      log.warn("seed spec invalid", {{"seed", key}, {"error", spec.error().message}});
-      event(*run, "Warning", "InvalidSpec", spec.error().message);
-      publish(run, true);
-      return;
-    }
-    if (spec->uproot_on_delete != has_finalizer)
-      if (!set_finalizer(*seed, spec->uproot_on_delete))
-        return enqueue_after(key, milliseconds(500));
-    if (!spec->planted) {
-      auto run = idle(*seed, fmt::format("idle/{}", generation));
-      if (!run) return;
-      {
-        std::lock_guard rl(run->mu);
-        run->phase = "Pending";
-        run->reason = "NotPlanted";
-        run->message = "spec.planted is false: set it to true to plant the seed";
-        run->replant = replant_of(*seed);
+      case Action::kNotPlanted: {
+        auto run = idle(*seed, d.run_key);
+        {
+          std::lock_guard rl(run->mu);
+          run->phase = "Pending";
+          run->reason = "NotPlanted";
+          run->message = "spec.planted is false: set it to true to plant the seed";
+          run->replant = replant_of(*seed);
+        }
+        log.info("seed not planted", {{"seed", key}});
+        publish(run, true);
+        return;
       }
-      log.info("seed not planted", {{"seed", key}});
-      publish(run, true);
-      return;
+      case Action::kPlant:
+      case Action::kUproot:
+        return start(*seed, *spec, d);
     }
-    start(*seed, *spec, SeedRun::Kind::kPlant,
-          fmt::format("plant/{}/{}", generation, spec->replant));
   }
 
   // A run that does nothing but hold a phase for the status writer.
   std::shared_ptr<SeedRun> idle(const json::object& seed, const std::string& run_key) {
     std::string key = key_of(seed);
-    auto it = runs.find(key);
-    if (it != runs.end() && it->second->run_key == run_key) return nullptr;
     stop_run(key);
     auto run = make_run(seed, run_key, SeedRun::Kind::kIdle);
     run->done = true;
@@ -265,32 +268,17 @@ struct Controller::Impl {
     return run;
   }
 
-  void start(const json::object& seed, const SeedSpec& spec, SeedRun::Kind kind,
-             const std::string& run_key) {
+  // Starts the run the decision asks for, in place of the Seed's current one.
+  void start(const json::object& seed, const SeedSpec& spec, const Decision& d) {
     std::string key = key_of(seed);
-    milliseconds backoff = options.retry_min;
-    if (auto it = runs.find(key); it != runs.end() && it->second->run_key == run_key) {
-      SeedRun& r = *it->second;
-      std::lock_guard rl(r.mu);
-      if (!r.done || !r.failed) return;  // running, or done with it
-      if (Steady::now() < r.retry_at) return;
-      backoff = std::min(r.backoff * 2, options.retry_max);
-    }
     stop_run(key);
-    auto run = make_run(seed, run_key, kind);
-    run->backoff = backoff;
+    auto kind =
+        d.action == Decision::Action::kUproot ? SeedRun::Kind::kUproot : SeedRun::Kind::kPlant;
+    auto run = make_run(seed, d.run_key, kind);
+    run->backoff = d.backoff;
     run->replant = replant_of(seed);
-    std::string last_phase = string_field(seed, {"status", "phase"});
-    int64_t observed = 0;
-    if (const json::object* st = status_of(seed))
-      if (auto* g = st->if_contains("observedGeneration"); g && g->is_int64())
-        observed = g->as_int64();
-    // A replant: the token changed since the seed was last planted.
-    bool replant = run->replant && *run->replant != spec.replant;
-    // Planted already, as the Seed is now: planting again only confirms it, quietly.
-    bool confirming = !replant && last_phase == "Planted" && observed == run->generation;
     runs[key] = run;
-    run->thread = std::thread([this, run, spec, replant, confirming] {
+    run->thread = std::thread([this, run, spec, replant = d.replant, confirming = d.confirming] {
       if (run->kind == SeedRun::Kind::kUproot)
         uproot_seed(run, spec);
       else

@@ -1,0 +1,145 @@
+// The operator's decision for a Seed (src/operator/decision.h), without a server: every path of
+// a Seed's life, from its facts and the run the operator has for it.
+#include "operator/decision.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace planter::op {
+namespace {
+
+using std::chrono::milliseconds;
+using Action = Decision::Action;
+using Finalizer = Decision::Finalizer;
+
+const milliseconds kMin{1000}, kMax{10000};
+
+SeedFacts planted_seed(int64_t generation = 3) {
+  SeedFacts f;
+  f.generation = generation;
+  f.replant = "a";
+  return f;
+}
+
+Decision decide_now(const std::optional<SeedFacts>& f, const std::optional<RunState>& r = {}) {
+  return decide(f, r, kMin, kMax);
+}
+
+TEST(Decision, ANewSeedIsPlantedUnderItsGenerationAndToken) {
+  Decision d = decide_now(planted_seed());
+  EXPECT_EQ(d.action, Action::kPlant);
+  EXPECT_EQ(d.run_key, "plant/3/a");
+  EXPECT_EQ(d.backoff, kMin);
+  EXPECT_EQ(d.finalizer, Finalizer::kKeep);
+  EXPECT_FALSE(d.replant);
+  EXPECT_FALSE(d.confirming);
+}
+
+TEST(Decision, TheSameWorkRunningOrDoneIsLeftAlone) {
+  EXPECT_EQ(decide_now(planted_seed(), RunState{"plant/3/a", false, false, false, kMin}).action,
+            Action::kNothing);
+  EXPECT_EQ(decide_now(planted_seed(), RunState{"plant/3/a", true, false, false, kMin}).action,
+            Action::kNothing);
+  // A new generation replaces it.
+  Decision d = decide_now(planted_seed(4), RunState{"plant/3/a", false, false, false, kMin});
+  EXPECT_EQ(d.action, Action::kPlant);
+  EXPECT_EQ(d.run_key, "plant/4/a");
+}
+
+TEST(Decision, AFailedRunIsStartedAgainWhenDueWithTwiceItsBackoff) {
+  RunState failed{"plant/3/a", true, true, false, milliseconds(4000)};
+  EXPECT_EQ(decide_now(planted_seed(), failed).action, Action::kNothing);  // not yet
+  failed.retry_due = true;
+  Decision d = decide_now(planted_seed(), failed);
+  EXPECT_EQ(d.action, Action::kPlant);
+  EXPECT_EQ(d.backoff, milliseconds(8000));
+  failed.backoff = milliseconds(8000);
+  EXPECT_EQ(decide_now(planted_seed(), failed).backoff, kMax);  // capped
+}
+
+TEST(Decision, AReplantTokenChangeAndAQuietConfirmation) {
+  SeedFacts f = planted_seed();
+  f.last_replant = "old";
+  Decision d = decide_now(f);
+  EXPECT_TRUE(d.replant);
+  EXPECT_FALSE(d.confirming);
+  f.last_replant = "a";
+  f.last_phase = "Planted";
+  f.observed_generation = 3;
+  d = decide_now(f);
+  EXPECT_FALSE(d.replant);
+  EXPECT_TRUE(d.confirming);  // a restarted operator plants it again without a Planting phase
+  f.observed_generation = 2;
+  EXPECT_FALSE(decide_now(f).confirming);
+}
+
+TEST(Decision, NotPlantedAndInvalidSeedsHoldAPhaseOnce) {
+  SeedFacts idle = planted_seed();
+  idle.planted = false;
+  Decision d = decide_now(idle);
+  EXPECT_EQ(d.action, Action::kNotPlanted);
+  EXPECT_EQ(d.run_key, "idle/3");
+  EXPECT_EQ(decide_now(idle, RunState{"idle/3", true, false, false, {}}).action, Action::kNothing);
+
+  SeedFacts bad = planted_seed();
+  bad.invalid = "spec.source: exactly one of inline, configMapRef, url";
+  bad.uproot_on_delete = false;
+  bad.has_finalizer = true;  // an invalid spec does not touch finalizers
+  d = decide_now(bad);
+  EXPECT_EQ(d.action, Action::kInvalid);
+  EXPECT_EQ(d.run_key, "invalid/3");
+  EXPECT_EQ(d.finalizer, Finalizer::kKeep);
+  EXPECT_EQ(decide_now(bad, RunState{"invalid/3", true, false, false, {}}).action,
+            Action::kNothing);
+}
+
+TEST(Decision, TheUprootFinalizerFollowsTheSpec) {
+  SeedFacts f = planted_seed();
+  f.uproot_on_delete = true;
+  EXPECT_EQ(decide_now(f).finalizer, Finalizer::kAdd);
+  f.has_finalizer = true;
+  EXPECT_EQ(decide_now(f).finalizer, Finalizer::kKeep);
+  f.uproot_on_delete = false;
+  EXPECT_EQ(decide_now(f).finalizer, Finalizer::kRemove);
+}
+
+TEST(Decision, ADeletedSeedIsUprootedOnlyWhenItAsksAndItsFinalizerHoldsIt) {
+  SeedFacts f = planted_seed();
+  f.deleting = true;
+  EXPECT_EQ(decide_now(f).action, Action::kStop);  // no finalizer: it goes by itself
+  EXPECT_EQ(decide_now(f).finalizer, Finalizer::kKeep);
+  f.has_finalizer = true;
+  Decision d = decide_now(f);  // a finalizer, but no uproot asked: let it go
+  EXPECT_EQ(d.action, Action::kStop);
+  EXPECT_EQ(d.finalizer, Finalizer::kRemove);
+  f.uproot_on_delete = true;
+  d = decide_now(f);
+  EXPECT_EQ(d.action, Action::kUproot);
+  EXPECT_EQ(d.run_key, "uproot");
+  EXPECT_EQ(decide_now(f, RunState{"uproot", false, false, false, kMin}).action, Action::kNothing);
+  EXPECT_EQ(decide_now(std::nullopt).action, Action::kForget);
+}
+
+TEST(Decision, FactsAreReadFromTheSeed) {
+  auto seed = boost::json::parse(R"({"apiVersion":"planter.nephio.org/v1alpha1","kind":"Seed",
+    "metadata":{"name":"s","namespace":"n","generation":7,"deletionTimestamp":"2026-11-25T00:00:00Z",
+    "finalizers":["other","planter.nephio.org/uproot"]},
+    "spec":{"source":{"inline":"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+            "replant":"b","uprootOnDelete":true},
+    "status":{"phase":"Planted","replant":"a","observedGeneration":6}})")
+                  .as_object();
+  SeedFacts f = seed_facts(seed, parse_seed_spec(seed));
+  EXPECT_EQ(f.generation, 7);
+  EXPECT_TRUE(f.deleting);
+  EXPECT_TRUE(f.has_finalizer);
+  EXPECT_FALSE(f.invalid);
+  EXPECT_TRUE(f.uproot_on_delete);
+  EXPECT_EQ(f.replant, "b");
+  EXPECT_EQ(f.last_replant, "a");
+  EXPECT_EQ(f.last_phase, "Planted");
+  EXPECT_EQ(f.observed_generation, 6);
+}
+
+}  // namespace
+}  // namespace planter::op
