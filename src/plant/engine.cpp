@@ -12,6 +12,7 @@
 #include "plant/fleet_view.h"
 #include "plant/readiness_check.h"
 #include "plant/substitutions.h"
+#include "plant/unit_runner.h"
 #include "schedule/stack_fit.h"
 
 namespace planter::plant {
@@ -119,16 +120,11 @@ class Engine {
     out.started = std::chrono::system_clock::now();
     start_ = Clock::now();
     open_ = plan_.units.size();
-    fleet_->start();
-    for (size_t u = 0; u < plan_.units.size(); ++u) evaluate(u);
-    if (open_ > 0) {
-      std::optional<Clock::time_point> deadline;
-      if (options_.timeout) deadline = start_ + *options_.timeout;
-      EventLoop::End end = loop_.run(deadline, options_.stop);
-      out.timed_out = end == EventLoop::End::kDeadline;
-      out.stopped = end == EventLoop::End::kCancelled;
-    }
-    fleet_->stop();
+    RunEnd end = run_units(
+        loop_, *fleet_, plan_.units.size(), [this](size_t u) { evaluate(u); },
+        [this] { return open_ > 0; }, start_, options_.timeout, options_.stop);
+    out.timed_out = end.timed_out;
+    out.stopped = end.stopped;
     out.elapsed = since_start();
     out.units = records_;
     return out;

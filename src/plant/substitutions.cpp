@@ -23,8 +23,8 @@ Result<bool> apply_substitutions(const Plan& plan, const Unit& unit, json::objec
       const ObjectRef& t = plan.target(r);
       // The plan keeps one requirement per object and cluster: another rule's (cluster-ready,
       // dependencies) may stand for the source; its field is then checked here.
-      if (t.kind == s.kind &&
-          t.name == s.name && t.group() == s.group && (s.ns.empty() || t.ns == s.ns))
+      if (t.kind == s.kind && t.name == s.name && t.group() == s.group &&
+          (s.ns.empty() || t.ns == s.ns))
         source = &r;
     }
     if (!source) return Error{fmt::format("no requirement on the source {}/{}", s.kind, s.name)};

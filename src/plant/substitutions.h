@@ -1,6 +1,7 @@
 // Apply-time mutation at declare time: each substitution of a unit's
 // config.kubernetes.io/apply-time-mutation reads its source (the unit's requirement on that
-// object, on the cluster the plan chose) and writes the value into the body to be applied. Pure: the engine hands in how to read an object from its watch caches.
+// object, on the cluster the plan chose) and writes the value into the body to be applied. Pure:
+// the engine hands in how to read an object from its watch caches.
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -10,6 +10,7 @@
 #include "plant/engine.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
+#include "plant/unit_runner.h"
 
 namespace planter::plant {
 
@@ -99,17 +100,12 @@ class Uprooter {
   UprootOutcome run() {
     start_ = Clock::now();
     open_ = plan_.units.size();
-    fleet_->start();
-    for (size_t u = 0; u < plan_.units.size(); ++u) evaluate(u);
+    RunEnd end = run_units(
+        loop_, *fleet_, plan_.units.size(), [this](size_t u) { evaluate(u); },
+        [this] { return open_ > 0; }, start_, options_.timeout, options_.stop);
     UprootOutcome out;
-    if (open_ > 0) {
-      std::optional<Clock::time_point> deadline;
-      if (options_.timeout) deadline = start_ + *options_.timeout;
-      EventLoop::End end = loop_.run(deadline, options_.stop);
-      out.timed_out = end == EventLoop::End::kDeadline;
-      out.stopped = end == EventLoop::End::kCancelled;
-    }
-    fleet_->stop();
+    out.timed_out = end.timed_out;
+    out.stopped = end.stopped;
     out.elapsed = now();
     out.units = records_;
     return out;
