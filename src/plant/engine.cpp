@@ -86,8 +86,7 @@ struct Check {
 
 class Engine {
  public:
-  Engine(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
-         const EngineOptions& options)
+  Engine(const Plan& plan, const FleetFactory& make_fleet, const EngineOptions& options)
       : plan_(plan),
         options_(options),
         records_(plan.units.size()),
@@ -105,9 +104,7 @@ class Engine {
     h.kind_checked = [this](const std::string& c, const std::string& av, const std::string& k) {
       on_kind_checked(c, av, k);
     };
-    fleet_ =
-        std::make_unique<FleetView>(loop_, plan, std::move(clusters), options.client, std::move(h));
-    if (options.write_as) fleet_->set_write_identity(*options.write_as);
+    fleet_ = make_fleet(loop_, std::move(h));
     for (const StackNeeds& s : plan.stacks) {
       stacks_[s.name] = &s;
       for (const StackMember& m : s.members) members_[m.object] = {&s, &m};
@@ -545,16 +542,18 @@ class Engine {
     set_state(u, UnitState::kDeclaring);
     kube::ApplyOptions apply;
     apply.force = options_.force_conflicts;
-    kube::Client* client = fleet_->writer(unit);
-    if (!client) {
-      rec.error = "cannot make a client that writes as " + options_.write_as->user;
+    bool sent = fleet_->apply(unit, std::move(body.value()), apply,
+                              [this, u](kube::ApiResult<json::object> r) {
+                                loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
+                              });
+    if (!sent) {
+      rec.error = options_.write_as
+                      ? "cannot make a client that writes as " + options_.write_as->user
+                      : "no client can write to cluster " + unit.cluster;
       rec.failed = since_start();
       set_state(u, UnitState::kFailed);
       return wake(dependents_[u]);
     }
-    client->apply_async(std::move(body.value()), apply, [this, u](kube::ApiResult<json::object> r) {
-      loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
-    });
   }
 
   // What is applied: the object with planter's labels, its apply-time substitutions made, its
@@ -656,7 +655,7 @@ class Engine {
   const Plan& plan_;
   const EngineOptions& options_;
   EventLoop loop_;
-  std::unique_ptr<FleetView> fleet_;
+  std::unique_ptr<Fleet> fleet_;
   std::vector<UnitRecord> records_;
   std::vector<std::vector<size_t>> dependents_;
   std::vector<milliseconds> backoff_;
@@ -684,7 +683,18 @@ class Engine {
 
 PlantOutcome plant(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
                    const EngineOptions& options) {
-  Engine engine(plan, std::move(clusters), options);
+  FleetFactory real = [&](EventLoop& loop, FleetHandlers handlers) -> std::unique_ptr<Fleet> {
+    auto view = std::make_unique<FleetView>(loop, plan, std::move(clusters), options.client,
+                                            std::move(handlers));
+    if (options.write_as) view->set_write_identity(*options.write_as);
+    return view;
+  };
+  return plant_with(plan, real, options);
+}
+
+PlantOutcome plant_with(const Plan& plan, const FleetFactory& make_fleet,
+                        const EngineOptions& options) {
+  Engine engine(plan, make_fleet, options);
   return engine.run();
 }
 

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -24,6 +25,8 @@
 
 #include "kube/client.h"
 #include "plan/plan.h"
+#include "plant/event_loop.h"
+#include "plant/fleet.h"
 #include "plant/fleet_view.h"
 
 namespace planter::plant {
@@ -85,6 +88,12 @@ struct EngineOptions {
 // on the command line; the seed's own clusters are reached through their cluster objects.
 PlantOutcome plant(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
                    const EngineOptions& options);
+
+// The same through a fleet `make_fleet` makes (FleetView over real clusters in plant(); a double
+// in the engine's unit tests). It is called once, with the engine's loop and its handlers.
+using FleetFactory = std::function<std::unique_ptr<Fleet>(EventLoop& loop, FleetHandlers handlers)>;
+PlantOutcome plant_with(const Plan& plan, const FleetFactory& make_fleet,
+                        const EngineOptions& options);
 
 // The object as planter declares it: the seed's object with planter's labels.
 boost::json::object declared_body(const Object& object, const std::string& seed_name);

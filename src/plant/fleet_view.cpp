@@ -134,6 +134,14 @@ kube::Client* FleetView::writer(const Unit& unit) {
   return impersonating();
 }
 
+bool FleetView::apply(const Unit& unit, json::object body, kube::ApplyOptions options,
+                      kube::Client::ObjectDone done) {
+  kube::Client* c = writer(unit);
+  if (!c) return false;
+  c->apply_async(std::move(body), options, std::move(done));
+  return true;
+}
+
 kube::Client* FleetView::impersonating() {
   kube::Client* own = client(std::string(kSelf));
   if (!own || !write_identity_) return nullptr;

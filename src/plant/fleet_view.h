@@ -25,42 +25,13 @@
 #include "kube/informer.h"
 #include "plan/plan.h"
 #include "plant/event_loop.h"
+#include "plant/fleet.h"
 #include "plant/readiness_check.h"
 
 namespace planter::plant {
 
-// Whom the seed's objects are written as on the management cluster, when not the client's own
-// identity: the operator impersonates a Seed's service account (Impersonate-User and -Group).
-// Reads (watches, discovery) stay the client's own.
-struct WriteIdentity {
-  std::string user;
-  std::vector<std::string> groups;
-  // Units the client's own identity writes even so (the operator's admin objects).
-  std::function<bool(const Unit&)> as_self;
-};
-
-struct FleetHandlers {
-  // An object of a watched kind was added, changed or deleted: `key` is its object_key().
-  std::function<void(const std::string& cluster, const std::string& key,
-                     const boost::json::object& object)>
-      changed;
-  // A watch cache listed (first time or after a 410): everything in it may have changed.
-  std::function<void(const std::string& cluster)> synced;
-  // A cluster is linked (its API answered), or its link state changed.
-  std::function<void(const std::string& cluster)> linked;
-  // A kind's discoverability on a cluster was confirmed (or not) by a fresh discovery.
-  std::function<void(const std::string& cluster, const std::string& api_version,
-                     const std::string& kind)>
-      kind_checked;
-};
-
-class FleetView {
+class FleetView : public Fleet {
  public:
-  enum class KindState { kUnknown, kChecking, kServed, kMissing };
-  // kFailed: its API refused us for good (credentials, certificate, URL): nothing can be
-  // declared there, and the units placed on it fail with the reason.
-  enum class Link { kWaiting, kConnecting, kLinked, kAbsent, kFailed };
-
   // `known`: RestConfigs of the clusters given up front, by name ("SELF" included).
   FleetView(EventLoop& loop, const Plan& plan, std::map<std::string, kube::RestConfig> known,
             kube::ClientOptions options, FleetHandlers handlers);
@@ -69,51 +40,52 @@ class FleetView {
   FleetView& operator=(const FleetView&) = delete;
 
   // Connects the known clusters and starts watching the seed's cluster objects.
-  void start();
+  void start() override;
   // Stops every watch; no handler runs afterwards. The clients stay until destruction.
-  void stop();
+  void stop() override;
 
-  Link link(const std::string& cluster) const;
-  bool linked(const std::string& cluster) const { return link(cluster) == Link::kLinked; }
+  Link link(const std::string& cluster) const override;
   // Why a cluster is not linked yet: "Cluster/fleet/edge1: phase is Provisioning", "waiting for
   // its API to answer".
-  std::string link_status(const std::string& cluster) const;
+  std::string link_status(const std::string& cluster) const override;
   kube::Client* client(const std::string& cluster);
   // The client that writes `unit` on its cluster: client(), or the impersonating one (see
   // WriteIdentity) for the management cluster. Null while the cluster is not linked.
   kube::Client* writer(const Unit& unit);
+  bool apply(const Unit& unit, boost::json::object body, kube::ApplyOptions options,
+             kube::Client::ObjectDone done) override;
   void set_write_identity(WriteIdentity identity) { write_identity_ = std::move(identity); }
 
   // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
   // Idempotent; remembered until the cluster is linked.
   void watch(const std::string& cluster, const std::string& api_version, const std::string& kind,
-             const std::string& ns = "", const std::string& field_selector = "");
+             const std::string& ns = "", const std::string& field_selector = "") override;
   // True once a watch of that kind on that cluster has listed.
   bool synced(const std::string& cluster, const std::string& api_version,
-              const std::string& kind) const;
+              const std::string& kind) const override;
   std::optional<boost::json::object> get(const std::string& cluster, const std::string& api_version,
                                          const std::string& kind, const std::string& ns,
-                                         const std::string& name) const;
+                                         const std::string& name) const override;
   // check_readiness() of the cached object (null when no watch has it), read in place.
   Readiness readiness(const std::string& cluster, const std::string& api_version,
                       const std::string& kind, const std::string& ns, const std::string& name,
-                      const ReadinessPredicate& predicate) const;
+                      const ReadinessPredicate& predicate) const override;
   std::vector<boost::json::object> items(const std::string& cluster, const std::string& api_version,
                                          const std::string& kind) const;
   // Each object of a kind on a cluster in the cache of its all-namespaces watch, read in place
   // (see kube::Informer::for_each).
   void for_each(const std::string& cluster, const std::string& api_version, const std::string& kind,
-                const std::function<void(const boost::json::object&)>& fn) const;
+                const std::function<void(const boost::json::object&)>& fn) const override;
 
   // Whether `api_version` `kind` is served on a cluster, as the last check found; check_kind()
   // asks with a fresh discovery, and kind_checked reports the answer.
   KindState kind_state(const std::string& cluster, const std::string& api_version,
-                       const std::string& kind) const;
+                       const std::string& kind) const override;
   void check_kind(const std::string& cluster, const std::string& api_version,
-                  const std::string& kind);
+                  const std::string& kind) override;
   // Forgets a confirmation: the server said it does not serve the kind after all.
   void forget_kind(const std::string& cluster, const std::string& api_version,
-                   const std::string& kind);
+                   const std::string& kind) override;
 
   struct ClusterLink;
 

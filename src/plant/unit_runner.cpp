@@ -2,7 +2,7 @@
 
 namespace planter::plant {
 
-RunEnd run_units(EventLoop& loop, FleetView& fleet, size_t units,
+RunEnd run_units(EventLoop& loop, Fleet& fleet, size_t units,
                  const std::function<void(size_t unit)>& evaluate,
                  const std::function<bool()>& any_open, EventLoop::Clock::time_point start,
                  std::optional<std::chrono::milliseconds> timeout, std::stop_token stop) {

@@ -10,7 +10,7 @@
 #include <stop_token>
 
 #include "plant/event_loop.h"
-#include "plant/fleet_view.h"
+#include "plant/fleet.h"
 
 namespace planter::plant {
 
@@ -19,7 +19,7 @@ struct RunEnd {
   bool stopped = false;
 };
 
-RunEnd run_units(EventLoop& loop, FleetView& fleet, size_t units,
+RunEnd run_units(EventLoop& loop, Fleet& fleet, size_t units,
                  const std::function<void(size_t unit)>& evaluate,
                  const std::function<bool()>& any_open, EventLoop::Clock::time_point start,
                  std::optional<std::chrono::milliseconds> timeout, std::stop_token stop);

@@ -1,0 +1,103 @@
+// What the planting engine needs of the fleet, as an interface: links to clusters, watch caches
+// and readiness, discovery of kinds, and writing a unit. FleetView (fleet_view.h) is the real one,
+// over kube::Client; the engine's unit tests give it a double (tests/unit/engine_test.cpp).
+//
+// Threads: every method runs on the engine's EventLoop thread; so do the handlers.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "kube/api_error.h"
+#include "kube/client.h"
+#include "plan/plan.h"
+#include "plant/readiness_check.h"
+
+namespace planter::plant {
+
+// Whom the seed's objects are written as on the management cluster, when not the client's own
+// identity: the operator impersonates a Seed's service account (Impersonate-User and -Group).
+// Reads (watches, discovery) stay the client's own.
+struct WriteIdentity {
+  std::string user;
+  std::vector<std::string> groups;
+  // Units the client's own identity writes even so (the operator's admin objects).
+  std::function<bool(const Unit&)> as_self;
+};
+
+struct FleetHandlers {
+  // An object of a watched kind was added, changed or deleted: `key` is its object_key().
+  std::function<void(const std::string& cluster, const std::string& key,
+                     const boost::json::object& object)>
+      changed;
+  // A watch cache listed (first time or after a 410): everything in it may have changed.
+  std::function<void(const std::string& cluster)> synced;
+  // A cluster is linked (its API answered), or its link state changed.
+  std::function<void(const std::string& cluster)> linked;
+  // A kind's discoverability on a cluster was confirmed (or not) by a fresh discovery.
+  std::function<void(const std::string& cluster, const std::string& api_version,
+                     const std::string& kind)>
+      kind_checked;
+};
+
+class Fleet {
+ public:
+  enum class KindState { kUnknown, kChecking, kServed, kMissing };
+  // kFailed: its API refused us for good (credentials, certificate, URL): nothing can be
+  // declared there, and the units placed on it fail with the reason.
+  enum class Link { kWaiting, kConnecting, kLinked, kAbsent, kFailed };
+
+  virtual ~Fleet() = default;
+
+  // Connects the known clusters and starts watching the seed's cluster objects.
+  virtual void start() = 0;
+  // Stops every watch; no handler runs afterwards.
+  virtual void stop() = 0;
+
+  virtual Link link(const std::string& cluster) const = 0;
+  bool linked(const std::string& cluster) const { return link(cluster) == Link::kLinked; }
+  // Why a cluster is not linked yet: "Cluster/fleet/edge1: phase is Provisioning".
+  virtual std::string link_status(const std::string& cluster) const = 0;
+
+  // Writes `unit`'s `body` by server-side apply, as WriteIdentity says; `done` runs on a
+  // transport thread (the engine posts it to its loop). False when no client can write it (the
+  // cluster is not linked, or the write identity cannot be taken on); `done` then never runs.
+  virtual bool apply(const Unit& unit, boost::json::object body, kube::ApplyOptions options,
+                     kube::Client::ObjectDone done) = 0;
+
+  // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
+  // Idempotent; remembered until the cluster is linked.
+  virtual void watch(const std::string& cluster, const std::string& api_version,
+                     const std::string& kind, const std::string& ns = "",
+                     const std::string& field_selector = "") = 0;
+  // True once a watch of that kind on that cluster has listed.
+  virtual bool synced(const std::string& cluster, const std::string& api_version,
+                      const std::string& kind) const = 0;
+  virtual std::optional<boost::json::object> get(const std::string& cluster,
+                                                 const std::string& api_version,
+                                                 const std::string& kind, const std::string& ns,
+                                                 const std::string& name) const = 0;
+  // check_readiness() of the cached object (null when no watch has it).
+  virtual Readiness readiness(const std::string& cluster, const std::string& api_version,
+                              const std::string& kind, const std::string& ns,
+                              const std::string& name,
+                              const ReadinessPredicate& predicate) const = 0;
+  // Each object of a kind on a cluster in the cache of its all-namespaces watch, read in place.
+  virtual void for_each(const std::string& cluster, const std::string& api_version,
+                        const std::string& kind,
+                        const std::function<void(const boost::json::object&)>& fn) const = 0;
+
+  // Whether `api_version` `kind` is served on a cluster, as the last check found; check_kind()
+  // asks with a fresh discovery, and the kind_checked handler reports the answer.
+  virtual KindState kind_state(const std::string& cluster, const std::string& api_version,
+                               const std::string& kind) const = 0;
+  virtual void check_kind(const std::string& cluster, const std::string& api_version,
+                          const std::string& kind) = 0;
+  // Forgets a confirmation: the server said it does not serve the kind after all.
+  virtual void forget_kind(const std::string& cluster, const std::string& api_version,
+                           const std::string& kind) = 0;
+};
+
+}  // namespace planter::plant
