@@ -62,47 +62,37 @@ void append_key(std::string& out, std::string_view key) {
   out += ':';
 }
 
+// `"key":"value"`, after a comma unless it is the first member.
+void append_member(std::string& out, std::string_view key, std::string_view value,
+                   bool first = false) {
+  if (!first) out += ',';
+  append_key(out, key);
+  append_string(out, value);
+}
+
 void append_unit(std::string& out, const Plan& plan, const Unit& u) {
   const Object& o = plan.object_of(u);
   out += '{';
-  append_key(out, "object");
-  append_string(out, o.ref.id());
-  out += ',';
-  append_key(out, "cluster");
-  append_string(out, u.cluster);
-  out += ',';
-  append_key(out, "wave");
-  fmt::format_to(std::back_inserter(out), "{}", u.wave);
-  out += ',';
-  append_key(out, "source");
-  append_string(out, o.where());
-  out += ',';
-  append_key(out, "requires");
-  out += '[';
+  append_member(out, "object", o.ref.id(), true);
+  append_member(out, "cluster", u.cluster);
+  fmt::format_to(std::back_inserter(out), ",\"wave\":{}", u.wave);
+  append_member(out, "source", o.where());
+  out += ",\"requires\":[";
   for (size_t i = 0; i < u.requirements.size(); ++i) {
     const Requirement& r = u.requirements[i];
     if (i > 0) out += ',';
     out += '{';
-    append_key(out, "object");
-    append_string(out, plan.target(r).id());
-    out += ',';
-    append_key(out, "cluster");
-    append_string(out, r.cluster);
-    out += ',';
-    append_key(out, "when");
-    append_string(out, r.when.str());
-    out += ',';
-    append_key(out, "rule");
-    append_string(out, r.rule);
+    append_member(out, "object", plan.target(r).id(), true);
+    append_member(out, "cluster", r.cluster);
+    append_member(out, "when", r.when.str());
+    append_member(out, "rule", r.rule);
     if (r.external() && r.when.type != ReadinessPredicate::Type::kStackFits)
       out += ",\"external\":true";
     out += '}';
   }
   out += ']';
   if (!o.mutations.empty()) {
-    out += ',';
-    append_key(out, "mutations");
-    out += '[';
+    out += ",\"mutations\":[";
     for (size_t i = 0; i < o.mutations.size(); ++i) {
       if (i > 0) out += ',';
       append_string(out, o.mutations[i]);
