@@ -145,8 +145,7 @@ Result<ArgoSync> read_argo_sync(const Object& o) {
   }
   // No Argo CD hook: a Helm hook counts as Argo CD maps it.
   auto helm = read_helm_hook(o);
-  if (!helm) return helm.error();
-  if (!helm->hook) return a;
+  if (!helm || !helm->hook) return a;  // a malformed Helm hook is Helm's to report
   if (!wave) a.wave = helm->weight;
   const auto* events = o.annotation(kHelmHookAnnotation);
   bool pre = false, post = false;
