@@ -10,6 +10,8 @@
 //      (2 s + 1 s) is planter's own overhead; run by the engine in this process, three times.
 //   3. 200 workload clusters the seed creates, 50 objects on each: `planter plant` wall time and
 //      peak resident memory.
+//   4. 5,000 ConfigMaps (and their 50 Namespaces), writes taking 2 ms: objects/s, to compare with
+//      sim_bench's creates/s with the same latency (the share of the sim's write capacity).
 //
 // Usage: plant_bench [OBJECTS] [CLUSTERS]   (defaults 5000 and 200; PLANT_BENCH=N runs only N)
 #include <fcntl.h>
@@ -279,6 +281,43 @@ void critical_path(const fs::path& dir) {
   }
 }
 
+// Writes only, as sim_bench measures the sim's capacity: ConfigMaps in 50 namespaces with 2 ms
+// writes. objects/s over the whole command and over its planting (from the summary line), to
+// compare with sim_bench's creates/s at --write-latency 2.
+void write_share(const fs::path& dir, size_t objects) {
+  fs::path seed = dir / "configmaps.yaml";
+  {
+    std::ofstream out(seed);
+    for (size_t n = 0; n < 50; ++n)
+      out << fmt::format("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{:02}\n", n);
+    for (size_t i = 50; i < objects; ++i)
+      out << fmt::format(
+          "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{}\n  namespace: ns{:02}\n"
+          "data:\n  key: value{}\n",
+          i, i % 50, i);
+  }
+  sim::ServerOptions o;
+  o.fleet.cluster.faults.write_latency = std::chrono::milliseconds(2);
+  Sim s = start_sim(o, dir, "share");
+  fmt::print("4. {} objects (50 Namespaces, ConfigMaps), one cluster, --write-latency 2\n",
+             objects);
+  fs::path report = dir / "share-report.json";
+  Run r = run({PLANTER_BINARY, "plant", "--kubeconfig", s.kubeconfig.string(), "--report",
+               report.string(), seed.string()});
+  double planting = 0;  // the last declaration, from the report
+  std::ifstream in(report);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at = text.find("\"declaredSeconds\":"); at != std::string::npos;
+       at = text.find("\"declaredSeconds\":", at + 1))
+    planting = std::max(planting, std::strtod(text.c_str() + at + 18, nullptr));
+  fmt::print(
+      "   planter plant                     {:8.2f} s  (exit {}): {:.0f} objects/s; "
+      "{:.0f} objects/s while planting ({:.2f} s). Compare sim_bench's creates/s.\n",
+      r.seconds, r.code, static_cast<double>(objects) / r.seconds,
+      planting > 0 ? static_cast<double>(objects) / planting : 0.0, planting);
+  s.server->stop();
+}
+
 void many_clusters(const fs::path& dir, size_t clusters) {
   fs::path seed = dir / "fleet.yaml";
   {
@@ -322,6 +361,7 @@ int main(int argc, char** argv) {
   auto wanted = [&](const char* n) { return !only || std::string(only) == n; };
   if (wanted("1")) against_kubectl(dir, objects);
   if (wanted("2")) critical_path(dir);
+  if (wanted("4")) write_share(dir, objects);
   if (wanted("3")) many_clusters(dir, clusters);
   fs::remove_all(dir);
   return 0;
