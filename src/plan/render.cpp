@@ -201,10 +201,7 @@ std::string render_annotated_seed(const Plan& plan) {
     clusters[u.object].push_back(u.cluster);
     for (const Requirement& r : u.requirements) {
       if (!r.unit) continue;  // external requirements are derived again from the rules
-      if (r.rule == "anchor" || r.rule == "pod-group") continue;  // derived from the Stack
-      // Derived again from the other tools' annotations the output keeps (with their own
-      // predicates, which planter.nephio.org/dependencies would weaken to `exists`).
-      if (r.rule == "depends-on" || r.rule == "helm-hooks" || r.rule == "sync-waves") continue;
+      if (derived_again(r.rule)) continue;  // the annotated seed derives it again itself
       std::string id = plan.object_of(plan.units[*r.unit]).ref.id();
       auto& d = deps[u.object];
       if (std::find(d.begin(), d.end(), id) == d.end()) d.push_back(id);

@@ -26,24 +26,31 @@ constexpr RequirementRule kRequirementRules[] = {
     {"depends-on",
      "config.kubernetes.io/depends-on, as kpt, Config Sync and cli-utils read it (cli-utils' "
      "object references)",
-     require_depends_on},
+     require_depends_on, true},
     {"apply-time-mutation",
      "config.kubernetes.io/apply-time-mutation: the object waits until each source's field is "
      "set, and gets it copied in when declared",
-     require_apply_time_sources},
+     require_apply_time_sources, true},
     {"helm-hooks",
      "Helm's install order: pre-install hooks one by one, then the release, then post-install "
      "hooks",
-     require_helm_hooks},
+     require_helm_hooks, true},
     {"sync-waves",
      "Argo CD's sync order: each phase and wave waits for the one before it to be healthy",
-     require_sync_waves},
+     require_sync_waves, true},
 };
 
 }  // namespace
 
 std::span<const RequirementRule> requirement_rules() {
   return kRequirementRules;
+}
+
+bool derived_again(std::string_view rule) {
+  if (rule == "anchor" || rule == "pod-group") return true;  // from the Stack, printed first
+  for (const RequirementRule& r : kRequirementRules)
+    if (r.name == rule) return r.from_kept_annotation;
+  return false;
 }
 
 ReadinessPredicate RuleContext::ready_when(size_t object) const {

@@ -81,7 +81,16 @@ struct RequirementRule {
   std::string_view name;
   std::string_view summary;
   void (*derive)(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out);
+  // It reads another tool's annotation, which `planter annotate` prints back as it was: planning
+  // the annotated seed derives the requirement again, with its own predicate.
+  bool from_kept_annotation = false;
 };
+
+// True when planning `planter annotate`'s output derives a requirement of `rule` again from what
+// the seed keeps (another tool's annotations, a Stack's anchor or PodGroup), so that annotate does
+// not restate it in planter.nephio.org/dependencies (where it would wait for the dependency's
+// ready-when instead of the rule's predicate).
+bool derived_again(std::string_view rule);
 
 // The built-in requirement rules, in order. When two rules require the same object on the same
 // cluster, the earlier one (the more specific predicate) wins.

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "plan/apply_time_mutation.h"
+#include "plan/render.h"
 #include "plan/rules.h"
 #include "plant/health.h"
 #include "test_support.h"
@@ -73,6 +74,23 @@ TEST(Conventions, KptPackageLeavesItsKptfileAndFunctionConfigAndFollowsDependsOn
             (std::vector<std::string>{"Namespace/shop active (namespace)",
                                       "Deployment/shop/api healthy (depends-on)",
                                       "Cache/shop/sessions healthy (depends-on)"}));
+}
+
+// `planter annotate` prints the other tools' annotations back: planning its output derives their
+// requirements again with their own predicates (not restated as planter.nephio.org/dependencies,
+// where the earlier rule would wait for mere existence).
+TEST(Conventions, AnnotateKeepsTheToolsRequirementsAsTheyWere) {
+  PlanOutcome out = plan_sources({(kData / "kpt/shop").string()});
+  ASSERT_TRUE(out.ok()) << all_errors(out.diags);
+  PlanOutcome again = plan_yaml(render_annotated_seed(out.plan));
+  ASSERT_TRUE(again.ok()) << all_errors(again.diags);
+  for (const char* unit :
+       {"ConfigMap/shop/web-config", "Deployment/shop/web", "Deployment/shop/api"})
+    EXPECT_EQ(waits(again.plan, unit), waits(out.plan, unit)) << unit;
+  EXPECT_EQ(waits(again.plan, "ConfigMap/shop/web-config"),
+            (std::vector<std::string>{
+                "Namespace/shop active (namespace)",
+                "Service/shop/api jsonpath={.spec.clusterIP} (apply-time-mutation)"}));
 }
 
 TEST(Conventions, DependsOnReferencesClusterScopedObjectsAndReportsBadOnes) {
