@@ -65,6 +65,7 @@ Result<HelmHook> read_helm_hook(const Object& o) {
   std::vector<std::string> others;
   for (std::string_view item : split_list(*events)) {
     std::string e = lower(item);
+    h.events.push_back(e);
     if (std::find(std::begin(kKnown), std::end(kKnown), e) == std::end(kKnown)) {
       h.phase = InstallPhase::kNever;
       h.never_why = fmt::format("Helm skips a hook with the unknown event \"{}\"", item);
@@ -147,10 +148,8 @@ Result<ArgoSync> read_argo_sync(const Object& o) {
   auto helm = read_helm_hook(o);
   if (!helm || !helm->hook) return a;  // a malformed Helm hook is Helm's to report
   if (!wave) a.wave = helm->weight;
-  const auto* events = o.annotation(kHelmHookAnnotation);
   bool pre = false, post = false;
-  for (std::string_view item : split_list(*events)) {
-    std::string e = lower(item);
+  for (const std::string& e : helm->events) {
     pre = pre || e == "pre-install" || e == "pre-upgrade";
     post = post || e == "post-install" || e == "post-upgrade";
   }

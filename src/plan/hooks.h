@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/object.h"
 #include "model/result.h"
@@ -31,7 +32,8 @@ struct HelmHook {
   bool hook = false;  // it has helm.sh/hook
   InstallPhase phase = InstallPhase::kWith;
   int weight = 0;
-  std::string never_why;  // for kNever: "a test hook runs on `helm test`"
+  std::vector<std::string> events;  // lowercased, as listed ("pre-install", "pre-upgrade")
+  std::string never_why;            // for kNever: "a test hook runs on `helm test`"
 };
 
 // Helm 3's reading: events are comma-separated and case-insensitive; a hook with an event Helm

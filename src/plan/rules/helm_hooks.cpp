@@ -23,9 +23,7 @@ ReadinessPredicate hook_done(const RuleContext& ctx, size_t object) {
 }
 
 Requirement on_unit(const RuleContext& ctx, size_t unit, ReadinessPredicate when) {
-  const Unit& u = ctx.units[unit];
-  return {unit, std::nullopt, ctx.inventory.clusters()[u.cluster_index].name, std::move(when),
-          "helm-hooks"};
+  return {unit, std::nullopt, ctx.units[unit].cluster, std::move(when), "helm-hooks"};
 }
 
 }  // namespace

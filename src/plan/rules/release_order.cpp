@@ -74,68 +74,63 @@ ReleaseOrder ReleaseOrder::build(const std::vector<Object>& objects, const std::
   r.helm_position_.assign(n, 0);
   r.previous_of_.assign(n, -1);
 
-  // Most seeds name no hook and no wave: then there is nothing to order.
+  // Each object's hooks, read once. Most seeds name no hook and no wave: nothing to order then.
+  std::vector<HelmHook> helm(objects.size());
+  std::vector<ArgoSync> argo(objects.size());
   bool any_hook = false, any_argo = false;
   for (size_t i = 0; i < objects.size(); ++i) {
-    const boost::json::object* annotations = index.annotations(i);
-    if (!has_tool_annotations(annotations)) continue;
-    const Object& o = objects[i];
-    any_hook = any_hook || o.annotation(kHelmHookAnnotation);
-    any_argo =
-        any_argo || o.annotation(kArgoHookAnnotation) || o.annotation(kArgoSyncWaveAnnotation);
+    if (!has_tool_annotations(index.annotations(i))) continue;
+    // Malformed annotations were reported when the seed was set aside: they order nothing.
+    if (auto h = read_helm_hook(objects[i]); conventions.helm && h) helm[i] = h.value();
+    if (auto a = read_argo_sync(objects[i]); conventions.argocd && a) argo[i] = a.value();
+    any_hook = any_hook || helm[i].hook;
+    any_argo = any_argo || argo[i].annotated;
   }
 
-  if (conventions.helm && any_hook) {
+  if (any_hook) {
     // Releases: (seed file, cluster). Only those with a hook are kept.
     std::map<std::pair<std::string_view, uint32_t>, std::vector<size_t>> by_release;
-    std::vector<int> weight(n, 0);
     for (size_t u = 0; u < n; ++u) {
       const Object& o = objects[units[u].object];
-      auto hook = read_helm_hook(o);
-      if (hook && hook->hook) {
-        r.helm_phase_[u] = hook->phase;
-        weight[u] = hook->weight;
-      }
+      if (helm[units[u].object].hook) r.helm_phase_[u] = helm[units[u].object].phase;
       by_release[{o.source.file, units[u].cluster_index}].push_back(u);
     }
-    {
-      for (auto& [key, members] : by_release) {
-        Release rel;
-        for (size_t u : members) {
-          if (r.helm_phase_[u] == InstallPhase::kBefore)
-            rel.before.push_back(u);
-          else if (r.helm_phase_[u] == InstallPhase::kAfter)
-            rel.after.push_back(u);
-          else
-            rel.with.push_back(u);
-        }
-        if (rel.before.empty() && rel.after.empty()) continue;
-        auto helm_order = [&](size_t a, size_t b) {
-          const ObjectRef& x = objects[units[a].object].ref;
-          const ObjectRef& y = objects[units[b].object].ref;
-          return std::tuple(weight[a], std::string_view(x.name), helm_kind_rank(x.kind), a) <
-                 std::tuple(weight[b], std::string_view(y.name), helm_kind_rank(y.kind), b);
-        };
-        std::sort(rel.before.begin(), rel.before.end(), helm_order);
-        std::sort(rel.after.begin(), rel.after.end(), helm_order);
-        auto index = static_cast<int32_t>(r.releases_.size());
-        for (size_t u : members) r.release_of_[u] = index;
-        for (size_t i = 0; i < rel.before.size(); ++i)
-          r.helm_position_[rel.before[i]] = static_cast<uint32_t>(i);
-        for (size_t i = 0; i < rel.after.size(); ++i)
-          r.helm_position_[rel.after[i]] = static_cast<uint32_t>(i);
-        r.releases_.push_back(std::move(rel));
+    auto weight = [&](size_t u) { return helm[units[u].object].weight; };
+    for (auto& [key, members] : by_release) {
+      Release rel;
+      for (size_t u : members) {
+        if (r.helm_phase_[u] == InstallPhase::kBefore)
+          rel.before.push_back(u);
+        else if (r.helm_phase_[u] == InstallPhase::kAfter)
+          rel.after.push_back(u);
+        else
+          rel.with.push_back(u);
       }
+      if (rel.before.empty() && rel.after.empty()) continue;
+      auto helm_order = [&](size_t a, size_t b) {
+        const ObjectRef& x = objects[units[a].object].ref;
+        const ObjectRef& y = objects[units[b].object].ref;
+        return std::tuple(weight(a), std::string_view(x.name), helm_kind_rank(x.kind), a) <
+               std::tuple(weight(b), std::string_view(y.name), helm_kind_rank(y.kind), b);
+      };
+      std::sort(rel.before.begin(), rel.before.end(), helm_order);
+      std::sort(rel.after.begin(), rel.after.end(), helm_order);
+      auto at = static_cast<int32_t>(r.releases_.size());
+      for (size_t u : members) r.release_of_[u] = at;
+      for (size_t i = 0; i < rel.before.size(); ++i)
+        r.helm_position_[rel.before[i]] = static_cast<uint32_t>(i);
+      for (size_t i = 0; i < rel.after.size(); ++i)
+        r.helm_position_[rel.after[i]] = static_cast<uint32_t>(i);
+      r.releases_.push_back(std::move(rel));
     }
   }
 
-  if (conventions.argocd && any_argo) {
+  if (any_argo) {
     // Sync steps: per cluster, (phase, wave), only where some object has an Argo CD annotation.
     std::map<uint32_t, std::map<std::pair<int, int>, std::vector<size_t>>> by_cluster;
     std::map<uint32_t, bool> annotated;
     for (size_t u = 0; u < n; ++u) {
-      auto sync = read_argo_sync(objects[units[u].object]);
-      ArgoSync s = sync ? sync.value() : ArgoSync{};
+      const ArgoSync& s = argo[units[u].object];
       uint32_t c = units[u].cluster_index;
       annotated[c] = annotated[c] || s.annotated;
       by_cluster[c][{phase_rank(s.phase), s.wave}].push_back(u);

@@ -11,13 +11,12 @@ void require_sync_waves(const RuleContext& ctx, const Unit& unit, std::vector<Re
   size_t self = ctx.unit_index(unit);
   auto previous = ctx.release.previous_step(self);
   if (previous.empty() || applied_first(ctx.objects[unit.object])) return;
-  const std::string& cluster = ctx.inventory.clusters()[unit.cluster_index].name;
   for (size_t u : previous) {
     size_t object = ctx.units[u].object;
     ReadinessPredicate when = string_in(ctx.index.annotations(object), kReadyWhenAnnotation)
                                   ? ctx.ready_when(object)
                                   : ReadinessPredicate::of(ReadinessPredicate::Type::kHealthy);
-    out.push_back({u, std::nullopt, cluster, std::move(when), "sync-waves"});
+    out.push_back({u, std::nullopt, unit.cluster, std::move(when), "sync-waves"});
   }
 }
 
