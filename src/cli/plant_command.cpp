@@ -222,8 +222,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
 int uproot_prepared(const PlantFlags& f, Prepared& p) {
   plant::UprootOptions options;
   options.seed_name = p.seed_name;
-  auto conventions = Conventions::ignoring(f.seed.ignore_annotations);
-  options.keep_by_resource_policy = !conventions || conventions->helm;
+  options.keep_by_resource_policy = p.plan.conventions.helm;
   options.client = client_options(f.client);
   options.timeout = timeout_of(f);
   auto start = std::chrono::steady_clock::now();

@@ -147,7 +147,6 @@ struct Transport::Impl {
   std::vector<std::shared_ptr<Call>> inbox;
   std::vector<uint64_t> cancels;
   std::vector<std::pair<std::chrono::milliseconds, std::function<void()>>> posted;
-  std::atomic<bool> stopping{false};
   std::atomic<uint64_t> next_id{1};
 
   // Owned by the transport thread.
@@ -733,7 +732,6 @@ Transport::~Transport() {
     std::fputs("planter: a Transport destroyed on its own worker thread\n", stderr);
     std::abort();
   }
-  impl_->stopping = true;
   impl_->credentials.cancel();  // an exec plugin may be holding the worker
   impl_->worker->detach(impl_.get());
   impl_->own_worker.reset();

@@ -43,8 +43,9 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
   return true;
 }
 
-// `name` looked up in PATH as execvp would, or `name` itself when no entry has it.
-std::string find_in_path(const std::string& name) {
+}  // namespace
+
+std::optional<std::string> find_executable(const std::string& name) {
   const char* env = std::getenv("PATH");
   std::string_view dirs = env ? env : "/usr/local/bin:/usr/bin:/bin";
   while (true) {
@@ -52,12 +53,10 @@ std::string find_in_path(const std::string& name) {
     std::string dir(dirs.substr(0, colon));
     std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) return name;
+    if (colon == std::string_view::npos) return std::nullopt;
     dirs.remove_prefix(colon + 1);
   }
 }
-
-}  // namespace
 
 Result<ProcessOutput> run_process(const ProcessSpec& spec) {
   if (spec.cancel && spec.cancel->load()) {
@@ -94,7 +93,8 @@ Result<ProcessOutput> run_process(const ProcessSpec& spec) {
   ProcessOutput result;
   pid_t pid = 0;
   if (spec.sandbox) {
-    std::string file = path.find('/') == std::string::npos ? find_in_path(path) : path;
+    std::string file =
+        path.find('/') == std::string::npos ? find_executable(path).value_or(path) : path;
     auto started = spawn_sandboxed(file, argv.data(), envp.data(),
                                    SandboxFds{in_r.fd, out_w.fd, err_w.fd}, result.sandbox_note);
     if (!started) return started.error();

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,10 @@ struct ProcessOutput {
     return !timed_out && !output_too_large && !cancelled && signal == 0 && exit_code == 0;
   }
 };
+
+// `name` looked up in PATH as execvp would: the executable's path, or nothing when no entry of
+// PATH has it.
+std::optional<std::string> find_executable(const std::string& name);
 
 // Fails only when the process could not be started at all (the message names the path).
 Result<ProcessOutput> run_process(const ProcessSpec& spec);

@@ -63,9 +63,7 @@ Result<std::vector<JsonPathStep>> parse_jsonpath(std::string_view expr) {
   return steps;
 }
 
-namespace {
-
-std::string scalar_text(const boost::json::value& v) {
+std::string jsonpath_text(const boost::json::value& v) {
   switch (v.kind()) {
     case boost::json::kind::string:
       return std::string(v.get_string());
@@ -78,15 +76,8 @@ std::string scalar_text(const boost::json::value& v) {
   }
 }
 
-}  // namespace
-
-std::string jsonpath_text(const boost::json::value& v) {
-  return scalar_text(v);
-}
-
 const boost::json::value* locate_jsonpath(const boost::json::object& object,
-                                          const std::vector<JsonPathStep>& steps,
-                                          const boost::json::value* whole) {
+                                          const std::vector<JsonPathStep>& steps) {
   const boost::json::value* cur = nullptr;  // null: still at `object` itself
   for (const JsonPathStep& step : steps) {
     if (step.kind == JsonPathStep::Kind::kField) {
@@ -102,7 +93,7 @@ const boost::json::value* locate_jsonpath(const boost::json::object& object,
       for (const boost::json::value& item : cur->get_array()) {
         const boost::json::value* f =
             item.is_object() ? item.get_object().if_contains(step.field) : nullptr;
-        if (f && scalar_text(*f) == step.value) {
+        if (f && jsonpath_text(*f) == step.value) {
           match = &item;
           break;
         }
@@ -111,7 +102,7 @@ const boost::json::value* locate_jsonpath(const boost::json::object& object,
     }
     if (!cur) return nullptr;
   }
-  return cur ? cur : whole;
+  return cur;  // null for no steps: the caller holds the object itself
 }
 
 }  // namespace planter

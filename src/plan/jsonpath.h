@@ -27,10 +27,9 @@ struct JsonPathStep {
 Result<std::vector<JsonPathStep>> parse_jsonpath(std::string_view expression);
 
 // The value `steps` lead to in `object`, or null when a step is missing. No steps (`{.}`) lead to
-// the object itself, which a caller passes as `whole` (a json::value holding it) when it wants it.
+// the object itself, which is not a json::value here: null too; the caller has the object.
 const boost::json::value* locate_jsonpath(const boost::json::object& object,
-                                          const std::vector<JsonPathStep>& steps,
-                                          const boost::json::value* whole = nullptr);
+                                          const std::vector<JsonPathStep>& steps);
 
 // A value as kubectl's jsonpath prints it: strings bare, true/false, "" for null, JSON otherwise.
 std::string jsonpath_text(const boost::json::value& value);

@@ -1,31 +1,12 @@
 #include "seed/kustomize.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <cstdlib>
 
 #include "model/process.h"
-#include "model/strings.h"
 
 namespace planter {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-bool in_path(std::string_view name) {
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  for (std::string_view dir : split(path, ':')) {
-    if (dir.empty()) continue;
-    fs::path candidate = fs::path(std::string(dir)) / std::string(name);
-    if (::access(candidate.c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 std::optional<fs::path> kustomization_in(const fs::path& folder) {
   for (const char* name : {"kustomization.yaml", "kustomization.yml", "Kustomization"}) {
@@ -38,10 +19,10 @@ std::optional<fs::path> kustomization_in(const fs::path& folder) {
 
 Result<std::string> kustomize_build(const fs::path& folder) {
   ProcessSpec spec;
-  if (in_path("kustomize")) {
+  if (find_executable("kustomize")) {
     spec.path = "kustomize";
     spec.args = {"build", folder.string()};
-  } else if (in_path("kubectl")) {
+  } else if (find_executable("kubectl")) {
     spec.path = "kubectl";
     spec.args = {"kustomize", folder.string()};
   } else {

@@ -104,8 +104,7 @@ bool is_seed_file(const fs::path& p) {
   return ext == ".yaml" || ext == ".yml" || ext == ".json" || p.filename() == "Kptfile";
 }
 
-}  // namespace
-
+// Builds the kustomization in `folder` (seed/kustomize.h) and appends its objects to `seed`.
 void load_kustomization(const fs::path& folder, Seed& seed, Diagnostics& diags) {
   auto built = kustomize_build(folder);
   if (!built) {
@@ -114,6 +113,8 @@ void load_kustomization(const fs::path& folder, Seed& seed, Diagnostics& diags) 
   }
   parse_seed_text(built.value(), "kustomize build " + folder.string(), seed, diags);
 }
+
+}  // namespace
 
 void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, Diagnostics& diags) {
   auto docs = parse_yaml_stream(text, name);

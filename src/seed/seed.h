@@ -5,7 +5,6 @@
 // the Diagnostics, and the objects that could be read are still returned.
 #pragma once
 
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,9 +25,6 @@ struct Seed {
 // path; a folder with a kustomization file is built instead of read), `-` for standard input, or
 // an `http://`/`https://` URL.
 Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags);
-
-// Builds the kustomization in `folder` (seed/kustomize.h) and appends its objects to `seed`.
-void load_kustomization(const std::filesystem::path& folder, Seed& seed, Diagnostics& diags);
 
 // Parses one stream and appends its objects to `seed`. `name` is what error messages and
 // SourceLocations call the stream.
