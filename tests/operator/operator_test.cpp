@@ -41,14 +41,6 @@ const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
 
 #define SKIP_WITHOUT_CORPUS() REQUIRE_SHARED(kCorpus)
 
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-CommandResult planter(const std::string& args) {
-  return run_shell(std::string(PLANTER_BINARY) + " " + args);
-}
-
 // `planter operator` in its own process; its log goes to a file in `dir`.
 class OperatorProcess {
  public:

@@ -24,14 +24,6 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using ::testing::HasSubstr;
 
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-CommandResult planter(const std::string& args) {
-  return run_shell(std::string(PLANTER_BINARY) + " " + args);
-}
-
 // Three Jobs of `cpu` each, mounting one claim of `storage_class`; `extra` goes into each Job's
 // metadata.
 std::string group(const std::string& cpu, const std::string& storage_class,

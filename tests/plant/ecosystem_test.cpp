@@ -26,14 +26,6 @@ using ::testing::Not;
 
 const fs::path kData = PLANTER_TEST_DATA;
 
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-CommandResult planter(const std::string& args) {
-  return run_shell(std::string(PLANTER_BINARY) + " " + args);
-}
-
 // A folder of the test's own, removed at the end.
 class Scratch {
  public:

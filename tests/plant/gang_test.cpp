@@ -28,10 +28,6 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
 bool eventually(const std::function<bool()>& done, std::chrono::milliseconds limit,
                 std::chrono::milliseconds step = 50ms) {
   auto end = std::chrono::steady_clock::now() + limit;

@@ -30,14 +30,6 @@ const fs::path kCorpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
 const fs::path kSource = PLANTER_SOURCE_DIR;
 const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
 
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-CommandResult planter(const std::string& args) {
-  return run_shell(std::string(PLANTER_BINARY) + " " + args);
-}
-
 json::object plan_of(const std::string& seed_args) {
   CommandResult r = planter("plan -o json " + seed_args);
   EXPECT_EQ(r.code, 0) << r.err;

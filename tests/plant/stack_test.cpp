@@ -21,14 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
-CommandResult planter(const std::string& args) {
-  return run_shell(std::string(PLANTER_BINARY) + " " + args);
-}
-
 const char* kCluster = R"(apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
 metadata: {name: edge, namespace: default}

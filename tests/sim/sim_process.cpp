@@ -60,6 +60,14 @@ CommandResult run_shell(const std::string& command) {
   return r;
 }
 
+std::string q(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+CommandResult planter(const std::string& args) {
+  return run_shell(std::string(PLANTER_BINARY) + " " + args);
+}
+
 std::string kubectl_binary() {
   fs::path tools = fs::path(PLANTER_SOURCE_DIR) / "build" / "tools" / "kubectl";
   return fs::exists(tools) ? tools.string() : "kubectl";

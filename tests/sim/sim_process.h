@@ -19,6 +19,11 @@ std::string read_file(const std::filesystem::path& p);
 // Runs a shell command; stdout and stderr are captured separately.
 CommandResult run_shell(const std::string& command);
 
+// A path quoted for the shell: 'path'.
+std::string q(const std::filesystem::path& p);
+// `planter ARGS` as a user runs it, through the shell.
+CommandResult planter(const std::string& args);
+
 // Where the clients are: build/tools (scripts/install-clients), else the machine's PATH.
 std::string kubectl_binary();
 std::string helm_binary();
