@@ -157,6 +157,7 @@ struct Transport::Impl {
   std::multimap<SteadyClock::time_point, std::function<void()>> timers;
   int in_flight = 0;
   int* worker_in_flight = nullptr;  // the worker's count of requests in flight, all transports
+  bool held_by_worker = false;      // ready requests wait for that count to drop
   // Until a server's first status line arrives, only one request goes out. libcurl (7.88) parks
   // the others with PIPEWAIT until it knows whether the new connection multiplexes, and does not
   // wake them when it learns: they would wait for the next poll timeout (a second). Reset when a
@@ -534,11 +535,14 @@ bool Transport::Impl::step(SteadyClock::time_point now) {
     waiting.erase(waiting.begin());
   }
   limiter_wake = {};
+  held_by_worker = false;
   while (!ready.empty()) {
     std::shared_ptr<Call>& next = ready.front();
-    if (!next->streaming &&
-        (in_flight >= options.max_in_flight || *worker_in_flight >= kWorkerMaxInFlight))
+    if (!next->streaming && in_flight >= options.max_in_flight) break;
+    if (!next->streaming && *worker_in_flight >= kWorkerMaxInFlight) {
+      held_by_worker = true;  // its worker steps it again when a request of any transport ends
       break;
+    }
     if (!connection_known && warming > 0) break;
     auto wait = limiter.try_take(now);
     if (wait > SteadyClock::duration::zero()) {
@@ -649,7 +653,7 @@ class Worker {
       // A transport held back by the worker's bound steps again once there is room.
       bool room = in_flight_ < kWorkerMaxInFlight;
       for (Transport::Impl* impl : impls) {
-        if (impl->dirty.exchange(false) || impl->next_due <= now || (room && !impl->ready.empty()))
+        if (impl->dirty.exchange(false) || impl->next_due <= now || (room && impl->held_by_worker))
           more |= impl->step(now);
         deadline = std::min(deadline, impl->next_due);
         room = in_flight_ < kWorkerMaxInFlight;
