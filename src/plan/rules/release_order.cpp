@@ -74,12 +74,16 @@ ReleaseOrder ReleaseOrder::build(const std::vector<Object>& objects, const std::
   r.helm_position_.assign(n, 0);
   r.previous_of_.assign(n, -1);
 
-  // Each object's hooks, read once. Most seeds name no hook and no wave: nothing to order then.
+  // Most seeds name no hook and no wave: nothing to order then, and nothing to read.
+  std::vector<size_t> annotated;
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (has_tool_annotations(index.annotations(i))) annotated.push_back(i);
+  if (annotated.empty()) return r;
+  // Each object's hooks, read once.
   std::vector<HelmHook> helm(objects.size());
   std::vector<ArgoSync> argo(objects.size());
   bool any_hook = false, any_argo = false;
-  for (size_t i = 0; i < objects.size(); ++i) {
-    if (!has_tool_annotations(index.annotations(i))) continue;
+  for (size_t i : annotated) {
     // Malformed annotations were reported when the seed was set aside: they order nothing.
     if (auto h = read_helm_hook(objects[i]); conventions.helm && h) helm[i] = h.value();
     if (auto a = read_argo_sync(objects[i]); conventions.argocd && a) argo[i] = a.value();
