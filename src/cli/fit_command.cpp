@@ -9,6 +9,7 @@
 
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "plant/existing_clusters.h"
 #include "plan/render.h"
 #include "schedule/stack_fit.h"
 
@@ -113,7 +114,21 @@ void add_fit_flags(CLI::App* plan, FitFlags& f) {
 }
 
 int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string& output) {
-  auto plan = plan_from_flags(seed);
+  // --fit reads the clusters, so names only the management cluster's cluster objects define are
+  // resolved there, as planting does.
+  auto existing = [&]() -> Result<std::vector<ClusterInfo>> {
+    auto config =
+        kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(flags.kubeconfig));
+    if (!config) return config.error();
+    auto self = config->rest_config(flags.context);
+    if (!self) return self.error();
+    auto client = kube::Client::create(std::move(self.value()));
+    if (!client) return client.error();
+    plant::ExistingClustersOptions options;
+    options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    return plant::read_existing_clusters(*client.value(), options);
+  };
+  auto plan = plan_from_flags(seed, existing);
   if (!plan) return plan.error();
   auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(flags.kubeconfig));
   if (!config) {

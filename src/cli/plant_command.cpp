@@ -13,9 +13,11 @@
 #include "cli/embedded_scheduler.h"
 #include "cli/sim_command.h"
 #include "cli/stop_signals.h"
+#include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "model/files.h"
 #include "plant/engine.h"
+#include "plant/existing_clusters.h"
 #include "plant/progress.h"
 #include "plant/report.h"
 #include "plant/uproot.h"
@@ -101,9 +103,12 @@ struct Targets {
   std::unique_ptr<sim::Server> sim;
   std::map<std::string, kube::RestConfig> clusters;
   std::string kubeconfig_path;  // with --sim, where its kubeconfig was written
+  std::optional<kube::Kubeconfig> kubeconfig;
 };
 
-Result<Targets> resolve_targets(const PlantFlags& f, const Plan& plan) {
+// The management cluster: the simulated fleet started here (--sim), or the kubeconfig's context.
+// Workload clusters given with --cluster are added by add_cluster_contexts once the plan is made.
+Result<Targets> connect_management(const PlantFlags& f) {
   Targets t;
   Result<kube::Kubeconfig> config = Error{""};
   if (f.sim) {
@@ -134,14 +139,19 @@ Result<Targets> resolve_targets(const PlantFlags& f, const Plan& plan) {
   auto self = config->rest_config(f.context);
   if (!self) return self.error();
   t.clusters[std::string(kSelf)] = std::move(self.value());
+  t.kubeconfig = std::move(config.value());
+  return t;
+}
+
+std::optional<Error> add_cluster_contexts(const Plan& plan, Targets& t) {
   for (const ClusterInfo& c : plan.clusters) {
     if (c.context.empty()) continue;
-    auto rc = config->rest_config(c.context);
+    auto rc = t.kubeconfig->rest_config(c.context);
     if (!rc)
       return Error{fmt::format("--cluster {}={}: {}", c.name, c.context, rc.error().message)};
     t.clusters[c.name] = std::move(rc.value());
   }
-  return t;
+  return std::nullopt;
 }
 
 std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f) {
@@ -172,18 +182,39 @@ struct Prepared {
 };
 
 Expected<Prepared, int> prepare(const PlantFlags& f) {
-  auto planned = plan_from_flags(f.seed);
+  // The management cluster is reached before planning only when the seed names clusters that
+  // only its cluster objects define; otherwise a bad seed is refused without a connection.
+  std::optional<Result<Targets>> targets;
+  auto connect = [&]() -> Result<Targets>& {
+    if (!targets) targets = connect_management(f);
+    return *targets;
+  };
+  auto existing = [&]() -> Result<std::vector<ClusterInfo>> {
+    Result<Targets>& t = connect();
+    if (!t) return t.error();
+    auto client = kube::Client::create(t->clusters[std::string(kSelf)], client_options(f.client));
+    if (!client) return client.error();
+    plant::ExistingClustersOptions options;
+    options.deadline = std::chrono::steady_clock::now() +
+                       timeout_of(f).value_or(std::chrono::milliseconds(plant::kTransientGiveUp));
+    options.on_unreachable = [](const std::string& why) {
+      fmt::print(stderr, "the management cluster does not answer, retrying: {}\n", why);
+    };
+    return plant::read_existing_clusters(*client.value(), options);
+  };
+  auto planned = plan_from_flags(f.seed, existing);
   if (!planned) {
     fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
     return planned.error();
   }
-  auto targets = resolve_targets(f, planned.value());
-  if (!targets) {
-    fmt::print(stderr, "error: {}\nnothing was declared\n", targets.error().message);
+  Result<Targets>& t = connect();
+  std::optional<Error> bad = t ? add_cluster_contexts(planned.value(), t.value()) : t.error();
+  if (bad) {
+    fmt::print(stderr, "error: {}\nnothing was declared\n", bad->message);
     return kExitBadInput;
   }
   std::string name = f.seed_name.empty() ? default_seed_name(all_sources(f.seed)) : f.seed_name;
-  return Prepared{std::move(planned.value()), std::move(targets.value()), std::move(name)};
+  return Prepared{std::move(planned.value()), std::move(t.value()), std::move(name)};
 }
 
 int plant_prepared(const PlantFlags& f, Prepared& p) {

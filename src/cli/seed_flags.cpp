@@ -122,12 +122,14 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
   return req;
 }
 
-Expected<Plan, int> plan_from_flags(const SeedFlags& f) {
+Expected<Plan, int> plan_from_flags(
+    const SeedFlags& f, std::function<Result<std::vector<ClusterInfo>>()> existing_clusters) {
   auto req = make_request(f);
   if (!req) {
     fmt::print(stderr, "error: {}\n", req.error().message);
     return kExitBadInput;
   }
+  req->options.existing_clusters = std::move(existing_clusters);
   PlanOutcome out = build_plan(req.value());
   for (const Diagnostic& w : out.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
   if (!out.ok()) {

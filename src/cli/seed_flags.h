@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,11 @@ std::vector<std::string> all_sources(const SeedFlags& f);
 // Turns the flags into a request, or says what is wrong with them.
 Result<PlanRequest> make_request(const SeedFlags& f);
 // The whole planning pipeline for a command: warnings and every problem go to stderr; a bad seed
-// or bad flags give the exit code (kExitBadInput) instead of a plan.
-Expected<Plan, int> plan_from_flags(const SeedFlags& f);
+// or bad flags give the exit code (kExitBadInput) instead of a plan. `existing_clusters` reads the
+// management cluster's cluster objects when the seed needs them (see PlanOptions); without it the
+// plan is made offline.
+Expected<Plan, int> plan_from_flags(
+    const SeedFlags& f,
+    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr);
 
 }  // namespace planter::cli

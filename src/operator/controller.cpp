@@ -18,6 +18,7 @@
 #include "operator/decision.h"
 #include "operator/time_format.h"
 #include "plant/engine.h"
+#include "plant/existing_clusters.h"
 #include "plant/uproot.h"
 
 namespace planter::op {
@@ -29,6 +30,10 @@ using plant::UnitState;
 using std::chrono::milliseconds;
 
 namespace {
+
+// How long planning a Seed retries reading the management cluster's cluster objects while it does
+// not answer.
+constexpr std::chrono::minutes kExistingClustersPatience{2};
 
 std::string meta(const json::object& o, std::string_view key) {
   return string_field(o, {"metadata", key});
@@ -344,7 +349,11 @@ struct Controller::Impl {
                         p, options.plugin_dir.empty() ? " (it runs without --plugin-dir)" : "")};
       plugins.push_back(path.string());
     }
-    auto planned = plan_seed_text(*text, run.ns, plugins);
+    auto planned = plan_seed_text(*text, run.ns, plugins, [this] {
+      plant::ExistingClustersOptions existing;
+      existing.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
+      return plant::read_existing_clusters(*client, existing);
+    });
     if (!planned) return Failure{"InvalidSeed", planned.error().message};
     return std::move(planned.value());
   }

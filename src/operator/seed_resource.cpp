@@ -192,13 +192,15 @@ Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
   return text;
 }
 
-Result<PlannedSeed> plan_seed_text(const SeedText& text, const std::string& ns,
-                                   const std::vector<std::string>& plugins) {
+Result<PlannedSeed> plan_seed_text(
+    const SeedText& text, const std::string& ns, const std::vector<std::string>& plugins,
+    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters) {
   Diagnostics loading;
   Seed seed;
   parse_seed_text(text.text, text.name, seed, loading);
   PlanOptions options;
   options.default_namespace = ns;
+  options.existing_clusters = std::move(existing_clusters);
   PlanOutcome planned =
       plan_loaded(std::move(seed), std::move(loading), plugins, PluginLimits{}, options);
   const Diagnostics& diags = planned.diags;

@@ -62,7 +62,10 @@ struct PlannedSeed {
   Plan plan;
   std::vector<std::string> warnings;
 };
-Result<PlannedSeed> plan_seed_text(const SeedText& text, const std::string& ns,
-                                   const std::vector<std::string>& plugins);
+// `existing_clusters` reads the management cluster's cluster objects when the seed needs them (see
+// PlanOptions::existing_clusters).
+Result<PlannedSeed> plan_seed_text(
+    const SeedText& text, const std::string& ns, const std::vector<std::string>& plugins,
+    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr);
 
 }  // namespace planter::op

@@ -44,7 +44,8 @@ std::optional<Placement> read_explicit(const Object& o, const json::object* anno
     auto name = inventory.resolve(ref);
     if (!name) {
       diags.add(o.where(), o.display(), fmt::format("{}: {}", annotation, name.error().message),
-                fmt::format("known clusters: {}; define the cluster in the seed or pass "
+                fmt::format("known clusters: {}; define the cluster in the seed, create its "
+                            "cluster object on the management cluster, or pass "
                             "--cluster NAME=CONTEXT",
                             inventory.names()));
       return;
@@ -80,11 +81,17 @@ std::optional<Placement> read_explicit(const Object& o, const json::object* anno
                 "write a label selector such as `tier=edge,region in (eu,us)`");
     } else {
       auto chosen = inventory.select(sel.value());
-      if (chosen.empty())
+      if (chosen.empty() && inventory.offline())
+        diags.warn(o.where(), o.display(),
+                   fmt::format("{} \"{}\" matches no cluster of the seed or --cluster; planting "
+                               "also matches the cluster objects on the management cluster",
+                               kClusterSelectorAnnotation, std::string_view(*selector)));
+      else if (chosen.empty())
         diags.add(o.where(), o.display(),
                   fmt::format("{} \"{}\" matches no known cluster", kClusterSelectorAnnotation,
                               std::string_view(*selector)),
-                  "label the clusters (in the seed, or with --cluster-labels NAME=k=v)");
+                  "label the clusters (in the seed, on the management cluster's cluster objects, "
+                  "or with --cluster-labels NAME=k=v)");
       merge_clusters(p.clusters, chosen);
     }
   }

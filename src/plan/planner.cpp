@@ -114,7 +114,31 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   plan.objects = std::move(objects);
   const auto& objs = plan.objects;
   SeedIndex index(objs);
-  Inventory inventory = Inventory::build(objs, options.clusters, diags);
+  std::vector<ClusterInfo> given = options.clusters;
+  bool offline = false;
+  if (ClusterReferences refs = cluster_references(objs, given, options.default_cluster);
+      refs.need_existing() && options.existing_clusters) {
+    auto existing = options.existing_clusters();
+    if (!existing) {
+      diags.add("the management cluster", "",
+                "cannot read the cluster objects on it: " + existing.error().message,
+                "the seed names clusters it does not define; check the connection to the "
+                "management cluster, or pass --cluster NAME=CONTEXT for each");
+      return plan;
+    }
+    given.insert(given.begin(), std::make_move_iterator(existing->begin()),
+                 std::make_move_iterator(existing->end()));
+  } else if (refs.need_existing()) {
+    offline = true;
+    for (const std::string& name : refs.unknown) {
+      diags.warn("", "",
+                 fmt::format("cluster \"{}\" is not in the seed or --cluster; planting looks for "
+                             "a cluster object of that name on the management cluster",
+                             name));
+      given.push_back({name, "unresolved", {}, std::nullopt, {}, {}, std::nullopt});
+    }
+  }
+  Inventory inventory = Inventory::build(objs, std::move(given), diags, offline);
   plan.clusters = inventory.clusters();
   auto default_cluster = inventory.index_of(options.default_cluster);
   if (!default_cluster) {

@@ -2,6 +2,7 @@
 // No network (besides fetching a seed URL), deterministic: the same input gives the same plan.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct PlanOptions {
   std::string default_namespace = "default";  // for namespaced objects that name none
   std::string default_cluster = std::string(kSelf);
   std::vector<ClusterInfo> clusters;  // --cluster / --cluster-labels
+  // Reads the cluster objects already on the management cluster (ClusterInfo::from "management").
+  // Called at most once, and only when the seed names a cluster that neither it nor `clusters`
+  // defines, or selects clusters by label. Without it the plan is made offline: such a name is an
+  // "unresolved" cluster and a warning says so.
+  std::function<Result<std::vector<ClusterInfo>>()> existing_clusters;
   bool create_namespace = false;      // add default_namespace to the seed when it lacks it
   StackOptions stacks;
   Conventions conventions;  // other tools' annotations honoured (--ignore-annotations)

@@ -122,6 +122,7 @@ json::array clusters_json(const Plan& plan) {
   for (const ClusterInfo& c : plan.clusters) {
     json::object jc{{"name", c.name}, {"from", c.from}};
     if (c.object) jc["object"] = plan.objects[*c.object].ref.id();
+    if (c.existing) jc["object"] = c.existing->id();
     if (!c.context.empty()) jc["context"] = c.context;
     if (!c.labels.empty()) {
       json::object labels;

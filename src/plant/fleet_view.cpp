@@ -68,16 +68,17 @@ FleetView::FleetView(EventLoop& loop, const Plan& plan,
     links_[name] = std::move(link);
   }
   for (const ClusterInfo& info : plan.clusters) {
-    if (!info.object || links_.contains(info.name)) continue;
+    if ((!info.object && !info.existing) || links_.contains(info.name)) continue;
     auto link = std::make_unique<ClusterLink>();
     link->name = info.name;
-    link->object = plan.objects[*info.object].ref;
+    link->object = info.object ? plan.objects[*info.object].ref : *info.existing;
     link->host = std::string(kSelf);
-    for (const Unit& u : plan.units)
-      if (u.object == *info.object) {
-        link->host = u.cluster;
-        break;
-      }
+    if (info.object)
+      for (const Unit& u : plan.units)
+        if (u.object == *info.object) {
+          link->host = u.cluster;
+          break;
+        }
     link->why = fmt::format("{} not provisioned yet", link->object->short_form());
     cluster_objects_[link->host + "\n" + link->object->key()] = info.name;
     links_[info.name] = std::move(link);

@@ -2,8 +2,9 @@
 // the engine reads, and the links to workload clusters.
 //
 // A cluster given up front (the management cluster, `--cluster NAME=CONTEXT`) is linked as soon
-// as its API answers. A workload cluster the seed creates is linked when its cluster object
-// (planter or Cluster API `Cluster`, watched on the cluster it is declared on) says it is
+// as its API answers. A workload cluster the seed creates, or whose cluster object is already on the
+// management cluster, is linked when its cluster object (planter or Cluster API `Cluster`, watched
+// on the cluster it is declared on) says it is
 // provisioned, its kubeconfig can be read (a Secret, or the proof of concept's kubeconfigUrl), and
 // its API answers. Until then watches asked for on it are remembered and started on link.
 //

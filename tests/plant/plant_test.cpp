@@ -283,6 +283,57 @@ TEST(PlantTest, ClusterFlagPlantsIntoAnExistingContext) {
   EXPECT_THAT(missing.err, HasSubstr("--cluster edge1=nowhere"));
 }
 
+// Clusters whose cluster objects are already on the management cluster (the sim's --clusters
+// fleet) are targets by name and by label, with no --cluster flag; a name that is nowhere is bad
+// input when planting, and only a warning for the offline `plan`.
+TEST(PlantTest, ClustersOnTheManagementClusterAreKnownTargets) {
+  SimProcess sim({"--clusters", "3"});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("label clusters.planter.nephio.org edge3 tier=edge").code, 0);
+  fs::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: far\n  annotations:"
+                         " {planter.nephio.org/cluster: 'default|edge1'}\n---\napiVersion: v1\n"
+                         "kind: ConfigMap\nmetadata: {name: c, namespace: far}\n---\n"
+                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edgy\n"
+                         "  namespace: default\n  annotations: {planter.nephio.org/cluster-selector:"
+                         " tier=edge}\n";
+  CommandResult offline = planter("plan " + q(seed));
+  EXPECT_EQ(offline.code, 0) << offline.err;
+  EXPECT_THAT(offline.err, HasSubstr("warning: cluster \"edge1\" is not in the seed or --cluster; "
+                                     "planting looks for a cluster object of that name on the "
+                                     "management cluster"));
+
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                            " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("waited for cluster edge1 ready (not in seed)"));
+  EXPECT_EQ(sim.kubectl("--context edge1 get configmap c -n far -o name").out, "configmap/c\n");
+  EXPECT_EQ(sim.kubectl("--context edge3 get configmap edgy -o name").out, "configmap/edgy\n");
+  EXPECT_NE(sim.kubectl("--context edge2 get configmap edgy").code, 0);
+  EXPECT_NE(sim.kubectl("get namespace far").code, 0);  // not on the management cluster
+
+  // What was found there is uprooted from there.
+  CommandResult gone = planter("uproot --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  EXPECT_EQ(gone.code, 0) << gone.out << gone.err;
+  EXPECT_NE(sim.kubectl("--context edge3 get configmap edgy").code, 0);
+
+  size_t before = sim.audit_lines().size();
+  std::ofstream(sim.dir() / "typo.yaml")
+      << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n"
+         "  annotations: {planter.nephio.org/cluster: edge9}\n";
+  CommandResult typo =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(sim.dir() / "typo.yaml"));
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("cluster \"edge9\" is not in the seed, not given with --cluster, "
+                                  "and no cluster object on the management cluster has that name"));
+  EXPECT_THAT(typo.err, HasSubstr("known clusters: SELF, edge1, edge2, edge3"));
+  CommandResult labels = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                                 " --cluster-labels edge7=tier=edge");
+  EXPECT_EQ(labels.code, 2);
+  EXPECT_THAT(labels.err, HasSubstr("--cluster-labels: no cluster is named \"edge7\""));
+  EXPECT_EQ(sim.audit_lines().size(), before);  // neither wrote anything
+}
+
 TEST(PlantTest, BadSeedDeclaresNothingAndExitsTwo) {
   SimProcess sim;
   ASSERT_TRUE(sim.running());
@@ -310,10 +361,19 @@ TEST(PlantTest, EveryMalformedSeedIsRefusedBeforeTheFirstWrite) {
   ASSERT_GE(seeds.size(), 40u);
   for (const fs::path& seed : seeds) {
     SCOPED_TRACE(seed.filename().string());
-    CommandResult r =
-        planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+    // From the seeds' folder, so that messages name the files as `# expect:` lines do.
+    CommandResult r = run_shell(fmt::format("cd {} && {} plant --kubeconfig {} {} --timeout 60",
+                                            q(seed.parent_path()), PLANTER_BINARY,
+                                            q(sim.kubeconfig()), q(seed.filename())));
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     EXPECT_THAT(r.err, HasSubstr("nothing was declared"));
+    // Planting says what `plan` says (and what `plan` offline only warns about).
+    std::ifstream in(seed);
+    for (std::string line; std::getline(in, line);) {
+      if (line.starts_with("# expect: ")) {
+        EXPECT_THAT(r.err, HasSubstr(line.substr(10)));
+      }
+    }
   }
   EXPECT_EQ(sim.audit_lines().size(), before);
 }
