@@ -5,6 +5,7 @@
 #include "sim/api_defaults.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
+#include "sim/object_validation.h"
 #include "sim/schema.h"
 
 namespace planter::sim {
@@ -336,6 +337,12 @@ void Handler::carry_over(const ResourceType& t, const json::object& old, json::o
 
 // Validation a user notices for specific kinds.
 std::optional<Response> Handler::validate_kind(const ResourceType& t, const json::object& obj) {
+  if (auto undecodable = object_meta_decode_error(obj))
+    return bad_request(t.kind + " in version \"" + t.version + "\" cannot be handled as a " +
+                       t.kind + ": " + *undecodable);
+  std::vector<Cause> meta_causes = object_meta_causes(obj);
+  for (Cause& c : workload_selector_causes(t, obj)) meta_causes.push_back(std::move(c));
+  if (!meta_causes.empty()) return invalid(t, meta_string(obj, "name"), std::move(meta_causes));
   if (auto denied = check_escalation(t, obj)) return *denied;
   if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition") {
     std::string name = meta_string(obj, "name");

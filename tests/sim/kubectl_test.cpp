@@ -255,6 +255,65 @@ spec:
   EXPECT_EQ(image.out, "nginx:2");
 }
 
+// What kube-apiserver's validation refuses in any object's metadata and in a workload's
+// selector, refused with its words: kubectl prints them as users know them.
+TEST_F(KubectlTest, InvalidLabelsAnnotationsAndSelectorsAreRefusedWithKubeApiserversWords) {
+  write(sim_.dir() / "labels.yaml", R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+  labels: {"bad key!": "x", ok: "-no-", "a/b/c": "v", "Example.com/x": "y"}
+  annotations: {"/x": "y"}
+)");
+  auto r = sim_.kubectl("apply -f " + q(sim_.dir() / "labels.yaml"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.err, HasSubstr("The ConfigMap \"a\" is invalid"));
+  EXPECT_THAT(r.err, HasSubstr("metadata.labels: Invalid value: \"bad key!\": name part must "
+                               "consist of alphanumeric characters, '-', '_' or '.'"));
+  EXPECT_THAT(r.err, HasSubstr("metadata.labels: Invalid value: \"-no-\": a valid label must be "
+                               "an empty string"));
+  EXPECT_THAT(r.err, HasSubstr("Invalid value: \"a/b/c\": a qualified name must consist"));
+  EXPECT_THAT(r.err, HasSubstr("Invalid value: \"Example.com/x\": prefix part a lowercase RFC "
+                               "1123 subdomain"));
+  EXPECT_THAT(r.err, HasSubstr("metadata.annotations: Invalid value: \"/x\": prefix part must "
+                               "be non-empty"));
+  EXPECT_NE(sim_.kubectl("get configmap a").code, 0);
+
+  write(sim_.dir() / "number.json",
+        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","labels":{"n":5}}})");
+  r = sim_.kubectl("create --raw /api/v1/namespaces/default/configmaps -f " +
+                   q(sim_.dir() / "number.json"));
+  EXPECT_THAT(r.err, HasSubstr("(BadRequest): ConfigMap in version \"v1\" cannot be handled as a "
+                               "ConfigMap: json: cannot unmarshal number into Go struct field "
+                               "ObjectMeta.metadata.labels of type string"));
+
+  std::string deployment = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: default}
+spec:
+SELECTOR  template:
+    metadata: {labels: {app: d}}
+    spec: {containers: [{name: c, image: nginx}]}
+)";
+  auto with_selector = [&](const std::string& selector) {
+    std::string text = deployment;
+    text.replace(text.find("SELECTOR"), 8, selector);
+    write(sim_.dir() / "d.yaml", text);
+    return sim_.kubectl("apply -f " + q(sim_.dir() / "d.yaml"));
+  };
+  EXPECT_THAT(with_selector("").err,
+              HasSubstr("The Deployment \"d\" is invalid: spec.selector: Required value"));
+  EXPECT_THAT(with_selector("  selector: {}\n").err,
+              HasSubstr("empty selector is invalid for deployment"));
+  EXPECT_THAT(with_selector("  selector: {matchLabels: {app: e}}\n").err,
+              HasSubstr("spec.template.metadata.labels: Invalid value: "
+                        "map[string]string{\"app\":\"d\"}: `selector` does not match template "
+                        "`labels`"));
+  auto good = with_selector("  selector: {matchExpressions: [{key: app, operator: In, values: "
+                            "[d]}]}\n");
+  EXPECT_EQ(good.code, 0) << good.err;
+}
+
 // Applying the same thing again a second later changes nothing a user (or a watch) can see,
 // even though the sim's CRD controller wrote the CRD's status in between: kube-apiserver does not
 // write a change that would only move managedFields timestamps.

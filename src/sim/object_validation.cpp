@@ -1,0 +1,218 @@
+#include "sim/object_validation.h"
+
+#include <boost/json.hpp>
+
+#include "sim/json_access.h"
+#include "sim/scheduler/node_match.h"
+
+namespace planter::sim {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr size_t kNameMax = 63;                       // a qualified name's name part, a label value
+constexpr size_t kSubdomainMax = 253;                 // a DNS-1123 subdomain
+constexpr size_t kAnnotationsMax = 256 * 1024;        // all annotations together, keys included
+constexpr const char* kQualifiedRule =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+constexpr const char* kLabelValueRule =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+constexpr const char* kSubdomainRule =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], for a non-empty string.
+bool qualified_token(std::string_view s) {
+  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
+bool subdomain(std::string_view s) {
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] != '.') {
+      char c = s[i];
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+      continue;
+    }
+    std::string_view part = s.substr(start, i - start);
+    if (part.empty() || part.front() == '-' || part.back() == '-') return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+// IsQualifiedName: the messages for a label or annotation key.
+std::vector<std::string> qualified_name_problems(std::string_view key) {
+  std::vector<std::string> out;
+  std::string_view name = key;
+  if (auto slash = key.find('/'); slash != std::string_view::npos) {
+    if (key.find('/', slash + 1) != std::string_view::npos) {
+      out.push_back(std::string("a qualified name ") + kQualifiedRule +
+                    " with an optional DNS subdomain prefix and '/' (e.g. "
+                    "'example.com/MyName')");
+      return out;
+    }
+    std::string_view prefix = key.substr(0, slash);
+    name = key.substr(slash + 1);
+    if (prefix.empty()) {
+      out.emplace_back("prefix part must be non-empty");
+    } else {
+      if (prefix.size() > kSubdomainMax)
+        out.push_back("prefix part must be no more than " + std::to_string(kSubdomainMax) +
+                      " characters");
+      if (!subdomain(prefix)) out.push_back(std::string("prefix part ") + kSubdomainRule);
+    }
+  }
+  if (name.empty()) {
+    out.emplace_back("name part must be non-empty");
+    return out;
+  }
+  if (name.size() > kNameMax)
+    out.push_back("name part must be no more than " + std::to_string(kNameMax) + " characters");
+  if (!qualified_token(name)) out.push_back(std::string("name part ") + kQualifiedRule);
+  return out;
+}
+
+std::string quoted(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+
+const char* json_type(const json::value& v) {
+  if (v.is_string()) return "string";
+  if (v.is_bool()) return "bool";
+  if (v.is_object()) return "object";
+  if (v.is_array()) return "array";
+  return "number";
+}
+
+// Go's rendering of a map[string]string in a field.Invalid message.
+std::string go_map(const json::object* labels) {
+  if (!labels || labels->empty()) return "map[string]string(nil)";
+  std::string out = "map[string]string{";
+  bool first = true;
+  for (const auto& [k, v] : *labels) {
+    out += (first ? "" : ", ") + quoted(k) + ":" +
+           quoted(v.is_string() ? std::string_view(v.as_string()) : "");
+    first = false;
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::optional<std::string> object_meta_decode_error(const json::object& obj) {
+  const json::object* meta = object_at(&obj, "metadata");
+  if (!meta) return std::nullopt;
+  for (const char* field : {"labels", "annotations"}) {
+    const json::value* v = meta->if_contains(field);
+    if (!v || v->is_null()) continue;
+    std::string where = std::string("Go struct field ObjectMeta.metadata.") + field;
+    if (!v->is_object())
+      return std::string("json: cannot unmarshal ") + json_type(*v) + " into " + where +
+             " of type map[string]string";
+    for (const auto& [k, value] : v->as_object())
+      if (!value.is_string())
+        return std::string("json: cannot unmarshal ") + json_type(value) + " into " + where +
+               " of type string";
+  }
+  return std::nullopt;
+}
+
+std::vector<Cause> object_meta_causes(const json::object& obj) {
+  std::vector<Cause> out;
+  const json::object* meta = object_at(&obj, "metadata");
+  if (!meta) return out;
+  if (const json::object* labels = object_at(meta, "labels")) {
+    for (const auto& [k, v] : *labels) {
+      for (std::string& why : qualified_name_problems(k))
+        out.push_back({"FieldValueInvalid", "Invalid value: " + quoted(k) + ": " + why,
+                       "metadata.labels"});
+      std::string_view value = v.is_string() ? std::string_view(v.as_string()) : "";
+      if (value.size() > kNameMax)
+        out.push_back({"FieldValueInvalid",
+                       "Invalid value: " + quoted(value) + ": must be no more than " +
+                           std::to_string(kNameMax) + " characters",
+                       "metadata.labels"});
+      if (!value.empty() && !qualified_token(value))
+        out.push_back({"FieldValueInvalid",
+                       "Invalid value: " + quoted(value) + ": " + kLabelValueRule,
+                       "metadata.labels"});
+    }
+  }
+  if (const json::object* annotations = object_at(meta, "annotations")) {
+    size_t total = 0;
+    for (const auto& [k, v] : *annotations) {
+      total += k.size() + (v.is_string() ? v.as_string().size() : 0);
+      std::string lower(k);
+      for (char& c : lower)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      for (std::string& why : qualified_name_problems(lower))
+        out.push_back({"FieldValueInvalid", "Invalid value: " + quoted(k) + ": " + why,
+                       "metadata.annotations"});
+    }
+    if (total > kAnnotationsMax)
+      out.push_back({"FieldValueTooLong",
+                     "Too long: must have at most " + std::to_string(kAnnotationsMax) + " bytes",
+                     "metadata.annotations"});
+  }
+  return out;
+}
+
+std::vector<Cause> workload_selector_causes(const ResourceType& t, const json::object& obj) {
+  std::vector<Cause> out;
+  if (t.group != "apps") return out;
+  std::string which;
+  if (t.kind == "Deployment" || t.kind == "ReplicaSet")
+    which = "deployment";  // kube-apiserver says "deployment" for ReplicaSets too
+  else if (t.kind == "StatefulSet")
+    which = "statefulset";
+  else if (t.kind == "DaemonSet")
+    which = "daemonset";
+  else
+    return out;
+  const json::object* spec = object_at(&obj, "spec");
+  const json::value* selector = spec ? spec->if_contains("selector") : nullptr;
+  if (!selector || selector->is_null()) {
+    out.push_back({"FieldValueRequired", "Required value", "spec.selector"});
+    return out;
+  }
+  const json::object* sel = selector->if_object();
+  const json::object* match_labels = sel ? object_at(sel, "matchLabels") : nullptr;
+  const json::array* expressions = nullptr;
+  if (sel)
+    if (const json::value* e = sel->if_contains("matchExpressions")) expressions = e->if_array();
+  if ((!match_labels || match_labels->empty()) && (!expressions || expressions->empty())) {
+    out.push_back({"FieldValueInvalid",
+                   "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+                   "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is "
+                   "invalid for " +
+                       which,
+                   "spec.selector"});
+    return out;
+  }
+  const json::object* labels = object_at(object_at(object_at(spec, "template"), "metadata"),
+                                         "labels");
+  if (!sched::label_selector_matches(selector, labels))
+    out.push_back({"FieldValueInvalid",
+                   "Invalid value: " + go_map(labels) +
+                       ": `selector` does not match template `labels`",
+                   "spec.template.metadata.labels"});
+  return out;
+}
+
+}  // namespace planter::sim

@@ -1,0 +1,30 @@
+// What kube-apiserver's validation refuses in every object's metadata (labels and annotations, as
+// apimachinery's ValidateObjectMeta checks them) and in the selectors of the apps/v1 workloads.
+// Written from the Kubernetes API reference and its documented messages; the sim's own, shared
+// with no planter code (planter refuses the same seeds before writing, and the two must not be
+// wrong together).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/api_errors.h"
+#include "sim/catalog.h"
+
+namespace planter::sim {
+
+// A body the API server could not decode into ObjectMeta: `labels` or `annotations` that is not
+// a map of strings. The message of the 400 that kube-apiserver answers ("json: cannot unmarshal
+// number into Go struct field ObjectMeta.metadata.labels of type string").
+std::optional<std::string> object_meta_decode_error(const boost::json::object& obj);
+
+// Label keys and values, annotation keys and the annotations' total size: one cause per problem.
+std::vector<Cause> object_meta_causes(const boost::json::object& obj);
+
+// apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet: a selector is required, is not empty,
+// and selects the pod template's labels.
+std::vector<Cause> workload_selector_causes(const ResourceType& t, const boost::json::object& obj);
+
+}  // namespace planter::sim
