@@ -365,7 +365,10 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   using Stream = beast::ssl_stream<beast::tcp_stream>;
 
   H2Session(Server::Impl& server, Stream stream, Identity cert_user)
-      : server_(server), stream_(std::move(stream)), cert_user_(std::move(cert_user)) {}
+      : server_(server),
+        stream_(std::move(stream)),
+        cert_user_(std::move(cert_user)),
+        idle_(stream_.get_executor()) {}
 
   ~H2Session() {
     for (auto& [id, st] : streams_) st->stop_watch();
@@ -396,6 +399,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, 16 << 20);
     flush();
     read();
+    arm_idle();
   }
 
  private:
@@ -470,6 +474,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     st->session = self(user)->weak_from_this();
     st->id = frame->hd.stream_id;
     self(user)->streams_.emplace(st->id, std::move(st));
+    self(user)->idle_.cancel();
     return 0;
   }
 
@@ -526,7 +531,21 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     it->second->closed = true;
     it->second->stop_watch();
     self(user)->streams_.erase(it);
+    if (self(user)->streams_.empty()) self(user)->arm_idle();
     return 0;
+  }
+
+  // A connection without a stream for ServerOptions::idle_timeout is told GOAWAY and closed, as
+  // Go's HTTP/2 server does with its IdleTimeout: idle clients must not hold descriptors forever.
+  void arm_idle() {
+    if (closed_) return;
+    idle_.expires_after(server_.options.idle_timeout);
+    idle_.async_wait([weak = weak_from_this()](beast::error_code ec) {
+      auto self = weak.lock();
+      if (ec || !self || self->closed_ || !self->streams_.empty()) return;
+      nghttp2_session_terminate_session(self->session_, NGHTTP2_NO_ERROR);
+      self->flush();
+    });
   }
 
   static ssize_t read_out(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
@@ -647,6 +666,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   void close() {
     if (closed_) return;
     closed_ = true;
+    idle_.cancel();
     for (auto& [id, st] : streams_) {
       st->closed = true;
       st->stop_watch();
@@ -659,6 +679,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   Server::Impl& server_;
   Stream stream_;
   Identity cert_user_;
+  net::steady_timer idle_;
   nghttp2_session* session_ = nullptr;
   std::map<int32_t, std::shared_ptr<H2Stream>> streams_;
   std::array<char, 16384> rbuf_;

@@ -1,15 +1,18 @@
 """planter sim at the edges of HTTP, judged as kube-apiserver behaves: a body over 3 MiB is a 413
-Status, a request that is not HTTP a 400, an idle connection is closed, and a sim out of file
-descriptors waits instead of spinning, and serves again once idle connections are gone.
+Status, a request that is not HTTP a 400, an idle connection is closed (HTTP/1.1, and HTTP/2 with
+a GOAWAY first, as Go's server does), and a sim out of file descriptors waits instead of spinning,
+and serves again once idle connections are gone.
 
-Usage: connection_limits.py PLANTER_BINARY. Starts its own sim (plain HTTP, --idle-timeout 2,
-at most 64 file descriptors) and stops it.
+Usage: connection_limits.py PLANTER_BINARY. Starts its own sims (plain HTTP, --idle-timeout 2,
+at most 64 file descriptors; then one with TLS for HTTP/2) and stops them.
 """
 import http.client
 import json
 import os
 import resource
 import socket
+import ssl
+import struct
 import subprocess
 import sys
 import tempfile
@@ -93,6 +96,44 @@ for s in idle:
 status, _ = request("GET", "/api/v1/namespaces")
 check("and then it serves again", status == 200, status)
 
+sim.terminate()
+sim.wait(timeout=10)
+
+# HTTP/2 (TLS, ALPN h2): a connection with no stream is sent GOAWAY after --idle-timeout, then
+# closed.
+sim = subprocess.Popen([binary, "sim", "--port", "0", "--idle-timeout", "2"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+line = sim.stdout.readline()
+marker = "serving the management cluster at https://"
+check("the TLS sim starts", marker in line, line)
+host, port = line.split(marker)[1].strip().split(":")
+context = ssl.create_default_context()
+context.check_hostname = False
+context.verify_mode = ssl.CERT_NONE
+context.set_alpn_protocols(["h2"])
+raw = socket.create_connection((host, int(port)), timeout=10)
+tls = context.wrap_socket(raw, server_hostname=host)
+check("the sim speaks HTTP/2 when offered", tls.selected_alpn_protocol() == "h2",
+      tls.selected_alpn_protocol())
+tls.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + struct.pack(">I", 0)[1:] + bytes([4, 0]) +
+            struct.pack(">I", 0))  # the preface and an empty SETTINGS frame
+start = time.monotonic()
+received = b""
+while True:
+    chunk = tls.recv(65536)
+    if not chunk:
+        break
+    received += chunk
+waited = time.monotonic() - start
+frame_types = []
+at = 0
+while at + 9 <= len(received):
+    length = int.from_bytes(received[at:at + 3], "big")
+    frame_types.append(received[at + 3])
+    at += 9 + length
+check("an idle HTTP/2 connection is told GOAWAY and closed after --idle-timeout",
+      7 in frame_types and 1.5 < waited < 6, (frame_types, waited))
+tls.close()
 sim.terminate()
 sim.wait(timeout=10)
 print("all checks passed")
