@@ -20,6 +20,7 @@
 #include "plant/existing_clusters.h"
 #include "plant/progress.h"
 #include "plant/report.h"
+#include "plant/served_kinds.h"
 #include "plant/uproot.h"
 #include "sim/server.h"
 
@@ -217,6 +218,19 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
   return Prepared{std::move(planned.value()), std::move(t.value()), std::move(name)};
 }
 
+// The kinds of the seed that no cluster will serve, asked before the first write: exit 2 when
+// there are any (served_kinds.h).
+bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::min(timeout_of(f).value_or(std::chrono::seconds(30)),
+                           std::chrono::milliseconds(std::chrono::seconds(30)));
+  Diagnostics unserved =
+      plant::unserved_kinds(p.plan, p.targets.clusters, client_options(f.client), deadline);
+  if (unserved.empty()) return false;
+  fmt::print(stderr, "{}", unserved.str());
+  return true;
+}
+
 int plant_prepared(const PlantFlags& f, Prepared& p) {
   bool terminal = isatty(STDOUT_FILENO) != 0;
   plant::Progress progress(p.plan, stdout, terminal, f.verbose);
@@ -329,7 +343,7 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
     scheduler =
         EmbeddedScheduler::start_if_needed(p->plan, p->targets.clusters[std::string(kSelf)]);
   int rc = work(p.value());
-  keep_serving(f, p->targets, p->plan);
+  if (rc != kExitBadInput) keep_serving(f, p->targets, p->plan);
   scheduler.reset();
   if (p->targets.sim) p->targets.sim->stop();
   return rc;
@@ -373,7 +387,9 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
 }
 
 int run_plant(const PlantFlags& f) {
-  return run_prepared(f, [&](Prepared& p) { return plant_prepared(f, p); });
+  return run_prepared(f, [&](Prepared& p) {
+    return refuse_unserved_kinds(f, p) ? kExitBadInput : plant_prepared(f, p);
+  });
 }
 
 int run_uproot(const PlantFlags& f) {
@@ -382,6 +398,7 @@ int run_uproot(const PlantFlags& f) {
 
 int run_replant(const PlantFlags& f) {
   return run_prepared(f, [&](Prepared& p) {
+    if (refuse_unserved_kinds(f, p)) return kExitBadInput;
     int rc = f.hard ? uproot_prepared(f, p) : kExitOk;
     return rc == kExitOk ? plant_prepared(f, p) : rc;
   });

@@ -19,6 +19,7 @@
 #include "operator/time_format.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/served_kinds.h"
 #include "plant/uproot.h"
 
 namespace planter::op {
@@ -355,6 +356,10 @@ struct Controller::Impl {
       return plant::read_existing_clusters(*client, existing);
     });
     if (!planned) return Failure{"InvalidSeed", planned.error().message};
+    Diagnostics unserved = plant::unserved_kinds(
+        planned->plan, {{std::string(kSelf), config}}, options.client,
+        std::chrono::steady_clock::now() + kExistingClustersPatience);
+    if (!unserved.empty()) return Failure{"InvalidSeed", describe_problems(unserved)};
     return std::move(planned.value());
   }
 

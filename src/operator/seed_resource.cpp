@@ -207,20 +207,22 @@ Result<PlannedSeed> plan_seed_text(
   PlannedSeed out;
   for (const Diagnostic& w : diags.warnings()) out.warnings.push_back(w.str());
   out.plan = std::move(planned.plan);
-  if (!diags.empty()) {
-    std::string message =
-        fmt::format("the seed has {} problem{}", diags.size(), diags.size() == 1 ? "" : "s");
-    size_t shown = 0;
-    for (const Diagnostic& d : diags.items()) {
-      if (shown++ == kMaxErrorsShown) {
-        message += fmt::format("\n... and {} more", diags.size() - kMaxErrorsShown);
-        break;
-      }
-      message += "\n" + d.str();
-    }
-    return Error{std::move(message)};
-  }
+  if (!diags.empty()) return Error{describe_problems(diags)};
   return out;
+}
+
+std::string describe_problems(const Diagnostics& diags) {
+  std::string message =
+      fmt::format("the seed has {} problem{}", diags.size(), diags.size() == 1 ? "" : "s");
+  size_t shown = 0;
+  for (const Diagnostic& d : diags.items()) {
+    if (shown++ == kMaxErrorsShown) {
+      message += fmt::format("\n... and {} more", diags.size() - kMaxErrorsShown);
+      break;
+    }
+    message += "\n" + d.str();
+  }
+  return message;
 }
 
 }  // namespace planter::op

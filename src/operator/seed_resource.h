@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/diagnostics.h"
 #include "model/result.h"
 #include "plan/plan.h"
 
@@ -67,5 +68,8 @@ struct PlannedSeed {
 Result<PlannedSeed> plan_seed_text(
     const SeedText& text, const std::string& ns, const std::vector<std::string>& plugins,
     std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr);
+
+// "the seed has 3 problems" and each of them (the first 20), for a Seed's Failed condition.
+std::string describe_problems(const Diagnostics& diags);
 
 }  // namespace planter::op

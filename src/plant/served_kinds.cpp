@@ -1,0 +1,95 @@
+#include "plant/served_kinds.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <set>
+#include <thread>
+
+namespace planter::plant {
+
+namespace {
+
+// The requirement the "crd" rule adds for a kind whose CRD is not in the seed.
+const Requirement* kind_wait(const Plan& plan, const Unit& unit) {
+  for (const Requirement& r : unit.requirements)
+    if (r.external() && r.rule == "crd" && plan.target(r).name.empty()) return &r;
+  return nullptr;
+}
+
+// True when the unit names, as an external dependency, a CRD of its kind's group: something else
+// installs that CRD.
+bool crd_named_external(const Plan& plan, const Unit& unit) {
+  std::string suffix = "." + std::string(plan.object_of(unit).ref.group());
+  for (const Requirement& r : unit.requirements) {
+    if (!r.external() || r.rule == "crd") continue;
+    const ObjectRef& t = plan.target(r);
+    if (t.kind == "CustomResourceDefinition" && t.name.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
+// Whether the cluster serves the kind: true, false, or nullopt when it cannot tell by `deadline`.
+std::optional<bool> served(kube::Client& client, const std::string& api_version,
+                           const std::string& kind, std::chrono::steady_clock::time_point deadline) {
+  std::chrono::milliseconds backoff{200};
+  for (;;) {
+    auto r = client.resource(api_version, kind);
+    if (r) return true;
+    if (r.error().kind_unknown()) return false;
+    if (!r.error().transient() || std::chrono::steady_clock::now() + backoff >= deadline)
+      return std::nullopt;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2'000));
+  }
+}
+
+}  // namespace
+
+Diagnostics unserved_kinds(const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
+                           const kube::ClientOptions& options,
+                           std::chrono::steady_clock::time_point deadline) {
+  Diagnostics out;
+  std::map<std::string, std::unique_ptr<kube::Client>> clients;
+  std::map<std::string, std::optional<bool>> answers;  // cluster|apiVersion|kind
+  std::set<std::string> unreachable;
+  for (const Unit& unit : plan.units) {
+    const Requirement* wait = kind_wait(plan, unit);
+    if (!wait || unreachable.contains(unit.cluster)) continue;
+    auto config = reachable.find(unit.cluster);
+    if (config == reachable.end() || crd_named_external(plan, unit)) continue;
+    const ObjectRef& kind = plan.target(*wait);
+    std::string key = unit.cluster + "|" + kind.api_version + "|" + kind.kind;
+    auto answer = answers.find(key);
+    if (answer == answers.end()) {
+      auto& client = clients[unit.cluster];
+      if (!client) {
+        auto made = kube::Client::create(config->second, options);
+        if (!made) {
+          unreachable.insert(unit.cluster);
+          continue;
+        }
+        client = std::move(made.value());
+      }
+      answer = answers.emplace(key, served(*client, kind.api_version, kind.kind, deadline)).first;
+      if (!answer->second) {
+        unreachable.insert(unit.cluster);  // it does not answer: its units wait, as before
+        continue;
+      }
+    }
+    if (answer->second.value_or(true)) continue;
+    const Object& o = plan.object_of(unit);
+    out.add(o.where(), o.display(),
+            fmt::format("kind {} {} is not served by cluster {}, and no CRD or APIService of the "
+                        "seed defines it: it would wait forever",
+                        kind.api_version, kind.kind, unit.cluster),
+            fmt::format("add its CRD to the seed or install it first; when something else "
+                        "installs it (an operator at start-up), name that CRD in "
+                        "planter.nephio.org/external-dependencies: "
+                        "apiextensions.k8s.io/v1|CustomResourceDefinition||<plural>.{}",
+                        kind.group()));
+  }
+  return out;
+}
+
+}  // namespace planter::plant
