@@ -9,8 +9,8 @@
 
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
-#include "plant/existing_clusters.h"
 #include "plan/render.h"
+#include "plant/existing_clusters.h"
 #include "schedule/stack_fit.h"
 
 namespace planter::cli {

@@ -356,9 +356,9 @@ struct Controller::Impl {
       return plant::read_existing_clusters(*client, existing);
     });
     if (!planned) return Failure{"InvalidSeed", planned.error().message};
-    Diagnostics unserved = plant::unserved_kinds(
-        planned->plan, {{std::string(kSelf), config}}, options.client,
-        std::chrono::steady_clock::now() + kExistingClustersPatience);
+    Diagnostics unserved =
+        plant::unserved_kinds(planned->plan, {{std::string(kSelf), config}}, options.client,
+                              std::chrono::steady_clock::now() + kExistingClustersPatience);
     if (!unserved.empty()) return Failure{"InvalidSeed", describe_problems(unserved)};
     return std::move(planned.value());
   }

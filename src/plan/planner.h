@@ -26,7 +26,7 @@ struct PlanOptions {
   // defines, or selects clusters by label. Without it the plan is made offline: such a name is an
   // "unresolved" cluster and a warning says so.
   std::function<Result<std::vector<ClusterInfo>>()> existing_clusters;
-  bool create_namespace = false;      // add default_namespace to the seed when it lacks it
+  bool create_namespace = false;  // add default_namespace to the seed when it lacks it
   StackOptions stacks;
   Conventions conventions;  // other tools' annotations honoured (--ignore-annotations)
 };

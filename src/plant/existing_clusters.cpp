@@ -24,8 +24,10 @@ const ClusterKind kClusterKinds[] = {
 };
 
 // One list, retried while the failure is transient and time remains.
-kube::ApiResult<kube::ObjectList> list_retrying(kube::Client& client, const kube::ResourceQuery& query,
-                                          const ExistingClustersOptions& options, bool& told) {
+kube::ApiResult<kube::ObjectList> list_retrying(kube::Client& client,
+                                                const kube::ResourceQuery& query,
+                                                const ExistingClustersOptions& options,
+                                                bool& told) {
   std::chrono::milliseconds backoff{200};
   for (;;) {
     auto list = client.list(query);
@@ -50,20 +52,24 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
       auto list = list_retrying(management, {api_version, "Cluster", "", "", ""}, options, told);
       if (!list && list.error().kind_unknown()) continue;  // not served: try the next version
       if (!list)
-        return Error{fmt::format("cannot list {} Cluster objects: {}", api_version,
-                                 list.error().str())};
+        return Error{
+            fmt::format("cannot list {} Cluster objects: {}", api_version, list.error().str())};
       for (const json::object& item : list->items) {
-        const json::object* meta = item.if_contains("metadata")
-                                       ? item.at("metadata").if_object()
-                                       : nullptr;
+        const json::object* meta =
+            item.if_contains("metadata") ? item.at("metadata").if_object() : nullptr;
         const auto* name = string_in(meta, "name");
         const auto* ns = string_in(meta, "namespace");
         if (!name || !ns) continue;
         const json::object* labels =
             meta->if_contains("labels") ? meta->at("labels").if_object() : nullptr;
         ObjectRef ref{api_version, "Cluster", std::string(*ns), std::string(*name)};
-        out.push_back({std::string(*name), "management", std::string(*ns), std::nullopt, {},
-                       labels_of(labels), std::move(ref)});
+        out.push_back({std::string(*name),
+                       "management",
+                       std::string(*ns),
+                       std::nullopt,
+                       {},
+                       labels_of(labels),
+                       std::move(ref)});
       }
       break;
     }

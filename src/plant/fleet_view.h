@@ -2,11 +2,11 @@
 // the engine reads, and the links to workload clusters.
 //
 // A cluster given up front (the management cluster, `--cluster NAME=CONTEXT`) is linked as soon
-// as its API answers. A workload cluster the seed creates, or whose cluster object is already on the
-// management cluster, is linked when its cluster object (planter or Cluster API `Cluster`, watched
-// on the cluster it is declared on) says it is
-// provisioned, its kubeconfig can be read (a Secret, or the proof of concept's kubeconfigUrl), and
-// its API answers. Until then watches asked for on it are remembered and started on link.
+// as its API answers. A workload cluster the seed creates, or whose cluster object is already on
+// the management cluster, is linked when its cluster object (planter or Cluster API `Cluster`,
+// watched on the cluster it is declared on) says it is provisioned, its kubeconfig can be read (a
+// Secret, or the proof of concept's kubeconfigUrl), and its API answers. Until then watches asked
+// for on it are remembered and started on link.
 //
 // Threads: every method runs on the EventLoop's thread; so do the handlers. Informers' callbacks
 // arrive on the clients' transport threads and are posted to the loop.

@@ -6,6 +6,8 @@
 #include <set>
 #include <thread>
 
+#include "model/object.h"
+
 namespace planter::plant {
 
 namespace {
@@ -17,11 +19,13 @@ const Requirement* kind_wait(const Plan& plan, const Unit& unit) {
   return nullptr;
 }
 
-// True when the unit names, as an external dependency, a CRD of its kind's group: something else
-// installs that CRD.
-bool crd_named_external(const Plan& plan, const Unit& unit) {
+// True when something else is known to install the unit's kind: the unit names a CRD of its
+// kind's group as an external dependency, or it waits for planter's scheduler (which installs the
+// PodGroup CRD when it starts).
+bool installed_by_another(const Plan& plan, const Unit& unit) {
   std::string suffix = "." + std::string(plan.object_of(unit).ref.group());
   for (const Requirement& r : unit.requirements) {
+    if (r.when.type == ReadinessPredicate::Type::kSchedulerReady) return true;
     if (!r.external() || r.rule == "crd") continue;
     const ObjectRef& t = plan.target(r);
     if (t.kind == "CustomResourceDefinition" && t.name.ends_with(suffix)) return true;
@@ -31,7 +35,8 @@ bool crd_named_external(const Plan& plan, const Unit& unit) {
 
 // Whether the cluster serves the kind: true, false, or nullopt when it cannot tell by `deadline`.
 std::optional<bool> served(kube::Client& client, const std::string& api_version,
-                           const std::string& kind, std::chrono::steady_clock::time_point deadline) {
+                           const std::string& kind,
+                           std::chrono::steady_clock::time_point deadline) {
   std::chrono::milliseconds backoff{200};
   for (;;) {
     auto r = client.resource(api_version, kind);
@@ -44,20 +49,35 @@ std::optional<bool> served(kube::Client& client, const std::string& api_version,
   }
 }
 
+// "group|Kind" of every CRD on the cluster, Established or not yet: a kind whose CRD is there
+// will be served. Empty when they cannot be listed.
+std::set<std::string> crd_kinds(kube::Client& client) {
+  std::set<std::string> out;
+  auto list = client.list({"apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "", ""});
+  if (!list) return out;
+  for (const boost::json::object& crd : list->items)
+    if (const auto* group = find_string(crd, {"spec", "group"}))
+      if (const auto* kind = find_string(crd, {"spec", "names", "kind"}))
+        out.insert(std::string(*group) + "|" + std::string(*kind));
+  return out;
+}
+
 }  // namespace
 
-Diagnostics unserved_kinds(const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
+Diagnostics unserved_kinds(const Plan& plan,
+                           const std::map<std::string, kube::RestConfig>& reachable,
                            const kube::ClientOptions& options,
                            std::chrono::steady_clock::time_point deadline) {
   Diagnostics out;
   std::map<std::string, std::unique_ptr<kube::Client>> clients;
   std::map<std::string, std::optional<bool>> answers;  // cluster|apiVersion|kind
   std::set<std::string> unreachable;
+  std::map<std::string, std::set<std::string>> crds_on;  // cluster -> crd_kinds()
   for (const Unit& unit : plan.units) {
     const Requirement* wait = kind_wait(plan, unit);
     if (!wait || unreachable.contains(unit.cluster)) continue;
     auto config = reachable.find(unit.cluster);
-    if (config == reachable.end() || crd_named_external(plan, unit)) continue;
+    if (config == reachable.end() || installed_by_another(plan, unit)) continue;
     const ObjectRef& kind = plan.target(*wait);
     std::string key = unit.cluster + "|" + kind.api_version + "|" + kind.kind;
     auto answer = answers.find(key);
@@ -78,6 +98,13 @@ Diagnostics unserved_kinds(const Plan& plan, const std::map<std::string, kube::R
       }
     }
     if (answer->second.value_or(true)) continue;
+    auto crds = crds_on.find(unit.cluster);
+    if (crds == crds_on.end())
+      crds = crds_on.emplace(unit.cluster, crd_kinds(*clients[unit.cluster])).first;
+    if (crds->second.contains(std::string(kind.group()) + "|" + kind.kind)) {
+      answer->second = true;  // its CRD is there, not Established yet
+      continue;
+    }
     const Object& o = plan.object_of(unit);
     out.add(o.where(), o.display(),
             fmt::format("kind {} {} is not served by cluster {}, and no CRD or APIService of the "

@@ -4,7 +4,8 @@
 // its discovery does not serve, and that no CRD or APIService of the seed defines, would wait
 // forever: the seed is refused instead, as kapp refuses unknown kinds. An object that names the
 // kind's CRD in `planter.nephio.org/external-dependencies` says something else installs it
-// (an operator at start-up), and waits.
+// (an operator at start-up), and waits; so does one that waits for planter's scheduler (a
+// stack's PodGroup: the scheduler installs its CRD).
 #pragma once
 
 #include <chrono>
@@ -19,7 +20,8 @@ namespace planter::plant {
 
 // One error per object whose kind no discovery of `reachable` serves. A cluster that does not
 // answer by `deadline` is not judged (its units wait, as before).
-Diagnostics unserved_kinds(const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
+Diagnostics unserved_kinds(const Plan& plan,
+                           const std::map<std::string, kube::RestConfig>& reachable,
                            const kube::ClientOptions& options,
                            std::chrono::steady_clock::time_point deadline);
 

@@ -43,6 +43,20 @@ void Cluster::install_crd(json::object crd) {
   Handler::establish_crd(this, meta_string(crd, "name"), false);
 }
 
+void Cluster::serve_aggregated(const std::string& key, std::vector<ResourceType> types) {
+  // Discovery changes only when what is served does (reconciles come with every endpoint change).
+  std::string served;
+  for (const ResourceType& t : types)
+    served += t.api_version() + "|" + t.kind + "|" + t.resource + (t.namespaced ? "|ns," : "|,");
+  auto& now = aggregated_[key];
+  if (now == served) return;
+  now = served;
+  if (types.empty())
+    catalog_.remove_crd(key);
+  else
+    catalog_.set_crd(key, std::move(types));
+}
+
 Response Cluster::call(std::string method, std::string path, std::string content_type,
                        const json::object& body, std::string user, std::string agent,
                        std::map<std::string, std::string> query) {

@@ -116,6 +116,9 @@ class Cluster {
 
   // Creates a CRD that is Established at once (what a cluster starts with).
   void install_crd(boost::json::object crd);
+  // Serves (or, with none, stops serving) the resource types of an aggregated API under `key`
+  // (aggregated_apis.h).
+  void serve_aggregated(const std::string& key, std::vector<ResourceType> types);
   // Ends every watch stream: the cluster is going away.
   void shutdown();
 
@@ -152,6 +155,7 @@ class Cluster {
   AuditLog* audit_;
   std::string name_;
   Catalog catalog_;
+  std::map<std::string, std::string> aggregated_;  // serve_aggregated's key -> what it serves
   Store store_;
   std::map<uint64_t, std::shared_ptr<WatchState>> watches_;
   std::shared_ptr<bool> alive_;

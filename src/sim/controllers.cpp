@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/aggregated_apis.h"
 #include "sim/audit.h"
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
@@ -295,7 +296,10 @@ struct Controllers::Impl {
 
   void reconcile_apiservice(const std::string& name) {
     StoredObject api = c.store().get("apiregistration.k8s.io/apiservices", "", name);
-    if (!api || !meta_string(*api, "deletionTimestamp").empty()) return;
+    if (!api || !meta_string(*api, "deletionTimestamp").empty()) {
+      c.serve_aggregated(aggregated_catalog_key(name), {});
+      return;
+    }
     const json::object* old = object_at(*api, "status");
     const json::object* spec = object_at(*api, "spec");
     const json::object* svc = spec ? object_at(*spec, "service") : nullptr;
@@ -315,6 +319,17 @@ struct Controllers::Impl {
     }
     bool was_available = condition_true(*api, "Available");
     bool available = string_at(&cond, "status") == "True";
+    // Available with a Service behind it: the sim answers for the group itself.
+    std::vector<ResourceType> served;
+    if (available && svc) {
+      auto types = aggregated_resource_types(*api);
+      if (types)
+        served = std::move(types.value());
+      else
+        kit.events("kube-apiserver")
+            .record(*api, "Warning", "SimKindsInvalid", types.error().message);
+    }
+    c.serve_aggregated(aggregated_catalog_key(name), std::move(served));
     put_status("/apis/apiregistration.k8s.io/v1/apiservices/" + name, *api,
                json::object{{"conditions", json::array{std::move(cond)}}}, "kube-apiserver");
     if (available && !was_available)

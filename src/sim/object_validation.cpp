@@ -11,9 +11,9 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr size_t kNameMax = 63;                       // a qualified name's name part, a label value
-constexpr size_t kSubdomainMax = 253;                 // a DNS-1123 subdomain
-constexpr size_t kAnnotationsMax = 256 * 1024;        // all annotations together, keys included
+constexpr size_t kNameMax = 63;                 // a qualified name's name part, a label value
+constexpr size_t kSubdomainMax = 253;           // a DNS-1123 subdomain
+constexpr size_t kAnnotationsMax = 256 * 1024;  // all annotations together, keys included
 constexpr const char* kQualifiedRule =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
@@ -140,8 +140,8 @@ std::vector<Cause> object_meta_causes(const json::object& obj) {
   if (const json::object* labels = object_at(meta, "labels")) {
     for (const auto& [k, v] : *labels) {
       for (std::string& why : qualified_name_problems(k))
-        out.push_back({"FieldValueInvalid", "Invalid value: " + quoted(k) + ": " + why,
-                       "metadata.labels"});
+        out.push_back(
+            {"FieldValueInvalid", "Invalid value: " + quoted(k) + ": " + why, "metadata.labels"});
       std::string_view value = v.is_string() ? std::string_view(v.as_string()) : "";
       if (value.size() > kNameMax)
         out.push_back({"FieldValueInvalid",
@@ -205,13 +205,13 @@ std::vector<Cause> workload_selector_causes(const ResourceType& t, const json::o
                    "spec.selector"});
     return out;
   }
-  const json::object* labels = object_at(object_at(object_at(spec, "template"), "metadata"),
-                                         "labels");
+  const json::object* labels =
+      object_at(object_at(object_at(spec, "template"), "metadata"), "labels");
   if (!sched::label_selector_matches(selector, labels))
-    out.push_back({"FieldValueInvalid",
-                   "Invalid value: " + go_map(labels) +
-                       ": `selector` does not match template `labels`",
-                   "spec.template.metadata.labels"});
+    out.push_back(
+        {"FieldValueInvalid",
+         "Invalid value: " + go_map(labels) + ": `selector` does not match template `labels`",
+         "spec.template.metadata.labels"});
   return out;
 }
 

@@ -270,8 +270,7 @@ TEST(PlantTest, AKindNothingServesIsRefusedBeforeTheFirstWrite) {
                          "    planter.nephio.org/external-dependencies: "
                          "apiextensions.k8s.io/v1|CustomResourceDefinition||widgets.example.org\n";
   auto planting = std::async(std::launch::async, [&] {
-    return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
-                   " --timeout 60");
+    return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
   });
   std::this_thread::sleep_for(std::chrono::seconds(1));
   std::ofstream(sim.dir() / "crd.yaml")
@@ -284,6 +283,32 @@ TEST(PlantTest, AKindNothingServesIsRefusedBeforeTheFirstWrite) {
   CommandResult waited = planting.get();
   EXPECT_EQ(waited.code, 0) << waited.out << waited.err;
   EXPECT_EQ(sim.kubectl("get widgets w -o name").out, "widget.example.org/w\n");
+}
+
+// An object of an aggregated API is declared once its APIService is Available (its Service has a
+// ready endpoint); the sim then serves the group as the extension server would (the kinds its
+// sim.planter.io/kinds annotation names), and kubectl finds the kinds and the objects.
+TEST(PlantTest, AnObjectOfAnAggregatedApiIsPlantedOnceItsApiServiceIsAvailable) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = kData / "aggregated-api.yaml";
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("waited for APIService/v1alpha1.widgets.example.org available"));
+  expect_in_order(plan_of(q(seed)), sim.audit_lines(), 6);
+  EXPECT_EQ(sim.kubectl("get widgets -n ext -o name").out, "widget.widgets.example.org/w\n");
+  EXPECT_EQ(sim.kubectl("get gizmos -o name").out, "gizmo.widgets.example.org/g\n");
+  CommandResult resources = sim.kubectl("api-resources --api-group widgets.example.org");
+  EXPECT_THAT(resources.out, HasSubstr("widgets.example.org/v1alpha1"));
+  // Without a ready endpoint the group is not served any more, as kube-apiserver's proxy fails.
+  ASSERT_EQ(sim.kubectl("scale deployment widget-server -n ext --replicas 0").code, 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = sim.kubectl("get widgets -n ext").code != 0;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(gone);
 }
 
 // A workload cluster that already exists, given as a kubeconfig context: planter reaches it there.
@@ -314,20 +339,21 @@ TEST(PlantTest, ClustersOnTheManagementClusterAreKnownTargets) {
   ASSERT_TRUE(sim.running());
   ASSERT_EQ(sim.kubectl("label clusters.planter.nephio.org edge3 tier=edge").code, 0);
   fs::path seed = sim.dir() / "seed.yaml";
-  std::ofstream(seed) << "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: far\n  annotations:"
-                         " {planter.nephio.org/cluster: 'default|edge1'}\n---\napiVersion: v1\n"
-                         "kind: ConfigMap\nmetadata: {name: c, namespace: far}\n---\n"
-                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edgy\n"
-                         "  namespace: default\n  annotations: {planter.nephio.org/cluster-selector:"
-                         " tier=edge}\n";
+  std::ofstream(seed)
+      << "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: far\n  annotations:"
+         " {planter.nephio.org/cluster: 'default|edge1'}\n---\napiVersion: v1\n"
+         "kind: ConfigMap\nmetadata: {name: c, namespace: far}\n---\n"
+         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: edgy\n"
+         "  namespace: default\n  annotations: {planter.nephio.org/cluster-selector:"
+         " tier=edge}\n";
   CommandResult offline = planter("plan " + q(seed));
   EXPECT_EQ(offline.code, 0) << offline.err;
   EXPECT_THAT(offline.err, HasSubstr("warning: cluster \"edge1\" is not in the seed or --cluster; "
                                      "planting looks for a cluster object of that name on the "
                                      "management cluster"));
 
-  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
-                            " --timeout 60");
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("waited for cluster edge1 ready (not in seed)"));
   EXPECT_EQ(sim.kubectl("--context edge1 get configmap c -n far -o name").out, "configmap/c\n");

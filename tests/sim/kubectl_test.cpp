@@ -309,8 +309,9 @@ SELECTOR  template:
               HasSubstr("spec.template.metadata.labels: Invalid value: "
                         "map[string]string{\"app\":\"d\"}: `selector` does not match template "
                         "`labels`"));
-  auto good = with_selector("  selector: {matchExpressions: [{key: app, operator: In, values: "
-                            "[d]}]}\n");
+  auto good = with_selector(
+      "  selector: {matchExpressions: [{key: app, operator: In, values: "
+      "[d]}]}\n");
   EXPECT_EQ(good.code, 0) << good.err;
 }
 

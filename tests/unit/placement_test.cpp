@@ -129,8 +129,8 @@ struct ExistingClusters {
 
 ClusterInfo existing(std::string name, std::string ns, Labels labels = {}) {
   ObjectRef ref{"planter.nephio.org/v1alpha1", "Cluster", ns, name};
-  return {std::move(name), "management", std::move(ns), std::nullopt, {}, std::move(labels),
-          std::move(ref)};
+  return {std::move(name),   "management",  std::move(ns), std::nullopt, {},
+          std::move(labels), std::move(ref)};
 }
 
 TEST(Placement, UnknownClusterIsAnErrorNamingTheObject) {

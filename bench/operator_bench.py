@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""What the operator costs at fleet scale: SEEDS Seeds of OBJECTS ConfigMaps each, Seed i planting
+on workload cluster edge(i mod CLUSTERS + 1) of a `planter sim --clusters CLUSTERS` (clusters that
+already exist, found by their Cluster objects). The Seeds are created first; then `planter
+operator` starts, and the time until every Seed is Planted is measured, with the peak resident
+memory (VmHWM) of the operator and of the sim. Numbers only; nothing passes or fails on time.
+
+Usage: operator_bench.py PLANTER_BINARY KUBECTL [SEEDS] [OBJECTS] [CLUSTERS]
+       (defaults 1000, 50, 20)
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+planter, kubectl = sys.argv[1], sys.argv[2]
+seeds = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+objects = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+clusters = int(sys.argv[5]) if len(sys.argv) > 5 else 20
+folder = tempfile.mkdtemp(prefix="planter-operator-bench-")
+kubeconfig = os.path.join(folder, "kubeconfig")
+
+
+def peak_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def k(*args, stdin=None):
+    return subprocess.run([kubectl, "--kubeconfig", kubeconfig, *args], input=stdin, text=True,
+                          capture_output=True, check=True).stdout
+
+
+sim = subprocess.Popen([planter, "sim", "--port", "0", "--clusters", str(clusters),
+                        "--kubeconfig-out", kubeconfig],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+while "kubeconfig in" not in sim.stdout.readline():
+    pass
+k("create", "namespace", "bench")
+docs = []
+for i in range(seeds):
+    cluster = f"edge{i % clusters + 1}"
+    inline = "\n---\n".join(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s{i}-c{j}\n  namespace: default\n"
+        f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\ndata: {{index: \"{j}\"}}"
+        for j in range(objects))
+    indented = "\n".join("      " + line for line in inline.splitlines())
+    docs.append(f"apiVersion: planter.nephio.org/v1alpha1\nkind: Seed\nmetadata:\n  name: s{i}\n"
+                f"  namespace: bench\nspec:\n  source:\n    inline: |\n{indented}\n")
+chunk = 100
+for start in range(0, len(docs), chunk):
+    k("create", "-f", "-", stdin="\n---\n".join(docs[start:start + chunk]))
+
+operator = subprocess.Popen([planter, "operator", "--kubeconfig", kubeconfig, "-n", "bench",
+                             "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
+                            stdout=open(os.path.join(folder, "operator.log"), "w"),
+                            stderr=subprocess.STDOUT)
+began = time.monotonic()
+planted = 0
+while time.monotonic() - began < 900:
+    phases = k("get", "seeds", "-n", "bench", "-o", "jsonpath={.items[*].status.phase}").split()
+    planted = phases.count("Planted")
+    if planted == seeds or operator.poll() is not None:
+        break
+    time.sleep(0.5)
+elapsed = time.monotonic() - began
+print(f"{seeds} Seeds x {objects} objects on {clusters} workload clusters, one operator: "
+      f"{planted}/{seeds} Planted in {elapsed:.1f} s; peak resident: operator "
+      f"{peak_mib(operator.pid):.0f} MiB, sim {peak_mib(sim.pid):.0f} MiB")
+operator.terminate()
+operator.wait(timeout=30)
+sim.terminate()
+sim.wait(timeout=30)
+if planted == seeds:
+    shutil.rmtree(folder)
+else:
+    print(f"operator log: {folder}/operator.log")
