@@ -92,6 +92,15 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
   cmd->add_option("--retry-failed", f.retry_failed_s,
                   "Seconds before a failed Seed is planted again (doubling up to 10x)")
       ->capture_default_str();
+  cmd->add_option("--concurrent-seeds", f.concurrent_seeds,
+                  "Seeds planted or uprooted at once (the planting workers)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--planting-slice", f.planting_slice_s,
+                  "Seconds a Seed may hold a planting worker while it waits; then it yields the "
+                  "worker and goes on after a pause")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
   add_client_flags(cmd, f.client);
   cmd->footer(
       "Examples:\n"
@@ -121,6 +130,8 @@ int run_operator(const OperatorFlags& f) {
   co.sources.max_bytes = f.max_seed_bytes;
   co.retry_min = ms(f.retry_failed_s);
   co.retry_max = ms(f.retry_failed_s * 10);
+  co.workers = f.concurrent_seeds;
+  co.slice = ms(f.planting_slice_s);
   co.client = client_options(f.client);
   op::Metrics metrics;
   co.client.transport.observe = [&metrics](std::string_view cluster, std::string_view method,

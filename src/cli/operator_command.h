@@ -28,6 +28,8 @@ struct OperatorFlags {
   std::string identity;
   std::string log_format = "text";
   double retry_failed_s = 30;
+  size_t concurrent_seeds = 16;
+  double planting_slice_s = 30;
   ClientFlags client;
 };
 

@@ -16,6 +16,7 @@
 #include "kube/informer.h"
 #include "model/object.h"
 #include "operator/decision.h"
+#include "operator/slice_pool.h"
 #include "operator/time_format.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
@@ -35,6 +36,11 @@ namespace {
 // How long planning a Seed retries reading the management cluster's cluster objects while it does
 // not answer.
 constexpr std::chrono::minutes kExistingClustersPatience{2};
+
+// The pause before a Seed's next planting slice: the first, and the longest it doubles to while
+// slices declare nothing new.
+constexpr milliseconds kFirstPause{500};
+constexpr milliseconds kLongestPause{30'000};
 
 std::string meta(const json::object& o, std::string_view key) {
   return string_field(o, {"metadata", key});
@@ -101,8 +107,12 @@ struct SeedRun {
   std::string run_key;
   Kind kind = Kind::kIdle;
   std::stop_source stop;
-  std::thread thread;
+  std::shared_ptr<SlicePool::Job> job;  // its slices on the planting workers
   std::atomic<bool> done{false};
+  // Between slices (planting thread only): the pause before the next, and how many units were
+  // declared when the last one ended.
+  milliseconds pause{0};
+  size_t declared_before = 0;
 
   std::mutex mu;  // guards what follows: the run thread writes, the status writer reads
   std::string phase = "Pending";
@@ -135,6 +145,7 @@ struct Controller::Impl {
 
   std::mutex runs_mu;
   std::map<std::string, std::shared_ptr<SeedRun>> runs;
+  std::unique_ptr<SlicePool> planters;  // runs plantings and uprootings, a slice at a time
 
   // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
   std::mutex smu;
@@ -284,12 +295,13 @@ struct Controller::Impl {
     run->backoff = d.backoff;
     run->replant = replant_of(seed);
     runs[key] = run;
-    run->thread = std::thread([this, run, spec, replant = d.replant, confirming = d.confirming] {
-      if (run->kind == SeedRun::Kind::kUproot)
-        uproot_seed(run, spec);
-      else
-        plant_seed(run, spec, replant, confirming);
-      run->done = true;
+    run->job = planters->submit([this, run, spec, replant = d.replant,
+                                 confirming = d.confirming]() -> std::optional<milliseconds> {
+      auto again = run->kind == SeedRun::Kind::kUproot
+                       ? uproot_slice(run, spec)
+                       : plant_slice(run, spec, replant, confirming);
+      if (!again) run->done = true;
+      return again;
     });
   }
 
@@ -298,7 +310,7 @@ struct Controller::Impl {
     if (it == runs.end()) return;
     std::shared_ptr<SeedRun> run = it->second;
     run->stop.request_stop();
-    if (run->thread.joinable()) run->thread.join();
+    planters->cancel(run->job);
     runs.erase(it);
   }
 
@@ -397,8 +409,10 @@ struct Controller::Impl {
     enqueue_after(run->key, backoff + milliseconds(10));
   }
 
-  void plant_seed(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec, bool replant,
-                  bool confirming) {
+  // The first slice's work before the engine: plan the Seed, say so, and for a hard replant uproot
+  // it. False when the run is over (it failed, or was stopped).
+  bool plan_first_slice(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec, bool replant,
+                        bool confirming) {
     std::stop_token stop = run->stop.get_token();
     if (!confirming) {
       {
@@ -410,7 +424,10 @@ struct Controller::Impl {
       publish(run, true);
     }
     auto planned = plan_of(*run, spec);
-    if (!planned) return fail(run, planned.error().reason, planned.error().message);
+    if (!planned) {
+      fail(run, planned.error().reason, planned.error().message);
+      return false;
+    }
     auto plan = std::make_shared<const Plan>(std::move(planned->plan));
     for (const std::string& w : planned->warnings)
       log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
@@ -446,21 +463,49 @@ struct Controller::Impl {
       }
       publish(run, true);
       plant::UprootOutcome out = plant::uproot(*plan, clusters, uo);
-      if (out.stopped) return;
-      if (!out.complete())
-        return fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
+      if (out.stopped) return false;
+      if (!out.complete()) {
+        fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
+        return false;
+      }
     }
+    return true;
+  }
+
+  // One slice of planting a Seed. The first plans it (and, for a hard replant, uproots it first);
+  // each runs the engine for at most options.slice. Returns the pause before the next slice, or
+  // nullopt when the run is over (Planted, Failed, or stopped).
+  std::optional<milliseconds> plant_slice(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec,
+                                          bool replant, bool confirming) {
+    std::stop_token stop = run->stop.get_token();
+    std::shared_ptr<const Plan> plan;
+    {
+      std::lock_guard lock(run->mu);
+      plan = run->plan;
+    }
+    bool first = !plan;
+    if (first && !plan_first_slice(run, spec, replant, confirming)) return std::nullopt;
+    {
+      std::lock_guard lock(run->mu);
+      plan = run->plan;
+    }
+    std::string label = seed_label(run->ns, run->name);
+    plant::WriteIdentity id = identity_of(*run, spec);
+    std::map<std::string, kube::RestConfig> clusters{{std::string(kSelf), config}};
     plant::EngineOptions eo;
     eo.seed_name = label;
     eo.client = options.client;
     eo.force_conflicts = replant;  // a replant takes back what others changed
     eo.write_as = id;
     eo.stop = stop;
-    eo.on_change = [this, run, plan, confirming](size_t u, const plant::UnitRecord& r) {
+    eo.timeout = options.slice;
+    eo.on_change = [this, run, plan, confirming, first](size_t u, const plant::UnitRecord& r) {
       UnitState before;
       {
         std::lock_guard lock(run->mu);
         before = run->records[u].state;
+        // A later slice declares again what an earlier one declared: that is no news.
+        if (!first && before == UnitState::kDeclared && r.state != UnitState::kDeclared) return;
         run->records[u] = r;
       }
       if (before == r.state) {
@@ -491,7 +536,7 @@ struct Controller::Impl {
       if (!confirming) publish(run, false);
     };
     plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
-    if (out.stopped || stop.stop_requested()) return;
+    if (out.stopped || stop.stop_requested()) return std::nullopt;
     if (out.all_declared()) {
       {
         std::lock_guard lock(run->mu);
@@ -509,47 +554,70 @@ struct Controller::Impl {
               fmt::format("all {} units declared in {}", plan->units.size(), seconds(out.elapsed)));
       }
       publish(run, true);
-      return;
+      return std::nullopt;
+    }
+    if (out.timed_out) {
+      // Still waiting: yield the worker, and come back sooner when this slice made progress.
+      size_t declared = out.count(UnitState::kDeclared);
+      run->pause = declared > run->declared_before
+                       ? kFirstPause
+                       : std::clamp(run->pause * 2, kFirstPause, kLongestPause);
+      run->declared_before = declared;
+      return run->pause;
     }
     size_t failed = out.count(UnitState::kFailed), blocked = out.count(UnitState::kBlocked);
-    std::string first;
-    for (size_t u = 0; u < out.units.size() && first.empty(); ++u)
+    std::string first_failure;
+    for (size_t u = 0; u < out.units.size() && first_failure.empty(); ++u)
       if (out.units[u].state == UnitState::kFailed)
-        first = fmt::format("{} on {}: {}", plan->object_of(plan->units[u]).display(),
-                            plan->units[u].cluster, out.units[u].error);
+        first_failure = fmt::format("{} on {}: {}", plan->object_of(plan->units[u]).display(),
+                                    plan->units[u].cluster, out.units[u].error);
     fail(run, "UnitsFailed",
          truncate(fmt::format("{} unit(s) failed, {} blocked by them; first: {}", failed, blocked,
-                              first),
+                              first_failure),
                   2000));
+    return std::nullopt;
   }
 
-  void uproot_seed(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec) {
+  // One slice of uprooting a Seed: the first plans it; each deletes for at most options.slice.
+  // Returns the pause before the next slice, or nullopt when the run is over.
+  std::optional<milliseconds> uproot_slice(const std::shared_ptr<SeedRun>& run,
+                                           const SeedSpec& spec) {
+    std::shared_ptr<const Plan> plan;
     {
       std::lock_guard lock(run->mu);
-      run->phase = "Uprooting";
-      run->reason = "Uprooting";
-      run->message = "the Seed is being deleted and spec.uprootOnDelete is true";
+      plan = run->plan;
     }
-    publish(run, true);
-    auto planned = plan_of(*run, spec);
-    if (!planned)
-      return fail(run, "UprootFailed",
-                  planned.error().message +
-                      "; to delete the Seed without uprooting, remove its finalizer " +
-                      std::string(kUprootFinalizer));
-    auto plan = std::make_shared<const Plan>(std::move(planned->plan));
-    {
-      std::lock_guard lock(run->mu);
-      run->plan = plan;
+    if (!plan) {
+      {
+        std::lock_guard lock(run->mu);
+        run->phase = "Uprooting";
+        run->reason = "Uprooting";
+        run->message = "the Seed is being deleted and spec.uprootOnDelete is true";
+      }
+      publish(run, true);
+      auto planned = plan_of(*run, spec);
+      if (!planned) {
+        fail(run, "UprootFailed",
+             planned.error().message +
+                 "; to delete the Seed without uprooting, remove its finalizer " +
+                 std::string(kUprootFinalizer));
+        return std::nullopt;
+      }
+      plan = std::make_shared<const Plan>(std::move(planned->plan));
+      {
+        std::lock_guard lock(run->mu);
+        run->plan = plan;
+      }
+      log.info("uprooting seed",
+               {{"seed", run->key}, {"units", std::to_string(plan->units.size())}});
+      event(*run, "Normal", "Uprooting", fmt::format("uprooting {} units", plan->units.size()));
     }
-    plant::WriteIdentity id = identity_of(*run, spec);
-    log.info("uprooting seed", {{"seed", run->key}, {"units", std::to_string(plan->units.size())}});
-    event(*run, "Normal", "Uprooting", fmt::format("uprooting {} units", plan->units.size()));
     plant::UprootOptions uo;
     uo.seed_name = seed_label(run->ns, run->name);
     uo.client = options.client;
-    uo.write_as = id;
+    uo.write_as = identity_of(*run, spec);
     uo.stop = run->stop.get_token();
+    uo.timeout = options.slice;
     uo.on_change = [this, run, plan](size_t u, const plant::RemovalRecord& r) {
       if (r.state == plant::RemovalState::kDeleted || r.state == plant::RemovalState::kFailed)
         log.info("unit " + std::string(plant::to_string(r.state)),
@@ -558,12 +626,19 @@ struct Controller::Impl {
                   {"object", plan->object_of(plan->units[u]).display()}});
     };
     plant::UprootOutcome out = plant::uproot(*plan, {{std::string(kSelf), config}}, uo);
-    if (out.stopped) return;
-    if (!out.complete())
-      return fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
+    if (out.stopped || run->stop.stop_requested()) return std::nullopt;
+    if (out.timed_out) {
+      run->pause = std::clamp(run->pause * 2, kFirstPause, kLongestPause);
+      return run->pause;
+    }
+    if (!out.complete()) {
+      fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
+      return std::nullopt;
+    }
     log.info("seed uprooted", {{"seed", run->key}, {"elapsed", seconds(out.elapsed)}});
     event(*run, "Normal", "Uprooted", fmt::format("uprooted in {}", seconds(out.elapsed)));
     if (auto seed = informer->get(run->ns, run->name)) set_finalizer(*seed, false);
+    return std::nullopt;
   }
 
   // ---- status ----
@@ -772,6 +847,7 @@ Result<bool> Controller::start() {
       kube::ResourceQuery{std::string(kSeedApiVersion), "Seed", m.options.watch_namespace, "", ""},
       std::move(h));
   m.informer->start();
+  m.planters = std::make_unique<SlicePool>(m.options.workers);
   m.worker = std::thread([&m] { m.work(); });
   m.writer = std::thread([&m] { m.write_statuses(); });
   return true;
@@ -795,6 +871,7 @@ void Controller::stop() {
     for (auto& [k, _] : m.runs) keys.push_back(k);
     for (auto& k : keys) m.stop_run(k);
   }
+  if (m.planters) m.planters->stop();
   if (m.informer) m.informer->stop();
 }
 

@@ -2,7 +2,7 @@
 //
 // On start and on every change of a Seed, it compares what the Seed asks for (its generation and
 // replant token) with what it is doing, and starts planting when they differ. Planting runs the
-// engine (src/plant) on a thread of its own per Seed; the engine reads the clusters and declares
+// engine (src/plant) on one of a few planting workers; the engine reads the clusters and declares
 // with server-side apply, which is idempotent, so a restarted operator simply plants again and
 // finds what is already declared. Nothing the controller keeps in memory is needed after a
 // restart: the Seed's status (observedGeneration, the replant token it last planted) says what
@@ -12,8 +12,10 @@
 // (impersonation); admin objects (planter.nephio.org/user: admin) as the operator itself when the
 // Seed's namespace is one of --admin-namespaces. Status, Events and finalizers are the operator's.
 //
-// Threads: one worker for the queue of Seeds to look at, one per planting Seed, one status writer
-// (at most one write per Seed per second, at once on a phase change).
+// Threads: one worker for the queue of Seeds to look at; a fixed pool of planting workers
+// (ControllerOptions::workers) that plant and uproot Seeds a slice at a time, so a Seed that waits
+// long holds no worker between slices; one status writer (at most one write per Seed per second,
+// at once on a phase change).
 #pragma once
 
 #include <memory>
@@ -39,6 +41,10 @@ struct ControllerOptions {
   std::chrono::milliseconds retry_min{30'000};
   std::chrono::milliseconds retry_max{300'000};
   size_t status_units_max = 20;  // units listed in status.notDeclared
+  // Seeds planted (or uprooted) at once; each holds a worker for at most `slice`, then yields it
+  // while it still waits, and goes on after a pause (slice_pool.h).
+  size_t workers = 16;
+  std::chrono::milliseconds slice{30'000};
 };
 
 class Controller {

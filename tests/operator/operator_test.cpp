@@ -664,6 +664,57 @@ status:
       << sim.kubectl("get seed big -o yaml").out << op.log();
 }
 
+// With one planting worker, a Seed that waits (for a CRD something else installs) yields it after
+// each slice: a second Seed, on a workload cluster that already exists in the management cluster
+// (found by its Cluster object, not defined by the seed), is Planted meanwhile; the first follows
+// once its CRD comes.
+TEST(OperatorTest, AWaitingSeedHoldsNoWorkerAndExistingClustersAreTargets) {
+  SimProcess sim({"--clusters", "1"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir(),
+                     {"--concurrent-seeds", "1", "--planting-slice", "1"});
+  apply_yaml(sim, seed_object("default", "waits", R"(    inline: |
+      apiVersion: example.org/v1
+      kind: Widget
+      metadata:
+        name: w
+        annotations:
+          planter.nephio.org/external-dependencies: apiextensions.k8s.io/v1|CustomResourceDefinition||widgets.example.org)"));
+  ASSERT_TRUE(eventually(
+      [&] {
+        return seed_field(sim, "default", "waits", ".status.notDeclared[0].waitingFor")
+                   .find("kind example.org/v1 Widget established") != std::string::npos;
+      },
+      30s))
+      << sim.kubectl("get seed waits -o yaml").out << op.log();
+  apply_yaml(sim, seed_object("default", "edge", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: far
+        annotations: {planter.nephio.org/cluster: edge1}
+      data: {a: b})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "edge", "Planted"); }, 30s))
+      << sim.kubectl("get seeds -o yaml").out << op.log();
+  EXPECT_EQ(sim.kubectl("--context edge1 get configmap far -o name").out, "configmap/far\n");
+  EXPECT_TRUE(phase_is(sim, "default", "waits", "Planting"));
+  apply_yaml(sim, R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+)");
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "waits", "Planted"); }, 60s))
+      << sim.kubectl("get seed waits -o yaml").out << op.log();
+}
+
 // A workload cluster is reached with the kubeconfig its cluster object points at; the Seed's
 // service account must be allowed to read that Secret, or any Seed could use any cluster whose
 // credentials the operator can read.

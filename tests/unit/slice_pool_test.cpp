@@ -1,0 +1,104 @@
+// The operator's planting workers (src/operator/slice_pool.h): a fixed number of slices at once,
+// a job that keeps waiting starves nobody, and a cancelled job runs no further slice.
+#include "operator/slice_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace planter::op {
+namespace {
+
+using namespace std::chrono_literals;
+
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds within = 5s) {
+  auto end = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return pred();
+}
+
+TEST(SlicePool, RunsEveryJobToItsEndWithAtMostItsWorkersAtOnce) {
+  SlicePool pool(2);
+  std::atomic<int> running{0}, most{0}, finished{0};
+  for (int j = 0; j < 6; ++j) {
+    auto slices = std::make_shared<int>(3);
+    pool.submit([&, slices]() -> std::optional<std::chrono::milliseconds> {
+      int now = ++running;
+      for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+      }
+      std::this_thread::sleep_for(10ms);
+      --running;
+      if (--*slices == 0) {
+        ++finished;
+        return std::nullopt;
+      }
+      return 1ms;
+    });
+  }
+  EXPECT_TRUE(eventually([&] { return finished == 6; }));
+  EXPECT_EQ(most, 2);
+  auto g = pool.gauges();
+  EXPECT_EQ(g.running + g.queued + g.resting, 0u);
+}
+
+TEST(SlicePool, AJobThatKeepsWaitingHoldsNoWorkerBetweenSlices) {
+  SlicePool pool(1);
+  std::atomic<int> waiter_slices{0};
+  pool.submit([&]() -> std::optional<std::chrono::milliseconds> {
+    ++waiter_slices;
+    std::this_thread::sleep_for(20ms);  // a slice that ends with the job still waiting
+    return 50ms;
+  });
+  std::atomic<bool> quick_done{false};
+  EXPECT_TRUE(eventually([&] { return waiter_slices >= 1; }));
+  pool.submit([&]() -> std::optional<std::chrono::milliseconds> {
+    quick_done = true;
+    return std::nullopt;
+  });
+  EXPECT_TRUE(eventually([&] { return quick_done.load(); }, 1s));
+  EXPECT_TRUE(eventually([&] { return waiter_slices >= 3; }));
+  SlicePool::Gauges g = pool.gauges();
+  EXPECT_EQ(g.resting + g.running + g.queued, 1u);
+}
+
+TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
+  SlicePool pool(1);
+  std::atomic<int> slices{0};
+  std::atomic<bool> inside{false};
+  auto job = pool.submit([&]() -> std::optional<std::chrono::milliseconds> {
+    inside = true;
+    ++slices;
+    std::this_thread::sleep_for(100ms);
+    inside = false;
+    return 1ms;
+  });
+  ASSERT_TRUE(eventually([&] { return inside.load(); }));
+  pool.cancel(job);
+  EXPECT_FALSE(inside);  // cancel returned after the running slice did
+  int after = slices;
+  std::this_thread::sleep_for(150ms);
+  EXPECT_EQ(slices, after);
+  // A job cancelled before its first slice never runs.
+  std::atomic<bool> ran{false};
+  SlicePool busy(1);
+  busy.submit([]() -> std::optional<std::chrono::milliseconds> {
+    std::this_thread::sleep_for(100ms);
+    return std::nullopt;
+  });
+  auto queued = busy.submit([&]() -> std::optional<std::chrono::milliseconds> {
+    ran = true;
+    return std::nullopt;
+  });
+  busy.cancel(queued);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(ran);
+}
+
+}  // namespace
+}  // namespace planter::op
