@@ -19,6 +19,7 @@
 #include "operator/leader.h"
 #include "operator/log.h"
 #include "operator/metrics.h"
+#include "operator/shards.h"
 
 namespace planter::cli {
 
@@ -92,6 +93,12 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
   cmd->add_option("--retry-failed", f.retry_failed_s,
                   "Seconds before a failed Seed is planted again (doubling up to 10x)")
       ->capture_default_str();
+  cmd->add_option("--shards", f.shards,
+                  "Split the Seeds into this many shards by a stable hash of namespace/name; each "
+                  "replica plants the shard whose Lease (<lease name>-shard-<i>) it holds (needs "
+                  "--leader-elect)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--concurrent-seeds", f.concurrent_seeds,
                   "Seeds planted or uprooted at once (the planting workers)")
       ->check(CLI::Range(1, 1024))
@@ -131,6 +138,14 @@ int run_operator(const OperatorFlags& f) {
   co.retry_min = ms(f.retry_failed_s);
   co.retry_max = ms(f.retry_failed_s * 10);
   co.workers = f.concurrent_seeds;
+  co.shards = f.shards;
+  if (f.shards > 1 && !f.leader_elect) {
+    log.error(
+        "--shards needs --leader-elect: each shard is planted by the replica holding its "
+        "Lease",
+        {});
+    return kExitBadInput;
+  }
   co.slice = ms(f.planting_slice_s);
   co.client = client_options(f.client);
   op::Metrics metrics;
@@ -151,10 +166,19 @@ int run_operator(const OperatorFlags& f) {
     log.error("cannot make a client", {{"error", lease_client.error().message}});
     return kExitBadInput;
   }
-  op::LeaderElector elector(**lease_client, lo, [&log, &lo](const std::string& what) {
-    log.info(what, {{"lease", lo.ns + "/" + lo.name}});
-  });
-  co.identity = elector.identity();
+  // One Lease, or one per shard (shards.h).
+  std::vector<std::unique_ptr<op::LeaderElector>> electors;
+  for (uint32_t i = 0; i < f.shards; ++i) {
+    op::LeaseOptions shard_lease = lo;
+    if (f.shards > 1) shard_lease.name = op::shard_lease_name(lo.name, i);
+    electors.push_back(std::make_unique<op::LeaderElector>(
+        **lease_client, shard_lease,
+        [&log, lease = lo.ns + "/" + shard_lease.name](const std::string& what) {
+          log.info(what, {{"lease", lease}});
+        }));
+  }
+  op::LeaderElector* elector = electors.front().get();
+  co.identity = elector->identity();
 
   op::Controller controller(*config, co, metrics, log);
   std::atomic<bool> leading{!f.leader_elect};
@@ -180,30 +204,46 @@ int run_operator(const OperatorFlags& f) {
   };
 
   log.info("planter operator starting",
-           {{"identity", elector.identity()},
+           {{"identity", elector->identity()},
             {"namespace", co.watch_namespace.empty() ? "(all)" : co.watch_namespace},
             {"server", config->server},
             {"leader-elect", f.leader_elect ? "true" : "false"}});
+  uint32_t shard = 0;
   if (f.leader_elect) {
-    if (std::string why = elector.blocker(); !why.empty()) {
+    if (std::string why = elector->blocker(); !why.empty()) {
       log.error("cannot elect a leader", {{"error", why}});
       return finish(kExitBadInput);
     }
-    log.info("waiting for the Lease", {{"lease", lo.ns + "/" + lo.name}});
-    if (!elector.acquire(daemon.stop_token())) return finish(kExitOk);
+    if (f.shards > 1) {
+      log.info("waiting for a shard's Lease",
+               {{"leases", lo.ns + "/" + op::shard_lease_name(lo.name, 0) + ".." +
+                               std::to_string(f.shards - 1)}});
+      auto held =
+          op::acquire_shard(electors, elector->identity(), lo.retry_period, daemon.stop_token());
+      if (!held) return finish(kExitOk);
+      shard = *held;
+      elector = electors[shard].get();
+    } else {
+      log.info("waiting for the Lease", {{"lease", lo.ns + "/" + lo.name}});
+      if (!elector->acquire(daemon.stop_token())) return finish(kExitOk);
+    }
     leading = true;
-    log.info("leading", {{"lease", lo.ns + "/" + lo.name}, {"identity", elector.identity()}});
+    std::string lease =
+        lo.ns + "/" + (f.shards > 1 ? op::shard_lease_name(lo.name, shard) : lo.name);
+    log.info("leading", {{"lease", lease},
+                         {"identity", elector->identity()},
+                         {"shard", fmt::format("{} of {}", shard, f.shards)}});
   }
-  if (auto started = controller.start(); !started) {
+  if (auto started = controller.start(shard); !started) {
     log.error("cannot start the controller", {{"error", started.error().message}});
     return finish(kExitFailure);
   }
   working = true;
   if (f.leader_elect) {
-    if (!elector.hold(daemon.stop_token())) {
+    if (!elector->hold(daemon.stop_token())) {
       // Another replica may be working already: stop writing at once, and let the kubelet
       // restart this one as a standby.
-      log.error("lost the Lease: exiting", {{"lease", lo.ns + "/" + lo.name}});
+      log.error("lost the Lease: exiting", {{"shard", std::to_string(shard)}});
       leading = false;
       return finish(kExitFailure);
     }

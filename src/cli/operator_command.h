@@ -29,6 +29,7 @@ struct OperatorFlags {
   std::string log_format = "text";
   double retry_failed_s = 30;
   size_t concurrent_seeds = 16;
+  uint32_t shards = 1;
   double planting_slice_s = 30;
   ClientFlags client;
 };

@@ -16,6 +16,7 @@
 #include "kube/informer.h"
 #include "model/object.h"
 #include "operator/decision.h"
+#include "operator/shards.h"
 #include "operator/slice_pool.h"
 #include "operator/time_format.h"
 #include "plant/engine.h"
@@ -146,6 +147,7 @@ struct Controller::Impl {
   std::mutex runs_mu;
   std::map<std::string, std::shared_ptr<SeedRun>> runs;
   std::unique_ptr<SlicePool> planters;  // runs plantings and uprootings, a slice at a time
+  uint32_t shard = 0;                   // of options.shards: the one this replica plants
 
   // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
   std::mutex smu;
@@ -159,13 +161,18 @@ struct Controller::Impl {
 
   // ---- the queue ----
 
+  // Whether this replica plants the Seed: always, unless Seeds are sharded (shards.h).
+  bool owns(const std::string& key) const { return shard_of(key, options.shards) == shard; }
+
   void enqueue(const std::string& key) {
+    if (!owns(key)) return;
     std::lock_guard lock(qmu);
     if (queued.insert(key).second) queue.push_back(key);
     qcv.notify_one();
   }
 
   void enqueue_after(const std::string& key, milliseconds delay) {
+    if (!owns(key)) return;
     std::lock_guard lock(qmu);
     later.emplace(Steady::now() + delay, key);
     qcv.notify_one();
@@ -822,8 +829,9 @@ Controller::~Controller() {
   stop();
 }
 
-Result<bool> Controller::start() {
+Result<bool> Controller::start(uint32_t shard) {
   Impl& m = *impl_;
+  m.shard = shard;
   auto client = kube::Client::create(m.config, m.options.client);
   if (!client) return client.error();
   m.client = std::move(client.value());

@@ -45,6 +45,9 @@ struct ControllerOptions {
   // while it still waits, and goes on after a pause (slice_pool.h).
   size_t workers = 16;
   std::chrono::milliseconds slice{30'000};
+  // Seeds are split into this many shards by a stable hash (shards.h); start() says which one
+  // this replica plants.
+  uint32_t shards = 1;
 };
 
 class Controller {
@@ -54,8 +57,9 @@ class Controller {
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;
 
-  // Starts watching Seeds (and working). An error when the client cannot be made.
-  Result<bool> start();
+  // Starts watching Seeds (and working on those of `shard`, of ControllerOptions::shards). An
+  // error when the client cannot be made.
+  Result<bool> start(uint32_t shard = 0);
   // Stops every planting (nothing is lost: planting again resumes it) and the watch.
   void stop();
   bool synced() const;

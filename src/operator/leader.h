@@ -36,6 +36,8 @@ class LeaderElector {
   std::string blocker();
   // Tries until this replica holds the Lease (true) or `stop` is requested (false).
   bool acquire(std::stop_token stop);
+  // One attempt to take the Lease (or renew it, when held): true when this replica holds it.
+  bool try_once() { return try_acquire_or_renew(); }
   // Renews until `stop` is requested (then releases the Lease and returns true) or until renewing
   // failed for the renew deadline (returns false: leadership is lost).
   bool hold(std::stop_token stop);
