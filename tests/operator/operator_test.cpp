@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "model/diagnostics.h"
@@ -443,10 +443,9 @@ TEST(OperatorTest, ShardsSplitTheSeedsAndAStandbyTakesOverAShard) {
   auto replica = [&](const std::string& id) {
     return std::make_unique<OperatorProcess>(
         sim.kubeconfig(), sim.dir(),
-        std::vector<std::string>{"--leader-elect", "--shards", "2", "--identity", id,
-                                 "--leader-elect-lease-duration", "3",
-                                 "--leader-elect-renew-deadline", "2",
-                                 "--leader-elect-retry-period", "0.5"});
+        std::vector<std::string>{
+            "--leader-elect", "--shards", "2", "--identity", id, "--leader-elect-lease-duration",
+            "3", "--leader-elect-renew-deadline", "2", "--leader-elect-retry-period", "0.5"});
   };
   auto holder = [&](uint32_t shard) {
     return sim
@@ -781,19 +780,7 @@ TEST(OperatorTest, AWaitingSeedHoldsNoWorkerAndExistingClustersAreTargets) {
       << sim.kubectl("get seeds -o yaml").out << op.log();
   EXPECT_EQ(sim.kubectl("--context edge1 get configmap far -o name").out, "configmap/far\n");
   EXPECT_TRUE(phase_is(sim, "default", "waits", "Planting"));
-  apply_yaml(sim, R"(apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.org}
-spec:
-  group: example.org
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-)");
+  apply_yaml(sim, kAnyWidgetCrd);
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "waits", "Planted"); }, 60s))
       << sim.kubectl("get seed waits -o yaml").out << op.log();
 }

@@ -273,12 +273,7 @@ TEST(PlantTest, AKindNothingServesIsRefusedBeforeTheFirstWrite) {
     return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
   });
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  std::ofstream(sim.dir() / "crd.yaml")
-      << "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
-         "  name: widgets.example.org\nspec:\n  group: example.org\n  scope: Namespaced\n"
-         "  names: {plural: widgets, singular: widget, kind: Widget}\n  versions:\n"
-         "  - name: v1\n    served: true\n    storage: true\n    schema:\n"
-         "      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n";
+  std::ofstream(sim.dir() / "crd.yaml") << kAnyWidgetCrd;
   ASSERT_EQ(sim.kubectl("apply -f " + q(sim.dir() / "crd.yaml")).code, 0);
   CommandResult waited = planting.get();
   EXPECT_EQ(waited.code, 0) << waited.out << waited.err;

@@ -29,6 +29,22 @@ std::string kubectl_binary();
 std::string helm_binary();
 std::string python_with_kubernetes();  // Debian's python3, which has python3-kubernetes
 
+// A CRD of a kind no built-in has (example.org/v1 Widget, namespaced, any fields): for tests of
+// what waits for a kind until its CRD comes.
+inline constexpr const char* kAnyWidgetCrd = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+)";
+
 class SimProcess {
  public:
   // Starts `planter sim --port 0 --kubeconfig-out ... --audit-log ...` plus `extra_args` and
