@@ -87,6 +87,7 @@ struct SetAside {
   SourceLocation source;
   std::string_view convention;  // "kpt", "helm", "argocd" (static names)
   std::string why;
+  boost::json::object body;  // as read: `planter annotate` prints it back unchanged
 };
 
 struct Plan {

@@ -208,7 +208,7 @@ std::string render_annotated_seed(const Plan& plan) {
     }
   }
   std::vector<json::value> docs;
-  docs.reserve(plan.stacks.size() + plan.objects.size());
+  docs.reserve(plan.stacks.size() + plan.objects.size() + plan.set_aside.size());
   // Stacks first: planning the output again applies them again (adding nothing) and gives the
   // same plan, stack-fits included.
   for (const StackNeeds& s : plan.stacks) docs.emplace_back(s.body);
@@ -236,6 +236,9 @@ std::string render_annotated_seed(const Plan& plan) {
     }
     docs.emplace_back(std::move(o.body));
   }
+  // What is set aside goes back as it was read (after the rest): planning the output again sets it
+  // aside again, and the tools that read it (kpt, helm test, Argo CD) still find it.
+  for (const SetAside& a : plan.set_aside) docs.emplace_back(a.body);
   std::vector<const json::value*> ptrs;
   for (const auto& d : docs) ptrs.push_back(&d);
   return to_yaml_stream(ptrs);

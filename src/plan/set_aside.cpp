@@ -59,6 +59,7 @@ std::vector<SetAside> set_aside(std::vector<Object>& objects, const Conventions&
   size_t kept = 0;
   for (size_t i = 0; i < objects.size(); ++i) {
     if (auto aside = never_declared(objects[i], conventions, diags)) {
+      aside->body = std::move(objects[i].body);
       out.push_back(std::move(*aside));
       continue;
     }

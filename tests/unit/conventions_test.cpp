@@ -91,6 +91,13 @@ TEST(Conventions, AnnotateKeepsTheToolsRequirementsAsTheyWere) {
             (std::vector<std::string>{
                 "Namespace/shop active (namespace)",
                 "Service/shop/api jsonpath={.spec.clusterIP} (apply-time-mutation)"}));
+  // What was set aside (the Kptfile, local-config) is printed back, and set aside again.
+  ASSERT_FALSE(out.plan.set_aside.empty());
+  ASSERT_EQ(again.plan.set_aside.size(), out.plan.set_aside.size());
+  for (size_t i = 0; i < out.plan.set_aside.size(); ++i) {
+    EXPECT_EQ(again.plan.set_aside[i].ref.id(), out.plan.set_aside[i].ref.id());
+    EXPECT_EQ(again.plan.set_aside[i].why, out.plan.set_aside[i].why);
+  }
 }
 
 TEST(Conventions, DependsOnReferencesClusterScopedObjectsAndReportsBadOnes) {
