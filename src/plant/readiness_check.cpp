@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <optional>
+#include <unordered_map>
 
 #include "kube/credentials.h"
 #include "model/object.h"
@@ -118,9 +119,24 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
   return {false, "unknown predicate"};
 }
 
+namespace {
+
+// An expression parsed once per thread: a predicate is evaluated again on every change of its
+// object. Bounded: the cache starts over past kParsedMax expressions (the operator plants Seed
+// after Seed on one thread).
+constexpr size_t kParsedMax = 4096;
+const Result<std::vector<JsonPathStep>>& parsed_jsonpath(std::string_view expr) {
+  thread_local std::unordered_map<std::string, Result<std::vector<JsonPathStep>>> parsed;
+  if (auto it = parsed.find(std::string(expr)); it != parsed.end()) return it->second;
+  if (parsed.size() >= kParsedMax) parsed.clear();
+  return parsed.emplace(std::string(expr), parse_jsonpath(expr)).first->second;
+}
+
+}  // namespace
+
 Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
                                                  std::string_view expr) {
-  auto steps = parse_jsonpath(expr);
+  const auto& steps = parsed_jsonpath(expr);
   if (!steps) return steps.error();
   if (steps->empty()) return std::optional<std::string>(json::serialize(object));
   const json::value* found = locate_jsonpath(object, steps.value());
