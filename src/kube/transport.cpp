@@ -690,8 +690,9 @@ class Worker {
 };
 
 void Transport::Impl::wake() {
-  dirty = true;
-  if (worker) worker->wake();
+  // One wake-up per round is enough: while `dirty` is set, the worker has yet to step this
+  // transport (it clears the flag first, then steps), so what was queued meanwhile is seen then.
+  if (!dirty.exchange(true) && worker) worker->wake();
 }
 
 Result<std::unique_ptr<Transport>> Transport::create(RestConfig config, TransportOptions options) {

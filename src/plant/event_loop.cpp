@@ -3,11 +3,14 @@
 namespace planter::plant {
 
 void EventLoop::post(std::function<void()> fn) {
+  bool sleeping;
   {
     std::lock_guard lock(mu_);
     ready_.push_back(std::move(fn));
+    sleeping = waiting_;
   }
-  cv_.notify_one();
+  // A busy loop takes what was posted when it next looks: only a sleeping one needs waking.
+  if (sleeping) cv_.notify_one();
 }
 
 void EventLoop::post_after(std::chrono::milliseconds delay, std::function<void()> fn) {
@@ -23,6 +26,7 @@ void EventLoop::stop() {
     std::lock_guard lock(mu_);
     stopped_ = true;
   }
+  stop_seen_ = true;
   cv_.notify_one();
 }
 
@@ -32,6 +36,7 @@ EventLoop::End EventLoop::run(std::optional<Clock::time_point> deadline, std::st
       std::lock_guard lock(mu_);
       cancelled_ = true;
     }
+    stop_seen_ = true;
     cv_.notify_one();
   });
   std::unique_lock lock(mu_);
@@ -43,20 +48,33 @@ EventLoop::End EventLoop::run(std::optional<Clock::time_point> deadline, std::st
       timers_.pop();
     }
     if (!ready_.empty()) {
-      auto fn = std::move(ready_.front());
-      ready_.pop_front();
+      // Everything posted so far, in order, under one lock: the clients' threads post an answer
+      // each, and taking them one lock at a time made both sides wait on the mutex.
+      std::deque<std::function<void()>> batch;
+      batch.swap(ready_);
       lock.unlock();
-      fn();
+      while (!batch.empty()) {
+        batch.front()();
+        batch.pop_front();
+        if (stop_seen_.load(std::memory_order_relaxed)) break;  // stop() or a cancel, within
+      }
       lock.lock();
+      // What a stop left unrun stays first in line, as it would have without the batch.
+      while (!batch.empty()) {
+        ready_.push_front(std::move(batch.back()));
+        batch.pop_back();
+      }
       continue;
     }
     if (deadline && now >= *deadline) return End::kDeadline;
     std::optional<Clock::time_point> wake = deadline;
     if (!timers_.empty() && (!wake || timers_.top().at < *wake)) wake = timers_.top().at;
+    waiting_ = true;
     if (wake)
       cv_.wait_until(lock, *wake);
     else
       cv_.wait(lock);
+    waiting_ = false;
   }
   return End::kStopped;
 }

@@ -4,6 +4,7 @@
 // here polls.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -44,6 +45,8 @@ class EventLoop {
   uint64_t seq_ = 0;
   bool stopped_ = false;
   bool cancelled_ = false;
+  bool waiting_ = false;                // run() sleeps on cv_: a post must wake it
+  std::atomic<bool> stop_seen_{false};  // stopped_ or cancelled_, read without the lock
 };
 
 }  // namespace planter::plant

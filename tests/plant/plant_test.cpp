@@ -721,9 +721,12 @@ TEST(PlantTest, RunningOutOfDescriptorsIsSaidAtOnce) {
           "{{planter.nephio.org/cluster: e{0}}}}}\n",
           c);
   }
-  CommandResult r =
-      run_shell("ulimit -n 12; " + std::string(PLANTER_BINARY) +
-                " plant --timeout 20 --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  // Under the sanitizers, UBSan's vptr check probes memory through a pipe; with no descriptor
+  // left it reports valid objects as invalid, so its findings do not end this one run (the build
+  // makes vptr findings recoverable for this; every other run halts on them).
+  CommandResult r = run_shell("ulimit -n 12; UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 " +
+                              std::string(PLANTER_BINARY) + " plant --timeout 20 --kubeconfig " +
+                              q(sim.kubeconfig()) + " " + q(seed));
   // Connections that fail for lack of descriptors are retried: the plant may still finish.
   EXPECT_NE(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("planter: out of file descriptors: this process may open 12"));
