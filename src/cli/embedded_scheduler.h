@@ -1,11 +1,15 @@
-// With `planter plant --sim`: planter's second scheduler for the simulated management cluster,
-// so that a seed with a stack co-scheduled by `mode: scheduler` plants without extra steps
-// (docs/coscheduling.md). It applies the PodGroup CRD, takes the scheduler's Lease and schedules
-// in this process until planting (and --keep) ends. The sim stays the judge: this is planter's
-// scheduler talking to it over the API, as a separate `planter scheduler` would.
+// With `planter plant --sim`: planter's second scheduler for each simulated cluster a stack
+// co-scheduled by `mode: scheduler` goes to, so that such a seed plants without extra steps
+// (docs/coscheduling.md). For each it applies the PodGroup CRD, takes the scheduler's Lease and
+// schedules in this process until planting (and --keep) ends; a workload cluster the seed creates
+// gets its scheduler once the simulated fleet serves it. The sim stays the judge: this is
+// planter's scheduler talking to it over the API, as a separate `planter scheduler` would.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "kube/kubeconfig.h"
 #include "plan/plan.h"
@@ -14,10 +18,11 @@ namespace planter::cli {
 
 class EmbeddedScheduler {
  public:
-  // Null when the plan has no stack co-scheduled by planter's scheduler on the management
-  // cluster; a message on stderr when it cannot start (planting then waits and says why).
-  static std::unique_ptr<EmbeddedScheduler> start_if_needed(const Plan& plan,
-                                                            const kube::RestConfig& self);
+  // How to reach a simulated cluster by name ("SELF" included): nullopt while it does not exist.
+  using Reach = std::function<std::optional<kube::RestConfig>(const std::string& cluster)>;
+  // Null when the plan has no stack co-scheduled by planter's scheduler; a message on stderr when
+  // one cannot start (planting then waits and says why).
+  static std::unique_ptr<EmbeddedScheduler> start_if_needed(const Plan& plan, Reach reach);
   ~EmbeddedScheduler();
 
   struct Impl;

@@ -339,9 +339,18 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
   if (!p) return p.error();
   // The simulated fleet's planter scheduler, for stacks co-scheduled with mode: scheduler.
   std::unique_ptr<EmbeddedScheduler> scheduler;
-  if (p->targets.sim)
-    scheduler =
-        EmbeddedScheduler::start_if_needed(p->plan, p->targets.clusters[std::string(kSelf)]);
+  if (p->targets.sim) {
+    sim::Server* server = p->targets.sim.get();
+    scheduler = EmbeddedScheduler::start_if_needed(
+        p->plan, [server](const std::string& cluster) -> std::optional<kube::RestConfig> {
+          // The fleet's kubeconfig has a context per cluster once it serves it.
+          auto config = kube::Kubeconfig::parse(server->kubeconfig(), "the simulated fleet", "");
+          if (!config) return std::nullopt;
+          auto rc = config->rest_config(cluster == kSelf ? "management" : cluster);
+          if (!rc) return std::nullopt;
+          return std::move(rc.value());
+        });
+  }
   int rc = work(p.value());
   if (rc != kExitBadInput) keep_serving(f, p->targets, p->plan);
   scheduler.reset();

@@ -278,5 +278,24 @@ TEST(CoscheduleTest, PlantWithTheEmbeddedSimNeedsNoSchedulerStarted) {
   fs::remove_all(dir);
 }
 
+// The same on a workload cluster the seed creates: its scheduler starts once the simulated fleet
+// serves the cluster.
+TEST(CoscheduleTest, PlantWithTheEmbeddedSimSchedulesOnAWorkloadClusterTheSeedCreates) {
+  fs::path dir = fs::temp_directory_path() / ("planter-cosched-edge-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::path seed = dir / "group.yaml";
+  std::string stack = kAnchorStack;
+  stack.replace(stack.find("mode: anchor"), 12, "mode: scheduler");
+  std::ofstream(seed) << "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: "
+                         "{name: edge1, namespace: default}\n---\n"
+                      << group("1", "standard") << stack;
+  CommandResult r = planter("plant --sim --default-cluster edge1 " + q(seed) + " --timeout 30");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted 6 units"));
+  EXPECT_THAT(r.out,
+              HasSubstr("edge1  scheduling.x-k8s.io/v1alpha1 PodGroup default/ci: declared"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace planter::testing
