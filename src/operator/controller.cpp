@@ -375,10 +375,6 @@ struct Controller::Impl {
       return plant::read_existing_clusters(*client, existing);
     });
     if (!planned) return Failure{"InvalidSeed", planned.error().message};
-    Diagnostics unserved =
-        plant::unserved_kinds(planned->plan, {{std::string(kSelf), config}}, options.client,
-                              std::chrono::steady_clock::now() + kExistingClustersPatience);
-    if (!unserved.empty()) return Failure{"InvalidSeed", describe_problems(unserved)};
     return std::move(planned.value());
   }
 
@@ -433,6 +429,15 @@ struct Controller::Impl {
     auto planned = plan_of(*run, spec);
     if (!planned) {
       fail(run, planned.error().reason, planned.error().message);
+      return false;
+    }
+    // Planting (not uprooting: a Seed whose CRD went away must still be uprootable) refuses a
+    // kind nothing will serve, before the first write.
+    Diagnostics unserved =
+        plant::unserved_kinds(planned->plan, {{std::string(kSelf), config}}, options.client,
+                              std::chrono::steady_clock::now() + kExistingClustersPatience);
+    if (!unserved.empty()) {
+      fail(run, "InvalidSeed", describe_problems(unserved));
       return false;
     }
     auto plan = std::make_shared<const Plan>(std::move(planned->plan));
