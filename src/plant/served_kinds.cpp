@@ -4,8 +4,8 @@
 
 #include <memory>
 #include <set>
-#include <thread>
 
+#include "kube/retry.h"
 #include "model/object.h"
 
 namespace planter::plant {
@@ -19,13 +19,11 @@ const Requirement* kind_wait(const Plan& plan, const Unit& unit) {
   return nullptr;
 }
 
-// True when something else is known to install the unit's kind: the unit names a CRD of its
-// kind's group as an external dependency, or it waits for planter's scheduler (which installs the
-// PodGroup CRD when it starts).
+// True when the unit names, as an external dependency, a CRD of its kind's group: something else
+// installs that CRD (an operator at start-up).
 bool installed_by_another(const Plan& plan, const Unit& unit) {
   std::string suffix = "." + std::string(plan.object_of(unit).ref.group());
   for (const Requirement& r : unit.requirements) {
-    if (r.when.type == ReadinessPredicate::Type::kSchedulerReady) return true;
     if (!r.external() || r.rule == "crd") continue;
     const ObjectRef& t = plan.target(r);
     if (t.kind == "CustomResourceDefinition" && t.name.ends_with(suffix)) return true;
@@ -37,16 +35,10 @@ bool installed_by_another(const Plan& plan, const Unit& unit) {
 std::optional<bool> served(kube::Client& client, const std::string& api_version,
                            const std::string& kind,
                            std::chrono::steady_clock::time_point deadline) {
-  std::chrono::milliseconds backoff{200};
-  for (;;) {
-    auto r = client.resource(api_version, kind);
-    if (r) return true;
-    if (r.error().kind_unknown()) return false;
-    if (!r.error().transient() || std::chrono::steady_clock::now() + backoff >= deadline)
-      return std::nullopt;
-    std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(2'000));
-  }
+  auto r = kube::retry_transient([&] { return client.resource(api_version, kind); }, deadline);
+  if (r) return true;
+  if (r.error().kind_unknown()) return false;
+  return std::nullopt;
 }
 
 // "group|Kind" of every CRD on the cluster, Established or not yet: a kind whose CRD is there

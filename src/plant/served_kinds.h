@@ -4,8 +4,8 @@
 // its discovery does not serve, and that no CRD or APIService of the seed defines, would wait
 // forever: the seed is refused instead, as kapp refuses unknown kinds. An object that names the
 // kind's CRD in `planter.nephio.org/external-dependencies` says something else installs it
-// (an operator at start-up), and waits; so does one that waits for planter's scheduler (a
-// stack's PodGroup: the scheduler installs its CRD).
+// (an operator at start-up), and waits. (A stack's PodGroup needs the CRD that `planter
+// scheduler` installs when it starts: with neither, it is refused like any kind.)
 #pragma once
 
 #include <chrono>
