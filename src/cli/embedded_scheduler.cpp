@@ -4,7 +4,6 @@
 
 #include <array>
 #include <boost/json.hpp>
-#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <string_view>
@@ -130,10 +129,7 @@ std::unique_ptr<EmbeddedScheduler> EmbeddedScheduler::start_if_needed(const Plan
           if (one) raw->schedulers.push_back(std::move(one));
           it = later.erase(it);
         }
-        std::mutex mu;
-        std::condition_variable_any cv;
-        std::unique_lock lock(mu);
-        cv.wait_for(lock, stop, std::chrono::milliseconds(200), [] { return false; });
+        op::sleep_for(stop, std::chrono::milliseconds(200));
       }
     });
   }

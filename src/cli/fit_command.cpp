@@ -114,28 +114,29 @@ void add_fit_flags(CLI::App* plan, FitFlags& f) {
 }
 
 int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string& output) {
-  // --fit reads the clusters, so names only the management cluster's cluster objects define are
-  // resolved there, as planting does.
+  // The kubeconfig is read once, when first needed: for the management cluster's cluster objects
+  // (names only they define are resolved there, as planting does), or for the fit itself.
+  std::optional<Result<kube::Kubeconfig>> loaded;
+  auto config = [&]() -> Result<kube::Kubeconfig>& {
+    if (!loaded)
+      loaded = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(flags.kubeconfig));
+    return *loaded;
+  };
   auto existing = [&]() -> Result<std::vector<ClusterInfo>> {
-    auto config =
-        kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(flags.kubeconfig));
-    if (!config) return config.error();
-    auto self = config->rest_config(flags.context);
+    if (!config()) return config().error();
+    auto self = config()->rest_config(flags.context);
     if (!self) return self.error();
-    auto client = kube::Client::create(std::move(self.value()));
-    if (!client) return client.error();
     plant::ExistingClustersOptions options;
     options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    return plant::read_existing_clusters(*client.value(), options);
+    return plant::read_existing_clusters(self.value(), {}, options);
   };
   auto plan = plan_from_flags(seed, existing);
   if (!plan) return plan.error();
-  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(flags.kubeconfig));
-  if (!config) {
-    fmt::print(stderr, "error: --fit: {}\n", config.error().message);
+  if (!config()) {
+    fmt::print(stderr, "error: --fit: {}\n", config().error().message);
     return kExitBadInput;
   }
-  std::vector<FitLine> lines = fit_all(plan.value(), config.value(), flags.context);
+  std::vector<FitLine> lines = fit_all(plan.value(), config().value(), flags.context);
   bool all_fit = std::all_of(lines.begin(), lines.end(), [](const FitLine& l) { return l.fits; });
   if (output == "json") {
     json::object doc = json::parse(render_json(plan.value())).as_object();

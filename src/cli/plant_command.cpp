@@ -193,15 +193,14 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
   auto existing = [&]() -> Result<std::vector<ClusterInfo>> {
     Result<Targets>& t = connect();
     if (!t) return t.error();
-    auto client = kube::Client::create(t->clusters[std::string(kSelf)], client_options(f.client));
-    if (!client) return client.error();
     plant::ExistingClustersOptions options;
     options.deadline = std::chrono::steady_clock::now() +
                        timeout_of(f).value_or(std::chrono::milliseconds(plant::kTransientGiveUp));
     options.on_unreachable = [](const std::string& why) {
       fmt::print(stderr, "the management cluster does not answer, retrying: {}\n", why);
     };
-    return plant::read_existing_clusters(*client.value(), options);
+    return plant::read_existing_clusters(t->clusters[std::string(kSelf)], client_options(f.client),
+                                         options);
   };
   auto planned = plan_from_flags(f.seed, existing);
   if (!planned) {

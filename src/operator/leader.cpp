@@ -23,7 +23,12 @@ std::string micro_time(std::chrono::system_clock::time_point t) {
   return rfc3339(t, true);
 }
 
-// Sleeps for `d` unless `stop` is requested first; false when it was.
+int64_t seconds_of(std::chrono::milliseconds d) {
+  return std::max<int64_t>(1, (d.count() + 999) / 1000);
+}
+
+}  // namespace
+
 bool sleep_for(std::stop_token stop, std::chrono::milliseconds d) {
   std::mutex mu;
   std::condition_variable_any cv;
@@ -31,12 +36,6 @@ bool sleep_for(std::stop_token stop, std::chrono::milliseconds d) {
   cv.wait_for(lock, stop, d, [] { return false; });
   return !stop.stop_requested();
 }
-
-int64_t seconds_of(std::chrono::milliseconds d) {
-  return std::max<int64_t>(1, (d.count() + 999) / 1000);
-}
-
-}  // namespace
 
 LeaderElector::LeaderElector(kube::Client& client, LeaseOptions options, Note note)
     : client_(client), options_(std::move(options)), note_(std::move(note)) {

@@ -16,6 +16,9 @@
 
 namespace planter::op {
 
+// Sleeps for `d` unless `stop` is requested first; false when it was.
+bool sleep_for(std::stop_token stop, std::chrono::milliseconds d);
+
 struct LeaseOptions {
   std::string ns = "planter-system";
   std::string name = "planter-operator";

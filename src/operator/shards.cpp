@@ -1,8 +1,5 @@
 #include "operator/shards.h"
 
-#include <condition_variable>
-#include <mutex>
-
 namespace planter::op {
 
 namespace {
@@ -14,14 +11,6 @@ uint64_t fnv1a(std::string_view s) {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-// Sleeps for `d` unless `stop` is requested first (false then).
-bool sleep_for(std::stop_token stop, std::chrono::milliseconds d) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, d, [] { return false; });
 }
 
 }  // namespace

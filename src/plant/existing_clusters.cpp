@@ -66,4 +66,12 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
   return out;
 }
 
+Result<std::vector<ClusterInfo>> read_existing_clusters(const kube::RestConfig& management,
+                                                        const kube::ClientOptions& client,
+                                                        const ExistingClustersOptions& options) {
+  auto made = kube::Client::create(management, client);
+  if (!made) return made.error();
+  return read_existing_clusters(*made.value(), options);
+}
+
 }  // namespace planter::plant

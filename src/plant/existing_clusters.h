@@ -27,5 +27,9 @@ struct ExistingClustersOptions {
 // contributes none.
 Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management,
                                                         const ExistingClustersOptions& options);
+// The same through a client of its own.
+Result<std::vector<ClusterInfo>> read_existing_clusters(const kube::RestConfig& management,
+                                                        const kube::ClientOptions& client,
+                                                        const ExistingClustersOptions& options);
 
 }  // namespace planter::plant
