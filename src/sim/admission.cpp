@@ -1,6 +1,5 @@
 #include <cstdio>
 
-#include "model/names.h"
 #include "model/strings.h"
 #include "sim/api_defaults.h"
 #include "sim/handler.h"
@@ -41,13 +40,13 @@ std::optional<std::string> name_problem(const ResourceType& t, std::string_view 
     return std::nullopt;
   }
   if (needs_dns_label(t)) {
-    if (!is_dns_label(name))
+    if (!is_rfc1123_label(name))
       return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
              "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
              "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
     return std::nullopt;
   }
-  if (!is_dns_subdomain(name))
+  if (!is_rfc1123_subdomain(name))
     return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
            "'-' or '.', and must start and end with an alphanumeric character (e.g. "
            "'example.com', regex used for validation is "

@@ -1,5 +1,6 @@
 #include "sim/aggregated_apis.h"
 
+#include "sim/handler.h"
 #include "sim/json_access.h"
 
 namespace planter::sim {
@@ -26,13 +27,6 @@ bool plural_name(std::string_view s) {
   for (char c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
   return true;
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 }  // namespace
@@ -74,7 +68,7 @@ Result<std::vector<ResourceType>> aggregated_resource_types(const json::object& 
       return Error{std::string(kAggregatedKindsAnnotation) + ": \"" + std::string(entry) +
                    "\" is not Kind, Kind/plural or Kind/plural:Cluster"};
     t.kind = std::string(entry);
-    t.singular = lowercase(entry);
+    t.singular = lower(std::string(entry));
     t.resource = plural.empty() ? t.singular + "s" : std::string(plural);
     t.verbs = {"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"};
     t.custom = true;  // stored and served as custom resources are, without a schema

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "sim/handler.h"
 #include "sim/json_access.h"
 #include "sim/scheduler/node_match.h"
 
@@ -40,8 +41,9 @@ bool qualified_token(std::string_view s) {
   return true;
 }
 
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, no length limit.
 bool subdomain(std::string_view s) {
+  if (s.empty()) return false;
   size_t start = 0;
   for (size_t i = 0; i <= s.size(); ++i) {
     if (i < s.size() && s[i] != '.') {
@@ -115,6 +117,14 @@ std::string go_map(const json::object* labels) {
 
 }  // namespace
 
+bool is_rfc1123_label(std::string_view s) {
+  return s.size() <= kNameMax && s.find('.') == std::string_view::npos && subdomain(s);
+}
+
+bool is_rfc1123_subdomain(std::string_view s) {
+  return s.size() <= kSubdomainMax && subdomain(s);
+}
+
 std::optional<std::string> object_meta_decode_error(const json::object& obj) {
   const json::object* meta = object_at(&obj, "metadata");
   if (!meta) return std::nullopt;
@@ -158,10 +168,7 @@ std::vector<Cause> object_meta_causes(const json::object& obj) {
     size_t total = 0;
     for (const auto& [k, v] : *annotations) {
       total += k.size() + (v.is_string() ? v.as_string().size() : 0);
-      std::string lower(k);
-      for (char& c : lower)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      for (std::string& why : qualified_name_problems(lower))
+      for (std::string& why : qualified_name_problems(lower(std::string(k))))
         out.push_back({"FieldValueInvalid", "Invalid value: " + quoted(k) + ": " + why,
                        "metadata.annotations"});
     }

@@ -8,12 +8,18 @@
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/api_errors.h"
 #include "sim/catalog.h"
 
 namespace planter::sim {
+
+// RFC 1123 as kube-apiserver checks names: a label (Namespace and Service names; at most 63) and
+// a subdomain (most kinds' names; at most 253).
+bool is_rfc1123_label(std::string_view s);
+bool is_rfc1123_subdomain(std::string_view s);
 
 // A body the API server could not decode into ObjectMeta: `labels` or `annotations` that is not
 // a map of strings. The message of the 400 that kube-apiserver answers ("json: cannot unmarshal
