@@ -26,7 +26,6 @@ void EventLoop::stop() {
     std::lock_guard lock(mu_);
     stopped_ = true;
   }
-  stop_seen_ = true;
   cv_.notify_one();
 }
 
@@ -36,7 +35,6 @@ EventLoop::End EventLoop::run(std::optional<Clock::time_point> deadline, std::st
       std::lock_guard lock(mu_);
       cancelled_ = true;
     }
-    stop_seen_ = true;
     cv_.notify_one();
   });
   std::unique_lock lock(mu_);
@@ -56,7 +54,7 @@ EventLoop::End EventLoop::run(std::optional<Clock::time_point> deadline, std::st
       while (!batch.empty()) {
         batch.front()();
         batch.pop_front();
-        if (stop_seen_.load(std::memory_order_relaxed)) break;  // stop() or a cancel, within
+        if (stopped_ || cancelled_) break;  // stop() or a cancel, from within or elsewhere
       }
       lock.lock();
       // What a stop left unrun stays first in line, as it would have without the batch.

@@ -43,10 +43,11 @@ class EventLoop {
   std::deque<std::function<void()>> ready_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   uint64_t seq_ = 0;
-  bool stopped_ = false;
-  bool cancelled_ = false;
-  bool waiting_ = false;                // run() sleeps on cv_: a post must wake it
-  std::atomic<bool> stop_seen_{false};  // stopped_ or cancelled_, read without the lock
+  // Set under mu_ (so that a sleeping run() sees them); atomic so that run() can look between the
+  // items of a batch without the lock.
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> cancelled_{false};
+  bool waiting_ = false;  // run() sleeps on cv_: a post must wake it
 };
 
 }  // namespace planter::plant
