@@ -1,7 +1,7 @@
 // Tests that read ../shared (the corpus, the discovery documents of a real kube-apiserver).
 //
 // Outside CI a missing ../shared skips them, for a bare clone on a laptop. In CI (the environment
-// variable CI is set, as .ci/run's runner sets it) it is a failure: a test that checks nothing
+// variable CI is set: .ci/run exports CI=1) it is a failure: a test that checks nothing
 // must not pass.
 #pragma once
 

@@ -75,7 +75,11 @@ std::map<std::string, std::string> nodes_of(const SimProcess& sim, const std::st
   std::map<std::string, std::string> out;
   auto r =
       sim.kubectl("get pods -n default -l scheduling.x-k8s.io/pod-group=" + group + " -o json");
-  if (r.code != 0) return out;
+  if (r.code != 0) {
+    // Never an empty answer that "none is bound" would take for a pass.
+    ADD_FAILURE() << "kubectl get pods failed: " << r.err;
+    return out;
+  }
   json::value list = json::parse(r.out);
   for (const auto& p : list.at("items").as_array()) {
     auto* node = p.at("spec").as_object().if_contains("nodeName");
@@ -120,14 +124,24 @@ class GangTest : public ::testing::Test {
 TEST_F(GangTest, AGangBindsOnlyWhenAllOfItFitsAndANewNodeCompletesIt) {
   auto s = scheduler();
   apply_yaml(sim_, gang("g", 4, 4, "5"));  // one 5-cpu pod per node: three fit, not four
-  std::this_thread::sleep_for(1500ms);
+  // The scheduler has considered the gang once it says why the pods wait: only then does "none
+  // is bound" mean something.
+  std::string why;
+  ASSERT_TRUE(eventually(
+      [&] {
+        why = sim_.kubectl("get pod g-0 -o jsonpath={.status.conditions[0].message}").out;
+        return why.find("cannot be placed together") != std::string::npos;
+      },
+      30s))
+      << why << s->log();
   auto pods = nodes_of(sim_, "g");
   ASSERT_EQ(pods.size(), 4u);
   EXPECT_EQ(bound(pods), 0u) << "none of the gang is bound\n" << s->log();
-  std::string why = sim_.kubectl("get pod g-0 -o jsonpath={.status.conditions[0].message}").out;
   EXPECT_THAT(why, HasSubstr("pod group default/g: 4 pods cannot be placed together")) << why;
   EXPECT_THAT(why, HasSubstr("Insufficient cpu"));
-  EXPECT_EQ(sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out, "Pending");
+  EXPECT_TRUE(eventually(
+      [&] { return sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out == "Pending"; },
+      30s));
   EXPECT_THAT(sim_.kubectl("get events --field-selector involvedObject.kind=PodGroup").out,
               HasSubstr("FailedScheduling"));
 
@@ -139,11 +153,9 @@ metadata:
 status:
   allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
 )");
-  auto added = std::chrono::steady_clock::now();
-  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) == 4; }, 10s, 20ms))
+  // How fast is bench/planter_scheduler_bench's to say; here, that it happens.
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) == 4; }, 30s, 20ms))
       << sim_.kubectl("get pods -o wide").out << s->log();
-  auto took = std::chrono::steady_clock::now() - added;
-  EXPECT_LT(took, 1s) << "all four bound within a second of the node's creation";
   EXPECT_TRUE(eventually(
       [&] { return sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out == "Scheduled"; },
       5s));
@@ -201,10 +213,17 @@ TEST_F(GangTest, AGangLeftPartlyBoundThatCannotFinishIsReleasedAtItsTimeout) {
   std::set<std::string> used;
   for (const auto& [pod, node] : nodes_of(sim_, "g"))
     if (!node.empty()) used.insert(node);
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 1; i <= 3; ++i) {  // the sim numbers nodes from 1
     std::string node = fmt::format("management-node-{}", i);
-    if (!used.contains(node)) sim_.kubectl("cordon " + node);
+    if (!used.contains(node)) ASSERT_EQ(sim_.kubectl("cordon " + node).code, 0) << node;
   }
+  std::string cordoned =
+      sim_.kubectl(
+              "get nodes -o jsonpath={range .items[?(@.spec.unschedulable)]}{.metadata.name} "
+              "{end}")
+          .out;
+  EXPECT_EQ(std::count(cordoned.begin(), cordoned.end(), ' '), 3 - std::ssize(used))
+      << "every node without a pod of the gang is cordoned: " << cordoned;
   auto again = scheduler();
   EXPECT_TRUE(eventually(
       [&] {
