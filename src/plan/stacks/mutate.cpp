@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_set>
 
+#include "model/json_compare.h"
 #include "model/quantity.h"
 #include "plan/placement.h"
 #include "plan/stacks/pod_targets.h"
@@ -40,7 +42,8 @@ json::object stack_term(std::string_view stack, std::string_view topology_key) {
 
 // Adds `term` to the list unless an equal one is there.
 bool add_unique(json::array& terms, json::value term) {
-  if (std::find(terms.begin(), terms.end(), term) != terms.end()) return false;
+  for (const json::value& t : terms)
+    if (json_equal(t, term)) return false;
   terms.push_back(std::move(term));
   return true;
 }
@@ -50,6 +53,8 @@ struct Writer {
   Object& object;
   Diagnostics& diags;
   bool is_anchor = false;  // the stack's own anchor: it leads, it does not follow
+  // A custom resource: its containers' amounts were checked by no rule of the seed's kinds.
+  bool check_amounts = false;
 
   void error(std::string message, std::string hint = {}) {
     diags.add(object.where(), object.display(), std::move(message), std::move(hint));
@@ -107,14 +112,23 @@ struct Writer {
           {"topologyKey", kHostnameKey}};
       add_unique(list(anti, "requiredDuringSchedulingIgnoredDuringExecution"), std::move(term));
     }
-    for (const std::string& other : stack.separate_from) {
-      json::object& anti = child(*t.affinity, "podAntiAffinity");
-      if (add_unique(list(anti, "requiredDuringSchedulingIgnoredDuringExecution"),
-                     stack_term(other, kHostnameKey)))
+    if (!stack.separate_from.empty()) {
+      // A stack may be separated from thousands: the terms already there are indexed once.
+      json::array& terms = list(child(*t.affinity, "podAntiAffinity"),
+                                "requiredDuringSchedulingIgnoredDuringExecution");
+      std::unordered_set<std::string> present;
+      for (const json::value& term : terms) present.insert(canonical_json(term));
+      for (const std::string& other : stack.separate_from) {
+        json::value term = stack_term(other, kHostnameKey);
+        if (!present.insert(canonical_json(term)).second) continue;
+        terms.push_back(std::move(term));
         note(fmt::format("{}.podAntiAffinity: required, never on a node with the pods of stack {}",
                          t.affinity_path, other));
+      }
     }
     if (stack.dedicated) dedicate(t);
+    if (check_amounts)
+      for (auto& sized : t.resources) amounts(*sized.resources, sized.path);
     if (stack.atomic)
       for (auto& sized : t.resources) size(*sized.resources, sized.path, sized.container);
   }
@@ -171,6 +185,28 @@ struct Writer {
       add_unique(exprs, expression);
     }
     note(fmt::format("{}.nodeAffinity: required, {} In [{}]", t.affinity_path, key, value));
+  }
+
+  // What kube-apiserver refuses of the pods this object's operator would make: an amount that
+  // is not a quantity, or below 0.
+  void amounts(const json::object& res, const std::string& path) {
+    for (const char* which : {"limits", "requests"}) {
+      const json::value* list = res.if_contains(which);
+      if (!list || !list->is_object()) continue;
+      for (const auto& [name, q] : list->as_object()) {
+        std::string text = quantity_text(&q);
+        std::optional<double> amount = parse_quantity(text);
+        if (!amount)
+          error(fmt::format("{}.resources.{}[{}]: Invalid value: \"{}\": must be a quantity", path,
+                            which, std::string_view(name), text),
+                "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
+        else if (*amount < 0)
+          error(fmt::format("{}.resources.{}[{}]: Invalid value: \"{}\": must be greater than or "
+                            "equal to 0",
+                            path, which, std::string_view(name), text),
+                "a resource amount cannot be negative");
+      }
+    }
   }
 
   // requests = limits for cpu and memory.
@@ -434,18 +470,19 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
                                      const StackOptions& options, Diagnostics& diags) {
   std::vector<StackPolicy> stacks = read_stacks(objects, diags);
   std::vector<StackNeeds> needs(stacks.size());
+  // Separation goes both ways: who separates from whom, read once (linear in the seed).
+  std::map<std::string_view, std::vector<std::string_view>> separated_by;
+  for (const StackPolicy& other : stacks)
+    for (const std::string& avoided : other.separate_from)
+      separated_by[avoided].push_back(other.name);
   for (size_t i = 0; i < stacks.size(); ++i) {
     needs[i].name = stacks[i].name;
     needs[i].body = stacks[i].body;
     needs[i].atomic = stacks[i].atomic;
     if (stacks[i].colocate) needs[i].colocated_on = stacks[i].topology_key;
-    for (const StackPolicy& other : stacks)
-      if (other.name == stacks[i].name)
-        needs[i].avoid.insert(needs[i].avoid.end(), other.separate_from.begin(),
-                              other.separate_from.end());
-      else if (std::find(other.separate_from.begin(), other.separate_from.end(), stacks[i].name) !=
-               other.separate_from.end())
-        needs[i].avoid.push_back(other.name);
+    needs[i].avoid = stacks[i].separate_from;
+    if (auto it = separated_by.find(stacks[i].name); it != separated_by.end())
+      needs[i].avoid.insert(needs[i].avoid.end(), it->second.begin(), it->second.end());
     std::sort(needs[i].avoid.begin(), needs[i].avoid.end());
     needs[i].avoid.erase(std::unique(needs[i].avoid.begin(), needs[i].avoid.end()),
                          needs[i].avoid.end());
@@ -507,6 +544,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
       continue;
     }
     Writer w{*stack, o, diags};
+    w.check_amounts = !kinds.is_builtin_group(o.ref.group());
     StackNeeds& n = needs[index];
     StackMember& member = n.members.emplace_back(StackMember{object, {}});
     for (PodTarget& t : targets.targets) {
