@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <exception>
 #include <functional>
 
 #include "model/object.h"
@@ -201,8 +202,17 @@ Result<PlannedSeed> plan_seed_text(
   PlanOptions options;
   options.default_namespace = ns;
   options.existing_clusters = std::move(existing_clusters);
-  PlanOutcome planned =
-      plan_loaded(std::move(seed), std::move(loading), plugins, PluginLimits{}, options);
+  PlanOutcome planned;
+  try {
+    planned = plan_loaded(std::move(seed), std::move(loading), plugins, PluginLimits{}, options);
+  } catch (const std::exception& e) {
+    // Planning is total for every input planter knows of; should one still throw, it fails this
+    // Seed, not the operator and every other tenant's Seeds with it (a crash loop, issue 29).
+    return Error{
+        fmt::format("planter failed planning {}: {}; this is planter's bug, please report "
+                    "it with the seed",
+                    text.name, e.what())};
+  }
   const Diagnostics& diags = planned.diags;
   PlannedSeed out;
   for (const Diagnostic& w : diags.warnings()) out.warnings.push_back(w.str());

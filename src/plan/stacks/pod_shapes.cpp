@@ -36,6 +36,46 @@ PodShape template_shape(std::string path) {
   return s;
 }
 
+// Why `path` is not a path planter may write pod fields at, or "" when it is one: dotted field
+// names starting at spec (the operator's input; never metadata or status), at most kMaxPathSteps;
+// with `wildcards`, a step "*" (every value of a map) or a suffix "[*]" (every item of a list).
+std::string path_problem(std::string_view path, bool wildcards) {
+  if (path.empty()) return "the path is empty";
+  if (path.size() > kMaxPathBytes)
+    return fmt::format("the path is longer than {} characters", kMaxPathBytes);
+  std::vector<std::string_view> steps = split(path, '.');
+  if (steps.size() > kMaxPathSteps)
+    return fmt::format("\"{}\" has more than {} steps", path, kMaxPathSteps);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string_view step = steps[i];
+    if (wildcards && step == "*") {
+      if (i == 0) break;  // reported below: not spec
+      continue;
+    }
+    std::string_view name = step;
+    if (wildcards && name.ends_with("[*]")) name.remove_suffix(3);
+    if (name.empty())
+      return fmt::format("step {} of \"{}\" is empty: write dotted field names", i + 1, path);
+    if (name.find_first_of("[]*") != std::string_view::npos)
+      return fmt::format(
+          "step \"{}\" of \"{}\" is not a field name{}", step, path,
+          wildcards ? " (a step is a name, \"*\" for every value of a map, or a name with \"[*]\" "
+                      "for every item of a list)"
+                    : " (this field's path takes no wildcards)");
+  }
+  if (steps.front() != "spec")
+    return fmt::format(
+        "\"{}\" does not start at spec: planter writes only into the fields an "
+        "operator makes its pods from",
+        path);
+  return {};
+}
+
+Result<std::string> checked_path(std::string_view path, bool wildcards) {
+  if (std::string why = path_problem(path, wildcards); !why.empty()) return Error{why};
+  return std::string(path);
+}
+
 Result<PodShape> shape_from_json(const json::value& v) {
   if (v.is_string()) {
     auto shapes = parse_pod_shapes(std::string_view(v.as_string()));
@@ -52,13 +92,18 @@ Result<PodShape> shape_from_json(const json::value& v) {
       for (const auto& r : f.as_array()) {
         if (!r.is_string() || r.as_string().empty())
           return Error{"\"resources\" must be a list of paths"};
-        s.resources.emplace_back(r.as_string());
+        auto path = checked_path(r.as_string(), true);
+        if (!path) return Error{"\"resources\": " + path.error().message};
+        s.resources.push_back(std::move(*path));
       }
       continue;
     }
     if (!f.is_string() || f.as_string().empty())
       return Error{fmt::format("\"{}\" must be a path", std::string_view(k))};
-    std::string path(f.as_string());
+    auto checked = checked_path(f.as_string(), false);
+    if (!checked)
+      return Error{fmt::format("\"{}\": {}", std::string_view(k), checked.error().message)};
+    std::string path = std::move(*checked);
     if (k == "labels")
       s.labels = path;
     else if (k == "affinity")
@@ -89,6 +134,9 @@ Result<std::vector<PodShape>> parse_pod_shapes(std::string_view annotation) {
     json::value v = json::parse(text, ec);
     if (ec) return Error{"not JSON: " + ec.message()};
     if (v.is_object()) v = json::array{v};
+    if (!v.is_array()) return Error{"the JSON form is an object or a list of objects"};
+    if (v.as_array().size() > kMaxPodShapes)
+      return Error{fmt::format("more than {} kinds of pods", kMaxPodShapes)};
     for (const auto& e : v.as_array()) {
       auto s = shape_from_json(e);
       if (!s) return s.error();
@@ -96,7 +144,10 @@ Result<std::vector<PodShape>> parse_pod_shapes(std::string_view annotation) {
     }
     return out;
   }
-  for (std::string_view entry : split(text, ',')) {
+  std::vector<std::string_view> entries = split(text, ',');
+  if (entries.size() > kMaxPodShapes)
+    return Error{fmt::format("more than {} kinds of pods", kMaxPodShapes)};
+  for (std::string_view entry : entries) {
     entry = trim(entry);
     if (entry.empty()) return Error{"an empty entry"};
     PodShape s;
@@ -104,9 +155,9 @@ Result<std::vector<PodShape>> parse_pod_shapes(std::string_view annotation) {
       s.form = PodShape::Form::kPodLike;
       entry.remove_prefix(4);
     }
-    if (entry.empty() || entry.front() == '.' || entry.back() == '.')
-      return Error{fmt::format("\"{}\" is not a path of dotted field names", entry)};
-    s.path = std::string(entry);
+    auto path = checked_path(entry, s.form == PodShape::Form::kTemplate);
+    if (!path) return path.error();
+    s.path = std::move(*path);
     out.push_back(std::move(s));
   }
   return out;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@
 namespace planter {
 
 inline constexpr std::string_view kPodTemplateAnnotation = "planter.nephio.org/pod-template";
+
+// Bounds of the annotation (docs/limits.md): kinds of pods, steps and characters of one path.
+inline constexpr size_t kMaxPodShapes = 64;
+inline constexpr size_t kMaxPathSteps = 32;
+inline constexpr size_t kMaxPathBytes = 1024;
 
 struct PodShape {
   enum class Form { kTemplate, kPodLike, kFields };
@@ -45,6 +51,9 @@ struct PodShape {
   std::string enabled;
 };
 
+// The annotation's shapes; an error, naming the entry and the step, when it is malformed: a step
+// that is not a field name ("[0]", "[abc]"), a path that does not start at spec (nothing is ever
+// written into metadata or status), or past the bounds above.
 Result<std::vector<PodShape>> parse_pod_shapes(std::string_view annotation);
 
 // The built-in table's shapes of a kind; empty when the table does not know it.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <charconv>
+#include <cstdint>
 #include <limits>
 
 #include "model/strings.h"
@@ -34,8 +36,15 @@ Path parse_plain(std::string_view dotted) {
   return p;
 }
 
+// The index of a list step "[i]"; SIZE_MAX (past every list's end) when it is not one. Paths
+// from a CRD's annotation hold no such steps (parse_pod_shapes refuses them); planter makes them
+// while expanding "[*]", so this never sees a user's text, but it stays total.
 size_t index_of(const std::string& step) {
-  return std::stoul(step.substr(1, step.size() - 2));
+  size_t i = SIZE_MAX;
+  if (step.size() < 3 || step.front() != '[' || step.back() != ']') return i;
+  auto [end, ec] = std::from_chars(step.data() + 1, step.data() + step.size() - 1, i);
+  if (ec != std::errc() || end != step.data() + step.size() - 1) return SIZE_MAX;
+  return i;
 }
 
 // Follows steps [from, to) from `at` (a json::value, const or not); nullptr when one is missing.
