@@ -1,7 +1,9 @@
-// Kubernetes' name rules (RFC 1123), as the API server validates metadata.name.
+// Kubernetes' name rules (RFC 1123, qualified names, label values), as the API server validates
+// metadata.name, label keys and label values (k8s.io/apimachinery/pkg/util/validation).
 #pragma once
 
 #include <cctype>
+#include <string>
 #include <string_view>
 
 namespace planter {
@@ -28,5 +30,17 @@ inline bool is_dns_subdomain(std::string_view s) {
     s.remove_prefix(dot + 1);
   }
 }
+
+// The API server's description of a DNS-1123 subdomain.
+inline constexpr std::string_view kSubdomainRule =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character";
+
+// Why `key` is not a qualified name (`[prefix/]name`: a label or annotation key), in the API
+// server's words; "" when it is one.
+std::string qualified_name_problem(std::string_view key);
+
+// Why `value` is not a label value, in the API server's words; "" when it is one.
+std::string label_value_problem(std::string_view value);
 
 }  // namespace planter

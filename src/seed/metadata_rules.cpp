@@ -19,52 +19,17 @@ namespace json = boost::json;
 namespace {
 
 // The API server's descriptions of its rules (k8s.io/apimachinery/pkg/util/validation).
-constexpr std::string_view kSubdomainRule =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character";
 constexpr std::string_view kLabelRule =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character";
 constexpr std::string_view kDns1035Rule =
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
     "alphabetic character, and end with an alphanumeric character";
-constexpr std::string_view kQualifiedRule =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kLabelValueRule =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character";
 constexpr std::string_view kConfigKeyRule =
     "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 
 bool is_alnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
-
-// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, the name part of a label key and a label value.
-bool is_qualified_word(std::string_view s) {
-  if (s.empty() || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
-  for (char c : s)
-    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-// Why `key` is not a qualified name (`[prefix/]name`), or "" when it is one.
-std::string qualified_name_problem(std::string_view key) {
-  std::string_view name = key;
-  size_t slash = key.find('/');
-  if (slash != std::string_view::npos) {
-    std::string_view prefix = key.substr(0, slash);
-    name = key.substr(slash + 1);
-    if (prefix.empty()) return "prefix part must be non-empty";
-    if (!is_dns_subdomain(prefix)) return fmt::format("prefix part {}", kSubdomainRule);
-    if (name.find('/') != std::string_view::npos)
-      return "a qualified name must be a name with an optional DNS subdomain prefix and '/'";
-  }
-  if (name.empty()) return "name part must be non-empty";
-  if (name.size() > 63) return "name part must be no more than 63 characters";
-  if (!is_qualified_word(name)) return fmt::format("name part {}", kQualifiedRule);
-  return {};
 }
 
 bool is_dns1035_label(std::string_view s) {
@@ -132,13 +97,12 @@ void check_labels(const Object& o, const json::object& meta, Diagnostics& diags)
       continue;
     }
     std::string_view v = kv.value().get_string();
-    if (v.size() > 63)
-      invalid(o, diags, field, v, "must be no more than 63 characters", "shorten the value");
-    else if (has_template_variable(v))
+    if (v.size() <= 63 && has_template_variable(v))
       report_template_variable(o, field, v, diags);
-    else if (!v.empty() && !is_qualified_word(v))
-      invalid(o, diags, field, v, kLabelValueRule,
-              "label values are short words; put free text in an annotation");
+    else if (std::string why = label_value_problem(v); !why.empty())
+      invalid(o, diags, field, v, why,
+              v.size() > 63 ? "shorten the value"
+                            : "label values are short words; put free text in an annotation");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "model/names.h"
 #include "model/quantity.h"
 
 namespace planter {
@@ -55,9 +56,15 @@ struct Reader {
         continue;
       }
       std::string text = quantity_text(&q);
-      if (text.empty() || !parse_quantity(text))
+      std::optional<double> amount = parse_quantity(text);
+      if (text.empty() || !amount)
         error(fmt::format("spec.atomic.defaults.{} is not a quantity", k),
               "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
+      else if (*amount < 0)
+        error(fmt::format("spec.atomic.defaults.{}: Invalid value: \"{}\": must be greater than "
+                          "or equal to 0",
+                          k, text),
+              "a resource amount cannot be negative");
       (k == "cpu" ? p.default_cpu : p.default_memory) = text;
     }
   }
@@ -72,6 +79,10 @@ struct Reader {
       if (!key->is_string() || key->as_string().empty())
         return error("spec.colocate.topologyKey must be a node label key",
                      "kubernetes.io/hostname (one node) or topology.kubernetes.io/zone");
+      if (std::string why = qualified_name_problem(key->as_string()); !why.empty())
+        return error(fmt::format("spec.colocate.topologyKey: Invalid value: \"{}\": {}",
+                                 std::string_view(key->as_string()), why),
+                     "a node label key: kubernetes.io/hostname or topology.kubernetes.io/zone");
       p.topology_key = std::string(key->as_string());
     }
   }
@@ -96,6 +107,15 @@ struct Reader {
     if (!key || !key->is_string() || key->as_string().empty() || !value || !value->is_string())
       return error("spec.dedicated needs key and value (strings)",
                    "for nodes tainted and labelled tenant=gold: {key: tenant, value: gold}");
+    // Both become a node label and a taint of the pods' toleration and affinity.
+    if (std::string why = qualified_name_problem(key->as_string()); !why.empty())
+      return error(fmt::format("spec.dedicated.key: Invalid value: \"{}\": {}",
+                               std::string_view(key->as_string()), why),
+                   "a node label key, e.g. tenant or example.com/tenant");
+    if (std::string why = label_value_problem(value->as_string()); !why.empty())
+      return error(fmt::format("spec.dedicated.value: Invalid value: \"{}\": {}",
+                               std::string_view(value->as_string()), why),
+                   "a node label value, e.g. gold");
     p.dedicated = std::make_pair(std::string(key->as_string()), std::string(value->as_string()));
   }
 
@@ -128,6 +148,12 @@ struct Reader {
     p.name = stack.ref.name;
     p.source = stack.source;
     if (p.name.empty()) error("a Stack needs metadata.name");
+    // The name is written into the label planter.nephio.org/stack of every member's pods.
+    if (std::string why = label_value_problem(p.name); !p.name.empty() && !why.empty())
+      error(fmt::format("metadata.name: Invalid value: \"{}\": {} (it is the value of the label "
+                        "{} on the stack's pods)",
+                        p.name, why, kStackLabel),
+            "a Stack's name is a label value: at most 63 characters");
     const json::value* spec_v = stack.body.if_contains("spec");
     if (!spec_v || !spec_v->is_object()) {
       error("a Stack needs a spec", "see docs/stacks.md");
