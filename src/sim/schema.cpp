@@ -1,8 +1,9 @@
 #include "sim/schema.h"
 
+#include <re2/re2.h>
+
 #include <boost/json.hpp>
 #include <cmath>
-#include <regex>
 #include <string_view>
 
 namespace planter::sim {
@@ -10,6 +11,10 @@ namespace planter::sim {
 namespace json = boost::json;
 
 namespace {
+
+// What one pattern may take to compile and match (RE2's budget; its DFA falls back to a slower
+// linear engine when the budget is spent, it never goes exponential).
+constexpr int64_t kPatternMemory = 1 << 20;
 
 const json::object* schema_object(const json::value* s) {
   return s ? s->if_object() : nullptr;
@@ -163,15 +168,16 @@ class Validator {
     if (number_at(s, "maxLength", n) && runes(text) > static_cast<size_t>(n))
       add("FieldValueTooLong", path, "Too long: may not be more than " + number_text(n) + " bytes");
     if (const json::value* p = s.if_contains("pattern"); p && p->is_string()) {
-      try {
-        std::regex re(std::string(p->get_string()), std::regex::ECMAScript);
-        if (!std::regex_search(std::string(text), re))
-          add("FieldValueInvalid", path,
-              "Invalid value: " + shown(v) + ": " + path + " in body should match '" +
-                  std::string(p->get_string()) + "'");
-      } catch (const std::regex_error&) {
-        // A pattern this engine cannot read: kube-apiserver checked it when the CRD was created.
-      }
+      // kube-apiserver matches with Go's regexp (RE2 syntax, linear time, unanchored): so does
+      // the sim. A pattern RE2 cannot read was refused when the CRD was created.
+      RE2::Options options;
+      options.set_log_errors(false);
+      options.set_max_mem(kPatternMemory);
+      RE2 re(re2::StringPiece(p->get_string().data(), p->get_string().size()), options);
+      if (re.ok() && !RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), re))
+        add("FieldValueInvalid", path,
+            "Invalid value: " + shown(v) + ": " + path + " in body should match '" +
+                std::string(p->get_string()) + "'");
     }
   }
 
