@@ -40,6 +40,11 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
          "restart, succeeds)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--max-pods-per-workload", f.max_pods_per_workload,
+                  "The most pods one ReplicaSet, StatefulSet, Job or simulated operator keeps "
+                  "(replicas above it are accepted, as kube-apiserver does, and not made)")
+      ->check(CLI::Range(int64_t{0}, int64_t{2147483647}))
+      ->capture_default_str();
   cmd->add_option("--nodes", f.nodes,
                   "Nodes per cluster (a planter Cluster's spec.nodes counts win)")
       ->check(CLI::Range(1, 5000))
@@ -170,6 +175,7 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   c.bookmark_interval = std::chrono::seconds(f.bookmark_interval_s);
   c.history_limit = static_cast<size_t>(f.watch_history);
   c.workload_delay = std::chrono::milliseconds(f.workload_delay_ms);
+  c.max_pods_per_workload = f.max_pods_per_workload;
   c.nodes = {sim::NodePool{f.nodes, {}}};
   c.node_cpu = f.node_cpu;
   c.node_memory = f.node_memory;

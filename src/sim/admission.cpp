@@ -339,8 +339,12 @@ std::optional<Response> Handler::validate_kind(const ResourceType& t, const json
   if (auto undecodable = object_meta_decode_error(obj))
     return bad_request(t.kind + " in version \"" + t.version + "\" cannot be handled as a " +
                        t.kind + ": " + *undecodable);
+  if (auto undecodable = workload_count_decode_error(t, obj))
+    return bad_request(t.kind + " in version \"" + t.version + "\" cannot be handled as a " +
+                       t.kind + ": " + *undecodable);
   std::vector<Cause> meta_causes = object_meta_causes(obj);
   for (Cause& c : workload_selector_causes(t, obj)) meta_causes.push_back(std::move(c));
+  for (Cause& c : workload_count_causes(t, obj)) meta_causes.push_back(std::move(c));
   if (!meta_causes.empty()) return invalid(t, meta_string(obj, "name"), std::move(meta_causes));
   if (auto denied = check_escalation(t, obj)) return *denied;
   if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition") {

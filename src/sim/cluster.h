@@ -68,6 +68,10 @@ struct ClusterOptions {
   size_t history_limit = 20000;
   // Until Deployments, StatefulSets, DaemonSets and Pods report ready.
   std::chrono::milliseconds workload_delay{1000};
+  // The most pods one workload's controller keeps (docs/limits.md): kube-apiserver accepts
+  // replicas up to 2^31-1, which a real cluster's quotas and nodes stop long before; the sim
+  // stops here, so that one small object cannot take its memory.
+  int64_t max_pods_per_workload = 10000;
   std::vector<NodePool> nodes{NodePool{}};
   std::string node_cpu = "8";
   std::string node_memory = "32Gi";

@@ -1,6 +1,8 @@
 #include "sim/object_validation.h"
 
 #include <boost/json.hpp>
+#include <cmath>
+#include <cstdint>
 
 #include "sim/handler.h"
 #include "sim/json_access.h"
@@ -219,6 +221,93 @@ std::vector<Cause> workload_selector_causes(const ResourceType& t, const json::o
         {"FieldValueInvalid",
          "Invalid value: " + go_map(labels) + ": `selector` does not match template `labels`",
          "spec.template.metadata.labels"});
+  return out;
+}
+
+namespace {
+
+// One count of a workload: where it is, and the Go struct kube-apiserver decodes it into.
+struct CountField {
+  std::vector<std::string_view> path;  // from the object's root
+  std::string_view go_struct;          // "DeploymentSpec"
+};
+
+std::vector<CountField> count_fields(const ResourceType& t) {
+  auto job = [](std::vector<std::string_view> base, std::string_view go) {
+    std::vector<CountField> out;
+    for (std::string_view f : {"parallelism", "completions", "backoffLimit"}) {
+      std::vector<std::string_view> p = base;
+      p.push_back(f);
+      out.push_back({std::move(p), go});
+    }
+    return out;
+  };
+  if (t.group == "apps" && t.kind == "Deployment")
+    return {{{"spec", "replicas"}, "DeploymentSpec"}};
+  if (t.group == "apps" && t.kind == "ReplicaSet")
+    return {{{"spec", "replicas"}, "ReplicaSetSpec"}};
+  if (t.group == "apps" && t.kind == "StatefulSet")
+    return {{{"spec", "replicas"}, "StatefulSetSpec"}};
+  if (t.group.empty() && t.kind == "ReplicationController")
+    return {{{"spec", "replicas"}, "ReplicationControllerSpec"}};
+  if (t.group == "batch" && t.kind == "Job") return job({"spec"}, "JobSpec");
+  if (t.group == "batch" && t.kind == "CronJob")
+    return job({"spec", "jobTemplate", "spec"}, "JobSpec");
+  return {};
+}
+
+const json::value* value_at(const json::object& obj, const std::vector<std::string_view>& path) {
+  const json::object* at = &obj;
+  const json::value* v = nullptr;
+  for (std::string_view step : path) {
+    if (!at) return nullptr;
+    v = at->if_contains(step);
+    if (!v) return nullptr;
+    at = v->if_object();
+  }
+  return v;
+}
+
+std::string dotted(const std::vector<std::string_view>& path) {
+  std::string out;
+  for (std::string_view s : path) out += (out.empty() ? "" : ".") + std::string(s);
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> workload_count_decode_error(const ResourceType& t,
+                                                       const json::object& obj) {
+  for (const CountField& f : count_fields(t)) {
+    const json::value* v = value_at(obj, f.path);
+    if (!v || v->is_null()) continue;
+    std::string where = "Go struct field " + std::string(f.go_struct) + "." + dotted(f.path);
+    bool fits = (v->is_int64() && v->get_int64() >= INT32_MIN && v->get_int64() <= INT32_MAX) ||
+                (v->is_uint64() && v->get_uint64() <= uint64_t(INT32_MAX)) ||
+                (v->is_double() && v->get_double() == std::floor(v->get_double()) &&
+                 v->get_double() >= INT32_MIN && v->get_double() <= INT32_MAX);
+    if (fits) continue;
+    if (v->is_number())
+      return "json: cannot unmarshal number " + json::serialize(*v) + " into " + where +
+             " of type int32";
+    return std::string("json: cannot unmarshal ") + json_type(*v) + " into " + where +
+           " of type int32";
+  }
+  return std::nullopt;
+}
+
+std::vector<Cause> workload_count_causes(const ResourceType& t, const json::object& obj) {
+  std::vector<Cause> out;
+  for (const CountField& f : count_fields(t)) {
+    const json::value* v = value_at(obj, f.path);
+    if (!v || !v->is_number()) continue;
+    double n = v->to_number<double>();
+    if (n < 0)
+      out.push_back(
+          {"FieldValueInvalid",
+           "Invalid value: " + json::serialize(*v) + ": must be greater than or equal to 0",
+           dotted(f.path)});
+  }
   return out;
 }
 

@@ -33,4 +33,16 @@ std::vector<Cause> object_meta_causes(const boost::json::object& obj);
 // and selects the pod template's labels.
 std::vector<Cause> workload_selector_causes(const ResourceType& t, const boost::json::object& obj);
 
+// The counts of workloads, as kube-apiserver decodes and validates them (int32, at least 0):
+// apps/v1 Deployment, ReplicaSet and StatefulSet and v1 ReplicationController `spec.replicas`;
+// batch/v1 Job (and a CronJob's job template) `parallelism`, `completions`, `backoffLimit`.
+// A count outside int32 cannot be decoded: the message of the 400 kube-apiserver answers
+// ("json: cannot unmarshal number 2147483648 into Go struct field DeploymentSpec.spec.replicas
+// of type int32"); nullopt when every count decodes.
+std::optional<std::string> workload_count_decode_error(const ResourceType& t,
+                                                       const boost::json::object& obj);
+// A count below 0: one cause each ("spec.replicas: Invalid value: -1: must be greater than or
+// equal to 0").
+std::vector<Cause> workload_count_causes(const ResourceType& t, const boost::json::object& obj);
+
 }  // namespace planter::sim

@@ -55,6 +55,7 @@ class SimProcess {
   SimProcess& operator=(const SimProcess&) = delete;
 
   bool running() const { return pid_ > 0 && !url_.empty(); }
+  int pid() const { return pid_; }
   // Kills the sim with SIGKILL (no chance to tidy up), keeping its folder.
   void kill_hard();
   // Starts it again in the same folder, with these arguments after the usual ones, on `port`

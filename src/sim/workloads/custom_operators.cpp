@@ -10,6 +10,7 @@
 // proxysql) make several workloads, `<name>`, `<name>-1`, ...
 //
 // The sim's own reading of those forms, shared with no planter code: it is the judge.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <map>
 #include <set>
@@ -29,6 +30,8 @@ namespace {
 
 constexpr const char* kOperatorAnnotation = "sim.planter.io/operator";
 constexpr const char* kComponent = "sim-operator";
+// The most workloads one custom resource makes: a 60 KB annotation once made 30,000.
+constexpr size_t kMaxOperatorWorkloads = 64;
 
 // Where one kind of pod's fields are in a custom resource.
 struct Fields {
@@ -178,8 +181,10 @@ class CustomOperators : public WorkloadController {
     std::string path = k.replicas_path;
     if (!path.empty() && path.front() == '.') path.erase(0, 1);
     const json::value* r = at_path(*cr, path);
-    int64_t replicas = r && r->is_int64() ? r->as_int64() : 1;
-    for (size_t i = 0; i < k.fields.size(); ++i) {
+    int64_t replicas = std::clamp<int64_t>(r && r->is_int64() ? r->as_int64() : 1, 0,
+                                           kit_.cluster().options().max_pods_per_workload);
+    // One workload per kind of pod, at most kMaxOperatorWorkloads (docs/limits.md).
+    for (size_t i = 0; i < std::min(k.fields.size(), kMaxOperatorWorkloads); ++i) {
       std::string workload_name = i == 0 ? name : name + "-" + std::to_string(i);
       json::object tmpl = pod_template(*cr, k.fields[i], k.kind, workload_name);
       json::object labels = tmpl.at("metadata").at("labels").as_object();

@@ -89,7 +89,7 @@ class DeploymentController : public WorkloadController {
     const json::object* spec = object_at(*deploy, "spec");
     const json::object* tmpl = object_at(spec, "template");
     if (!tmpl) return;
-    int64_t want = desired_replicas(*deploy);
+    int64_t want = desired_replicas(kit_, *deploy);
     std::string hash = template_hash(*tmpl);
     auto replicasets = owned_replicasets(*deploy);
     StoredObject current;
@@ -156,7 +156,7 @@ class DeploymentController : public WorkloadController {
   void update_status(const std::string& ns, const std::string& name, const std::string& current) {
     StoredObject deploy = kit_.store().get("apps/deployments", ns, name);
     if (!deploy) return;
-    int64_t want = desired_replicas(*deploy);
+    int64_t want = desired_replicas(kit_, *deploy);
     int64_t replicas = 0, spec_total = 0, ready = 0, available = 0, updated = 0;
     for (const auto& rs : owned_replicasets(*deploy)) {
       replicas += status_count(*rs, "replicas");

@@ -2,6 +2,7 @@
 // spec.completions of them have succeeded (without completions: until one has, and none is
 // still running); then Complete and SuccessCriteriaMet, completionTime, and no more pods.
 // Failed pods count against backoffLimit; past it the Job is Failed (BackoffLimitExceeded).
+#include <algorithm>
 #include <boost/json/object.hpp>
 
 #include "sim/cluster.h"
@@ -43,8 +44,9 @@ class JobController : public WorkloadController {
     bool suspended = suspend && suspend->is_bool() && suspend->as_bool();
     auto* completions_v = spec->if_contains("completions");
     bool counted = completions_v && completions_v->is_int64();
-    int64_t completions = counted ? completions_v->as_int64() : 0;
-    int64_t parallelism = int_at(spec, "parallelism", 1);
+    int64_t completions = counted ? std::max<int64_t>(completions_v->as_int64(), 0) : 0;
+    int64_t parallelism = std::clamp<int64_t>(int_at(spec, "parallelism", 1), 0,
+                                              kit_.cluster().options().max_pods_per_workload);
     int64_t backoff_limit = int_at(spec, "backoffLimit", 6);
 
     int64_t active = 0, succeeded = 0, failed = 0, ready = 0;

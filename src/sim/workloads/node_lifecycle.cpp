@@ -1,7 +1,7 @@
 // Nodes: the cluster's node pools become Ready nodes once, when the cluster starts (a node
 // deleted later stays deleted, a node created through the API is served like these); when a
-// node is deleted, the pod garbage collector deletes the pods bound to it, and their
-// controllers make new ones elsewhere.
+// node is deleted, or a pod is bound to a node that does not exist, the pod garbage collector
+// deletes the pods bound to it, and their controllers make new ones elsewhere.
 #include <boost/json/object.hpp>
 
 #include "sim/cluster.h"
@@ -21,6 +21,15 @@ class NodeLifecycle : public WorkloadController {
     ensure_nodes();
     kit_.watch("/nodes", [this](const Change& ch) {
       if (ch.type == EventType::kDeleted) collect_pods_of(meta_string(*ch.object, "name"));
+    });
+    // An orphan: a pod bound (pods/binding takes any name) to a node that does not exist. The
+    // pod garbage collector deletes it; kube-controller-manager's waits out a quarantine for its
+    // informer's lag, which the sim's store does not have.
+    kit_.watch("/pods", [this](const Change& ch) {
+      if (ch.type == EventType::kDeleted) return;
+      std::string node = string_at(object_at(*ch.object, "spec"), "nodeName");
+      if (node.empty() || kit_.store().get("/nodes", "", node)) return;
+      delete_pod(*ch.object);
     });
   }
 
@@ -110,11 +119,15 @@ class NodeLifecycle : public WorkloadController {
     std::vector<StoredObject> victims;
     for (const auto& [_, pod] : kit_.store().bucket("/pods"))
       if (string_at(object_at(*pod, "spec"), "nodeName") == node) victims.push_back(pod);
-    for (const auto& pod : victims)
-      kit_.write("DELETE",
-                 "/api/v1/namespaces/" + meta_string(*pod, "namespace") + "/pods/" +
-                     meta_string(*pod, "name"),
-                 "application/json", json::object{}, "pod-garbage-collector");
+    for (const auto& pod : victims) delete_pod(*pod);
+  }
+
+  void delete_pod(const json::object& pod) {
+    if (!meta_string(pod, "deletionTimestamp").empty()) return;
+    kit_.write(
+        "DELETE",
+        "/api/v1/namespaces/" + meta_string(pod, "namespace") + "/pods/" + meta_string(pod, "name"),
+        "application/json", json::object{}, "pod-garbage-collector");
   }
 
   ControllerKit& kit_;

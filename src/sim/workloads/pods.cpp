@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 
+#include "sim/cluster.h"
 #include "sim/json_access.h"
 
 namespace planter::sim {
@@ -100,8 +101,9 @@ void delete_pod(ControllerKit& kit, const json::object& owner, const json::objec
     kit.events(component).record(owner, "Normal", "SuccessfulDelete", "Deleted pod: " + name);
 }
 
-int64_t desired_replicas(const json::object& workload) {
-  return int_at(object_at(workload, "spec"), "replicas", 1);
+int64_t desired_replicas(ControllerKit& kit, const json::object& workload) {
+  return std::clamp<int64_t>(int_at(object_at(workload, "spec"), "replicas", 1), 0,
+                             kit.cluster().options().max_pods_per_workload);
 }
 
 int64_t generation_of(const json::object& object) {

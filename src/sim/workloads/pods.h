@@ -37,8 +37,8 @@ void create_pod(ControllerKit& kit, const boost::json::object& owner, boost::jso
 void delete_pod(ControllerKit& kit, const boost::json::object& owner,
                 const boost::json::object& pod, const std::string& component);
 
-// spec.replicas, 1 when absent.
-int64_t desired_replicas(const boost::json::object& workload);
+// spec.replicas, 1 when absent; clamped to [0, ClusterOptions::max_pods_per_workload].
+int64_t desired_replicas(ControllerKit& kit, const boost::json::object& workload);
 int64_t generation_of(const boost::json::object& object);
 
 }  // namespace planter::sim

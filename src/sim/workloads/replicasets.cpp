@@ -37,7 +37,7 @@ class ReplicaSetController : public WorkloadController {
     std::vector<StoredObject> active;
     for (auto& pod : pods_owned_by(kit_.store(), meta_string(*rs, "uid")))
       if (!pod_deleting(*pod) && !pod_terminal(*pod)) active.push_back(pod);
-    int64_t want = desired_replicas(*rs);
+    int64_t want = desired_replicas(kit_, *rs);
     int64_t have = static_cast<int64_t>(active.size());
     const json::object* spec = object_at(*rs, "spec");
     const json::object* tmpl = object_at(spec, "template");

@@ -48,7 +48,7 @@ class StatefulSetController : public WorkloadController {
     const json::object* spec = object_at(*sts, "spec");
     const json::object* tmpl = object_at(spec, "template");
     if (!tmpl) return;
-    int64_t want = desired_replicas(*sts);
+    int64_t want = desired_replicas(kit_, *sts);
     std::string revision = name + "-" + template_hash(*tmpl);
     bool parallel = string_at(spec, "podManagementPolicy") == "Parallel";
     const json::object* strategy = object_at(spec, "updateStrategy");
@@ -172,7 +172,7 @@ class StatefulSetController : public WorkloadController {
   void update_status(const std::string& ns, const std::string& name, const std::string& revision) {
     StoredObject sts = kit_.store().get("apps/statefulsets", ns, name);
     if (!sts) return;
-    int64_t want = desired_replicas(*sts);
+    int64_t want = desired_replicas(kit_, *sts);
     int64_t replicas = 0, ready = 0, updated = 0, current = 0;
     const json::object* old = object_at(*sts, "status");
     std::string current_revision = string_at(old, "currentRevision");
