@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <limits>
 
 #include "model/object.h"
 #include "model/quantity.h"
@@ -153,7 +154,10 @@ void ClusterView::add_node(const json::object& node) {
   n.allocatable.cpu = amount(alloc, "cpu");
   n.allocatable.memory = amount(alloc, "memory");
   double pods = amount(alloc, "pods");
-  n.allocatable.pods = pods > 0 ? static_cast<int64_t>(pods) : kDefaultMaxPods;
+  // Clamped before the conversion: a node may say anything ("1e30"), and counts stay int32.
+  n.allocatable.pods =
+      pods > 0 ? static_cast<int64_t>(std::min<double>(pods, std::numeric_limits<int32_t>::max()))
+               : kDefaultMaxPods;
   by_name_[n.name] = nodes_.size();
   nodes_.push_back(std::move(n));
 }

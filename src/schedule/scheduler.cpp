@@ -203,8 +203,11 @@ struct Scheduler::Impl {
           write_group_status(u->key, *group, policy.bound, "Pending", d.why);
           if (policy.bound > 0 && policy.bound < policy.min_member) {
             auto since = partial_since.try_emplace(u->key, Clock::now()).first->second;
-            auto timeout =
-                std::chrono::seconds(integer(*group, {"spec", "scheduleTimeoutSeconds"}, 60));
+            // An int32 in scheduler-plugins' API; clamped, so that the time point cannot
+            // overflow (9223372037 s in nanoseconds wrapped below zero: released at once).
+            auto timeout = std::chrono::seconds(
+                std::clamp<int64_t>(integer(*group, {"spec", "scheduleTimeoutSeconds"}, 60), 0,
+                                    std::numeric_limits<int32_t>::max()));
             if (Clock::now() - since >= timeout) {
               release_partial_gang(u->key, bound[u->key]);
               partial_since.erase(u->key);

@@ -243,43 +243,70 @@ class Fitter {
     return u;
   }
 
-  // Biggest pods first, each on the allowed node with the most room left; a node's first pod
-  // brings the stack's DaemonSet pods with it.
+  // Biggest kinds of pods first; each kind's pods go, a share at a time, to the allowed node with
+  // the most room left; a node's first pod brings the stack's DaemonSet pods with it. Pods are
+  // counted, never listed: a kind of 2^31 pods costs what a kind of one does (issue 29), and the
+  // shares (the pods left over the nodes that may take them) spread a kind as placing its pods
+  // one by one on the roomiest node did.
   bool pack(const std::vector<size_t>& members, std::map<std::string, Usage>& placed) const {
     const auto& nodes = cluster_.nodes();
-    if (total_.pods > free_in(members).pods) return false;  // also bounds what is expanded
-    std::vector<size_t> pods;                               // kind of each pod
+    if (total_.pods > free_in(members).pods) return false;
+    std::vector<size_t> order;  // kinds of pods that are not per node
     for (size_t k = 0; k < kinds_.size(); ++k)
-      if (!kinds_[k].per_node) pods.insert(pods.end(), static_cast<size_t>(kinds_[k].count), k);
+      if (!kinds_[k].per_node && kinds_[k].count > 0) order.push_back(k);
     Usage all = free_in(members);
     auto size = [&](size_t k) {
       return (all.cpu > 0 ? kinds_[k].one.cpu / all.cpu : 0) +
              (all.memory > 0 ? kinds_[k].one.memory / all.memory : 0);
     };
-    std::stable_sort(pods.begin(), pods.end(),
+    std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return size(a) > size(b); });
     std::map<size_t, Usage> taken;
-    for (size_t k : pods) {
-      std::optional<size_t> to;
-      double to_room = -std::numeric_limits<double>::infinity();
-      for (size_t n : members) {
-        if (!allowed_[k][n]) continue;
-        auto it = taken.find(n);
-        Usage with = it == taken.end() ? Usage{} : it->second;
-        if (it == taken.end())
-          for (size_t d = 0; d < kinds_.size(); ++d)
-            if (kinds_[d].per_node && allowed_[d][n]) with += kinds_[d].one;
-        with += kinds_[k].one;
-        if (!holds(nodes[n].free(), with)) continue;
-        double room = room_left(nodes[n], with);
-        if (room > to_room) to_room = room, to = n;
-      }
-      if (!to) return false;
-      Usage& t = taken[*to];
-      if (t.pods == 0)
+    // What `n` holds of the stack when `extra` more pods of kind `k` go there.
+    auto with = [&](size_t n, size_t k, int64_t extra) {
+      auto it = taken.find(n);
+      Usage u = it == taken.end() ? Usage{} : it->second;
+      if (it == taken.end())
         for (size_t d = 0; d < kinds_.size(); ++d)
-          if (kinds_[d].per_node && allowed_[d][*to]) t += kinds_[d].one;
-      t += kinds_[k].one;
+          if (kinds_[d].per_node && allowed_[d][n]) u += kinds_[d].one;
+      const Usage& one = kinds_[k].one;
+      u += Usage{one.cpu * static_cast<double>(extra), one.memory * static_cast<double>(extra),
+                 one.pods * extra};
+      return u;
+    };
+    for (size_t k : order) {
+      int64_t left = kinds_[k].count;
+      std::vector<size_t> open;  // nodes that may still take a pod of this kind
+      for (size_t n : members)
+        if (allowed_[k][n]) open.push_back(n);
+      while (left > 0) {
+        std::optional<size_t> to;
+        double to_room = -std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < open.size();) {
+          size_t n = open[i];
+          if (!holds(nodes[n].free(), with(n, k, 1))) {
+            open[i] = open.back();  // full for this kind: it stays full
+            open.pop_back();
+            continue;
+          }
+          double room = room_left(nodes[n], with(n, k, 1));
+          if (room > to_room) to_room = room, to = n;
+          ++i;
+        }
+        if (!to) return false;
+        // This node's share: the pods left over the open nodes, as many of them as it holds.
+        int64_t share = std::max<int64_t>(1, left / static_cast<int64_t>(open.size()));
+        int64_t lo = 1, hi = std::min(share, left);
+        while (lo < hi) {  // the most of the share it holds (holding is monotone in the count)
+          int64_t mid = lo + (hi - lo + 1) / 2;
+          if (holds(nodes[*to].free(), with(*to, k, mid)))
+            lo = mid;
+          else
+            hi = mid - 1;
+        }
+        taken[*to] = with(*to, k, lo);
+        left -= lo;
+      }
     }
     for (const auto& [n, u] : taken) placed[nodes[n].name] = u;
     return true;
