@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <limits>
 
 #include "schedule/cluster_view.h"
 #include "schedule/node_filter.h"
@@ -196,6 +197,27 @@ TEST(StackFitTest, PodsThatFitInSumMayNotPackOntoTheNodes) {
   EXPECT_TRUE(f.steer_key.empty()) << "only co-located stacks are steered";
   EXPECT_DOUBLE_EQ(f.placed.at("a").cpu, 5);
   EXPECT_DOUBLE_EQ(f.placed.at("b").cpu, 5);
+}
+
+TEST(StackFitTest, PodsAreCountedNeverListed) {
+  // 2^31-1 replicas on a node that says it takes 10^12 pods: one entry per pod was a bad_alloc
+  // (issue 29). The node's count is clamped to int32 as the stack's is; the answer is immediate.
+  ClusterView c;
+  json::object big = node("big", "1e12", "1e18");
+  big["status"].as_object()["allocatable"].as_object()["pods"] = "1e12";
+  c.add_node(big);
+  c.add_node(node("small", "4", "8Gi"));
+  StackNeeds s = stack("huge", {{std::numeric_limits<int32_t>::max(), 0.001}}, 1024);
+  StackFit f = fit_stack(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  int64_t placed = 0;
+  for (const auto& [n, u] : f.placed) placed += u.pods;
+  EXPECT_EQ(placed, std::numeric_limits<int32_t>::max());
+  // One more kind than the nodes hold: refused, with the count in the words.
+  s.pod_kinds.push_back(s.pod_kinds.front());
+  f = fit_stack(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, ::testing::HasSubstr("4294967294 pods"));
 }
 
 TEST(StackFitTest, CoLocatedOnAZoneFitsOneZonesNodes) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "plan/planner.h"
@@ -38,6 +39,36 @@ inline const Requirement* find_requirement(const Plan& plan, const Unit& u,
     if (t.short_form() == short_form || (t.name.empty() && t.kind + "/" == short_form)) return &r;
   }
   return nullptr;
+}
+
+// Built with AddressSanitizer: its allocator keeps freed memory in quarantine, so memory bounds
+// measured in a test need its quarantine (256 MiB at most) on top.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// This process's peak resident memory (VmHWM), in KiB.
+inline long peak_rss_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with("VmHWM:")) return std::stol(line.substr(6));
+  return 0;
+}
+
+// Resets the peak to what is resident now (proc(5): clear_refs "5") and returns it: what a piece
+// of work then adds to the peak is what it took.
+inline long peak_rss_reset_kib() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+  return peak_rss_kib();
 }
 
 inline std::string all_errors(const Diagnostics& d) {
