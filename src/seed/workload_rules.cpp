@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -73,26 +74,19 @@ struct Checker {
     if (!v || v->is_null()) return;
     std::string field = fmt::format("{}.{}", prefix, name);
     if (v->is_string() && has_template_variable(v->get_string())) return;
-    bool integral = v->is_int64() || v->is_uint64() ||
-                    (v->is_double() &&
-                     v->get_double() == static_cast<double>(static_cast<int64_t>(v->get_double())));
-    if (!integral) {
+    if (!v->is_number() || (v->is_double() && v->get_double() != std::floor(v->get_double()))) {
       diags.add(o.where(), o.display(),
                 fmt::format("{} must be an integer, not {}", field, json::serialize(*v)),
                 "write a whole number, e.g. 3");
       return;
     }
-    if (v->is_uint64() && v->get_uint64() > uint64_t(std::numeric_limits<int64_t>::max()))
-      return invalid(field, json::serialize(*v), "must be no more than 2147483647",
-                     "Kubernetes counts are 32-bit integers");
-    int64_t n = v->is_int64()    ? v->get_int64()
-                : v->is_uint64() ? int64_t(v->get_uint64())
-                                 : int64_t(v->get_double());
+    // Compared as doubles: exact for every int32, and no conversion of a huge value is undefined.
+    double n = v->to_number<double>();
     if (n < 0)
-      invalid(field, std::to_string(n), "must be greater than or equal to 0",
+      invalid(field, json::serialize(*v), "must be greater than or equal to 0",
               "a count cannot be negative");
     else if (n > std::numeric_limits<int32_t>::max())
-      invalid(field, std::to_string(n), "must be no more than 2147483647",
+      invalid(field, json::serialize(*v), "must be no more than 2147483647",
               "Kubernetes counts are 32-bit integers");
   }
 
