@@ -10,6 +10,15 @@
 
 namespace planter {
 
+std::optional<double> parse_signed_quantity(std::string_view text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    std::optional<double> amount = parse_quantity(text.substr(1));
+    if (amount && text.front() == '-') *amount = -*amount;
+    return amount;
+  }
+  return parse_quantity(text);
+}
+
 std::optional<double> parse_quantity(std::string_view text) {
   if (text.empty()) return std::nullopt;
   // The suffix is the trailing run of letters (an exponent "e3" is digits after a letter).

@@ -10,8 +10,12 @@
 
 namespace planter {
 
-// The amount in base units (cores, bytes); nullopt when `text` is not a quantity.
+// The amount in base units (cores, bytes); nullopt when `text` is not a quantity. Amounts of
+// resources are never negative: a sign makes it nullopt.
 std::optional<double> parse_quantity(std::string_view text);
+// Like parse_quantity, but with Kubernetes' whole grammar (a leading '-' or '+'): for validation,
+// which tells "not a quantity" from "a quantity below 0" as kube-apiserver does.
+std::optional<double> parse_signed_quantity(std::string_view text);
 
 // A quantity as a manifest holds it, a string or a number (YAML `cpu: 2`), as text; "" for
 // anything else (null included).

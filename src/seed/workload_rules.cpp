@@ -103,7 +103,7 @@ struct Checker {
             fmt::format("{}.resources.{}[{}]", prefix, which, std::string_view(name));
         std::string text = quantity_text(&q);
         if (has_template_variable(text)) continue;
-        std::optional<double> amount = parse_quantity(text);
+        std::optional<double> amount = parse_signed_quantity(text);
         if (!amount) {
           invalid(field, fmt::format("\"{}\"", text), "must be a quantity",
                   "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");

@@ -195,7 +195,7 @@ struct Writer {
       if (!list || !list->is_object()) continue;
       for (const auto& [name, q] : list->as_object()) {
         std::string text = quantity_text(&q);
-        std::optional<double> amount = parse_quantity(text);
+        std::optional<double> amount = parse_signed_quantity(text);
         if (!amount)
           error(fmt::format("{}.resources.{}[{}]: Invalid value: \"{}\": must be a quantity", path,
                             which, std::string_view(name), text),

@@ -56,7 +56,7 @@ struct Reader {
         continue;
       }
       std::string text = quantity_text(&q);
-      std::optional<double> amount = parse_quantity(text);
+      std::optional<double> amount = parse_signed_quantity(text);
       if (text.empty() || !amount)
         error(fmt::format("spec.atomic.defaults.{} is not a quantity", k),
               "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
