@@ -15,6 +15,9 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
                                     "A folder with a kustomization.yaml, built with `kustomize "
                                     "build` or `kubectl kustomize` (repeatable), as kubectl's -k")
                         ->allow_extra_args(false);
+  cmd->add_flag("--allow-remote-bases", f.allow_remote_bases,
+                "Let kustomize fetch a kustomization's remote resources (URLs, git repositories); "
+                "without it kustomize runs without network");
   cmd->callback([cmd, seed, kustomize] {
     if (seed->count() == 0 && kustomize->count() == 0)
       throw CLI::RequiredError(cmd->get_name() +
@@ -67,6 +70,7 @@ std::vector<std::string> all_sources(const SeedFlags& f) {
 Result<PlanRequest> make_request(const SeedFlags& f) {
   PlanRequest req;
   req.sources = all_sources(f);
+  req.load.allow_remote_bases = f.allow_remote_bases;
   for (const std::string& dir : f.kustomize)
     if (!kustomization_in(dir))
       return Error{fmt::format(

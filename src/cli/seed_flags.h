@@ -19,6 +19,7 @@ constexpr int kExitBadInput = 2;  // the seed or the flags are wrong; nothing wa
 struct SeedFlags {
   std::vector<std::string> sources;
   std::vector<std::string> kustomize;           // -k DIR: folders with a kustomization
+  bool allow_remote_bases = false;              // a kustomization's remote resources
   std::vector<std::string> ignore_annotations;  // kpt, helm, argocd
   std::vector<std::string> plugins;
   std::string plugin_dir;

@@ -353,7 +353,7 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
 
 PlanOutcome build_plan(const PlanRequest& request) {
   Diagnostics diags;
-  Seed seed = load_seed(request.sources, diags);
+  Seed seed = load_seed(request.sources, diags, request.load);
   return plan_loaded(std::move(seed), std::move(diags), request.plugins, request.plugin_limits,
                      request.options);
 }

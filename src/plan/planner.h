@@ -33,6 +33,7 @@ struct PlanOptions {
 
 struct PlanRequest {
   std::vector<std::string> sources;  // files, folders, "-", URLs
+  LoadOptions load;
   std::vector<std::string> plugins;  // executables, in the order they run
   PluginLimits plugin_limits;
   PlanOptions options;

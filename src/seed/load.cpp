@@ -105,8 +105,9 @@ bool is_seed_file(const fs::path& p) {
 }
 
 // Builds the kustomization in `folder` (seed/kustomize.h) and appends its objects to `seed`.
-void load_kustomization(const fs::path& folder, Seed& seed, Diagnostics& diags) {
-  auto built = kustomize_build(folder);
+void load_kustomization(const fs::path& folder, Seed& seed, Diagnostics& diags,
+                        const LoadOptions& options) {
+  auto built = kustomize_build(folder, options.allow_remote_bases);
   if (!built) {
     diags.add(folder.string(), "", built.error().message);
     return;
@@ -148,7 +149,8 @@ void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, D
   }
 }
 
-Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
+Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags,
+               const LoadOptions& options) {
   Seed seed;
   for (const std::string& src : sources) {
     if (src == "-") {
@@ -194,7 +196,7 @@ Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags) {
                   "point planter at the folder that holds the seed");
       for (const Found& f : found) {
         if (f.kustomization) {
-          load_kustomization(f.path, seed, diags);
+          load_kustomization(f.path, seed, diags, options);
           continue;
         }
         auto text = read_file(f.path.string());

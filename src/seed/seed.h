@@ -21,10 +21,19 @@ struct Seed {
   bool resource_list = false;
 };
 
+// What loading may reach beyond its sources.
+struct LoadOptions {
+  // A kustomization's remote resources (URLs, git repositories). Off by default: kustomize then
+  // runs without network, as plugins do (docs/limits.md); Flux's kustomize-controller has the
+  // same switch (--no-remote-bases).
+  bool allow_remote_bases = false;
+};
+
 // Reads every source in order: a file, a folder (recursively, `.yaml`, `.yml`, `.json`, sorted by
 // path; a folder with a kustomization file is built instead of read), `-` for standard input, or
 // an `http://`/`https://` URL.
-Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags);
+Seed load_seed(const std::vector<std::string>& sources, Diagnostics& diags,
+               const LoadOptions& options = {});
 
 // Parses one stream and appends its objects to `seed`. `name` is what error messages and
 // SourceLocations call the stream.

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -256,6 +258,44 @@ TEST(EcosystemTest, AKustomizeOverlayIsBuiltWithMinusK) {
   CommandResult not_one = planter("plan -k " + q(kData / "kustomize"));
   EXPECT_EQ(not_one.code, 2);
   EXPECT_THAT(not_one.err, HasSubstr("no kustomization.yaml"));
+}
+
+TEST(EcosystemTest, AKustomizationsRemoteResourcesAreFetchedOnlyWhenAllowed) {
+  if (run_shell("unshare -Urn true").code != 0)
+    GTEST_SKIP() << "the kernel refuses user namespaces here: kustomize's sandbox falls back to a "
+                    "dead proxy, which Go's HTTP client bypasses for a loopback server";
+  Scratch tmp("kustomize-remote");
+  fs::create_directories(tmp / "served");
+  std::ofstream(tmp / "served/remote.yaml")
+      << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched, namespace: default}\n";
+  // A web server on loopback serves the remote resource; it prints its port first.
+  FILE* server =
+      popen(("exec python3 -c 'import http.server, os, socketserver, sys; "
+             "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
+             "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
+             "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
+             q(tmp / "served") + " 2>/dev/null")
+                .c_str(),
+            "r");
+  ASSERT_NE(server, nullptr);
+  char line[64] = {};
+  ASSERT_NE(fgets(line, sizeof line, server), nullptr);
+  int port = 0, pid = 0;
+  ASSERT_EQ(std::sscanf(line, "%d %d", &port, &pid), 2) << line;
+  fs::create_directories(tmp / "app");
+  std::ofstream(tmp / "app/kustomization.yaml")
+      << fmt::format("resources:\n- http://127.0.0.1:{}/remote.yaml\n", port);
+  std::string path = "PATH=" + fs::path(kubectl_binary()).parent_path().string() + ":$PATH ";
+  CommandResult off = run_shell(path + PLANTER_BINARY + " plan -k " + q(tmp / "app"));
+  CommandResult on =
+      run_shell(path + PLANTER_BINARY + " plan --allow-remote-bases -k " + q(tmp / "app"));
+  ::kill(pid, SIGTERM);
+  pclose(server);
+  EXPECT_EQ(off.code, 2) << off.out << off.err;
+  EXPECT_THAT(off.err, HasSubstr("building its kustomization failed"));
+  EXPECT_THAT(off.err, HasSubstr("pass --allow-remote-bases to fetch them"));
+  EXPECT_EQ(on.code, 0) << on.err;
+  EXPECT_THAT(on.out, HasSubstr("default/fetched"));
 }
 
 TEST(EcosystemTest, AnArgoCdApplicationPlantsWaveByWave) {

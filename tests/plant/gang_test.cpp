@@ -215,7 +215,9 @@ TEST_F(GangTest, AGangLeftPartlyBoundThatCannotFinishIsReleasedAtItsTimeout) {
     if (!node.empty()) used.insert(node);
   for (int i = 1; i <= 3; ++i) {  // the sim numbers nodes from 1
     std::string node = fmt::format("management-node-{}", i);
-    if (!used.contains(node)) ASSERT_EQ(sim_.kubectl("cordon " + node).code, 0) << node;
+    if (!used.contains(node)) {
+      ASSERT_EQ(sim_.kubectl("cordon " + node).code, 0) << node;
+    }
   }
   std::string cordoned =
       sim_.kubectl(
