@@ -221,8 +221,8 @@ TEST_F(GangTest, AGangLeftPartlyBoundThatCannotFinishIsReleasedAtItsTimeout) {
   }
   std::string cordoned =
       sim_.kubectl(
-              "get nodes -o jsonpath={range .items[?(@.spec.unschedulable)]}{.metadata.name} "
-              "{end}")
+              "get nodes -o jsonpath='{range .items[?(@.spec.unschedulable)]}{.metadata.name} "
+              "{end}'")
           .out;
   EXPECT_EQ(std::count(cordoned.begin(), cordoned.end(), ' '), 3 - std::ssize(used))
       << "every node without a pod of the gang is cordoned: " << cordoned;
