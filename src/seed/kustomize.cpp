@@ -35,8 +35,9 @@ Result<std::string> kustomize_build(const fs::path& folder, bool allow_remote_ba
   spec.timeout = kKustomizeTimeout;
   if (!allow_remote_bases) {
     spec.sandbox = true;
-    // Where the kernel refuses the sandbox's namespaces, every fetch (kustomize's HTTP, git's
-    // clones) still goes nowhere: through a proxy on a port that is never open.
+    // Where the kernel refuses the sandbox's namespaces, its seccomp filter refuses sockets; and
+    // should it refuse that too, every fetch (kustomize's HTTP, git's clones) still goes nowhere
+    // but loopback: through a proxy on a port that is never open.
     for (const char* var : {"HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "ALL_PROXY"})
       spec.env.emplace_back(var, "http://127.0.0.1:9");
     spec.env.emplace_back("NO_PROXY", "");
