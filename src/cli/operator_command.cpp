@@ -62,6 +62,10 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
       ->delimiter(',');
   cmd->add_flag("--allow-file-urls", f.allow_file_urls,
                 "Accept file:// seed URLs (development only; https otherwise)");
+  cmd->add_option("--seed-ca-file", f.seed_ca_file,
+                  "A PEM bundle of the certificate authorities that Seed URLs' https servers are "
+                  "verified against, instead of the system's (a private Git or artifact server)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--max-seed-bytes", f.max_seed_bytes, "Largest seed source accepted")
       ->capture_default_str();
   cmd->add_option("--metrics-addr", f.metrics_addr,
@@ -103,6 +107,11 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
                   "Seeds planted or uprooted at once (the planting workers)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  cmd->add_option("--concurrent-fetches", f.concurrent_fetches,
+                  "Seeds whose URL is read at once, on workers of their own (a slow server holds "
+                  "no planting worker); each read is bounded by --planting-slice")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--planting-slice", f.planting_slice_s,
                   "Seconds a Seed may hold a planting worker while it waits; then it yields the "
                   "worker and goes on after a pause")
@@ -135,9 +144,11 @@ int run_operator(const OperatorFlags& f) {
   co.admin_namespaces = f.admin_namespaces;
   co.sources.allow_file_urls = f.allow_file_urls;
   co.sources.max_bytes = f.max_seed_bytes;
+  co.sources.ca_file = f.seed_ca_file;
   co.retry_min = ms(f.retry_failed_s);
   co.retry_max = ms(f.retry_failed_s * 10);
   co.workers = f.concurrent_seeds;
+  co.fetchers = f.concurrent_fetches;
   co.shards = f.shards;
   if (f.shards > 1 && !f.leader_elect) {
     log.error(

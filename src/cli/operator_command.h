@@ -19,6 +19,7 @@ struct OperatorFlags {
   std::vector<std::string> admin_namespaces;
   bool allow_file_urls = false;
   size_t max_seed_bytes = 64u << 20;
+  std::string seed_ca_file;
   std::string metrics_addr = ":8080";
   std::string health_addr = ":8081";
   bool leader_elect = false;
@@ -29,6 +30,7 @@ struct OperatorFlags {
   std::string log_format = "text";
   double retry_failed_s = 30;
   size_t concurrent_seeds = 16;
+  size_t concurrent_fetches = 8;
   uint32_t shards = 1;
   double planting_slice_s = 30;
   ClientFlags client;

@@ -108,7 +108,10 @@ struct SeedRun {
   std::string run_key;
   Kind kind = Kind::kIdle;
   std::stop_source stop;
-  std::shared_ptr<SlicePool::Job> job;  // its slices on the planting workers
+  std::atomic<bool> cancel_fetch{false};  // set with `stop`: a fetch in flight gives up
+  std::shared_ptr<SlicePool::Job> fetch;  // fetching its URL on the fetchers, before planting
+  // The Seed's text when a fetcher read it; the first slice reads the source itself otherwise.
+  std::optional<SeedText> text;
   std::atomic<bool> done{false};
   // Between slices (planting thread only): the pause before the next, and how many units were
   // declared when the last one ended.
@@ -116,6 +119,7 @@ struct SeedRun {
   size_t declared_before = 0;
 
   std::mutex mu;  // guards what follows: the run thread writes, the status writer reads
+  std::shared_ptr<SlicePool::Job> job;  // its slices on the planting workers
   std::string phase = "Pending";
   std::string reason, message;         // of the phase
   std::optional<std::string> replant;  // status.replant: the token last planted
@@ -147,6 +151,7 @@ struct Controller::Impl {
   std::mutex runs_mu;
   std::map<std::string, std::shared_ptr<SeedRun>> runs;
   std::unique_ptr<SlicePool> planters;  // runs plantings and uprootings, a slice at a time
+  std::unique_ptr<SlicePool> fetchers;  // reads Seeds' URLs before their planting starts
   uint32_t shard = 0;                   // of options.shards: the one this replica plants
 
   // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
@@ -302,14 +307,58 @@ struct Controller::Impl {
     run->backoff = d.backoff;
     run->replant = replant_of(seed);
     runs[key] = run;
-    run->job = planters->submit([this, run, spec, replant = d.replant,
-                                 confirming = d.confirming]() -> std::optional<milliseconds> {
+    auto slices = [this, run, spec, replant = d.replant,
+                   confirming = d.confirming]() -> std::optional<milliseconds> {
       auto again = run->kind == SeedRun::Kind::kUproot
                        ? uproot_slice(run, spec)
                        : plant_slice(run, spec, replant, confirming);
       if (!again) run->done = true;
       return again;
-    });
+    };
+    if (spec.source != SeedSpec::Source::kUrl) {
+      std::lock_guard lock(run->mu);
+      run->job = planters->submit(run->ns, std::move(slices));
+      return;
+    }
+    // A URL is read on a fetcher first: a server that answers slowly holds no planting worker.
+    run->fetch = fetchers->submit(run->ns,
+                                  [this, run, spec, replant = d.replant,
+                                   slices = std::move(slices)]() -> std::optional<milliseconds> {
+                                    if (run->kind == SeedRun::Kind::kPlant) {
+                                      {
+                                        std::lock_guard lock(run->mu);
+                                        run->phase = "Planting";
+                                        run->reason = replant ? "Replanting" : "Planting";
+                                        run->message = "reading the seed from " + spec.url;
+                                      }
+                                      publish(run, true);
+                                    }
+                                    auto text = read_source(*run, spec);
+                                    if (run->stop.stop_requested()) return std::nullopt;
+                                    if (!text) {
+                                      fail(run, "SourceUnavailable",
+                                           "cannot read the seed: " + text.error().message);
+                                      run->done = true;
+                                      return std::nullopt;
+                                    }
+                                    std::lock_guard lock(run->mu);
+                                    run->text = std::move(text.value());
+                                    run->job = planters->submit(run->ns, slices);
+                                    return std::nullopt;
+                                  });
+  }
+
+  Result<SeedText> read_source(SeedRun& run, const SeedSpec& spec) {
+    SourceLimits limits = options.sources;
+    limits.timeout = options.slice;  // a fetch is bounded like a slice
+    limits.cancel = &run.cancel_fetch;
+    return fetch_seed_source(
+        spec, run.ns, limits,
+        [this](const std::string& ns, const std::string& name) -> Result<json::object> {
+          auto cm = client->get("v1", "ConfigMap", ns, name);
+          if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
+          return std::move(cm.value());
+        });
   }
 
   void stop_run(const std::string& key) {
@@ -317,7 +366,14 @@ struct Controller::Impl {
     if (it == runs.end()) return;
     std::shared_ptr<SeedRun> run = it->second;
     run->stop.request_stop();
-    planters->cancel(run->job);
+    run->cancel_fetch = true;
+    fetchers->cancel(run->fetch);  // after it, no planting job is submitted any more
+    std::shared_ptr<SlicePool::Job> job;
+    {
+      std::lock_guard lock(run->mu);
+      job = run->job;
+    }
+    planters->cancel(job);
     runs.erase(it);
   }
 
@@ -348,13 +404,12 @@ struct Controller::Impl {
   // ---- planting ----
 
   Expected<PlannedSeed, Failure> plan_of(SeedRun& run, const SeedSpec& spec) {
-    auto text = fetch_seed_source(
-        spec, run.ns, options.sources,
-        [this](const std::string& ns, const std::string& name) -> Result<json::object> {
-          auto cm = client->get("v1", "ConfigMap", ns, name);
-          if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
-          return std::move(cm.value());
-        });
+    std::optional<SeedText> fetched;
+    {
+      std::lock_guard lock(run.mu);
+      fetched = run.text;
+    }
+    auto text = fetched ? Result<SeedText>(std::move(*fetched)) : read_source(run, spec);
     if (!text) return Failure{"SourceUnavailable", "cannot read the seed: " + text.error().message};
     std::vector<std::string> plugins;
     for (const std::string& p : spec.plugins) {
@@ -861,6 +916,7 @@ Result<bool> Controller::start(uint32_t shard) {
       std::move(h));
   m.informer->start();
   m.planters = std::make_unique<SlicePool>(m.options.workers);
+  m.fetchers = std::make_unique<SlicePool>(m.options.fetchers);
   m.worker = std::thread([&m] { m.work(); });
   m.writer = std::thread([&m] { m.write_statuses(); });
   return true;
@@ -884,6 +940,7 @@ void Controller::stop() {
     for (auto& [k, _] : m.runs) keys.push_back(k);
     for (auto& k : keys) m.stop_run(k);
   }
+  if (m.fetchers) m.fetchers->stop();
   if (m.planters) m.planters->stop();
   if (m.informer) m.informer->stop();
 }

@@ -45,6 +45,10 @@ struct ControllerOptions {
   // while it still waits, and goes on after a pause (slice_pool.h).
   size_t workers = 16;
   std::chrono::milliseconds slice{30'000};
+  // Seeds whose source is a URL are fetched first, on these workers of their own (so that a
+  // server that trickles holds no planting worker), each fetch bounded by `slice`; tenants
+  // (namespaces) take turns on both pools.
+  size_t fetchers = 8;
   // Seeds are split into this many shards by a stable hash (shards.h); start() says which one
   // this replica plants.
   uint32_t shards = 1;

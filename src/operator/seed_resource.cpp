@@ -174,6 +174,9 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
       FetchLimits fl;
       fl.protocols = limits.allow_file_urls ? "https,file" : "https";
       fl.max_bytes = limits.max_bytes;
+      fl.timeout = limits.timeout;
+      fl.cancel = limits.cancel;
+      fl.ca_file = limits.ca_file;
       auto body = fetch_url(spec.url, fl);
       if (!body) return body.error();
       return SeedText{std::move(body.value()), spec.url};

@@ -2,7 +2,9 @@
 // source, and planning it. Nothing here talks to a cluster except through the callbacks given.
 #pragma once
 
+#include <atomic>
 #include <boost/json/object.hpp>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -43,6 +45,12 @@ std::string seed_label(const std::string& ns, const std::string& name);
 struct SourceLimits {
   bool allow_file_urls = false;
   size_t max_bytes = 64u << 20;
+  // A URL's whole transfer (the operator sets it to its --planting-slice).
+  std::chrono::milliseconds timeout{30'000};
+  // Set from another thread to give a fetch up (the Seed changed or went away).
+  const std::atomic<bool>* cancel = nullptr;
+  // A PEM bundle of the CAs that Seed URLs' servers are verified against; empty: the system's.
+  std::string ca_file;
 };
 
 // Reads a ConfigMap's data: the object, or an error message.

@@ -5,6 +5,7 @@
 namespace planter::op {
 
 struct SlicePool::Job {
+  std::string tenant;
   Slice slice;
   bool cancelled = false;
   bool running = false;
@@ -19,22 +20,54 @@ SlicePool::~SlicePool() {
   stop();
 }
 
-std::shared_ptr<SlicePool::Job> SlicePool::submit(Slice slice) {
+std::shared_ptr<SlicePool::Job> SlicePool::submit(std::string tenant, Slice slice) {
   auto job = std::make_shared<Job>();
+  job->tenant = std::move(tenant);
   job->slice = std::move(slice);
   {
     std::lock_guard lock(mu_);
-    ready_.push_back(job);
+    ready(job);
   }
   cv_.notify_one();
   return job;
+}
+
+void SlicePool::ready(std::shared_ptr<Job> job) {
+  auto& queue = ready_[job->tenant];
+  if (queue.empty()) turns_.push_back(job->tenant);
+  queue.push_back(std::move(job));
+  ++queued_;
+}
+
+std::shared_ptr<SlicePool::Job> SlicePool::next() {
+  while (!turns_.empty()) {
+    std::string tenant = std::move(turns_.front());
+    turns_.pop_front();
+    auto it = ready_.find(tenant);
+    if (it == ready_.end()) continue;  // defensive: a tenant's turn outlives no queue
+    std::shared_ptr<Job> job = std::move(it->second.front());
+    it->second.pop_front();
+    --queued_;
+    if (it->second.empty())
+      ready_.erase(it);
+    else
+      turns_.push_back(std::move(tenant));  // its next job waits for the others' turns
+    return job;
+  }
+  return nullptr;
 }
 
 void SlicePool::cancel(const std::shared_ptr<Job>& job) {
   if (!job) return;
   std::unique_lock lock(mu_);
   job->cancelled = true;
-  std::erase(ready_, job);
+  if (auto it = ready_.find(job->tenant); it != ready_.end()) {
+    queued_ -= std::erase(it->second, job);
+    if (it->second.empty()) {
+      ready_.erase(it);
+      std::erase(turns_, job->tenant);
+    }
+  }
   std::erase_if(resting_, [&](const auto& entry) { return entry.second == job; });
   settled_.wait(lock, [&] { return !job->running; });
 }
@@ -44,9 +77,12 @@ void SlicePool::stop() {
     std::lock_guard lock(mu_);
     if (stopping_) return;
     stopping_ = true;
-    for (auto& job : ready_) job->cancelled = true;
+    for (auto& [_, queue] : ready_)
+      for (auto& job : queue) job->cancelled = true;
     for (auto& [_, job] : resting_) job->cancelled = true;
     ready_.clear();
+    turns_.clear();
+    queued_ = 0;
     resting_.clear();
   }
   cv_.notify_all();
@@ -56,7 +92,7 @@ void SlicePool::stop() {
 
 SlicePool::Gauges SlicePool::gauges() const {
   std::lock_guard lock(mu_);
-  return {running_, ready_.size(), resting_.size()};
+  return {running_, queued_, resting_.size()};
 }
 
 void SlicePool::work() {
@@ -64,18 +100,17 @@ void SlicePool::work() {
   while (!stopping_) {
     auto now = Clock::now();
     while (!resting_.empty() && resting_.begin()->first <= now) {
-      ready_.push_back(std::move(resting_.begin()->second));
+      ready(std::move(resting_.begin()->second));
       resting_.erase(resting_.begin());
     }
-    if (ready_.empty()) {
+    std::shared_ptr<Job> job = next();
+    if (!job) {
       if (resting_.empty())
         cv_.wait(lock);
       else
         cv_.wait_until(lock, resting_.begin()->first);
       continue;
     }
-    std::shared_ptr<Job> job = std::move(ready_.front());
-    ready_.pop_front();
     job->running = true;
     ++running_;
     lock.unlock();

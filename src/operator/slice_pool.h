@@ -4,6 +4,11 @@
 // idempotent, so slicing costs only the re-applies of what was declared. This is controller-
 // runtime's bounded MaxConcurrentReconciles with a per-key requeue delay, for jobs that wait.
 //
+// Fair between tenants: each job belongs to a tenant (a Seed's namespace), and a free worker
+// takes the next job of the next tenant in turn (round robin over the tenants with jobs waiting),
+// so a tenant with many Seeds cannot keep another's one Seed waiting behind them; within a tenant,
+// jobs go first in, first out.
+//
 // Threads: submit(), cancel() and the gauges may be called from any thread; slices run on the
 // workers.
 #pragma once
@@ -17,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,8 +41,9 @@ class SlicePool {
   SlicePool(const SlicePool&) = delete;
   SlicePool& operator=(const SlicePool&) = delete;
 
-  // Queues a job behind the others; its first slice runs when a worker is free.
-  std::shared_ptr<Job> submit(Slice slice);
+  // Queues a job behind its tenant's others; its first slice runs when a worker is free and its
+  // tenant's turn has come.
+  std::shared_ptr<Job> submit(std::string tenant, Slice slice);
   // The job runs no further slice; returns once none is running.
   void cancel(const std::shared_ptr<Job>& job);
   // Cancels every job and stops the workers.
@@ -51,11 +58,16 @@ class SlicePool {
 
  private:
   void work();
+  // With mu_ held: queues `job` behind its tenant's jobs; pops the next job in turn (or null).
+  void ready(std::shared_ptr<Job> job);
+  std::shared_ptr<Job> next();
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;       // work for the workers
-  std::condition_variable settled_;  // a slice ended
-  std::deque<std::shared_ptr<Job>> ready_;
+  std::condition_variable cv_;                                     // work for the workers
+  std::condition_variable settled_;                                // a slice ended
+  std::map<std::string, std::deque<std::shared_ptr<Job>>> ready_;  // by tenant
+  std::deque<std::string> turns_;  // tenants with jobs in ready_, the next one first
+  size_t queued_ = 0;
   std::multimap<Clock::time_point, std::shared_ptr<Job>> resting_;
   size_t running_ = 0;
   bool stopping_ = false;

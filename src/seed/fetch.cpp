@@ -2,6 +2,8 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "seed/seed.h"
@@ -14,6 +16,12 @@ struct Sink {
   std::string body;
   size_t max_bytes;
 };
+
+// libcurl's progress callback (at least once a second): non-zero aborts the transfer.
+int cancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel && cancel->load() ? 1 : 0;
+}
 
 size_t append(char* data, size_t size, size_t n, void* user) {
   auto* out = static_cast<Sink*>(user);
@@ -38,8 +46,15 @@ Result<std::string> fetch_url(const std::string& url, const FetchLimits& limits)
   curl_easy_setopt(curl.get(), CURLOPT_REDIR_PROTOCOLS_STR, limits.protocols.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 10L);
-  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, 60L);
+  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::min<int64_t>(limits.timeout.count(), 10'000)));
+  curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(limits.timeout.count()));
+  if (!limits.ca_file.empty()) curl_easy_setopt(curl.get(), CURLOPT_CAINFO, limits.ca_file.c_str());
+  if (limits.cancel) {
+    curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, cancelled);
+    curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, limits.cancel);
+  }
   curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "planter/0.1");
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, append);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &sink);
@@ -51,6 +66,10 @@ Result<std::string> fetch_url(const std::string& url, const FetchLimits& limits)
                                errbuf[0] ? errbuf : curl_easy_strerror(rc))};
     if (rc == CURLE_WRITE_ERROR)
       return Error{fmt::format("{}: larger than {} bytes", url, limits.max_bytes)};
+    if (rc == CURLE_ABORTED_BY_CALLBACK) return Error{fmt::format("{}: cancelled", url)};
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+      return Error{fmt::format("{}: not read within {} ms ({})", url, limits.timeout.count(),
+                               errbuf[0] ? errbuf : curl_easy_strerror(rc))};
     return Error{fmt::format("{}: {}", url, errbuf[0] ? errbuf : curl_easy_strerror(rc))};
   }
   long status = 0;

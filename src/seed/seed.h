@@ -5,6 +5,8 @@
 // the Diagnostics, and the objects that could be read are still returned.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +46,13 @@ void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, D
 struct FetchLimits {
   std::string protocols = "http,https";
   size_t max_bytes = 256u << 20;
+  // The whole transfer, connecting included; a server that trickles is cut off here.
+  std::chrono::milliseconds timeout{60'000};
+  // Set from another thread to give up at once (within a second).
+  const std::atomic<bool>* cancel = nullptr;
+  // Certificate authorities (a PEM bundle) that https servers are verified against, instead of
+  // the system's; empty: the system's.
+  std::string ca_file;
 };
 
 // Fetches a URL; the error names the URL and the HTTP status or transport failure.

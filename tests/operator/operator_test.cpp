@@ -11,6 +11,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -783,6 +784,66 @@ TEST(OperatorTest, AWaitingSeedHoldsNoWorkerAndExistingClustersAreTargets) {
   apply_yaml(sim, kAnyWidgetCrd);
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "waits", "Planted"); }, 60s))
       << sim.kubectl("get seed waits -o yaml").out << op.log();
+}
+
+// Issue 29: Seeds whose URLs trickle a byte every two seconds once held every planting worker
+// for a minute each, and another tenant's four-line Seed waited behind them. Their reads now hold
+// fetchers of their own, and namespaces take turns.
+TEST(OperatorTest, SeedsWhoseUrlsTrickleKeepNoOtherTenantWaiting) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  // A certificate for 127.0.0.1, and an https server that trickles.
+  fs::path cert = sim.dir() / "trickle.crt", key = sim.dir() / "trickle.key";
+  CommandResult made = run_shell(
+      fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext "
+                  "subjectAltName=IP:127.0.0.1 -keyout {} -out {} 2>&1",
+                  q(key), q(cert)));
+  ASSERT_EQ(made.code, 0) << made.out;
+  FILE* server = popen(fmt::format("exec python3 {} {} {} 2 2>/dev/null",
+                                   q(kSource / "tests/operator/trickle_server.py"), q(cert), q(key))
+                           .c_str(),
+                       "r");
+  ASSERT_NE(server, nullptr);
+  char line[64] = {};
+  ASSERT_NE(fgets(line, sizeof line, server), nullptr);
+  int port = 0, pid = 0;
+  ASSERT_EQ(std::sscanf(line, "%d %d", &port, &pid), 2) << line;
+  struct Stop {
+    int pid;
+    FILE* server;
+    ~Stop() {
+      ::kill(pid, SIGKILL);
+      pclose(server);
+    }
+  } stop_server{pid, server};
+  // As many planting workers as trickling Seeds: before, every one of them was taken. The slice
+  // (and so each read) is far longer than this test.
+  OperatorProcess op(sim.kubeconfig(), sim.dir(),
+                     {"--concurrent-seeds", "4", "--concurrent-fetches", "4", "--planting-slice",
+                      "600", "--seed-ca-file", cert.string()});
+  ASSERT_EQ(sim.kubectl("create namespace slow").code, 0);
+  ASSERT_EQ(sim.kubectl("create namespace good").code, 0);
+  for (int i = 0; i < 16; ++i)
+    apply_yaml(sim,
+               seed_object("slow", fmt::format("trickle-{}", i),
+                           fmt::format("    url: https://127.0.0.1:{}/seed-{}.yaml", port, i)));
+  // The trickling Seeds are being read (the server has them all answered with a first byte).
+  ASSERT_TRUE(
+      eventually([&] { return seed_field(sim, "slow", "trickle-0", ".status.phase") != ""; }, 60s))
+      << op.log();
+  apply_yaml(sim, seed_object("good", "small", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: small, namespace: good}
+      data: {a: b})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "good", "small", "Planted"); }, 120s))
+      << sim.kubectl("get seeds -A -o yaml").out << op.log();
+  EXPECT_EQ(sim.kubectl("get configmap small -n good -o name").out, "configmap/small\n");
+  // Meanwhile none of the trickling Seeds got anywhere: their reads are still going.
+  for (int i = 0; i < 16; ++i)
+    EXPECT_FALSE(phase_is(sim, "slow", fmt::format("trickle-{}", i), "Planted")) << i;
+  EXPECT_TRUE(op.running());
+  op.stop(SIGTERM);  // a fetch in flight is given up at once: the operator stops
 }
 
 // A workload cluster is reached with the kubeconfig its cluster object points at; the Seed's

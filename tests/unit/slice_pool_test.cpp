@@ -6,7 +6,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace planter::op {
 namespace {
@@ -28,7 +31,7 @@ TEST(SlicePool, RunsEveryJobToItsEndWithAtMostItsWorkersAtOnce) {
   std::atomic<int> running{0}, most{0}, finished{0};
   for (int j = 0; j < 6; ++j) {
     auto slices = std::make_shared<int>(3);
-    pool.submit([&, slices]() -> std::optional<std::chrono::milliseconds> {
+    pool.submit("t", [&, slices]() -> std::optional<std::chrono::milliseconds> {
       int now = ++running;
       for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
       }
@@ -50,14 +53,14 @@ TEST(SlicePool, RunsEveryJobToItsEndWithAtMostItsWorkersAtOnce) {
 TEST(SlicePool, AJobThatKeepsWaitingHoldsNoWorkerBetweenSlices) {
   SlicePool pool(1);
   std::atomic<int> waiter_slices{0};
-  pool.submit([&]() -> std::optional<std::chrono::milliseconds> {
+  pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
     ++waiter_slices;
     std::this_thread::sleep_for(20ms);  // a slice that ends with the job still waiting
     return 50ms;
   });
   std::atomic<bool> quick_done{false};
   EXPECT_TRUE(eventually([&] { return waiter_slices >= 1; }));
-  pool.submit([&]() -> std::optional<std::chrono::milliseconds> {
+  pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
     quick_done = true;
     return std::nullopt;
   });
@@ -71,7 +74,7 @@ TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
   SlicePool pool(1);
   std::atomic<int> slices{0};
   std::atomic<bool> inside{false};
-  auto job = pool.submit([&]() -> std::optional<std::chrono::milliseconds> {
+  auto job = pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
     inside = true;
     ++slices;
     std::this_thread::sleep_for(100ms);
@@ -87,17 +90,45 @@ TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
   // A job cancelled before its first slice never runs.
   std::atomic<bool> ran{false};
   SlicePool busy(1);
-  busy.submit([]() -> std::optional<std::chrono::milliseconds> {
+  busy.submit("t", []() -> std::optional<std::chrono::milliseconds> {
     std::this_thread::sleep_for(100ms);
     return std::nullopt;
   });
-  auto queued = busy.submit([&]() -> std::optional<std::chrono::milliseconds> {
+  auto queued = busy.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
     ran = true;
     return std::nullopt;
   });
   busy.cancel(queued);
   std::this_thread::sleep_for(200ms);
   EXPECT_FALSE(ran);
+}
+
+TEST(SlicePool, TenantsTakeTurnsSoManyJobsOfOneDoNotStarveAnother) {
+  SlicePool pool(1);
+  std::mutex mu;
+  std::vector<std::string> order;
+  std::atomic<bool> release{false};
+  auto job = [&](std::string name, bool hold) {
+    return [&, name, hold]() -> std::optional<std::chrono::milliseconds> {
+      while (hold && !release) std::this_thread::sleep_for(1ms);
+      std::lock_guard lock(mu);
+      order.push_back(name);
+      return std::nullopt;
+    };
+  };
+  pool.submit("a", job("a1", true));  // holds the one worker
+  ASSERT_TRUE(eventually([&] { return pool.gauges().running == 1; }));
+  for (int i = 2; i <= 5; ++i) pool.submit("a", job("a" + std::to_string(i), false));
+  pool.submit("b", job("b1", false));  // another tenant's one job, queued last
+  EXPECT_EQ(pool.gauges().queued, 5u);
+  release = true;
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mu);
+    return order.size() == 6;
+  }));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(order, (std::vector<std::string>{"a1", "a2", "b1", "a3", "a4", "a5"}))
+      << "b's turn comes after one more of a's, not after all of them";
 }
 
 }  // namespace
