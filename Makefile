@@ -44,7 +44,7 @@ test-release: build clients
 test-sanitize: build-sanitize clients
 	ctest --preset sanitize -j $(JOBS) -L 'unit|sim|kube|plant'
 
-bench: build
+bench: build clients
 	build/release/bench/plan_bench
 	build/release/bench/sim_bench
 	build/release/bench/fleet_bench
@@ -53,6 +53,7 @@ bench: build
 	build/release/bench/scheduler_bench
 	build/release/bench/stack_fit_bench
 	build/release/bench/planter_scheduler_bench
+	python3 bench/operator_fairness_bench.py build/release/src/planter build/tools/kubectl
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
