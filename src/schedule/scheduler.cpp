@@ -137,6 +137,8 @@ struct Scheduler::Impl {
       const json::string* node = find_string(p, {"spec", "nodeName"});
       if (node && !node->empty()) {
         view.add_pod(p, {});
+        // A pod on its way out holds its room, but is no member of its gang any more.
+        if (find_path(p, {"metadata", "deletionTimestamp"})) return;
         if (const json::string* group = find_string(p, {"metadata", "labels", kPodGroupLabel}))
           bound[string_field(p, {"metadata", "namespace"}) + "/" + std::string(*group)]
               .emplace_back(string_field(p, {"metadata", "name"}), std::string(*node));
@@ -170,6 +172,21 @@ struct Scheduler::Impl {
     std::set<std::string> isolated;
     for (const auto& [key, g] : group_objects)
       if (annotated(g, kIsolateAnnotation)) isolated.insert(key);
+
+    // A gang bound (partly or whole) to a node that no longer exists is released: all or nothing
+    // holds for where it runs too, and its status never says Scheduled on a missing node.
+    for (auto it = bound.begin(); it != bound.end();) {
+      auto g = group_objects.find(it->first);
+      std::string gone;
+      for (const auto& [pod, node] : it->second)
+        if (gone.empty() && !nodes->get("", node)) gone = node;
+      if (g == group_objects.end() || gone.empty()) {
+        ++it;
+        continue;
+      }
+      release_gang_of_missing_node(it->first, g->second, it->second, gone);
+      it = bound.erase(it);
+    }
 
     std::chrono::milliseconds next{3'600'000};
     for (Unit* u : queue) {
@@ -222,14 +239,24 @@ struct Scheduler::Impl {
       }
       partial_since.erase(u->key);
       int64_t placed = 0;
+      std::string gone;  // a node of the decision that went away while the gang was bound
       for (const auto& [pod, node] : d.bindings) {
         if (placed > 0 && options.bind_interval.count() > 0)
           std::this_thread::sleep_for(options.bind_interval);
+        if (!nodes->get("", node)) {
+          gone = node;
+          break;
+        }
         if (bind(*pod, node)) {
           ++placed;
+          bound[u->key].emplace_back(pod->name, node);
           view.add_bound(node, BoundPod{pod->ns, pod->labels, pod->group, pod->anti_terms},
                          pod->requests);
         }
+      }
+      if (group && !gone.empty()) {
+        release_gang_of_missing_node(u->key, *group, bound[u->key], gone);
+        continue;
       }
       if (group)
         write_group_status(u->key, *group, policy.bound + placed,
@@ -297,6 +324,27 @@ struct Scheduler::Impl {
     if (!why.empty())
       event(ns, "PodGroup", std::string(kPodGroupApiVersion), name,
             string_field(group, {"metadata", "uid"}), "Warning", "FailedScheduling", why);
+  }
+
+  // A gang with pods bound to `node`, which no longer exists (deleted while it was being bound,
+  // or after): every bound pod of it goes, wherever it runs, so that the gang starts again whole
+  // elsewhere (their controllers make them again); the PodGroup says why.
+  void release_gang_of_missing_node(const std::string& key, const json::object& group,
+                                    const std::vector<std::pair<std::string, std::string>>& pods,
+                                    const std::string& node) {
+    std::string ns = key.substr(0, key.find('/'));
+    for (const auto& [name, _] : pods) {
+      auto r = client.remove("v1", "Pod", ns, name);
+      if (!r && !r.error().not_found())
+        log(fmt::format("deleting {}/{}: {}", ns, name, r.error().str()));
+    }
+    ++stats.gangs_released;
+    std::string why = fmt::format(
+        "pod group {}: node {} went away with {} of its pod(s) bound; released the gang ({} "
+        "pod(s) deleted) to place it whole again",
+        key, node, pods.size(), pods.size());
+    log(why);
+    write_group_status(key, group, 0, "Pending", why);
   }
 
   // A gang left partly bound whose rest does not fit within its timeout: its bound pods go, so

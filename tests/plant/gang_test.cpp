@@ -203,6 +203,35 @@ TEST_F(GangTest, ASchedulerKilledInTheMiddleOfAGangIsFinishedByTheNextOne) {
   for (const auto& [pod, n] : bindings(sim_)) EXPECT_EQ(n, 1) << pod << " bound twice";
 }
 
+// Issue 29: a gang's node deleted while the gang was being bound got the rest bound to it, and
+// the PodGroup said Scheduled 4. Now the gang is released: none of its pods stays bound, and the
+// PodGroup says why.
+TEST_F(GangTest, AGangWhoseNodeGoesAwayMidBindingIsReleasedNeverScheduled) {
+  auto s = scheduler({"--bind-interval", "0.5"});
+  apply_yaml(sim_, gang("g", 4, 4, "1"));
+  std::string node;
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const auto& [pod, n] : nodes_of(sim_, "g"))
+          if (!n.empty()) node = n;
+        return !node.empty();
+      },
+      30s))
+      << s->log();
+  ASSERT_EQ(sim_.kubectl("delete node " + node).code, 0);
+  EXPECT_TRUE(eventually(
+      [&] {
+        return s->log().find("node " + node + " went away") != std::string::npos &&
+               bound(nodes_of(sim_, "g")) == 0;
+      },
+      30s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+  for (const auto& [pod, n] : nodes_of(sim_, "g")) EXPECT_NE(n, node) << pod;
+  EXPECT_NE(sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out, "Scheduled");
+  EXPECT_THAT(sim_.kubectl("get events --field-selector involvedObject.kind=PodGroup").out,
+              HasSubstr("went away"));
+}
+
 TEST_F(GangTest, AGangLeftPartlyBoundThatCannotFinishIsReleasedAtItsTimeout) {
   auto s = scheduler({"--bind-interval", "0.4"});
   apply_yaml(sim_, gang("g", 3, 3, "5", 2));
