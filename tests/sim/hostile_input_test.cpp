@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "sanitized.h"
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -41,13 +42,27 @@ long rss_mib(int pid) {
   return -1;
 }
 
-// How long one read takes (the sim answering other clients).
+// The sim answers another client within 100 ms while a hostile request runs (issue 29); built with
+// the sanitizers, its code runs at -O0, so five times that.
+constexpr std::chrono::milliseconds kAnswerWithin = kSanitized ? 500ms : 100ms;
+
+// How long the sim takes to answer one GET /readyz from another client, a new TLS connection
+// included (timed inside Python, so that the interpreter's start does not count).
 std::chrono::milliseconds answer_time(const SimProcess& sim) {
-  auto start = std::chrono::steady_clock::now();
-  CommandResult r = sim.kubectl("get --raw /readyz");
+  CommandResult r = run_shell(
+      "python3 -c 'import ssl, sys, time, urllib.request, yaml\n"
+      "c = yaml.safe_load(open(sys.argv[1]))\n"
+      "server = c[\"clusters\"][0][\"cluster\"][\"server\"]\n"
+      "token = c[\"users\"][0][\"user\"].get(\"token\", \"\")\n"
+      "request = urllib.request.Request(server + \"/readyz\", headers={\"Authorization\": "
+      "\"Bearer \" + token})\n"
+      "context = ssl._create_unverified_context()\n"
+      "start = time.monotonic()\n"
+      "urllib.request.urlopen(request, context=context, timeout=60).read()\n"
+      "print(int((time.monotonic() - start) * 1000))' " +
+      q(sim.kubeconfig()));
   EXPECT_EQ(r.code, 0) << r.err;
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                               start);
+  return std::chrono::milliseconds(std::atoi(r.out.c_str()));
 }
 
 TEST(HostileInputTest, CountsKubeApiserverRefusesAreRefusedInItsWords) {
@@ -98,7 +113,7 @@ TEST(HostileInputTest, TheMostReplicasKubeApiserverAcceptsMakeAtMostTheSimsBound
   EXPECT_EQ(sim.kubectl("get pods -l app=max -o name").out.size(),
             300 * std::string("pod/max-xxxxx\n").size())
       << "300 pods, no more";
-  EXPECT_LT(answer_time(sim), 2000ms) << "the sim answers other clients";
+  EXPECT_LT(answer_time(sim), kAnswerWithin) << "the sim answers other clients";
   long after = rss_mib(sim.pid());
   EXPECT_LT(after - before, 256) << "300 pods take less than 256 MiB (" << before << " MiB before, "
                                  << after << " MiB after)";
@@ -147,7 +162,7 @@ spec:
   CommandResult nested;
   std::thread hostile([&] { nested = sim.kubectl("apply -f " + q(sim.dir() / "nested.yaml")); });
   // Meanwhile another client is served at once.
-  EXPECT_LT(answer_time(sim), 2000ms);
+  EXPECT_LT(answer_time(sim), kAnswerWithin);
   hostile.join();
   EXPECT_NE(nested.code, 0);
   EXPECT_THAT(nested.err, HasSubstr("spec.nested in body should match '^(a+)+$'"));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "plan/planner.h"
+#include "sanitized.h"
 #include "seed/seed.h"
 
 namespace planter::testing {
@@ -40,20 +41,6 @@ inline const Requirement* find_requirement(const Plan& plan, const Unit& u,
   }
   return nullptr;
 }
-
-// Built with AddressSanitizer: its allocator keeps freed memory in quarantine, so memory bounds
-// measured in a test need its quarantine (256 MiB at most) on top.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
-#else
-inline constexpr bool kSanitized = false;
-#endif
 
 // This process's peak resident memory (VmHWM), in KiB.
 inline long peak_rss_kib() {
