@@ -14,6 +14,7 @@
 #include "kube/sim_fleet.h"
 #include "model/base64.h"
 #include "model/files.h"
+#include "model/object.h"
 
 namespace planter::kube {
 namespace {
@@ -395,7 +396,23 @@ TEST(KubeClient, FindsAKindOnceItsCrdIsEstablished) {
   ASSERT_FALSE(early.ok());
   EXPECT_TRUE(early.error().kind_unknown());
   int refreshes = client->discovery_refreshes();
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  // Once the CRD says Established (a read, which needs no discovery), the kind is served.
+  auto established = [&] {
+    auto got = client->get("apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
+                           "widgets.example.com");
+    if (!got) return false;
+    const json::value* conditions = find_path(*got, {"status", "conditions"});
+    if (!conditions || !conditions->is_array()) return false;
+    for (const json::value& c : conditions->as_array())
+      if (c.is_object() && c.as_object().contains("type") && c.at("type") == "Established" &&
+          c.as_object().contains("status") && c.at("status") == "True")
+        return true;
+    return false;
+  };
+  for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       !established() && std::chrono::steady_clock::now() < end;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(established());
   auto later = client->apply(widget);
   ASSERT_TRUE(later.ok()) << later.error().str();
   EXPECT_EQ(client->discovery_refreshes(), refreshes + 1);

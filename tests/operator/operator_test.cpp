@@ -12,8 +12,10 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <random>
 #include <set>
@@ -302,13 +304,20 @@ TEST(OperatorTest, KilledAtRandomMomentsItStillPlantsEverythingOnceAndInOrder) {
   fs::path seed = kube_prometheus_on_edge(sim.dir());
   OperatorProcess op(sim.kubeconfig(), sim.dir());
   apply_yaml(sim, seed_object("default", "monitoring", "    url: file://" + seed.string()));
-  std::mt19937 rng(std::random_device{}());
+  // The kill times are random; the seed is printed, and PLANTER_TEST_SEED replays a run.
+  unsigned seed_value = std::random_device{}();
+  if (const char* env = std::getenv("PLANTER_TEST_SEED"))
+    seed_value = static_cast<unsigned>(std::strtoul(env, nullptr, 10));
+  std::cout << "kill times from PLANTER_TEST_SEED=" << seed_value << std::endl;
+  RecordProperty("PLANTER_TEST_SEED", std::to_string(seed_value));
+  std::mt19937 rng(seed_value);
   for (int i = 0; i < 5; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 1500));
     op.stop(SIGKILL);
     op.start();
   }
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "monitoring", "Planted"); }, 240s))
+      << "PLANTER_TEST_SEED=" << seed_value << "\n"
       << sim.kubectl("get seed monitoring -o yaml").out << op.log();
   json::object plan = plan_of(q(seed));
   size_t units = plan.at("units").as_array().size();

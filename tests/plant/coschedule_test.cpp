@@ -130,9 +130,17 @@ TEST(CoscheduleTest, WithoutItAPodOfTheGroupCannotFollowTheVolume) {
   CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   // The first pod went to a small node, the claim bound there, and the third does not fit.
+  // Read again until the scheduler has said why the third waits (its PodScheduled condition).
   auto pods = job_pods(sim, 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  pods = job_pods(sim, 2);
+  auto said_why = [&] {
+    for (const auto& [name, at] : pods)
+      if (at.node.empty() && !at.scheduling.empty()) return true;
+    return false;
+  };
+  for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       !said_why() && std::chrono::steady_clock::now() < end;)
+    pods = job_pods(sim, 2);
+  ASSERT_TRUE(said_why()) << sim.kubectl("get pods -o wide").out;
   size_t pending = 0;
   std::set<std::string> nodes;
   for (const auto& [name, at] : pods) {

@@ -169,7 +169,12 @@ TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
   ASSERT_TRUE(eventually(
       [&] { return bound(nodes_of(sim_, "first")) + bound(nodes_of(sim_, "second")) >= 3; }, 10s))
       << s->log();
-  std::this_thread::sleep_for(500ms);
+  // The scheduler has considered the other gang once it says why that one waits.
+  auto says_why = [&](const std::string& group) {
+    return sim_.kubectl("get pod " + group + "-0 -o jsonpath={.status.conditions[0].message}")
+               .out.find("cannot be placed together") != std::string::npos;
+  };
+  ASSERT_TRUE(eventually([&] { return says_why("first") || says_why("second"); }, 30s)) << s->log();
   size_t a = bound(nodes_of(sim_, "first")), b = bound(nodes_of(sim_, "second"));
   EXPECT_TRUE((a == 3 && b == 0) || (a == 0 && b == 3))
       << "one gang whole, the other not at all: " << a << " and " << b;

@@ -46,6 +46,22 @@ def watch(path, until, limit_s=10):
     return resp.status, events
 
 
+def until(predicate, limit_s=30):
+    """Waits for observed state (never a fixed sleep): true once `predicate` holds."""
+    deadline = time.time() + limit_s
+    while not predicate():
+        if time.time() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def established(name):
+    s, ct, body = request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name)
+    conds = {c["type"]: c["status"] for c in (body.get("status") or {}).get("conditions", [])}
+    return conds.get("Established") == "True"
+
+
 def check(name, cond, detail=""):
     if not cond:
         raise SystemExit(f"FAIL {name}: {detail}")
@@ -164,9 +180,9 @@ for n in ("dep-a", "dep-b"):
     o["metadata"]["ownerReferences"] = [ref]
     request("POST", "/api/v1/namespaces/default/configmaps", o)
 request("DELETE", "/api/v1/namespaces/default/configmaps/owner?propagationPolicy=Background")
-time.sleep(0.2)
 check("background deletion removes dependents",
-      request("GET", "/api/v1/namespaces/default/configmaps/dep-a")[0] == 404)
+      until(lambda: request("GET", "/api/v1/namespaces/default/configmaps/dep-a")[0] == 404
+            and request("GET", "/api/v1/namespaces/default/configmaps/dep-b")[0] == 404))
 s, ct, body = request("DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=page%3Dyes")
 s, ct, body = request("GET", "/api/v1/namespaces/default/configmaps?labelSelector=page%3Dyes")
 check("deletecollection", body["items"] == [], body)
@@ -182,7 +198,7 @@ crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
 s, ct, body = request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
 check("crd create", s == 201, body)
 check("kind not served before Established", request("GET", "/apis/example.org/v1/namespaces/default/gadgets")[0] == 404)
-time.sleep(0.5)
+until(lambda: established("gadgets.example.org"))
 s, ct, body = request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.org")
 conds = {c["type"]: c["status"] for c in body["status"]["conditions"]}
 check("crd conditions", conds == {"NamesAccepted": "True", "Established": "True"}, conds)
@@ -201,10 +217,9 @@ s, ct, body = request("PATCH", "/apis/example.org/v1/namespaces/default/gadgets/
                       "application/strategic-merge-patch+json")
 check("strategic merge patch on a custom resource is 415", s == 415, body)
 s, ct, body = request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.org")
-time.sleep(0.2)
 check("deleting the CRD removes its kind and objects",
-      request("GET", "/apis/example.org/v1/namespaces/default/gadgets/g")[0] == 404
-      and request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.org")[0] == 404)
+      until(lambda: request("GET", "/apis/example.org/v1/namespaces/default/gadgets/g")[0] == 404
+            and request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.org")[0] == 404))
 # Structural schemas: what kube-apiserver refuses, drops and fills in for a custom resource.
 widget_schema = {"type": "object", "properties": {"spec": {
     "type": "object", "required": ["size"],
@@ -224,7 +239,7 @@ crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
                               "schema": {"openAPIV3Schema": widget_schema}}]}}
 s, ct, body = request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
 check("schema crd create", s == 201, body)
-time.sleep(0.5)
+until(lambda: established("widgets.example.org"))
 bad = {"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": "w"},
        "spec": {"size": 0, "mode": "slow", "name": "Abc", "port": True, "tags": ["a", "b", "c"]}}
 s, ct, body = request("POST", "/apis/example.org/v1/namespaces/default/widgets", bad)

@@ -123,15 +123,20 @@ spec:
   // Deleting the Cluster removes the workload cluster, its Secret and its context.
   auto del = sim.kubectl("delete clusters.cluster.x-k8s.io edge-b -n fleet");
   ASSERT_EQ(del.code, 0) << del.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The audit log says when the workload cluster is gone; then the rest must be too.
+  const std::string removed = "management removed cluster.x-k8s.io/v1beta1|Cluster|fleet|edge-b";
+  for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       std::chrono::steady_clock::now() < end;) {
+    auto now = ready_events(sim);
+    if (std::find(now.begin(), now.end(), removed) != now.end()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   auto contexts = sim.kubectl("config get-contexts -o name");
   EXPECT_THAT(contexts.out, Not(HasSubstr("edge-b")));
   EXPECT_THAT(contexts.out, HasSubstr("edge-a"));
   auto secrets = sim.kubectl("get secrets -n fleet -o name");
   EXPECT_EQ(secrets.out, "secret/edge-a-kubeconfig\n");
-  EXPECT_THAT(
-      ready_events(sim),
-      ::testing::Contains("management removed cluster.x-k8s.io/v1beta1|Cluster|fleet|edge-b"));
+  EXPECT_THAT(ready_events(sim), ::testing::Contains(removed));
 }
 
 TEST(FleetTest, DeploymentServiceAndApiServiceBecomeReadyAfterTheirDelays) {
@@ -281,8 +286,14 @@ TEST(FleetTest, FaultsChangePerClusterThroughClusterAnnotations) {
   auto ann = sim.kubectl(
       "annotate clusters.planter.nephio.org edge2 -n default sim.planter.io/error-rate=1");
   ASSERT_EQ(ann.code, 0) << ann.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  auto bad = sim.kubectl("--context edge2 get ns --request-timeout=5s");
+  // The annotation takes effect when the sim sees it: edge2 fails from then on, edge1 not.
+  CommandResult bad;
+  for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       std::chrono::steady_clock::now() < end;) {
+    bad = sim.kubectl("--context edge2 get ns --request-timeout=5s");
+    if (bad.code != 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   EXPECT_NE(bad.code, 0);
   auto good = sim.kubectl("--context edge1 get ns");
   EXPECT_EQ(good.code, 0) << good.err;

@@ -6,7 +6,6 @@ Usage: python_client.py KUBECONFIG. Prints one JSON object with what it saw; the
 import json
 import sys
 import threading
-import time
 
 from kubernetes import client, config, watch
 
@@ -15,13 +14,15 @@ core = client.CoreV1Api()
 result = {"namespaces": [ns.metadata.name for ns in core.list_namespace().items]}
 
 events = []
-ready = threading.Event()
+# The watch starts at the list's resourceVersion: every change after it is delivered, however
+# late the watch's connection opens (no sleep hoping it is open).
+since = core.list_namespaced_config_map("default").metadata.resource_version
 
 
 def watch_configmaps():
     w = watch.Watch()
-    ready.set()
-    for event in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=10):
+    for event in w.stream(core.list_namespaced_config_map, "default", resource_version=since,
+                          timeout_seconds=10):
         events.append([event["type"], event["object"].metadata.name,
                        (event["object"].data or {}).get("colour")])
         if event["type"] == "DELETED":
@@ -30,8 +31,6 @@ def watch_configmaps():
 
 thread = threading.Thread(target=watch_configmaps)
 thread.start()
-ready.wait()
-time.sleep(0.5)
 
 body = client.V1ConfigMap(metadata=client.V1ObjectMeta(name="from-python", labels={"app": "py"}),
                           data={"colour": "green"})

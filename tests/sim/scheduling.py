@@ -35,6 +35,16 @@ def get(*args):
     return json.loads(kubectl("get", *args, "-o", "json").stdout)
 
 
+def until(predicate, limit_s=30):
+    """Waits for observed state (never a fixed sleep): true once `predicate` holds."""
+    deadline = time.time() + limit_s
+    while not predicate():
+        if time.time() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def check(name, cond, detail=""):
     if not cond:
         raise SystemExit(f"FAIL {name}: {detail}")
@@ -387,7 +397,16 @@ spec:
   schedulerName: my-scheduler
   containers: [{name: c, image: busybox}]
 """)
-time.sleep(0.5)
+# The sim's scheduler takes pods in order: once a later pod of its own is bound, it has seen (and
+# left alone) the other scheduler's.
+apply("""apiVersion: v1
+kind: Pod
+metadata: {name: after, namespace: manual}
+spec:
+  containers: [{name: c, image: busybox}]
+""")
+check("the sim's scheduler binds its own pod", until(
+    lambda: get("pod", "after", "-n", "manual")["spec"].get("nodeName")))
 p = get("pod", "mine", "-n", "manual")
 check("a pod of another scheduler stays Pending, untouched",
       not p["spec"].get("nodeName") and not p["status"].get("conditions"), p["status"])
@@ -440,7 +459,11 @@ spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 1Gi}}
 """)
-time.sleep(0.3)
+# The volume controller says it waits (its WaitForFirstConsumer Event); the claim is Pending.
+check("a local claim says it waits for its first consumer", until(
+    lambda: "WaitForFirstConsumer" in kubectl(
+        "get", "events", "-n", "storage", "--field-selector", "involvedObject.name=shared",
+        "-o", "jsonpath={.items[*].reason}").stdout))
 check("a local claim waits for its first consumer",
       get("pvc", "shared", "-n", "storage")["status"]["phase"] == "Pending")
 apply(claim_user("writer", "shared", "3"))
@@ -481,7 +504,8 @@ apart = """  affinity:
 apply(claim_user("first", "disk", "100m", apart))
 kubectl("wait", "--for=condition=Ready", "pod/first", "-n", "storage", "--timeout=20s")
 apply(claim_user("second", "disk", "100m", apart))
-time.sleep(1)
+until(lambda: "Multi-Attach error" in kubectl("describe", "pod", "second", "-n",
+                                              "storage").stdout)
 second = get("pod", "second", "-n", "storage")
 described = kubectl("describe", "pod", "second", "-n", "storage").stdout
 check("a ReadWriteOnce volume attached to another node keeps the second pod ContainerCreating",
