@@ -44,6 +44,7 @@ test-release: build clients
 test-sanitize: build-sanitize clients
 	ctest --preset sanitize -j $(JOBS) -L 'unit|sim|kube|plant'
 
+# Every benchmark prints its numbers; scripts/figures then writes docs/status.md's figures table.
 bench: build clients
 	build/release/bench/plan_bench
 	build/release/bench/sim_bench
@@ -54,6 +55,7 @@ bench: build clients
 	build/release/bench/stack_fit_bench
 	build/release/bench/planter_scheduler_bench
 	python3 bench/operator_fairness_bench.py build/release/src/planter build/tools/kubectl
+	scripts/figures
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
