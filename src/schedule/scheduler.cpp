@@ -326,12 +326,9 @@ struct Scheduler::Impl {
             string_field(group, {"metadata", "uid"}), "Warning", "FailedScheduling", why);
   }
 
-  // A gang with pods bound to `node`, which no longer exists (deleted while it was being bound,
-  // or after): every bound pod of it goes, wherever it runs, so that the gang starts again whole
-  // elsewhere (their controllers make them again); the PodGroup says why.
-  void release_gang_of_missing_node(const std::string& key, const json::object& group,
-                                    const std::vector<std::pair<std::string, std::string>>& pods,
-                                    const std::string& node) {
+  // Deletes the bound pods of the gang `key` ("ns/group"): (pod name, node) pairs.
+  void release_gang(const std::string& key,
+                    const std::vector<std::pair<std::string, std::string>>& pods) {
     std::string ns = key.substr(0, key.find('/'));
     for (const auto& [name, _] : pods) {
       auto r = client.remove("v1", "Pod", ns, name);
@@ -339,6 +336,15 @@ struct Scheduler::Impl {
         log(fmt::format("deleting {}/{}: {}", ns, name, r.error().str()));
     }
     ++stats.gangs_released;
+  }
+
+  // A gang with pods bound to `node`, which no longer exists (deleted while it was being bound,
+  // or after): every bound pod of it goes, wherever it runs, so that the gang starts again whole
+  // elsewhere (their controllers make them again); the PodGroup says why.
+  void release_gang_of_missing_node(const std::string& key, const json::object& group,
+                                    const std::vector<std::pair<std::string, std::string>>& pods,
+                                    const std::string& node) {
+    release_gang(key, pods);
     std::string why = fmt::format(
         "pod group {}: node {} went away with {} of its pod(s) bound; released the gang ({} "
         "pod(s) deleted) to place it whole again",
@@ -351,13 +357,7 @@ struct Scheduler::Impl {
   // that it holds no room it cannot use; their controllers make them again.
   void release_partial_gang(const std::string& key,
                             const std::vector<std::pair<std::string, std::string>>& pods) {
-    std::string ns = key.substr(0, key.find('/'));
-    for (const auto& [name, node] : pods) {
-      auto r = client.remove("v1", "Pod", ns, name);
-      if (!r && !r.error().not_found())
-        log(fmt::format("deleting {}/{}: {}", ns, name, r.error().str()));
-    }
-    ++stats.gangs_released;
+    release_gang(key, pods);
     log(
         fmt::format("pod group {}: {} pod(s) bound but the rest did not fit within its "
                     "scheduleTimeoutSeconds; deleted them",

@@ -808,23 +808,11 @@ TEST(OperatorTest, SeedsWhoseUrlsTrickleKeepNoOtherTenantWaiting) {
                   "subjectAltName=IP:127.0.0.1 -keyout {} -out {} 2>&1",
                   q(key), q(cert)));
   ASSERT_EQ(made.code, 0) << made.out;
-  FILE* server = popen(fmt::format("exec python3 {} {} {} 2 2>/dev/null",
-                                   q(kSource / "tests/operator/trickle_server.py"), q(cert), q(key))
-                           .c_str(),
-                       "r");
-  ASSERT_NE(server, nullptr);
-  char line[64] = {};
-  ASSERT_NE(fgets(line, sizeof line, server), nullptr);
-  int port = 0, pid = 0;
-  ASSERT_EQ(std::sscanf(line, "%d %d", &port, &pid), 2) << line;
-  struct Stop {
-    int pid;
-    FILE* server;
-    ~Stop() {
-      ::kill(pid, SIGKILL);
-      pclose(server);
-    }
-  } stop_server{pid, server};
+  ServerProcess server(fmt::format("python3 {} {} {} 2 2>/dev/null",
+                                   q(kSource / "tests/operator/trickle_server.py"), q(cert),
+                                   q(key)));
+  int port = server.port();
+  ASSERT_GT(port, 0);
   // As many planting workers as trickling Seeds: before, every one of them was taken. The slice
   // (and so each read) is far longer than this test.
   OperatorProcess op(sim.kubeconfig(), sim.dir(),

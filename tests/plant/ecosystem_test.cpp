@@ -265,20 +265,15 @@ TEST(EcosystemTest, AKustomizationsRemoteResourcesAreFetchedOnlyWhenAllowed) {
   fs::create_directories(tmp / "served");
   std::ofstream(tmp / "served/remote.yaml")
       << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched, namespace: default}\n";
-  // A web server on loopback serves the remote resource; it prints its port first.
-  FILE* server =
-      popen(("exec python3 -c 'import http.server, os, socketserver, sys; "
-             "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
-             "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
-             "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
-             q(tmp / "served") + " 2>/dev/null")
-                .c_str(),
-            "r");
-  ASSERT_NE(server, nullptr);
-  char line[64] = {};
-  ASSERT_NE(fgets(line, sizeof line, server), nullptr);
-  int port = 0, pid = 0;
-  ASSERT_EQ(std::sscanf(line, "%d %d", &port, &pid), 2) << line;
+  // A web server on loopback serves the remote resource.
+  ServerProcess server(
+      "python3 -c 'import http.server, os, socketserver, sys; "
+      "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
+      "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
+      "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
+      q(tmp / "served") + " 2>/dev/null");
+  int port = server.port();
+  ASSERT_GT(port, 0);
   fs::create_directories(tmp / "app");
   std::ofstream(tmp / "app/kustomization.yaml")
       << fmt::format("resources:\n- http://127.0.0.1:{}/remote.yaml\n", port);
@@ -286,8 +281,6 @@ TEST(EcosystemTest, AKustomizationsRemoteResourcesAreFetchedOnlyWhenAllowed) {
   CommandResult off = run_shell(path + PLANTER_BINARY + " plan -k " + q(tmp / "app"));
   CommandResult on =
       run_shell(path + PLANTER_BINARY + " plan --allow-remote-bases -k " + q(tmp / "app"));
-  ::kill(pid, SIGTERM);
-  pclose(server);
   EXPECT_EQ(off.code, 2) << off.out << off.err;
   EXPECT_THAT(off.err, HasSubstr("building its kustomization failed"));
   EXPECT_THAT(off.err, HasSubstr("pass --allow-remote-bases to fetch them"));

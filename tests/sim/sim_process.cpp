@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -42,6 +43,20 @@ std::string quote(const std::string& s) {
 }
 
 }  // namespace
+
+ServerProcess::ServerProcess(const std::string& command) {
+  out_ = popen(("exec " + command).c_str(), "r");
+  char line[64] = {};
+  if (!out_ || !fgets(line, sizeof line, out_) || std::sscanf(line, "%d %d", &port_, &pid_) != 2) {
+    ADD_FAILURE() << "`" << command << "` did not print its port and pid: " << line;
+    port_ = 0;
+  }
+}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  if (out_) pclose(out_);
+}
 
 std::string read_file(const fs::path& p) {
   return slurp(p);

@@ -2,6 +2,7 @@
 // and real clients (kubectl, helm, the Python client) run against it as subprocesses.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -44,6 +45,21 @@ spec:
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 )";
+
+// A server a test starts with a shell `command` that prints "PORT PID" on its first line (a
+// Python web server, say), killed when this goes. port() is 0 when it did not say.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::string& command);
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+  int port() const { return port_; }
+
+ private:
+  FILE* out_ = nullptr;
+  int port_ = 0, pid_ = 0;
+};
 
 class SimProcess {
  public:

@@ -141,20 +141,30 @@ yaml.safe_dump_all(docs, sys.stdout)
                      port, flag_file);
 }
 
+// A TCP listener on loopback (what a plugin with the network could reach), closed when it goes.
+struct Listener {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  Listener() {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::listen(fd, 8) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+      port = ntohs(addr.sin_port);
+  }
+  ~Listener() { ::close(fd); }
+};
+
 // Plugins are functions of the seed: no network unless allowed, only a few environment variables,
 // and nothing they start outlives them.
 TEST(Plugins, RunInASandboxWithoutNetworkOrLeftovers) {
-  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 8), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  Listener listener;
+  ASSERT_GT(listener.port, 0);
   fs::path flag = fs::temp_directory_path() / ("planter-leftover-" + std::to_string(::getpid()));
   fs::remove(flag);
-  std::string probe = write_plugin("probe.py", probe_plugin(ntohs(addr.sin_port), flag.string()));
+  std::string probe = write_plugin("probe.py", probe_plugin(listener.port, flag.string()));
   ::setenv("PLANTER_TEST_SECRET", "do-not-pass", 1);
 
   Seed s = small_seed();
@@ -182,7 +192,6 @@ TEST(Plugins, RunInASandboxWithoutNetworkOrLeftovers) {
   limits.network = {"probe.py"};
   ASSERT_TRUE(run_plugins({probe}, allowed, limits, d)) << d.str();
   EXPECT_EQ(told(allowed, "network"), "yes");
-  ::close(listener);
   ::unsetenv("PLANTER_TEST_SECRET");
   fs::remove(flag);
 }
@@ -190,14 +199,8 @@ TEST(Plugins, RunInASandboxWithoutNetworkOrLeftovers) {
 // Where the kernel refuses user namespaces, a seccomp filter still takes the network: sockets of
 // the internet families fail, local ones work. Forced here with `namespaces` false.
 TEST(SandboxTest, WithoutNamespacesASeccompFilterTakesTheNetwork) {
-  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 8), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  Listener listener;
+  ASSERT_GT(listener.port, 0);
   std::string script = fmt::format(
       "import socket\n"
       "try:\n"
@@ -209,7 +212,7 @@ TEST(SandboxTest, WithoutNamespacesASeccompFilterTakesTheNetwork) {
       "except OSError as e:\n"
       "    print('inet6 no', e.errno)\n"
       "a, b = socket.socketpair(); a.send(b'x'); print('unix', b.recv(1).decode())\n",
-      ntohs(addr.sin_port));
+      listener.port);
   int out[2];
   ASSERT_EQ(::pipe(out), 0);
   int null_in = ::open("/dev/null", O_RDONLY);
@@ -231,7 +234,6 @@ TEST(SandboxTest, WithoutNamespacesASeccompFilterTakesTheNetwork) {
   ::close(out[0]);
   int status = 0;
   ::waitpid(*pid, &status, 0);
-  ::close(listener);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
   EXPECT_THAT(note, ::testing::HasSubstr("its network taken by a seccomp filter"));
   EXPECT_THAT(said, ::testing::HasSubstr(fmt::format("inet no {}", EACCES)));
