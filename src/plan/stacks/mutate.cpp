@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <unordered_set>
 
 #include "model/json_compare.h"
 #include "model/quantity.h"
@@ -38,6 +37,34 @@ json::object stack_term(std::string_view stack, std::string_view topology_key) {
   return json::object{{"labelSelector", {{"matchLabels", {{kStackLabel, stack}}}}},
                       {"namespaceSelector", json::object{}},
                       {"topologyKey", topology_key}};
+}
+
+// A required pod anti-affinity term on the pods of any of `stacks` (sorted), in every namespace.
+json::object separation_term(const std::vector<std::string>& stacks) {
+  json::array values;
+  values.reserve(stacks.size());
+  for (const std::string& s : stacks) values.emplace_back(s);
+  return json::object{
+      {"labelSelector",
+       {{"matchExpressions",
+         json::array{json::object{
+             {"key", kStackLabel}, {"operator", "In"}, {"values", std::move(values)}}}}}},
+      {"namespaceSelector", json::object{}},
+      {"topologyKey", kHostnameKey}};
+}
+
+// "stack a", "stacks a, b and c", "stacks a, b, c, d, e and 995 more": for people, bounded.
+std::string stacks_text(const std::vector<std::string>& names) {
+  if (names.size() == 1) return "stack " + names.front();
+  constexpr size_t kShown = 5;
+  std::string out = "stacks ";
+  size_t shown = std::min(names.size(), kShown);
+  for (size_t i = 0; i < shown; ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  if (names.size() > kShown) out += fmt::format(" and {} more", names.size() - kShown);
+  return out;
 }
 
 // Adds `term` to the list unless an equal one is there.
@@ -113,18 +140,20 @@ struct Writer {
       add_unique(list(anti, "requiredDuringSchedulingIgnoredDuringExecution"), std::move(term));
     }
     if (!stack.separate_from.empty()) {
-      // A stack may be separated from thousands: the terms already there are indexed once.
-      json::array& terms = list(child(*t.affinity, "podAntiAffinity"),
-                                "requiredDuringSchedulingIgnoredDuringExecution");
-      std::unordered_set<std::string> present;
-      for (const json::value& term : terms) present.insert(canonical_json(term));
-      for (const std::string& other : stack.separate_from) {
-        json::value term = stack_term(other, kHostnameKey);
-        if (!present.insert(canonical_json(term)).second) continue;
-        terms.push_back(std::move(term));
-        note(fmt::format("{}.podAntiAffinity: required, never on a node with the pods of stack {}",
-                         t.affinity_path, other));
-      }
+      // One term, however many stacks: a selector `In` their names refuses a node exactly when
+      // one term per stack would (any pod there of any of them), and keeps what is written in
+      // proportion to the seed (issue 29: a term per stack per member grew with their product).
+      // One stack keeps the plain matchLabels form.
+      std::vector<std::string> names = stack.separate_from;
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+      json::value term = names.size() == 1 ? json::value(stack_term(names.front(), kHostnameKey))
+                                           : separation_term(names);
+      if (add_unique(list(child(*t.affinity, "podAntiAffinity"),
+                          "requiredDuringSchedulingIgnoredDuringExecution"),
+                     std::move(term)))
+        note(fmt::format("{}.podAntiAffinity: required, never on a node with the pods of {}",
+                         t.affinity_path, stacks_text(names)));
     }
     if (stack.dedicated) dedicate(t);
     if (check_amounts)
