@@ -30,6 +30,8 @@ bool flag(const json::object& s, std::string_view key) {
   return v && v->is_bool() && v->get_bool();
 }
 
+// A schema's number (a bound), compared as a double: a count is exact in one up to 2^53, and a
+// bound of 1e50 converted to an integer would be undefined (found by crd_schema_fuzz).
 bool number_at(const json::object& s, std::string_view key, double& out) {
   const json::value* v = s.if_contains(key);
   if (!v || !v->is_number()) return false;
@@ -161,11 +163,11 @@ class Validator {
   void strings(const json::object& s, const json::value& v, const std::string& path) {
     std::string_view text = v.get_string();
     double n = 0;
-    if (number_at(s, "minLength", n) && runes(text) < static_cast<size_t>(n))
+    if (number_at(s, "minLength", n) && static_cast<double>(runes(text)) < n)
       add("FieldValueInvalid", path,
           "Invalid value: " + shown(v) + ": " + path + " in body should be at least " +
               number_text(n) + " chars long");
-    if (number_at(s, "maxLength", n) && runes(text) > static_cast<size_t>(n))
+    if (number_at(s, "maxLength", n) && static_cast<double>(runes(text)) > n)
       add("FieldValueTooLong", path, "Too long: may not be more than " + number_text(n) + " bytes");
     if (const json::value* p = s.if_contains("pattern"); p && p->is_string()) {
       // kube-apiserver matches with Go's regexp (RE2 syntax, linear time, unanchored): so does
@@ -203,11 +205,11 @@ class Validator {
   void count_bounds(const json::object& s, size_t count, const std::string& path,
                     std::string_view min_key, std::string_view max_key, std::string_view noun) {
     double n = 0;
-    if (number_at(s, min_key, n) && count < static_cast<size_t>(n))
+    if (number_at(s, min_key, n) && static_cast<double>(count) < n)
       add("FieldValueInvalid", path,
           "Invalid value: " + std::to_string(count) + ": " + path +
               " in body should have at least " + number_text(n) + " " + std::string(noun));
-    if (number_at(s, max_key, n) && count > static_cast<size_t>(n))
+    if (number_at(s, max_key, n) && static_cast<double>(count) > n)
       add("FieldValueTooMany", path,
           "Too many: " + std::to_string(count) + ": must have at most " + number_text(n) +
               " items");

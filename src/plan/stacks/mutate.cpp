@@ -558,6 +558,14 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     else
       shapes = builtin_pod_shapes(o.ref.group(), o.ref.kind);
     PodTargets targets = pod_targets(o, kinds, shapes);
+    if (!targets.conflict.empty()) {
+      diags.add(o.where(), o.display(),
+                fmt::format("planter cannot write the stack's policies into {} {}: {}",
+                            o.ref.api_version, o.ref.kind, targets.conflict),
+                "give each field its own path in the CRD's planter.nephio.org/pod-template "
+                "annotation (docs/stacks.md)");
+      continue;
+    }
     if (!targets.known) {
       std::string message = fmt::format(
           "planter cannot reach the pods of {} {}: their operator makes them from fields planter "

@@ -242,6 +242,52 @@ std::vector<PodShape> builtin_workload_shapes(std::string_view group, std::strin
   return {t};
 }
 
+bool is_prefix(const Path& a, const Path& b) {
+  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// Why two places planter writes or reads overlap (one holds the other, or they are the same),
+// or "" when none do. Writing into a place moves what it holds, so that a pointer taken into it
+// before would dangle (a resources path inside the affinity path, found by pod_template_fuzz);
+// and two roles in one place mean nothing an operator could read. The one overlap allowed is a
+// target's own pod spec holding its other places (the pod spec's shape).
+std::string overlap(const std::vector<Roles>& plans) {
+  struct Place {
+    const Path* path;
+    size_t target;
+    const char* role;
+  };
+  std::vector<Place> places;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const Roles& p = plans[i];
+    auto add = [&](const Path& path, const char* role) {
+      if (!path.empty()) places.push_back({&path, i, role});
+    };
+    add(p.labels, "labels");
+    add(p.affinity, "affinity");
+    add(p.tolerations, "tolerations");
+    add(p.node_selector, "nodeSelector");
+    add(p.pod_spec, "pod spec");
+    for (const auto& [r, _] : p.resources) add(r, "resources");
+  }
+  std::sort(places.begin(), places.end(),
+            [](const Place& a, const Place& b) { return *a.path < *b.path; });
+  std::vector<const Place*> holders;  // the places that hold the current one, outermost first
+  for (const Place& here : places) {
+    while (!holders.empty() && !is_prefix(*holders.back()->path, *here.path)) holders.pop_back();
+    for (const Place* holder : holders) {
+      bool own_pod_spec = holder->target == here.target &&
+                          std::string_view(holder->role) == "pod spec" &&
+                          holder->path->size() < here.path->size();
+      if (!own_pod_spec)
+        return fmt::format("the {} path {} and the {} path {} overlap", holder->role,
+                           text_of(*holder->path), here.role, text_of(*here.path));
+    }
+    holders.push_back(&here);
+  }
+  return {};
+}
+
 }  // namespace
 
 PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodShape>& shapes) {
@@ -294,12 +340,23 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
       replicas = 0;
     plans.front().replicas = replicas;
   }
+  out.conflict = overlap(plans);
+  if (!out.conflict.empty()) {
+    o.body = std::move(root.as_object());
+    return out;
+  }
   o.body = std::move(root.as_object());
   // Pointers into the body where it now lives.
   auto at = [&o](const Path& path) -> json::value* {
     if (path.empty()) return nullptr;
     return walk(o.body.if_contains(path.front()), path.begin() + 1, path.end());
   };
+  // A pod spec holds the other places of its target (its affinity, tolerations, containers):
+  // room for the key the writer adds there (schedulerName) first, so that adding it moves none
+  // of them. Nothing else holds another place (overlap() saw to it).
+  for (const Roles& p : plans)
+    if (json::value* v = at(p.pod_spec); v && v->is_object())
+      v->as_object().reserve(v->as_object().size() + 1);
   for (const Roles& p : plans) {
     PodTarget t;
     t.labels_path = text_of(p.labels);

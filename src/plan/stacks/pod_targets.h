@@ -43,6 +43,9 @@ struct PodTargets {
   // False when planter cannot tell where the object's pods come from: a custom resource of an
   // operator it does not know (docs/stacks.md says how to teach it).
   bool known = true;
+  // Set when two places overlap (one holds the other, or they are the same): nothing is written
+  // and `targets` is empty. Says which paths, for the error at the object.
+  std::string conflict;
 };
 
 // The pod targets of `o`. `shapes` are the object's kind's pod shapes when it is a custom
