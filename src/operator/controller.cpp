@@ -13,12 +13,12 @@
 #include <set>
 #include <thread>
 
+#include "daemon/time_format.h"
 #include "kube/informer.h"
 #include "model/object.h"
 #include "operator/decision.h"
 #include "operator/shards.h"
 #include "operator/slice_pool.h"
-#include "operator/time_format.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/served_kinds.h"
@@ -781,7 +781,7 @@ struct Controller::Impl {
   // Keeps each condition's lastTransitionTime when its status did not change; true when the
   // status is what the Seed already says.
   bool settle(json::object& st, const json::object* current) {
-    std::string now = rfc3339(std::chrono::system_clock::now(), false);
+    std::string now = daemon::rfc3339(std::chrono::system_clock::now(), false);
     std::map<std::string, std::pair<std::string, std::string>> before;  // type -> status, time
     if (current)
       if (auto* cs = current->if_contains("conditions"); cs && cs->is_array())
@@ -871,8 +871,8 @@ struct Controller::Impl {
         {"message", truncate(message, 1024)},
         {"type", type},
         {"source", {{"component", "planter-operator"}}},
-        {"firstTimestamp", rfc3339(now, false)},
-        {"lastTimestamp", rfc3339(now, false)},
+        {"firstTimestamp", daemon::rfc3339(now, false)},
+        {"lastTimestamp", daemon::rfc3339(now, false)},
         {"count", 1},
         {"reportingComponent", "planter-operator"},
         {"reportingInstance", options.identity}};

@@ -7,7 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "operator/time_format.h"
+#include "daemon/time_format.h"
 
 namespace planter::op {
 
@@ -20,7 +20,7 @@ constexpr std::string_view kLeaseApiVersion = "coordination.k8s.io/v1";
 
 // A MicroTime: RFC 3339 with microseconds.
 std::string micro_time(std::chrono::system_clock::time_point t) {
-  return rfc3339(t, true);
+  return daemon::rfc3339(t, true);
 }
 
 int64_t seconds_of(std::chrono::milliseconds d) {

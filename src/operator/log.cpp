@@ -7,7 +7,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 
-#include "operator/time_format.h"
+#include "daemon/time_format.h"
 
 namespace planter::op {
 
@@ -47,12 +47,14 @@ void Log::write(int level, std::string_view msg, const LogFields& fields) const 
                                                        : "info";
   std::string line;
   if (format_ == Format::kJson) {
-    boost::json::object o{
-        {"ts", rfc3339(std::chrono::system_clock::now(), true)}, {"level", name}, {"msg", msg}};
+    boost::json::object o{{"ts", daemon::rfc3339(std::chrono::system_clock::now(), true)},
+                          {"level", name},
+                          {"msg", msg}};
     for (const auto& [k, v] : fields) o[k] = v;
     line = boost::json::serialize(o);
   } else {
-    line = fmt::format("{} {:<5} {}", rfc3339(std::chrono::system_clock::now(), true), name, msg);
+    line = fmt::format("{} {:<5} {}", daemon::rfc3339(std::chrono::system_clock::now(), true), name,
+                       msg);
     for (const auto& [k, v] : fields) line += fmt::format(" {}={}", k, text_value(v));
   }
   logger_->log(lvl, "{}", line);

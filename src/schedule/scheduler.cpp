@@ -11,9 +11,9 @@
 #include <set>
 #include <thread>
 
+#include "daemon/time_format.h"
 #include "kube/informer.h"
 #include "model/object.h"
-#include "operator/time_format.h"
 #include "schedule/gang.h"
 
 namespace planter::schedule {
@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 std::string now_rfc3339() {
-  return op::rfc3339(std::chrono::system_clock::now(), false);
+  return daemon::rfc3339(std::chrono::system_clock::now(), false);
 }
 
 bool annotated(const json::object& o, std::string_view key) {

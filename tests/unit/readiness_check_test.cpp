@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 
-#include "operator/time_format.h"
+#include "daemon/time_format.h"
 
 namespace planter::plant {
 namespace {
@@ -51,7 +51,7 @@ TEST(ReadinessCheckTest, ASchedulerIsReadyWhileItsLeaseIsHeldAndRenewed) {
                        R"(","leaseDurationSeconds":15}})")
         .as_object();
   };
-  std::string now = op::rfc3339(std::chrono::system_clock::now(), true);
+  std::string now = daemon::rfc3339(std::chrono::system_clock::now(), true);
   auto held = lease("s1", now);
   EXPECT_TRUE(check_readiness(ready, &held).holds);
   auto stale = lease("s1", "2020-01-01T00:00:00.000000Z");

@@ -1,5 +1,6 @@
-// Timestamps as the operator writes them: RFC 3339 in UTC, with microseconds (a MicroTime, and
-// log lines) or whole seconds (a Time: conditions, Events).
+// Timestamps as planter's long-running processes (the operator, the scheduler) write them: RFC
+// 3339 in UTC, with microseconds (a MicroTime, and log lines) or whole seconds (a Time:
+// conditions, Events). Below both, so that neither includes the other (DESIGN.md, src/daemon).
 #pragma once
 
 #include <fmt/format.h>
@@ -8,7 +9,7 @@
 #include <ctime>
 #include <string>
 
-namespace planter::op {
+namespace planter::daemon {
 
 inline std::string rfc3339(std::chrono::system_clock::time_point t, bool micros) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
@@ -21,4 +22,4 @@ inline std::string rfc3339(std::chrono::system_clock::time_point t, bool micros)
   return out + "Z";
 }
 
-}  // namespace planter::op
+}  // namespace planter::daemon
