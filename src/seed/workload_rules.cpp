@@ -92,39 +92,8 @@ struct Checker {
 
   // One container's requests and limits.
   void resources(const json::object& container, const std::string& prefix) {
-    const json::value* r = container.if_contains("resources");
-    if (!r || !r->is_object()) return;
-    std::map<std::string, std::pair<double, std::string>, std::less<>> limits;
-    for (std::string_view which : {"limits", "requests"}) {
-      const json::value* list = r->as_object().if_contains(which);
-      if (!list || !list->is_object()) continue;
-      for (const auto& [name, q] : list->as_object()) {
-        std::string field =
-            fmt::format("{}.resources.{}[{}]", prefix, which, std::string_view(name));
-        std::string text = quantity_text(&q);
-        if (has_template_variable(text)) continue;
-        std::optional<double> amount = parse_signed_quantity(text);
-        if (!amount) {
-          invalid(field, fmt::format("\"{}\"", text), "must be a quantity",
-                  "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
-          continue;
-        }
-        if (*amount < 0) {
-          invalid(field, fmt::format("\"{}\"", text), "must be greater than or equal to 0",
-                  "a resource amount cannot be negative");
-          continue;
-        }
-        if (which == "limits") {
-          limits.emplace(std::string(name), std::make_pair(*amount, text));
-        } else if (auto it = limits.find(std::string_view(name));
-                   it != limits.end() && *amount > it->second.first * (1 + 1e-12)) {
-          invalid(fmt::format("{}.resources.requests", prefix), fmt::format("\"{}\"", text),
-                  fmt::format("must be less than or equal to {} limit of {}",
-                              std::string_view(name), it->second.second),
-                  "raise the limit, or lower the request");
-        }
-      }
-    }
+    if (const json::value* r = container.if_contains("resources"); r && r->is_object())
+      check_resources(o, r->as_object(), prefix, true, diags);
   }
 
   void pod_spec(const json::object& spec, const std::string& prefix) {
@@ -145,6 +114,46 @@ std::string dotted(const std::vector<std::string_view>& path) {
 }
 
 }  // namespace
+
+void check_resources(const Object& o, const json::object& resources, const std::string& path,
+                     bool request_within_limit, Diagnostics& diags) {
+  auto invalid = [&](const std::string& field, const std::string& text, std::string_view rule,
+                     std::string hint) {
+    diags.add(o.where(), o.display(),
+              fmt::format("{}: Invalid value: \"{}\": {}", field, text, rule), std::move(hint));
+  };
+  std::map<std::string, std::pair<double, std::string>, std::less<>> limits;
+  for (std::string_view which : {"limits", "requests"}) {
+    const json::value* list = resources.if_contains(which);
+    if (!list || !list->is_object()) continue;
+    for (const auto& [name, q] : list->as_object()) {
+      std::string field = fmt::format("{}.resources.{}[{}]", path, which, std::string_view(name));
+      std::string text = quantity_text(&q);
+      if (has_template_variable(text)) continue;
+      std::optional<double> amount = parse_signed_quantity(text);
+      if (!amount) {
+        invalid(field, text, "must be a quantity",
+                "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
+        continue;
+      }
+      if (*amount < 0) {
+        invalid(field, text, "must be greater than or equal to 0",
+                "a resource amount cannot be negative");
+        continue;
+      }
+      if (!request_within_limit) continue;
+      if (which == "limits") {
+        limits.emplace(std::string(name), std::make_pair(*amount, text));
+      } else if (auto it = limits.find(std::string_view(name));
+                 it != limits.end() && *amount > it->second.first * (1 + 1e-12)) {
+        invalid(fmt::format("{}.resources.requests", path), text,
+                fmt::format("must be less than or equal to {} limit of {}", std::string_view(name),
+                            it->second.second),
+                "raise the limit, or lower the request");
+      }
+    }
+  }
+}
 
 void check_workload_numbers(const Object& o, Diagnostics& diags) {
   const Fields* f = fields_of(o.ref);

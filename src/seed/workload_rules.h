@@ -6,10 +6,19 @@
 // and what to do. Pure and thread-safe.
 #pragma once
 
+#include <boost/json/object.hpp>
+#include <string>
+
 #include "model/diagnostics.h"
 #include "model/object.h"
 
 namespace planter {
+
+// The `resources` of a container of `o` (or of the pods its operator makes), at `path`
+// ("spec.template.spec.containers[0]"): every amount a quantity of at least 0 and, with
+// `request_within_limit`, no request above its limit.
+void check_resources(const Object& o, const boost::json::object& resources, const std::string& path,
+                     bool request_within_limit, Diagnostics& diags);
 
 // Checks `o` when it is a Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet,
 // ReplicationController, Job, CronJob or PodTemplate; other kinds pass untouched.

@@ -13,6 +13,7 @@
 #include "plan/placement.h"
 #include "plan/stacks/pod_targets.h"
 #include "plan/stacks/stack_policy.h"
+#include "seed/workload_rules.h"
 
 namespace planter {
 
@@ -156,8 +157,11 @@ struct Writer {
                          t.affinity_path, stacks_text(names)));
     }
     if (stack.dedicated) dedicate(t);
+    // What kube-apiserver refuses of the pods this object's operator would make (the request
+    // against its limit is the atomic sizing's to say).
     if (check_amounts)
-      for (auto& sized : t.resources) amounts(*sized.resources, sized.path);
+      for (auto& sized : t.resources)
+        check_resources(object, *sized.resources, sized.path, false, diags);
     if (stack.atomic)
       for (auto& sized : t.resources) size(*sized.resources, sized.path, sized.container);
   }
@@ -214,28 +218,6 @@ struct Writer {
       add_unique(exprs, expression);
     }
     note(fmt::format("{}.nodeAffinity: required, {} In [{}]", t.affinity_path, key, value));
-  }
-
-  // What kube-apiserver refuses of the pods this object's operator would make: an amount that
-  // is not a quantity, or below 0.
-  void amounts(const json::object& res, const std::string& path) {
-    for (const char* which : {"limits", "requests"}) {
-      const json::value* list = res.if_contains(which);
-      if (!list || !list->is_object()) continue;
-      for (const auto& [name, q] : list->as_object()) {
-        std::string text = quantity_text(&q);
-        std::optional<double> amount = parse_signed_quantity(text);
-        if (!amount)
-          error(fmt::format("{}.resources.{}[{}]: Invalid value: \"{}\": must be a quantity", path,
-                            which, std::string_view(name), text),
-                "write it as Kubernetes does: 500m, 2, 512Mi, 4Gi");
-        else if (*amount < 0)
-          error(fmt::format("{}.resources.{}[{}]: Invalid value: \"{}\": must be greater than or "
-                            "equal to 0",
-                            path, which, std::string_view(name), text),
-                "a resource amount cannot be negative");
-      }
-    }
   }
 
   // requests = limits for cpu and memory.
