@@ -1,8 +1,6 @@
 #include "model/json_compare.h"
 
-#include <algorithm>
 #include <boost/json.hpp>
-#include <vector>
 
 namespace planter {
 
@@ -30,49 +28,6 @@ bool json_equal(const json::value& a, const json::value& b) noexcept {
     default:
       return a == b;  // scalars and strings compare in place
   }
-}
-
-namespace {
-
-void append_canonical(const json::value& v, std::string& out) {
-  switch (v.kind()) {
-    case json::kind::object: {
-      std::vector<const json::key_value_pair*> kvs;
-      kvs.reserve(v.get_object().size());
-      for (const json::key_value_pair& kv : v.get_object()) kvs.push_back(&kv);
-      std::sort(kvs.begin(), kvs.end(),
-                [](const auto* x, const auto* y) { return x->key() < y->key(); });
-      out += '{';
-      for (size_t i = 0; i < kvs.size(); ++i) {
-        if (i) out += ',';
-        out += json::serialize(json::string(kvs[i]->key()));
-        out += ':';
-        append_canonical(kvs[i]->value(), out);
-      }
-      out += '}';
-      return;
-    }
-    case json::kind::array: {
-      const json::array& a = v.get_array();
-      out += '[';
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (i) out += ',';
-        append_canonical(a[i], out);
-      }
-      out += ']';
-      return;
-    }
-    default:
-      out += json::serialize(v);
-  }
-}
-
-}  // namespace
-
-std::string canonical_json(const json::value& v) {
-  std::string out;
-  append_canonical(v, out);
-  return out;
 }
 
 }  // namespace planter

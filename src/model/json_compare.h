@@ -6,16 +6,11 @@
 #pragma once
 
 #include <boost/json/value.hpp>
-#include <string>
 
 namespace planter {
 
 // Structural equality, as operator== defines it (objects as unordered maps, numbers by kind and
 // value), allocating nothing. Recursion is bounded by the depth the readers accept.
 bool json_equal(const boost::json::value& a, const boost::json::value& b) noexcept;
-
-// A text two values share exactly when json_equal holds of them (object keys sorted): a hash set
-// of these finds duplicates among many values in linear time.
-std::string canonical_json(const boost::json::value& v);
 
 }  // namespace planter
