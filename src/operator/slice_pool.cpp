@@ -36,7 +36,6 @@ void SlicePool::ready(std::shared_ptr<Job> job) {
   auto& queue = ready_[job->tenant];
   if (queue.empty()) turns_.push_back(job->tenant);
   queue.push_back(std::move(job));
-  ++queued_;
 }
 
 std::shared_ptr<SlicePool::Job> SlicePool::next() {
@@ -47,7 +46,6 @@ std::shared_ptr<SlicePool::Job> SlicePool::next() {
     if (it == ready_.end()) continue;  // defensive: a tenant's turn outlives no queue
     std::shared_ptr<Job> job = std::move(it->second.front());
     it->second.pop_front();
-    --queued_;
     if (it->second.empty())
       ready_.erase(it);
     else
@@ -62,7 +60,7 @@ void SlicePool::cancel(const std::shared_ptr<Job>& job) {
   std::unique_lock lock(mu_);
   job->cancelled = true;
   if (auto it = ready_.find(job->tenant); it != ready_.end()) {
-    queued_ -= std::erase(it->second, job);
+    std::erase(it->second, job);
     if (it->second.empty()) {
       ready_.erase(it);
       std::erase(turns_, job->tenant);
@@ -82,7 +80,6 @@ void SlicePool::stop() {
     for (auto& [_, job] : resting_) job->cancelled = true;
     ready_.clear();
     turns_.clear();
-    queued_ = 0;
     resting_.clear();
   }
   cv_.notify_all();
@@ -92,7 +89,9 @@ void SlicePool::stop() {
 
 SlicePool::Gauges SlicePool::gauges() const {
   std::lock_guard lock(mu_);
-  return {running_, queued_, resting_.size()};
+  size_t queued = 0;
+  for (const auto& [_, queue] : ready_) queued += queue.size();
+  return {running_, queued, resting_.size()};
 }
 
 void SlicePool::work() {

@@ -67,7 +67,6 @@ class SlicePool {
   std::condition_variable settled_;                                // a slice ended
   std::map<std::string, std::deque<std::shared_ptr<Job>>> ready_;  // by tenant
   std::deque<std::string> turns_;  // tenants with jobs in ready_, the next one first
-  size_t queued_ = 0;
   std::multimap<Clock::time_point, std::shared_ptr<Job>> resting_;
   size_t running_ = 0;
   bool stopping_ = false;
