@@ -67,6 +67,13 @@ struct Scheduler::Impl {
 
   Impl(kube::Client& c, SchedulerOptions o) : client(c), options(std::move(o)) {}
 
+  // Whether the Node is in the informer's cache now (read in place, not copied).
+  bool node_exists(const std::string& name) const {
+    bool found = false;
+    nodes->inspect("", name, [&](const json::object* n) { found = n != nullptr; });
+    return found;
+  }
+
   void log(const std::string& m) {
     if (options.log) options.log(m);
   }
@@ -179,7 +186,7 @@ struct Scheduler::Impl {
       auto g = group_objects.find(it->first);
       std::string gone;
       for (const auto& [pod, node] : it->second)
-        if (gone.empty() && !nodes->get("", node)) gone = node;
+        if (gone.empty() && !node_exists(node)) gone = node;
       if (g == group_objects.end() || gone.empty()) {
         ++it;
         continue;
@@ -243,7 +250,7 @@ struct Scheduler::Impl {
       for (const auto& [pod, node] : d.bindings) {
         if (placed > 0 && options.bind_interval.count() > 0)
           std::this_thread::sleep_for(options.bind_interval);
-        if (!nodes->get("", node)) {
+        if (!node_exists(node)) {
           gone = node;
           break;
         }

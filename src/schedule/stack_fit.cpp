@@ -284,12 +284,13 @@ class Fitter {
         double to_room = -std::numeric_limits<double>::infinity();
         for (size_t i = 0; i < open.size();) {
           size_t n = open[i];
-          if (!holds(nodes[n].free(), with(n, k, 1))) {
+          Usage one_more = with(n, k, 1);
+          if (!holds(nodes[n].free(), one_more)) {
             open[i] = open.back();  // full for this kind: it stays full
             open.pop_back();
             continue;
           }
-          double room = room_left(nodes[n], with(n, k, 1));
+          double room = room_left(nodes[n], one_more);
           if (room > to_room) to_room = room, to = n;
           ++i;
         }
