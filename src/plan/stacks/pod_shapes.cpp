@@ -36,16 +36,16 @@ PodShape template_shape(std::string path) {
   return s;
 }
 
-// Why `path` is not a path planter may write pod fields at, or "" when it is one: dotted field
-// names starting at spec (the operator's input; never metadata or status), at most kMaxPathSteps;
-// with `wildcards`, a step "*" (every value of a map) or a suffix "[*]" (every item of a list).
-std::string path_problem(std::string_view path, bool wildcards) {
-  if (path.empty()) return "the path is empty";
+// `path` when planter may write pod fields there, else why not: dotted field names starting at
+// spec (the operator's input; never metadata or status), at most kMaxPathSteps; with
+// `wildcards`, a step "*" (every value of a map) or a suffix "[*]" (every item of a list).
+Result<std::string> checked_path(std::string_view path, bool wildcards) {
+  if (path.empty()) return Error{"the path is empty"};
   if (path.size() > kMaxPathBytes)
-    return fmt::format("the path is longer than {} characters", kMaxPathBytes);
+    return Error{fmt::format("the path is longer than {} characters", kMaxPathBytes)};
   std::vector<std::string_view> steps = split(path, '.');
   if (steps.size() > kMaxPathSteps)
-    return fmt::format("\"{}\" has more than {} steps", path, kMaxPathSteps);
+    return Error{fmt::format("\"{}\" has more than {} steps", path, kMaxPathSteps)};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string_view step = steps[i];
     if (wildcards && step == "*") {
@@ -55,24 +55,20 @@ std::string path_problem(std::string_view path, bool wildcards) {
     std::string_view name = step;
     if (wildcards && name.ends_with("[*]")) name.remove_suffix(3);
     if (name.empty())
-      return fmt::format("step {} of \"{}\" is empty: write dotted field names", i + 1, path);
+      return Error{
+          fmt::format("step {} of \"{}\" is empty: write dotted field names", i + 1, path)};
     if (name.find_first_of("[]*") != std::string_view::npos)
-      return fmt::format(
+      return Error{fmt::format(
           "step \"{}\" of \"{}\" is not a field name{}", step, path,
           wildcards ? " (a step is a name, \"*\" for every value of a map, or a name with \"[*]\" "
                       "for every item of a list)"
-                    : " (this field's path takes no wildcards)");
+                    : " (this field's path takes no wildcards)")};
   }
   if (steps.front() != "spec")
-    return fmt::format(
-        "\"{}\" does not start at spec: planter writes only into the fields an "
-        "operator makes its pods from",
-        path);
-  return {};
-}
-
-Result<std::string> checked_path(std::string_view path, bool wildcards) {
-  if (std::string why = path_problem(path, wildcards); !why.empty()) return Error{why};
+    return Error{
+        fmt::format("\"{}\" does not start at spec: planter writes only into the fields an "
+                    "operator makes its pods from",
+                    path)};
   return std::string(path);
 }
 

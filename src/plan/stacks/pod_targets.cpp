@@ -340,12 +340,9 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
       replicas = 0;
     plans.front().replicas = replicas;
   }
-  out.conflict = overlap(plans);
-  if (!out.conflict.empty()) {
-    o.body = std::move(root.as_object());
-    return out;
-  }
   o.body = std::move(root.as_object());
+  out.conflict = overlap(plans);
+  if (!out.conflict.empty()) return out;
   // Pointers into the body where it now lives.
   auto at = [&o](const Path& path) -> json::value* {
     if (path.empty()) return nullptr;
