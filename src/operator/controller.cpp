@@ -404,10 +404,11 @@ struct Controller::Impl {
   // ---- planting ----
 
   Expected<PlannedSeed, Failure> plan_of(SeedRun& run, const SeedSpec& spec) {
-    std::optional<SeedText> fetched;
+    std::optional<SeedText> fetched;  // taken, not copied: the plan is all a run keeps of it
     {
       std::lock_guard lock(run.mu);
-      fetched = run.text;
+      fetched = std::move(run.text);
+      run.text.reset();
     }
     auto text = fetched ? Result<SeedText>(std::move(*fetched)) : read_source(run, spec);
     if (!text) return Failure{"SourceUnavailable", "cannot read the seed: " + text.error().message};
