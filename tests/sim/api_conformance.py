@@ -6,9 +6,13 @@ Usage: api_conformance.py BASE_URL (a sim started with --insecure-http --watch-h
 """
 import http.client
 import json
+import os
 import sys
 import time
 import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from waiting import until  # noqa: E402
 
 base = urllib.parse.urlparse(sys.argv[1])
 
@@ -44,16 +48,6 @@ def watch(path, until, limit_s=10):
             break
     conn.close()
     return resp.status, events
-
-
-def until(predicate, limit_s=30):
-    """Waits for observed state (never a fixed sleep): true once `predicate` holds."""
-    deadline = time.time() + limit_s
-    while not predicate():
-        if time.time() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def established(name):

@@ -15,6 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scheduling_oracle as oracle  # noqa: E402
+from waiting import until  # noqa: E402
 
 KUBECTL, KUBECONFIG = sys.argv[1], sys.argv[2]
 
@@ -33,16 +34,6 @@ def apply(manifest):
 
 def get(*args):
     return json.loads(kubectl("get", *args, "-o", "json").stdout)
-
-
-def until(predicate, limit_s=30):
-    """Waits for observed state (never a fixed sleep): true once `predicate` holds."""
-    deadline = time.time() + limit_s
-    while not predicate():
-        if time.time() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def check(name, cond, detail=""):
