@@ -196,6 +196,7 @@ struct Transport::Impl {
 
   static size_t on_write(char* data, size_t size, size_t n, void* user);
   static size_t on_header(char* data, size_t size, size_t n, void* user);
+  static curl_socket_t open_socket(void* user, curlsocktype purpose, curl_sockaddr* address);
 };
 
 size_t Transport::Impl::on_write(char* data, size_t size, size_t n, void* user) {
@@ -215,6 +216,15 @@ size_t Transport::Impl::on_write(char* data, size_t size, size_t n, void* user) 
   }
   call->resp.body.append(data, len);
   return len;
+}
+
+// curl's own socket(), but the errno of a failure is kept on the call: curl (7.88) drops it, and
+// a process out of descriptors would look like a refused connection.
+curl_socket_t Transport::Impl::open_socket(void* user, curlsocktype /*purpose*/,
+                                           curl_sockaddr* address) {
+  curl_socket_t fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  if (fd == CURL_SOCKET_BAD) static_cast<Call*>(user)->os_errno = errno;
+  return fd;
 }
 
 size_t Transport::Impl::on_header(char* data, size_t size, size_t n, void* user) {
@@ -295,6 +305,7 @@ void Transport::Impl::retry_later(const std::shared_ptr<Call>& call,
   call->resp = HttpResponse{};
   call->retry_after.clear();
   call->error[0] = 0;
+  call->os_errno = 0;
   waiting.emplace(SteadyClock::now() + delay, call);
 }
 
@@ -320,6 +331,8 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, call.get());
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &Impl::on_header);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, call.get());
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &Impl::open_socket);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, call.get());
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options.connect_timeout.count()));
   if (!call->streaming)
@@ -413,16 +426,8 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &version);
   long connects = 0;
   curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &connects);
-  curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &call->os_errno);
-  // curl (7.88) keeps no errno when socket() itself fails: a refused connect and a process out
-  // of descriptors look alike. A socket of our own tells them apart.
-  if (result == CURLE_COULDNT_CONNECT && call->os_errno == 0) {
-    int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (probe >= 0)
-      ::close(probe);
-    else if (errno == EMFILE || errno == ENFILE)
-      call->os_errno = errno;
-  }
+  // curl (7.88) keeps no errno when socket() itself fails, so open_socket kept it.
+  if (call->os_errno == 0) curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &call->os_errno);
   if (call->os_errno == EMFILE || call->os_errno == ENFILE) warn_out_of_descriptors(config.server);
   n_connections += static_cast<uint64_t>(connects);
   if (code > 0) (version == CURL_HTTP_VERSION_2_0 ? n_h2 : n_h1)++;
