@@ -24,7 +24,7 @@
 
 #include "kube/client.h"
 #include "rss.h"
-#include "schedule/scheduler.h"
+#include "scheduler/scheduler.h"
 #include "sim_child.h"
 
 using Clock = std::chrono::steady_clock;
@@ -87,7 +87,7 @@ int create(const SimChild& sim, int from, int to,
 
 // Waits until the scheduler has bound `count` pods in all (its own counter: polling the sim
 // would take the sim's CPU from it).
-bool wait_bound(const planter::schedule::Scheduler& scheduler, uint64_t count,
+bool wait_bound(const planter::scheduler::Scheduler& scheduler, uint64_t count,
                 std::chrono::seconds limit) {
   auto deadline = Clock::now() + limit;
   while (Clock::now() < deadline) {
@@ -102,12 +102,12 @@ class InProcess {
  public:
   explicit InProcess(const SimChild& sim) {
     client_ = client_for(sim);
-    planter::schedule::SchedulerOptions options;
+    planter::scheduler::SchedulerOptions options;
     options.log = [](const std::string& m) { std::fprintf(stderr, "scheduler: %s\n", m.c_str()); };
-    scheduler_ = std::make_unique<planter::schedule::Scheduler>(*client_, options);
+    scheduler_ = std::make_unique<planter::scheduler::Scheduler>(*client_, options);
     thread_ = std::jthread([this](std::stop_token t) { scheduler_->run(t); });
   }
-  const planter::schedule::Scheduler& scheduler() const { return *scheduler_; }
+  const planter::scheduler::Scheduler& scheduler() const { return *scheduler_; }
   ~InProcess() {
     thread_.request_stop();
     thread_.join();
@@ -115,7 +115,7 @@ class InProcess {
 
  private:
   std::unique_ptr<planter::kube::Client> client_;
-  std::unique_ptr<planter::schedule::Scheduler> scheduler_;
+  std::unique_ptr<planter::scheduler::Scheduler> scheduler_;
   std::jthread thread_;
 };
 

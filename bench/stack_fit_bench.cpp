@@ -1,10 +1,12 @@
-// The cost of one stack-fits decision (src/schedule), as the engine pays it on every burst of
-// node and pod changes of a cluster with atomic stacks waiting (Google Benchmark).
+// The cost of one stack-fits decision (src/fit, every filter on), as the engine pays it on every
+// burst of node and pod changes of a cluster with atomic stacks waiting (Google Benchmark).
 //
-//   View/N      - building the ClusterView from N nodes and 4N pods (JSON as the API serves it)
+//   View/N      - building the Snapshot from N nodes and 4N pods (JSON as the API serves it)
 //   OneNode/N   - a co-located stack of 12 pods onto one of N nodes
 //   Packed/N    - a stack of 200 pods packed across N nodes
 //   Zone/N      - a stack of 30 pods co-located in one of 10 zones
+//   Members/N   - a stack of 10,000 one-replica members packed across N nodes
+//   Spread/N    - a stack of 12 pods with required anti-affinity on the hostname
 //
 // Counters: decisions/s; nodes per second for View.
 #include <benchmark/benchmark.h>
@@ -12,8 +14,8 @@
 
 #include <boost/json.hpp>
 
-#include "schedule/cluster_view.h"
-#include "schedule/stack_fit.h"
+#include "fit/group.h"
+#include "fit/snapshot.h"
 
 namespace {
 
@@ -59,24 +61,39 @@ const Fleet& fleet(size_t n) {
   return f;
 }
 
-schedule::ClusterView view_of(const Fleet& f) {
-  schedule::ClusterView v;
+fit::Snapshot view_of(const Fleet& f) {
+  fit::Snapshot v;
   for (const auto& n : f.nodes) v.add_node(n);
   for (const auto& p : f.pods) v.add_pod(p, {"fitted"});
   return v;
 }
 
-StackNeeds stack(int64_t pods, double cpu, std::string colocated_on) {
-  StackNeeds s;
-  s.name = "fitted";
-  s.atomic = true;
-  s.colocated_on = std::move(colocated_on);
-  StackPods p;
-  p.count = pods;
-  p.cpu = cpu;
-  p.memory = 512.0 * 1024 * 1024;
-  s.pod_kinds = {p};
-  return s;
+// `members` kinds of `pods` pods each of `cpu` cores and 512Mi; `anti`: required anti-affinity
+// of the stack's pods to each other on the hostname.
+fit::Group stack(int64_t pods, double cpu, std::string colocated_on, int64_t members = 1,
+                 bool anti = false) {
+  fit::Group g;
+  g.name = "fitted";
+  g.colocated_on = std::move(colocated_on);
+  json::object spec{
+      {"containers",
+       json::array{json::object{
+           {"name", "c"},
+           {"resources",
+            {{"requests", {{"cpu", fmt::format("{}", cpu)}, {"memory", "512Mi"}}}}}}}}};
+  if (anti)
+    spec["affinity"] =
+        json::parse(R"({"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+        {"topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{"planter.nephio.org/stack":"fitted"}}}]}})");
+  for (int64_t m = 0; m < members; ++m) {
+    json::object pod{{"metadata",
+                      {{"name", fmt::format("member-{}", m)},
+                       {"namespace", "default"},
+                       {"labels", {{"planter.nephio.org/stack", "fitted"}}}}},
+                     {"spec", spec}};
+    g.kinds.push_back({fit::PodInfo::from(pod), pods, false});
+  }
+  return g;
 }
 
 void View(benchmark::State& state) {
@@ -86,11 +103,11 @@ void View(benchmark::State& state) {
       static_cast<double>(f.nodes.size()) * state.iterations(), benchmark::Counter::kIsRate);
 }
 
-void Decide(benchmark::State& state, const StackNeeds& s) {
-  schedule::ClusterView v = view_of(fleet(static_cast<size_t>(state.range(0))));
+void Decide(benchmark::State& state, const fit::Group& s) {
+  fit::Snapshot v = view_of(fleet(static_cast<size_t>(state.range(0))));
   bool fits = false;
   for (auto _ : state) {
-    schedule::StackFit f = schedule::fit_stack(s, v);
+    fit::GroupFit f = fit::fit_group(s, v);
     fits = f.fits;
     benchmark::DoNotOptimize(f);
   }
@@ -109,6 +126,13 @@ void Zone(benchmark::State& state) {
   Decide(state, stack(30, 2, "topology.kubernetes.io/zone"));
 }
 
+void Members(benchmark::State& state) {
+  Decide(state, stack(1, 0.1, "", 10000));
+}
+void Spread(benchmark::State& state) {
+  Decide(state, stack(12, 0.5, "", 1, true));
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
 }
@@ -119,5 +143,7 @@ BENCHMARK(View)->Apply(sizes);
 BENCHMARK(OneNode)->Apply(sizes);
 BENCHMARK(Packed)->Apply(sizes);
 BENCHMARK(Zone)->Apply(sizes);
+BENCHMARK(Members)->Arg(5000)->Unit(benchmark::kMillisecond);
+BENCHMARK(Spread)->Apply(sizes);
 
 BENCHMARK_MAIN();

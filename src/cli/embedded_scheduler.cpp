@@ -13,7 +13,7 @@
 #include "operator/leader.h"
 #include "operator/seed_resource.h"
 #include "plan/stacks/stack_policy.h"
-#include "schedule/scheduler.h"
+#include "scheduler/scheduler.h"
 
 namespace planter::cli {
 
@@ -29,7 +29,7 @@ constexpr std::array kSchedulerManifests = {
 struct OneScheduler {
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<op::LeaderElector> elector;
-  std::unique_ptr<schedule::Scheduler> scheduler;
+  std::unique_ptr<scheduler::Scheduler> scheduler;
   std::jthread leading;
 };
 
@@ -65,7 +65,7 @@ std::unique_ptr<OneScheduler> start_on(const std::string& cluster, const kube::R
   one->elector =
       std::make_unique<op::LeaderElector>(*one->client, lease, [](const std::string&) {});
   one->scheduler =
-      std::make_unique<schedule::Scheduler>(*one->client, schedule::SchedulerOptions{});
+      std::make_unique<scheduler::Scheduler>(*one->client, scheduler::SchedulerOptions{});
   OneScheduler* raw = one.get();
   one->leading = std::jthread([raw](std::stop_token stop) {
     if (!raw->elector->acquire(stop)) return;

@@ -11,7 +11,7 @@
 #include "kube/kubeconfig.h"
 #include "plan/render.h"
 #include "plant/existing_clusters.h"
-#include "schedule/stack_fit.h"
+#include "plant/stack_group.h"
 
 namespace planter::cli {
 
@@ -67,7 +67,7 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
   }
   std::map<std::string, ClusterRead> read;
   // What stacks fitted earlier take, as planting would hold it for them.
-  std::map<std::string, schedule::Held> held;  // by cluster
+  std::map<std::string, fit::Held> held;  // by cluster
   std::vector<FitLine> out;
   for (const StackNeeds& s : plan.stacks)
     for (const std::string& cluster : clusters_of(plan, s)) {
@@ -90,8 +90,8 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
           for (const json::object& o : items) fn(o);
         };
       };
-      schedule::StackFit fit =
-          schedule::fit_stack_on(s, visit(c.nodes), visit(c.pods), held[cluster]);
+      fit::GroupFit fit =
+          fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods), held[cluster]);
       line.fits = fit.fits;
       line.text = fit.fits ? fit.where : fit.why;
       if (fit.fits) held[cluster][s.name] = std::move(fit.placed);

@@ -17,7 +17,7 @@
 #include "operator/http_endpoint.h"
 #include "operator/leader.h"
 #include "operator/log.h"
-#include "schedule/scheduler.h"
+#include "scheduler/scheduler.h"
 
 namespace planter::cli {
 
@@ -104,11 +104,11 @@ int run_scheduler(const SchedulerFlags& f) {
     log.info(what, {{"lease", lo.ns + "/" + lo.name}});
   });
 
-  schedule::SchedulerOptions so;
+  scheduler::SchedulerOptions so;
   so.name = f.scheduler_name;
   so.bind_interval = ms(f.bind_interval_s);
   so.log = [&log](const std::string& m) { log.info(m, {}); };
-  schedule::Scheduler scheduler(**client, so);
+  scheduler::Scheduler scheduler(**client, so);
   std::atomic<bool> working{false};
 
   Daemon daemon(log);

@@ -13,7 +13,7 @@
 
 #include "model/diagnostics.h"
 #include "model/object.h"
-#include "plan/label_selector.h"
+#include "model/label_selector.h"
 
 namespace planter {
 

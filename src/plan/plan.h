@@ -44,9 +44,11 @@ struct StackPods {
   int64_t count = 0;
   bool per_node = false;       // a DaemonSet's: one on every node the stack uses
   double cpu = 0, memory = 0;  // what one pod asks: cores, bytes
-  boost::json::array tolerations;
-  boost::json::object node_selector;
-  boost::json::array node_terms;  // required nodeAffinity nodeSelectorTerms (ORed)
+  // One pod of the kind as its object will make it, policies written: metadata (name: the
+  // member's, namespace, labels) and the pod spec (the template's, or for an operator's fields
+  // what planter knows of them: containers' resources, tolerations, nodeSelector, affinity,
+  // volumes). The fit model reads everything it filters on from here.
+  boost::json::object pod;
 };
 
 // A member object of a stack, and where its pods' affinity is (to steer them at declare time).

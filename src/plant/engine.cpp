@@ -11,9 +11,9 @@
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
 #include "plant/readiness_check.h"
+#include "plant/stack_group.h"
 #include "plant/substitutions.h"
 #include "plant/unit_runner.h"
-#include "schedule/stack_fit.h"
 
 namespace planter::plant {
 
@@ -344,12 +344,19 @@ class Engine {
     evaluate(a);
   }
 
-  const schedule::StackFit& fit_of(const std::string& cluster, const std::string& stack) {
+  // The stack as the fit model's group, made once.
+  const fit::Group& group_of(const std::string& stack) {
+    auto [it, fresh] = groups_.try_emplace(stack);
+    if (fresh) it->second = stack_group(*stacks_.at(stack));
+    return it->second;
+  }
+
+  const fit::GroupFit& fit_of(const std::string& cluster, const std::string& stack) {
     std::string key = fit_key(cluster, stack);
     uint64_t generation = fit_generation_[cluster];
     auto cached = fits_.find(key);
     if (cached != fits_.end() && cached->second.first == generation) return cached->second.second;
-    schedule::Held held;  // the stacks released in this run hold their room
+    fit::Held held;  // the stacks released in this run hold their room
     for (const std::string& other : fit_stacks_[cluster])
       if (auto r = released_.find(fit_key(cluster, other)); r != released_.end() && other != stack)
         held[other] = r->second.placed;
@@ -359,14 +366,13 @@ class Engine {
       };
     };
     auto& slot = fits_[key];
-    slot = {generation,
-            schedule::fit_stack_on(*stacks_.at(stack), visit("Node"), visit("Pod"), held)};
+    slot = {generation, fit::fit_group_on(group_of(stack), visit("Node"), visit("Pod"), held)};
     return slot.second;
   }
 
   // The stack fits: every member on the cluster is released at once, and the room it takes is
   // held for it until the run ends.
-  void release(const std::string& cluster, const std::string& stack, schedule::StackFit fit) {
+  void release(const std::string& cluster, const std::string& stack, fit::GroupFit fit) {
     std::string key = fit_key(cluster, stack);
     released_[key] = std::move(fit);
     ++fit_generation_[cluster];
@@ -425,7 +431,7 @@ class Engine {
         if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
         if (!fleet_->synced(r.cluster, "v1", "Node") || !fleet_->synced(r.cluster, "v1", "Pod"))
           return waiting("reading the cluster's nodes and pods");
-        const schedule::StackFit& fit = fit_of(r.cluster, stack);
+        const fit::GroupFit& fit = fit_of(r.cluster, stack);
         if (!fit.fits) return {Check::kWaiting, fit.why, plan_.describe(r)};
         release(r.cluster, stack, fit);
         return {};
@@ -667,12 +673,13 @@ class Engine {
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
   std::map<std::string, const StackNeeds*> stacks_;                       // by name
+  std::map<std::string, fit::Group> groups_;                              // by stack name
   std::unordered_map<size_t, std::pair<const StackNeeds*, const StackMember*>> members_;  // object
   std::map<std::string, std::set<std::string>> fit_stacks_;  // cluster -> stacks to fit there
   std::map<std::string, uint64_t> fit_generation_;           // cluster -> changes of its nodes/pods
   std::set<std::string> refit_posted_;                       // clusters with a decision due
-  std::unordered_map<std::string, std::pair<uint64_t, schedule::StackFit>> fits_;  // fit key
-  std::unordered_map<std::string, schedule::StackFit> released_;                   // fit key
+  std::unordered_map<std::string, std::pair<uint64_t, fit::GroupFit>> fits_;  // fit key
+  std::unordered_map<std::string, fit::GroupFit> released_;                   // fit key
   std::unordered_map<std::string, size_t> anchor_unit_;            // fit key -> the anchor's unit
   std::unordered_map<std::string, std::vector<size_t>> anchored_;  // fit key -> its followers
   Clock::time_point start_;

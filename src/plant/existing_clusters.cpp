@@ -6,7 +6,7 @@
 
 #include "kube/retry.h"
 #include "model/object.h"
-#include "plan/label_selector.h"
+#include "model/label_selector.h"
 
 namespace planter::plant {
 

@@ -732,7 +732,7 @@ TEST(OperatorTest, ASeedWithAStackTooBigSaysWhyUntilANodeHoldsIt) {
           metadata: {labels: {app: web}}
           spec:
             containers: [{name: main, image: nginx, resources: {limits: {cpu: "2", memory: 1Gi}}}])"));
-  std::string why = "stack big needs 10 cpu, 5Gi, 5 pods on one node; 0/3 nodes can hold it";
+  std::string why = "stack big needs 10 cpu, 5Gi, 5 pods on one node; 0/3 nodes are available";
   ASSERT_TRUE(eventually(
       [&] {
         return seed_field(sim, "default", "big",

@@ -367,7 +367,7 @@ spec:
       << r.out << r.err;
   EXPECT_THAT(r.out, ::testing::HasSubstr("(leaves 5 cpu, 31Gi free)")) << r.out;
   EXPECT_THAT(r.out, ::testing::HasSubstr("stack big on SELF: stack big needs 11 cpu, 14Gi, 6 "
-                                          "pods on one node; 0/3 nodes can hold it"))
+                                          "pods on one node; 0/3 nodes are available"))
       << r.out;
   r = planter("plan " + q(seed) + " --fit -o json --kubeconfig " + q(sim.kubeconfig()));
   json::value doc = json::parse(r.out);

@@ -1,16 +1,16 @@
-// planter's scheduler decisions (src/schedule/gang.h, pod_fit.h) without a server: gangs all or
-// nothing, same-node and isolated groups, inter-pod affinity with the first-pod rule, and the
-// anti-affinity of pods already placed. Expected outcomes are worked out by hand from the
+// planter's scheduler decisions (src/scheduler/gang.h, on the fit model) without a server: gangs
+// all or nothing, same-node and isolated groups, inter-pod affinity with the first-pod rule, and
+// the anti-affinity of pods already placed. Expected outcomes are worked out by hand from the
 // Kubernetes documentation ("Inter-pod affinity and anti-affinity") and scheduler-plugins'
 // Coscheduling (a gang binds when minMember pods can).
-#include "schedule/gang.h"
+#include "scheduler/gang.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
-namespace planter::schedule {
+namespace planter::scheduler {
 namespace {
 
 namespace json = boost::json;
@@ -35,22 +35,23 @@ json::object pod(const std::string& name, const std::string& cpu, const std::str
       .as_object();
 }
 
-ClusterView three_nodes() {
-  ClusterView v(true);
+fit::Snapshot three_nodes() {
+  fit::Snapshot v;
   for (const char* n : {"a", "b", "c"}) v.add_node(node(n, "8"));
   return v;
 }
 
-std::vector<const PendingPod*> refs(const std::vector<PendingPod>& pods) {
-  std::vector<const PendingPod*> out;
-  for (const PendingPod& p : pods) out.push_back(&p);
+std::vector<const fit::PodInfo*> refs(const std::vector<fit::PodInfo>& pods) {
+  std::vector<const fit::PodInfo*> out;
+  for (const fit::PodInfo& p : pods) out.push_back(&p);
   return out;
 }
 
 TEST(GangDecisionTest, AllOrNothing) {
-  ClusterView v = three_nodes();
-  std::vector<PendingPod> pods;
-  for (int i = 0; i < 4; ++i) pods.push_back(PendingPod::from(pod("g-" + std::to_string(i), "5")));
+  fit::Snapshot v = three_nodes();
+  std::vector<fit::PodInfo> pods;
+  for (int i = 0; i < 4; ++i)
+    pods.push_back(fit::PodInfo::from(pod("g-" + std::to_string(i), "5")));
   GroupPolicy gang{"default/g", 4};
   GroupDecision d = decide_group(v, refs(pods), gang, {});
   EXPECT_FALSE(d.bind);
@@ -68,10 +69,10 @@ TEST(GangDecisionTest, AllOrNothing) {
 }
 
 TEST(GangDecisionTest, SameNodeGroupsAndIsolation) {
-  ClusterView v = three_nodes();
-  v.add_pod(pod("busy", "7", R"({"scheduling.x-k8s.io/pod-group":"other"})", "a"), {});
-  std::vector<PendingPod> pods = {PendingPod::from(pod("p0", "3")),
-                                  PendingPod::from(pod("p1", "3"))};
+  fit::Snapshot v = three_nodes();
+  v.add_pod(pod("busy", "7", R"({"scheduling.x-k8s.io/pod-group":"other"})", "a"));
+  std::vector<fit::PodInfo> pods = {fit::PodInfo::from(pod("p0", "3")),
+                                    fit::PodInfo::from(pod("p1", "3"))};
   GroupPolicy same{"default/ci", 2};
   same.colocate = true;
   GroupDecision d = decide_group(v, refs(pods), same, {});
@@ -85,9 +86,9 @@ TEST(GangDecisionTest, SameNodeGroupsAndIsolation) {
   EXPECT_EQ(d.bindings[0].second, "c");
   // A node where an isolated group runs refuses other groups; an isolated group refuses nodes
   // with other groups.
-  ClusterView small(true);
+  fit::Snapshot small;
   small.add_node(node("a", "8"));
-  small.add_pod(pod("x", "1", R"({"scheduling.x-k8s.io/pod-group":"other"})", "a"), {});
+  small.add_pod(pod("x", "1", R"({"scheduling.x-k8s.io/pod-group":"other"})", "a"));
   GroupPolicy plain{"default/ci", 2};
   d = decide_group(small, refs(pods), plain, {"default/other"});
   EXPECT_FALSE(d.bind);
@@ -99,24 +100,24 @@ TEST(GangDecisionTest, SameNodeGroupsAndIsolation) {
 }
 
 TEST(GangDecisionTest, PodAffinityFollowsTheFirstPodAndAntiAffinityOfPlacedPodsHolds) {
-  ClusterView v = three_nodes();
+  fit::Snapshot v = three_nodes();
   const char* follow =
       R"(,"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
       R"({"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"kubernetes.io/hostname"}]}})";
   // Three pods that follow pods labelled app=db, none of which exists: the first-pod rule lets
   // the first go anywhere, and the others follow it (the gang places them in one decision).
-  std::vector<PendingPod> pods;
+  std::vector<fit::PodInfo> pods;
   for (int i = 0; i < 3; ++i)
     pods.push_back(
-        PendingPod::from(pod("db-" + std::to_string(i), "1", R"({"app":"db"})", "", follow)));
+        fit::PodInfo::from(pod("db-" + std::to_string(i), "1", R"({"app":"db"})", "", follow)));
   GroupPolicy gang{"default/db", 3};
   GroupDecision d = decide_group(v, refs(pods), gang, {});
   ASSERT_TRUE(d.bind) << d.why;
   EXPECT_EQ(d.bindings[0].second, d.bindings[1].second);
   EXPECT_EQ(d.bindings[1].second, d.bindings[2].second);
   // A pod that does not match its own term cannot start alone.
-  std::vector<PendingPod> lonely = {
-      PendingPod::from(pod("web", "1", R"({"app":"web"})", "", follow))};
+  std::vector<fit::PodInfo> lonely = {
+      fit::PodInfo::from(pod("web", "1", R"({"app":"web"})", "", follow))};
   d = decide_group(v, refs(lonely), GroupPolicy{}, {});
   EXPECT_FALSE(d.bind);
   EXPECT_THAT(d.why, HasSubstr("3 node(s) didn't match pod affinity rules"));
@@ -124,14 +125,14 @@ TEST(GangDecisionTest, PodAffinityFollowsTheFirstPodAndAntiAffinityOfPlacedPodsH
   const char* repel =
       R"(,"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
       R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}})";
-  ClusterView one(true);
+  fit::Snapshot one;
   one.add_node(node("a", "8"));
-  one.add_pod(pod("guard", "1", "{}", "a", repel), {});
-  std::vector<PendingPod> web = {PendingPod::from(pod("web", "1", R"({"app":"web"})"))};
+  one.add_pod(pod("guard", "1", "{}", "a", repel));
+  std::vector<fit::PodInfo> web = {fit::PodInfo::from(pod("web", "1", R"({"app":"web"})"))};
   d = decide_group(one, refs(web), GroupPolicy{}, {});
   EXPECT_FALSE(d.bind);
   EXPECT_THAT(d.why, HasSubstr("1 node(s) didn't satisfy existing pods anti-affinity rules"));
 }
 
 }  // namespace
-}  // namespace planter::schedule
+}  // namespace planter::scheduler

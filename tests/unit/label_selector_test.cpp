@@ -1,4 +1,4 @@
-#include "plan/label_selector.h"
+#include "model/label_selector.h"
 
 #include <gtest/gtest.h>
 

@@ -356,21 +356,36 @@ std::pair<double, double> pod_ask(const PodTarget& t) {
   return {std::max(cpu, init_cpu), std::max(memory, init_memory)};
 }
 
-// One kind of pod of a target as the fit model sees it, after the policies are written.
-StackPods pod_kind(const PodTarget& t, double cpu, double memory) {
+// One kind of pod of a target as the fit model sees it, after the policies are written: the pod
+// its object will make. A pod template is copied whole; for an operator's fields, a pod is made
+// of what planter knows of them.
+StackPods pod_kind(const Object& o, const PodTarget& t, double cpu, double memory) {
   StackPods p;
   p.count = t.replicas;
   p.per_node = t.per_node;
   p.cpu = cpu;
   p.memory = memory;
-  if (t.tolerations) p.tolerations = *t.tolerations;
-  if (t.node_selector) p.node_selector = *t.node_selector;
-  if (t.affinity)
-    if (const json::value* terms = find_path(
-            *t.affinity, {"nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                          "nodeSelectorTerms"});
-        terms && terms->is_array())
-      p.node_terms = terms->as_array();
+  json::object metadata{{"name", o.ref.name}, {"namespace", o.ref.ns}};
+  if (t.labels) metadata["labels"] = *t.labels;
+  json::object spec;
+  const json::value* containers = t.pod_spec ? t.pod_spec->if_contains("containers") : nullptr;
+  if (containers && containers->is_array()) {
+    spec = *t.pod_spec;
+  } else {
+    json::array main, init;
+    for (const auto& sized : t.resources) {
+      json::object c{{"name", sized.container}, {"resources", *sized.resources}};
+      (sized.path.find("initContainers") != std::string::npos ? init : main)
+          .push_back(std::move(c));
+    }
+    spec["containers"] = std::move(main);
+    if (!init.empty()) spec["initContainers"] = std::move(init);
+    if (t.tolerations) spec["tolerations"] = *t.tolerations;
+    if (t.node_selector) spec["nodeSelector"] = *t.node_selector;
+    if (t.affinity) spec["affinity"] = *t.affinity;
+    if (t.volumes) spec["volumes"] = *t.volumes;
+  }
+  p.pod = json::object{{"metadata", std::move(metadata)}, {"spec", std::move(spec)}};
   return p;
 }
 
@@ -570,7 +585,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
       w.write(t);
       if (t.replicas > 0 || t.per_node) collect(anchors[index], o, t);
       auto [cpu, memory] = pod_ask(t);
-      n.pod_kinds.push_back(pod_kind(t, cpu, memory));
+      n.pod_kinds.push_back(pod_kind(o, t, cpu, memory));
       if (t.affinity) member.affinity_paths.push_back(t.affinity_path);
       if (t.per_node) {
         n.per_node_pods = true;
@@ -636,7 +651,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     for (PodTarget& t : targets.targets) {
       w.write(t);
       auto [cpu, memory] = pod_ask(t);
-      n.pod_kinds.push_back(pod_kind(t, cpu, memory));
+      n.pod_kinds.push_back(pod_kind(anchor, t, cpu, memory));
       member.affinity_paths.push_back(t.affinity_path);
       n.pods += 1;
       n.cpu += cpu;

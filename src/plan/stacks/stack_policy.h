@@ -9,16 +9,14 @@
 #include <vector>
 
 #include "model/diagnostics.h"
+#include "model/label_selector.h"
 #include "model/object.h"
-#include "plan/label_selector.h"
+#include "model/well_known_labels.h"
 
 namespace planter {
 
 inline constexpr std::string_view kStackApiVersion = "planter.nephio.org/v1alpha1";
 inline constexpr std::string_view kStackAnnotation = "planter.nephio.org/stack";
-// The label every member pod gets, with the stack's name as its value.
-inline constexpr std::string_view kStackLabel = "planter.nephio.org/stack";
-inline constexpr std::string_view kHostnameKey = "kubernetes.io/hostname";
 // A co-scheduled stack's anchor pods carry this label, with the stack's name as its value.
 inline constexpr std::string_view kAnchorLabel = "planter.nephio.org/anchor";
 inline constexpr std::string_view kAnchorImage = "registry.k8s.io/pause:3.10";
@@ -27,7 +25,6 @@ inline constexpr std::string_view kPlanterSchedulerName = "planter";
 // The Lease `planter scheduler` holds while it schedules (its --leader-elect-resource-* default).
 inline constexpr std::string_view kSchedulerLeaseNamespace = "kube-system";
 inline constexpr std::string_view kSchedulerLease = "planter-scheduler";
-inline constexpr std::string_view kPodGroupLabelKey = "scheduling.x-k8s.io/pod-group";
 inline constexpr std::string_view kPodGroupApiVersionText = "scheduling.x-k8s.io/v1alpha1";
 // The PodGroup annotations planter's scheduler reads (src/schedule/scheduler.h).
 inline constexpr std::string_view kSameNodeAnnotationKey = "planter.nephio.org/same-node";

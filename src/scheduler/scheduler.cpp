@@ -1,4 +1,4 @@
-#include "schedule/scheduler.h"
+#include "scheduler/scheduler.h"
 
 #include <fmt/format.h>
 
@@ -14,9 +14,9 @@
 #include "daemon/time_format.h"
 #include "kube/informer.h"
 #include "model/object.h"
-#include "schedule/gang.h"
+#include "scheduler/gang.h"
 
-namespace planter::schedule {
+namespace planter::scheduler {
 
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
@@ -42,7 +42,7 @@ int64_t integer(const json::object& o, std::initializer_list<std::string_view> p
 struct Unit {
   std::string key;  // "ns/group", or "" for a single pod
   std::string ns, group;
-  std::vector<const PendingPod*> pods;
+  std::vector<const fit::PodInfo*> pods;
   std::string oldest;  // creationTimestamp of its oldest pod, for queue order
 };
 
@@ -133,9 +133,9 @@ struct Scheduler::Impl {
       group_objects[string_field(g, {"metadata", "namespace"}) + "/" +
                     string_field(g, {"metadata", "name"})] = g;
     });
-    ClusterView view(true);
+    fit::Snapshot view;
     nodes->for_each([&](const json::object& n) { view.add_node(n); });
-    std::vector<PendingPod> pending;
+    std::vector<fit::PodInfo> pending;
     std::map<std::string, std::vector<std::pair<std::string, std::string>>> bound;  // gang -> pods
     std::set<std::string> seen;
     pods->for_each([&](const json::object& p) {
@@ -143,10 +143,10 @@ struct Scheduler::Impl {
       if (phase == "Succeeded" || phase == "Failed") return;
       const json::string* node = find_string(p, {"spec", "nodeName"});
       if (node && !node->empty()) {
-        view.add_pod(p, {});
+        view.add_pod(p);
         // A pod on its way out holds its room, but is no member of its gang any more.
         if (find_path(p, {"metadata", "deletionTimestamp"})) return;
-        if (const json::string* group = find_string(p, {"metadata", "labels", kPodGroupLabel}))
+        if (const json::string* group = find_string(p, {"metadata", "labels", kPodGroupLabelKey}))
           bound[string_field(p, {"metadata", "namespace"}) + "/" + std::string(*group)]
               .emplace_back(string_field(p, {"metadata", "name"}), std::string(*node));
         return;
@@ -154,7 +154,7 @@ struct Scheduler::Impl {
       const json::string* scheduler = find_string(p, {"spec", "schedulerName"});
       if (!scheduler || *scheduler != options.name) return;
       if (find_path(p, {"metadata", "deletionTimestamp"})) return;
-      pending.push_back(PendingPod::from(p));
+      pending.push_back(fit::PodInfo::from(p));
       seen.insert(pending.back().uid);
       first_seen.try_emplace(pending.back().uid, Clock::now());
     });
@@ -163,7 +163,7 @@ struct Scheduler::Impl {
     stats.pending = static_cast<int64_t>(pending.size());
 
     std::map<std::string, Unit> units;
-    for (const PendingPod& p : pending) {
+    for (const fit::PodInfo& p : pending) {
       std::string key = p.group.empty() ? "pod:" + p.id() : p.ns + "/" + p.group;
       Unit& u = units[key];
       u.key = p.group.empty() ? "" : key;
@@ -257,8 +257,8 @@ struct Scheduler::Impl {
         if (bind(*pod, node)) {
           ++placed;
           bound[u->key].emplace_back(pod->name, node);
-          view.add_bound(node, BoundPod{pod->ns, pod->labels, pod->group, pod->anti_terms},
-                         pod->requests);
+          if (auto n = view.index(node))
+            view.assume(*n, std::shared_ptr<const fit::PodInfo>(std::shared_ptr<void>(), pod));
         }
       }
       if (group && !gone.empty()) {
@@ -273,7 +273,7 @@ struct Scheduler::Impl {
     return next;
   }
 
-  bool bind(const PendingPod& pod, const std::string& node) {
+  bool bind(const fit::PodInfo& pod, const std::string& node) {
     auto r = client.bind(pod.ns, pod.name, node);
     if (!r) {
       ++stats.errors;
@@ -296,7 +296,7 @@ struct Scheduler::Impl {
 
   // PodScheduled=False with the reason, and a FailedScheduling Event, when the reason changed.
   void unschedulable(const Unit& u, const std::string& why) {
-    for (const PendingPod* p : u.pods) {
+    for (const fit::PodInfo* p : u.pods) {
       std::string& last = last_why[p->uid];
       if (last == why) continue;
       last = why;
@@ -450,4 +450,4 @@ std::string Scheduler::metrics() const {
   return out;
 }
 
-}  // namespace planter::schedule
+}  // namespace planter::scheduler

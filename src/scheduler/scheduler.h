@@ -25,7 +25,7 @@
 #include "kube/client.h"
 #include "plan/stacks/stack_policy.h"
 
-namespace planter::schedule {
+namespace planter::scheduler {
 
 // PodGroup annotations planter writes for a co-scheduled stack (docs/coscheduling.md).
 inline constexpr std::string_view kPodGroupApiVersion = kPodGroupApiVersionText;
@@ -71,4 +71,4 @@ class Scheduler {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace planter::schedule
+}  // namespace planter::scheduler

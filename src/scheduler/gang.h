@@ -1,7 +1,8 @@
 // Deciding where a group of pending pods goes, all at once or not at all: a gang of
 // scheduler-plugins' PodGroup API (`minMember`), a same-node group (`colocate`), a group that
-// keeps other groups off its node (`isolate`), or a single pod (a group of one). Pure: the
-// scheduler (scheduler.h) binds what this decides.
+// keeps other groups off its node (`isolate`), or a single pod (a group of one). Every pod passes
+// the fit model's filters (src/fit) next to what is bound and to the group's pods placed before
+// it. Pure: the scheduler (scheduler.h) binds what this decides.
 //
 // Nothing is reserved between decisions: a gang is placed only when every pending pod of it fits
 // now, next to what is bound, so two gangs competing for the same room never hold half of it each
@@ -13,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "schedule/cluster_view.h"
-#include "schedule/pod_fit.h"
+#include "fit/pod_info.h"
+#include "fit/snapshot.h"
 
-namespace planter::schedule {
+namespace planter::scheduler {
 
 struct GroupPolicy {
   std::string name;        // "ns/name" of the PodGroup; empty for a single pod
@@ -29,12 +30,13 @@ struct GroupPolicy {
 
 struct GroupDecision {
   bool bind = false;
-  std::vector<std::pair<const PendingPod*, std::string>> bindings;  // pod -> node
+  std::vector<std::pair<const fit::PodInfo*, std::string>> bindings;  // pod -> node
   std::string why;  // when not: for the pods' PodScheduled condition and the PodGroup
 };
 
 // `isolated`: groups ("ns/name") whose PodGroup isolates them; their nodes refuse other groups.
-GroupDecision decide_group(const ClusterView& view, const std::vector<const PendingPod*>& pods,
+// `view` is used as scratch and is as it was when this returns.
+GroupDecision decide_group(fit::Snapshot& view, const std::vector<const fit::PodInfo*>& pods,
                            const GroupPolicy& policy, const std::set<std::string>& isolated);
 
-}  // namespace planter::schedule
+}  // namespace planter::scheduler

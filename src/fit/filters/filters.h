@@ -1,0 +1,46 @@
+// kube-scheduler's filter plugins as planter's fit model runs them, one file each (the table is
+// in framework.cpp). Each answers for one pod and one node with kube-scheduler's reason strings;
+// semantics from the Kubernetes documentation and kube-scheduler's plugin tests (see each file).
+#pragma once
+
+#include "fit/framework.h"
+
+namespace planter::fit::filters {
+
+// node_unschedulable.cpp
+Status node_unschedulable(const CycleState&, const PodInfo& pod, const NodeInfo& node);
+// node_name.cpp
+Status node_name(const CycleState&, const PodInfo& pod, const NodeInfo& node);
+// taint_toleration.cpp
+Status taint_toleration(const CycleState&, const PodInfo& pod, const NodeInfo& node);
+// node_affinity.cpp
+Status node_affinity(const CycleState&, const PodInfo& pod, const NodeInfo& node);
+bool node_affinity_matches(const PodInfo& pod, const NodeInfo& node);
+// node_ports.cpp
+Status node_ports(const CycleState&, const PodInfo& pod, const NodeInfo& node);
+// node_resources_fit.cpp
+Status node_resources_fit(const CycleState&, const PodInfo& pod, const NodeInfo& node);
+// Which of `need`'s resources `node` lacks room for (with `pods` more pod slots), as reasons.
+std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods);
+// pod_topology_spread.cpp
+void prefilter_topology_spread(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
+Status pod_topology_spread(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
+// inter_pod_affinity.cpp
+void prefilter_inter_pod_affinity(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
+Status inter_pod_affinity(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
+
+inline constexpr const char* kUnschedulable = "node(s) were unschedulable";
+inline constexpr const char* kNodeName = "node(s) didn't match the requested node name";
+inline constexpr const char* kNodeAffinity = "node(s) didn't match Pod's node affinity/selector";
+inline constexpr const char* kNodePorts =
+    "node(s) didn't have free ports for the requested pod ports";
+inline constexpr const char* kTooManyPods = "Too many pods";
+inline constexpr const char* kSpread = "node(s) didn't match pod topology spread constraints";
+inline constexpr const char* kSpreadMissingLabel =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+inline constexpr const char* kAffinity = "node(s) didn't match pod affinity rules";
+inline constexpr const char* kAntiAffinity = "node(s) didn't match pod anti-affinity rules";
+inline constexpr const char* kExistingAntiAffinity =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+
+}  // namespace planter::fit::filters

@@ -1,0 +1,98 @@
+#include "fit/framework.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "fit/filters/filters.h"
+
+namespace planter::fit {
+
+const std::vector<FilterPlugin>& default_filters() {
+  static const std::vector<FilterPlugin> table = {
+      {"NodeUnschedulable", true, nullptr, &filters::node_unschedulable},
+      {"NodeName", true, nullptr, &filters::node_name},
+      {"TaintToleration", true, nullptr, &filters::taint_toleration},
+      {"NodeAffinity", true, nullptr, &filters::node_affinity},
+      {"NodePorts", false, nullptr, &filters::node_ports},
+      {"NodeResourcesFit", false, nullptr, &filters::node_resources_fit},
+      {"PodTopologySpread", false, &filters::prefilter_topology_spread,
+       &filters::pod_topology_spread},
+      {"InterPodAffinity", false, &filters::prefilter_inter_pod_affinity,
+       &filters::inter_pod_affinity},
+  };
+  return table;
+}
+
+Status filter_node_only(const PodInfo& pod, const NodeInfo& node) {
+  static const CycleState kNone;
+  for (const FilterPlugin& p : default_filters()) {
+    if (!p.node_only) continue;
+    Status s = p.filter(kNone, pod, node);
+    if (!s.ok()) {
+      s.plugin = p.name;
+      return s;
+    }
+  }
+  return {};
+}
+
+PodCycle::PodCycle(const Snapshot& snapshot, const PodInfo& pod) : pod_(pod) {
+  for (const FilterPlugin& p : default_filters())
+    if (p.prefilter) p.prefilter(state_, pod, snapshot);
+}
+
+Status PodCycle::filter(const NodeInfo& node, bool node_only) const {
+  for (const FilterPlugin& p : default_filters()) {
+    if (node_only && !p.node_only) continue;
+    Status s = p.filter(state_, pod_, node);
+    if (!s.ok()) {
+      s.plugin = p.name;
+      return s;
+    }
+  }
+  return {};
+}
+
+Status PodCycle::filter_dynamic(const NodeInfo& node) const {
+  for (const FilterPlugin& p : default_filters()) {
+    if (p.node_only) continue;
+    Status s = p.filter(state_, pod_, node);
+    if (!s.ok()) {
+      s.plugin = p.name;
+      return s;
+    }
+  }
+  return {};
+}
+
+Status PodCycle::filter_only(std::string_view plugin, const NodeInfo& node) const {
+  for (const FilterPlugin& p : default_filters())
+    if (p.name == plugin) {
+      Status s = p.filter(state_, pod_, node);
+      if (!s.ok()) s.plugin = p.name;
+      return s;
+    }
+  return {};
+}
+
+void Diagnosis::add(const Status& s) {
+  for (const std::string& r : s.reasons) ++counts_[r];
+}
+
+std::string Diagnosis::reasons() const {
+  std::vector<std::string> parts;
+  for (const auto& [reason, n] : counts_) parts.push_back(fmt::format("{} {}", n, reason));
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string Diagnosis::message(size_t nodes) const {
+  std::string out = fmt::format("0/{} nodes are available", nodes);
+  if (!counts_.empty()) out += ": " + reasons();
+  return out + ".";
+}
+
+}  // namespace planter::fit

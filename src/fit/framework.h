@@ -1,0 +1,106 @@
+// The fit model's framework, shaped like kube-scheduler's: a table of filter plugins with
+// kube-scheduler's names, run in its default order, each answering for one pod and one node with a
+// Status that carries kube-scheduler's reason strings. Plugins that look at other pods
+// (InterPodAffinity, PodTopologySpread) prepare per pod what they need, once (PreFilter), in a
+// CycleState. A Diagnosis counts the reasons over the nodes and words them as kube-scheduler's
+// FitError does: "0/3 nodes are available: 1 node(s) had untolerated taint {gpu: only}, 2
+// Insufficient nvidia.com/gpu."
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fit/pod_info.h"
+#include "fit/snapshot.h"
+
+namespace planter::fit {
+
+struct Status {
+  std::string_view plugin;           // the plugin that refused; empty when the pod fits
+  std::vector<std::string> reasons;  // empty: the pod fits
+  // UnschedulableAndUnresolvable: no change on other nodes would make the pod fit here.
+  bool unresolvable = false;
+  bool ok() const { return reasons.empty(); }
+};
+
+// InterPodAffinity's PreFilter state: per required term, the values of its topology key on
+// nodes that have a pod it matches.
+struct AffinityState {
+  struct Term {
+    std::string key;
+    std::set<std::string> domains;
+  };
+  std::vector<Term> affinity, anti, existing_anti;
+  bool any_affinity_match = false;  // some pod anywhere matches some affinity term
+  bool matches_own_affinity = false;
+};
+
+// PodTopologySpread's PreFilter state: per DoNotSchedule constraint, matching pods per domain.
+struct SpreadState {
+  struct Constraint {
+    const SpreadConstraint* spec = nullptr;
+    std::unordered_map<std::string, int64_t> counts;  // domain value -> matching pods
+    int64_t min_count = 0;  // the smallest count over the domains (0 below minDomains)
+    bool self_match = false;
+  };
+  std::vector<Constraint> constraints;
+};
+
+struct CycleState {
+  AffinityState affinity;
+  SpreadState spread;
+};
+
+struct FilterPlugin {
+  std::string_view name;
+  // Decides from the pod and the node alone: its answer for a kind of pod holds for every pod of
+  // the kind, whatever else is placed.
+  bool node_only = false;
+  void (*prefilter)(CycleState&, const PodInfo&, const Snapshot&) = nullptr;
+  Status (*filter)(const CycleState&, const PodInfo&, const NodeInfo&) = nullptr;
+};
+
+// kube-scheduler's default filters that planter models, in kube-scheduler's order.
+const std::vector<FilterPlugin>& default_filters();
+
+// The plugins that decide from the pod and the node alone (no PreFilter, no other pod).
+Status filter_node_only(const PodInfo& pod, const NodeInfo& node);
+
+// One pod's scheduling cycle against a snapshot: PreFilter once, then Filter per node.
+class PodCycle {
+ public:
+  PodCycle(const Snapshot& snapshot, const PodInfo& pod);
+  // The first refusal in table order, or an ok Status. `node_only`: run only the plugins that
+  // decide from the pod and the node alone.
+  Status filter(const NodeInfo& node, bool node_only = false) const;
+  // The plugins that look beyond the node (ports, resources, inter-pod, spread).
+  Status filter_dynamic(const NodeInfo& node) const;
+  // One plugin of the table, by name.
+  Status filter_only(std::string_view plugin, const NodeInfo& node) const;
+
+ private:
+  const PodInfo& pod_;
+  CycleState state_;
+};
+
+// Reasons counted per node, said as kube-scheduler's FitError says them.
+class Diagnosis {
+ public:
+  void add(const Status& s);
+  void add(const std::string& reason) { ++counts_[reason]; }
+  bool empty() const { return counts_.empty(); }
+  // "1 node(s) had untolerated taint {gpu: only}, 2 Insufficient nvidia.com/gpu" (sorted as
+  // kube-scheduler sorts them: as strings).
+  std::string reasons() const;
+  // "0/3 nodes are available: <reasons>."
+  std::string message(size_t nodes) const;
+
+ private:
+  std::map<std::string, int> counts_;
+};
+
+}  // namespace planter::fit

@@ -1,0 +1,508 @@
+#include "fit/group.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <set>
+
+#include "fit/filters/filters.h"
+#include "fit/framework.h"
+
+namespace planter::fit {
+
+namespace json = boost::json;
+
+namespace {
+
+// Pods placed one at a time in one decision, at most: past it the group is said not to fit
+// (docs/limits.md). Counted kinds are not limited.
+constexpr int64_t kMaxSinglePlacements = 100000;
+
+// How many times `need` fits in `free`, over the resources `need` asks for (cpu and memory for
+// the "best node" ranking).
+double ratio(const Resources& free, const Resources& need) {
+  double r = 1e18;
+  auto one = [&](int64_t f, int64_t n) {
+    if (n > 0) r = std::min(r, static_cast<double>(f) / static_cast<double>(n));
+  };
+  one(free.milli_cpu, need.milli_cpu);
+  one(free.memory, need.memory);
+  for (const auto& [name, v] : need.scalar) one(free.get(name), v);
+  return r;
+}
+
+// What decides which nodes a kind may use at all, as text: kinds that say the same share it.
+std::string node_only_key(const PodInfo& p) {
+  json::array tolerations;
+  for (const Toleration& t : p.tolerations)
+    tolerations.push_back(json::array{json::string(t.key), json::string(t.op),
+                                      json::string(t.value), json::string(t.effect)});
+  json::array selector;
+  for (const auto& [k, v] : p.node_selector)
+    selector.push_back(json::array{json::string(k), json::string(v)});
+  return json::serialize(json::array{tolerations, selector, p.node_terms, p.has_node_terms,
+                                     json::string(p.node_name)});
+}
+
+// What makes two pods of kinds that only need room interchangeable: where they may go, what they
+// request, and what other pods' anti-affinity sees of them (namespace, labels).
+std::string shape_key(const PodInfo& p) {
+  json::object requests{{"cpu", p.requests.milli_cpu},
+                        {"memory", p.requests.memory},
+                        {"ephemeral-storage", p.requests.ephemeral_storage}};
+  for (const auto& [name, v] : p.requests.scalar) requests[name] = v;
+  json::object labels;
+  for (const auto& [k, v] : p.labels) labels[k] = v;
+  return node_only_key(p) + json::serialize(json::array{json::string(p.ns), labels, requests});
+}
+
+class Fitter {
+ public:
+  Fitter(const Group& g, Snapshot& s) : group_(g), snap_(s) {
+    const auto& nodes = snap_.nodes();
+    // Kinds that differ only in name are one kind: a stack of 10,000 one-replica members of one
+    // shape is decided as one kind of 10,000 pods.
+    std::map<std::string, size_t> alike;
+    for (const PodKind& k : group_.kinds) {
+      if (k.count <= 0 && !k.per_node) continue;
+      if (!k.per_node && !k.pod.interacts()) {
+        std::string key = shape_key(k.pod);
+        if (auto it = alike.find(key); it != alike.end()) {
+          merged_[it->second].count = add_sat(merged_[it->second].count, k.count);
+          continue;
+        }
+        alike.emplace(std::move(key), merged_.size());
+      }
+      merged_.push_back(k);
+    }
+    for (const PodKind& k : merged_) {
+      kinds_.push_back(&k);
+      pods_.push_back(std::make_shared<PodInfo>(k.pod));
+    }
+    allowed_.assign(kinds_.size(), {});
+    refusal_.assign(nodes.size(), "");
+    std::vector<std::string> avoided(nodes.size());
+    for (size_t n = 0; n < nodes.size(); ++n)
+      for (const std::string& other : group_.avoid)
+        if (avoided[n].empty() && nodes[n].stacks.contains(other))
+          avoided[n] = fmt::format("node(s) had pods of stack {}, which {} is separated from",
+                                   other, group_.name);
+    std::map<std::string, size_t> same;  // node-only key -> the first kind with it
+    for (size_t k = 0; k < kinds_.size(); ++k) {
+      auto [it, first] = same.emplace(node_only_key(kinds_[k]->pod), k);
+      if (!first) {
+        allowed_[k] = allowed_[it->second];
+      } else {
+        allowed_[k].assign(nodes.size(), false);
+        for (size_t n = 0; n < nodes.size(); ++n) {
+          Status s = avoided[n].empty() ? filter_node_only(kinds_[k]->pod, nodes[n])
+                                        : Status{{}, {avoided[n]}, true};
+          allowed_[k][n] = s.ok();
+          if (!s.ok() && !kinds_[k]->per_node && refusal_[n].empty()) refusal_[n] = s.reasons[0];
+        }
+        continue;
+      }
+      if (!kinds_[k]->per_node)
+        for (size_t n = 0; n < nodes.size(); ++n)
+          if (!allowed_[k][n] && refusal_[n].empty())
+            refusal_[n] = avoided[n].empty() ? filter_node_only(kinds_[k]->pod, nodes[n]).reasons[0]
+                                             : avoided[n];
+    }
+    // A kind that only needs room is refused by other pods only through their anti-affinity,
+    // and the group's own such pods have none: asked once, it holds for the whole decision.
+    if (!snap_.anti_pods().empty())
+      for (size_t k = 0; k < kinds_.size(); ++k) {
+        if (kinds_[k]->pod.interacts()) continue;
+        PodCycle cycle(snap_, kinds_[k]->pod);
+        for (size_t n = 0; n < nodes.size(); ++n) {
+          if (!allowed_[k][n]) continue;
+          Status s = cycle.filter_only("InterPodAffinity", nodes[n]);
+          if (s.ok()) continue;
+          if (!kinds_[k]->per_node && refusal_[n].empty()) refusal_[n] = s.reasons[0];
+          allowed_[k][n] = false;
+        }
+      }
+    for (const PodKind* k : kinds_)
+      if (!k->per_node) {
+        total_ += k->pod.requests.times(k->count);
+        total_pods_ = add_sat(total_pods_, k->count);
+      }
+  }
+
+  GroupFit run() {
+    if (kinds_.empty()) {
+      GroupFit f;
+      f.fits = true;
+      f.where = "no pods to place";
+      return f;
+    }
+    if (group_.colocated_on == "kubernetes.io/hostname") return on_one_node();
+    if (!group_.colocated_on.empty()) return in_one_domain();
+    std::vector<size_t> all(snap_.nodes().size());
+    for (size_t n = 0; n < all.size(); ++n) all[n] = n;
+    GroupFit f;
+    Diagnosis diag;
+    for (size_t n : all)
+      if (!refusal_[n].empty()) diag.add(refusal_[n]);
+    std::string stuck;
+    if (pack(all, f.placed, stuck)) {
+      f.fits = true;
+      f.where = fmt::format("across {} node(s)", f.placed.size());
+      return f;
+    }
+    f.placed.clear();
+    f.why = fmt::format(
+        "stack {} needs {} in {} pods; they do not all fit on the {} node(s) that may run them "
+        "({} free in all)",
+        group_.name, resources_text(total_), total_pods_, usable(all),
+        resources_text(free_in(all)));
+    if (!diag.empty()) f.why += "; " + diag.reasons();
+    if (!stuck.empty()) f.why += "; " + stuck;
+    return f;
+  }
+
+ private:
+  bool interacting(size_t k) const { return kinds_[k]->pod.interacts(); }
+  bool any_interacting() const {
+    for (size_t k = 0; k < kinds_.size(); ++k)
+      if (interacting(k)) return true;
+    return false;
+  }
+
+  // The per-node kinds' pods that come with the group's first pod on `n`.
+  Resources daemons_on(size_t n, int64_t& pods) const {
+    Resources r;
+    pods = 0;
+    if (used_.contains(n)) return r;
+    for (size_t d = 0; d < kinds_.size(); ++d)
+      if (kinds_[d]->per_node && allowed_[d][n]) {
+        r += kinds_[d]->pod.requests;
+        ++pods;
+      }
+    return r;
+  }
+
+  // What `n` lacks for `extra` more pods of kind `k` (and the per-node pods, on a new node).
+  std::vector<std::string> short_for(size_t n, size_t k, int64_t extra) const {
+    int64_t pods = 0;
+    Resources need = daemons_on(n, pods);
+    need += kinds_[k]->pod.requests.times(extra);
+    return filters::insufficient(snap_.nodes()[n], need, add_sat(pods, extra));
+  }
+
+  void commit(size_t n, size_t k, int64_t copies, std::map<size_t, Resources>& taken) {
+    if (!used_.contains(n)) {
+      for (size_t d = 0; d < kinds_.size(); ++d)
+        if (kinds_[d]->per_node && allowed_[d][n]) {
+          snap_.assume(n, pods_[d], 1);
+          taken[n] += kinds_[d]->pod.requests;
+        }
+      used_.insert(n);
+    }
+    snap_.assume(n, pods_[k], copies);
+    taken[n] += kinds_[k]->pod.requests.times(copies);
+  }
+
+  // Every pod (and a pod of each per-node kind that may run there) on one node.
+  GroupFit on_one_node() {
+    const auto& nodes = snap_.nodes();
+    GroupFit f;
+    Diagnosis diag;
+    std::optional<size_t> chosen, best;
+    double chosen_score = -std::numeric_limits<double>::infinity(), best_ratio = -1;
+    std::map<std::string, Resources> chosen_placed;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (!refusal_[n].empty()) {
+        diag.add(refusal_[n]);
+        continue;
+      }
+      Resources need = total_;
+      int64_t pods = total_pods_;
+      for (size_t k = 0; k < kinds_.size(); ++k)
+        if (kinds_[k]->per_node && allowed_[k][n]) {
+          need += kinds_[k]->pod.requests;
+          pods = add_sat(pods, 1);
+        }
+      if (auto short_of = filters::insufficient(nodes[n], need, pods); !short_of.empty()) {
+        for (const std::string& r : short_of) diag.add(r);
+        if (double r = ratio(free_of(nodes[n]), need); r > best_ratio) best_ratio = r, best = n;
+        continue;
+      }
+      std::map<std::string, Resources> placed;
+      std::string stuck;
+      if (!any_interacting()) {
+        placed[nodes[n].name] = need;  // room is all they need, and it is there
+      } else if (!pack({n}, placed, stuck)) {
+        diag.add(stuck);
+        continue;
+      }
+      // Where the group already runs (planted before), it stays.
+      double score = room_left(nodes[n], need) + (nodes[n].stacks.contains(group_.name) ? 2 : 0);
+      if (score > chosen_score) {
+        chosen_score = score;
+        chosen = n;
+        chosen_placed = std::move(placed);
+      }
+    }
+    if (chosen) {
+      const NodeInfo& n = nodes[*chosen];
+      Resources left = free_of(n);
+      left -= chosen_placed[n.name];
+      f.fits = true;
+      f.where = fmt::format("node {} (leaves {} free)", n.name, resources_text(left));
+      f.steer_key = group_.colocated_on;
+      f.steer_values = {n.name};
+      f.placed = std::move(chosen_placed);
+      return f;
+    }
+    f.why = fmt::format("stack {} needs {}, {} pods on one node; {}", group_.name,
+                        resources_text(total_), total_pods_, diag.message(nodes.size()));
+    f.why.pop_back();  // the message's full stop
+    if (best)
+      f.why += fmt::format("; the best node, {}, has {} free", nodes[*best].name,
+                           resources_text(free_of(nodes[*best])));
+    return f;
+  }
+
+  // Every pod in one domain of the topology key, on its nodes.
+  GroupFit in_one_domain() {
+    const auto& nodes = snap_.nodes();
+    const std::string& key = group_.colocated_on;
+    std::map<std::string, std::vector<size_t>> domains;
+    Diagnosis diag;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const std::string* value = nodes[n].label(key);
+      if (!value)
+        diag.add(fmt::format("node(s) had no {} label", key));
+      else if (!refusal_[n].empty())
+        diag.add(refusal_[n]);
+      else
+        domains[*value].push_back(n);
+    }
+    GroupFit f;
+    std::optional<std::string> chosen, best;
+    double chosen_score = -std::numeric_limits<double>::infinity(), best_ratio = -1;
+    std::string last_stuck;
+    for (const auto& [value, members] : domains) {
+      std::map<std::string, Resources> placed;
+      std::string stuck;
+      if (!pack(members, placed, stuck)) {
+        last_stuck = stuck;
+        if (double r = ratio(free_in(members), total_); r > best_ratio)
+          best_ratio = r, best = value;
+        continue;
+      }
+      double score = 0;
+      bool home = false;
+      for (size_t n : members) {
+        auto it = placed.find(nodes[n].name);
+        score += room_left(nodes[n], it == placed.end() ? Resources{} : it->second);
+        home = home || nodes[n].stacks.contains(group_.name);
+      }
+      score = score / static_cast<double>(members.size()) + (home ? 2 : 0);
+      if (score > chosen_score) {
+        chosen_score = score;
+        chosen = value;
+        f.placed = std::move(placed);
+      }
+    }
+    if (chosen) {
+      f.fits = true;
+      f.where = fmt::format("{}={} ({} node(s))", key, *chosen, f.placed.size());
+      f.steer_key = key;
+      f.steer_values = {*chosen};
+      return f;
+    }
+    f.why = fmt::format("stack {} needs {}, {} pods in one {} domain; 0/{} domains can hold it",
+                        group_.name, resources_text(total_), total_pods_, key, domains.size());
+    if (!diag.empty()) f.why += ": " + diag.reasons();
+    if (best)
+      f.why += fmt::format("; the best domain, {}={}, has {} free", key, *best,
+                           resources_text(free_in(domains[*best])));
+    if (!last_stuck.empty()) f.why += "; " + last_stuck;
+    return f;
+  }
+
+  size_t usable(const std::vector<size_t>& members) const {
+    size_t n = 0;
+    for (size_t i : members) n += refusal_[i].empty() ? 1 : 0;
+    return n;
+  }
+
+  Resources free_in(const std::vector<size_t>& members) const {
+    Resources u;
+    for (size_t n : members)
+      if (refusal_[n].empty()) u += free_of(snap_.nodes()[n]);
+    return u;
+  }
+
+  int64_t free_slots(const std::vector<size_t>& members) const {
+    int64_t slots = 0;
+    for (size_t n : members)
+      if (refusal_[n].empty()) {
+        const NodeInfo& node = snap_.nodes()[n];
+        slots = add_sat(slots, std::max<int64_t>(0, node.allowed_pods - node.pod_count));
+      }
+    return slots;
+  }
+
+  // Places every pod of the group on `members`; the snapshot is as it was afterwards. On
+  // failure `stuck` says, in kube-scheduler's words, why the pod that found no node found none.
+  bool pack(const std::vector<size_t>& members, std::map<std::string, Resources>& placed,
+            std::string& stuck) {
+    const auto& nodes = snap_.nodes();
+    size_t mark = snap_.assumed();
+    used_.clear();
+    std::map<size_t, Resources> taken;
+    bool ok = place_all(members, taken, stuck);
+    snap_.forget(snap_.assumed() - mark);
+    used_.clear();
+    if (!ok) return false;
+    for (const auto& [n, r] : taken) placed[nodes[n].name] = r;
+    return true;
+  }
+
+  bool place_all(const std::vector<size_t>& members, std::map<size_t, Resources>& taken,
+                 std::string& stuck) {
+    const auto& nodes = snap_.nodes();
+    if (total_pods_ > free_slots(members)) {
+      stuck = fmt::format("{} pods, {} free pod slots", total_pods_, free_slots(members));
+      return false;
+    }
+    std::vector<size_t> counted, single;
+    for (size_t k = 0; k < kinds_.size(); ++k)
+      if (!kinds_[k]->per_node && kinds_[k]->count > 0)
+        (interacting(k) ? single : counted).push_back(k);
+    Resources all = free_in(members);
+    auto size = [&](size_t k) {
+      const Resources& r = kinds_[k]->pod.requests;
+      return (all.milli_cpu > 0 ? static_cast<double>(r.milli_cpu) / all.milli_cpu : 0) +
+             (all.memory > 0 ? static_cast<double>(r.memory) / all.memory : 0);
+    };
+    std::stable_sort(counted.begin(), counted.end(),
+                     [&](size_t a, size_t b) { return size(a) > size(b); });
+    for (size_t k : counted) {
+      // The node with the most room left takes the next share; only that node's room changes,
+      // so each open node has one entry in the heap (ties: the node listed first).
+      auto room_of = [&](size_t n) -> std::optional<double> {
+        if (!short_for(n, k, 1).empty()) return std::nullopt;  // full for this kind: it stays so
+        int64_t pods = 0;
+        Resources need = daemons_on(n, pods);
+        need += kinds_[k]->pod.requests;
+        return room_left(nodes[n], need);
+      };
+      std::priority_queue<std::pair<double, size_t>> open;  // room, ~node
+      for (size_t n : members)
+        if (allowed_[k][n])
+          if (auto room = room_of(n)) open.emplace(*room, ~n);
+      int64_t left = kinds_[k]->count;
+      while (left > 0) {
+        if (open.empty()) {
+          stuck = no_node_for(k, members);
+          return false;
+        }
+        size_t to = ~open.top().second;
+        open.pop();
+        // This node's share: the pods left over the open nodes, as many of them as it holds.
+        int64_t share = std::max<int64_t>(1, left / static_cast<int64_t>(open.size() + 1));
+        int64_t lo = 1, hi = std::min(share, left);
+        while (lo < hi) {  // holding is monotone in the count
+          int64_t mid = lo + (hi - lo + 1) / 2;
+          if (short_for(to, k, mid).empty())
+            lo = mid;
+          else
+            hi = mid - 1;
+        }
+        commit(to, k, lo, taken);
+        left -= lo;
+        if (auto room = room_of(to)) open.emplace(*room, ~to);
+      }
+    }
+    int64_t singles = 0;
+    for (size_t k : single) {
+      for (int64_t i = 0; i < kinds_[k]->count; ++i) {
+        if (++singles > kMaxSinglePlacements) {
+          stuck = fmt::format(
+              "more than {} pods with host ports, inter-pod affinity or topology spread "
+              "constraints in one decision",
+              kMaxSinglePlacements);
+          return false;
+        }
+        PodCycle cycle(snap_, kinds_[k]->pod);
+        std::optional<size_t> to;
+        double to_room = -std::numeric_limits<double>::infinity();
+        for (size_t n : members) {
+          if (!allowed_[k][n]) continue;
+          Status s = cycle.filter_dynamic(nodes[n]);
+          if (s.ok()) s.reasons = short_for(n, k, 1);
+          if (!s.ok()) continue;
+          int64_t pods = 0;
+          Resources need = daemons_on(n, pods);
+          need += kinds_[k]->pod.requests;
+          if (double room = room_left(nodes[n], need); room > to_room) to_room = room, to = n;
+        }
+        if (!to) {
+          stuck = no_node_for(k, members);
+          return false;
+        }
+        commit(*to, k, 1, taken);
+      }
+    }
+    return true;
+  }
+
+  // Why no node of `members` takes one more pod of kind `k`, each node's reason counted.
+  std::string no_node_for(size_t k, const std::vector<size_t>& members) const {
+    const auto& nodes = snap_.nodes();
+    PodCycle cycle(snap_, kinds_[k]->pod);
+    Diagnosis diag;
+    for (size_t n : members) {
+      Status s = allowed_[k][n] ? cycle.filter_dynamic(nodes[n]) : Status{{}, {refusal_[n]}, true};
+      if (s.ok()) s.reasons = short_for(n, k, 1);
+      diag.add(s);
+    }
+    std::string out = fmt::format("a pod of {}: {}", kind_name(k), diag.message(members.size()));
+    out.pop_back();  // the message's full stop
+    return out;
+  }
+
+  std::string kind_name(size_t k) const {
+    const PodInfo& p = kinds_[k]->pod;
+    return p.name.empty() ? fmt::format("stack {}", group_.name) : p.name;
+  }
+
+  const Group& group_;
+  Snapshot& snap_;
+  std::deque<PodKind> merged_;  // the group's kinds, alike ones merged (stable addresses)
+  std::vector<const PodKind*> kinds_;
+  std::vector<std::shared_ptr<const PodInfo>> pods_;  // one per kind, to assume
+  std::vector<std::vector<bool>> allowed_;            // kind -> node: node-only filters pass
+  std::vector<std::string> refusal_;  // node -> why no pod of the group may go there
+  Resources total_;                   // every pod but the per-node kinds'
+  int64_t total_pods_ = 0;
+  std::set<size_t> used_;  // nodes the group has a pod on, in the placement being tried
+};
+
+}  // namespace
+
+GroupFit fit_group(const Group& group, Snapshot& snapshot) {
+  return Fitter(group, snapshot).run();
+}
+
+GroupFit fit_group_on(const Group& group, const Visit& each_node, const Visit& each_pod,
+                      const Held& held) {
+  Snapshot snapshot;
+  each_node([&](const json::object& n) { snapshot.add_node(n); });
+  std::set<std::string> uncounted{group.name};
+  for (const auto& [other, _] : held) uncounted.insert(other);
+  each_pod([&](const json::object& p) { snapshot.add_pod(p, uncounted); });
+  for (const auto& [other, placed] : held) snapshot.reserve(other, placed);
+  return fit_group(group, snapshot);
+}
+
+}  // namespace planter::fit

@@ -1,0 +1,142 @@
+#include "fit/snapshot.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+namespace planter::fit {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::object* object_in(const json::object* o, std::string_view key) {
+  const json::value* v = o ? o->if_contains(key) : nullptr;
+  return v ? v->if_object() : nullptr;
+}
+
+std::string text(const json::object* o, std::string_view key) {
+  const json::value* v = o ? o->if_contains(key) : nullptr;
+  return v && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+}  // namespace
+
+double room_left(const NodeInfo& n, const Resources& extra) {
+  auto share = [](int64_t all, int64_t used) {
+    return all > 0 ? static_cast<double>(all - used) / static_cast<double>(all) : 0.0;
+  };
+  return (share(n.allocatable.milli_cpu, add_sat(n.requested.milli_cpu, extra.milli_cpu)) +
+          share(n.allocatable.memory, add_sat(n.requested.memory, extra.memory))) /
+         2;
+}
+
+Resources free_of(const NodeInfo& n) {
+  Resources out = n.allocatable;
+  out -= n.requested;
+  out.milli_cpu = std::max<int64_t>(0, out.milli_cpu);
+  out.memory = std::max<int64_t>(0, out.memory);
+  out.ephemeral_storage = std::max<int64_t>(0, out.ephemeral_storage);
+  std::erase_if(out.scalar, [](const auto& p) { return p.second <= 0; });
+  return out;
+}
+
+void Snapshot::add_node(const json::object& node) {
+  NodeInfo n;
+  const json::object* meta = object_in(&node, "metadata");
+  n.name = text(meta, "name");
+  if (n.name.empty() || by_name_.contains(n.name)) return;
+  n.labels = labels_of(object_in(meta, "labels"));
+  const json::object* spec = object_in(&node, "spec");
+  if (spec) {
+    if (const json::value* ts = spec->if_contains("taints"); ts && ts->is_array())
+      for (const json::value& t : ts->as_array())
+        if (const json::object* o = t.if_object())
+          n.taints.push_back({text(o, "key"), text(o, "value"), text(o, "effect")});
+    if (const json::value* u = spec->if_contains("unschedulable"); u && u->is_bool())
+      n.unschedulable = u->as_bool();
+  }
+  const json::object* status = object_in(&node, "status");
+  const json::object* alloc = object_in(status, "allocatable");
+  if (!alloc) alloc = object_in(status, "capacity");
+  n.allocatable = resources_of(alloc);
+  n.allowed_pods = allowed_pods(alloc);
+  by_name_.emplace(n.name, nodes_.size());
+  nodes_.push_back(std::move(n));
+}
+
+void Snapshot::add_pod(const json::object& pod, const std::set<std::string>& uncounted) {
+  const json::object* spec = object_in(&pod, "spec");
+  auto it = by_name_.find(text(spec, "nodeName"));
+  if (it == by_name_.end()) return;
+  std::string phase = text(object_in(&pod, "status"), "phase");
+  if (phase == "Succeeded" || phase == "Failed") return;
+  auto info = std::make_shared<PodInfo>(PodInfo::from(pod));
+  bool counted = info->stack.empty() || !uncounted.contains(info->stack);
+  place(it->second, std::move(info), 1, counted);
+}
+
+void Snapshot::place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies, bool counted) {
+  NodeInfo& node = nodes_[n];
+  if (counted) {
+    node.requested += copies == 1 ? pod->requests : pod->requests.times(copies);
+    node.pod_count = add_sat(node.pod_count, copies);
+  }
+  if (!pod->stack.empty()) node.stacks.insert(pod->stack);
+  if (!pod->group.empty()) node.groups.insert(pod->ns + "/" + pod->group);
+  node.used_ports.insert(node.used_ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+  if (!pod->anti_affinity.empty()) anti_pods_.emplace_back(n, node.pods.size());
+  node.pods.push_back({std::move(pod), copies});
+}
+
+void Snapshot::assume(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies) {
+  place(n, std::move(pod), copies, true);
+  assumed_.push_back(n);
+}
+
+void Snapshot::forget(size_t count) {
+  for (; count > 0 && !assumed_.empty(); --count) {
+    size_t n = assumed_.back();
+    assumed_.pop_back();
+    NodeInfo& node = nodes_[n];
+    PlacedPod placed = std::move(node.pods.back());
+    node.pods.pop_back();
+    const std::shared_ptr<const PodInfo>& pod = placed.info;
+    node.requested -= placed.copies == 1 ? pod->requests : pod->requests.times(placed.copies);
+    node.pod_count = add_sat(node.pod_count, -placed.copies);
+    node.used_ports.resize(node.used_ports.size() - pod->host_ports.size());
+    if (!pod->anti_affinity.empty()) anti_pods_.pop_back();
+    // Sets are rebuilt from what is left: another pod of the same stack or group may remain.
+    auto still = [&](auto pred) {
+      for (const auto& p : node.pods)
+        if (pred(*p)) return true;
+      return false;
+    };
+    if (!pod->stack.empty() && !still([&](const PodInfo& p) { return p.stack == pod->stack; }))
+      node.stacks.erase(pod->stack);
+    if (!pod->group.empty() &&
+        !still([&](const PodInfo& p) { return p.ns == pod->ns && p.group == pod->group; }))
+      node.groups.erase(pod->ns + "/" + pod->group);
+  }
+}
+
+void Snapshot::reserve(const std::string& stack, const std::map<std::string, Resources>& on_nodes) {
+  for (const auto& [name, r] : on_nodes) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) continue;
+    nodes_[it->second].requested += r;
+    nodes_[it->second].stacks.insert(stack);
+  }
+}
+
+const NodeInfo* Snapshot::node(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &nodes_[it->second];
+}
+
+std::optional<size_t> Snapshot::index(const std::string& name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace planter::fit

@@ -1,0 +1,90 @@
+// The fit model's view of one cluster, as kube-scheduler's cache snapshot holds it: its nodes
+// (labels, taints, cordon, allocatable) and, on each, what the pods bound there request, the host
+// ports they take, and the pods themselves for inter-pod affinity and topology spread. Built from
+// Node and Pod objects as the API serves them. A decision may assume pods onto nodes (a group's
+// pods placed so far) and take them back.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fit/pod_info.h"
+#include "fit/resources.h"
+
+namespace planter::fit {
+
+// A pod on a node, or `copies` identical pods placed at once (a share of a kind of a group).
+struct PlacedPod {
+  std::shared_ptr<const PodInfo> info;
+  int64_t copies = 1;
+  const PodInfo* operator->() const { return info.get(); }
+  const PodInfo& operator*() const { return *info; }
+};
+
+struct NodeInfo {
+  std::string name;
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  Resources allocatable;
+  int64_t allowed_pods = 0;
+  Resources requested;  // by the pods bound or assumed here, and by reservations
+  int64_t pod_count = 0;
+  std::vector<PlacedPod> pods;  // bound and assumed
+  std::vector<HostPort> used_ports;
+  // Stacks with pods (or reservations) here, by the pods' stack label.
+  std::set<std::string> stacks;
+  std::set<std::string> groups;  // "ns/group" of its pods' pod groups
+
+  const std::string* label(const std::string& key) const {
+    auto it = labels.find(key);
+    return it == labels.end() ? nullptr : &it->second;
+  }
+  // What is left of `resource` (by name, "cpu" in millicores).
+  int64_t free(std::string_view resource) const {
+    return add_sat(allocatable.get(resource), -requested.get(resource));
+  }
+};
+
+// The share of cpu and memory left on `n` after `extra` more, averaged (0..1): kube-scheduler's
+// least-allocated score has the same shape.
+double room_left(const NodeInfo& n, const Resources& extra);
+// What is left on `n`, each amount at least 0.
+Resources free_of(const NodeInfo& n);
+
+class Snapshot {
+ public:
+  void add_node(const boost::json::object& node);
+  // A pod bound to a node and not finished. The pods of `uncounted` stacks are recorded on their
+  // node (their labels, ports, stack) but request nothing: their stack's reservation (or the
+  // stack being fitted) stands for them.
+  void add_pod(const boost::json::object& pod, const std::set<std::string>& uncounted = {});
+  // `copies` of a pod placed on node `n` by the decision being made (or bound by a scheduler
+  // this cycle).
+  void assume(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies = 1);
+  size_t assumed() const { return assumed_.size(); }
+  // Takes back the last `count` assumed pods, newest first.
+  void forget(size_t count);
+  // Room held for a stack that planter released but whose pods are not all bound yet.
+  void reserve(const std::string& stack, const std::map<std::string, Resources>& on_nodes);
+
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  const NodeInfo* node(const std::string& name) const;
+  std::optional<size_t> index(const std::string& name) const;
+  // (node, index in its pods) of the pods that have required anti-affinity terms.
+  const std::vector<std::pair<size_t, size_t>>& anti_pods() const { return anti_pods_; }
+
+ private:
+  void place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies, bool counted);
+
+  std::vector<NodeInfo> nodes_;
+  std::map<std::string, size_t, std::less<>> by_name_;
+  std::vector<std::pair<size_t, size_t>> anti_pods_;
+  std::vector<size_t> assumed_;  // nodes of the assumed pods, in order
+};
+
+}  // namespace planter::fit

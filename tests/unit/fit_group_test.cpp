@@ -1,0 +1,279 @@
+// planter's fit model's group decision (src/fit/group.h): where a whole stack fits, under its
+// policy, with every filter of the fit model. Expectations are worked out by hand from the
+// Kubernetes documentation ("Resource Management for Pods and Containers", "Taints and
+// Tolerations", "Assigning Pods to Nodes", "Inter-pod affinity and anti-affinity").
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <limits>
+
+#include "fit/group.h"
+
+namespace planter::fit {
+namespace {
+
+namespace json = boost::json;
+using ::testing::HasSubstr;
+
+json::object parse(std::string_view text) {
+  return json::parse(text).as_object();
+}
+
+// A node with 110 pod slots; `labels` are added to its hostname label (JSON members), `spec` is
+// its spec (JSON), `extra` more allocatable members (JSON).
+json::object node(const std::string& name, const std::string& cpu, const std::string& memory,
+                  const std::string& spec = "{}", const std::string& labels = "",
+                  const std::string& extra = "") {
+  return parse(R"({"metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" +
+               name + "\"" + (labels.empty() ? "" : "," + labels) + R"(}},"spec":)" + spec +
+               R"(,"status":{"allocatable":{"cpu":")" + cpu + R"(","memory":")" + memory +
+               R"(","pods":"110")" + (extra.empty() ? "" : "," + extra) + "}}}");
+}
+
+json::object pod(const std::string& on, const std::string& cpu, const std::string& memory,
+                 const std::string& stack = "", const std::string& phase = "Running") {
+  std::string labels = stack.empty() ? "{}" : R"({"planter.nephio.org/stack":")" + stack + "\"}";
+  return parse(R"({"metadata":{"name":"p","namespace":"default","labels":)" + labels +
+               R"(},"spec":{"nodeName":")" + on +
+               R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+               R"(","memory":")" + memory + R"("}}}]},"status":{"phase":")" + phase + "\"}}");
+}
+
+// A kind of pod: `count` pods each requesting `cpu` cores and `memory` bytes; `spec_extra` is
+// JSON members added to its spec, `requests_extra` to its requests.
+PodKind kind(int64_t count, double cpu, double memory, const std::string& spec_extra = "",
+             const std::string& requests_extra = "", const std::string& labels = "{}") {
+  json::object p =
+      parse(R"({"metadata":{"name":"m","namespace":"default","labels":)" + labels +
+            R"(},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":)" +
+            std::to_string(cpu) + R"(,"memory":)" + std::to_string(static_cast<int64_t>(memory)) +
+            (requests_extra.empty() ? "" : "," + requests_extra) + "}}}]" +
+            (spec_extra.empty() ? "" : "," + spec_extra) + "}}");
+  return {PodInfo::from(p), count, false};
+}
+
+Group stack(const std::string& name, std::vector<std::pair<int64_t, double>> pods,
+            double memory_each = 1024.0 * 1024 * 1024) {
+  Group g;
+  g.name = name;
+  for (auto [count, cpu] : pods) g.kinds.push_back(kind(count, cpu, memory_each));
+  return g;
+}
+
+TEST(GroupFitTest, ACoLocatedStackGoesToTheNodeLeftLeastAllocated) {
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  c.add_node(node("b", "8", "32Gi"));
+  c.add_node(node("c", "4", "32Gi"));
+  c.add_pod(pod("a", "3", "1Gi"));
+  Group s = stack("db", {{2, 1.5}});
+  s.colocated_on = "kubernetes.io/hostname";
+  GroupFit f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.steer_key, "kubernetes.io/hostname");
+  EXPECT_EQ(f.steer_values, std::vector<std::string>{"b"});
+  EXPECT_EQ(f.where, "node b (leaves 5 cpu, 30Gi free)");
+  EXPECT_EQ(f.placed.at("b").milli_cpu, 3000);
+
+  // Where it already runs, it stays (a replant), even though b has more room.
+  c.add_pod(pod("c", "1", "1Gi", "db"), {"db"});
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits);
+  EXPECT_EQ(f.steer_values, std::vector<std::string>{"c"});
+}
+
+TEST(GroupFitTest, WhyNoNodeHoldsIt) {
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  c.add_node(node("b", "8", "32Gi", R"({"unschedulable":true})"));
+  c.add_node(node("c", "16", "32Gi"));
+  c.add_pod(pod("a", "2", "1Gi"));
+  c.add_pod(pod("c", "1", "1Gi", "moodle-b"));
+  Group s = stack("moodle-a", {{3, 2}, {1, 1.5}}, 1.5 * 1024 * 1024 * 1024);
+  s.colocated_on = "kubernetes.io/hostname";
+  s.avoid = {"moodle-b"};
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_EQ(f.why,
+            "stack moodle-a needs 7.5 cpu, 6Gi, 4 pods on one node; 0/3 nodes are available: 1 "
+            "Insufficient cpu, 1 node(s) had pods of stack moodle-b, which moodle-a is separated "
+            "from, 1 node(s) were unschedulable; the best node, a, has 6 cpu, 31Gi free");
+}
+
+TEST(GroupFitTest, DedicatedStackOnlyOnItsNodesAndDaemonSetPodsCount) {
+  Snapshot c;
+  c.add_node(node("pool", "8", "32Gi"));
+  c.add_node(node("gold", "2", "32Gi",
+                  R"({"taints":[{"key":"tenant","value":"gold","effect":"NoSchedule"}]})",
+                  R"("tenant":"gold")"));
+  Group s = stack("vip", {{1, 1.5}});
+  s.colocated_on = "kubernetes.io/hostname";
+  const std::string dedicated =
+      R"("tolerations":[{"key":"tenant","value":"gold","effect":"NoSchedule"}],)"
+      R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+      R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"tenant","operator":"In",)"
+      R"("values":["gold"]}]}]}}})";
+  s.kinds[0] = kind(1, 1.5, 1 << 30, dedicated);
+  GroupFit f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.steer_values, std::vector<std::string>{"gold"});
+  // A DaemonSet member's pod goes along on the node: 1.5 + 1 > 2.
+  PodKind daemon = kind(0, 1, 1 << 30, dedicated);
+  daemon.per_node = true;
+  s.kinds.push_back(daemon);
+  f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, ::testing::HasSubstr("1 node(s) didn't match Pod's node affinity/selector"));
+  EXPECT_THAT(f.why, ::testing::HasSubstr("1 Insufficient cpu"));
+}
+
+TEST(GroupFitTest, PodsThatFitInSumMayNotPackOntoTheNodes) {
+  Snapshot c;
+  c.add_node(node("a", "5", "32Gi"));
+  c.add_node(node("b", "5", "32Gi"));
+  Group s = stack("spread", {{3, 3}});  // 9 cpu of 10, but one 3-cpu pod per node
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_EQ(f.why,
+            "stack spread needs 9 cpu, 3Gi in 3 pods; they do not all fit on the 2 node(s) that "
+            "may run them (10 cpu, 64Gi free in all); a pod of m: 0/2 nodes are available: 2 "
+            "Insufficient cpu");
+  s = stack("spread", {{2, 3}, {2, 2}});  // 3+2 on each node
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_TRUE(f.steer_key.empty()) << "only co-located stacks are steered";
+  EXPECT_EQ(f.placed.at("a").milli_cpu, 5000);
+  EXPECT_EQ(f.placed.at("b").milli_cpu, 5000);
+}
+
+TEST(GroupFitTest, PodsAreCountedNeverListed) {
+  // 2^31-1 replicas on a node that says it takes 10^12 pods: one entry per pod was a bad_alloc
+  // (issue 29). The node's count is clamped to int32 as the stack's is; the answer is immediate.
+  Snapshot c;
+  json::object big = node("big", "1e12", "1e18");
+  big["status"].as_object()["allocatable"].as_object()["pods"] = "1e12";
+  c.add_node(big);
+  c.add_node(node("small", "4", "8Gi"));
+  Group s = stack("huge", {{std::numeric_limits<int32_t>::max(), 0.001}}, 1024);
+  GroupFit f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  int64_t placed = 0;
+  for (const auto& [n, u] : f.placed) placed += u.milli_cpu;  // 1m each
+  EXPECT_EQ(placed, std::numeric_limits<int32_t>::max());
+  // One more kind than the nodes hold: refused, with the count in the words.
+  s.kinds.push_back(s.kinds.front());
+  f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, ::testing::HasSubstr("4294967294 pods"));
+}
+
+TEST(GroupFitTest, CoLocatedOnAZoneFitsOneZonesNodes) {
+  Snapshot c;
+  for (auto [name, zone] : {std::pair{"a1", "a"}, {"a2", "a"}, {"b1", "b"}})
+    c.add_node(node(name, "4", "8Gi", "{}",
+                    std::string(R"("topology.kubernetes.io/zone":")") + zone + "\""));
+  c.add_node(node("nozone", "64", "64Gi"));
+  Group s = stack("z", {{3, 2.5}});  // 7.5 cpu of zone a's 8, but one such pod per node
+  s.colocated_on = "topology.kubernetes.io/zone";
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits) << "2.5-cpu pods: one per 4-cpu node, and zone a has two nodes";
+  EXPECT_THAT(f.why, ::testing::HasSubstr("1 node(s) had no topology.kubernetes.io/zone label"));
+  s = stack("z", {{2, 2.5}, {2, 1}});
+  s.colocated_on = "topology.kubernetes.io/zone";
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.steer_values, std::vector<std::string>{"a"});
+  EXPECT_EQ(f.where, "topology.kubernetes.io/zone=a (2 node(s))");
+}
+
+TEST(GroupFitTest, AReservationHoldsRoomForAReleasedStack) {
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  Resources six;
+  six.milli_cpu = 6000;
+  c.reserve("first", {{"a", six}});
+  Group s = stack("second", {{1, 3}});
+  s.colocated_on = "kubernetes.io/hostname";
+  EXPECT_FALSE(fit_group(s, c).fits);
+  s.avoid = {"first"};
+  EXPECT_THAT(fit_group(s, c).why, ::testing::HasSubstr("had pods of stack first"));
+}
+
+TEST(GroupFitTest, ExtendedResourcesAreCountedAndSaidInKubeSchedulersWords) {
+  // Two pods of one GPU each; one GPU node, one tainted GPU node, one without GPUs.
+  Snapshot c;
+  c.add_node(node("gpu-0", "8", "32Gi", "{}", "", R"("nvidia.com/gpu":"1")"));
+  c.add_node(node("gpu-1", "8", "32Gi",
+                  R"({"taints":[{"key":"gpu","value":"only","effect":"NoSchedule"}]})", "",
+                  R"("nvidia.com/gpu":"4")"));
+  c.add_node(node("cpu-0", "8", "32Gi"));
+  Group s;
+  s.name = "train";
+  s.colocated_on = "kubernetes.io/hostname";
+  s.kinds.push_back(kind(2, 1, 1 << 30, "", R"("nvidia.com/gpu":"1")"));
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_EQ(f.why,
+            "stack train needs 2 cpu, 2Gi, 2 nvidia.com/gpu, 2 pods on one node; 0/3 nodes are "
+            "available: 1 node(s) had untolerated taint {gpu: only}, 2 Insufficient "
+            "nvidia.com/gpu; the best node, gpu-0, has 8 cpu, 32Gi, 1 nvidia.com/gpu free");
+  // Not co-located: one pod per GPU still needs two GPUs in all.
+  s.colocated_on.clear();
+  f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, HasSubstr("2 Insufficient nvidia.com/gpu"));
+  // A second GPU node: released, one pod on each.
+  c.add_node(node("gpu-2", "8", "32Gi", "{}", "", R"("nvidia.com/gpu":"1")"));
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.placed.size(), 2u);
+  EXPECT_EQ(f.placed.at("gpu-0").get("nvidia.com/gpu"), 1);
+  EXPECT_EQ(f.placed.at("gpu-2").get("nvidia.com/gpu"), 1);
+}
+
+TEST(GroupFitTest, SelfAntiAffinityNeedsANodePerPod) {
+  const std::string anti =
+      R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+      R"({"topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{"app":"zk"}}}]}})";
+  Group s;
+  s.name = "zk";
+  s.kinds.push_back(kind(3, 1, 1 << 30, anti, "", R"({"app":"zk"})"));
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  c.add_node(node("b", "8", "32Gi"));
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits) << "three members, two nodes";
+  EXPECT_THAT(f.why, HasSubstr("2 node(s) didn't match pod anti-affinity rules"));
+  c.add_node(node("c", "8", "32Gi"));
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.placed.size(), 3u) << "one member on each node";
+}
+
+TEST(GroupFitTest, HostPortsAndExistingPodsAntiAffinity) {
+  const std::string port = R"("containers":[{"name":"c","ports":[{"hostPort":8080}],)"
+                           R"("resources":{"requests":{"cpu":"1"}}}])";
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  c.add_node(node("b", "8", "32Gi"));
+  c.add_pod(parse(R"({"metadata":{"name":"web","namespace":"default"},"spec":{"nodeName":"a",
+                      "containers":[{"name":"c","ports":[{"hostPort":8080}]}]}})"));
+  Group s;
+  s.name = "proxy";
+  s.kinds.push_back({PodInfo::from(parse(R"({"metadata":{"name":"proxy","namespace":"default"},
+                                            "spec":{)" +
+                                         port + "}}")),
+                     2, false});
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, HasSubstr("a pod of proxy: 0/2 nodes are available: 2 node(s) didn't have "
+                               "free ports for the requested pod ports"));
+  s.kinds[0].count = 1;
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.placed.begin()->first, "b");
+}
+
+}  // namespace
+}  // namespace planter::fit
