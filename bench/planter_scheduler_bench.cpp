@@ -1,4 +1,4 @@
-// `planter scheduler` (src/schedule/scheduler.h) against the sim, on the shapes of Kubernetes'
+// `planter scheduler` (src/scheduler/scheduler.h) against the sim, on the shapes of Kubernetes'
 // test/integration/scheduler_perf (as scheduler_bench measures the sim's own scheduler): nodes
 // of 4 cpu, 32Gi and 110 pods; pods of 100m cpu and 500Mi whose schedulerName is planter. The
 // sim runs in a child process; the scheduler in this one, with its informers and bindings over

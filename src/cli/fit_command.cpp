@@ -94,7 +94,7 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
           fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods), held[cluster]);
       line.fits = fit.fits;
       line.text = fit.fits ? fit.where : fit.why;
-      if (fit.fits) held[cluster][s.name] = std::move(fit.placed);
+      if (fit.fits) held[cluster][s.name] = std::move(fit.pods);
       out.push_back(std::move(line));
     }
   return out;
@@ -155,7 +155,10 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
     std::string text = render_table(plan.value(), output == "wide");
     text += lines.empty() ? "\nno stack to fit\n" : "\nfit now:\n";
     for (const FitLine& l : lines)
-      text += fmt::format("  stack {} on {}: {}{}\n", l.stack, l.cluster, l.fits ? "fits on " : "",
+      text += fmt::format("  stack {} on {}: {}{}\n", l.stack, l.cluster,
+                          !l.fits                        ? ""
+                          : l.text.starts_with("across") ? "fits "
+                                                         : "fits on ",
                           l.text);
     std::fwrite(text.data(), 1, text.size(), stdout);
   }

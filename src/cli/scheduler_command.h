@@ -1,4 +1,4 @@
-// `planter scheduler`: the second scheduler (src/schedule/scheduler.h) as a process, with leader
+// `planter scheduler`: the second scheduler (src/scheduler/scheduler.h) as a process, with leader
 // election on a Lease, /metrics, /healthz and /readyz, and a clean stop on SIGINT/SIGTERM.
 #pragma once
 

@@ -92,6 +92,9 @@ class Diagnosis {
  public:
   void add(const Status& s);
   void add(const std::string& reason) { ++counts_[reason]; }
+  void add(const Diagnosis& other) {
+    for (const auto& [reason, n] : other.counts_) counts_[reason] += n;
+  }
   bool empty() const { return counts_.empty(); }
   // "1 node(s) had untolerated taint {gpu: only}, 2 Insufficient nvidia.com/gpu" (sorted as
   // kube-scheduler sorts them: as strings).

@@ -151,6 +151,7 @@ class Fitter {
       if (!refusal_[n].empty()) diag.add(refusal_[n]);
     std::string stuck;
     if (pack(all, f.placed, stuck)) {
+      f.pods = std::move(last_pods_);
       f.fits = true;
       f.where = fmt::format("across {} node(s)", f.placed.size());
       return f;
@@ -160,7 +161,7 @@ class Fitter {
         "stack {} needs {} in {} pods; they do not all fit on the {} node(s) that may run them "
         "({} free in all)",
         group_.name, resources_text(total_), total_pods_, usable(all),
-        resources_text(free_in(all)));
+        resources_text(free_in(all), &total_));
     if (!diag.empty()) f.why += "; " + diag.reasons();
     if (!stuck.empty()) f.why += "; " + stuck;
     return f;
@@ -200,11 +201,13 @@ class Fitter {
       for (size_t d = 0; d < kinds_.size(); ++d)
         if (kinds_[d]->per_node && allowed_[d][n]) {
           snap_.assume(n, pods_[d], 1);
+          commits_.emplace_back(n, PlacedPod{pods_[d], 1});
           taken[n] += kinds_[d]->pod.requests;
         }
       used_.insert(n);
     }
     snap_.assume(n, pods_[k], copies);
+    commits_.emplace_back(n, PlacedPod{pods_[k], copies});
     taken[n] += kinds_[k]->pod.requests.times(copies);
   }
 
@@ -216,6 +219,7 @@ class Fitter {
     std::optional<size_t> chosen, best;
     double chosen_score = -std::numeric_limits<double>::infinity(), best_ratio = -1;
     std::map<std::string, Resources> chosen_placed;
+    std::vector<std::pair<std::string, PlacedPod>> chosen_pods;
     for (size_t n = 0; n < nodes.size(); ++n) {
       if (!refusal_[n].empty()) {
         diag.add(refusal_[n]);
@@ -237,8 +241,13 @@ class Fitter {
       std::string stuck;
       if (!any_interacting()) {
         placed[nodes[n].name] = need;  // room is all they need, and it is there
+        last_pods_.clear();
+        for (size_t k = 0; k < kinds_.size(); ++k)
+          if (kinds_[k]->per_node ? allowed_[k][n] : kinds_[k]->count > 0)
+            last_pods_.emplace_back(
+                nodes[n].name, PlacedPod{pods_[k], kinds_[k]->per_node ? 1 : kinds_[k]->count});
       } else if (!pack({n}, placed, stuck)) {
-        diag.add(stuck);
+        diag.add(stuck_diag_);  // the reasons on this one node
         continue;
       }
       // Where the group already runs (planted before), it stays.
@@ -247,6 +256,7 @@ class Fitter {
         chosen_score = score;
         chosen = n;
         chosen_placed = std::move(placed);
+        chosen_pods = std::move(last_pods_);
       }
     }
     if (chosen) {
@@ -254,10 +264,11 @@ class Fitter {
       Resources left = free_of(n);
       left -= chosen_placed[n.name];
       f.fits = true;
-      f.where = fmt::format("node {} (leaves {} free)", n.name, resources_text(left));
+      f.where = fmt::format("node {} (leaves {} free)", n.name, resources_text(left, &total_));
       f.steer_key = group_.colocated_on;
       f.steer_values = {n.name};
       f.placed = std::move(chosen_placed);
+      f.pods = std::move(chosen_pods);
       return f;
     }
     f.why = fmt::format("stack {} needs {}, {} pods on one node; {}", group_.name,
@@ -265,7 +276,7 @@ class Fitter {
     f.why.pop_back();  // the message's full stop
     if (best)
       f.why += fmt::format("; the best node, {}, has {} free", nodes[*best].name,
-                           resources_text(free_of(nodes[*best])));
+                           resources_text(free_of(nodes[*best]), &total_));
     return f;
   }
 
@@ -309,6 +320,7 @@ class Fitter {
         chosen_score = score;
         chosen = value;
         f.placed = std::move(placed);
+        f.pods = std::move(last_pods_);
       }
     }
     if (chosen) {
@@ -323,7 +335,7 @@ class Fitter {
     if (!diag.empty()) f.why += ": " + diag.reasons();
     if (best)
       f.why += fmt::format("; the best domain, {}={}, has {} free", key, *best,
-                           resources_text(free_in(domains[*best])));
+                           resources_text(free_in(domains[*best]), &total_));
     if (!last_stuck.empty()) f.why += "; " + last_stuck;
     return f;
   }
@@ -359,11 +371,14 @@ class Fitter {
     size_t mark = snap_.assumed();
     used_.clear();
     std::map<size_t, Resources> taken;
+    commits_.clear();
     bool ok = place_all(members, taken, stuck);
     snap_.forget(snap_.assumed() - mark);
     used_.clear();
     if (!ok) return false;
     for (const auto& [n, r] : taken) placed[nodes[n].name] = r;
+    last_pods_.clear();
+    for (auto& [n, pod] : commits_) last_pods_.emplace_back(nodes[n].name, std::move(pod));
     return true;
   }
 
@@ -423,6 +438,17 @@ class Fitter {
         if (auto room = room_of(to)) open.emplace(*room, ~to);
       }
     }
+    // Pods free to go anywhere first, then those that start a group of their own kind, then
+    // those drawn to others (a member to its anchor): each finds what it follows placed.
+    auto rank = [&](size_t k) {
+      const PodInfo& p = kinds_[k]->pod;
+      if (p.affinity.empty()) return 0;
+      for (const PodTerm& t : p.affinity)
+        if (!t.matches(p.ns, p.labels)) return 2;
+      return 1;
+    };
+    std::stable_sort(single.begin(), single.end(),
+                     [&](size_t a, size_t b) { return rank(a) < rank(b); });
     int64_t singles = 0;
     for (size_t k : single) {
       for (int64_t i = 0; i < kinds_[k]->count; ++i) {
@@ -466,6 +492,7 @@ class Fitter {
       if (s.ok()) s.reasons = short_for(n, k, 1);
       diag.add(s);
     }
+    stuck_diag_ = diag;
     std::string out = fmt::format("a pod of {}: {}", kind_name(k), diag.message(members.size()));
     out.pop_back();  // the message's full stop
     return out;
@@ -485,7 +512,10 @@ class Fitter {
   std::vector<std::string> refusal_;  // node -> why no pod of the group may go there
   Resources total_;                   // every pod but the per-node kinds'
   int64_t total_pods_ = 0;
-  std::set<size_t> used_;  // nodes the group has a pod on, in the placement being tried
+  std::set<size_t> used_;         // nodes the group has a pod on, in the placement being tried
+  mutable Diagnosis stuck_diag_;  // why the last placement that failed found no node for a pod
+  std::vector<std::pair<size_t, PlacedPod>> commits_;         // of the placement being tried
+  std::vector<std::pair<std::string, PlacedPod>> last_pods_;  // of the last one that held
 };
 
 }  // namespace
@@ -501,7 +531,9 @@ GroupFit fit_group_on(const Group& group, const Visit& each_node, const Visit& e
   std::set<std::string> uncounted{group.name};
   for (const auto& [other, _] : held) uncounted.insert(other);
   each_pod([&](const json::object& p) { snapshot.add_pod(p, uncounted); });
-  for (const auto& [other, placed] : held) snapshot.reserve(other, placed);
+  for (const auto& [other, pods] : held)
+    for (const auto& [node, pod] : pods)
+      if (auto n = snapshot.index(node)) snapshot.assume(*n, pod.info, pod.copies);
   return fit_group(group, snapshot);
 }
 

@@ -54,19 +54,24 @@ struct GroupFit {
   std::string steer_key;
   std::vector<std::string> steer_values;
   std::map<std::string, Resources> placed;  // node -> what the group takes of it
+  // The group's pods where the decision put them (node name, pod and copies): held for the group
+  // once it is released, so that later decisions see its labels, ports and anti-affinity before
+  // its pods exist.
+  std::vector<std::pair<std::string, PlacedPod>> pods;
 };
 
 // `snapshot` is used as scratch (the group's pods are assumed and taken back): it is as it was
 // when this returns.
 GroupFit fit_group(const Group& group, Snapshot& snapshot);
 
-// What other groups hold on a cluster: released ones' room (group -> node -> resources).
-using Held = std::map<std::string, std::map<std::string, Resources>>;
+// What other groups hold on a cluster: released ones' pods where their decision put them (group
+// -> GroupFit::pods).
+using Held = std::map<std::string, std::vector<std::pair<std::string, PlacedPod>>>;
 using Visit = std::function<void(const std::function<void(const boost::json::object&)>&)>;
 
 // Fits `group` on a cluster whose nodes and pods the two callbacks visit. The group's own pods
 // (planted before) and the pods of the `held` groups request nothing: the fitted group counts
-// itself, the held ones their room.
+// itself, the held ones count as their decisions placed them.
 GroupFit fit_group_on(const Group& group, const Visit& each_node, const Visit& each_pod,
                       const Held& held);
 

@@ -163,7 +163,6 @@ PodInfo PodInfo::from(const json::object& pod) {
                                       "requiredDuringSchedulingIgnoredDuringExecution"))
     p.anti_affinity = PodTerm::read(*a, p.ns);
   read_ports(array_in(spec, "containers"), p.host_ports);
-  read_ports(array_in(spec, "initContainers"), p.host_ports);
   p.spread = read_spread(array_in(spec, "topologySpreadConstraints"), p.labels);
   if (const json::array* vs = array_in(spec, "volumes"))
     for (const json::value& v : *vs)

@@ -183,14 +183,14 @@ Resources pod_requests(const json::object& spec) {
   return total;
 }
 
-std::string resources_text(const Resources& r) {
+std::string resources_text(const Resources& r, const Resources* asked) {
   std::string out = fmt::format("{} cpu, {}", cpu_text(static_cast<double>(r.milli_cpu) / 1000),
                                 memory_text(static_cast<double>(r.memory)));
-  if (r.ephemeral_storage > 0)
+  if (r.ephemeral_storage > 0 && (!asked || asked->ephemeral_storage > 0))
     out += fmt::format(", {} ephemeral-storage",
                        memory_text(static_cast<double>(r.ephemeral_storage)));
   for (const auto& [name, v] : r.scalar) {
-    if (v <= 0) continue;
+    if (v <= 0 || (asked && asked->get(name) <= 0)) continue;
     if (name.starts_with("hugepages-"))
       out += fmt::format(", {} {}", memory_text(static_cast<double>(v)), name);
     else

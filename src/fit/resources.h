@@ -47,8 +47,9 @@ int64_t allowed_pods(const boost::json::object* allocatable);
 Resources pod_requests(const boost::json::object& spec);
 
 // For people: "2 cpu, 4Gi, 1 nvidia.com/gpu, 2Gi hugepages-1Gi" (amounts that are 0 left out,
-// cpu and memory always said).
-std::string resources_text(const Resources& r);
+// cpu and memory always said). With `asked`, only the other resources it asks for are said (what a
+// node has free, next to what a stack needs).
+std::string resources_text(const Resources& r, const Resources* asked = nullptr);
 
 // Saturating int64 arithmetic for amounts.
 int64_t add_sat(int64_t a, int64_t b);

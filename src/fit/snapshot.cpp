@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "model/well_known_labels.h"
+
 namespace planter::fit {
 
 namespace json = boost::json;
@@ -70,9 +72,16 @@ void Snapshot::add_pod(const json::object& pod, const std::set<std::string>& unc
   if (it == by_name_.end()) return;
   std::string phase = text(object_in(&pod, "status"), "phase");
   if (phase == "Succeeded" || phase == "Failed") return;
-  auto info = std::make_shared<PodInfo>(PodInfo::from(pod));
-  bool counted = info->stack.empty() || !uncounted.contains(info->stack);
-  place(it->second, std::move(info), 1, counted);
+  // A pod of an uncounted stack only says the stack is there: the stack being fitted, or the
+  // held ones' placements, stand for it whole (requests, labels, ports, anti-affinity).
+  const json::value* stack = nullptr;
+  if (const json::object* labels = object_in(object_in(&pod, "metadata"), "labels"))
+    stack = labels->if_contains(kStackLabel);
+  if (stack && stack->is_string() && uncounted.contains(std::string(stack->as_string()))) {
+    nodes_[it->second].stacks.insert(std::string(stack->as_string()));
+    return;
+  }
+  place(it->second, std::make_shared<PodInfo>(PodInfo::from(pod)), 1, true);
 }
 
 void Snapshot::place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies, bool counted) {

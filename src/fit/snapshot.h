@@ -59,9 +59,8 @@ Resources free_of(const NodeInfo& n);
 class Snapshot {
  public:
   void add_node(const boost::json::object& node);
-  // A pod bound to a node and not finished. The pods of `uncounted` stacks are recorded on their
-  // node (their labels, ports, stack) but request nothing: their stack's reservation (or the
-  // stack being fitted) stands for them.
+  // A pod bound to a node and not finished. A pod of an `uncounted` stack only marks its stack
+  // as there: the stack being fitted (or a held stack's placement) stands for it.
   void add_pod(const boost::json::object& pod, const std::set<std::string>& uncounted = {});
   // `copies` of a pod placed on node `n` by the decision being made (or bound by a scheduler
   // this cycle).

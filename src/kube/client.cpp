@@ -389,6 +389,8 @@ Spec apply_spec(const json::object& object, const ApplyOptions& options) {
   add_query(s.query, "fieldManager", options.field_manager);
   if (options.force) add_query(s.query, "force", "true");
   if (options.dry_run) add_query(s.query, "dryRun", "All");
+  if (!options.field_validation.empty())
+    add_query(s.query, "fieldValidation", options.field_validation);
   s.content_type = "application/apply-patch+yaml";  // JSON is YAML
   s.body = object;
   s.idempotent = true;  // applying the same intent twice is the same as once

@@ -50,6 +50,9 @@ struct ApplyOptions {
   std::string field_manager = "planter";
   bool force = false;
   bool dry_run = false;
+  // fieldValidation: "Strict" refuses a field the schema does not know (400) instead of pruning
+  // it with a warning; empty: the server's default (Warn).
+  std::string field_validation;
 };
 
 struct DeleteOptions {

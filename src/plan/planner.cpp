@@ -264,16 +264,24 @@ void require_stacks(Plan& plan, Diagnostics& diags) {
     }
     if ((!s.atomic && !s.anchor) || s.members.empty()) continue;
     ObjectRef stack_ref{std::string(kStackApiVersion), "Stack", "", s.name};
-    std::vector<bool> member(plan.objects.size(), false);
+    std::vector<bool> member(plan.objects.size(), false), makes_pods(plan.objects.size(), false);
     for (const StackMember& m : s.members)
-      if (m.object < member.size()) member[m.object] = true;
+      if (m.object < member.size()) {
+        member[m.object] = true;
+        makes_pods[m.object] = !m.affinity_paths.empty();
+      }
     std::map<std::string, size_t> anchor_on;  // cluster -> the anchor's unit there
     for (size_t u = 0; u < plan.units.size(); ++u)
       if (s.anchor && plan.units[u].object == *s.anchor) anchor_on[plan.units[u].cluster] = u;
     for (size_t u = 0; u < plan.units.size(); ++u) {
       Unit& unit = plan.units[u];
       if (!member[unit.object]) continue;
-      if (!s.anchor || unit.object == *s.anchor) {
+      // A member that makes no pods (a claim the anchor mounts, a Service) has nothing to follow
+      // the anchor with, and the anchor's pod may need it: it never waits for the anchor (an
+      // atomic stack's waits for the stack to fit, as the anchor does).
+      bool follows = s.anchor && unit.object != *s.anchor && makes_pods[unit.object];
+      if (!follows && s.anchor && !s.atomic && unit.object != *s.anchor) continue;
+      if (!follows) {
         unit.requirements.push_back({std::nullopt, stack_ref, unit.cluster,
                                      ReadinessPredicate{Type::kStackFits, s.name, {}},
                                      "stack-fits"});

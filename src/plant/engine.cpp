@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/kinds.h"
 #include "plan/stacks/stack_policy.h"
 #include "plan/stacks/steer.h"
 #include "plant/event_loop.h"
@@ -359,7 +360,7 @@ class Engine {
     fit::Held held;  // the stacks released in this run hold their room
     for (const std::string& other : fit_stacks_[cluster])
       if (auto r = released_.find(fit_key(cluster, other)); r != released_.end() && other != stack)
-        held[other] = r->second.placed;
+        held[other] = r->second.pods;
     auto visit = [&](const char* kind) {
       return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
         fleet_->for_each(cluster, "v1", kind, fn);
@@ -548,6 +549,12 @@ class Engine {
     set_state(u, UnitState::kDeclaring);
     kube::ApplyOptions apply;
     apply.force = options_.force_conflicts;
+    // A custom resource planter wrote a stack's policies into: a field its schema would prune
+    // (and the policy with it) is refused, never dropped with a warning.
+    static const KindTable builtin = KindTable::builtin();
+    if (members_.contains(unit.object) &&
+        !builtin.is_builtin_group(plan_.object_of(unit).ref.group()))
+      apply.field_validation = "Strict";
     bool sent = fleet_->apply(unit, std::move(body.value()), apply,
                               [this, u](kube::ApiResult<json::object> r) {
                                 loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });

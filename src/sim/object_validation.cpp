@@ -119,6 +119,14 @@ std::string go_map(const json::object* labels) {
 
 }  // namespace
 
+bool is_label_value(std::string_view s) {
+  return s.size() <= kNameMax && (s.empty() || qualified_token(s));
+}
+
+bool is_label_key(std::string_view s) {
+  return qualified_name_problems(std::string(s)).empty();
+}
+
 bool is_rfc1123_label(std::string_view s) {
   return s.size() <= kNameMax && s.find('.') == std::string_view::npos && subdomain(s);
 }

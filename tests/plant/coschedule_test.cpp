@@ -305,5 +305,87 @@ TEST(CoscheduleTest, PlantWithTheEmbeddedSimSchedulesOnAWorkloadClusterTheSeedCr
   fs::remove_all(dir);
 }
 
+// A pipeline run whose claim carries the run's label (so the claim is a member of the stack too),
+// three steps of 3 cpu mounting it, co-scheduled with an isolated anchor.
+std::string isolated_run(const std::string& name) {
+  std::string out = "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: " + name +
+                    "-work, namespace: default, labels: {run: " + name +
+                    "}}\nspec:\n  accessModes: [ReadWriteOnce]\n  storageClassName: local\n"
+                    "  resources: {requests: {storage: 1Gi}}\n";
+  for (const char* step : {"a", "b", "c"})
+    out += "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: " + name + "-" + step +
+           "\n  namespace: default\n  labels: {run: " + name + R"(}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: step
+        image: busybox
+        resources: {requests: {cpu: "3", memory: 256Mi}}
+        volumeMounts: [{name: work, mountPath: /work}]
+      volumes: [{name: work, persistentVolumeClaim: {claimName: )" +
+           name + "-work}}]\n";
+  out += "---\napiVersion: planter.nephio.org/v1alpha1\nkind: Stack\nmetadata: {name: " + name +
+         "}\nspec:\n  selector: {matchLabels: {run: " + name +
+         "}}\n  coschedule: {mode: anchor, isolate: true}\n";
+  return out;
+}
+
+const char* kTwoBigNodes = R"(apiVersion: v1
+kind: Node
+metadata:
+  name: big-0
+  labels: {kubernetes.io/hostname: big-0}
+status:
+  allocatable: {cpu: "20", memory: 64Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: big-1
+  labels: {kubernetes.io/hostname: big-1}
+status:
+  allocatable: {cpu: "20", memory: 64Gi, pods: "110"}
+)";
+
+// Tekton's failure, as the issue tells it: two isolated runs, each whole on one node, and small
+// decoy nodes (the sim's three of 8 cpu, too small for a run of 9). The first run takes a big node;
+// the second's anchor may not share it (isolation), so planter must place it on the other big node,
+// not where the scheduler alone would put it. Every pod runs where its run's claim is.
+TEST(CoscheduleTest, TwoIsolatedRunsLandOnTwoNodesWhereEachWholeRunFits) {
+  SimProcess sim({"--workload-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  fs::path nodes = sim.dir() / "nodes.yaml", seed = sim.dir() / "runs.yaml";
+  std::ofstream(nodes) << kTwoBigNodes;
+  std::ofstream(seed) << isolated_run("run-x") << isolated_run("run-y");
+  ASSERT_EQ(sim.kubectl("apply -f " + q(nodes)).code, 0);
+  CommandResult fit = planter("plan " + q(seed) + " --fit --kubeconfig " + q(sim.kubeconfig()));
+  EXPECT_EQ(fit.code, 0) << fit.out << fit.err;
+  CommandResult r =
+      planter("plant --timeout 60 --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto pods = job_pods(sim, 8);
+  ASSERT_EQ(pods.size(), 8u) << sim.kubectl("get pods -o wide").out;
+  std::map<std::string, std::set<std::string>> nodes_of_run;
+  for (const auto& [name, at] : pods) nodes_of_run[name.substr(0, 5)].insert(at.node);
+  ASSERT_EQ(nodes_of_run.size(), 2u);
+  for (const auto& [run, on] : nodes_of_run) {
+    ASSERT_EQ(on.size(), 1u) << run
+                             << " is whole on one node: " << sim.kubectl("get pods -o wide").out;
+    EXPECT_THAT(*on.begin(), ::testing::StartsWith("big-")) << run;
+    // plan --fit said where, and it is where the pods went.
+    EXPECT_THAT(fit.out, HasSubstr("stack " + run + " on SELF: fits on node " + *on.begin()))
+        << fit.out;
+  }
+  EXPECT_NE(*nodes_of_run["run-x"].begin(), *nodes_of_run["run-y"].begin())
+      << "isolated runs share no node";
+  // The claims, members of their stacks, did not wait for the anchors that mount them.
+  for (const char* run : {"run-x", "run-y"}) {
+    json::value pvc = json::parse(sim.kubectl(std::string("get pvc ") + run + "-work -o json").out);
+    EXPECT_EQ(pvc.at("status").at("phase"), "Bound") << run;
+  }
+}
+
 }  // namespace
 }  // namespace planter::testing

@@ -348,9 +348,10 @@ spec:
               podTemplate:
                 type: object
                 properties:
-                  metadata: {type: object}
+                  metadata: {type: object, x-kubernetes-preserve-unknown-fields: true}
                   spec:
                     type: object
+                    x-kubernetes-preserve-unknown-fields: true
                     properties:
                       containers: {type: array, items: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 ---
@@ -369,6 +370,53 @@ spec: {runners: 3, podTemplate: {spec: {containers: [{name: run, image: x}]}}}
   EXPECT_EQ(at(object_named(out.plan, "r"),
                {"spec", "podTemplate", "metadata", "labels", "planter.nephio.org/stack"}),
             "db");
+}
+
+// The API server prunes what a CRD's schema does not keep, with a warning only: a stack's policy
+// written there would be lost. With the CRD in the seed, that is bad input before any write.
+TEST(StacksTest, APolicyTheCrdsSchemaWouldPruneIsBadInput) {
+  auto out = plan_yaml(std::string(kStack) + R"(---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: runners.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: runners, kind: Runner}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {scale: {specReplicasPath: .spec.runners, statusReplicasPath: .status.runners}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              runners: {type: integer}
+              podTemplate:
+                type: object
+                properties:
+                  metadata: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                  spec:
+                    type: object
+                    properties:
+                      containers: {type: array, items: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+---
+apiVersion: example.org/v1
+kind: Runner
+metadata: {name: r, namespace: default, labels: {stack: db}}
+spec: {runners: 3, podTemplate: {spec: {containers: [{name: run, image: x}]}}}
+)");
+  EXPECT_FALSE(out.ok());
+  EXPECT_THAT(out.diags.str(), HasSubstr("example.org/v1 Runner default/r"));
+  EXPECT_THAT(
+      out.diags.str(),
+      HasSubstr("the schema of Runner's CRD has no place for spec.podTemplate.spec.affinity, "
+                "where planter writes the stack's affinity: the API server would prune it"));
+  EXPECT_THAT(out.diags.str(), HasSubstr("x-kubernetes-preserve-unknown-fields"));
 }
 
 TEST(StacksTest, MembersOfAnAtomicStackWaitUntilItFitsAndSeparationGoesBothWays) {

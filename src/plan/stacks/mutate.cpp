@@ -12,6 +12,7 @@
 #include "model/quantity.h"
 #include "plan/placement.h"
 #include "plan/stacks/pod_targets.h"
+#include "plan/stacks/schema_paths.h"
 #include "plan/stacks/stack_policy.h"
 #include "seed/workload_rules.h"
 
@@ -272,6 +273,48 @@ const json::object* storage_version(const json::object& crd_spec) {
   return nullptr;
 }
 
+// The schema of `version` of a custom kind whose CRD is in the seed (the storage version's when
+// that version is not listed); null when the seed has no such CRD or it has no schema.
+const json::object* crd_schema(const std::vector<Object>& objects,
+                               const std::map<std::pair<std::string, std::string>, size_t>& crd_of,
+                               std::string_view group, const std::string& kind,
+                               std::string_view version) {
+  auto it = crd_of.find({std::string(group), kind});
+  if (it == crd_of.end()) return nullptr;
+  const json::value* spec = objects[it->second].body.if_contains("spec");
+  if (!spec || !spec->is_object()) return nullptr;
+  const json::object* chosen = storage_version(spec->as_object());
+  if (const json::value* versions = spec->as_object().if_contains("versions");
+      versions && versions->is_array())
+    for (const json::value& v : versions->as_array())
+      if (v.is_object() && string_field(v.as_object(), {"name"}) == version)
+        chosen = &v.as_object();
+  if (!chosen) return nullptr;
+  const json::value* schema = find_path(*chosen, {"schema", "openAPIV3Schema"});
+  return schema ? schema->if_object() : nullptr;
+}
+
+// Every place planter wrote a policy into must survive the API server's pruning: a field the
+// CRD's schema does not keep would be dropped with a warning and the policy lost.
+void check_kept(const json::object& schema, const PodTarget& t, const Object& o,
+                Diagnostics& diags) {
+  auto check = [&](bool written, const std::string& path, std::string_view what) {
+    if (!written || path.empty() || schema_keeps(schema, path)) return;
+    diags.add(o.where(), o.display(),
+              fmt::format("the schema of {}'s CRD has no place for {}, where planter writes the "
+                          "stack's {}: the API server would prune it",
+                          o.ref.kind, path, what),
+              "declare the field in the CRD's schema (a PodTemplateSpec's spec may say "
+              "x-kubernetes-preserve-unknown-fields: true), or point the CRD's "
+              "planter.nephio.org/pod-template annotation at a field it keeps");
+  };
+  check(t.labels != nullptr, t.labels_path, "label");
+  check(t.affinity && !t.affinity->empty(), t.affinity_path, "affinity");
+  check(t.tolerations && !t.tolerations->empty(), t.tolerations_path, "tolerations");
+  if (t.pod_spec && t.pod_spec->contains("schedulerName"))
+    check(true, t.pod_spec_path + ".schedulerName", "scheduler");
+}
+
 // The pod shapes of every custom kind a CRD of the seed defines: its annotation, else the
 // built-in table, else its schema.
 std::map<std::pair<std::string, std::string>, std::vector<PodShape>> crd_pod_shapes(
@@ -517,6 +560,13 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
   for (const auto& s : stacks) by_name[s.name] = &s;
   std::vector<size_t> used(stacks.size(), 0);
   auto shapes_by_kind = crd_pod_shapes(objects, diags);
+  std::map<std::pair<std::string, std::string>, size_t> crd_of;  // (group, kind) -> its CRD
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (objects[i].ref.kind == "CustomResourceDefinition" &&
+        objects[i].ref.group() == "apiextensions.k8s.io")
+      if (const json::value* spec = objects[i].body.if_contains("spec"); spec && spec->is_object())
+        crd_of[{string_field(spec->as_object(), {"group"}),
+                string_field(spec->as_object(), {"names", "kind"})}] = i;
   std::vector<AnchorInputs> anchors(stacks.size());
   for (size_t object = 0; object < objects.size(); ++object) {
     Object& o = objects[object];
@@ -581,8 +631,12 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     w.check_amounts = !kinds.is_builtin_group(o.ref.group());
     StackNeeds& n = needs[index];
     StackMember& member = n.members.emplace_back(StackMember{object, {}});
+    const json::object* schema =
+        w.check_amounts ? crd_schema(objects, crd_of, o.ref.group(), o.ref.kind, o.ref.version())
+                        : nullptr;
     for (PodTarget& t : targets.targets) {
       w.write(t);
+      if (schema) check_kept(*schema, t, o, diags);
       if (t.replicas > 0 || t.per_node) collect(anchors[index], o, t);
       auto [cpu, memory] = pod_ask(t);
       n.pod_kinds.push_back(pod_kind(o, t, cpu, memory));

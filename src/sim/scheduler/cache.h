@@ -30,7 +30,7 @@ struct PodInfo {
   StoredObject pod;
   Resources requests;
   NonZeroRequests nonzero;
-  std::vector<std::pair<std::string, int64_t>> host_ports;  // protocol, port
+  std::vector<HostPortClaim> host_ports;
   PodAffinityTerms affinity;  // its pod affinity and anti-affinity terms, read once
   bool has_affinity = false;  // any such term
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "sim/json_access.h"
+#include "sim/object_validation.h"
 
 namespace planter::sim::sched {
 
@@ -32,10 +33,16 @@ const json::object* labels_of(const json::object& obj) {
 }
 
 // One NodeSelectorRequirement against a label (present or not, with its value).
-bool requirement_matches(const json::object& req, const json::object* labels) {
+bool requirement_matches(const json::object& req, const json::object* labels, bool field = false) {
   std::string key = string_at(req, "key");
   std::string op = string_at(req, "operator");
   auto values = strings_of(req.if_contains("values"));
+  // A requirement kube-scheduler cannot parse into a label selector (a key or, for In and NotIn,
+  // a value kube-apiserver's validation would refuse) makes its term match no node.
+  if (!field && !is_label_key(key)) return false;
+  if (!field && (op == "In" || op == "NotIn"))
+    for (const std::string& value : values)
+      if (!is_label_value(value)) return false;
   auto* v = labels ? labels->if_contains(key) : nullptr;
   bool has = v && v->is_string();
   std::string value = has ? std::string(v->as_string()) : "";
@@ -135,7 +142,7 @@ bool node_selector_term_matches(const json::object& term, const json::object& no
     json::object name_field{{"metadata.name", meta_string(node, "name")}};
     for (const auto& f : fields->as_array()) {
       if (!f.is_object() || string_at(f.as_object(), "key") != "metadata.name") return false;
-      if (!requirement_matches(f.as_object(), &name_field)) return false;
+      if (!requirement_matches(f.as_object(), &name_field, true)) return false;
     }
   }
   return true;

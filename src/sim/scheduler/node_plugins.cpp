@@ -36,7 +36,8 @@ std::optional<Rejection> node_ports(const IncomingPod& pod, const NodeInfo& node
   if (pod.host_ports.empty()) return std::nullopt;
   for (const auto& [_, placed] : node.pods)
     for (const auto& used : placed->host_ports)
-      if (std::find(pod.host_ports.begin(), pod.host_ports.end(), used) != pod.host_ports.end())
+      if (std::any_of(pod.host_ports.begin(), pod.host_ports.end(),
+                      [&](const HostPortClaim& want) { return want.clashes(used); }))
         return Rejection{{"node(s) didn't have free ports for the requested pod ports"}, true};
   return std::nullopt;
 }

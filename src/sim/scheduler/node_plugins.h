@@ -21,7 +21,7 @@ struct IncomingPod {
   const boost::json::object* spec = nullptr;
   Resources requests;
   NonZeroRequests nonzero;
-  std::vector<std::pair<std::string, int64_t>> host_ports;
+  std::vector<HostPortClaim> host_ports;
   bool has_node_preferences = false;
 };
 IncomingPod incoming_pod(const boost::json::object& pod);

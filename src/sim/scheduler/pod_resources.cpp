@@ -141,8 +141,8 @@ NonZeroRequests pod_nonzero_requests(const json::object& spec) {
   return sum;
 }
 
-std::vector<std::pair<std::string, int64_t>> host_ports(const json::object& spec) {
-  std::vector<std::pair<std::string, int64_t>> out;
+std::vector<HostPortClaim> host_ports(const json::object& spec) {
+  std::vector<HostPortClaim> out;
   for (const auto* c : containers(spec, "containers")) {
     auto* ports = c->if_contains("ports");
     if (!ports || !ports->is_array()) continue;
@@ -151,7 +151,8 @@ std::vector<std::pair<std::string, int64_t>> host_ports(const json::object& spec
       int64_t host = int_at(&p.as_object(), "hostPort");
       if (host <= 0) continue;
       std::string protocol = string_at(p.as_object(), "protocol");
-      out.emplace_back(protocol.empty() ? "TCP" : protocol, host);
+      std::string ip = string_at(p.as_object(), "hostIP");
+      out.push_back({ip.empty() ? "0.0.0.0" : ip, protocol.empty() ? "TCP" : protocol, host});
     }
   }
   return out;

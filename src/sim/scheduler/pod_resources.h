@@ -40,8 +40,18 @@ struct NonZeroRequests {
 };
 NonZeroRequests pod_nonzero_requests(const boost::json::object& pod_spec);
 
-// The host ports its containers ask for: (protocol, port), TCP when no protocol is given.
-std::vector<std::pair<std::string, int64_t>> host_ports(const boost::json::object& pod_spec);
+// A container port that takes a port of its node: (hostIP, protocol, hostPort). Two clash on
+// the same protocol and port when their IPs are equal or either is 0.0.0.0 (kube-scheduler's
+// NodePorts; an empty hostIP is 0.0.0.0).
+struct HostPortClaim {
+  std::string ip, protocol;
+  int64_t port = 0;
+  bool clashes(const HostPortClaim& o) const {
+    return port == o.port && protocol == o.protocol &&
+           (ip == o.ip || ip == "0.0.0.0" || o.ip == "0.0.0.0");
+  }
+};
+std::vector<HostPortClaim> host_ports(const boost::json::object& pod_spec);
 
 // "Guaranteed", "Burstable" or "BestEffort", from the cpu and memory requests and limits of
 // every container and init container.

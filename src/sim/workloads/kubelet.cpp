@@ -15,6 +15,7 @@
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
+#include "sim/scheduler/pod_resources.h"
 #include "sim/workloads/pods.h"
 #include "sim/workloads/workload_controllers.h"
 
@@ -80,6 +81,7 @@ class Kubelet : public WorkloadController {
                       "\" Volume is already used by pod(s) " + holder->second);
       return;
     }
+    if (!started_.contains(uid) && refused_for_room(*pod, node)) return;
     if (!started_.insert(uid).second) return;
     kit_.after(kit_.cluster().options().workload_delay, [this, ns, name, uid] {
       started_.erase(uid);
@@ -91,6 +93,51 @@ class Kubelet : public WorkloadController {
       kit_.put_status(path(ns, name), *cur, started_status(*cur, completes), "kubelet");
       if (!completes) kit_.ready_event(audit_id("v1", "Pod", ns, name), "available");
     });
+  }
+
+  // A kubelet's admission: a pod bound to a node that lacks room for an extended resource it
+  // requests (devices, hugepages) is rejected, Failed with reason OutOf<resource>, as a real
+  // kubelet rejects one that a scheduler other than the default over-committed. The pods counted
+  // are those the node runs or has admitted.
+  bool refused_for_room(const json::object& pod, const std::string& node_name) {
+    StoredObject node = kit_.store().get("/nodes", "", node_name);
+    if (!node) return false;
+    sched::Resources want = sched::pod_requests(*object_at(pod, "spec"));
+    if (want.scalar.empty()) return false;
+    sched::Resources have =
+        sched::Resources::from_list(object_at(object_at(*node, "status"), "allocatable"));
+    sched::Resources used;
+    std::string uid = meta_string(pod, "uid");
+    for (const auto& [_, other] : kit_.store().bucket("/pods")) {
+      if (meta_string(*other, "uid") == uid || pod_deleting(*other) || pod_terminal(*other))
+        continue;
+      if (string_at(object_at(*other, "spec"), "nodeName") != node_name) continue;
+      if (string_at(object_at(*other, "status"), "phase") != "Running" &&
+          !started_.contains(meta_string(*other, "uid")))
+        continue;
+      used.add(sched::pod_requests(*object_at(*other, "spec")));
+    }
+    for (const auto& [name, amount] : want.scalar) {
+      if (amount <= 0) continue;
+      auto h = have.scalar.find(name);
+      auto u = used.scalar.find(name);
+      int64_t capacity = h == have.scalar.end() ? 0 : h->second;
+      int64_t in_use = u == used.scalar.end() ? 0 : u->second;
+      if (amount <= capacity - in_use) continue;
+      json::object st = base_status(pod);
+      st["phase"] = "Failed";
+      st["reason"] = "OutOf" + name;
+      st["message"] = "Pod was rejected: Node didn't have enough resource: " + name +
+                      ", requested: " + std::to_string(amount) +
+                      ", used: " + std::to_string(in_use) +
+                      ", capacity: " + std::to_string(capacity);
+      kit_.put_status(path(meta_string(pod, "namespace"), meta_string(pod, "name")), pod, st,
+                      "kubelet");
+      kit_.events("kubelet").record(pod, "Warning", "OutOf" + name,
+                                    "Node didn't have enough resource: " + name);
+      return true;
+    }
+    return false;
   }
 
   // A ReadWriteOnce volume of the pod attached to another node: (volume, the pods using it).
