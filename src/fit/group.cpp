@@ -141,7 +141,8 @@ class Fitter {
       f.where = "no pods to place";
       return f;
     }
-    if (group_.colocated_on == "kubernetes.io/hostname") return on_one_node();
+    if (group_.colocated_on == "kubernetes.io/hostname" || !group_.only_node.empty())
+      return on_one_node();
     if (!group_.colocated_on.empty()) return in_one_domain();
     std::vector<size_t> all(snap_.nodes().size());
     for (size_t n = 0; n < all.size(); ++n) all[n] = n;
@@ -220,7 +221,10 @@ class Fitter {
     double chosen_score = -std::numeric_limits<double>::infinity(), best_ratio = -1;
     std::map<std::string, Resources> chosen_placed;
     std::vector<std::pair<std::string, PlacedPod>> chosen_pods;
+    size_t asked = 0;  // the nodes looked at
     for (size_t n = 0; n < nodes.size(); ++n) {
+      if (!group_.only_node.empty() && nodes[n].name != group_.only_node) continue;
+      ++asked;
       if (!refusal_[n].empty()) {
         diag.add(refusal_[n]);
         continue;
@@ -272,7 +276,7 @@ class Fitter {
       return f;
     }
     f.why = fmt::format("stack {} needs {}, {} pods on one node; {}", group_.name,
-                        resources_text(total_), total_pods_, diag.message(nodes.size()));
+                        resources_text(total_), total_pods_, diag.message(asked));
     f.why.pop_back();  // the message's full stop
     if (best)
       f.why += fmt::format("; the best node, {}, has {} free", nodes[*best].name,

@@ -39,6 +39,8 @@ struct Group {
   std::string colocated_on;        // a topology key, or empty
   std::vector<std::string> avoid;  // groups (stacks) it never shares a node with
   std::vector<PodKind> kinds;
+  // When set, the group must fit whole on this node (where its anchor was bound).
+  std::string only_node;
 };
 
 struct GroupFit {

@@ -312,6 +312,10 @@ class Engine {
     else if (auto* u = find_path(*node, {"spec", "unschedulable"});
              u && u->is_bool() && u->as_bool())
       found->why = fmt::format("the anchor's node {} is cordoned", found->node);
+    else if (const fit::GroupFit& f = fit_on_node(cluster, stack, found->node); !f.fits)
+      // Someone else's pod may have landed there since planter chose it.
+      found->why =
+          fmt::format("the group no longer fits on the anchor's node {}: {}", found->node, f.why);
     return *found;
   }
 
@@ -368,6 +372,30 @@ class Engine {
     };
     auto& slot = fits_[key];
     slot = {generation, fit::fit_group_on(group_of(stack), visit("Node"), visit("Pod"), held)};
+    return slot.second;
+  }
+
+  // Whether the whole stack fits on `node` now (where its anchor was bound), next to what runs
+  // there; decided once per change of the cluster's nodes and pods.
+  const fit::GroupFit& fit_on_node(const std::string& cluster, const std::string& stack,
+                                   const std::string& node) {
+    std::string key = fit_key(cluster, stack) + "\n" + node;
+    uint64_t generation = fit_generation_[cluster];
+    auto cached = fits_.find(key);
+    if (cached != fits_.end() && cached->second.first == generation) return cached->second.second;
+    fit::Group group = group_of(stack);
+    group.only_node = node;
+    fit::Held held;
+    for (const std::string& other : fit_stacks_[cluster])
+      if (auto r = released_.find(fit_key(cluster, other)); r != released_.end() && other != stack)
+        held[other] = r->second.pods;
+    auto visit = [&](const char* kind) {
+      return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
+        fleet_->for_each(cluster, "v1", kind, fn);
+      };
+    };
+    auto& slot = fits_[key];
+    slot = {generation, fit::fit_group_on(group, visit("Node"), visit("Pod"), held)};
     return slot.second;
   }
 

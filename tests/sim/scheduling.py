@@ -379,6 +379,49 @@ check("the Job ran three pods to completion", job["status"].get("succeeded") == 
 judge("qos")
 finish("qos")
 
+# ---- host ports by host IP; a kubelet's admission of a pod bound past its node's devices ----
+namespace("ports")
+def port_pod(name, ip=None):
+    ip_text = f", hostIP: {ip}" if ip else ""
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ports}}
+spec:
+  nodeSelector: {{kubernetes.io/hostname: {NODES[0]}}}
+  containers: [{{name: c, image: busybox, ports: [{{containerPort: 80, hostPort: 8080{ip_text}}}]}}]
+"""
+apply(port_pod("on-ip-1", "127.0.0.1") + "---\n" + port_pod("on-ip-2", "127.0.0.2"))
+items = {p["metadata"]["name"]: p for p in settled("ports", 2)}
+check("one host port on two host IPs: both run on the node (kube-scheduler's NodePorts)",
+      all(items[n]["status"].get("phase") == "Running" for n in ("on-ip-1", "on-ip-2")),
+      [items[n]["status"].get("phase") for n in items])
+apply(port_pod("on-every-ip"))
+items = {p["metadata"]["name"]: p for p in settled("ports", 3)}
+check("the wildcard 0.0.0.0 clashes with both",
+      "didn't have free ports for the requested pod ports" in
+      pending_message(items["on-every-ip"]), items["on-every-ip"]["status"])
+def dongle_pod(name, count):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ports}}
+spec:
+  nodeName: {NODES[1]}
+  containers: [{{name: c, image: busybox, resources: {{limits: {{example.com/dongle: "{count}"}}}}}}]
+"""
+apply(dongle_pod("first", 2))
+check("a pod bound by name to a node with room runs",
+      until(lambda: get("pod", "first", "-n", "ports")["status"].get("phase") == "Running"))
+apply(dongle_pod("second", 1))
+check("a pod bound past the node's devices is rejected by its kubelet",
+      until(lambda: get("pod", "second", "-n", "ports")["status"].get("phase") == "Failed"),
+      get("pod", "second", "-n", "ports")["status"])
+status = get("pod", "second", "-n", "ports")["status"]
+check("in a kubelet's words", status.get("reason") == "OutOfexample.com/dongle" and
+      status.get("message", "").startswith(
+          "Pod was rejected: Node didn't have enough resource: example.com/dongle, requested: 1, "
+          "used: 2, capacity: 2"), status)
+finish("ports")
+
 # ---- another scheduler's pod waits; the Python client binds it ----
 namespace("manual")
 apply("""apiVersion: v1

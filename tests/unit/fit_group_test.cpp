@@ -275,5 +275,21 @@ TEST(GroupFitTest, HostPortsAndExistingPodsAntiAffinity) {
   EXPECT_EQ(f.placed.begin()->first, "b");
 }
 
+TEST(GroupFitTest, OnTheAnchorsNodeOnlyThatNodeIsAsked) {
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  c.add_node(node("b", "8", "32Gi"));
+  c.add_pod(pod("a", "6", "1Gi"));  // someone else's pod landed on the anchor's node
+  Group s = stack("ci", {{3, 1}});
+  s.only_node = "a";
+  GroupFit f = fit_group(s, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, HasSubstr("0/1 nodes are available: 1 Insufficient cpu"));
+  s.only_node = "b";
+  f = fit_group(s, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.steer_values, std::vector<std::string>{"b"});
+}
+
 }  // namespace
 }  // namespace planter::fit
