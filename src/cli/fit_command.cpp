@@ -39,20 +39,26 @@ std::vector<std::string> clusters_of(const Plan& plan, const StackNeeds& s) {
 
 // Nodes and pods of a cluster, read once; an error for people when it cannot be read.
 struct ClusterRead {
-  std::vector<json::object> nodes, pods;
+  std::vector<json::object> nodes, pods, volumes;  // volumes: claims and persistent volumes
   std::string error;
 };
 
 ClusterRead read_cluster(const kube::Kubeconfig& config, const std::string& context) {
   ClusterRead out;
   auto rest = config.rest_config(context);
-  if (!rest) return {{}, {}, rest.error().message};
+  if (!rest) return {{}, {}, {}, rest.error().message};
   auto client = kube::Client::create(std::move(rest.value()));
-  if (!client) return {{}, {}, client.error().message};
-  for (auto [kind, into] : {std::pair{"Node", &out.nodes}, {"Pod", &out.pods}}) {
+  if (!client) return {{}, {}, {}, client.error().message};
+  for (auto [kind, into] : {std::pair{"Node", &out.nodes},
+                            {"Pod", &out.pods},
+                            {"PersistentVolumeClaim", &out.volumes},
+                            {"PersistentVolume", &out.volumes}}) {
     auto list = client.value()->list({"v1", kind, "", "", ""});
-    if (!list) return {{}, {}, fmt::format("cannot list {}s: {}", kind, list.error().str())};
-    *into = std::move(list.value().items);
+    if (!list) return {{}, {}, {}, fmt::format("cannot list {}s: {}", kind, list.error().str())};
+    for (json::object& o : list.value().items) {
+      o["kind"] = kind;  // a list's items may leave it out
+      into->push_back(std::move(o));
+    }
   }
   return out;
 }
@@ -90,8 +96,8 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
           for (const json::object& o : items) fn(o);
         };
       };
-      fit::GroupFit fit =
-          fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods), held[cluster]);
+      fit::GroupFit fit = fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods),
+                                            held[cluster], visit(c.volumes));
       line.fits = fit.fits;
       line.text = fit.fits ? fit.where : fit.why;
       if (fit.fits) held[cluster][s.name] = std::move(fit.pods);

@@ -7,6 +7,7 @@
 // Insufficient nvidia.com/gpu."
 #pragma once
 
+#include <boost/json/array.hpp>
 #include <map>
 #include <set>
 #include <string>
@@ -50,9 +51,16 @@ struct SpreadState {
   std::vector<Constraint> constraints;
 };
 
+// VolumeBinding's PreFilter state: where the pod's claims tie it.
+struct VolumeState {
+  std::vector<boost::json::array> terms;  // each bound volume's required node terms
+  std::vector<std::string> nodes;         // nodes claims still binding were provisioned for
+};
+
 struct CycleState {
   AffinityState affinity;
   SpreadState spread;
+  VolumeState volumes;
 };
 
 struct FilterPlugin {

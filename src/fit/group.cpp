@@ -115,18 +115,21 @@ class Fitter {
     }
     // A kind that only needs room is refused by other pods only through their anti-affinity,
     // and the group's own such pods have none: asked once, it holds for the whole decision.
-    if (!snap_.anti_pods().empty())
-      for (size_t k = 0; k < kinds_.size(); ++k) {
-        if (kinds_[k]->pod.interacts()) continue;
-        PodCycle cycle(snap_, kinds_[k]->pod);
-        for (size_t n = 0; n < nodes.size(); ++n) {
-          if (!allowed_[k][n]) continue;
-          Status s = cycle.filter_only("InterPodAffinity", nodes[n]);
-          if (s.ok()) continue;
-          if (!kinds_[k]->per_node && refusal_[n].empty()) refusal_[n] = s.reasons[0];
-          allowed_[k][n] = false;
-        }
+    // Likewise where its claims tie it (VolumeBinding): the claims do not change in a decision.
+    for (size_t k = 0; k < kinds_.size(); ++k) {
+      bool anti = !snap_.anti_pods().empty() && !kinds_[k]->pod.interacts();
+      bool claims = !kinds_[k]->pod.claims.empty();
+      if (!anti && !claims) continue;
+      PodCycle cycle(snap_, kinds_[k]->pod);
+      for (size_t n = 0; n < nodes.size(); ++n) {
+        if (!allowed_[k][n]) continue;
+        Status s = claims ? cycle.filter_only("VolumeBinding", nodes[n]) : Status{};
+        if (s.ok() && anti) s = cycle.filter_only("InterPodAffinity", nodes[n]);
+        if (s.ok()) continue;
+        if (!kinds_[k]->per_node && refusal_[n].empty()) refusal_[n] = s.reasons[0];
+        allowed_[k][n] = false;
       }
+    }
     for (const PodKind* k : kinds_)
       if (!k->per_node) {
         total_ += k->pod.requests.times(k->count);
@@ -529,9 +532,11 @@ GroupFit fit_group(const Group& group, Snapshot& snapshot) {
 }
 
 GroupFit fit_group_on(const Group& group, const Visit& each_node, const Visit& each_pod,
-                      const Held& held) {
+                      const Held& held, const Visit& each_volume_object) {
   Snapshot snapshot;
   each_node([&](const json::object& n) { snapshot.add_node(n); });
+  if (each_volume_object)
+    each_volume_object([&](const json::object& o) { snapshot.add_volume_object(o); });
   std::set<std::string> uncounted{group.name};
   for (const auto& [other, _] : held) uncounted.insert(other);
   each_pod([&](const json::object& p) { snapshot.add_pod(p, uncounted); });

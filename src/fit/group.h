@@ -74,7 +74,8 @@ using Visit = std::function<void(const std::function<void(const boost::json::obj
 // Fits `group` on a cluster whose nodes and pods the two callbacks visit. The group's own pods
 // (planted before) and the pods of the `held` groups request nothing: the fitted group counts
 // itself, the held ones count as their decisions placed them.
+// `each_volume_object` visits the cluster's PersistentVolumeClaims and PersistentVolumes.
 GroupFit fit_group_on(const Group& group, const Visit& each_node, const Visit& each_pod,
-                      const Held& held);
+                      const Held& held, const Visit& each_volume_object = {});
 
 }  // namespace planter::fit

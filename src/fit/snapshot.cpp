@@ -137,6 +137,35 @@ void Snapshot::reserve(const std::string& stack, const std::map<std::string, Res
   }
 }
 
+void Snapshot::add_volume_object(const json::object& o) {
+  std::string kind = text(&o, "kind");
+  const json::object* meta = object_in(&o, "metadata");
+  const json::object* spec = object_in(&o, "spec");
+  if (kind == "PersistentVolumeClaim") {
+    std::string selected;
+    if (const json::object* a = object_in(meta, "annotations"))
+      selected = text(a, "volume.kubernetes.io/selected-node");
+    claims_[text(meta, "namespace") + "/" + text(meta, "name")] = {text(spec, "volumeName"),
+                                                                   std::move(selected)};
+  } else if (kind == "PersistentVolume") {
+    const json::object* required = object_in(object_in(spec, "nodeAffinity"), "required");
+    if (!required) return;
+    const json::value* terms = required->if_contains("nodeSelectorTerms");
+    volume_terms_[text(meta, "name")] =
+        terms && terms->is_array() ? terms->as_array() : json::array{};
+  }
+}
+
+Snapshot::ClaimTie Snapshot::claim_tie(const std::string& ns, const std::string& name) const {
+  auto claim = claims_.find(ns + "/" + name);
+  if (claim == claims_.end()) return {};
+  if (!claim->second.volume.empty()) {
+    auto v = volume_terms_.find(claim->second.volume);
+    return v == volume_terms_.end() ? ClaimTie{} : ClaimTie{&v->second, ""};
+  }
+  return {nullptr, claim->second.selected_node};
+}
+
 const NodeInfo* Snapshot::node(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : &nodes_[it->second];

@@ -68,6 +68,17 @@ class Snapshot {
   size_t assumed() const { return assumed_.size(); }
   // Takes back the last `count` assumed pods, newest first.
   void forget(size_t count);
+  // A PersistentVolumeClaim or a PersistentVolume (VolumeBinding reads where they tie a pod).
+  void add_volume_object(const boost::json::object& o);
+  // Where the claim `ns/name` ties its pods: the required node affinity terms of the volume it is
+  // bound to (none: anywhere), or the node it was provisioned for (the selected-node annotation
+  // of a claim still binding). Unknown claims tie nothing (they come with the group, or are
+  // provisioned where the pod goes).
+  struct ClaimTie {
+    const boost::json::array* terms = nullptr;
+    std::string node;
+  };
+  ClaimTie claim_tie(const std::string& ns, const std::string& name) const;
   // Room held for a stack that planter released but whose pods are not all bound yet.
   void reserve(const std::string& stack, const std::map<std::string, Resources>& on_nodes);
 
@@ -84,6 +95,11 @@ class Snapshot {
   std::map<std::string, size_t, std::less<>> by_name_;
   std::vector<std::pair<size_t, size_t>> anti_pods_;
   std::vector<size_t> assumed_;  // nodes of the assumed pods, in order
+  struct Claim {
+    std::string volume, selected_node;
+  };
+  std::map<std::string, Claim, std::less<>> claims_;                     // "ns/name"
+  std::map<std::string, boost::json::array, std::less<>> volume_terms_;  // PV name -> terms
 };
 
 }  // namespace planter::fit

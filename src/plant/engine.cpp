@@ -154,6 +154,8 @@ class Engine {
               anchor_unit_[fit_key(r.cluster, r.when.arg)] = u;
             fleet_->watch(r.cluster, "v1", "Node");
             fleet_->watch(r.cluster, "v1", "Pod");
+            fleet_->watch(r.cluster, "v1", "PersistentVolumeClaim");
+            fleet_->watch(r.cluster, "v1", "PersistentVolume");
             break;
           case Type::kAnchorScheduled:
             waiters_[anchor_key(r.cluster, r.when.arg)].push_back(u);
@@ -213,7 +215,9 @@ class Engine {
 
   void on_changed(const std::string& cluster, const std::string& key, const json::object& o) {
     std::string kind = string_field(o, {"kind"});
-    if ((kind == "Node" || kind == "Pod") && string_field(o, {"apiVersion"}) == "v1") {
+    if ((kind == "Node" || kind == "Pod" || kind == "PersistentVolumeClaim" ||
+         kind == "PersistentVolume") &&
+        string_field(o, {"apiVersion"}) == "v1") {
       nodes_changed(cluster);
       if (const json::string* anchor =
               find_string(o, {"metadata", "labels", std::string_view(kAnchorLabel)}))
@@ -371,8 +375,17 @@ class Engine {
       };
     };
     auto& slot = fits_[key];
-    slot = {generation, fit::fit_group_on(group_of(stack), visit("Node"), visit("Pod"), held)};
+    slot = {generation, fit::fit_group_on(group_of(stack), visit("Node"), visit("Pod"), held,
+                                          volume_objects(cluster))};
     return slot.second;
+  }
+
+  // The cluster's claims and volumes, for the fit model's VolumeBinding.
+  fit::Visit volume_objects(const std::string& cluster) {
+    return [this, cluster](const std::function<void(const json::object&)>& fn) {
+      fleet_->for_each(cluster, "v1", "PersistentVolumeClaim", fn);
+      fleet_->for_each(cluster, "v1", "PersistentVolume", fn);
+    };
   }
 
   // Whether the whole stack fits on `node` now (where its anchor was bound), next to what runs
@@ -395,7 +408,8 @@ class Engine {
       };
     };
     auto& slot = fits_[key];
-    slot = {generation, fit::fit_group_on(group, visit("Node"), visit("Pod"), held)};
+    slot = {generation,
+            fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volume_objects(cluster))};
     return slot.second;
   }
 
@@ -458,8 +472,10 @@ class Engine {
         const std::string& stack = r.when.arg;
         if (released_.contains(fit_key(r.cluster, stack))) return {};
         if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
-        if (!fleet_->synced(r.cluster, "v1", "Node") || !fleet_->synced(r.cluster, "v1", "Pod"))
-          return waiting("reading the cluster's nodes and pods");
+        if (!fleet_->synced(r.cluster, "v1", "Node") || !fleet_->synced(r.cluster, "v1", "Pod") ||
+            !fleet_->synced(r.cluster, "v1", "PersistentVolumeClaim") ||
+            !fleet_->synced(r.cluster, "v1", "PersistentVolume"))
+          return waiting("reading the cluster's nodes, pods, claims and volumes");
         const fit::GroupFit& fit = fit_of(r.cluster, stack);
         if (!fit.fits) return {Check::kWaiting, fit.why, plan_.describe(r)};
         release(r.cluster, stack, fit);

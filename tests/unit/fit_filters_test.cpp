@@ -49,6 +49,7 @@ struct Row {
   std::string on;                    // the node asked about
   std::vector<std::string> reasons;  // empty: it fits
   bool unresolvable = false;
+  std::vector<std::string> volumes;  // PersistentVolumeClaims and PersistentVolumes
 };
 
 // Runs one plugin of the table (PreFilter, then Filter) for the row.
@@ -56,6 +57,7 @@ Status run(std::string_view plugin, const Row& r) {
   Snapshot s;
   for (const std::string& n : r.nodes) s.add_node(json::parse(n).as_object());
   for (const std::string& p : r.bound) s.add_pod(json::parse(p).as_object());
+  for (const std::string& v : r.volumes) s.add_volume_object(json::parse(v).as_object());
   PodInfo pod = PodInfo::from(json::parse(r.pod).as_object());
   for (const FilterPlugin& p : default_filters()) {
     if (p.name != plugin) continue;
@@ -80,9 +82,10 @@ void check(std::string_view plugin, const std::vector<Row>& rows) {
 TEST(FitFiltersTest, TheTableIsKubeSchedulersDefaultOrder) {
   std::vector<std::string_view> names;
   for (const FilterPlugin& p : default_filters()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string_view>{
-                       "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                       "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string_view>{
+                "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+                "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"}));
 }
 
 TEST(FitFiltersTest, NodeUnschedulable) {
@@ -516,6 +519,64 @@ TEST(FitFiltersTest, PodTopologySpread) {
              P(spread(1) + R"(,"nodeSelector":{"zone":"a"})", web),
              "a1",
              {}},
+        });
+}
+
+TEST(FitFiltersTest, VolumeBinding) {
+  auto claim = [](const std::string& name, const std::string& volume,
+                  const std::string& selected = "") {
+    return R"({"kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
+           R"(","namespace":"default")" +
+           (selected.empty()
+                ? ""
+                : R"(,"annotations":{"volume.kubernetes.io/selected-node":")" + selected + "\"}") +
+           R"(},"spec":{"volumeName":")" + volume + "\"}}";
+  };
+  const std::string local_on_a =
+      R"({"kind":"PersistentVolume","metadata":{"name":"pv-a"},"spec":{"nodeAffinity":{"required":
+         {"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname",
+          "operator":"In","values":["a"]}]}]}}}})";
+  const std::string network = R"({"kind":"PersistentVolume","metadata":{"name":"pv-net"}})";
+  auto mounts = [](const std::string& claim) {
+    return P(R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":")" + claim + "\"}}]");
+  };
+  const std::vector<std::string> conflict = {filters::kVolumeNodeConflict};
+  check("VolumeBinding",
+        {
+            {"no claim", {N("a"), N("b")}, {}, P(), "b", {}},
+            {"a claim bound to a local volume of the node",
+             {N("a"), N("b")},
+             {},
+             mounts("data"),
+             "a",
+             {},
+             false,
+             {claim("data", "pv-a"), local_on_a}},
+            {"a claim bound to a local volume of another node",
+             {N("a"), N("b")},
+             {},
+             mounts("data"),
+             "b",
+             conflict,
+             true,
+             {claim("data", "pv-a"), local_on_a}},
+            {"a volume without node affinity goes anywhere",
+             {N("a"), N("b")},
+             {},
+             mounts("data"),
+             "b",
+             {},
+             false,
+             {claim("data", "pv-net"), network}},
+            {"a claim being provisioned for a node",
+             {N("a"), N("b")},
+             {},
+             mounts("data"),
+             "b",
+             conflict,
+             true,
+             {claim("data", "", "a")}},
+            {"a claim not there yet ties nothing", {N("a"), N("b")}, {}, mounts("later"), "b", {}},
         });
 }
 

@@ -22,6 +22,11 @@ Status node_ports(const CycleState&, const PodInfo& pod, const NodeInfo& node);
 Status node_resources_fit(const CycleState&, const PodInfo& pod, const NodeInfo& node);
 // Which of `need`'s resources `node` lacks room for (with `pods` more pod slots), as reasons.
 std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods);
+// volume_binding.cpp
+void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
+Status volume_binding(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
+// node_affinity.cpp: one of `terms` (nodeSelectorTerms, ORed) matches the node.
+bool node_terms_match(const boost::json::array& terms, const NodeInfo& node);
 // pod_topology_spread.cpp
 void prefilter_topology_spread(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status pod_topology_spread(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
@@ -35,6 +40,7 @@ inline constexpr const char* kNodeAffinity = "node(s) didn't match Pod's node af
 inline constexpr const char* kNodePorts =
     "node(s) didn't have free ports for the requested pod ports";
 inline constexpr const char* kTooManyPods = "Too many pods";
+inline constexpr const char* kVolumeNodeConflict = "node(s) had volume node affinity conflict";
 inline constexpr const char* kSpread = "node(s) didn't match pod topology spread constraints";
 inline constexpr const char* kSpreadMissingLabel =
     "node(s) didn't match pod topology spread constraints (missing required label)";

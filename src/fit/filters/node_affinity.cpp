@@ -85,15 +85,18 @@ bool term_matches(const NodeInfo& node, const json::object& term) {
 
 }  // namespace
 
+bool node_terms_match(const json::array& terms, const NodeInfo& node) {
+  return std::any_of(terms.begin(), terms.end(), [&](const json::value& t) {
+    return t.is_object() && term_matches(node, t.as_object());
+  });
+}
+
 bool node_affinity_matches(const PodInfo& pod, const NodeInfo& node) {
   for (const auto& [k, v] : pod.node_selector) {
     const std::string* have = node.label(k);
     if (!have || *have != v) return false;
   }
-  if (!pod.has_node_terms) return true;
-  return std::any_of(pod.node_terms.begin(), pod.node_terms.end(), [&](const json::value& t) {
-    return t.is_object() && term_matches(node, t.as_object());
-  });
+  return !pod.has_node_terms || node_terms_match(pod.node_terms, node);
 }
 
 Status node_affinity(const CycleState&, const PodInfo& pod, const NodeInfo& node) {
