@@ -20,7 +20,7 @@ Result<kube::RestConfig> serving_config(const std::string& kubeconfig, const std
   return config->rest_config(context);
 }
 
-Daemon::Daemon(op::Log& log) : log_(log) {
+Daemon::Daemon(daemon::Log& log) : log_(log) {
   waiter_ = std::thread([this] {
     int sig = wait_for_stop_signal();
     log_.info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
@@ -36,10 +36,10 @@ Daemon::~Daemon() {
   }
 }
 
-bool Daemon::serve(const std::string& address, op::HttpEndpoint::Handler handler,
+bool Daemon::serve(const std::string& address, daemon::HttpEndpoint::Handler handler,
                    std::string_view what) {
   if (address.empty() || address == "0") return true;
-  auto ep = op::HttpEndpoint::start(address, std::move(handler));
+  auto ep = daemon::HttpEndpoint::start(address, std::move(handler));
   if (!ep) {
     log_.error("cannot serve " + std::string(what), {{"error", ep.error().message}});
     return false;
@@ -54,8 +54,8 @@ bool Daemon::serve_metrics(const std::string& address, std::function<std::string
   return serve(
       address,
       [render = std::move(render)](const std::string& path) {
-        if (path != "/metrics") return op::HttpAnswer{404, "text/plain", "not found\n"};
-        return op::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", render()};
+        if (path != "/metrics") return daemon::HttpAnswer{404, "text/plain", "not found\n"};
+        return daemon::HttpAnswer{200, "text/plain; version=0.0.4; charset=utf-8", render()};
       },
       "metrics");
 }
@@ -65,11 +65,11 @@ bool Daemon::serve_health(const std::string& address, std::function<std::string(
       address,
       [not_ready = std::move(not_ready)](const std::string& path) {
         if (path == "/healthz" || path == "/livez")
-          return op::HttpAnswer{200, "text/plain", "ok\n"};
-        if (path != "/readyz") return op::HttpAnswer{404, "text/plain", "not found\n"};
+          return daemon::HttpAnswer{200, "text/plain", "ok\n"};
+        if (path != "/readyz") return daemon::HttpAnswer{404, "text/plain", "not found\n"};
         std::string why = not_ready();
-        return why.empty() ? op::HttpAnswer{200, "text/plain", "ok\n"}
-                           : op::HttpAnswer{503, "text/plain", why + "\n"};
+        return why.empty() ? daemon::HttpAnswer{200, "text/plain", "ok\n"}
+                           : daemon::HttpAnswer{503, "text/plain", why + "\n"};
       },
       "health probes");
 }

@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/http_endpoint.h"
+#include "daemon/log.h"
 #include "kube/kubeconfig.h"
 #include "model/result.h"
-#include "operator/http_endpoint.h"
-#include "operator/log.h"
 
 namespace planter::cli {
 
@@ -25,7 +25,7 @@ Result<kube::RestConfig> serving_config(const std::string& kubeconfig, const std
 class Daemon {
  public:
   // Starts waiting for SIGINT/SIGTERM.
-  explicit Daemon(op::Log& log);
+  explicit Daemon(daemon::Log& log);
   // Stops the endpoints and the signal waiter.
   ~Daemon();
   Daemon(const Daemon&) = delete;
@@ -33,7 +33,8 @@ class Daemon {
 
   // Serves `handler` on `address` ("[HOST]:PORT"; empty or "0": not at all), saying where in the
   // log; false (logged) when it cannot.
-  bool serve(const std::string& address, op::HttpEndpoint::Handler handler, std::string_view what);
+  bool serve(const std::string& address, daemon::HttpEndpoint::Handler handler,
+             std::string_view what);
   // /metrics with the Prometheus text `render` gives.
   bool serve_metrics(const std::string& address, std::function<std::string()> render);
   // /healthz and /livez (always ok) and /readyz: ok unless `not_ready` says why not.
@@ -45,9 +46,9 @@ class Daemon {
   void close_endpoints() { endpoints_.clear(); }
 
  private:
-  op::Log& log_;
+  daemon::Log& log_;
   std::stop_source stop_;
-  std::vector<std::unique_ptr<op::HttpEndpoint>> endpoints_;
+  std::vector<std::unique_ptr<daemon::HttpEndpoint>> endpoints_;
   std::thread waiter_;
 };
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "operator/leader.h"
+#include "daemon/leader.h"
 #include "operator/seed_resource.h"
 #include "plan/stacks/stack_policy.h"
 #include "scheduler/scheduler.h"
@@ -28,7 +28,7 @@ constexpr std::array kSchedulerManifests = {
 // on while it leads.
 struct OneScheduler {
   std::unique_ptr<kube::Client> client;
-  std::unique_ptr<op::LeaderElector> elector;
+  std::unique_ptr<daemon::LeaderElector> elector;
   std::unique_ptr<scheduler::Scheduler> scheduler;
   std::jthread leading;
 };
@@ -58,12 +58,12 @@ std::unique_ptr<OneScheduler> start_on(const std::string& cluster, const kube::R
   }
   auto one = std::make_unique<OneScheduler>();
   one->client = std::move(client.value());
-  op::LeaseOptions lease;
+  daemon::LeaseOptions lease;
   lease.ns = std::string(kSchedulerLeaseNamespace);
   lease.name = std::string(kSchedulerLease);
   lease.identity = "planter-plant-sim";
   one->elector =
-      std::make_unique<op::LeaderElector>(*one->client, lease, [](const std::string&) {});
+      std::make_unique<daemon::LeaderElector>(*one->client, lease, [](const std::string&) {});
   one->scheduler =
       std::make_unique<scheduler::Scheduler>(*one->client, scheduler::SchedulerOptions{});
   OneScheduler* raw = one.get();
@@ -129,7 +129,7 @@ std::unique_ptr<EmbeddedScheduler> EmbeddedScheduler::start_if_needed(const Plan
           if (one) raw->schedulers.push_back(std::move(one));
           it = later.erase(it);
         }
-        op::sleep_for(stop, std::chrono::milliseconds(200));
+        daemon::sleep_for(stop, std::chrono::milliseconds(200));
       }
     });
   }

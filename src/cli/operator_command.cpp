@@ -13,11 +13,11 @@
 #include "cli/daemon.h"
 #include "cli/seed_flags.h"
 #include "cli/stop_signals.h"
+#include "daemon/http_endpoint.h"
+#include "daemon/leader.h"
+#include "daemon/log.h"
 #include "kube/kubeconfig.h"
 #include "operator/controller.h"
-#include "operator/http_endpoint.h"
-#include "operator/leader.h"
-#include "operator/log.h"
 #include "operator/metrics.h"
 #include "operator/shards.h"
 
@@ -128,7 +128,7 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
 }
 
 int run_operator(const OperatorFlags& f) {
-  op::Log log(f.log_format == "json" ? op::Log::Format::kJson : op::Log::Format::kText);
+  daemon::Log log(f.log_format == "json" ? daemon::Log::Format::kJson : daemon::Log::Format::kText);
   // SIGINT and SIGTERM end the operator cleanly (the Lease is released); blocked before any
   // thread starts so that only the waiting thread below sees them.
   block_stop_signals();
@@ -165,7 +165,7 @@ int run_operator(const OperatorFlags& f) {
     metrics.observe_request(cluster.empty() ? std::string_view("SELF") : cluster, method, code);
   };
 
-  op::LeaseOptions lo;
+  daemon::LeaseOptions lo;
   lo.ns = f.lease_namespace.empty() ? pod_namespace() : f.lease_namespace;
   lo.name = f.lease_name;
   lo.identity = f.identity;
@@ -178,17 +178,17 @@ int run_operator(const OperatorFlags& f) {
     return kExitBadInput;
   }
   // One Lease, or one per shard (shards.h).
-  std::vector<std::unique_ptr<op::LeaderElector>> electors;
+  std::vector<std::unique_ptr<daemon::LeaderElector>> electors;
   for (uint32_t i = 0; i < f.shards; ++i) {
-    op::LeaseOptions shard_lease = lo;
+    daemon::LeaseOptions shard_lease = lo;
     if (f.shards > 1) shard_lease.name = op::shard_lease_name(lo.name, i);
-    electors.push_back(std::make_unique<op::LeaderElector>(
+    electors.push_back(std::make_unique<daemon::LeaderElector>(
         **lease_client, shard_lease,
         [&log, lease = lo.ns + "/" + shard_lease.name](const std::string& what) {
           log.info(what, {{"lease", lease}});
         }));
   }
-  op::LeaderElector* elector = electors.front().get();
+  daemon::LeaderElector* elector = electors.front().get();
   co.identity = elector->identity();
 
   op::Controller controller(*config, co, metrics, log);

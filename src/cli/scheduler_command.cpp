@@ -12,11 +12,11 @@
 #include "cli/daemon.h"
 #include "cli/seed_flags.h"
 #include "cli/stop_signals.h"
+#include "daemon/http_endpoint.h"
+#include "daemon/leader.h"
+#include "daemon/log.h"
 #include "kube/credentials.h"
 #include "kube/kubeconfig.h"
-#include "operator/http_endpoint.h"
-#include "operator/leader.h"
-#include "operator/log.h"
 #include "scheduler/scheduler.h"
 
 namespace planter::cli {
@@ -81,7 +81,7 @@ CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
 }
 
 int run_scheduler(const SchedulerFlags& f) {
-  op::Log log(f.log_format == "json" ? op::Log::Format::kJson : op::Log::Format::kText);
+  daemon::Log log(f.log_format == "json" ? daemon::Log::Format::kJson : daemon::Log::Format::kText);
   block_stop_signals();
   auto config = serving_config(f.kubeconfig, f.context);
   if (!config) {
@@ -93,14 +93,14 @@ int run_scheduler(const SchedulerFlags& f) {
     log.error("cannot make a client", {{"error", client.error().message}});
     return kExitBadInput;
   }
-  op::LeaseOptions lo;
+  daemon::LeaseOptions lo;
   lo.ns = f.lease_namespace;
   lo.name = f.lease_name;
   lo.identity = f.identity;
   lo.lease_duration = ms(f.lease_duration_s);
   lo.renew_deadline = ms(f.renew_deadline_s);
   lo.retry_period = ms(f.retry_period_s);
-  op::LeaderElector elector(**client, lo, [&log, &lo](const std::string& what) {
+  daemon::LeaderElector elector(**client, lo, [&log, &lo](const std::string& what) {
     log.info(what, {{"lease", lo.ns + "/" + lo.name}});
   });
 

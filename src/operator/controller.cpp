@@ -135,7 +135,7 @@ struct Controller::Impl {
   kube::RestConfig config;
   ControllerOptions options;
   Metrics& metrics;
-  const Log& log;
+  const daemon::Log& log;
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<kube::Informer> informer;
 
@@ -161,7 +161,7 @@ struct Controller::Impl {
   std::map<std::string, Steady::time_point> last_write;
   std::thread writer;
 
-  Impl(kube::RestConfig c, ControllerOptions o, Metrics& m, const Log& l)
+  Impl(kube::RestConfig c, ControllerOptions o, Metrics& m, const daemon::Log& l)
       : config(std::move(c)), options(std::move(o)), metrics(m), log(l) {}
 
   // ---- the queue ----
@@ -883,7 +883,7 @@ struct Controller::Impl {
 };
 
 Controller::Controller(kube::RestConfig config, ControllerOptions options, Metrics& metrics,
-                       const Log& log)
+                       const daemon::Log& log)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(options), metrics, log)) {}
 
 Controller::~Controller() {

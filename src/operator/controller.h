@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "daemon/log.h"
 #include "kube/client.h"
-#include "operator/log.h"
 #include "operator/metrics.h"
 #include "operator/seed_resource.h"
 
@@ -56,7 +56,8 @@ struct ControllerOptions {
 
 class Controller {
  public:
-  Controller(kube::RestConfig config, ControllerOptions options, Metrics& metrics, const Log& log);
+  Controller(kube::RestConfig config, ControllerOptions options, Metrics& metrics,
+             const daemon::Log& log);
   ~Controller();
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;

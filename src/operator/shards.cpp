@@ -23,7 +23,7 @@ std::string shard_lease_name(std::string_view base, uint32_t shard) {
   return std::string(base) + "-shard-" + std::to_string(shard);
 }
 
-std::optional<uint32_t> acquire_shard(std::vector<std::unique_ptr<LeaderElector>>& electors,
+std::optional<uint32_t> acquire_shard(std::vector<std::unique_ptr<daemon::LeaderElector>>& electors,
                                       std::string_view identity, std::chrono::milliseconds retry,
                                       std::stop_token stop) {
   if (electors.empty()) return std::nullopt;
@@ -34,7 +34,7 @@ std::optional<uint32_t> acquire_shard(std::vector<std::unique_ptr<LeaderElector>
       size_t i = (first + k) % n;
       if (electors[i]->try_once()) return static_cast<uint32_t>(i);
     }
-    if (!sleep_for(stop, retry)) break;
+    if (!daemon::sleep_for(stop, retry)) break;
   }
   return std::nullopt;
 }

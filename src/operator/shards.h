@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "operator/leader.h"
+#include "daemon/leader.h"
 
 namespace planter::op {
 
@@ -28,7 +28,7 @@ std::string shard_lease_name(std::string_view base, uint32_t shard);
 // Tries the shards' Leases in turn, starting at one chosen by this replica's identity (so that
 // replicas starting together do not all go for shard 0), once per `retry` round, until one is
 // held: its index. nullopt when `stop` is requested first.
-std::optional<uint32_t> acquire_shard(std::vector<std::unique_ptr<LeaderElector>>& electors,
+std::optional<uint32_t> acquire_shard(std::vector<std::unique_ptr<daemon::LeaderElector>>& electors,
                                       std::string_view identity, std::chrono::milliseconds retry,
                                       std::stop_token stop);
 

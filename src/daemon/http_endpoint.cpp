@@ -1,11 +1,11 @@
-#include "operator/http_endpoint.h"
+#include "daemon/http_endpoint.h"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <thread>
 
-namespace planter::op {
+namespace planter::daemon {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -98,4 +98,4 @@ Result<std::unique_ptr<HttpEndpoint>> HttpEndpoint::start(const std::string& add
   return std::unique_ptr<HttpEndpoint>(new HttpEndpoint(std::move(impl)));
 }
 
-}  // namespace planter::op
+}  // namespace planter::daemon

@@ -14,7 +14,7 @@
 
 #include "kube/client.h"
 
-namespace planter::op {
+namespace planter::daemon {
 
 // Sleeps for `d` unless `stop` is requested first; false when it was.
 bool sleep_for(std::stop_token stop, std::chrono::milliseconds d);
@@ -60,4 +60,4 @@ class LeaderElector {
   std::string last_holder_;
 };
 
-}  // namespace planter::op
+}  // namespace planter::daemon

@@ -9,7 +9,7 @@
 
 #include "model/result.h"
 
-namespace planter::op {
+namespace planter::daemon {
 
 struct HttpAnswer {
   int status = 200;
@@ -32,4 +32,4 @@ class HttpEndpoint {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace planter::op
+}  // namespace planter::daemon

@@ -15,7 +15,7 @@ namespace spdlog {
 class logger;
 }
 
-namespace planter::op {
+namespace planter::daemon {
 
 using LogFields = std::vector<std::pair<std::string_view, std::string>>;
 
@@ -35,4 +35,4 @@ class Log {
   std::shared_ptr<spdlog::logger> logger_;
 };
 
-}  // namespace planter::op
+}  // namespace planter::daemon

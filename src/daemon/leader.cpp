@@ -1,4 +1,4 @@
-#include "operator/leader.h"
+#include "daemon/leader.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 
 #include "daemon/time_format.h"
 
-namespace planter::op {
+namespace planter::daemon {
 
 namespace json = boost::json;
 using Steady = std::chrono::steady_clock;
@@ -156,4 +156,4 @@ void LeaderElector::release() {
   if (client_.update(lease)) note_("released the Lease");
 }
 
-}  // namespace planter::op
+}  // namespace planter::daemon

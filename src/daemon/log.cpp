@@ -1,4 +1,4 @@
-#include "operator/log.h"
+#include "daemon/log.h"
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -9,7 +9,7 @@
 
 #include "daemon/time_format.h"
 
-namespace planter::op {
+namespace planter::daemon {
 
 namespace {
 
@@ -60,4 +60,4 @@ void Log::write(int level, std::string_view msg, const LogFields& fields) const 
   logger_->log(lvl, "{}", line);
 }
 
-}  // namespace planter::op
+}  // namespace planter::daemon
