@@ -109,8 +109,9 @@ void order_units(Plan& plan, Diagnostics& diags) {
 }  // namespace
 
 Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOptions& options,
-               Diagnostics& diags) {
+               Diagnostics& diags, std::vector<StackNeeds> stacks) {
   Plan plan;
+  plan.stacks = std::move(stacks);
   plan.objects = std::move(objects);
   const auto& objs = plan.objects;
   SeedIndex index(objs);
@@ -163,10 +164,11 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   // One unit per (object, cluster); the same object twice on one cluster is an error.
   std::vector<size_t> first_unit(objs.size() + 1, 0);
   std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
-  ReleaseOrder release;  // built once every unit is made
-  RuleContext ctx{objs,     placements, index,      kinds,   inventory,
-                  webhooks, plan.units, first_unit, release, options.conventions,
-                  diags};
+  ReleaseOrder release;    // built once every unit is made
+  StackIndex stack_index;  // built once every unit is made
+  RuleContext ctx{objs,        placements, index,      kinds,   inventory,
+                  webhooks,    plan.units, first_unit, release, options.conventions,
+                  stack_index, diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
@@ -187,6 +189,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   }
 
   release = ReleaseOrder::build(objs, plan.units, index, options.conventions);
+  stack_index = StackIndex::build(plan.stacks, objs.size(), plan.units);
 
   std::vector<Requirement> derived;
   std::vector<size_t> kept;
@@ -212,102 +215,6 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   if (diags.empty()) order_units(plan, diags);
   return plan;
 }
-
-namespace {
-
-// A stack co-scheduled by planter's scheduler: every member waits for its PodGroup (on the same
-// cluster) and for the scheduler to answer, so that no member's pod waits for a scheduler that
-// is not there or places itself without its gang.
-void require_gang(Plan& plan, const StackNeeds& s, Diagnostics& diags) {
-  using Type = ReadinessPredicate::Type;
-  std::map<std::string, size_t> group_on;  // cluster -> the PodGroup's unit there
-  for (size_t u = 0; u < plan.units.size(); ++u)
-    if (plan.units[u].object == *s.pod_group) group_on[plan.units[u].cluster] = u;
-  ObjectRef lease{"coordination.k8s.io/v1", "Lease", std::string(kSchedulerLeaseNamespace),
-                  std::string(kSchedulerLease)};
-  std::vector<bool> member(plan.objects.size(), false);
-  for (const StackMember& m : s.members)
-    if (m.object < member.size()) member[m.object] = true;
-  for (Unit& unit : plan.units) {
-    if (!member[unit.object]) continue;
-    auto group = group_on.find(unit.cluster);
-    if (group == group_on.end()) {
-      const Object& o = plan.object_of(unit);
-      diags.add(o.where(), o.display(),
-                fmt::format("the object is in the co-scheduled stack {} but planted on cluster "
-                            "{}, where its PodGroup is not",
-                            s.name, unit.cluster),
-                "place every member of a co-scheduled stack on one cluster (the PodGroup "
-                "follows the first member that makes pods)");
-      continue;
-    }
-    unit.requirements.push_back({group->second, std::nullopt, unit.cluster,
-                                 ReadinessPredicate::of(Type::kExists), "pod-group"});
-    unit.requirements.push_back(
-        {std::nullopt, lease, unit.cluster,
-         ReadinessPredicate{Type::kSchedulerReady, std::string(kPlanterSchedulerName), {}},
-         "scheduler-ready"});
-  }
-}
-
-// Every member unit of an atomic stack waits until its cluster holds all of the stack: the
-// requirement names the Stack (which is never declared) and is decided by the engine's fit model.
-// A co-scheduled stack's anchor waits for that instead, and every other member waits for the
-// anchor's pod to be bound (then the units are ordered again: the anchor comes first).
-void require_stacks(Plan& plan, Diagnostics& diags) {
-  using Type = ReadinessPredicate::Type;
-  bool anchored = false;
-  for (const StackNeeds& s : plan.stacks) {
-    if (s.pod_group) {
-      require_gang(plan, s, diags);
-      anchored = true;
-    }
-    if ((!s.atomic && !s.anchor) || s.members.empty()) continue;
-    ObjectRef stack_ref{std::string(kStackApiVersion), "Stack", "", s.name};
-    std::vector<bool> member(plan.objects.size(), false), makes_pods(plan.objects.size(), false);
-    for (const StackMember& m : s.members)
-      if (m.object < member.size()) {
-        member[m.object] = true;
-        makes_pods[m.object] = !m.affinity_paths.empty();
-      }
-    std::map<std::string, size_t> anchor_on;  // cluster -> the anchor's unit there
-    for (size_t u = 0; u < plan.units.size(); ++u)
-      if (s.anchor && plan.units[u].object == *s.anchor) anchor_on[plan.units[u].cluster] = u;
-    for (size_t u = 0; u < plan.units.size(); ++u) {
-      Unit& unit = plan.units[u];
-      if (!member[unit.object]) continue;
-      // A member that makes no pods (a claim the anchor mounts, a Service) has nothing to follow
-      // the anchor with, and the anchor's pod may need it: it never waits for the anchor (an
-      // atomic stack's waits for the stack to fit, as the anchor does).
-      bool follows = s.anchor && unit.object != *s.anchor && makes_pods[unit.object];
-      if (!follows && s.anchor && !s.atomic && unit.object != *s.anchor) continue;
-      if (!follows) {
-        unit.requirements.push_back({std::nullopt, stack_ref, unit.cluster,
-                                     ReadinessPredicate{Type::kStackFits, s.name, {}},
-                                     "stack-fits"});
-        continue;
-      }
-      auto anchor = anchor_on.find(unit.cluster);
-      if (anchor == anchor_on.end()) {
-        const Object& o = plan.object_of(unit);
-        diags.add(o.where(), o.display(),
-                  fmt::format("the object is in the co-scheduled stack {} but planted on cluster "
-                              "{}, where its anchor is not",
-                              s.name, unit.cluster),
-                  "place every member of a co-scheduled stack on one cluster (the anchor "
-                  "follows the first member that makes pods)");
-        continue;
-      }
-      unit.requirements.push_back({anchor->second, std::nullopt, unit.cluster,
-                                   ReadinessPredicate{Type::kAnchorScheduled, s.name, {}},
-                                   "anchor"});
-      anchored = true;
-    }
-  }
-  if (anchored && diags.empty()) order_units(plan, diags);
-}
-
-}  // namespace
 
 PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   PlanOutcome out;
@@ -351,11 +258,9 @@ PlanOutcome plan_seed(Seed seed, const PlanOptions& options) {
   std::vector<StackNeeds> needs = apply_stacks(seed.objects, kinds, options.stacks, out.diags);
   ValidateOptions vopts{options.default_namespace};
   validate_seed(seed, kinds, vopts, out.diags);
-  out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags);
-  out.plan.stacks = std::move(needs);
+  out.plan = make_plan(std::move(seed.objects), kinds, options, out.diags, std::move(needs));
   out.plan.set_aside = std::move(aside);
   out.plan.conventions = options.conventions;
-  require_stacks(out.plan, out.diags);
   return out;
 }
 

@@ -45,10 +45,11 @@ struct PlanOutcome {
   bool ok() const { return diags.empty(); }
 };
 
-// Plans a seed that has been loaded, run through plugins, and validated. Every problem goes to
-// `diags`; the returned plan is only meaningful when none was added.
+// Plans a seed that has been loaded, run through plugins, and validated; `stacks` are its Stacks
+// as apply_stacks() wrote them into their members (they become plan.stacks). Every problem goes
+// to `diags`; the returned plan is only meaningful when none was added.
 Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOptions& options,
-               Diagnostics& diags);
+               Diagnostics& diags, std::vector<StackNeeds> stacks = {});
 
 // The whole pipeline. Stops after loading if the seed cannot be read, after a failing plugin,
 // and otherwise reports every problem of the seed at once.

@@ -38,6 +38,20 @@ constexpr RequirementRule kRequirementRules[] = {
     {"sync-waves",
      "Argo CD's sync order: each phase and wave waits for the one before it to be healthy",
      require_sync_waves, true},
+    {"stack-fits",
+     "a member of an atomic stack (and a co-scheduled stack's anchor) waits until its cluster "
+     "holds the whole stack (the fit model, docs/fit.md)",
+     require_stack_fits},
+    {"anchor",
+     "a member of a co-scheduled stack that makes pods waits for the anchor's pod to be bound "
+     "where the whole group fits",
+     require_anchor},
+    {"pod-group", "a member of a stack co-scheduled by planter's scheduler waits for its PodGroup",
+     require_pod_group},
+    {"scheduler-ready",
+     "a member of a stack co-scheduled by planter's scheduler waits for the scheduler to answer "
+     "(its Lease held and renewed)",
+     require_scheduler_ready},
 };
 
 }  // namespace

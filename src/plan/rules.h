@@ -3,6 +3,7 @@
 // spirit of kapp's ordering rules; the graph code only connects what the rules return.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,6 +27,21 @@ inline constexpr std::string_view kExternalDependenciesAnnotation =
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
 inline constexpr std::string_view kDependsOnAnnotation = "config.kubernetes.io/depends-on";
 
+// What the stack rules (rules/stack_fits.cpp, anchor.cpp, pod_group.cpp, scheduler_ready.cpp)
+// read: each object's stack, and each stack's anchor and PodGroup units per cluster.
+struct StackIndex {
+  const std::vector<StackNeeds>* stacks = nullptr;
+  struct Membership {
+    size_t stack = 0;
+    bool makes_pods = false;
+  };
+  std::vector<std::optional<Membership>> member;                // by object
+  std::vector<std::map<uint32_t, size_t>> anchor_on, group_on;  // stack -> cluster -> unit
+
+  static StackIndex build(const std::vector<StackNeeds>& stacks, size_t objects,
+                          const std::vector<Unit>& units);
+};
+
 // What a rule can look at. Everything is read-only but the diagnostics.
 struct RuleContext {
   const std::vector<Object>& objects;
@@ -40,6 +56,7 @@ struct RuleContext {
   // Helm's releases and Argo CD's sync steps (rules helm-hooks, sync-waves).
   const ReleaseOrder& release;
   const Conventions& conventions;  // which other tools' annotations count
+  const StackIndex& stacks;
   Diagnostics& diags;
 
   // Clusters are named by their index into inventory.clusters(), as units and placements do.
@@ -100,6 +117,10 @@ std::span<const RequirementRule> requirement_rules();
 std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects, Diagnostics& diags);
 
 // Rule functions, one family per file under src/plan/rules/.
+void require_stack_fits(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_anchor(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_pod_group(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_scheduler_ready(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_cluster_ready(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_namespace(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_crd(const RuleContext&, const Unit&, std::vector<Requirement>&);
