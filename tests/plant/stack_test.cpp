@@ -462,6 +462,78 @@ TEST(StackTest, MembersThatKeepApartFitOnlyWhenEachHasANode) {
       << "one member on each node: " << sim.kubectl("get pods -o wide").out;
 }
 
+// A custom resource whose operator makes its pods from a PodTemplateSpec-shaped field, named by
+// nothing but the CRD's schema (its spec keeps unknown fields, declaring only containers): planter
+// finds the template from the schema, writes the stack's policy into it, and the sim's operator
+// (which reads the schema its own way) makes the pods from it, so they land where the stack fits.
+const char* kTemplateShapedRunner = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: runners.example.org
+  annotations: {sim.planter.io/operator: Deployment}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: runners, singular: runner, kind: Runner}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {scale: {specReplicasPath: .spec.runners, statusReplicasPath: .status.runners}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              runners: {type: integer}
+              podTemplate:
+                type: object
+                properties:
+                  metadata: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                  spec:
+                    type: object
+                    x-kubernetes-preserve-unknown-fields: true
+                    properties:
+                      containers:
+                        type: array
+                        items: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: ci}
+spec:
+  selector: {matchLabels: {stack: ci}}
+  atomic: {defaults: {cpu: "1", memory: 1Gi}}
+  colocate: true
+---
+apiVersion: example.org/v1
+kind: Runner
+metadata: {name: r, namespace: default, labels: {stack: ci}}
+spec:
+  runners: 3
+  podTemplate: {spec: {containers: [{name: run, image: runner}]}}
+)";
+
+TEST(StackTest, ATemplateShapedCustomResourcesPodsLandWhereTheStackFits) {
+  SimProcess sim({"--workload-delay", "100", "--crd-delay", "100"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "runner.yaml";
+  std::ofstream(seed) << kTemplateShapedRunner;
+  CommandResult r =
+      planter("plant --timeout 60 --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  Pods at = placement(sim, 3, "");
+  std::set<std::string> nodes;
+  for (const auto& [workload, on] : at.nodes) nodes.insert(on.begin(), on.end());
+  EXPECT_EQ(nodes.size(), 1u) << "co-located: " << sim.kubectl("get pods -o wide").out;
+  ASSERT_EQ(at.stack.size(), 3u) << "every pod carries the stack's label, from the template";
+  for (const auto& [pod, stack] : at.stack) EXPECT_EQ(stack, "ci") << pod;
+  for (const auto& [pod, qos] : at.qos)
+    EXPECT_EQ(qos, "Guaranteed") << pod << ": the atomic defaults reached the pod";
+}
+
 // What-if before planting: `plan --fit` reads the cluster (and writes nothing) and says per stack
 // where it would land, or why it cannot.
 TEST(StackTest, PlanFitSaysWhereEachStackWouldLandAndWritesNothing) {

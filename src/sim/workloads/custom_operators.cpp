@@ -6,12 +6,14 @@
 // node selector and container resources taken from the custom resource where its operator would
 // take them: the CRD's `planter.nephio.org/pod-template` annotation (`PATH` of a PodTemplateSpec,
 // `pod:PATH`, or JSON naming each field), else a table of well-known operators (MysqlCluster,
-// PerconaXtraDBCluster, Prometheus, Alertmanager). Several shapes (Percona's pxc, haproxy and
-// proxysql) make several workloads, `<name>`, `<name>-1`, ...
+// PerconaXtraDBCluster, Prometheus, Alertmanager), else the first PodTemplateSpec-shaped field of
+// its schema (an object with `metadata` and a `spec` declaring `containers`). Several shapes
+// (Percona's pxc, haproxy and proxysql) make several workloads, `<name>`, `<name>-1`, ...
 //
 // The sim's own reading of those forms, shared with no planter code: it is the judge.
 #include <algorithm>
 #include <boost/json.hpp>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -157,6 +159,9 @@ class CustomOperators : public WorkloadController {
     std::string annotation = string_at(object_at(object_at(crd, "metadata"), "annotations"),
                                        "planter.nephio.org/pod-template");
     k.fields = annotation.empty() ? known_operator(k.group, k.kind) : read_annotation(annotation);
+    if (k.fields.empty())
+      if (std::string path = template_in_schema(spec); !path.empty())
+        k.fields.push_back(Fields{path, "", "", "", "", ""});
     if (k.fields.empty()) k.fields.push_back(Fields{});
     std::string key = k.storage_key;
     bool fresh = !kinds_.contains(key);
@@ -168,6 +173,38 @@ class CustomOperators : public WorkloadController {
       });
     for (const auto& [_, cr] : kit_.store().bucket(key))
       queue_.add(key, meta_string(*cr, "namespace") + "/" + meta_string(*cr, "name"));
+  }
+
+  // An operator that makes its pods from a PodTemplateSpec in its custom resource: the first
+  // field of the storage version's schema, in declaration order and at most six levels under
+  // `spec`, that is an object with `metadata` and a `spec` declaring `containers` (whatever else
+  // its spec leaves to x-kubernetes-preserve-unknown-fields). "" when there is none.
+  static std::string template_in_schema(const json::object* crd_spec) {
+    auto* versions = crd_spec ? crd_spec->if_contains("versions") : nullptr;
+    if (!versions || !versions->is_array()) return "";
+    const json::object* schema = nullptr;
+    for (const auto& v : versions->as_array())
+      if (v.is_object() && v.as_object().if_contains("storage") &&
+          v.as_object().at("storage") == true)
+        schema = object_at(object_at(v.as_object(), "schema"), "openAPIV3Schema");
+    const json::object* spec = object_at(object_at(schema, "properties"), "spec");
+    std::function<std::string(const json::object*, const std::string&, int)> find =
+        [&](const json::object* node, const std::string& path, int depth) -> std::string {
+      const json::object* props = object_at(node, "properties");
+      if (!props || depth > 6) return "";
+      const json::object* pod_spec = object_at(props, "spec");
+      if (props->contains("metadata") && pod_spec &&
+          object_at(object_at(pod_spec, "properties"), "containers"))
+        return path;
+      for (const auto& [name, child] : *props)
+        if (child.is_object())
+          if (std::string found =
+                  find(&child.as_object(), path + "." + std::string(name), depth + 1);
+              !found.empty())
+            return found;
+      return "";
+    };
+    return find(spec, "spec", 0);
   }
 
   void reconcile(const std::string& key, const std::string& ns_name) {
