@@ -690,6 +690,10 @@ class BlockReader {
           out += ' ';
         else
           out.append(empties, '\n');
+      } else if (prev_normal && empties > 0) {
+        // A more-indented line after empty lines: the spec keeps the break and each empty line;
+        // libfyaml 0.7.12 drops one and appends a NUL to the scalar (found by fuzzing).
+        unsupported();
       } else {
         out.append(empties + 1, '\n');
       }

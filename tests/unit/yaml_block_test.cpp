@@ -140,6 +140,9 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       // PyYAML does not (found by fuzzing).
       "data: [a, b]\nce: defaul\n ea na\n:nmespace: x\n",
       "c: '''''''['\n",  // libfyaml 0.7.12 reads four quotes here; PyYAML three and a bracket
+      // A folded scalar's more-indented line after an empty line: "a\n\n  b\n" by the spec;
+      // libfyaml 0.7.12 reads "a\n  b\n" and a NUL (found by fuzzing).
+      "k: >\n a\n\n   b\n",
   };
   int i = 0;
   for (const char* c : cases)
