@@ -6,13 +6,12 @@
 #include <set>
 #include <unordered_map>
 
-#include "model/kinds.h"
 #include "plan/stacks/stack_policy.h"
-#include "plan/stacks/steer.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
+#include "plant/gates/anchor.h"
+#include "plant/gates/stack_fits.h"
 #include "plant/readiness_check.h"
-#include "plant/stack_group.h"
 #include "plant/substitutions.h"
 #include "plant/unit_runner.h"
 
@@ -98,7 +97,7 @@ class Engine {
       on_changed(c, key, o);
     };
     h.synced = [this](const std::string& c) {
-      ++fit_generation_[c];
+      fits_->invalidate(c);
       wake_cluster(c);
     };
     h.linked = [this](const std::string& c) { wake_cluster(c); };
@@ -106,10 +105,9 @@ class Engine {
       on_kind_checked(c, av, k);
     };
     fleet_ = make_fleet(loop_, std::move(h));
-    for (const StackNeeds& s : plan.stacks) {
-      stacks_[s.name] = &s;
-      for (const StackMember& m : s.members) members_[m.object] = {&s, &m};
-    }
+    fits_ = std::make_unique<StackFitsGate>(plan, *fleet_);
+    anchors_ = std::make_unique<AnchorGate>(*fleet_, *fits_);
+    for (const StackNeeds& s : plan.stacks) stacks_[s.name] = &s;
     index();
   }
 
@@ -148,20 +146,15 @@ class Engine {
             break;
           case Type::kStackFits:
             waiters_[fit_key(r.cluster, r.when.arg)].push_back(u);
-            fit_stacks_[r.cluster].insert(r.when.arg);
             if (auto s = stacks_.find(r.when.arg);
                 s != stacks_.end() && s->second->anchor == unit.object)
               anchor_unit_[fit_key(r.cluster, r.when.arg)] = u;
-            fleet_->watch(r.cluster, "v1", "Node");
-            fleet_->watch(r.cluster, "v1", "Pod");
-            fleet_->watch(r.cluster, "v1", "PersistentVolumeClaim");
-            fleet_->watch(r.cluster, "v1", "PersistentVolume");
+            fits_->require(r.cluster, r.when.arg);
             break;
           case Type::kAnchorScheduled:
             waiters_[anchor_key(r.cluster, r.when.arg)].push_back(u);
             anchored_[fit_key(r.cluster, r.when.arg)].push_back(u);
-            fleet_->watch(r.cluster, "v1", "Node");
-            fleet_->watch(r.cluster, "v1", "Pod");
+            anchors_->require(r.cluster);
             break;
           case Type::kActive:
             waiters_[at(r.cluster, object_key_of(target))].push_back(u);
@@ -215,9 +208,7 @@ class Engine {
 
   void on_changed(const std::string& cluster, const std::string& key, const json::object& o) {
     std::string kind = string_field(o, {"kind"});
-    if ((kind == "Node" || kind == "Pod" || kind == "PersistentVolumeClaim" ||
-         kind == "PersistentVolume") &&
-        string_field(o, {"apiVersion"}) == "v1") {
+    if (StackFitsGate::reads(o)) {
       nodes_changed(cluster);
       if (const json::string* anchor =
               find_string(o, {"metadata", "labels", std::string_view(kAnchorLabel)}))
@@ -264,14 +255,13 @@ class Engine {
   }
 
   void nodes_changed(const std::string& cluster) {
-    auto stacks = fit_stacks_.find(cluster);
-    if (stacks == fit_stacks_.end()) return;
-    ++fit_generation_[cluster];
+    if (fits_->stacks_on(cluster).empty()) return;
+    fits_->invalidate(cluster);
     if (!refit_posted_.insert(cluster).second) return;
     loop_.post([this, cluster] {
       refit_posted_.erase(cluster);
-      for (const std::string& stack : fit_stacks_[cluster]) {
-        if (!released_.contains(fit_key(cluster, stack))) {
+      for (const std::string& stack : fits_->stacks_on(cluster)) {
+        if (!fits_->released(cluster, stack)) {
           wake_key(fit_key(cluster, stack));
           continue;
         }
@@ -285,44 +275,6 @@ class Engine {
     return fmt::format("{}\nanchor\n{}", cluster, stack);
   }
 
-  // Where a co-scheduled stack's anchor pod is: bound to a node that takes pods, or why not.
-  struct AnchorPod {
-    std::string node;  // set when bound
-    std::string why;   // empty when it holds
-  };
-  AnchorPod anchor_pod(const std::string& cluster, const std::string& ns,
-                       const std::string& stack) {
-    std::optional<AnchorPod> found;
-    fleet_->for_each(cluster, "v1", "Pod", [&](const json::object& p) {
-      const json::string* label = find_string(p, {"metadata", "labels", kAnchorLabel});
-      if (!label || *label != stack || string_field(p, {"metadata", "namespace"}) != ns) return;
-      if (find_path(p, {"metadata", "deletionTimestamp"})) return;
-      std::string name = string_field(p, {"metadata", "name"});
-      AnchorPod a{string_field(p, {"spec", "nodeName"}), {}};
-      if (a.node.empty()) {
-        const json::object* scheduled = find_condition(p, "PodScheduled");
-        std::string message = scheduled ? string_field(*scheduled, {"message"}) : "";
-        a.why = fmt::format("anchor pod {} is not bound yet{}", name,
-                            message.empty() ? "" : ": " + message);
-      }
-      // Of several (a rollout), the bound one on the node planter chose decides.
-      if (!found || (found->node.empty() && !a.node.empty())) found = std::move(a);
-    });
-    if (!found) return {"", "no anchor pod yet"};
-    if (found->node.empty()) return *found;
-    auto node = fleet_->get(cluster, "v1", "Node", "", found->node);
-    if (!node)
-      found->why = fmt::format("the anchor's node {} is gone", found->node);
-    else if (auto* u = find_path(*node, {"spec", "unschedulable"});
-             u && u->is_bool() && u->as_bool())
-      found->why = fmt::format("the anchor's node {} is cordoned", found->node);
-    else if (const fit::GroupFit& f = fit_on_node(cluster, stack, found->node); !f.fits)
-      // Someone else's pod may have landed there since planter chose it.
-      found->why =
-          fmt::format("the group no longer fits on the anchor's node {}: {}", found->node, f.why);
-    return *found;
-  }
-
   // The anchor was bound where planter chose, that node is now cordoned or gone, and members
   // still wait for it: planter chooses a node again and declares the anchor again (its pod is
   // replaced by its StatefulSet's rollout), so that no member follows it onto a dead node.
@@ -330,96 +282,24 @@ class Engine {
     std::string key = fit_key(cluster, stack);
     auto anchor_unit = anchor_unit_.find(key);
     auto members = anchored_.find(key);
-    auto released = released_.find(key);
-    if (anchor_unit == anchor_unit_.end() || members == anchored_.end() ||
-        released == released_.end())
-      return;
+    const fit::GroupFit* released = fits_->released(cluster, stack);
+    if (anchor_unit == anchor_unit_.end() || members == anchored_.end() || !released) return;
     size_t a = anchor_unit->second;
     if (records_[a].state != UnitState::kDeclared) return;
     bool waiting = false;
     for (size_t m : members->second) waiting = waiting || records_[m].state == UnitState::kPending;
     if (!waiting) return;
     const ObjectRef& ref = plan_.object_of(plan_.units[a]).ref;
-    AnchorPod pod = anchor_pod(cluster, ref.ns, stack);
-    const auto& chosen = released->second.steer_values;
+    AnchorGate::Pod pod = anchors_->pod(cluster, ref.ns, stack);
+    const auto& chosen = released->steer_values;
     if (pod.node.empty() || pod.why.empty() ||
         std::find(chosen.begin(), chosen.end(), pod.node) == chosen.end())
       return;
-    released_.erase(released);
-    ++fit_generation_[cluster];
+    fits_->unrelease(cluster, stack);
     records_[a].steered.clear();
     records_[a].waiting_for = "placing the anchor again: " + pod.why;
     set_state(a, UnitState::kPending);
     evaluate(a);
-  }
-
-  // The stack as the fit model's group, made once.
-  const fit::Group& group_of(const std::string& stack) {
-    auto [it, fresh] = groups_.try_emplace(stack);
-    if (fresh) it->second = stack_group(*stacks_.at(stack));
-    return it->second;
-  }
-
-  const fit::GroupFit& fit_of(const std::string& cluster, const std::string& stack) {
-    std::string key = fit_key(cluster, stack);
-    uint64_t generation = fit_generation_[cluster];
-    auto cached = fits_.find(key);
-    if (cached != fits_.end() && cached->second.first == generation) return cached->second.second;
-    fit::Held held;  // the stacks released in this run hold their room
-    for (const std::string& other : fit_stacks_[cluster])
-      if (auto r = released_.find(fit_key(cluster, other)); r != released_.end() && other != stack)
-        held[other] = r->second.pods;
-    auto visit = [&](const char* kind) {
-      return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
-        fleet_->for_each(cluster, "v1", kind, fn);
-      };
-    };
-    auto& slot = fits_[key];
-    slot = {generation, fit::fit_group_on(group_of(stack), visit("Node"), visit("Pod"), held,
-                                          volume_objects(cluster))};
-    return slot.second;
-  }
-
-  // The cluster's claims and volumes, for the fit model's VolumeBinding.
-  fit::Visit volume_objects(const std::string& cluster) {
-    return [this, cluster](const std::function<void(const json::object&)>& fn) {
-      fleet_->for_each(cluster, "v1", "PersistentVolumeClaim", fn);
-      fleet_->for_each(cluster, "v1", "PersistentVolume", fn);
-    };
-  }
-
-  // Whether the whole stack fits on `node` now (where its anchor was bound), next to what runs
-  // there; decided once per change of the cluster's nodes and pods.
-  const fit::GroupFit& fit_on_node(const std::string& cluster, const std::string& stack,
-                                   const std::string& node) {
-    std::string key = fit_key(cluster, stack) + "\n" + node;
-    uint64_t generation = fit_generation_[cluster];
-    auto cached = fits_.find(key);
-    if (cached != fits_.end() && cached->second.first == generation) return cached->second.second;
-    fit::Group group = group_of(stack);
-    group.only_node = node;
-    fit::Held held;
-    for (const std::string& other : fit_stacks_[cluster])
-      if (auto r = released_.find(fit_key(cluster, other)); r != released_.end() && other != stack)
-        held[other] = r->second.pods;
-    auto visit = [&](const char* kind) {
-      return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
-        fleet_->for_each(cluster, "v1", kind, fn);
-      };
-    };
-    auto& slot = fits_[key];
-    slot = {generation,
-            fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volume_objects(cluster))};
-    return slot.second;
-  }
-
-  // The stack fits: every member on the cluster is released at once, and the room it takes is
-  // held for it until the run ends.
-  void release(const std::string& cluster, const std::string& stack, fit::GroupFit fit) {
-    std::string key = fit_key(cluster, stack);
-    released_[key] = std::move(fit);
-    ++fit_generation_[cluster];
-    loop_.post([this, key] { wake_key(key); });
   }
 
   // Whether the CRD named `name` (or, without a name, the one whose events said it serves
@@ -462,23 +342,19 @@ class Engine {
         if (fleet_->linked(unit.cluster)) return {};
         return waiting(fleet_->link_status(unit.cluster));
       case Type::kAnchorScheduled: {
-        if (!fleet_->synced(r.cluster, "v1", "Pod") || !fleet_->synced(r.cluster, "v1", "Node"))
-          return waiting("reading the cluster's nodes and pods");
-        AnchorPod pod = anchor_pod(r.cluster, target.ns, r.when.arg);
-        if (pod.why.empty()) return {};
-        return waiting(pod.why);
+        if (auto why = anchors_->check(r.cluster, target.ns, r.when.arg)) return waiting(*why);
+        return {};
       }
       case Type::kStackFits: {
-        const std::string& stack = r.when.arg;
-        if (released_.contains(fit_key(r.cluster, stack))) return {};
-        if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
-        if (!fleet_->synced(r.cluster, "v1", "Node") || !fleet_->synced(r.cluster, "v1", "Pod") ||
-            !fleet_->synced(r.cluster, "v1", "PersistentVolumeClaim") ||
-            !fleet_->synced(r.cluster, "v1", "PersistentVolume"))
-          return waiting("reading the cluster's nodes, pods, claims and volumes");
-        const fit::GroupFit& fit = fit_of(r.cluster, stack);
-        if (!fit.fits) return {Check::kWaiting, fit.why, plan_.describe(r)};
-        release(r.cluster, stack, fit);
+        // Once it fits, every member on the cluster is released at once, in this turn.
+        bool released_now = false;
+        auto why = fits_->check(r.cluster, r.when.arg, released_now);
+        if (why) {
+          if (!fleet_->linked(r.cluster) || why->starts_with("reading ")) return waiting(*why);
+          return {Check::kWaiting, *why, plan_.describe(r)};
+        }
+        if (released_now)
+          loop_.post([this, key = fit_key(r.cluster, r.when.arg)] { wake_key(key); });
         return {};
       }
       case Type::kEstablished: {
@@ -595,10 +471,7 @@ class Engine {
     apply.force = options_.force_conflicts;
     // A custom resource planter wrote a stack's policies into: a field its schema would prune
     // (and the policy with it) is refused, never dropped with a warning.
-    static const KindTable builtin = KindTable::builtin();
-    if (members_.contains(unit.object) &&
-        !builtin.is_builtin_group(plan_.object_of(unit).ref.group()))
-      apply.field_validation = "Strict";
+    if (fits_->strict_fields(unit.object)) apply.field_validation = "Strict";
     bool sent = fleet_->apply(unit, std::move(body.value()), apply,
                               [this, u](kube::ApiResult<json::object> r) {
                                 loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
@@ -624,13 +497,8 @@ class Engine {
           return fleet_->get(cluster, ref.api_version, ref.kind, ref.ns, ref.name);
         });
     if (!substituted) return substituted.error();
-    auto member = members_.find(unit.object);
-    if (member == members_.end()) return body;
-    auto [stack, paths] = member->second;
-    auto fit = released_.find(fit_key(unit.cluster, stack->name));
-    if (fit == released_.end() || fit->second.steer_key.empty()) return body;
-    if (steer_pods(body, paths->affinity_paths, fit->second.steer_key, fit->second.steer_values))
-      records_[u].steered = fit->second.where;
+    std::string where;
+    if (fits_->steer(unit, body, where)) records_[u].steered = std::move(where);
     return body;
   }
 
@@ -723,14 +591,11 @@ class Engine {
   std::set<std::string> retry_pending_;                        // kind keys with a re-check due
   std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
-  std::map<std::string, const StackNeeds*> stacks_;                       // by name
-  std::map<std::string, fit::Group> groups_;                              // by stack name
-  std::unordered_map<size_t, std::pair<const StackNeeds*, const StackMember*>> members_;  // object
-  std::map<std::string, std::set<std::string>> fit_stacks_;  // cluster -> stacks to fit there
-  std::map<std::string, uint64_t> fit_generation_;           // cluster -> changes of its nodes/pods
-  std::set<std::string> refit_posted_;                       // clusters with a decision due
-  std::unordered_map<std::string, std::pair<uint64_t, fit::GroupFit>> fits_;  // fit key
-  std::unordered_map<std::string, fit::GroupFit> released_;                   // fit key
+  // The gates of the stack kinds (src/plant/gates/): their state lives there.
+  std::unique_ptr<StackFitsGate> fits_;
+  std::unique_ptr<AnchorGate> anchors_;
+  std::map<std::string, const StackNeeds*> stacks_;                // by name
+  std::set<std::string> refit_posted_;                             // clusters with a decision due
   std::unordered_map<std::string, size_t> anchor_unit_;            // fit key -> the anchor's unit
   std::unordered_map<std::string, std::vector<size_t>> anchored_;  // fit key -> its followers
   Clock::time_point start_;

@@ -1,0 +1,138 @@
+#include "plant/gates/stack_fits.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+
+#include "model/kinds.h"
+#include "model/object.h"
+#include "plan/stacks/steer.h"
+#include "plant/stack_group.h"
+
+namespace planter::plant {
+
+namespace json = boost::json;
+
+namespace {
+
+const std::set<std::string> kNone;
+
+}  // namespace
+
+StackFitsGate::StackFitsGate(const Plan& plan, Fleet& fleet) : plan_(plan), fleet_(fleet) {
+  for (const StackNeeds& s : plan.stacks) {
+    stacks_[s.name] = &s;
+    for (const StackMember& m : s.members) members_[m.object] = {&s, &m};
+  }
+}
+
+std::string StackFitsGate::key(std::string_view cluster, std::string_view stack) {
+  return fmt::format("{}\nstack-fits\n{}", cluster, stack);
+}
+
+void StackFitsGate::require(const std::string& cluster, const std::string& stack) {
+  on_cluster_[cluster].insert(stack);
+  for (const char* kind : {"Node", "Pod", "PersistentVolumeClaim", "PersistentVolume"})
+    fleet_.watch(cluster, "v1", kind);
+}
+
+const std::set<std::string>& StackFitsGate::stacks_on(const std::string& cluster) const {
+  auto it = on_cluster_.find(cluster);
+  return it == on_cluster_.end() ? kNone : it->second;
+}
+
+bool StackFitsGate::reads(const json::object& o) {
+  std::string kind = string_field(o, {"kind"});
+  return string_field(o, {"apiVersion"}) == "v1" &&
+         (kind == "Node" || kind == "Pod" || kind == "PersistentVolumeClaim" ||
+          kind == "PersistentVolume");
+}
+
+const fit::Group& StackFitsGate::group_of(const std::string& stack) {
+  auto [it, fresh] = groups_.try_emplace(stack);
+  if (fresh) it->second = stack_group(*stacks_.at(stack));
+  return it->second;
+}
+
+fit::GroupFit StackFitsGate::decide(const std::string& cluster, const std::string& stack,
+                                    const fit::Group& group) {
+  fit::Held held;  // the stacks released in this run hold their placements
+  for (const std::string& other : stacks_on(cluster))
+    if (auto r = released_.find(key(cluster, other)); r != released_.end() && other != stack)
+      held[other] = r->second.pods;
+  auto visit = [&](const char* kind) {
+    return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
+      fleet_.for_each(cluster, "v1", kind, fn);
+    };
+  };
+  fit::Visit volumes = [this, &cluster](const std::function<void(const json::object&)>& fn) {
+    fleet_.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
+    fleet_.for_each(cluster, "v1", "PersistentVolume", fn);
+  };
+  return fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volumes);
+}
+
+std::optional<std::string> StackFitsGate::check(const std::string& cluster,
+                                                const std::string& stack, bool& released_now) {
+  released_now = false;
+  std::string k = key(cluster, stack);
+  if (released_.contains(k)) return std::nullopt;
+  if (!fleet_.linked(cluster)) return fleet_.link_status(cluster);
+  for (const char* kind : {"Node", "Pod", "PersistentVolumeClaim", "PersistentVolume"})
+    if (!fleet_.synced(cluster, "v1", kind))
+      return std::string("reading the cluster's nodes, pods, claims and volumes");
+  uint64_t generation = generation_[cluster];
+  auto cached = decided_.find(k);
+  if (cached == decided_.end() || cached->second.first != generation)
+    cached =
+        decided_.insert_or_assign(k, std::pair{generation, decide(cluster, stack, group_of(stack))})
+            .first;
+  const fit::GroupFit& fit = cached->second.second;
+  if (!fit.fits) return fit.why;
+  released_[k] = fit;
+  ++generation_[cluster];
+  released_now = true;
+  return std::nullopt;
+}
+
+const fit::GroupFit* StackFitsGate::released(const std::string& cluster,
+                                             const std::string& stack) const {
+  auto it = released_.find(key(cluster, stack));
+  return it == released_.end() ? nullptr : &it->second;
+}
+
+void StackFitsGate::unrelease(const std::string& cluster, const std::string& stack) {
+  released_.erase(key(cluster, stack));
+  ++generation_[cluster];
+}
+
+const fit::GroupFit& StackFitsGate::fit_on_node(const std::string& cluster,
+                                                const std::string& stack, const std::string& node) {
+  std::string k = key(cluster, stack) + "\n" + node;
+  uint64_t generation = generation_[cluster];
+  auto cached = decided_.find(k);
+  if (cached != decided_.end() && cached->second.first == generation) return cached->second.second;
+  fit::Group group = group_of(stack);
+  group.only_node = node;
+  auto& slot = decided_[k];
+  slot = {generation, decide(cluster, stack, group)};
+  return slot.second;
+}
+
+bool StackFitsGate::steer(const Unit& unit, json::object& body, std::string& where) const {
+  auto member = members_.find(unit.object);
+  if (member == members_.end()) return false;
+  auto [stack, paths] = member->second;
+  const fit::GroupFit* fit = released(unit.cluster, stack->name);
+  if (!fit || fit->steer_key.empty()) return false;
+  if (!steer_pods(body, paths->affinity_paths, fit->steer_key, fit->steer_values)) return false;
+  where = fit->where;
+  return true;
+}
+
+bool StackFitsGate::strict_fields(size_t object) const {
+  static const KindTable builtin = KindTable::builtin();
+  return members_.contains(object) && !builtin.is_builtin_group(plan_.objects[object].ref.group());
+}
+
+}  // namespace planter::plant

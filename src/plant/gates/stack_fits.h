@@ -1,0 +1,72 @@
+// The gate of the `stack-fits` requirement (rule: src/plan/rules/stack_fits.cpp): what planting
+// watches for it (the cluster's nodes, pods, claims and volumes) and how it checks it (the fit
+// model, src/fit). It keeps the stacks' state: each decision, made once per change of what it
+// reads, and each released stack's placement, held until the run ends so that two stacks are
+// never released onto the same room.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "fit/group.h"
+#include "plan/plan.h"
+#include "plant/fleet.h"
+
+namespace planter::plant {
+
+class StackFitsGate {
+ public:
+  StackFitsGate(const Plan& plan, Fleet& fleet);
+
+  // A unit waits for `stack` to fit on `cluster`: its decisions read these kinds there.
+  void require(const std::string& cluster, const std::string& stack);
+  // The stacks waited for on `cluster` (none: empty).
+  const std::set<std::string>& stacks_on(const std::string& cluster) const;
+
+  // Holds when the stack was released on the cluster, or fits now (then it is released here and
+  // `released_now` set); else why not, for people.
+  std::optional<std::string> check(const std::string& cluster, const std::string& stack,
+                                   bool& released_now);
+  // The placement a released stack holds; null when it is not released.
+  const fit::GroupFit* released(const std::string& cluster, const std::string& stack) const;
+  // Takes a release back (its anchor is placed again).
+  void unrelease(const std::string& cluster, const std::string& stack);
+  // Whether the whole stack fits on `node` now (where its anchor was bound).
+  const fit::GroupFit& fit_on_node(const std::string& cluster, const std::string& stack,
+                                   const std::string& node);
+
+  // What the decisions read changed on `cluster`: they are made again when next asked.
+  void invalidate(const std::string& cluster) { ++generation_[cluster]; }
+  // True for the kinds whose changes invalidate the decisions.
+  static bool reads(const boost::json::object& o);
+
+  // The unit's body steered to where its stack was released (co-located stacks): true when
+  // something was written; `where` then says where, for people.
+  bool steer(const Unit& unit, boost::json::object& body, std::string& where) const;
+  // A member of a custom kind: applied with fieldValidation=Strict, so that a field its schema
+  // would prune (and the policy in it) is refused, never dropped with a warning.
+  bool strict_fields(size_t object) const;
+
+ private:
+  static std::string key(std::string_view cluster, std::string_view stack);
+  const fit::Group& group_of(const std::string& stack);
+  fit::GroupFit decide(const std::string& cluster, const std::string& stack,
+                       const fit::Group& group);
+
+  const Plan& plan_;
+  Fleet& fleet_;
+  std::map<std::string, const StackNeeds*> stacks_;  // by name
+  std::map<std::string, fit::Group> groups_;         // by stack name, made once
+  std::unordered_map<size_t, std::pair<const StackNeeds*, const StackMember*>> members_;
+  std::map<std::string, std::set<std::string>> on_cluster_;  // cluster -> stacks to fit there
+  std::map<std::string, uint64_t> generation_;               // cluster -> changes of what it reads
+  std::unordered_map<std::string, std::pair<uint64_t, fit::GroupFit>> decided_;
+  std::unordered_map<std::string, fit::GroupFit> released_;
+};
+
+}  // namespace planter::plant
