@@ -163,6 +163,61 @@ status:
               HasSubstr("Successfully assigned default/g-0 to"));
 }
 
+// planter's scheduler counts every resource a node advertises (issue 30: it bound two pods of one
+// GPU each to a node with one, which a kubelet rejects): of two single pods asking a GPU, on a
+// cluster with one GPU, one is bound and the other waits in kube-scheduler's words.
+TEST_F(GangTest, TwoOneGpuPodsOnOneGpuNodeOneBindsTheOtherWaits) {
+  apply_yaml(sim_, R"(apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-node
+  labels: {kubernetes.io/hostname: gpu-node}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110", nvidia.com/gpu: "1"}
+)");
+  auto s = scheduler();
+  std::string pods;
+  for (const char* name : {"train-0", "train-1"})
+    pods += fmt::format(R"(---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {0}, namespace: default, labels: {{app: train}}}}
+spec:
+  schedulerName: planter
+  containers: [{{name: main, image: trainer, resources: {{limits: {{nvidia.com/gpu: "1"}}}}}}]
+)",
+                        name);
+  apply_yaml(sim_, pods);
+  auto node_of = [&](const char* pod) {
+    return sim_.kubectl(std::string("get pod ") + pod + " -o jsonpath={.spec.nodeName}").out;
+  };
+  auto reason_of = [&](const char* pod) {
+    return sim_
+        .kubectl(std::string("get pod ") + pod + " -o " +
+                 q("jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}"))
+        .out;
+  };
+  std::string waiting;
+  ASSERT_TRUE(eventually(
+      [&] {
+        bool one_bound = (node_of("train-0") == "gpu-node") != (node_of("train-1") == "gpu-node");
+        waiting = node_of("train-0").empty() ? "train-0" : "train-1";
+        return one_bound && !reason_of(waiting.c_str()).empty();
+      },
+      30s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+  EXPECT_EQ(reason_of(waiting.c_str()), "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.")
+      << s->log();
+  std::string bound_pod = waiting == "train-0" ? "train-1" : "train-0";
+  EXPECT_TRUE(eventually(
+      [&] {
+        return sim_.kubectl("get pod " + bound_pod + " -o jsonpath={.status.phase}").out ==
+               "Running";
+      },
+      30s))
+      << "the kubelet admitted the one bound: " << sim_.kubectl("get pods -o wide").out;
+}
+
 TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
   auto s = scheduler();
   apply_yaml(sim_, gang("first", 3, 3, "5") + "---\n" + gang("second", 3, 3, "5"));
