@@ -5,7 +5,8 @@
 //   OneNode/N   - a co-located stack of 12 pods onto one of N nodes
 //   Packed/N    - a stack of 200 pods packed across N nodes
 //   Zone/N      - a stack of 30 pods co-located in one of 10 zones
-//   Members/N   - a stack of 10,000 one-replica members packed across N nodes
+//   Members/N   - a stack of 10,000 one-replica members (each with its own app label) packed
+//                 across N nodes
 //   Spread/N    - a stack of 12 pods with required anti-affinity on the hostname
 //
 // Counters: decisions/s; nodes per second for View.
@@ -86,11 +87,13 @@ fit::Group stack(int64_t pods, double cpu, std::string colocated_on, int64_t mem
         json::parse(R"({"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
         {"topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{"planter.nephio.org/stack":"fitted"}}}]}})");
   for (int64_t m = 0; m < members; ++m) {
-    json::object pod{{"metadata",
-                      {{"name", fmt::format("member-{}", m)},
-                       {"namespace", "default"},
-                       {"labels", {{"planter.nephio.org/stack", "fitted"}}}}},
-                     {"spec", spec}};
+    json::object pod{
+        {"metadata",
+         {{"name", fmt::format("member-{}", m)},
+          {"namespace", "default"},
+          {"labels",
+           {{"planter.nephio.org/stack", "fitted"}, {"app", fmt::format("member-{}", m)}}}}},
+        {"spec", spec}};
     g.kinds.push_back({fit::PodInfo::from(pod), pods, false});
   }
   return g;

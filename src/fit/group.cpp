@@ -49,16 +49,21 @@ std::string node_only_key(const PodInfo& p) {
                                      json::string(p.node_name)});
 }
 
-// What makes two pods of kinds that only need room interchangeable: where they may go, what they
-// request, and what other pods' anti-affinity sees of them (namespace, labels).
-std::string shape_key(const PodInfo& p) {
+// What makes two pods of kinds that only need room interchangeable: where they may go (node
+// constraints, claims), what they request, and, when some pod's anti-affinity or spread could
+// see them (`labels_matter`), their namespace and labels.
+std::string shape_key(const PodInfo& p, bool labels_matter) {
   json::object requests{{"cpu", p.requests.milli_cpu},
                         {"memory", p.requests.memory},
                         {"ephemeral-storage", p.requests.ephemeral_storage}};
   for (const auto& [name, v] : p.requests.scalar) requests[name] = v;
+  json::array claims;
+  for (const std::string& c : p.claims) claims.push_back(json::string(c));
   json::object labels;
-  for (const auto& [k, v] : p.labels) labels[k] = v;
-  return node_only_key(p) + json::serialize(json::array{json::string(p.ns), labels, requests});
+  if (labels_matter)
+    for (const auto& [k, v] : p.labels) labels[k] = v;
+  return node_only_key(p) + json::serialize(json::array{json::string(labels_matter ? p.ns : ""),
+                                                        labels, requests, claims});
 }
 
 class Fitter {
@@ -68,10 +73,13 @@ class Fitter {
     // Kinds that differ only in name are one kind: a stack of 10,000 one-replica members of one
     // shape is decided as one kind of 10,000 pods.
     std::map<std::string, size_t> alike;
+    bool labels_matter = !snap_.anti_pods().empty() ||
+                         std::any_of(group_.kinds.begin(), group_.kinds.end(),
+                                     [](const PodKind& k) { return k.pod.interacts(); });
     for (const PodKind& k : group_.kinds) {
       if (k.count <= 0 && !k.per_node) continue;
       if (!k.per_node && !k.pod.interacts()) {
-        std::string key = shape_key(k.pod);
+        std::string key = shape_key(k.pod, labels_matter);
         if (auto it = alike.find(key); it != alike.end()) {
           merged_[it->second].count = add_sat(merged_[it->second].count, k.count);
           continue;
