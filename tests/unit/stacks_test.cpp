@@ -509,6 +509,48 @@ spec:
         << "applying a stack twice adds nothing";
 }
 
+// A claim that carries the run's label is a member of the co-scheduled stack too; the anchor
+// mounts it, so it must not wait for the anchor (that was a deadlock). Members that make pods do.
+TEST(StacksTest, AClaimInACoScheduledStackNeverWaitsForTheAnchorThatMountsIt) {
+  auto out = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: ci}
+spec:
+  selector: {matchLabels: {group: ci}}
+  coschedule: {mode: anchor}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: work, namespace: default, labels: {group: ci}}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: build, namespace: default, labels: {group: ci}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: step, image: busybox}]
+      volumes: [{name: w, persistentVolumeClaim: {claimName: work}}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  std::map<std::string, std::vector<std::string>> rules;
+  for (const Unit& u : out.plan.units)
+    for (const Requirement& r : u.requirements)
+      rules[out.plan.object_of(u).ref.name].emplace_back(r.rule);
+  auto has = [&](const std::string& object, std::string_view rule) {
+    const auto& list = rules[object];
+    return std::find(list.begin(), list.end(), rule) != list.end();
+  };
+  EXPECT_FALSE(has("work", "anchor")) << "the claim the anchor mounts does not wait for it";
+  EXPECT_FALSE(has("work", "stack-fits")) << "nor, in a stack that is not atomic, for the fit";
+  EXPECT_TRUE(has("build", "anchor"));
+  EXPECT_TRUE(has("ci-anchor", "stack-fits")) << "the anchor goes where the whole group fits";
+}
+
 TEST(StacksTest, ACoScheduledStackGetsAnAnchorThatLeadsAndMembersThatFollow) {
   auto out = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
 kind: Stack
