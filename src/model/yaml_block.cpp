@@ -635,6 +635,7 @@ class BlockReader {
     if (q < line_.end && (t_[q] == '-' || t_[q] == '+')) chomp = t_[q++];
     if (q < line_.end && t_[q] >= '0' && t_[q] <= '9') unsupported();  // indentation indicator
     expect_line_end(q);
+    const int header_indent = line_.indent;  // the line the header is on
     consume();
 
     // Lines of the scalar: the text after its indentation, or empty (begin == end).
@@ -656,6 +657,9 @@ class BlockReader {
       if (indent == 0) {
         if (l->indent <= parent) break;         // no text at all
         if (max_blank > spaces) unsupported();  // leading blank lines deeper than the text
+        // A header on a line of its own indented deeper than its text: the spec measures the text
+        // from the parent, libfyaml 0.7.12 from the header and rejects it (found by fuzzing).
+        if (l->indent < header_indent) unsupported();
         indent = spaces;
       }
       if (spaces < indent) break;

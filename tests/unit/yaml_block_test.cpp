@@ -143,6 +143,9 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       // A folded scalar's more-indented line after an empty line: "a\n\n  b\n" by the spec;
       // libfyaml 0.7.12 reads "a\n  b\n" and a NUL (found by fuzzing).
       "k: >\n a\n\n   b\n",
+      // A block scalar's header on a line of its own, deeper than its text: valid YAML (the
+      // text is measured from the parent); libfyaml 0.7.12 rejects it (found by fuzzing).
+      "metadata:\n  >\n name: x\n",
   };
   int i = 0;
   for (const char* c : cases)
