@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "model/diagnostics.h"
-#include "model/object.h"
 #include "model/label_selector.h"
+#include "model/object.h"
 
 namespace planter {
 

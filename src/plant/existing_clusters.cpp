@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "kube/retry.h"
-#include "model/object.h"
 #include "model/label_selector.h"
+#include "model/object.h"
 
 namespace planter::plant {
 

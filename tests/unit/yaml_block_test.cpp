@@ -127,12 +127,24 @@ TEST(YamlBlock, ReadsWhatManifestsUseExactlyAsLibfyaml) {
 
 TEST(YamlBlock, LeavesTheRestToLibfyaml) {
   const char* cases[] = {
-      "a: &x 1\nb: *x\n", "a: !!str 1\n", "base: &b {x: 1}\nd:\n  <<: *b\n",
-      "%YAML 1.2\n---\na: 1\n", "a: 1\n...\n", "a: [1,\n  2]\n", "a:\tb\n", "a: b\r\n",
+      "a: &x 1\nb: *x\n",
+      "a: !!str 1\n",
+      "base: &b {x: 1}\nd:\n  <<: *b\n",
+      "%YAML 1.2\n---\na: 1\n",
+      "a: 1\n...\n",
+      "a: [1,\n  2]\n",
+      "a:\tb\n",
+      "a: b\r\n",
       "\xef\xbb\xbf"
       "a: 1\n",
-      "a: 1\na: 2\n", "? complex\n: key\n", "a: |2\n   x\n", "a: b: c\n", "- a\nb: 1\n",
-      "a\x01: 1\n", "a: \xff\n", "{\n\"a\": 1\n}\n",
+      "a: 1\na: 2\n",
+      "? complex\n: key\n",
+      "a: |2\n   x\n",
+      "a: b: c\n",
+      "- a\nb: 1\n",
+      "a\x01: 1\n",
+      "a: \xff\n",
+      "{\n\"a\": 1\n}\n",
       "a: \"x\\ \n  y\"\n",    // libfyaml 0.7.12 turns this into NULs
       "x:\n  a: |\n  b: 1\n",  // libfyaml 0.7.12 reads "b: 1\n" as the text
       "a:\n-\nb: 1\n",         // libfyaml rejects this empty item, not others

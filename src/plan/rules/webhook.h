@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "model/object.h"
 #include "model/label_selector.h"
+#include "model/object.h"
 
 namespace planter {
 
