@@ -25,17 +25,28 @@ const std::vector<FilterPlugin>& default_filters() {
   return table;
 }
 
-Status filter_node_only(const PodInfo& pod, const NodeInfo& node) {
-  static const CycleState kNone;
+namespace {
+
+// The first refusal of the plugins `run` selects, in table order; ok when none refuses.
+template <typename Select>
+Status first_refusal(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                     Select run) {
   for (const FilterPlugin& p : default_filters()) {
-    if (!p.node_only) continue;
-    Status s = p.filter(kNone, pod, node);
+    if (!run(p)) continue;
+    Status s = p.filter(state, pod, node);
     if (!s.ok()) {
       s.plugin = p.name;
       return s;
     }
   }
   return {};
+}
+
+}  // namespace
+
+Status filter_node_only(const PodInfo& pod, const NodeInfo& node) {
+  static const CycleState kNone;
+  return first_refusal(kNone, pod, node, [](const FilterPlugin& p) { return p.node_only; });
 }
 
 PodCycle::PodCycle(const Snapshot& snapshot, const PodInfo& pod) : pod_(pod) {
@@ -44,27 +55,12 @@ PodCycle::PodCycle(const Snapshot& snapshot, const PodInfo& pod) : pod_(pod) {
 }
 
 Status PodCycle::filter(const NodeInfo& node, bool node_only) const {
-  for (const FilterPlugin& p : default_filters()) {
-    if (node_only && !p.node_only) continue;
-    Status s = p.filter(state_, pod_, node);
-    if (!s.ok()) {
-      s.plugin = p.name;
-      return s;
-    }
-  }
-  return {};
+  return first_refusal(state_, pod_, node,
+                       [&](const FilterPlugin& p) { return !node_only || p.node_only; });
 }
 
 Status PodCycle::filter_dynamic(const NodeInfo& node) const {
-  for (const FilterPlugin& p : default_filters()) {
-    if (p.node_only) continue;
-    Status s = p.filter(state_, pod_, node);
-    if (!s.ok()) {
-      s.plugin = p.name;
-      return s;
-    }
-  }
-  return {};
+  return first_refusal(state_, pod_, node, [](const FilterPlugin& p) { return !p.node_only; });
 }
 
 Status PodCycle::filter_only(std::string_view plugin, const NodeInfo& node) const {

@@ -128,15 +128,6 @@ void Snapshot::forget(size_t count) {
   }
 }
 
-void Snapshot::reserve(const std::string& stack, const std::map<std::string, Resources>& on_nodes) {
-  for (const auto& [name, r] : on_nodes) {
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) continue;
-    nodes_[it->second].requested += r;
-    nodes_[it->second].stacks.insert(stack);
-  }
-}
-
 void Snapshot::add_volume_object(const json::object& o) {
   std::string kind = text(&o, "kind");
   const json::object* meta = object_in(&o, "metadata");

@@ -32,11 +32,11 @@ struct NodeInfo {
   bool unschedulable = false;
   Resources allocatable;
   int64_t allowed_pods = 0;
-  Resources requested;  // by the pods bound or assumed here, and by reservations
+  Resources requested;  // by the pods bound or assumed here
   int64_t pod_count = 0;
   std::vector<PlacedPod> pods;  // bound and assumed
   std::vector<HostPort> used_ports;
-  // Stacks with pods (or reservations) here, by the pods' stack label.
+  // Stacks with pods (bound, assumed or held for a released stack) here, by their stack label.
   std::set<std::string> stacks;
   std::set<std::string> groups;  // "ns/group" of its pods' pod groups
 
@@ -79,8 +79,6 @@ class Snapshot {
     std::string node;
   };
   ClaimTie claim_tie(const std::string& ns, const std::string& name) const;
-  // Room held for a stack that planter released but whose pods are not all bound yet.
-  void reserve(const std::string& stack, const std::map<std::string, Resources>& on_nodes);
 
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   const NodeInfo* node(const std::string& name) const;

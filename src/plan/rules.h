@@ -27,6 +27,8 @@ inline constexpr std::string_view kExternalDependenciesAnnotation =
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
 inline constexpr std::string_view kDependsOnAnnotation = "config.kubernetes.io/depends-on";
 
+struct RuleContext;
+
 // What the stack rules (rules/stack_fits.cpp, anchor.cpp, pod_group.cpp, scheduler_ready.cpp)
 // read: each object's stack, and each stack's anchor and PodGroup units per cluster.
 struct StackIndex {
@@ -37,6 +39,13 @@ struct StackIndex {
   };
   std::vector<std::optional<Membership>> member;                // by object
   std::vector<std::map<uint32_t, size_t>> anchor_on, group_on;  // stack -> cluster -> unit
+
+  // The unit on the member's cluster of what leads a co-scheduled stack (`on`: its anchor_on or
+  // group_on entry); none when the member is planted where that is not, which is reported at
+  // the member (`what`: "anchor", "PodGroup").
+  std::optional<size_t> lead_unit(const RuleContext& ctx, const Unit& unit, size_t stack,
+                                  const std::map<uint32_t, size_t>& on,
+                                  std::string_view what) const;
 
   static StackIndex build(const std::vector<StackNeeds>& stacks, size_t objects,
                           const std::vector<Unit>& units);

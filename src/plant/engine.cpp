@@ -347,14 +347,18 @@ class Engine {
       }
       case Type::kStackFits: {
         // Once it fits, every member on the cluster is released at once, in this turn.
-        bool released_now = false;
-        auto why = fits_->check(r.cluster, r.when.arg, released_now);
-        if (why) {
-          if (!fleet_->linked(r.cluster) || why->starts_with("reading ")) return waiting(*why);
-          return {Check::kWaiting, *why, plan_.describe(r)};
+        StackFitsGate::Verdict v = fits_->check(r.cluster, r.when.arg);
+        switch (v.state) {
+          case StackFitsGate::Verdict::kHolds:
+            return {};
+          case StackFitsGate::Verdict::kReleasedNow:
+            loop_.post([this, key = fit_key(r.cluster, r.when.arg)] { wake_key(key); });
+            return {};
+          case StackFitsGate::Verdict::kNotReadable:
+            return waiting(v.why);
+          case StackFitsGate::Verdict::kDoesNotFit:
+            return {Check::kWaiting, v.why, plan_.describe(r)};
         }
-        if (released_now)
-          loop_.post([this, key = fit_key(r.cluster, r.when.arg)] { wake_key(key); });
         return {};
       }
       case Type::kEstablished: {

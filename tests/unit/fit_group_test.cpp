@@ -187,17 +187,20 @@ TEST(GroupFitTest, CoLocatedOnAZoneFitsOneZonesNodes) {
   EXPECT_EQ(f.where, "topology.kubernetes.io/zone=a (2 node(s))");
 }
 
-TEST(GroupFitTest, AReservationHoldsRoomForAReleasedStack) {
-  Snapshot c;
-  c.add_node(node("a", "8", "32Gi"));
-  Resources six;
-  six.milli_cpu = 6000;
-  c.reserve("first", {{"a", six}});
+TEST(GroupFitTest, AReleasedStackHoldsItsPlacementBeforeItsPodsExist) {
+  // "first" was released onto node a with one pod of 6 cpu; its pods are not there yet.
+  json::object a = node("a", "8", "32Gi");
+  Held held;
+  held["first"].emplace_back(
+      "a", PlacedPod{std::make_shared<PodInfo>(PodInfo::from(pod("a", "6", "1Gi", "first"))), 1});
+  auto nodes = [&](const std::function<void(const json::object&)>& fn) { fn(a); };
+  auto no_pods = [](const std::function<void(const json::object&)>&) {};
   Group s = stack("second", {{1, 3}});
   s.colocated_on = "kubernetes.io/hostname";
-  EXPECT_FALSE(fit_group(s, c).fits);
+  EXPECT_FALSE(fit_group_on(s, nodes, no_pods, held).fits);
   s.avoid = {"first"};
-  EXPECT_THAT(fit_group(s, c).why, ::testing::HasSubstr("had pods of stack first"));
+  EXPECT_THAT(fit_group_on(s, nodes, no_pods, held).why,
+              ::testing::HasSubstr("had pods of stack first"));
 }
 
 TEST(GroupFitTest, ExtendedResourcesAreCountedAndSaidInKubeSchedulersWords) {

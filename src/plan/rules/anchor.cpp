@@ -3,8 +3,6 @@
 // none starts on a node the anchor did not reserve (docs/coscheduling.md). Members that make no
 // pods (the claims the anchor mounts, a Service) never wait for it: the anchor's pod may need
 // them. A member planted where the anchor is not is an error.
-#include <fmt/format.h>
-
 #include "plan/rules.h"
 
 namespace planter {
@@ -14,19 +12,9 @@ void require_anchor(const RuleContext& ctx, const Unit& unit, std::vector<Requir
   if (!m || !m->makes_pods) return;
   const StackNeeds& s = (*ctx.stacks.stacks)[m->stack];
   if (!s.anchor || unit.object == *s.anchor) return;
-  const auto& on = ctx.stacks.anchor_on[m->stack];
-  auto anchor = on.find(unit.cluster_index);
-  if (anchor == on.end()) {
-    const Object& o = ctx.objects[unit.object];
-    ctx.diags.add(o.where(), o.display(),
-                  fmt::format("the object is in the co-scheduled stack {} but planted on cluster "
-                              "{}, where its anchor is not",
-                              s.name, unit.cluster),
-                  "place every member of a co-scheduled stack on one cluster (the anchor "
-                  "follows the first member that makes pods)");
-    return;
-  }
-  out.push_back({anchor->second, std::nullopt, unit.cluster,
+  auto anchor = ctx.stacks.lead_unit(ctx, unit, m->stack, ctx.stacks.anchor_on[m->stack], "anchor");
+  if (!anchor) return;
+  out.push_back({*anchor, std::nullopt, unit.cluster,
                  ReadinessPredicate{ReadinessPredicate::Type::kAnchorScheduled, s.name, {}},
                  "anchor"});
 }

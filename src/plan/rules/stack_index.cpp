@@ -1,4 +1,6 @@
 // The index the stack rules share: built once per plan, after the units are made.
+#include <fmt/format.h>
+
 #include "plan/rules.h"
 
 namespace planter {
@@ -21,6 +23,21 @@ StackIndex StackIndex::build(const std::vector<StackNeeds>& stacks, size_t objec
         out.group_on[s][units[u].cluster_index] = u;
     }
   return out;
+}
+
+std::optional<size_t> StackIndex::lead_unit(const RuleContext& ctx, const Unit& unit, size_t stack,
+                                            const std::map<uint32_t, size_t>& on,
+                                            std::string_view what) const {
+  if (auto it = on.find(unit.cluster_index); it != on.end()) return it->second;
+  const Object& o = ctx.objects[unit.object];
+  ctx.diags.add(o.where(), o.display(),
+                fmt::format("the object is in the co-scheduled stack {} but planted on cluster {}, "
+                            "where its {} is not",
+                            (*stacks)[stack].name, unit.cluster, what),
+                fmt::format("place every member of a co-scheduled stack on one cluster (the {} "
+                            "follows the first member that makes pods)",
+                            what));
+  return std::nullopt;
 }
 
 }  // namespace planter

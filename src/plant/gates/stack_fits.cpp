@@ -54,8 +54,11 @@ const fit::Group& StackFitsGate::group_of(const std::string& stack) {
   return it->second;
 }
 
-fit::GroupFit StackFitsGate::decide(const std::string& cluster, const std::string& stack,
-                                    const fit::Group& group) {
+const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::string& cluster,
+                                             const std::string& stack, const fit::Group& group) {
+  uint64_t generation = generation_[cluster];
+  auto cached = decided_.find(k);
+  if (cached != decided_.end() && cached->second.first == generation) return cached->second.second;
   fit::Held held;  // the stacks released in this run hold their placements
   for (const std::string& other : stacks_on(cluster))
     if (auto r = released_.find(key(cluster, other)); r != released_.end() && other != stack)
@@ -69,30 +72,23 @@ fit::GroupFit StackFitsGate::decide(const std::string& cluster, const std::strin
     fleet_.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
     fleet_.for_each(cluster, "v1", "PersistentVolume", fn);
   };
-  return fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volumes);
+  auto& slot = decided_[k];
+  slot = {generation, fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volumes)};
+  return slot.second;
 }
 
-std::optional<std::string> StackFitsGate::check(const std::string& cluster,
-                                                const std::string& stack, bool& released_now) {
-  released_now = false;
+StackFitsGate::Verdict StackFitsGate::check(const std::string& cluster, const std::string& stack) {
   std::string k = key(cluster, stack);
-  if (released_.contains(k)) return std::nullopt;
-  if (!fleet_.linked(cluster)) return fleet_.link_status(cluster);
+  if (released_.contains(k)) return {};
+  if (!fleet_.linked(cluster)) return {Verdict::kNotReadable, fleet_.link_status(cluster)};
   for (const char* kind : {"Node", "Pod", "PersistentVolumeClaim", "PersistentVolume"})
     if (!fleet_.synced(cluster, "v1", kind))
-      return std::string("reading the cluster's nodes, pods, claims and volumes");
-  uint64_t generation = generation_[cluster];
-  auto cached = decided_.find(k);
-  if (cached == decided_.end() || cached->second.first != generation)
-    cached =
-        decided_.insert_or_assign(k, std::pair{generation, decide(cluster, stack, group_of(stack))})
-            .first;
-  const fit::GroupFit& fit = cached->second.second;
-  if (!fit.fits) return fit.why;
+      return {Verdict::kNotReadable, "reading the cluster's nodes, pods, claims and volumes"};
+  const fit::GroupFit& fit = decision(k, cluster, stack, group_of(stack));
+  if (!fit.fits) return {Verdict::kDoesNotFit, fit.why};
   released_[k] = fit;
   ++generation_[cluster];
-  released_now = true;
-  return std::nullopt;
+  return {Verdict::kReleasedNow, ""};
 }
 
 const fit::GroupFit* StackFitsGate::released(const std::string& cluster,
@@ -108,15 +104,9 @@ void StackFitsGate::unrelease(const std::string& cluster, const std::string& sta
 
 const fit::GroupFit& StackFitsGate::fit_on_node(const std::string& cluster,
                                                 const std::string& stack, const std::string& node) {
-  std::string k = key(cluster, stack) + "\n" + node;
-  uint64_t generation = generation_[cluster];
-  auto cached = decided_.find(k);
-  if (cached != decided_.end() && cached->second.first == generation) return cached->second.second;
   fit::Group group = group_of(stack);
   group.only_node = node;
-  auto& slot = decided_[k];
-  slot = {generation, decide(cluster, stack, group)};
-  return slot.second;
+  return decision(key(cluster, stack) + "\n" + node, cluster, stack, group);
 }
 
 bool StackFitsGate::steer(const Unit& unit, json::object& body, std::string& where) const {

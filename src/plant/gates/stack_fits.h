@@ -28,10 +28,13 @@ class StackFitsGate {
   // The stacks waited for on `cluster` (none: empty).
   const std::set<std::string>& stacks_on(const std::string& cluster) const;
 
-  // Holds when the stack was released on the cluster, or fits now (then it is released here and
-  // `released_now` set); else why not, for people.
-  std::optional<std::string> check(const std::string& cluster, const std::string& stack,
-                                   bool& released_now);
+  // Whether the stack fits on the cluster: it holds once released (the first time it fits, here);
+  // until then either the cluster cannot be read yet, or the fit model says why not.
+  struct Verdict {
+    enum State { kHolds, kReleasedNow, kNotReadable, kDoesNotFit } state = kHolds;
+    std::string why;  // kNotReadable, kDoesNotFit: for people
+  };
+  Verdict check(const std::string& cluster, const std::string& stack);
   // The placement a released stack holds; null when it is not released.
   const fit::GroupFit* released(const std::string& cluster, const std::string& stack) const;
   // Takes a release back (its anchor is placed again).
@@ -55,8 +58,9 @@ class StackFitsGate {
  private:
   static std::string key(std::string_view cluster, std::string_view stack);
   const fit::Group& group_of(const std::string& stack);
-  fit::GroupFit decide(const std::string& cluster, const std::string& stack,
-                       const fit::Group& group);
+  // The decision for `group` under `k`, made again only when what it reads changed.
+  const fit::GroupFit& decision(const std::string& k, const std::string& cluster,
+                                const std::string& stack, const fit::Group& group);
 
   const Plan& plan_;
   Fleet& fleet_;
