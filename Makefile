@@ -18,14 +18,14 @@ build-sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build --preset sanitize -j $(JOBS)
 
-# libFuzzer targets (clang, ASan+UBSan), each run for FUZZ_SECONDS (docs/fuzzing.md).
+# libFuzzer targets (clang, ASan+UBSan), each run for FUZZ_SECONDS, or FUZZ_RUNS executions (docs/fuzzing.md).
 FUZZ_SECONDS ?= 60
 build-fuzz: deps
 	cmake --preset fuzz >/dev/null
 	cmake --build --preset fuzz -j $(JOBS)
 
 fuzz: build-fuzz
-	scripts/fuzz $(FUZZ_SECONDS)
+	scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_RUNS)
 
 # Builds only what it runs (the planter executable); `make test` builds the rest.
 build-planter: deps

@@ -202,12 +202,20 @@ TEST(KubeClient, AFailingExecPluginIsAClearError) {
 
 TEST(KubeClient, AHangingExecPluginDoesNotHoldTheClientsEnd) {
   SimFleet fleet;
+  fs::path started =
+      fs::temp_directory_path() / ("planter-exec-started-" + std::to_string(::getpid()));
+  fs::remove(started);
   std::string user =
       "exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: /bin/sh\n"
-      "  args: [-c, 'sleep 300']\n  interactiveMode: Never\n";
+      "  args: [-c, 'touch " +
+      started.string() + "; sleep 300']\n  interactiveMode: Never\n";
   auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, user)));
   for (int i = 0; i < 5; ++i) client->list_async({"v1", "Namespace"}, [](auto) {});
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The plugin runs (and hangs) before the client is dropped.
+  for (int i = 0; i < 600 && !fs::exists(started); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(started)) << "the exec plugin never ran";
+  fs::remove(started);
   auto start = std::chrono::steady_clock::now();
   client.reset();  // as `plant --timeout` does when its time is up
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));

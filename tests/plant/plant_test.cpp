@@ -22,6 +22,7 @@ namespace planter::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 namespace json = boost::json;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -278,14 +279,18 @@ TEST(PlantTest, AKindNothingServesIsRefusedBeforeTheFirstWrite) {
                          "  namespace: default\n  annotations:\n"
                          "    planter.nephio.org/external-dependencies: "
                          "apiextensions.k8s.io/v1|CustomResourceDefinition||widgets.example.org\n";
+  fs::path log = sim.dir() / "plant.log";
   auto planting = std::async(std::launch::async, [&] {
-    return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+    return planter("plant -v --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                   " --timeout 60 >" + q(log) + " 2>&1");
   });
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // The CRD comes only once planter has looked for the kind and says it waits for it.
+  ASSERT_TRUE(file_says(log, "waiting for kind example.org/v1 Widget established", 30s))
+      << read_file(log);
   std::ofstream(sim.dir() / "crd.yaml") << kAnyWidgetCrd;
   ASSERT_EQ(sim.kubectl("apply -f " + q(sim.dir() / "crd.yaml")).code, 0);
   CommandResult waited = planting.get();
-  EXPECT_EQ(waited.code, 0) << waited.out << waited.err;
+  EXPECT_EQ(waited.code, 0) << read_file(log);
   EXPECT_EQ(sim.kubectl("get widgets w -o name").out, "widget.example.org/w\n");
 }
 

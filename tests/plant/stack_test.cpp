@@ -301,18 +301,22 @@ TEST(StackTest, AtomicStackWaitsForANodeThatHoldsAllOfIt) {
       << "nothing of the stack is declared";
 
   fs::path report = sim.dir() / "report.json";
+  fs::path log = sim.dir() / "plant.log";
   auto planting = std::async(std::launch::async, [&] {
-    return planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
-                   " --timeout 60 --report " + q(report));
+    return planter("plant -v --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                   " --timeout 60 --report " + q(report) + " >" + q(log) + " 2>&1");
   });
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // The node comes only once planter has decided the stack fits nowhere yet.
+  ASSERT_TRUE(file_says(log, "stack big needs 11 cpu, 14Gi, 6 pods on one node; 0/3 nodes",
+                        std::chrono::seconds(30)))
+      << read_file(log);
   EXPECT_NE(planting.wait_for(std::chrono::seconds(0)), std::future_status::ready)
       << "planted before any node could hold the stack";
   fs::path node = sim.dir() / "node.yaml";
   std::ofstream(node) << kBigNode;
   ASSERT_EQ(sim.kubectl("create -f " + q(node)).code, 0);
   r = planting.get();
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.code, 0) << read_file(log);
   // Released together: both members were ready in the same turn of the engine.
   json::value rep = json::parse(read_file(report));
   std::vector<double> ready;

@@ -62,6 +62,15 @@ std::string read_file(const fs::path& p) {
   return slurp(p);
 }
 
+bool file_says(const fs::path& p, std::string_view text, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (slurp(p).find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 CommandResult run_shell(const std::string& command) {
   fs::path dir = make_temp_dir();
   std::string full = "( " + command + " ) >" + quote((dir / "out").string()) + " 2>" +

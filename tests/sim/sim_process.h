@@ -2,9 +2,11 @@
 // and real clients (kubectl, helm, the Python client) run against it as subprocesses.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace planter::testing {
@@ -16,6 +18,10 @@ struct CommandResult {
 };
 
 std::string read_file(const std::filesystem::path& p);
+
+// Whether the file another process writes (a `planter plant -v` log, say) comes to hold `text`
+// within `limit`: the wait on a state that process reports.
+bool file_says(const std::filesystem::path& p, std::string_view text, std::chrono::seconds limit);
 
 // Runs a shell command; stdout and stderr are captured separately.
 CommandResult run_shell(const std::string& command);

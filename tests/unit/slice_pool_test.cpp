@@ -85,7 +85,14 @@ TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
   pool.cancel(job);
   EXPECT_FALSE(inside);  // cancel returned after the running slice did
   int after = slices;
-  std::this_thread::sleep_for(150ms);
+  // A job of the same tenant that rests once, as the cancelled one would: once its second slice
+  // has run, the cancelled job's next slice (due 1 ms after its last) would have run before it.
+  std::atomic<int> marker{0};
+  pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
+    if (++marker == 1) return 20ms;
+    return std::nullopt;
+  });
+  ASSERT_TRUE(eventually([&] { return marker.load() == 2; }));
   EXPECT_EQ(slices, after);
   // A job cancelled before its first slice never runs.
   std::atomic<bool> ran{false};
@@ -99,7 +106,13 @@ TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
     return std::nullopt;
   });
   busy.cancel(queued);
-  std::this_thread::sleep_for(200ms);
+  // The tenant's jobs run in order: once a job submitted after it has run, it had its turn.
+  std::atomic<bool> later{false};
+  busy.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
+    later = true;
+    return std::nullopt;
+  });
+  ASSERT_TRUE(eventually([&] { return later.load(); }));
   EXPECT_FALSE(ran);
 }
 
