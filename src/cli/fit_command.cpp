@@ -39,7 +39,7 @@ std::vector<std::string> clusters_of(const Plan& plan, const StackNeeds& s) {
 
 // Nodes and pods of a cluster, read once; an error for people when it cannot be read.
 struct ClusterRead {
-  std::vector<json::object> nodes, pods, volumes;  // volumes: claims and persistent volumes
+  std::vector<json::object> nodes, pods, volumes;  // volumes: claims, volumes, storage classes
   std::string error;
 };
 
@@ -49,11 +49,17 @@ ClusterRead read_cluster(const kube::Kubeconfig& config, const std::string& cont
   if (!rest) return {{}, {}, {}, rest.error().message};
   auto client = kube::Client::create(std::move(rest.value()));
   if (!client) return {{}, {}, {}, client.error().message};
-  for (auto [kind, into] : {std::pair{"Node", &out.nodes},
-                            {"Pod", &out.pods},
-                            {"PersistentVolumeClaim", &out.volumes},
-                            {"PersistentVolume", &out.volumes}}) {
-    auto list = client.value()->list({"v1", kind, "", "", ""});
+  struct Kind {
+    const char* api_version;
+    const char* kind;
+    std::vector<json::object>* into;
+  };
+  for (auto [api_version, kind, into] : {Kind{"v1", "Node", &out.nodes},
+                                         {"v1", "Pod", &out.pods},
+                                         {"v1", "PersistentVolumeClaim", &out.volumes},
+                                         {"v1", "PersistentVolume", &out.volumes},
+                                         {"storage.k8s.io/v1", "StorageClass", &out.volumes}}) {
+    auto list = client.value()->list({api_version, kind, "", "", ""});
     if (!list) return {{}, {}, {}, fmt::format("cannot list {}s: {}", kind, list.error().str())};
     for (json::object& o : list.value().items) {
       o["kind"] = kind;  // a list's items may leave it out

@@ -16,6 +16,8 @@ const std::vector<FilterPlugin>& default_filters() {
       {"NodeAffinity", true, nullptr, &filters::node_affinity},
       {"NodePorts", false, nullptr, &filters::node_ports},
       {"NodeResourcesFit", false, nullptr, &filters::node_resources_fit},
+      {"VolumeRestrictions", false, &filters::prefilter_volume_restrictions,
+       &filters::volume_restrictions},
       {"VolumeBinding", false, &filters::prefilter_volume_binding, &filters::volume_binding},
       {"PodTopologySpread", false, &filters::prefilter_topology_spread,
        &filters::pod_topology_spread},

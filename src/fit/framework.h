@@ -51,10 +51,21 @@ struct SpreadState {
   std::vector<Constraint> constraints;
 };
 
-// VolumeBinding's PreFilter state: where the pod's claims tie it.
+// VolumeBinding's and VolumeRestrictions' PreFilter state: where the pod's claims tie it.
 struct VolumeState {
-  std::vector<boost::json::array> terms;  // each bound volume's required node terms
-  std::vector<std::string> nodes;         // nodes claims still binding were provisioned for
+  std::string refusal;  // a PreFilter refusal: no node can take the pod (an unbound Immediate
+                        // claim)
+  std::vector<const boost::json::array*> terms;  // each bound volume's required node terms
+  std::vector<std::string> nodes;  // nodes claims still binding are being provisioned for
+  // Claims that wait for their first consumer, with what could bind them: available volumes
+  // (smallest first) and their class, to provision one where they cannot.
+  struct Unbound {
+    std::vector<const Volume*> volumes;
+    const StorageClass* storage_class = nullptr;
+  };
+  std::vector<Unbound> unbound;
+  bool missing_volume = false;            // a claim is bound to a volume that is not there
+  int64_t read_write_once_pod_users = 0;  // pods using the pod's ReadWriteOncePod claims
 };
 
 struct CycleState {
@@ -89,6 +100,9 @@ class PodCycle {
   Status filter_dynamic(const NodeInfo& node) const;
   // One plugin of the table, by name.
   Status filter_only(std::string_view plugin, const NodeInfo& node) const;
+  // Why no node can take the pod, decided before looking at nodes (PreFilter's
+  // UnschedulableAndUnresolvable); empty when nodes are to be looked at.
+  const std::string& prefilter_refusal() const { return state_.volumes.refusal; }
 
  private:
   const PodInfo& pod_;

@@ -91,6 +91,13 @@ class Fitter {
     for (const PodKind& k : merged_) {
       kinds_.push_back(&k);
       pods_.push_back(std::make_shared<PodInfo>(k.pod));
+      // A ReadWriteOncePod claim is one pod's: its users are placed one at a time, so that
+      // VolumeRestrictions sees each.
+      bool once = std::any_of(k.pod.claims.begin(), k.pod.claims.end(), [&](const auto& c) {
+        const Claim* claim = snap_.claim(k.pod.ns, c);
+        return claim && claim->read_write_once_pod();
+      });
+      single_.push_back(k.pod.interacts() || once);
     }
     allowed_.assign(kinds_.size(), {});
     refusal_.assign(nodes.size(), "");
@@ -129,6 +136,9 @@ class Fitter {
       bool claims = !kinds_[k]->pod.claims.empty();
       if (!anti && !claims) continue;
       PodCycle cycle(snap_, kinds_[k]->pod);
+      if (!cycle.prefilter_refusal().empty() && prefilter_.empty() && !kinds_[k]->per_node)
+        prefilter_ = fmt::format("a pod of {}: 0/{} nodes are available: {}", kind_name(k),
+                                 nodes.size(), cycle.prefilter_refusal());
       for (size_t n = 0; n < nodes.size(); ++n) {
         if (!allowed_[k][n]) continue;
         Status s = claims ? cycle.filter_only("VolumeBinding", nodes[n]) : Status{};
@@ -150,6 +160,11 @@ class Fitter {
       GroupFit f;
       f.fits = true;
       f.where = "no pods to place";
+      return f;
+    }
+    if (!prefilter_.empty()) {  // as kube-scheduler, no node is looked at
+      GroupFit f;
+      f.why = fmt::format("stack {}: {}", group_.name, prefilter_);
       return f;
     }
     if (group_.colocated_on == "kubernetes.io/hostname" || !group_.only_node.empty())
@@ -180,7 +195,7 @@ class Fitter {
   }
 
  private:
-  bool interacting(size_t k) const { return kinds_[k]->pod.interacts(); }
+  bool interacting(size_t k) const { return single_[k]; }
   bool any_interacting() const {
     for (size_t k = 0; k < kinds_.size(); ++k)
       if (interacting(k)) return true;
@@ -523,9 +538,11 @@ class Fitter {
   std::deque<PodKind> merged_;  // the group's kinds, alike ones merged (stable addresses)
   std::vector<const PodKind*> kinds_;
   std::vector<std::shared_ptr<const PodInfo>> pods_;  // one per kind, to assume
-  std::vector<std::vector<bool>> allowed_;            // kind -> node: node-only filters pass
-  std::vector<std::string> refusal_;  // node -> why no pod of the group may go there
-  Resources total_;                   // every pod but the per-node kinds'
+  std::vector<bool> single_;  // kind -> its pods are placed one at a time (they interact)
+  std::string prefilter_;     // a PreFilter refusal: no pod of some kind can go anywhere
+  std::vector<std::vector<bool>> allowed_;  // kind -> node: node-only filters pass
+  std::vector<std::string> refusal_;        // node -> why no pod of the group may go there
+  Resources total_;                         // every pod but the per-node kinds'
   int64_t total_pods_ = 0;
   std::set<size_t> used_;         // nodes the group has a pod on, in the placement being tried
   mutable Diagnosis stuck_diag_;  // why the last placement that failed found no node for a pod

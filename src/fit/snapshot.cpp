@@ -93,6 +93,9 @@ void Snapshot::place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copie
   if (!pod->stack.empty()) node.stacks.insert(pod->stack);
   if (!pod->group.empty()) node.groups.insert(pod->ns + "/" + pod->group);
   node.used_ports.insert(node.used_ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+  if (counted)
+    for (const std::string& c : pod->claims)
+      claim_users_[pod->ns + "/" + c] = add_sat(claim_users_[pod->ns + "/" + c], copies);
   if (!pod->anti_affinity.empty()) anti_pods_.emplace_back(n, node.pods.size());
   node.pods.push_back({std::move(pod), copies});
 }
@@ -113,6 +116,11 @@ void Snapshot::forget(size_t count) {
     node.requested -= placed.copies == 1 ? pod->requests : pod->requests.times(placed.copies);
     node.pod_count = add_sat(node.pod_count, -placed.copies);
     node.used_ports.resize(node.used_ports.size() - pod->host_ports.size());
+    for (const std::string& c : pod->claims) {
+      auto users = claim_users_.find(pod->ns + "/" + c);
+      if (users != claim_users_.end() && (users->second -= placed.copies) <= 0)
+        claim_users_.erase(users);
+    }
     if (!pod->anti_affinity.empty()) anti_pods_.pop_back();
     // Sets are rebuilt from what is left: another pod of the same stack or group may remain.
     auto still = [&](auto pred) {
@@ -128,33 +136,98 @@ void Snapshot::forget(size_t count) {
   }
 }
 
+namespace {
+
+std::vector<std::string> strings_in(const json::object* o, std::string_view key) {
+  std::vector<std::string> out;
+  const json::value* v = o ? o->if_contains(key) : nullptr;
+  if (v && v->is_array())
+    for (const json::value& e : v->as_array())
+      if (e.is_string()) out.emplace_back(e.as_string());
+  return out;
+}
+
+int64_t storage_of(const json::object* list) {
+  return resources_of(list).get("storage");
+}
+
+}  // namespace
+
+bool Claim::read_write_once_pod() const {
+  return std::find(access_modes.begin(), access_modes.end(), "ReadWriteOncePod") !=
+         access_modes.end();
+}
+
 void Snapshot::add_volume_object(const json::object& o) {
   std::string kind = text(&o, "kind");
   const json::object* meta = object_in(&o, "metadata");
   const json::object* spec = object_in(&o, "spec");
   if (kind == "PersistentVolumeClaim") {
-    std::string selected;
+    Claim c;
+    c.ns = text(meta, "namespace");
+    c.name = text(meta, "name");
+    c.volume = text(spec, "volumeName");
     if (const json::object* a = object_in(meta, "annotations"))
-      selected = text(a, "volume.kubernetes.io/selected-node");
-    claims_[text(meta, "namespace") + "/" + text(meta, "name")] = {text(spec, "volumeName"),
-                                                                   std::move(selected)};
+      c.selected_node = text(a, "volume.kubernetes.io/selected-node");
+    c.class_name = text(spec, "storageClassName");
+    c.access_modes = strings_in(spec, "accessModes");
+    if (std::string mode = text(spec, "volumeMode"); !mode.empty()) c.volume_mode = mode;
+    c.request = storage_of(object_in(object_in(spec, "resources"), "requests"));
+    if (const json::value* sel = spec ? spec->if_contains("selector") : nullptr;
+        sel && sel->is_object()) {
+      c.has_selector = true;
+      if (auto parsed = LabelSelector::from_json(*sel)) c.selector = std::move(*parsed);
+    }
+    std::string key = c.ns + "/" + c.name;
+    claims_[key] = std::move(c);
   } else if (kind == "PersistentVolume") {
-    const json::object* required = object_in(object_in(spec, "nodeAffinity"), "required");
-    if (!required) return;
-    const json::value* terms = required->if_contains("nodeSelectorTerms");
-    volume_terms_[text(meta, "name")] =
-        terms && terms->is_array() ? terms->as_array() : json::array{};
+    Volume v;
+    v.name = text(meta, "name");
+    if (v.name.empty() || volume_index_.contains(v.name)) return;
+    if (const json::object* required = object_in(object_in(spec, "nodeAffinity"), "required")) {
+      v.has_terms = true;
+      if (const json::value* t = required->if_contains("nodeSelectorTerms"); t && t->is_array())
+        v.terms = t->as_array();
+    }
+    v.class_name = text(spec, "storageClassName");
+    v.access_modes = strings_in(spec, "accessModes");
+    if (std::string mode = text(spec, "volumeMode"); !mode.empty()) v.volume_mode = mode;
+    v.capacity = storage_of(object_in(spec, "capacity"));
+    const json::object* ref = object_in(spec, "claimRef");
+    v.claim_ns = text(ref, "namespace");
+    v.claim_name = text(ref, "name");
+    v.labels = labels_of(object_in(meta, "labels"));
+    v.deleting = meta && meta->contains("deletionTimestamp");
+    volume_index_.emplace(v.name, volumes_.size());
+    volumes_.push_back(std::move(v));
+  } else if (kind == "StorageClass") {
+    StorageClass c;
+    c.wait_for_first_consumer = text(&o, "volumeBindingMode") == "WaitForFirstConsumer";
+    c.provisioner = text(&o, "provisioner");
+    if (const json::value* t = o.if_contains("allowedTopologies"); t && t->is_array())
+      c.allowed_topologies = t->as_array();
+    classes_[text(meta, "name")] = std::move(c);
   }
 }
 
-Snapshot::ClaimTie Snapshot::claim_tie(const std::string& ns, const std::string& name) const {
-  auto claim = claims_.find(ns + "/" + name);
-  if (claim == claims_.end()) return {};
-  if (!claim->second.volume.empty()) {
-    auto v = volume_terms_.find(claim->second.volume);
-    return v == volume_terms_.end() ? ClaimTie{} : ClaimTie{&v->second, ""};
-  }
-  return {nullptr, claim->second.selected_node};
+const Claim* Snapshot::claim(const std::string& ns, const std::string& name) const {
+  auto it = claims_.find(ns + "/" + name);
+  return it == claims_.end() ? nullptr : &it->second;
+}
+
+const Volume* Snapshot::volume(const std::string& name) const {
+  auto it = volume_index_.find(name);
+  return it == volume_index_.end() ? nullptr : &volumes_[it->second];
+}
+
+const StorageClass* Snapshot::storage_class(const std::string& name) const {
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : &it->second;
+}
+
+int64_t Snapshot::claim_users(const std::string& ns, const std::string& name) const {
+  auto it = claim_users_.find(ns + "/" + name);
+  return it == claim_users_.end() ? 0 : it->second;
 }
 
 const NodeInfo* Snapshot::node(const std::string& name) const {

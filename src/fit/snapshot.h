@@ -8,6 +8,7 @@
 #include <boost/json/object.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,41 @@ struct NodeInfo {
   }
 };
 
+// A PersistentVolumeClaim as the volume filters read it.
+struct Claim {
+  std::string ns, name;
+  std::string volume;         // spec.volumeName: bound (or pre-bound) to this volume
+  std::string selected_node;  // volume.kubernetes.io/selected-node: being provisioned there
+  std::string class_name;     // spec.storageClassName ("": no class)
+  std::vector<std::string> access_modes;
+  std::string volume_mode = "Filesystem";
+  int64_t request = 0;  // resources.requests.storage, bytes
+  std::optional<LabelSelector> selector;
+  bool has_selector = false;
+  bool read_write_once_pod() const;
+};
+
+// A PersistentVolume as the volume filters read it.
+struct Volume {
+  std::string name;
+  bool has_terms = false;
+  boost::json::array terms;  // spec.nodeAffinity.required.nodeSelectorTerms
+  std::string class_name;
+  std::vector<std::string> access_modes;
+  std::string volume_mode = "Filesystem";
+  int64_t capacity = 0;              // bytes
+  std::string claim_ns, claim_name;  // spec.claimRef
+  Labels labels;
+  bool deleting = false;
+};
+
+// A StorageClass: how its claims bind.
+struct StorageClass {
+  bool wait_for_first_consumer = false;
+  std::string provisioner;
+  boost::json::array allowed_topologies;  // TopologySelectorTerms, ORed; empty: anywhere
+};
+
 // The share of cpu and memory left on `n` after `extra` more, averaged (0..1): kube-scheduler's
 // least-allocated score has the same shape.
 double room_left(const NodeInfo& n, const Resources& extra);
@@ -68,17 +104,15 @@ class Snapshot {
   size_t assumed() const { return assumed_.size(); }
   // Takes back the last `count` assumed pods, newest first.
   void forget(size_t count);
-  // A PersistentVolumeClaim or a PersistentVolume (VolumeBinding reads where they tie a pod).
+  // A PersistentVolumeClaim, a PersistentVolume or a StorageClass, as VolumeBinding and
+  // VolumeRestrictions read them.
   void add_volume_object(const boost::json::object& o);
-  // Where the claim `ns/name` ties its pods: the required node affinity terms of the volume it is
-  // bound to (none: anywhere), or the node it was provisioned for (the selected-node annotation
-  // of a claim still binding). Unknown claims tie nothing (they come with the group, or are
-  // provisioned where the pod goes).
-  struct ClaimTie {
-    const boost::json::array* terms = nullptr;
-    std::string node;
-  };
-  ClaimTie claim_tie(const std::string& ns, const std::string& name) const;
+  const Claim* claim(const std::string& ns, const std::string& name) const;
+  const Volume* volume(const std::string& name) const;
+  const StorageClass* storage_class(const std::string& name) const;
+  const std::vector<Volume>& volumes() const { return volumes_; }
+  // Pods bound or assumed that mount the claim "ns/name" (VolumeRestrictions' ReadWriteOncePod).
+  int64_t claim_users(const std::string& ns, const std::string& name) const;
 
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   const NodeInfo* node(const std::string& name) const;
@@ -92,12 +126,12 @@ class Snapshot {
   std::vector<NodeInfo> nodes_;
   std::map<std::string, size_t, std::less<>> by_name_;
   std::vector<std::pair<size_t, size_t>> anti_pods_;
-  std::vector<size_t> assumed_;  // nodes of the assumed pods, in order
-  struct Claim {
-    std::string volume, selected_node;
-  };
-  std::map<std::string, Claim, std::less<>> claims_;                     // "ns/name"
-  std::map<std::string, boost::json::array, std::less<>> volume_terms_;  // PV name -> terms
+  std::vector<size_t> assumed_;                       // nodes of the assumed pods, in order
+  std::map<std::string, Claim, std::less<>> claims_;  // "ns/name"
+  std::vector<Volume> volumes_;
+  std::map<std::string, size_t, std::less<>> volume_index_;
+  std::map<std::string, StorageClass, std::less<>> classes_;
+  std::map<std::string, int64_t, std::less<>> claim_users_;  // "ns/name" -> pods mounting it
 };
 
 }  // namespace planter::fit

@@ -82,10 +82,10 @@ void check(std::string_view plugin, const std::vector<Row>& rows) {
 TEST(FitFiltersTest, TheTableIsKubeSchedulersDefaultOrder) {
   std::vector<std::string_view> names;
   for (const FilterPlugin& p : default_filters()) names.push_back(p.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string_view>{
-                "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-                "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{
+                       "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+                       "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding",
+                       "PodTopologySpread", "InterPodAffinity"}));
 }
 
 TEST(FitFiltersTest, NodeUnschedulable) {
@@ -522,30 +522,69 @@ TEST(FitFiltersTest, PodTopologySpread) {
         });
 }
 
+// Claims, volumes and classes from "Persistent Volumes" and "Storage Classes" (volume binding
+// mode, allowedTopologies, local volumes with kubernetes.io/no-provisioner), as in
+// volume_binding_test.go's rows: bound, pre-bound to a missing volume, unbound Immediate,
+// unbound WaitForFirstConsumer with a static volume or a provisioner.
 TEST(FitFiltersTest, VolumeBinding) {
-  auto claim = [](const std::string& name, const std::string& volume,
+  // A claim in default: its spec's members after volumeName, and a selected node.
+  auto claim = [](const std::string& name, const std::string& volume, const std::string& spec = "",
                   const std::string& selected = "") {
     return R"({"kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
            R"(","namespace":"default")" +
            (selected.empty()
                 ? ""
                 : R"(,"annotations":{"volume.kubernetes.io/selected-node":")" + selected + "\"}") +
-           R"(},"spec":{"volumeName":")" + volume + "\"}}";
+           R"(},"spec":{"volumeName":")" + volume + "\"" + (spec.empty() ? "" : "," + spec) + "}}";
   };
-  const std::string local_on_a =
-      R"({"kind":"PersistentVolume","metadata":{"name":"pv-a"},"spec":{"nodeAffinity":{"required":
-         {"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname",
-          "operator":"In","values":["a"]}]}]}}}})";
-  const std::string network = R"({"kind":"PersistentVolume","metadata":{"name":"pv-net"}})";
-  auto mounts = [](const std::string& claim) {
-    return P(R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":")" + claim + "\"}}]");
+  auto on_node = [](const std::string& node) {
+    return R"("nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":
+           "kubernetes.io/hostname","operator":"In","values":[")" +
+           node + "\"]}]}]}}";
+  };
+  // A volume: its name and spec's members.
+  auto volume = [](const std::string& name, const std::string& spec) {
+    return R"({"kind":"PersistentVolume","metadata":{"name":")" + name + R"("},"spec":{)" + spec +
+           "}}";
+  };
+  auto storage_class = [](const std::string& name, const std::string& mode,
+                          const std::string& provisioner, const std::string& more = "") {
+    return R"({"kind":"StorageClass","metadata":{"name":")" + name + R"("},"volumeBindingMode":")" +
+           mode + R"(","provisioner":")" + provisioner + "\"" + (more.empty() ? "" : "," + more) +
+           "}";
+  };
+  const std::string local_on_a = volume("pv-a", on_node("a"));
+  const std::string network = volume("pv-net", "");
+  auto mounts = [](const std::string& claim, const std::string& second = "") {
+    std::string v = R"({"name":"v","persistentVolumeClaim":{"claimName":")" + claim + "\"}}";
+    if (!second.empty())
+      v += R"(,{"name":"w","persistentVolumeClaim":{"claimName":")" + second + "\"}}";
+    return P(R"("volumes":[)" + v + "]");
+  };
+  const std::string wffc_local =
+      storage_class("local", "WaitForFirstConsumer", "kubernetes.io/no-provisioner");
+  const std::string wffc_dynamic = storage_class(
+      "zonal", "WaitForFirstConsumer", "csi.example.com",
+      R"("allowedTopologies":[{"matchLabelExpressions":[{"key":"zone","values":["z1","z2"]}]}])");
+  const std::string immediate = storage_class("standard", "Immediate", "csi.example.com");
+  const std::string want_local =
+      R"("storageClassName":"local","accessModes":["ReadWriteOnce"],
+         "resources":{"requests":{"storage":"10Gi"}})";
+  auto local_volume = [&](const std::string& name, const std::string& node, const std::string& size,
+                          const std::string& more = "") {
+    return volume(name, on_node(node) + R"(,"storageClassName":"local","accessModes":
+                  ["ReadWriteOnce"],"capacity":{"storage":")" +
+                            size + "\"}" + (more.empty() ? "" : "," + more));
   };
   const std::vector<std::string> conflict = {filters::kVolumeNodeConflict};
+  const std::vector<std::string> bind = {filters::kVolumeBindConflict};
+  const std::vector<std::string> nodes = {N("a"), N("b", R"("zone":"z1")"),
+                                          N("c", R"("zone":"z3")")};
   check("VolumeBinding",
         {
-            {"no claim", {N("a"), N("b")}, {}, P(), "b", {}},
+            {"no claim", nodes, {}, P(), "b", {}},
             {"a claim bound to a local volume of the node",
-             {N("a"), N("b")},
+             nodes,
              {},
              mounts("data"),
              "a",
@@ -553,7 +592,7 @@ TEST(FitFiltersTest, VolumeBinding) {
              false,
              {claim("data", "pv-a"), local_on_a}},
             {"a claim bound to a local volume of another node",
-             {N("a"), N("b")},
+             nodes,
              {},
              mounts("data"),
              "b",
@@ -561,22 +600,210 @@ TEST(FitFiltersTest, VolumeBinding) {
              true,
              {claim("data", "pv-a"), local_on_a}},
             {"a volume without node affinity goes anywhere",
-             {N("a"), N("b")},
+             nodes,
              {},
              mounts("data"),
              "b",
              {},
              false,
              {claim("data", "pv-net"), network}},
-            {"a claim being provisioned for a node",
-             {N("a"), N("b")},
+            {"a claim bound to a volume that is not there",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"},
+             true,
+             {claim("data", "pv-gone")}},
+            {"an unbound claim of an Immediate class",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {filters::kUnboundImmediate},
+             true,
+             {claim("data", "", R"("storageClassName":"standard")"), immediate}},
+            {"an unbound claim without a class binds at once too",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {filters::kUnboundImmediate},
+             true,
+             {claim("data", "")}},
+            {"a claim being provisioned for another node",
+             nodes,
              {},
              mounts("data"),
              "b",
-             conflict,
+             bind,
              true,
-             {claim("data", "", "a")}},
-            {"a claim not there yet ties nothing", {N("a"), N("b")}, {}, mounts("later"), "b", {}},
+             {claim("data", "", R"("storageClassName":"zonal")", "a"), wffc_dynamic}},
+            {"a claim being provisioned for this node",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {},
+             false,
+             {claim("data", "", R"("storageClassName":"zonal")", "a"), wffc_dynamic}},
+            {"waiting for its first consumer: a static local volume on the node",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {},
+             false,
+             {claim("data", "", want_local), wffc_local, local_volume("pv-a", "a", "20Gi")}},
+            {"waiting for its first consumer: the only static volume is on another node",
+             nodes,
+             {},
+             mounts("data"),
+             "b",
+             bind,
+             true,
+             {claim("data", "", want_local), wffc_local, local_volume("pv-a", "a", "20Gi")}},
+            {"a static volume too small for the claim",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             bind,
+             true,
+             {claim("data", "", want_local), wffc_local, local_volume("pv-a", "a", "5Gi")}},
+            {"a static volume claimed by another claim",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             bind,
+             true,
+             {claim("data", "", want_local), wffc_local,
+              local_volume("pv-a", "a", "20Gi",
+                           R"("claimRef":{"namespace":"default","name":"other"})")}},
+            {"a static volume without the access mode asked for",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             bind,
+             true,
+             {claim("data", "",
+                    R"("storageClassName":"local","accessModes":["ReadWriteMany"],
+                       "resources":{"requests":{"storage":"1Gi"}})"),
+              wffc_local, local_volume("pv-a", "a", "20Gi")}},
+            {"two claims cannot both bind the node's one volume",
+             nodes,
+             {},
+             mounts("data", "logs"),
+             "a",
+             bind,
+             true,
+             {claim("data", "", want_local), claim("logs", "", want_local), wffc_local,
+              local_volume("pv-a", "a", "20Gi")}},
+            {"two claims, two volumes on the node",
+             nodes,
+             {},
+             mounts("data", "logs"),
+             "a",
+             {},
+             false,
+             {claim("data", "", want_local), claim("logs", "", want_local), wffc_local,
+              local_volume("pv-a", "a", "20Gi"), local_volume("pv-a2", "a", "10Gi")}},
+            {"a claim's selector picks among volumes",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             bind,
+             true,
+             {claim("data", "", want_local + R"(,"selector":{"matchLabels":{"tier":"fast"}})"),
+              wffc_local, local_volume("pv-a", "a", "20Gi")}},
+            {"provisioned where allowedTopologies admit the node",
+             nodes,
+             {},
+             mounts("data"),
+             "b",
+             {},
+             false,
+             {claim("data", "", R"("storageClassName":"zonal")"), wffc_dynamic}},
+            {"not provisioned where allowedTopologies do not admit the node",
+             nodes,
+             {},
+             mounts("data"),
+             "c",
+             bind,
+             true,
+             {claim("data", "", R"("storageClassName":"zonal")"), wffc_dynamic}},
+            {"nor on a node without the label",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             bind,
+             true,
+             {claim("data", "", R"("storageClassName":"zonal")"), wffc_dynamic}},
+            {"bound and unbound claims each say their reason",
+             nodes,
+             {},
+             mounts("data", "logs"),
+             "b",
+             {filters::kVolumeNodeConflict, filters::kVolumeBindConflict},
+             true,
+             {claim("data", "pv-a"), local_on_a, claim("logs", "", want_local), wffc_local,
+              local_volume("pv-c", "c", "20Gi")}},
+            {"a claim not there yet ties nothing", nodes, {}, mounts("later"), "b", {}},
+        });
+}
+
+// ReadWriteOncePod ("Persistent Volumes", access modes): one pod in the cluster may use such a
+// claim; any other pod that mounts it fits nowhere while that one is there.
+TEST(FitFiltersTest, VolumeRestrictions) {
+  auto claim = [](const std::string& name, const std::string& mode) {
+    return R"({"kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
+           R"(","namespace":"default"},"spec":{"volumeName":"pv","accessModes":[")" + mode +
+           "\"]}}";
+  };
+  auto mounts = [](const std::string& claim, const std::string& on = "") {
+    return P(R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":")" + claim + "\"}}]",
+             "{}", on);
+  };
+  const std::vector<std::string> taken = {filters::kReadWriteOncePodConflict};
+  check("VolumeRestrictions",
+        {
+            {"no claim", {N("a")}, {}, P(), "a", {}},
+            {"a ReadWriteOncePod claim nobody uses",
+             {N("a"), N("b")},
+             {},
+             mounts("solo"),
+             "a",
+             {},
+             false,
+             {claim("solo", "ReadWriteOncePod")}},
+            {"a ReadWriteOncePod claim another pod uses, on another node",
+             {N("a"), N("b")},
+             {mounts("solo", "b")},
+             mounts("solo"),
+             "a",
+             taken,
+             false,
+             {claim("solo", "ReadWriteOncePod")}},
+            {"and on the same node",
+             {N("a"), N("b")},
+             {mounts("solo", "b")},
+             mounts("solo"),
+             "b",
+             taken,
+             false,
+             {claim("solo", "ReadWriteOncePod")}},
+            {"a ReadWriteOnce claim is shared on any node (its node is the kubelet's matter)",
+             {N("a"), N("b")},
+             {mounts("shared", "b")},
+             mounts("shared"),
+             "a",
+             {},
+             false,
+             {claim("shared", "ReadWriteOnce")}},
         });
 }
 

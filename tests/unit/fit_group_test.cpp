@@ -294,5 +294,94 @@ TEST(GroupFitTest, OnTheAnchorsNodeOnlyThatNodeIsAsked) {
   EXPECT_EQ(f.steer_values, std::vector<std::string>{"b"});
 }
 
+// A claim with the ReadWriteOncePod access mode is one pod's: a stack of two pods that mount it
+// never fits, wherever the room; with one pod it fits, unless a pod elsewhere already uses it.
+TEST(GroupFitTest, AReadWriteOncePodClaimHoldsOnePodOfTheGroup) {
+  auto with = [](Snapshot& c) {
+    c.add_node(node("a", "8", "32Gi"));
+    c.add_node(node("b", "8", "32Gi"));
+    c.add_volume_object(parse(R"({"kind":"PersistentVolumeClaim","metadata":{"name":"solo",
+        "namespace":"default"},"spec":{"volumeName":"pv","accessModes":["ReadWriteOncePod"]}})"));
+    c.add_volume_object(parse(R"({"kind":"PersistentVolume","metadata":{"name":"pv"}})"));
+  };
+  const std::string mounts =
+      R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"solo"}}])";
+  Group two;
+  two.name = "db";
+  two.kinds.push_back(kind(2, 1, 1 << 30, mounts));
+  Snapshot c;
+  with(c);
+  GroupFit f = fit_group(two, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, HasSubstr("0/2 nodes are available: 2 node has pod using "
+                               "PersistentVolumeClaim with the same name and ReadWriteOncePod "
+                               "access mode"));
+  Group one = two;
+  one.kinds[0].count = 1;
+  f = fit_group(one, c);
+  EXPECT_TRUE(f.fits) << f.why;
+  Snapshot used;
+  with(used);
+  used.add_pod(parse(R"({"metadata":{"name":"other","namespace":"default"},"spec":{"nodeName":"b",
+      "containers":[{"name":"c"}],)" +
+                     mounts + "}}"));
+  f = fit_group(one, used);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, HasSubstr("ReadWriteOncePod access mode"));
+}
+
+// An unbound claim of an Immediate class: as kube-scheduler's PreFilter, no node is looked at,
+// and the reason is said once.
+TEST(GroupFitTest, AnUnboundImmediateClaimIsSaidOnceForTheWholeCluster) {
+  Snapshot c;
+  c.add_node(node("a", "8", "32Gi"));
+  c.add_node(node("b", "8", "32Gi"));
+  c.add_volume_object(parse(R"({"kind":"StorageClass","metadata":{"name":"standard"},
+      "provisioner":"csi.example.com","volumeBindingMode":"Immediate"})"));
+  c.add_volume_object(parse(R"({"kind":"PersistentVolumeClaim","metadata":{"name":"data",
+      "namespace":"default"},"spec":{"storageClassName":"standard"}})"));
+  Group g;
+  g.name = "db";
+  g.kinds.push_back(kind(
+      1, 1, 1 << 30, R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"data"}}])"));
+  GroupFit f = fit_group(g, c);
+  EXPECT_FALSE(f.fits);
+  EXPECT_THAT(f.why, HasSubstr("stack db: a pod of m: 0/2 nodes are available: pod has unbound "
+                               "immediate PersistentVolumeClaims"));
+}
+
+// Local volumes made by hand (kubernetes.io/no-provisioner, WaitForFirstConsumer): a co-located
+// stack whose claims wait for their first consumer goes to the node whose volumes can bind them
+// all, though another node has more room.
+TEST(GroupFitTest, ClaimsWaitingForTheirFirstConsumerGoWhereVolumesCanBindThem) {
+  Snapshot c;
+  c.add_node(node("small", "4", "8Gi"));
+  c.add_node(node("big", "32", "128Gi"));
+  c.add_volume_object(parse(R"({"kind":"StorageClass","metadata":{"name":"local"},
+      "provisioner":"kubernetes.io/no-provisioner","volumeBindingMode":"WaitForFirstConsumer"})"));
+  for (const char* name : {"data", "logs"})
+    c.add_volume_object(
+        parse(std::string(R"({"kind":"PersistentVolumeClaim","metadata":{"name":")") + name +
+              R"(","namespace":"default"},"spec":{"storageClassName":"local",
+        "accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})"));
+  for (const char* pv : {"small-1", "small-2", "big-1"})
+    c.add_volume_object(parse(std::string(R"({"kind":"PersistentVolume","metadata":{"name":")") +
+                              pv + R"("},"spec":{"storageClassName":"local","accessModes":
+        ["ReadWriteOnce"],"capacity":{"storage":"10Gi"},"nodeAffinity":{"required":
+        {"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname",
+        "operator":"In","values":[")" +
+                              std::string(pv).substr(0, std::string(pv).find('-')) +
+                              R"("]}]}]}}}})"));
+  Group g;
+  g.name = "db";
+  g.colocated_on = "kubernetes.io/hostname";
+  g.kinds.push_back(kind(1, 1, 1 << 30,
+                         R"("volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"data"}},
+                           {"name":"l","persistentVolumeClaim":{"claimName":"logs"}}])"));
+  GroupFit f = fit_group(g, c);
+  ASSERT_TRUE(f.fits) << f.why;
+  EXPECT_EQ(f.steer_values, std::vector<std::string>{"small"});
+}
+
 }  // namespace
 }  // namespace planter::fit

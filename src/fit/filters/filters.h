@@ -22,11 +22,17 @@ Status node_ports(const CycleState&, const PodInfo& pod, const NodeInfo& node);
 Status node_resources_fit(const CycleState&, const PodInfo& pod, const NodeInfo& node);
 // Which of `need`'s resources `node` lacks room for (with `pods` more pod slots), as reasons.
 std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods);
+// volume_restrictions.cpp
+void prefilter_volume_restrictions(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
+Status volume_restrictions(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
 // volume_binding.cpp
 void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status volume_binding(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
 // node_affinity.cpp: one of `terms` (nodeSelectorTerms, ORed) matches the node.
 bool node_terms_match(const boost::json::array& terms, const NodeInfo& node);
+// volume_binding.cpp: a StorageClass's allowedTopologies (TopologySelectorTerms, ORed; each
+// matchLabelExpression a key and the values it may have) admit the node; empty admits every node.
+bool topology_terms_match(const boost::json::array& terms, const NodeInfo& node);
 // pod_topology_spread.cpp
 void prefilter_topology_spread(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status pod_topology_spread(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
@@ -41,6 +47,11 @@ inline constexpr const char* kNodePorts =
     "node(s) didn't have free ports for the requested pod ports";
 inline constexpr const char* kTooManyPods = "Too many pods";
 inline constexpr const char* kVolumeNodeConflict = "node(s) had volume node affinity conflict";
+inline constexpr const char* kVolumeBindConflict =
+    "node(s) didn't find available persistent volumes to bind";
+inline constexpr const char* kUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims";
+inline constexpr const char* kReadWriteOncePodConflict =
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
 inline constexpr const char* kSpread = "node(s) didn't match pod topology spread constraints";
 inline constexpr const char* kSpreadMissingLabel =
     "node(s) didn't match pod topology spread constraints (missing required label)";

@@ -1,26 +1,130 @@
-// VolumeBinding, for the claims the fit model can see: a claim bound to a volume with required
-// node affinity (a local volume) ties the pod to the nodes that affinity admits; a claim still
-// binding whose volume is being provisioned for a node (volume.kubernetes.io/selected-node) ties
-// it to that node. A claim not yet there (one the group itself makes) or provisioned on demand
-// ties nothing. kube-scheduler's reason: "node(s) had volume node affinity conflict".
+// VolumeBinding, as kube-scheduler's plugin of that name decides from claims, volumes and storage
+// classes ("Storage Classes" and "Persistent Volumes" in the Kubernetes documentation):
+// - a claim bound to a volume ties the pod to the nodes the volume's required node affinity
+//   admits ("node(s) had volume node affinity conflict"); a claim bound to a volume that is not
+//   there admits no node;
+// - an unbound claim of a class that binds at once (Immediate, or no class) must be bound before
+//   the pod can go anywhere ("pod has unbound immediate PersistentVolumeClaims", for every node);
+// - an unbound claim of a WaitForFirstConsumer class binds where the pod goes: to an available
+//   volume that matches it (class, volume mode, access modes, size, selector) and whose node
+//   affinity admits the node, else to one its class provisions there (a provisioner other than
+//   kubernetes.io/no-provisioner, and allowedTopologies that admit the node); a claim whose volume
+//   a scheduler already asked for on a node (volume.kubernetes.io/selected-node) goes there only
+//   ("node(s) didn't find available persistent volumes to bind").
+// A claim the snapshot does not hold ties nothing: it comes with the group (a claim the seed
+// makes) and binds where its pods go. Storage capacity (CSIStorageCapacity) is not modelled.
+#include <algorithm>
+
 #include "fit/filters/filters.h"
 
 namespace planter::fit::filters {
 
+namespace {
+
+constexpr const char* kNoProvisioner = "kubernetes.io/no-provisioner";
+constexpr const char* kVolumeMissing =
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+
+// A volume that may bind the claim, wherever the node (FindMatchingVolume's checks).
+bool may_bind(const Claim& c, const Volume& v) {
+  if (v.deleting) return false;
+  if (!v.claim_name.empty() && (v.claim_ns != c.ns || v.claim_name != c.name)) return false;
+  if (v.class_name != c.class_name || v.volume_mode != c.volume_mode) return false;
+  if (v.capacity < c.request) return false;
+  for (const std::string& mode : c.access_modes)
+    if (std::find(v.access_modes.begin(), v.access_modes.end(), mode) == v.access_modes.end())
+      return false;
+  if (c.has_selector && !(c.selector && c.selector->matches(v.labels))) return false;
+  return true;
+}
+
+}  // namespace
+
+bool topology_terms_match(const boost::json::array& terms, const NodeInfo& node) {
+  if (terms.empty()) return true;
+  for (const boost::json::value& term : terms) {
+    const boost::json::object* t = term.if_object();
+    const boost::json::value* exprs = t ? t->if_contains("matchLabelExpressions") : nullptr;
+    if (!exprs || !exprs->is_array() || exprs->as_array().empty()) continue;  // matches no node
+    bool all = true;
+    for (const boost::json::value& e : exprs->as_array()) {
+      const boost::json::object* expr = e.if_object();
+      const boost::json::value* key = expr ? expr->if_contains("key") : nullptr;
+      const boost::json::value* values = expr ? expr->if_contains("values") : nullptr;
+      const std::string* have =
+          key && key->is_string() ? node.label(std::string(key->as_string())) : nullptr;
+      bool in = false;
+      if (have && values && values->is_array())
+        for (const boost::json::value& v : values->as_array())
+          in = in || (v.is_string() && v.as_string() == *have);
+      all = all && in;
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
 void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snapshot& snapshot) {
-  for (const std::string& claim : pod.claims) {
-    Snapshot::ClaimTie tie = snapshot.claim_tie(pod.ns, claim);
-    if (tie.terms) state.volumes.terms.push_back(*tie.terms);
-    if (!tie.node.empty()) state.volumes.nodes.push_back(tie.node);
+  VolumeState& out = state.volumes;
+  for (const std::string& name : pod.claims) {
+    const Claim* claim = snapshot.claim(pod.ns, name);
+    if (!claim) continue;
+    if (!claim->volume.empty()) {
+      const Volume* v = snapshot.volume(claim->volume);
+      if (!v)
+        out.missing_volume = true;
+      else if (v->has_terms)
+        out.terms.push_back(&v->terms);
+      continue;
+    }
+    const StorageClass* sc =
+        claim->class_name.empty() ? nullptr : snapshot.storage_class(claim->class_name);
+    if (!sc || !sc->wait_for_first_consumer) {
+      out.refusal = kUnboundImmediate;
+      continue;
+    }
+    if (!claim->selected_node.empty()) {
+      out.nodes.push_back(claim->selected_node);
+      continue;
+    }
+    VolumeState::Unbound u;
+    u.storage_class = sc;
+    for (const Volume& v : snapshot.volumes())
+      if (may_bind(*claim, v)) u.volumes.push_back(&v);
+    std::stable_sort(u.volumes.begin(), u.volumes.end(),
+                     [](const Volume* a, const Volume* b) { return a->capacity < b->capacity; });
+    out.unbound.push_back(std::move(u));
   }
 }
 
 Status volume_binding(const CycleState& state, const PodInfo&, const NodeInfo& node) {
-  for (const boost::json::array& terms : state.volumes.terms)
-    if (!node_terms_match(terms, node)) return {{}, {kVolumeNodeConflict}, true};
-  for (const std::string& n : state.volumes.nodes)
-    if (n != node.name) return {{}, {kVolumeNodeConflict}, true};
-  return {};
+  const VolumeState& in = state.volumes;
+  if (!in.refusal.empty()) return {{}, {in.refusal}, true};
+  std::vector<std::string> reasons;
+  bool bound_ok = std::all_of(in.terms.begin(), in.terms.end(),
+                              [&](const auto* terms) { return node_terms_match(*terms, node); });
+  if (!bound_ok) reasons.push_back(kVolumeNodeConflict);
+  bool unbound_ok = std::all_of(in.nodes.begin(), in.nodes.end(),
+                                [&](const std::string& n) { return n == node.name; });
+  std::vector<const Volume*> chosen;
+  for (const VolumeState::Unbound& u : in.unbound) {
+    if (!unbound_ok) break;
+    auto fits = std::find_if(u.volumes.begin(), u.volumes.end(), [&](const Volume* v) {
+      return std::find(chosen.begin(), chosen.end(), v) == chosen.end() &&
+             (!v->has_terms || node_terms_match(v->terms, node));
+    });
+    if (fits != u.volumes.end()) {
+      chosen.push_back(*fits);
+      continue;
+    }
+    const StorageClass& sc = *u.storage_class;
+    unbound_ok = !sc.provisioner.empty() && sc.provisioner != kNoProvisioner &&
+                 topology_terms_match(sc.allowed_topologies, node);
+  }
+  if (!unbound_ok) reasons.push_back(kVolumeBindConflict);
+  if (in.missing_volume) reasons.push_back(kVolumeMissing);
+  if (reasons.empty()) return {};
+  return {{}, std::move(reasons), true};
 }
 
 }  // namespace planter::fit::filters

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "model/kinds.h"
@@ -26,14 +27,28 @@ StackFitsGate::StackFitsGate(const Plan& plan, Fleet& fleet) : plan_(plan), flee
   }
 }
 
+namespace {
+
+// What a decision reads of a cluster (the fit model's snapshot).
+struct Read {
+  const char* api_version;
+  const char* kind;
+};
+constexpr Read kReads[] = {{"v1", "Node"},
+                           {"v1", "Pod"},
+                           {"v1", "PersistentVolumeClaim"},
+                           {"v1", "PersistentVolume"},
+                           {"storage.k8s.io/v1", "StorageClass"}};
+
+}  // namespace
+
 std::string StackFitsGate::key(std::string_view cluster, std::string_view stack) {
   return fmt::format("{}\nstack-fits\n{}", cluster, stack);
 }
 
 void StackFitsGate::require(const std::string& cluster, const std::string& stack) {
   on_cluster_[cluster].insert(stack);
-  for (const char* kind : {"Node", "Pod", "PersistentVolumeClaim", "PersistentVolume"})
-    fleet_.watch(cluster, "v1", kind);
+  for (const Read& r : kReads) fleet_.watch(cluster, r.api_version, r.kind);
 }
 
 const std::set<std::string>& StackFitsGate::stacks_on(const std::string& cluster) const {
@@ -42,10 +57,9 @@ const std::set<std::string>& StackFitsGate::stacks_on(const std::string& cluster
 }
 
 bool StackFitsGate::reads(const json::object& o) {
-  std::string kind = string_field(o, {"kind"});
-  return string_field(o, {"apiVersion"}) == "v1" &&
-         (kind == "Node" || kind == "Pod" || kind == "PersistentVolumeClaim" ||
-          kind == "PersistentVolume");
+  std::string kind = string_field(o, {"kind"}), api_version = string_field(o, {"apiVersion"});
+  return std::any_of(std::begin(kReads), std::end(kReads),
+                     [&](const Read& r) { return r.kind == kind && r.api_version == api_version; });
 }
 
 const fit::Group& StackFitsGate::group_of(const std::string& stack) {
@@ -71,6 +85,7 @@ const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::st
   fit::Visit volumes = [this, &cluster](const std::function<void(const json::object&)>& fn) {
     fleet_.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
     fleet_.for_each(cluster, "v1", "PersistentVolume", fn);
+    fleet_.for_each(cluster, "storage.k8s.io/v1", "StorageClass", fn);
   };
   auto& slot = decided_[k];
   slot = {generation, fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volumes)};
@@ -81,9 +96,10 @@ StackFitsGate::Verdict StackFitsGate::check(const std::string& cluster, const st
   std::string k = key(cluster, stack);
   if (released_.contains(k)) return {};
   if (!fleet_.linked(cluster)) return {Verdict::kNotReadable, fleet_.link_status(cluster)};
-  for (const char* kind : {"Node", "Pod", "PersistentVolumeClaim", "PersistentVolume"})
-    if (!fleet_.synced(cluster, "v1", kind))
-      return {Verdict::kNotReadable, "reading the cluster's nodes, pods, claims and volumes"};
+  for (const Read& r : kReads)
+    if (!fleet_.synced(cluster, r.api_version, r.kind))
+      return {Verdict::kNotReadable,
+              "reading the cluster's nodes, pods, claims, volumes and storage classes"};
   const fit::GroupFit& fit = decision(k, cluster, stack, group_of(stack));
   if (!fit.fits) return {Verdict::kDoesNotFit, fit.why};
   released_[k] = fit;

@@ -267,10 +267,25 @@ void Scheduler::schedule(const std::string& key) {
       }
     }
   }
-  // Claims waiting for their first consumer are provisioned where the pod goes.
-  for (const auto& pvc : volumes.claims_to_place()) {
-    const json::object* annotations = object_at(object_at(*pvc, "metadata"), "annotations");
-    if (!string_at(annotations, VolumeBindingCheck::kSelectedNode).empty()) continue;
+  // Claims waiting for their first consumer bind where the pod goes: to the volumes chosen there
+  // (the binder's PreBind), or to volumes provisioned there.
+  VolumeBindingCheck::Placement storage = volumes.place_on(*chosen);
+  for (const auto& [pvc, pv] : storage.bind) {
+    std::string ns = meta_string(*pvc, "namespace"), name = meta_string(*pvc, "name");
+    json::object claim_ref{{"kind", "PersistentVolumeClaim"},
+                           {"apiVersion", "v1"},
+                           {"namespace", ns},
+                           {"name", name},
+                           {"uid", meta_string(*pvc, "uid")}};
+    cluster_.call("PATCH", "/api/v1/persistentvolumes/" + meta_string(*pv, "name"),
+                  "application/merge-patch+json",
+                  json::object{{"spec", {{"claimRef", std::move(claim_ref)}}}}, kUser, kAgent);
+    cluster_.call("PATCH", "/api/v1/namespaces/" + ns + "/persistentvolumeclaims/" + name,
+                  "application/merge-patch+json",
+                  json::object{{"spec", {{"volumeName", meta_string(*pv, "name")}}}}, kUser,
+                  kAgent);
+  }
+  for (const auto& pvc : storage.provision) {
     std::string path = "/api/v1/namespaces/" + meta_string(*pvc, "namespace") +
                        "/persistentvolumeclaims/" + meta_string(*pvc, "name");
     json::object patch{

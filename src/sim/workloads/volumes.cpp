@@ -1,6 +1,8 @@
 // Storage: every cluster has the StorageClass `standard` (the default class, Immediate binding)
 // and `local` (WaitForFirstConsumer: a claim is provisioned on the node of the first pod that
-// uses it, and its volume can then be used on that node only). The persistent volume
+// uses it, and its volume can then be used on that node only). A class whose provisioner is
+// kubernetes.io/no-provisioner provisions nothing: its claims bind to volumes made by hand (the
+// scheduler binds them). The persistent volume
 // controller provisions a PersistentVolume pvc-<claim uid> for each claim of these classes (at
 // once for `standard`, once the scheduler has chosen a node for `local`), binds the two, and
 // deletes the volume when its claim goes (reclaim policy Delete).
@@ -95,6 +97,12 @@ class VolumeController : public WorkloadController {
       pending(*pvc);
       return;
     }
+    if (string_at(*sc, "provisioner") == "kubernetes.io/no-provisioner") {
+      // Local volumes an administrator makes: a claim binds to one of them (the scheduler
+      // chooses it for a WaitForFirstConsumer claim), never to a volume made for it.
+      pending(*pvc);
+      return;
+    }
     provision(*pvc, *sc, delayed ? node : "");
   }
 
@@ -170,6 +178,9 @@ class VolumeController : public WorkloadController {
 
   void mark_bound(const json::object& pvc, const json::object& pv) {
     const json::object* pv_spec = object_at(pv, "spec");
+    if (string_at(object_at(pv, "status"), "phase") != "Bound")  // a volume bound statically
+      kit_.put_status("/api/v1/persistentvolumes/" + meta_string(pv, "name"), pv,
+                      json::object{{"phase", "Bound"}}, kComponent);
     json::object st{{"phase", "Bound"}};
     if (auto* m = pv_spec ? pv_spec->if_contains("accessModes") : nullptr) st["accessModes"] = *m;
     if (const json::object* cap = object_at(pv_spec, "capacity")) st["capacity"] = *cap;
