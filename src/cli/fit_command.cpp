@@ -102,8 +102,11 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
           for (const json::object& o : items) fn(o);
         };
       };
+      // The seed's claims first: the cluster's own, read after them, win.
+      std::vector<json::object> volumes = seed_claims(plan, cluster);
+      volumes.insert(volumes.end(), c.volumes.begin(), c.volumes.end());
       fit::GroupFit fit = fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods),
-                                            held[cluster], visit(c.volumes));
+                                            held[cluster], visit(volumes));
       line.fits = fit.fits;
       line.text = fit.fits ? fit.where : fit.why;
       if (fit.fits) held[cluster][s.name] = std::move(fit.pods);

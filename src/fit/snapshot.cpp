@@ -170,6 +170,8 @@ void Snapshot::add_volume_object(const json::object& o) {
     if (const json::object* a = object_in(meta, "annotations"))
       c.selected_node = text(a, "volume.kubernetes.io/selected-node");
     c.class_name = text(spec, "storageClassName");
+    c.class_given = spec && spec->contains("storageClassName");
+    c.created = meta && meta->contains("uid");
     c.access_modes = strings_in(spec, "accessModes");
     if (std::string mode = text(spec, "volumeMode"); !mode.empty()) c.volume_mode = mode;
     c.request = storage_of(object_in(object_in(spec, "resources"), "requests"));
@@ -202,11 +204,14 @@ void Snapshot::add_volume_object(const json::object& o) {
     volumes_.push_back(std::move(v));
   } else if (kind == "StorageClass") {
     StorageClass c;
+    c.name = text(meta, "name");
     c.wait_for_first_consumer = text(&o, "volumeBindingMode") == "WaitForFirstConsumer";
     c.provisioner = text(&o, "provisioner");
+    c.is_default = text(object_in(meta, "annotations"),
+                        "storageclass.kubernetes.io/is-default-class") == "true";
     if (const json::value* t = o.if_contains("allowedTopologies"); t && t->is_array())
       c.allowed_topologies = t->as_array();
-    classes_[text(meta, "name")] = std::move(c);
+    classes_[c.name] = c;
   }
 }
 
@@ -223,6 +228,14 @@ const Volume* Snapshot::volume(const std::string& name) const {
 const StorageClass* Snapshot::storage_class(const std::string& name) const {
   auto it = classes_.find(name);
   return it == classes_.end() ? nullptr : &it->second;
+}
+
+const StorageClass* Snapshot::class_of(const Claim& claim) const {
+  if (claim.class_given)
+    return claim.class_name.empty() ? nullptr : storage_class(claim.class_name);
+  for (const auto& [_, c] : classes_)
+    if (c.is_default) return &c;
+  return nullptr;
 }
 
 int64_t Snapshot::claim_users(const std::string& ns, const std::string& name) const {

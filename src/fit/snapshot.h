@@ -57,6 +57,8 @@ struct Claim {
   std::string volume;         // spec.volumeName: bound (or pre-bound) to this volume
   std::string selected_node;  // volume.kubernetes.io/selected-node: being provisioned there
   std::string class_name;     // spec.storageClassName ("": no class)
+  bool class_given = false;   // storageClassName is set (else the default class is meant)
+  bool created = true;        // the cluster holds it (a claim the seed will create has no uid)
   std::vector<std::string> access_modes;
   std::string volume_mode = "Filesystem";
   int64_t request = 0;  // resources.requests.storage, bytes
@@ -81,7 +83,9 @@ struct Volume {
 
 // A StorageClass: how its claims bind.
 struct StorageClass {
+  std::string name;
   bool wait_for_first_consumer = false;
+  bool is_default = false;  // storageclass.kubernetes.io/is-default-class: "true"
   std::string provisioner;
   boost::json::array allowed_topologies;  // TopologySelectorTerms, ORed; empty: anywhere
 };
@@ -110,6 +114,10 @@ class Snapshot {
   const Claim* claim(const std::string& ns, const std::string& name) const;
   const Volume* volume(const std::string& name) const;
   const StorageClass* storage_class(const std::string& name) const;
+  // The class a claim binds with: its own, or for one that names none, the default class (as the
+  // DefaultStorageClass admission sets it); null when none (it binds to volumes without a class,
+  // at once).
+  const StorageClass* class_of(const Claim& claim) const;
   const std::vector<Volume>& volumes() const { return volumes_; }
   // Pods bound or assumed that mount the claim "ns/name" (VolumeRestrictions' ReadWriteOncePod).
   int64_t claim_users(const std::string& ns, const std::string& name) const;

@@ -590,5 +590,79 @@ spec:
   EXPECT_EQ(writes(), writes_before) << "--fit only reads";
 }
 
+// A co-located stack whose claim binds to local volumes made by hand (a StorageClass with
+// kubernetes.io/no-provisioner, WaitForFirstConsumer; the volume on one node): the claim is in
+// the seed, not yet on the cluster, and planter reads it as the cluster will hold it. Both
+// `plan --fit` and planting steer the stack to the volume's node, though the others have as much
+// room; the sim's scheduler binds the claim to that volume and runs the pod there.
+const char* kLocalVolumeStack = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: db}
+spec:
+  selector: {matchLabels: {app: db}}
+  atomic: {defaults: {cpu: 500m, memory: 512Mi}}
+  colocate: true
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  storageClassName: handmade
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db, namespace: default, labels: {app: db}}
+spec:
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: main, image: postgres}]
+      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+)";
+
+const char* kHandmadeStorage = R"(apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: handmade}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: disk-on-2}
+spec:
+  storageClassName: handmade
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  local: {path: /mnt/disk}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [management-node-2]}
+)";
+
+TEST(StackTest, AStackOnLocalVolumesGoesToTheNodeWhoseVolumeItsClaimBinds) {
+  SimProcess sim({"--workload-delay", "100"});  // three nodes of 8 cpu, 32Gi
+  ASSERT_TRUE(sim.running());
+  fs::path storage = sim.dir() / "storage.yaml";
+  std::ofstream(storage) << kHandmadeStorage;
+  ASSERT_EQ(sim.kubectl("create -f " + q(storage)).code, 0);
+  fs::path seed = sim.dir() / "db.yaml";
+  std::ofstream(seed) << kLocalVolumeStack;
+  CommandResult r = planter("plan " + q(seed) + " --fit --kubeconfig " + q(sim.kubeconfig()));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("stack db on SELF: fits on node management-node-2"))
+      << r.out;
+  r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  Pods at = placement(sim, 1, "");
+  EXPECT_EQ(nodes_of(at, {"db"}), std::set<std::string>{"management-node-2"})
+      << sim.kubectl("get pods,pvc -o wide").out;
+  EXPECT_EQ(sim.kubectl("get pvc data -o jsonpath={.spec.volumeName}").out, "disk-on-2");
+}
+
 }  // namespace
 }  // namespace planter::testing

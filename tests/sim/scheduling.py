@@ -75,7 +75,7 @@ def judge(name):
     namespaces = {n["metadata"]["name"]: n["metadata"].get("labels") or {}
                   for n in get("namespaces")["items"]}
     problems = oracle.violations(nodes, all_pods, namespaces, get("pvc", "-A")["items"],
-                                 get("pv")["items"])
+                                 get("pv")["items"], get("storageclass")["items"])
     check(f"{name}: the oracle agrees", not problems, "\n  ".join(problems))
 
 
@@ -554,6 +554,105 @@ check("once the first pod is gone the volume attaches to the second",
       second["status"])
 judge("storage")
 finish("storage")
+
+# ---- volumes made by hand, allowed topologies, ReadWriteOncePod ----
+namespace("volumes")
+zone_of = {n["metadata"]["name"]: n["metadata"]["labels"]["topology.kubernetes.io/zone"]
+           for n in get("nodes")["items"]}
+apply(f"""apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {{name: handmade}}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {{name: zonal}}
+provisioner: sim.planter.io/zonal
+volumeBindingMode: WaitForFirstConsumer
+allowedTopologies:
+- matchLabelExpressions:
+  - {{key: topology.kubernetes.io/zone, values: [{zone_of[NODES[1]]}]}}
+""")
+for pv_name, node, size in (("big", NODES[0], "10Gi"), ("small", NODES[0], "1Gi")):
+    apply(f"""apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: hand-{pv_name}}}
+spec:
+  storageClassName: handmade
+  capacity: {{storage: {size}}}
+  accessModes: [ReadWriteOnce]
+  local: {{path: /mnt/{pv_name}}}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{{key: kubernetes.io/hostname, operator: In, values: [{node}]}}]
+""")
+
+
+def volume_claim(name, storage_class, size, modes="[ReadWriteOnce]"):
+    return f"""apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: {name}, namespace: volumes}}
+spec:
+  storageClassName: {storage_class}
+  accessModes: {modes}
+  resources: {{requests: {{storage: {size}}}}}
+"""
+
+
+def volume_user(name, claim):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: volumes}}
+spec:
+  containers: [{{name: c, image: busybox}}]
+  volumes: [{{name: data, persistentVolumeClaim: {{claimName: {claim}}}}}]
+"""
+
+
+apply(volume_claim("hand", "handmade", "5Gi"))
+apply(volume_user("on-hand", "hand"))
+kubectl("wait", "--for=condition=Ready", "pod/on-hand", "-n", "volumes", "--timeout=20s")
+kubectl("wait", "--for=jsonpath={.status.phase}=Bound", "pvc/hand", "-n", "volumes",
+        "--timeout=20s")
+check("a claim of a class without a provisioner binds the volume made by hand that holds it, "
+      "and its pod runs on that volume's node",
+      get("pvc", "hand", "-n", "volumes")["spec"]["volumeName"] == "hand-big" and
+      get("pod", "on-hand", "-n", "volumes")["spec"]["nodeName"] == NODES[0] and
+      get("pv", "hand-big")["spec"]["claimRef"]["name"] == "hand",
+      get("pvc", "hand", "-n", "volumes"))
+apply(volume_claim("hand2", "handmade", "5Gi"))
+apply(volume_user("no-volume", "hand2"))
+p = next(x for x in settled("volumes", 2) if x["metadata"]["name"] == "no-volume")
+check("with no volume left that holds it, the pod is Pending and says why",
+      pending_message(p).startswith("0/3 nodes are available: 3 node(s) didn't find available "
+                                    "persistent volumes to bind."), pending_message(p))
+check("and nothing is provisioned for it",
+      get("pvc", "hand2", "-n", "volumes")["status"]["phase"] == "Pending" and
+      not get("pvc", "hand2", "-n", "volumes")["spec"].get("volumeName"))
+apply(volume_claim("zoned", "zonal", "1Gi"))
+apply(volume_user("in-zone", "zoned"))
+kubectl("wait", "--for=condition=Ready", "pod/in-zone", "-n", "volumes", "--timeout=20s")
+check("a claim of a class with allowedTopologies is provisioned, and its pod runs, in that zone",
+      zone_of[get("pod", "in-zone", "-n", "volumes")["spec"]["nodeName"]] == zone_of[NODES[1]])
+apply(volume_claim("solo", "standard", "1Gi", "[ReadWriteOncePod]"))
+apply(volume_user("solo-a", "solo"))
+kubectl("wait", "--for=condition=Ready", "pod/solo-a", "-n", "volumes", "--timeout=20s")
+apply(volume_user("solo-b", "solo"))
+p = next(x for x in settled("volumes", 5) if x["metadata"]["name"] == "solo-b")
+check("a second pod of a ReadWriteOncePod claim fits on no node, in kube-scheduler's words",
+      pending_message(p) == "0/3 nodes are available: 3 node has pod using PersistentVolumeClaim "
+      "with the same name and ReadWriteOncePod access mode. preemption: 0/3 nodes are available: "
+      "3 No preemption victims found for incoming pod.", pending_message(p))
+judge("volumes")
+kubectl("delete", "pod", "solo-a", "-n", "volumes")
+kubectl("wait", "--for=condition=Ready", "pod/solo-b", "-n", "volumes", "--timeout=30s")
+check("once the first pod is gone, the second takes the claim",
+      get("pod", "solo-b", "-n", "volumes")["status"]["phase"] == "Running")
+finish("volumes")
+kubectl("delete", "pv", "hand-big", "hand-small")
+kubectl("delete", "storageclass", "handmade", "zonal")
 
 # ---- a StatefulSet: pods in order, claims from templates that stay ----
 namespace("ordered")

@@ -30,6 +30,8 @@ KNOWN_REASONS = [
     r"node\(s\) didn't have free ports for the requested pod ports",
     r"node\(s\) had volume node affinity conflict",
     r"node\(s\) didn't find available persistent volumes to bind",
+    r"node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access "
+    r"mode",
 ]
 
 
@@ -206,12 +208,59 @@ def required_terms(pod, kind):
     return aff.get("requiredDuringSchedulingIgnoredDuringExecution") or []
 
 
+def volume_admits(pv, node):
+    """A volume's required node affinity admits the node (none: every node)."""
+    required = ((pv or {}).get("spec", {}).get("nodeAffinity") or {}).get("required")
+    return not required or any(node_term_matches(t, node)
+                               for t in required.get("nodeSelectorTerms") or [])
+
+
+def volume_may_bind(pvc, pv):
+    """Persistent Volumes, "Binding": an available volume binds a claim of its class and volume
+    mode whose access modes it offers, whose request it holds, whose selector its labels meet,
+    unless it is reserved (claimRef) for another claim."""
+    c, v = pvc["spec"], pv["spec"]
+    ref = v.get("claimRef")
+    if ref and (ref.get("namespace"), ref.get("name")) != (pvc["metadata"]["namespace"],
+                                                           pvc["metadata"]["name"]):
+        return False
+    if pv["metadata"].get("deletionTimestamp"):
+        return False
+    if (v.get("storageClassName") or "") != (c.get("storageClassName") or ""):
+        return False
+    if (v.get("volumeMode") or "Filesystem") != (c.get("volumeMode") or "Filesystem"):
+        return False
+    if not set(c.get("accessModes") or []) <= set(v.get("accessModes") or []):
+        return False
+    want = ((c.get("resources") or {}).get("requests") or {}).get("storage", "0")
+    if quantity((v.get("capacity") or {}).get("storage", "0")) < quantity(want):
+        return False
+    if c.get("selector") is not None and not selector_matches(c["selector"], labels_of(pv)):
+        return False
+    return True
+
+
+def topology_admits(storage_class, node):
+    """Storage Classes, "Allowed Topologies": some term's label expressions all hold on the node
+    (no terms: every node)."""
+    terms = storage_class.get("allowedTopologies") or []
+    if not terms:
+        return True
+    labels = labels_of(node)
+    return any(t.get("matchLabelExpressions") and
+               all(labels.get(e["key"]) in (e.get("values") or [])
+                   for e in t["matchLabelExpressions"]) for t in terms)
+
+
 def volume_problems(pod, node, volumes):
-    """A persistentVolumeClaim of the pod bound to a PersistentVolume whose node affinity does not
-    admit the node (Persistent Volumes: node affinity)."""
-    pvcs, pvs = volumes
+    """The pod's persistentVolumeClaims on the node (Persistent Volumes; Storage Classes, "Volume
+    Binding Mode"): a bound claim's volume must admit the node; an unbound claim must wait for
+    its first consumer and then bind on the node, to an available volume there (each volume to
+    one claim) or to one its class can provision there."""
+    pvcs, pvs, classes = volumes
     ns = pod["metadata"]["namespace"]
     out = []
+    chosen = set()
     for v in pod["spec"].get("volumes") or []:
         claim = (v.get("persistentVolumeClaim") or {}).get("claimName")
         if not claim:
@@ -220,18 +269,56 @@ def volume_problems(pod, node, volumes):
         if pvc is None:
             out.append(f"claim {claim} missing")
             continue
-        pv = pvs.get(pvc["spec"].get("volumeName"))
-        required = ((pv or {}).get("spec", {}).get("nodeAffinity") or {}).get("required")
-        if required and not any(node_term_matches(t, node)
-                                for t in required.get("nodeSelectorTerms") or []):
-            out.append(f"volume {pv['metadata']['name']} is not on {node['metadata']['name']}")
+        if pvc["spec"].get("volumeName"):
+            pv = pvs.get(pvc["spec"]["volumeName"])
+            if not volume_admits(pv, node):
+                out.append(f"volume {pv['metadata']['name']} is not on {node['metadata']['name']}")
+            continue
+        sc = classes.get(pvc["spec"].get("storageClassName") or "")
+        if not sc or sc.get("volumeBindingMode") != "WaitForFirstConsumer":
+            out.append(f"claim {claim} is unbound and binds at once")
+            continue
+        selected = (pvc["metadata"].get("annotations") or {}).get(
+            "volume.kubernetes.io/selected-node")
+        if selected:
+            if selected != node["metadata"]["name"]:
+                out.append(f"claim {claim} is provisioned on {selected}")
+            continue
+        free = sorted((p for p in pvs.values() if p["metadata"]["name"] not in chosen and
+                       volume_may_bind(pvc, p) and volume_admits(p, node)),
+                      key=lambda p: quantity(p["spec"].get("capacity", {}).get("storage", "0")))
+        if free:
+            chosen.add(free[0]["metadata"]["name"])
+            continue
+        if sc.get("provisioner") in (None, "", "kubernetes.io/no-provisioner") or \
+                not topology_admits(sc, node):
+            out.append(f"no volume for claim {claim} on {node['metadata']['name']}")
     return out
 
 
-def fit_problems(pod, node, bound, nodes_by_name, namespaces, ignore=None, volumes=({}, {})):
+def read_write_once_pod_taken(pod, bound, volumes, ignore=None):
+    """Persistent Volumes, "Access Modes": a ReadWriteOncePod claim is used by one pod at most."""
+    pvcs = volumes[0]
+    ns = pod["metadata"]["namespace"]
+
+    def claims(p):
+        return {(v.get("persistentVolumeClaim") or {}).get("claimName")
+                for v in p["spec"].get("volumes") or []} - {None}
+    once = {c for c in claims(pod)
+            if "ReadWriteOncePod" in (pvcs.get((ns, c)) or {}).get("spec", {}).get(
+                "accessModes", [])}
+    return once and any(p is not ignore and p["metadata"]["namespace"] == ns and
+                        p["metadata"]["uid"] != pod["metadata"]["uid"] and claims(p) & once
+                        for p, _ in bound)
+
+
+def fit_problems(pod, node, bound, nodes_by_name, namespaces, ignore=None,
+                 volumes=({}, {}, {})):
     """Why `pod` may not run on `node` given the pods in `bound` (list of (pod, node name)); an
     empty list when it may."""
     problems = volume_problems(pod, node, volumes)
+    if read_write_once_pod_taken(pod, bound, volumes, ignore):
+        problems.append("read-write-once-pod claim in use")
     ns = pod["metadata"]["namespace"]
     if node["spec"].get("unschedulable") and not any(
             tolerates(t, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"})
@@ -310,10 +397,11 @@ def ours(pod):
     return (pod["spec"].get("schedulerName") or "default-scheduler") == "default-scheduler"
 
 
-def violations(nodes, pods, namespaces=None, pvcs=(), pvs=()):
+def violations(nodes, pods, namespaces=None, pvcs=(), pvs=(), classes=()):
     namespaces = namespaces or {}
     volumes = ({(c["metadata"]["namespace"], c["metadata"]["name"]): c for c in pvcs},
-               {v["metadata"]["name"]: v for v in pvs})
+               {v["metadata"]["name"]: v for v in pvs},
+               {c["metadata"]["name"]: c for c in classes})
     nodes_by_name = {n["metadata"]["name"]: n for n in nodes}
     live = [p for p in pods if p["status"].get("phase") not in ("Succeeded", "Failed")
             and not p["metadata"].get("deletionTimestamp")]

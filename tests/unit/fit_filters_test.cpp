@@ -527,11 +527,12 @@ TEST(FitFiltersTest, PodTopologySpread) {
 // volume_binding_test.go's rows: bound, pre-bound to a missing volume, unbound Immediate,
 // unbound WaitForFirstConsumer with a static volume or a provisioner.
 TEST(FitFiltersTest, VolumeBinding) {
-  // A claim in default: its spec's members after volumeName, and a selected node.
+  // A claim in default: its spec's members after volumeName, and a selected node. The cluster
+  // holds it (it has a uid); seed_claim is one the seed will create.
   auto claim = [](const std::string& name, const std::string& volume, const std::string& spec = "",
                   const std::string& selected = "") {
     return R"({"kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
-           R"(","namespace":"default")" +
+           R"(","namespace":"default","uid":"u-)" + name + "\"" +
            (selected.empty()
                 ? ""
                 : R"(,"annotations":{"volume.kubernetes.io/selected-node":")" + selected + "\"}") +
@@ -567,6 +568,14 @@ TEST(FitFiltersTest, VolumeBinding) {
       "zonal", "WaitForFirstConsumer", "csi.example.com",
       R"("allowedTopologies":[{"matchLabelExpressions":[{"key":"zone","values":["z1","z2"]}]}])");
   const std::string immediate = storage_class("standard", "Immediate", "csi.example.com");
+  const std::string default_local =
+      R"({"kind":"StorageClass","metadata":{"name":"local","annotations":{
+         "storageclass.kubernetes.io/is-default-class":"true"}},
+         "volumeBindingMode":"WaitForFirstConsumer","provisioner":"kubernetes.io/no-provisioner"})";
+  auto seed_claim = [](const std::string& name, const std::string& spec) {
+    return R"({"kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
+           R"(","namespace":"default"},"spec":{)" + spec + "}}";
+  };
   const std::string want_local =
       R"("storageClassName":"local","accessModes":["ReadWriteOnce"],
          "resources":{"requests":{"storage":"10Gi"}})";
@@ -753,6 +762,33 @@ TEST(FitFiltersTest, VolumeBinding) {
              {claim("data", "pv-a"), local_on_a, claim("logs", "", want_local), wffc_local,
               local_volume("pv-c", "c", "20Gi")}},
             {"a claim not there yet ties nothing", nodes, {}, mounts("later"), "b", {}},
+            {"one the seed will create, of an Immediate class, binds at once: it ties nothing",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {},
+             false,
+             {seed_claim("data", R"("storageClassName":"standard")"), immediate}},
+            {"one the seed will create without a class gets the default class: here, local "
+             "volumes made by hand, none of them on this node",
+             nodes,
+             {},
+             mounts("data"),
+             "b",
+             bind,
+             true,
+             {seed_claim("data", R"("accessModes":["ReadWriteOnce"])"), default_local,
+              local_volume("pv-a", "a", "20Gi")}},
+            {"and one on that node",
+             nodes,
+             {},
+             mounts("data"),
+             "a",
+             {},
+             false,
+             {seed_claim("data", R"("accessModes":["ReadWriteOnce"])"), default_local,
+              local_volume("pv-a", "a", "20Gi")}},
         });
 }
 

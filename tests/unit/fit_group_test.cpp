@@ -339,7 +339,7 @@ TEST(GroupFitTest, AnUnboundImmediateClaimIsSaidOnceForTheWholeCluster) {
   c.add_volume_object(parse(R"({"kind":"StorageClass","metadata":{"name":"standard"},
       "provisioner":"csi.example.com","volumeBindingMode":"Immediate"})"));
   c.add_volume_object(parse(R"({"kind":"PersistentVolumeClaim","metadata":{"name":"data",
-      "namespace":"default"},"spec":{"storageClassName":"standard"}})"));
+      "namespace":"default","uid":"u1"},"spec":{"storageClassName":"standard"}})"));
   Group g;
   g.name = "db";
   g.kinds.push_back(kind(

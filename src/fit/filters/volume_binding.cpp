@@ -11,8 +11,10 @@
 //   kubernetes.io/no-provisioner, and allowedTopologies that admit the node); a claim whose volume
 //   a scheduler already asked for on a node (volume.kubernetes.io/selected-node) goes there only
 //   ("node(s) didn't find available persistent volumes to bind").
-// A claim the snapshot does not hold ties nothing: it comes with the group (a claim the seed
-// makes) and binds where its pods go. Storage capacity (CSIStorageCapacity) is not modelled.
+// A claim the seed will create (no uid yet) is read as the cluster will hold it: of the default
+// class when it names none; bound at once (tying nothing) when its class binds at once; else as
+// above. A claim the snapshot does not hold at all ties nothing. Storage capacity
+// (CSIStorageCapacity) is not modelled.
 #include <algorithm>
 
 #include "fit/filters/filters.h"
@@ -25,11 +27,12 @@ constexpr const char* kNoProvisioner = "kubernetes.io/no-provisioner";
 constexpr const char* kVolumeMissing =
     "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
 
-// A volume that may bind the claim, wherever the node (FindMatchingVolume's checks).
-bool may_bind(const Claim& c, const Volume& v) {
+// A volume that may bind the claim (of class `class_name`), wherever the node
+// (FindMatchingVolume's checks).
+bool may_bind(const Claim& c, const std::string& class_name, const Volume& v) {
   if (v.deleting) return false;
   if (!v.claim_name.empty() && (v.claim_ns != c.ns || v.claim_name != c.name)) return false;
-  if (v.class_name != c.class_name || v.volume_mode != c.volume_mode) return false;
+  if (v.class_name != class_name || v.volume_mode != c.volume_mode) return false;
   if (v.capacity < c.request) return false;
   for (const std::string& mode : c.access_modes)
     if (std::find(v.access_modes.begin(), v.access_modes.end(), mode) == v.access_modes.end())
@@ -77,10 +80,10 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
         out.terms.push_back(&v->terms);
       continue;
     }
-    const StorageClass* sc =
-        claim->class_name.empty() ? nullptr : snapshot.storage_class(claim->class_name);
+    const StorageClass* sc = snapshot.class_of(*claim);
     if (!sc || !sc->wait_for_first_consumer) {
-      out.refusal = kUnboundImmediate;
+      // One the seed will create binds at once, wherever its class provisions.
+      if (claim->created) out.refusal = kUnboundImmediate;
       continue;
     }
     if (!claim->selected_node.empty()) {
@@ -90,7 +93,7 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
     VolumeState::Unbound u;
     u.storage_class = sc;
     for (const Volume& v : snapshot.volumes())
-      if (may_bind(*claim, v)) u.volumes.push_back(&v);
+      if (may_bind(*claim, sc->name, v)) u.volumes.push_back(&v);
     std::stable_sort(u.volumes.begin(), u.volumes.end(),
                      [](const Volume* a, const Volume* b) { return a->capacity < b->capacity; });
     out.unbound.push_back(std::move(u));

@@ -82,7 +82,11 @@ const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::st
       fleet_.for_each(cluster, "v1", kind, fn);
     };
   };
-  fit::Visit volumes = [this, &cluster](const std::function<void(const json::object&)>& fn) {
+  auto [claims, fresh] = seed_claims_.try_emplace(cluster);
+  if (fresh) claims->second = seed_claims(plan_, cluster);
+  fit::Visit volumes = [this, &cluster,
+                        &claims](const std::function<void(const json::object&)>& fn) {
+    for (const json::object& c : claims->second) fn(c);  // the cluster's own, read next, win
     fleet_.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
     fleet_.for_each(cluster, "v1", "PersistentVolume", fn);
     fleet_.for_each(cluster, "storage.k8s.io/v1", "StorageClass", fn);

@@ -71,6 +71,7 @@ class StackFitsGate {
   std::map<std::string, uint64_t> generation_;               // cluster -> changes of what it reads
   std::unordered_map<std::string, std::pair<uint64_t, fit::GroupFit>> decided_;
   std::unordered_map<std::string, fit::GroupFit> released_;
+  std::map<std::string, std::vector<boost::json::object>> seed_claims_;  // by cluster, made once
 };
 
 }  // namespace planter::plant

@@ -186,7 +186,11 @@ void Scheduler::schedule(const std::string& key) {
     std::optional<Rejection> rejected = filter_node(in, *node);
     bool by_pods = false;
     if (!rejected)
-      if (auto f = volumes.filter(*node)) rejected = Rejection{{f->reason}, f->resolvable};
+      if (auto f = volumes.filter(*node)) {
+        rejected = Rejection{{f->reason}, f->resolvable};
+        // A ReadWriteOncePod claim is freed by a pod going: retried on pod events.
+        by_pods = f->reason == VolumeBindingCheck::kReadWriteOncePodReason;
+      }
     if (!rejected)
       if (auto f = spread.filter(*node)) {
         rejected = Rejection{{f->reason}, f->resolvable};
