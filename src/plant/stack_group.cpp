@@ -12,4 +12,18 @@ fit::Group stack_group(const StackNeeds& stack) {
   return g;
 }
 
+std::vector<boost::json::object> seed_claims(const Plan& plan, const std::string& cluster) {
+  std::vector<boost::json::object> out;
+  for (const Unit& u : plan.units) {
+    if (u.cluster != cluster) continue;
+    const Object& o = plan.object_of(u);
+    if (o.ref.kind != "PersistentVolumeClaim" || o.ref.api_version != "v1") continue;
+    boost::json::object claim = o.body;
+    claim["kind"] = "PersistentVolumeClaim";
+    if (boost::json::object* meta = claim["metadata"].if_object()) (*meta)["namespace"] = o.ref.ns;
+    out.push_back(std::move(claim));
+  }
+  return out;
+}
+
 }  // namespace planter
