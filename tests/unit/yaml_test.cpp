@@ -69,6 +69,20 @@ TEST(Yaml, DuplicateKeyIsAnErrorWithItsLine) {
   EXPECT_NE(docs.error().message.find("\"a\" already defined"), std::string::npos);
 }
 
+// Found by kubeconfig_fuzz: libfyaml 0.7.12 stops on an explicit key whose value starts after a
+// tab with its indentation stack broken; destroying that parser crashed. Each variant is an
+// error, read again and again (the operator reads a bad Seed on every retry).
+TEST(Yaml, AParserThatStoppedOnMalformedInputDoesNotCrashPlanter) {
+  for (int round = 0; round < 3; ++round)
+    for (const char* text :
+         {"? a:\t|", "\n? eu#:\t|", "k:\n  ? a:\t|\n", "? a:\t- |", "? a:  \t>"}) {
+      auto docs = parse_yaml_stream(text, "tab.yaml");
+      ASSERT_FALSE(docs.ok()) << text;
+      EXPECT_EQ(docs.error().message.rfind("tab.yaml:", 0), 0u) << docs.error().message;
+    }
+  EXPECT_TRUE(parse_yaml_stream("a: 1\n", "fine.yaml").ok()) << "and the next stream reads";
+}
+
 TEST(Yaml, MalformedInputNamesFileLineAndColumn) {
   auto docs = parse_yaml_stream("a: 1\nb: \"open\n", "broken.yaml");
   ASSERT_FALSE(docs.ok());
