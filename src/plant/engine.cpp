@@ -9,7 +9,7 @@
 #include "plan/stacks/stack_policy.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
-#include "plant/gates/anchor.h"
+#include "plant/gates/gate.h"
 #include "plant/gates/stack_fits.h"
 #include "plant/readiness_check.h"
 #include "plant/substitutions.h"
@@ -59,22 +59,8 @@ json::object declared_body(const Object& object, const std::string& seed_name) {
 
 namespace {
 
-constexpr std::string_view kCrdApiVersion = "apiextensions.k8s.io/v1";
-
 bool terminal(UnitState s) {
   return s == UnitState::kDeclared || s == UnitState::kFailed || s == UnitState::kBlocked;
-}
-
-std::string object_key_of(const ObjectRef& r) {
-  return object_key(r.group(), r.kind, r.ns, r.name);
-}
-
-std::string kind_key(std::string_view cluster, std::string_view group, std::string_view kind) {
-  return fmt::format("{}\nkind\n{}/{}", cluster, group, kind);
-}
-
-std::string at(std::string_view cluster, std::string_view key) {
-  return fmt::format("{}\n{}", cluster, key);
 }
 
 // What a requirement looks like right now.
@@ -94,20 +80,29 @@ class Engine {
         backoff_(plan.units.size(), milliseconds(50)) {
     FleetHandlers h;
     h.changed = [this](const std::string& c, const std::string& key, const json::object& o) {
-      on_changed(c, key, o);
+      gates_->changed(c, o);
+      wake_key(object_wake_key(c, key));
     };
     h.synced = [this](const std::string& c) {
-      fits_->invalidate(c);
+      gates_->synced(c);
       wake_cluster(c);
     };
     h.linked = [this](const std::string& c) { wake_cluster(c); };
     h.kind_checked = [this](const std::string& c, const std::string& av, const std::string& k) {
-      on_kind_checked(c, av, k);
+      gates_->kind_checked(c, av, k);
     };
     fleet_ = make_fleet(loop_, std::move(h));
-    fits_ = std::make_unique<StackFitsGate>(plan, *fleet_);
-    anchors_ = std::make_unique<AnchorGate>(*fleet_, *fits_);
-    for (const StackNeeds& s : plan.stacks) stacks_[s.name] = &s;
+    GateContext context{plan_, *fleet_, loop_};
+    context.wake = [this](const std::string& key) { wake_key(key); };
+    context.declared = [this](size_t u) { return records_[u].state == UnitState::kDeclared; };
+    context.pending = [this](size_t u) { return records_[u].state == UnitState::kPending; };
+    context.declare_again = [this](size_t u, std::string why) {
+      records_[u].steered.clear();
+      records_[u].waiting_for = std::move(why);
+      set_state(u, UnitState::kPending);
+      evaluate(u);
+    };
+    gates_ = std::make_unique<Gates>(std::move(context));
     index();
   }
 
@@ -131,61 +126,19 @@ class Engine {
     return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start_);
   }
 
-  // Who waits on what: object keys, kind keys and clusters lead to the units to re-evaluate.
+  // Who waits on what: the keys each requirement's gate names, and clusters, lead to the units
+  // to evaluate again.
   void index() {
+    std::vector<std::string> keys;
     for (size_t u = 0; u < plan_.units.size(); ++u) {
       const Unit& unit = plan_.units[u];
       by_cluster_[unit.cluster].push_back(u);
-      const Object& obj = plan_.object_of(unit);
       for (const Requirement& r : unit.requirements) {
-        const ObjectRef& target = plan_.target(r);
         if (r.unit) dependents_[*r.unit].push_back(u);
         if (r.cluster != unit.cluster) by_cluster_[r.cluster].push_back(u);
-        switch (r.when.type) {
-          case Type::kClusterReady:
-            break;
-          case Type::kStackFits:
-            waiters_[fit_key(r.cluster, r.when.arg)].push_back(u);
-            if (auto s = stacks_.find(r.when.arg);
-                s != stacks_.end() && s->second->anchor == unit.object)
-              anchor_unit_[fit_key(r.cluster, r.when.arg)] = u;
-            fits_->require(r.cluster, r.when.arg);
-            break;
-          case Type::kAnchorScheduled:
-            waiters_[anchor_key(r.cluster, r.when.arg)].push_back(u);
-            anchored_[fit_key(r.cluster, r.when.arg)].push_back(u);
-            anchors_->require(r.cluster);
-            break;
-          case Type::kActive:
-            waiters_[at(r.cluster, object_key_of(target))].push_back(u);
-            fleet_->watch(r.cluster, "v1", "Namespace");
-            break;
-          case Type::kEstablished:
-            fleet_->watch(r.cluster, std::string(kCrdApiVersion), "CustomResourceDefinition");
-            if (!target.name.empty()) waiters_[at(r.cluster, object_key_of(target))].push_back(u);
-            waiters_[kind_key(r.cluster, obj.ref.group(), obj.ref.kind)].push_back(u);
-            break;
-          case Type::kAvailable:
-            waiters_[at(r.cluster, object_key_of(target))].push_back(u);
-            fleet_->watch(r.cluster, "apiregistration.k8s.io/v1", "APIService");
-            break;
-          case Type::kEndpointsReady:
-            waiters_[at(r.cluster, object_key("", "Endpoints", target.ns, target.name))].push_back(
-                u);
-            fleet_->watch(r.cluster, "v1", "Endpoints");
-            break;
-          case Type::kExists:
-          case Type::kCondition:
-          case Type::kJsonPath:
-          case Type::kFieldSet:
-          case Type::kHealthy:
-          case Type::kSchedulerReady:
-            waiters_[at(r.cluster, object_key_of(target))].push_back(u);
-            // An object of the seed is watched once it is declared (its kind may not be
-            // served before); a mere `exists` of one needs no watch at all.
-            if (r.external()) fleet_->watch(r.cluster, target.api_version, target.kind);
-            break;
-        }
+        keys.clear();
+        gates_->of(r.when.type).require(u, r, keys);
+        for (std::string& k : keys) waiters_[std::move(k)].push_back(u);
       }
     }
     for (auto& [cluster, units] : by_cluster_) {
@@ -206,121 +159,7 @@ class Engine {
     if (it != by_cluster_.end()) wake(it->second);
   }
 
-  void on_changed(const std::string& cluster, const std::string& key, const json::object& o) {
-    std::string kind = string_field(o, {"kind"});
-    if (StackFitsGate::reads(o)) {
-      nodes_changed(cluster);
-      if (const json::string* anchor =
-              find_string(o, {"metadata", "labels", std::string_view(kAnchorLabel)}))
-        wake_key(anchor_key(cluster, *anchor));
-    }
-    if (kind == "CustomResourceDefinition") {
-      std::string group = string_field(o, {"spec", "group"});
-      std::string kind = string_field(o, {"spec", "names", "kind"});
-      std::string kk = kind_key(cluster, group, kind);
-      crd_for_kind_[kk] = string_field(o, {"metadata", "name"});
-      wake_key(kk);
-    }
-    wake_key(at(cluster, key));
-  }
-
-  void on_kind_checked(const std::string& cluster, const std::string& api_version,
-                       const std::string& kind) {
-    std::string_view group = split_api_version(api_version).first;
-    std::string kk = kind_key(cluster, group, kind);
-    if (fleet_->kind_state(cluster, api_version, kind) == FleetView::KindState::kMissing) {
-      // The CRD says Established but discovery did not have the kind yet: look again soon,
-      // backing off, for as long as the CRD keeps saying so. Without an established CRD, its
-      // events ask again.
-      auto crd = crd_readiness(cluster, "", group, kind);
-      if (crd && crd->holds) {
-        milliseconds& delay = kind_delay_[kk];
-        delay = delay.count() == 0 ? milliseconds(20) : std::min(delay * 2, milliseconds(2000));
-        retry_pending_.insert(kk);
-        loop_.post_after(delay, [this, kk, cluster, api_version, kind] {
-          retry_pending_.erase(kk);
-          fleet_->check_kind(cluster, api_version, kind);
-        });
-      }
-    } else {
-      kind_delay_.erase(kk);
-    }
-    wake_key(kk);
-  }
-
-  // Stacks' fits: decided from the cluster's nodes and pods, once per change of them (a burst of
-  // pod events is one decision), and kept once a stack is released.
-  static std::string fit_key(std::string_view cluster, std::string_view stack) {
-    return fmt::format("{}\nstack-fits\n{}", cluster, stack);
-  }
-
-  void nodes_changed(const std::string& cluster) {
-    if (fits_->stacks_on(cluster).empty()) return;
-    fits_->invalidate(cluster);
-    if (!refit_posted_.insert(cluster).second) return;
-    loop_.post([this, cluster] {
-      refit_posted_.erase(cluster);
-      for (const std::string& stack : fits_->stacks_on(cluster)) {
-        if (!fits_->released(cluster, stack)) {
-          wake_key(fit_key(cluster, stack));
-          continue;
-        }
-        replace_anchor_if_stranded(cluster, stack);
-        wake_key(anchor_key(cluster, stack));  // a node's cordon says whether an anchor holds
-      }
-    });
-  }
-
-  static std::string anchor_key(std::string_view cluster, std::string_view stack) {
-    return fmt::format("{}\nanchor\n{}", cluster, stack);
-  }
-
-  // The anchor was bound where planter chose, that node is now cordoned or gone, and members
-  // still wait for it: planter chooses a node again and declares the anchor again (its pod is
-  // replaced by its StatefulSet's rollout), so that no member follows it onto a dead node.
-  void replace_anchor_if_stranded(const std::string& cluster, const std::string& stack) {
-    std::string key = fit_key(cluster, stack);
-    auto anchor_unit = anchor_unit_.find(key);
-    auto members = anchored_.find(key);
-    const fit::GroupFit* released = fits_->released(cluster, stack);
-    if (anchor_unit == anchor_unit_.end() || members == anchored_.end() || !released) return;
-    size_t a = anchor_unit->second;
-    if (records_[a].state != UnitState::kDeclared) return;
-    bool waiting = false;
-    for (size_t m : members->second) waiting = waiting || records_[m].state == UnitState::kPending;
-    if (!waiting) return;
-    const ObjectRef& ref = plan_.object_of(plan_.units[a]).ref;
-    AnchorGate::Pod pod = anchors_->pod(cluster, ref.ns, stack);
-    const auto& chosen = released->steer_values;
-    if (pod.node.empty() || pod.why.empty() ||
-        std::find(chosen.begin(), chosen.end(), pod.node) == chosen.end())
-      return;
-    fits_->unrelease(cluster, stack);
-    records_[a].steered.clear();
-    records_[a].waiting_for = "placing the anchor again: " + pod.why;
-    set_state(a, UnitState::kPending);
-    evaluate(a);
-  }
-
-  // Whether the CRD named `name` (or, without a name, the one whose events said it serves
-  // `group`/`kind`) is Established; none when there is no such CRD.
-  std::optional<Readiness> crd_readiness(const std::string& cluster, std::string name,
-                                         std::string_view group, std::string_view kind) {
-    if (name.empty()) {
-      auto it = crd_for_kind_.find(kind_key(cluster, group, kind));
-      if (it == crd_for_kind_.end()) return std::nullopt;
-      name = it->second;
-    }
-    Readiness r =
-        fleet_->readiness(cluster, std::string(kCrdApiVersion), "CustomResourceDefinition", "",
-                          name, ReadinessPredicate::of(Type::kEstablished));
-    if (!r.exists) return std::nullopt;
-    return r;
-  }
-
   Check check(size_t u, const Requirement& r) {
-    const Unit& unit = plan_.units[u];
-    const ObjectRef& target = plan_.target(r);
     auto waiting = [&](std::string why) {
       std::string what = plan_.describe(r);
       return Check{Check::kWaiting, why.empty() ? what : what + ": " + why, what};
@@ -337,70 +176,10 @@ class Engine {
         return waiting("");
       if (r.when.type == Type::kExists) return {};
     }
-    switch (r.when.type) {
-      case Type::kClusterReady:
-        if (fleet_->linked(unit.cluster)) return {};
-        return waiting(fleet_->link_status(unit.cluster));
-      case Type::kAnchorScheduled: {
-        if (auto why = anchors_->check(r.cluster, target.ns, r.when.arg)) return waiting(*why);
-        return {};
-      }
-      case Type::kStackFits: {
-        // Once it fits, every member on the cluster is released at once, in this turn.
-        StackFitsGate::Verdict v = fits_->check(r.cluster, r.when.arg);
-        switch (v.state) {
-          case StackFitsGate::Verdict::kHolds:
-            return {};
-          case StackFitsGate::Verdict::kReleasedNow:
-            loop_.post([this, key = fit_key(r.cluster, r.when.arg)] { wake_key(key); });
-            return {};
-          case StackFitsGate::Verdict::kNotReadable:
-            return waiting(v.why);
-          case StackFitsGate::Verdict::kDoesNotFit:
-            return {Check::kWaiting, v.why, plan_.describe(r)};
-        }
-        return {};
-      }
-      case Type::kEstablished: {
-        const ObjectRef& own = plan_.object_of(unit).ref;
-        // Without a CRD in the seed, the kind of the requirement is what must be served.
-        const ObjectRef& served = target.name.empty() ? target : own;
-        auto state = fleet_->kind_state(r.cluster, served.api_version, served.kind);
-        if (state == FleetView::KindState::kServed) return {};
-        if (!fleet_->linked(r.cluster)) return waiting(fleet_->link_status(r.cluster));
-        auto crd = crd_readiness(r.cluster, target.name, served.group(), served.kind);
-        bool established = crd && crd->holds;
-        // A kind with no CRD in sight may still be served (an aggregated API, a previous
-        // install): discovery is asked once; CRD events ask again.
-        if (state == FleetView::KindState::kUnknown ||
-            (established && state == FleetView::KindState::kMissing &&
-             !retry_pending_.contains(kind_key(r.cluster, served.group(), served.kind))))
-          fleet_->check_kind(r.cluster, served.api_version, served.kind);
-        if (!crd) return waiting(target.name.empty() ? "no CRD serves it yet" : "not found");
-        if (!established) return waiting(crd->why);
-        return waiting(fmt::format("{} {} not discoverable yet", served.api_version, served.kind));
-      }
-      case Type::kEndpointsReady: {
-        Readiness ok =
-            fleet_->readiness(r.cluster, "v1", "Endpoints", target.ns, target.name, r.when);
-        if (ok.holds) return {};
-        return waiting(ok.exists ? ok.why : "no endpoints yet");
-      }
-      case Type::kActive:
-      case Type::kAvailable:
-      case Type::kExists:
-      case Type::kCondition:
-      case Type::kJsonPath:
-      case Type::kFieldSet:
-      case Type::kHealthy:
-      case Type::kSchedulerReady: {
-        Readiness ok = fleet_->readiness(r.cluster, target.api_version, target.kind, target.ns,
-                                         target.name, r.when);
-        if (ok.holds) return {};
-        return waiting(ok.why);
-      }
-    }
-    return {};
+    std::optional<Gate::Wait> wait = gates_->of(r.when.type).check(u, r);
+    if (!wait) return {};
+    if (wait->bare) return {Check::kWaiting, std::move(wait->why), plan_.describe(r)};
+    return waiting(std::move(wait->why));
   }
 
   void set_state(size_t u, UnitState s) {
@@ -475,7 +254,7 @@ class Engine {
     apply.force = options_.force_conflicts;
     // A custom resource planter wrote a stack's policies into: a field its schema would prune
     // (and the policy with it) is refused, never dropped with a warning.
-    if (fits_->strict_fields(unit.object)) apply.field_validation = "Strict";
+    if (gates_->stack_fits().strict_fields(unit.object)) apply.field_validation = "Strict";
     bool sent = fleet_->apply(unit, std::move(body.value()), apply,
                               [this, u](kube::ApiResult<json::object> r) {
                                 loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
@@ -502,7 +281,7 @@ class Engine {
         });
     if (!substituted) return substituted.error();
     std::string where;
-    if (fits_->steer(unit, body, where)) records_[u].steered = std::move(where);
+    if (gates_->stack_fits().steer(unit, body, where)) records_[u].steered = std::move(where);
     return body;
   }
 
@@ -531,15 +310,10 @@ class Engine {
       unreachable_since_.erase(unit.cluster);
       rec.declared = since_start();
       set_state(u, UnitState::kDeclared);
-      // Dependents that wait for more than existence read the object from a watch.
+      // Their gates learn that the object their dependents wait on is there (they may watch it).
       for (size_t d : dependents_[u])
         for (const Requirement& req : plan_.units[d].requirements)
-          if (req.unit == u &&
-              (req.when.type == Type::kCondition || req.when.type == Type::kJsonPath ||
-               req.when.type == Type::kFieldSet || req.when.type == Type::kHealthy)) {
-            const ObjectRef& target = plan_.target(req);
-            fleet_->watch(req.cluster, target.api_version, target.kind);
-          }
+          if (req.unit == u) gates_->of(req.when.type).provider_declared(req);
       wake(dependents_[u]);
       return;
     }
@@ -590,18 +364,10 @@ class Engine {
   std::vector<milliseconds> backoff_;
   std::unordered_map<std::string, std::vector<size_t>> waiters_;
   std::map<std::string, std::vector<size_t>> by_cluster_;
-  std::unordered_map<std::string, std::string> crd_for_kind_;  // kind key -> CRD name
-  std::unordered_map<std::string, milliseconds> kind_delay_;   // kind key -> next re-check delay
-  std::set<std::string> retry_pending_;                        // kind keys with a re-check due
-  std::unordered_map<size_t, std::string> requirement_wait_;   // the last requirement waited on
+  std::unordered_map<size_t, std::string> requirement_wait_;  // the last requirement waited on
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
-  // The gates of the stack kinds (src/plant/gates/): their state lives there.
-  std::unique_ptr<StackFitsGate> fits_;
-  std::unique_ptr<AnchorGate> anchors_;
-  std::map<std::string, const StackNeeds*> stacks_;                // by name
-  std::set<std::string> refit_posted_;                             // clusters with a decision due
-  std::unordered_map<std::string, size_t> anchor_unit_;            // fit key -> the anchor's unit
-  std::unordered_map<std::string, std::vector<size_t>> anchored_;  // fit key -> its followers
+  // The gates of the requirement kinds (src/plant/gates/): their state lives there.
+  std::unique_ptr<Gates> gates_;
   Clock::time_point start_;
   size_t open_ = 0;
 };

@@ -20,13 +20,6 @@ const std::set<std::string> kNone;
 
 }  // namespace
 
-StackFitsGate::StackFitsGate(const Plan& plan, Fleet& fleet) : plan_(plan), fleet_(fleet) {
-  for (const StackNeeds& s : plan.stacks) {
-    stacks_[s.name] = &s;
-    for (const StackMember& m : s.members) members_[m.object] = {&s, &m};
-  }
-}
-
 namespace {
 
 // What a decision reads of a cluster (the fit model's snapshot).
@@ -42,13 +35,50 @@ constexpr Read kReads[] = {{"v1", "Node"},
 
 }  // namespace
 
+StackFitsGate::StackFitsGate(GateContext& context) : c_(context) {
+  for (const StackNeeds& s : c_.plan.stacks) {
+    stacks_[s.name] = &s;
+    for (const StackMember& m : s.members) members_[m.object] = {&s, &m};
+  }
+}
+
 std::string StackFitsGate::key(std::string_view cluster, std::string_view stack) {
   return fmt::format("{}\nstack-fits\n{}", cluster, stack);
 }
 
-void StackFitsGate::require(const std::string& cluster, const std::string& stack) {
-  on_cluster_[cluster].insert(stack);
-  for (const Read& r : kReads) fleet_.watch(cluster, r.api_version, r.kind);
+void StackFitsGate::require(size_t, const Requirement& r, std::vector<std::string>& keys) {
+  on_cluster_[r.cluster].insert(r.when.arg);
+  for (const Read& read : kReads) c_.fleet.watch(r.cluster, read.api_version, read.kind);
+  keys.push_back(key(r.cluster, r.when.arg));
+}
+
+std::optional<Gate::Wait> StackFitsGate::check(size_t, const Requirement& r) {
+  const std::string& cluster = r.cluster;
+  const std::string& stack = r.when.arg;
+  std::string k = key(cluster, stack);
+  if (released_.contains(k)) return std::nullopt;
+  if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
+  for (const Read& read : kReads)
+    if (!c_.fleet.synced(cluster, read.api_version, read.kind))
+      return Wait{"reading the cluster's nodes, pods, claims, volumes and storage classes"};
+  const fit::GroupFit& fit = decision(k, cluster, stack, group_of(stack));
+  if (!fit.fits) return Wait{fit.why, true};
+  released_[k] = fit;
+  ++generation_[cluster];
+  // Every member on the cluster is released at once, in this turn.
+  c_.loop.post([this, k] { c_.wake(k); });
+  return std::nullopt;
+}
+
+void StackFitsGate::changed(const std::string& cluster, const json::object& o) {
+  if (!reads(o) || stacks_on(cluster).empty()) return;
+  invalidate(cluster);
+  if (!refit_posted_.insert(cluster).second) return;
+  c_.loop.post([this, cluster] {
+    refit_posted_.erase(cluster);
+    for (const std::string& stack : stacks_on(cluster))
+      if (!released(cluster, stack)) c_.wake(key(cluster, stack));
+  });
 }
 
 const std::set<std::string>& StackFitsGate::stacks_on(const std::string& cluster) const {
@@ -79,36 +109,21 @@ const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::st
       held[other] = r->second.pods;
   auto visit = [&](const char* kind) {
     return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
-      fleet_.for_each(cluster, "v1", kind, fn);
+      c_.fleet.for_each(cluster, "v1", kind, fn);
     };
   };
   auto [claims, fresh] = seed_claims_.try_emplace(cluster);
-  if (fresh) claims->second = seed_claims(plan_, cluster);
+  if (fresh) claims->second = seed_claims(c_.plan, cluster);
   fit::Visit volumes = [this, &cluster,
                         &claims](const std::function<void(const json::object&)>& fn) {
     for (const json::object& c : claims->second) fn(c);  // the cluster's own, read next, win
-    fleet_.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
-    fleet_.for_each(cluster, "v1", "PersistentVolume", fn);
-    fleet_.for_each(cluster, "storage.k8s.io/v1", "StorageClass", fn);
+    c_.fleet.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
+    c_.fleet.for_each(cluster, "v1", "PersistentVolume", fn);
+    c_.fleet.for_each(cluster, "storage.k8s.io/v1", "StorageClass", fn);
   };
   auto& slot = decided_[k];
   slot = {generation, fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volumes)};
   return slot.second;
-}
-
-StackFitsGate::Verdict StackFitsGate::check(const std::string& cluster, const std::string& stack) {
-  std::string k = key(cluster, stack);
-  if (released_.contains(k)) return {};
-  if (!fleet_.linked(cluster)) return {Verdict::kNotReadable, fleet_.link_status(cluster)};
-  for (const Read& r : kReads)
-    if (!fleet_.synced(cluster, r.api_version, r.kind))
-      return {Verdict::kNotReadable,
-              "reading the cluster's nodes, pods, claims, volumes and storage classes"};
-  const fit::GroupFit& fit = decision(k, cluster, stack, group_of(stack));
-  if (!fit.fits) return {Verdict::kDoesNotFit, fit.why};
-  released_[k] = fit;
-  ++generation_[cluster];
-  return {Verdict::kReleasedNow, ""};
 }
 
 const fit::GroupFit* StackFitsGate::released(const std::string& cluster,
@@ -142,7 +157,8 @@ bool StackFitsGate::steer(const Unit& unit, json::object& body, std::string& whe
 
 bool StackFitsGate::strict_fields(size_t object) const {
   static const KindTable builtin = KindTable::builtin();
-  return members_.contains(object) && !builtin.is_builtin_group(plan_.objects[object].ref.group());
+  return members_.contains(object) &&
+         !builtin.is_builtin_group(c_.plan.objects[object].ref.group());
 }
 
 }  // namespace planter::plant

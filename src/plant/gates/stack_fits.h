@@ -12,29 +12,33 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "fit/group.h"
 #include "plan/plan.h"
 #include "plant/fleet.h"
+#include "plant/gates/gate.h"
 
 namespace planter::plant {
 
-class StackFitsGate {
+class StackFitsGate : public Gate {
  public:
-  StackFitsGate(const Plan& plan, Fleet& fleet);
+  explicit StackFitsGate(GateContext& context);
 
-  // A unit waits for `stack` to fit on `cluster`: its decisions read these kinds there.
-  void require(const std::string& cluster, const std::string& stack);
+  // A unit waits for its stack (r.when.arg) to fit on r.cluster: its decisions read the kinds
+  // there that the fit model's snapshot holds.
+  void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override;
+  // Holds once the stack is released (the first time it fits, here: every member on the cluster
+  // is then woken in the same turn); until then the cluster cannot be read yet, or the fit model
+  // says why the stack does not fit.
+  std::optional<Wait> check(size_t u, const Requirement& r) override;
+  // A node, pod, claim, volume or storage class changed: the decisions are made again, once per
+  // burst of changes, for the stacks not released yet.
+  void changed(const std::string& cluster, const boost::json::object& o) override;
+  void synced(const std::string& cluster) override { invalidate(cluster); }
+
   // The stacks waited for on `cluster` (none: empty).
   const std::set<std::string>& stacks_on(const std::string& cluster) const;
-
-  // Whether the stack fits on the cluster: it holds once released (the first time it fits, here);
-  // until then either the cluster cannot be read yet, or the fit model says why not.
-  struct Verdict {
-    enum State { kHolds, kReleasedNow, kNotReadable, kDoesNotFit } state = kHolds;
-    std::string why;  // kNotReadable, kDoesNotFit: for people
-  };
-  Verdict check(const std::string& cluster, const std::string& stack);
   // The placement a released stack holds; null when it is not released.
   const fit::GroupFit* released(const std::string& cluster, const std::string& stack) const;
   // Takes a release back (its anchor is placed again).
@@ -42,11 +46,10 @@ class StackFitsGate {
   // Whether the whole stack fits on `node` now (where its anchor was bound).
   const fit::GroupFit& fit_on_node(const std::string& cluster, const std::string& stack,
                                    const std::string& node);
-
-  // What the decisions read changed on `cluster`: they are made again when next asked.
-  void invalidate(const std::string& cluster) { ++generation_[cluster]; }
   // True for the kinds whose changes invalidate the decisions.
   static bool reads(const boost::json::object& o);
+  // The key that wakes the members of `stack` on `cluster`.
+  static std::string key(std::string_view cluster, std::string_view stack);
 
   // The unit's body steered to where its stack was released (co-located stacks): true when
   // something was written; `where` then says where, for people.
@@ -56,14 +59,14 @@ class StackFitsGate {
   bool strict_fields(size_t object) const;
 
  private:
-  static std::string key(std::string_view cluster, std::string_view stack);
+  // What the decisions read changed on `cluster`: they are made again when next asked.
+  void invalidate(const std::string& cluster) { ++generation_[cluster]; }
   const fit::Group& group_of(const std::string& stack);
   // The decision for `group` under `k`, made again only when what it reads changed.
   const fit::GroupFit& decision(const std::string& k, const std::string& cluster,
                                 const std::string& stack, const fit::Group& group);
 
-  const Plan& plan_;
-  Fleet& fleet_;
+  GateContext& c_;
   std::map<std::string, const StackNeeds*> stacks_;  // by name
   std::map<std::string, fit::Group> groups_;         // by stack name, made once
   std::unordered_map<size_t, std::pair<const StackNeeds*, const StackMember*>> members_;
@@ -72,6 +75,7 @@ class StackFitsGate {
   std::unordered_map<std::string, std::pair<uint64_t, fit::GroupFit>> decided_;
   std::unordered_map<std::string, fit::GroupFit> released_;
   std::map<std::string, std::vector<boost::json::object>> seed_claims_;  // by cluster, made once
+  std::set<std::string> refit_posted_;  // clusters with a turn of decisions due
 };
 
 }  // namespace planter::plant
