@@ -112,11 +112,12 @@ const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::st
       c_.fleet.for_each(cluster, "v1", kind, fn);
     };
   };
-  auto [claims, fresh] = seed_claims_.try_emplace(cluster);
-  if (fresh) claims->second = seed_claims(c_.plan, cluster);
+  auto [slot_claims, fresh] = seed_claims_.try_emplace(cluster);
+  if (fresh) slot_claims->second = seed_claims(c_.plan, cluster);
+  const std::vector<json::object>& claims = slot_claims->second;
   fit::Visit volumes = [this, &cluster,
                         &claims](const std::function<void(const json::object&)>& fn) {
-    for (const json::object& c : claims->second) fn(c);  // the cluster's own, read next, win
+    for (const json::object& c : claims) fn(c);  // the cluster's own, read next, win
     c_.fleet.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
     c_.fleet.for_each(cluster, "v1", "PersistentVolume", fn);
     c_.fleet.for_each(cluster, "storage.k8s.io/v1", "StorageClass", fn);
