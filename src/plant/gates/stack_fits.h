@@ -1,8 +1,8 @@
 // The gate of the `stack-fits` requirement (rule: src/plan/rules/stack_fits.cpp): what planting
-// watches for it (the cluster's nodes, pods, claims and volumes) and how it checks it (the fit
-// model, src/fit). It keeps the stacks' state: each decision, made once per change of what it
-// reads, and each released stack's placement, held until the run ends so that two stacks are
-// never released onto the same room.
+// watches for it (the cluster's nodes, pods, claims, volumes and storage classes) and how it
+// checks it (the fit model, src/fit). It keeps the stacks' state: each decision, made once per
+// change of what it reads, and each released stack's placement, held until the run ends so that
+// two stacks are never released onto the same room.
 #pragma once
 
 #include <boost/json/object.hpp>
