@@ -37,33 +37,32 @@ std::vector<std::string> clusters_of(const Plan& plan, const StackNeeds& s) {
   return out;
 }
 
-// Nodes and pods of a cluster, read once; an error for people when it cannot be read.
+// What the fit model reads of a cluster (fit::kSnapshotKinds), read once; an error for people
+// when it cannot be read.
 struct ClusterRead {
   std::vector<json::object> nodes, pods, volumes;  // volumes: claims, volumes, storage classes
   std::string error;
 };
 
-ClusterRead read_cluster(const kube::Kubeconfig& config, const std::string& context) {
+// `seed_claims`: the claims the seed declares there, read before the cluster's own (which win).
+ClusterRead read_cluster(const kube::Kubeconfig& config, const std::string& context,
+                         std::vector<json::object> seed_claims) {
   ClusterRead out;
   auto rest = config.rest_config(context);
   if (!rest) return {{}, {}, {}, rest.error().message};
   auto client = kube::Client::create(std::move(rest.value()));
   if (!client) return {{}, {}, {}, client.error().message};
-  struct Kind {
-    const char* api_version;
-    const char* kind;
-    std::vector<json::object>* into;
-  };
-  for (auto [api_version, kind, into] : {Kind{"v1", "Node", &out.nodes},
-                                         {"v1", "Pod", &out.pods},
-                                         {"v1", "PersistentVolumeClaim", &out.volumes},
-                                         {"v1", "PersistentVolume", &out.volumes},
-                                         {"storage.k8s.io/v1", "StorageClass", &out.volumes}}) {
-    auto list = client.value()->list({api_version, kind, "", "", ""});
-    if (!list) return {{}, {}, {}, fmt::format("cannot list {}s: {}", kind, list.error().str())};
+  out.volumes = std::move(seed_claims);
+  for (const fit::SnapshotKind& read : fit::kSnapshotKinds) {
+    auto list = client.value()->list({read.api_version, read.kind, "", "", ""});
+    if (!list)
+      return {{}, {}, {}, fmt::format("cannot list {}s: {}", read.kind, list.error().str())};
+    std::vector<json::object>& into = read.role == fit::SnapshotKind::kNode  ? out.nodes
+                                      : read.role == fit::SnapshotKind::kPod ? out.pods
+                                                                             : out.volumes;
     for (json::object& o : list.value().items) {
-      o["kind"] = kind;  // a list's items may leave it out
-      into->push_back(std::move(o));
+      o["kind"] = read.kind;  // a list's items may leave it out
+      into.push_back(std::move(o));
     }
   }
   return out;
@@ -90,7 +89,7 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
         continue;
       }
       auto [it, fresh] = read.try_emplace(cluster);
-      if (fresh) it->second = read_cluster(config, contexts[cluster]);
+      if (fresh) it->second = read_cluster(config, contexts[cluster], seed_claims(plan, cluster));
       const ClusterRead& c = it->second;
       if (!c.error.empty()) {
         line.text = "cannot read the cluster: " + c.error;
@@ -102,11 +101,8 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
           for (const json::object& o : items) fn(o);
         };
       };
-      // The seed's claims first: the cluster's own, read after them, win.
-      std::vector<json::object> volumes = seed_claims(plan, cluster);
-      volumes.insert(volumes.end(), c.volumes.begin(), c.volumes.end());
       fit::GroupFit fit = fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods),
-                                            held[cluster], visit(volumes));
+                                            held[cluster], visit(c.volumes));
       line.fits = fit.fits;
       line.text = fit.fits ? fit.where : fit.why;
       if (fit.fits) held[cluster][s.name] = std::move(fit.pods);

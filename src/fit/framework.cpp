@@ -33,6 +33,7 @@ namespace {
 template <typename Select>
 Status first_refusal(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
                      Select run) {
+  if (!state.refusal.empty()) return {state.refused_by, {state.refusal}, true};
   for (const FilterPlugin& p : default_filters()) {
     if (!run(p)) continue;
     Status s = p.filter(state, pod, node);
@@ -66,13 +67,7 @@ Status PodCycle::filter_dynamic(const NodeInfo& node) const {
 }
 
 Status PodCycle::filter_only(std::string_view plugin, const NodeInfo& node) const {
-  for (const FilterPlugin& p : default_filters())
-    if (p.name == plugin) {
-      Status s = p.filter(state_, pod_, node);
-      if (!s.ok()) s.plugin = p.name;
-      return s;
-    }
-  return {};
+  return first_refusal(state_, pod_, node, [&](const FilterPlugin& p) { return p.name == plugin; });
 }
 
 void Diagnosis::add(const Status& s) {

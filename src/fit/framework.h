@@ -53,8 +53,6 @@ struct SpreadState {
 
 // VolumeBinding's and VolumeRestrictions' PreFilter state: where the pod's claims tie it.
 struct VolumeState {
-  std::string refusal;  // a PreFilter refusal: no node can take the pod (an unbound Immediate
-                        // claim)
   std::vector<const boost::json::array*> terms;  // each bound volume's required node terms
   std::vector<std::string> nodes;  // nodes claims still binding are being provisioned for
   // Claims that wait for their first consumer, with what could bind them: available volumes
@@ -69,6 +67,10 @@ struct VolumeState {
 };
 
 struct CycleState {
+  // A PreFilter's refusal (UnschedulableAndUnresolvable): no node can take the pod, and no filter
+  // is run. Empty when nodes are to be looked at.
+  std::string_view refused_by;
+  std::string refusal;
   AffinityState affinity;
   SpreadState spread;
   VolumeState volumes;
@@ -102,7 +104,7 @@ class PodCycle {
   Status filter_only(std::string_view plugin, const NodeInfo& node) const;
   // Why no node can take the pod, decided before looking at nodes (PreFilter's
   // UnschedulableAndUnresolvable); empty when nodes are to be looked at.
-  const std::string& prefilter_refusal() const { return state_.volumes.refusal; }
+  const std::string& prefilter_refusal() const { return state_.refusal; }
 
  private:
   const PodInfo& pod_;

@@ -210,7 +210,19 @@ void Snapshot::add_volume_object(const json::object& o) {
     c.is_default = text(object_in(meta, "annotations"),
                         "storageclass.kubernetes.io/is-default-class") == "true";
     if (const json::value* t = o.if_contains("allowedTopologies"); t && t->is_array())
-      c.allowed_topologies = t->as_array();
+      for (const json::value& term : t->as_array()) {
+        json::array exprs;  // an empty term matches no node, as an empty nodeSelectorTerm
+        if (const json::object* to = term.if_object())
+          if (const json::value* es = to->if_contains("matchLabelExpressions");
+              es && es->is_array())
+            for (const json::value& e : es->as_array())
+              if (const json::object* eo = e.if_object())
+                exprs.push_back(json::object{
+                    {"key", eo->contains("key") ? eo->at("key") : ""},
+                    {"operator", "In"},
+                    {"values", eo->contains("values") ? eo->at("values") : json::array{}}});
+        c.allowed_nodes.push_back(json::object{{"matchExpressions", std::move(exprs)}});
+      }
     classes_[c.name] = c;
   }
 }

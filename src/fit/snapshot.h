@@ -87,7 +87,9 @@ struct StorageClass {
   bool wait_for_first_consumer = false;
   bool is_default = false;  // storageclass.kubernetes.io/is-default-class: "true"
   std::string provisioner;
-  boost::json::array allowed_topologies;  // TopologySelectorTerms, ORed; empty: anywhere
+  // allowedTopologies as the nodeSelectorTerms they amount to (each matchLabelExpression an `In`
+  // requirement); empty: anywhere.
+  boost::json::array allowed_nodes;
 };
 
 // The share of cpu and memory left on `n` after `extra` more, averaged (0..1): kube-scheduler's
@@ -95,6 +97,22 @@ struct StorageClass {
 double room_left(const NodeInfo& n, const Resources& extra);
 // What is left on `n`, each amount at least 0.
 Resources free_of(const NodeInfo& n);
+
+// What a snapshot is built from, as the API serves it: whoever reads a cluster for the fit model
+// (the stack-fits gate's watches, `plan --fit`'s lists) reads these kinds, and hands them to
+// add_node, add_pod and add_volume_object by their role.
+struct SnapshotKind {
+  enum Role { kNode, kPod, kVolume } role;
+  const char* api_version;
+  const char* kind;
+};
+inline constexpr SnapshotKind kSnapshotKinds[] = {
+    {SnapshotKind::kNode, "v1", "Node"},
+    {SnapshotKind::kPod, "v1", "Pod"},
+    {SnapshotKind::kVolume, "v1", "PersistentVolumeClaim"},
+    {SnapshotKind::kVolume, "v1", "PersistentVolume"},
+    {SnapshotKind::kVolume, "storage.k8s.io/v1", "StorageClass"},
+};
 
 class Snapshot {
  public:

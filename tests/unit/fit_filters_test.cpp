@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "fit/filters/filters.h"
@@ -52,21 +53,18 @@ struct Row {
   std::vector<std::string> volumes;  // PersistentVolumeClaims and PersistentVolumes
 };
 
-// Runs one plugin of the table (PreFilter, then Filter) for the row.
+// Runs one plugin of the table for the row as a pod's cycle runs it (the PreFilters, then its
+// Filter; a PreFilter's refusal stands for every node).
 Status run(std::string_view plugin, const Row& r) {
   Snapshot s;
   for (const std::string& n : r.nodes) s.add_node(json::parse(n).as_object());
   for (const std::string& p : r.bound) s.add_pod(json::parse(p).as_object());
   for (const std::string& v : r.volumes) s.add_volume_object(json::parse(v).as_object());
   PodInfo pod = PodInfo::from(json::parse(r.pod).as_object());
-  for (const FilterPlugin& p : default_filters()) {
-    if (p.name != plugin) continue;
-    CycleState state;
-    if (p.prefilter) p.prefilter(state, pod, s);
-    return p.filter(state, pod, *s.node(r.on));
-  }
-  ADD_FAILURE() << "no plugin " << plugin;
-  return {};
+  if (std::none_of(default_filters().begin(), default_filters().end(),
+                   [&](const FilterPlugin& p) { return p.name == plugin; }))
+    ADD_FAILURE() << "no plugin " << plugin;
+  return PodCycle(s, pod).filter_only(plugin, *s.node(r.on));
 }
 
 void check(std::string_view plugin, const std::vector<Row>& rows) {

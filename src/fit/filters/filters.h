@@ -30,9 +30,6 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
 Status volume_binding(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
 // node_affinity.cpp: one of `terms` (nodeSelectorTerms, ORed) matches the node.
 bool node_terms_match(const boost::json::array& terms, const NodeInfo& node);
-// volume_binding.cpp: a StorageClass's allowedTopologies (TopologySelectorTerms, ORed; each
-// matchLabelExpression a key and the values it may have) admit the node; empty admits every node.
-bool topology_terms_match(const boost::json::array& terms, const NodeInfo& node);
 // pod_topology_spread.cpp
 void prefilter_topology_spread(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status pod_topology_spread(const CycleState& state, const PodInfo& pod, const NodeInfo& node);

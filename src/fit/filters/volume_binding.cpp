@@ -43,30 +43,6 @@ bool may_bind(const Claim& c, const std::string& class_name, const Volume& v) {
 
 }  // namespace
 
-bool topology_terms_match(const boost::json::array& terms, const NodeInfo& node) {
-  if (terms.empty()) return true;
-  for (const boost::json::value& term : terms) {
-    const boost::json::object* t = term.if_object();
-    const boost::json::value* exprs = t ? t->if_contains("matchLabelExpressions") : nullptr;
-    if (!exprs || !exprs->is_array() || exprs->as_array().empty()) continue;  // matches no node
-    bool all = true;
-    for (const boost::json::value& e : exprs->as_array()) {
-      const boost::json::object* expr = e.if_object();
-      const boost::json::value* key = expr ? expr->if_contains("key") : nullptr;
-      const boost::json::value* values = expr ? expr->if_contains("values") : nullptr;
-      const std::string* have =
-          key && key->is_string() ? node.label(std::string(key->as_string())) : nullptr;
-      bool in = false;
-      if (have && values && values->is_array())
-        for (const boost::json::value& v : values->as_array())
-          in = in || (v.is_string() && v.as_string() == *have);
-      all = all && in;
-    }
-    if (all) return true;
-  }
-  return false;
-}
-
 void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snapshot& snapshot) {
   VolumeState& out = state.volumes;
   for (const std::string& name : pod.claims) {
@@ -83,7 +59,10 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
     const StorageClass* sc = snapshot.class_of(*claim);
     if (!sc || !sc->wait_for_first_consumer) {
       // One the seed will create binds at once, wherever its class provisions.
-      if (claim->created) out.refusal = kUnboundImmediate;
+      if (claim->created) {
+        state.refused_by = "VolumeBinding";
+        state.refusal = kUnboundImmediate;
+      }
       continue;
     }
     if (!claim->selected_node.empty()) {
@@ -102,7 +81,6 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
 
 Status volume_binding(const CycleState& state, const PodInfo&, const NodeInfo& node) {
   const VolumeState& in = state.volumes;
-  if (!in.refusal.empty()) return {{}, {in.refusal}, true};
   std::vector<std::string> reasons;
   bool bound_ok = std::all_of(in.terms.begin(), in.terms.end(),
                               [&](const auto* terms) { return node_terms_match(*terms, node); });
@@ -122,7 +100,7 @@ Status volume_binding(const CycleState& state, const PodInfo&, const NodeInfo& n
     }
     const StorageClass& sc = *u.storage_class;
     unbound_ok = !sc.provisioner.empty() && sc.provisioner != kNoProvisioner &&
-                 topology_terms_match(sc.allowed_topologies, node);
+                 (sc.allowed_nodes.empty() || node_terms_match(sc.allowed_nodes, node));
   }
   if (!unbound_ok) reasons.push_back(kVolumeBindConflict);
   if (in.missing_volume) reasons.push_back(kVolumeMissing);

@@ -20,21 +20,6 @@ const std::set<std::string> kNone;
 
 }  // namespace
 
-namespace {
-
-// What a decision reads of a cluster (the fit model's snapshot).
-struct Read {
-  const char* api_version;
-  const char* kind;
-};
-constexpr Read kReads[] = {{"v1", "Node"},
-                           {"v1", "Pod"},
-                           {"v1", "PersistentVolumeClaim"},
-                           {"v1", "PersistentVolume"},
-                           {"storage.k8s.io/v1", "StorageClass"}};
-
-}  // namespace
-
 StackFitsGate::StackFitsGate(GateContext& context) : c_(context) {
   for (const StackNeeds& s : c_.plan.stacks) {
     stacks_[s.name] = &s;
@@ -48,7 +33,8 @@ std::string StackFitsGate::key(std::string_view cluster, std::string_view stack)
 
 void StackFitsGate::require(size_t, const Requirement& r, std::vector<std::string>& keys) {
   on_cluster_[r.cluster].insert(r.when.arg);
-  for (const Read& read : kReads) c_.fleet.watch(r.cluster, read.api_version, read.kind);
+  for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
+    c_.fleet.watch(r.cluster, read.api_version, read.kind);
   keys.push_back(key(r.cluster, r.when.arg));
 }
 
@@ -58,7 +44,7 @@ std::optional<Gate::Wait> StackFitsGate::check(size_t, const Requirement& r) {
   std::string k = key(cluster, stack);
   if (released_.contains(k)) return std::nullopt;
   if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
-  for (const Read& read : kReads)
+  for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
     if (!c_.fleet.synced(cluster, read.api_version, read.kind))
       return Wait{"reading the cluster's nodes, pods, claims, volumes and storage classes"};
   const fit::GroupFit& fit = decision(k, cluster, stack, group_of(stack));
@@ -88,8 +74,9 @@ const std::set<std::string>& StackFitsGate::stacks_on(const std::string& cluster
 
 bool StackFitsGate::reads(const json::object& o) {
   std::string kind = string_field(o, {"kind"}), api_version = string_field(o, {"apiVersion"});
-  return std::any_of(std::begin(kReads), std::end(kReads),
-                     [&](const Read& r) { return r.kind == kind && r.api_version == api_version; });
+  return std::any_of(
+      std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
+      [&](const fit::SnapshotKind& r) { return r.kind == kind && r.api_version == api_version; });
 }
 
 const fit::Group& StackFitsGate::group_of(const std::string& stack) {
@@ -107,23 +94,21 @@ const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::st
   for (const std::string& other : stacks_on(cluster))
     if (auto r = released_.find(key(cluster, other)); r != released_.end() && other != stack)
       held[other] = r->second.pods;
-  auto visit = [&](const char* kind) {
-    return [this, &cluster, kind](const std::function<void(const json::object&)>& fn) {
-      c_.fleet.for_each(cluster, "v1", kind, fn);
-    };
-  };
   auto [slot_claims, fresh] = seed_claims_.try_emplace(cluster);
   if (fresh) slot_claims->second = seed_claims(c_.plan, cluster);
   const std::vector<json::object>& claims = slot_claims->second;
-  fit::Visit volumes = [this, &cluster,
-                        &claims](const std::function<void(const json::object&)>& fn) {
-    for (const json::object& c : claims) fn(c);  // the cluster's own, read next, win
-    c_.fleet.for_each(cluster, "v1", "PersistentVolumeClaim", fn);
-    c_.fleet.for_each(cluster, "v1", "PersistentVolume", fn);
-    c_.fleet.for_each(cluster, "storage.k8s.io/v1", "StorageClass", fn);
+  auto visit = [this, &cluster, &claims](fit::SnapshotKind::Role role) {
+    return [this, &cluster, &claims, role](const std::function<void(const json::object&)>& fn) {
+      if (role == fit::SnapshotKind::kVolume)
+        for (const json::object& c : claims) fn(c);  // the cluster's own, read next, win
+      for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
+        if (read.role == role) c_.fleet.for_each(cluster, read.api_version, read.kind, fn);
+    };
   };
   auto& slot = decided_[k];
-  slot = {generation, fit::fit_group_on(group, visit("Node"), visit("Pod"), held, volumes)};
+  slot = {generation,
+          fit::fit_group_on(group, visit(fit::SnapshotKind::kNode), visit(fit::SnapshotKind::kPod),
+                            held, visit(fit::SnapshotKind::kVolume))};
   return slot.second;
 }
 
