@@ -58,39 +58,43 @@ bool matches(const json::object& pvc, const json::object& pv) {
   return true;
 }
 
+// One of `terms` (nodeSelectorTerms, ORed) admits the node.
+bool terms_admit(const json::value* terms, const json::object& node) {
+  if (!terms || !terms->is_array()) return false;
+  for (const auto& t : terms->as_array())
+    if (t.is_object() && node_selector_term_matches(t.as_object(), node)) return true;
+  return false;
+}
+
 // A volume's required node affinity admits the node (no affinity: every node).
 bool admits(const json::object& pv, const json::object& node) {
   const json::object* required =
       object_at(object_at(object_at(pv, "spec"), "nodeAffinity"), "required");
-  if (!required) return true;
-  if (auto* terms = required->if_contains("nodeSelectorTerms"); terms && terms->is_array())
-    for (const auto& t : terms->as_array())
-      if (t.is_object() && node_selector_term_matches(t.as_object(), node)) return true;
-  return false;
+  return !required || terms_admit(required->if_contains("nodeSelectorTerms"), node);
 }
 
-// A StorageClass's allowedTopologies admit the node: none given admits all; else some term has
-// every one of its label expressions met (the node's label value among the listed ones).
-bool topology_admits(const json::object& sc, const json::object& node) {
-  const json::value* terms = sc.if_contains("allowedTopologies");
-  if (!terms || !terms->is_array() || terms->as_array().empty()) return true;
-  const json::object* labels = object_at(object_at(node, "metadata"), "labels");
-  for (const auto& t : terms->as_array()) {
-    const json::value* exprs =
+// A StorageClass's allowedTopologies as the nodeSelectorTerms they amount to: each
+// matchLabelExpression an `In` requirement (a term without any matches no node). Null when the
+// class names none: every node.
+std::optional<json::value> topology_terms(const json::object& sc) {
+  const json::value* topologies = sc.if_contains("allowedTopologies");
+  if (!topologies || !topologies->is_array() || topologies->as_array().empty()) return std::nullopt;
+  json::array terms;
+  for (const auto& t : topologies->as_array()) {
+    json::array exprs;
+    const json::value* es =
         t.is_object() ? t.as_object().if_contains("matchLabelExpressions") : nullptr;
-    if (!exprs || !exprs->is_array() || exprs->as_array().empty()) continue;
-    bool all = true;
-    for (const auto& e : exprs->as_array()) {
-      std::string key = e.is_object() ? string_at(e.as_object(), "key") : "";
-      const json::value* have = labels ? labels->if_contains(key) : nullptr;
-      std::set<std::string> values =
-          e.is_object() ? strings_of(&e.as_object(), "values") : std::set<std::string>{};
-      if (!have || !have->is_string() || !values.contains(std::string(have->as_string())))
-        all = false;
-    }
-    if (all) return true;
+    if (es && es->is_array())
+      for (const auto& e : es->as_array())
+        if (e.is_object())
+          exprs.push_back(
+              json::object{{"key", string_at(e.as_object(), "key")},
+                           {"operator", "In"},
+                           {"values", e.as_object().contains("values") ? e.as_object().at("values")
+                                                                       : json::array{}}});
+    terms.push_back(json::object{{"matchExpressions", std::move(exprs)}});
   }
-  return false;
+  return json::value(std::move(terms));
 }
 
 }  // namespace
@@ -131,7 +135,7 @@ VolumeBindingCheck::VolumeBindingCheck(const json::object& pod, const Store& sto
       unbound_immediate = true;
       continue;
     }
-    Delayed d{pvc, sc, {}};
+    Delayed d{pvc, sc, {}, topology_terms(*sc)};
     for (const auto& [_, pv] : store.bucket("/persistentvolumes"))
       if (matches(*pvc, *pv)) d.volumes.push_back(pv);
     std::stable_sort(d.volumes.begin(), d.volumes.end(), [](const auto& a, const auto& b) {
@@ -178,7 +182,7 @@ bool VolumeBindingCheck::delayed_fit(const NodeInfo& node, Placement* out) const
     }
     std::string provisioner = string_at(*d.storage_class, "provisioner");
     if (provisioner.empty() || provisioner == kNoProvisioner ||
-        !topology_admits(*d.storage_class, *node.node))
+        (d.topology && !terms_admit(&*d.topology, *node.node)))
       return false;
     if (out) out->provision.push_back(d.claim);
   }

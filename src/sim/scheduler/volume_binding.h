@@ -61,7 +61,8 @@ class VolumeBindingCheck {
   struct Delayed {
     StoredObject claim;
     StoredObject storage_class;
-    std::vector<StoredObject> volumes;  // available volumes that match it, smallest first
+    std::vector<StoredObject> volumes;           // available volumes that match it, smallest first
+    std::optional<boost::json::value> topology;  // its class's allowedTopologies as node terms
   };
   // Whether every delayed claim can bind on `node`; fills `out` when given.
   bool delayed_fit(const NodeInfo& node, Placement* out) const;
