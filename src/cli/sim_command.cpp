@@ -40,6 +40,15 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
          "restart, succeeds)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--configure-delay", f.configure_delay_ms,
+                  "Milliseconds before node configuration (a planter Cluster node pool's "
+                  "kernelConfig, memoryConfig) starts on a node")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--reboot-time", f.reboot_ms,
+                  "Milliseconds a node is NotReady while it reboots into its configuration")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--max-pods-per-workload", f.max_pods_per_workload,
                   "The most pods one ReplicaSet, StatefulSet, Job or simulated operator keeps "
                   "(replicas above it are accepted, as kube-apiserver does, and not made)")
@@ -175,6 +184,8 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   c.bookmark_interval = std::chrono::seconds(f.bookmark_interval_s);
   c.history_limit = static_cast<size_t>(f.watch_history);
   c.workload_delay = std::chrono::milliseconds(f.workload_delay_ms);
+  c.configure_delay = std::chrono::milliseconds(f.configure_delay_ms);
+  c.reboot_time = std::chrono::milliseconds(f.reboot_ms);
   c.max_pods_per_workload = f.max_pods_per_workload;
   c.nodes = {sim::NodePool{f.nodes, {}}};
   c.node_cpu = f.node_cpu;

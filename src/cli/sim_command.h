@@ -18,6 +18,8 @@ struct SimFlags {
   int crd_delay_ms = 200;
   int provision_delay_ms = 2000;
   int workload_delay_ms = 1000;
+  int configure_delay_ms = 2000;
+  int reboot_ms = 500;
   int64_t max_pods_per_workload = 10000;
   int nodes = 3;
   std::string node_cpu = "8";

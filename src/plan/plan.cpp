@@ -1,8 +1,10 @@
 #include "plan/plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 namespace planter {
@@ -14,6 +16,15 @@ std::string Plan::describe(const Requirement& r) const {
     what = fmt::format("cluster {} ready", object.name);
   } else if (r.when.type == ReadinessPredicate::Type::kStackFits) {
     return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
+  } else if (r.when.type == ReadinessPredicate::Type::kNodeCapability) {
+    what = fmt::format("node-capability {} on {}", r.when.arg, r.cluster);
+    size_t n = 0;
+    std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
+    std::vector<std::string> by;
+    if (n < node_needs.size())
+      for (size_t p : node_needs[n].providers) by.push_back(objects[p].ref.short_form());
+    if (!by.empty()) what += fmt::format(" ({})", fmt::join(by, ", "));
+    return what;
   } else if (r.when.type == ReadinessPredicate::Type::kSchedulerReady) {
     return fmt::format("scheduler {} answers (Lease {}/{} held)", r.when.arg, object.ns,
                        object.name);
@@ -38,7 +49,10 @@ size_t Plan::external_requirement_count() const {
   size_t n = 0;
   for (const Unit& u : units)
     for (const Requirement& r : u.requirements)
-      n += r.external() && r.when.type != ReadinessPredicate::Type::kStackFits ? 1 : 0;
+      n += r.external() && r.when.type != ReadinessPredicate::Type::kStackFits &&
+                   r.when.type != ReadinessPredicate::Type::kNodeCapability
+               ? 1
+               : 0;
   return n;
 }
 

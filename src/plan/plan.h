@@ -12,6 +12,7 @@
 #include "model/object.h"
 #include "plan/conventions.h"
 #include "plan/inventory.h"
+#include "plan/node_needs.h"
 #include "plan/readiness.h"
 
 namespace planter {
@@ -97,6 +98,8 @@ struct Plan {
   std::vector<SetAside> set_aside;  // read, never declared
   Conventions conventions;          // the other tools' annotations this plan honours
   std::vector<StackNeeds> stacks;
+  // What objects' pods need of their nodes (the node-capability rule's; in object order).
+  std::vector<NodeNeed> node_needs;
   std::vector<ClusterInfo> clusters;
   std::vector<Unit> units;  // ordered by wave, then by position in the seed
 

@@ -34,6 +34,8 @@ std::string ReadinessPredicate::str() const {
       return "scheduler-ready";
     case Type::kHealthy:
       return "healthy";
+    case Type::kNodeCapability:
+      return "node-capability=" + arg;
   }
   return "exists";
 }

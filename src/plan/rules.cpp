@@ -52,6 +52,11 @@ constexpr RequirementRule kRequirementRules[] = {
      "a member of a stack co-scheduled by planter's scheduler waits for the scheduler to answer "
      "(its Lease held and renewed)",
      require_scheduler_ready},
+    {"node-capability",
+     "a unit whose pods need something of a node (extended resources, huge pages, node labels, a "
+     "RuntimeClass, an SR-IOV network) waits for enough schedulable nodes that have it, and for "
+     "the seed's providers of it on its cluster to be done (docs/node-configuration.md)",
+     require_node_capability},
 };
 
 }  // namespace
@@ -62,6 +67,7 @@ std::span<const RequirementRule> requirement_rules() {
 
 bool derived_again(std::string_view rule) {
   if (rule == "anchor" || rule == "pod-group") return true;  // from the Stack, printed first
+  if (rule == "node-capability") return true;                // from the pods and the providers
   for (const RequirementRule& r : kRequirementRules)
     if (r.name == rule) return r.from_kept_annotation;
   return false;

@@ -66,6 +66,10 @@ struct RuleContext {
   const ReleaseOrder& release;
   const Conventions& conventions;  // which other tools' annotations count
   const StackIndex& stacks;
+  // What objects' pods need of their nodes: object i's are node_needs[needs_from[i]] up to
+  // node_needs[needs_from[i + 1]].
+  const std::vector<NodeNeed>& node_needs;
+  const std::vector<size_t>& needs_from;
   Diagnostics& diags;
 
   // Clusters are named by their index into inventory.clusters(), as units and placements do.
@@ -130,6 +134,7 @@ void require_stack_fits(const RuleContext&, const Unit&, std::vector<Requirement
 void require_anchor(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_pod_group(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_scheduler_ready(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_node_capability(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_cluster_ready(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_namespace(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_crd(const RuleContext&, const Unit&, std::vector<Requirement>&);

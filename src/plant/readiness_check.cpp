@@ -114,6 +114,7 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
       return check_health(*object);
     case T::kStackFits:
     case T::kAnchorScheduled:
+    case T::kNodeCapability:
       break;  // not about one object: the engine decides from its nodes and pods
   }
   return {false, "unknown predicate"};

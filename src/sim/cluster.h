@@ -60,6 +60,17 @@ struct NodePool {
   // ClusterOptions::node_resources.
   std::map<std::string, std::string> resources;
   std::vector<NodeTaint> taints;
+  // What configuring its nodes gives them (a planter Cluster's kernelConfig and memoryConfig, as
+  // the provisioner reads them): without any, nodes start configured. With some, each node
+  // registers cordoned and without these; the node configuration controller
+  // (workloads/node_configuration.cpp) then reboots the nodes one at a time into them.
+  struct Configuration {
+    std::map<std::string, std::string> labels;
+    std::map<std::string, std::string> resources;  // "hugepages-1Gi": "4Gi"
+    std::string kernel_version;                    // nodeInfo.kernelVersion once configured
+    bool empty() const { return labels.empty() && resources.empty() && kernel_version.empty(); }
+  };
+  Configuration configuration;
 };
 
 struct ClusterOptions {
@@ -84,6 +95,10 @@ struct ClusterOptions {
   // --authorization rbac: requests are authorized by the cluster's RBAC objects (rbac.h);
   // otherwise every authenticated user may do everything.
   bool rbac = false;
+  // How long node configuration waits before it starts on a node, and how long a node is
+  // NotReady while it reboots into its configuration (--configure-delay).
+  std::chrono::milliseconds configure_delay{2000};
+  std::chrono::milliseconds reboot_time{500};
   // The seed of the scheduler's draws between equally good nodes (--scheduler-seed).
   uint64_t scheduler_seed = 1;
 };

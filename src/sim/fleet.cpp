@@ -5,6 +5,7 @@
 #include <set>
 
 #include "model/base64.h"
+#include "model/strings.h"
 #include "model/yaml.h"
 #include "sim/json_access.h"
 #include "sim/state_dir.h"
@@ -44,6 +45,34 @@ constexpr ClusterKind kClusterKinds[] = {
 };
 
 constexpr std::string_view kFaultAnnotation = "sim.planter.io/";
+
+// The CRDs every workload cluster the sim provisions starts with: the proof of concept's Network
+// (deploy/crds), as a provisioner that installs the network add-on leaves a cluster.
+constexpr std::string_view kWorkloadCrds[] = {
+#include "sim/workload_crds.inc"
+};
+
+// Where a planter Cluster's node pools find their configurations (its own namespace).
+constexpr const char* kKernelConfigs = "planter.nephio.org/kernelconfigs";
+constexpr const char* kMemoryConfigs = "planter.nephio.org/memoryconfigs";
+
+// A quantity's number times `count`, in the unit of `size` ("1Gi" x 4 = "4Gi"); empty when
+// `size` is not a whole number and a binary suffix.
+std::string times(std::string_view size, int64_t count) {
+  size_t digits = 0;
+  while (digits < size.size() && size[digits] >= '0' && size[digits] <= '9') ++digits;
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(size.data(), size.data() + digits, n);
+  if (digits == 0 || ec != std::errc() || n > (int64_t{1} << 20) || count > 4096) return "";
+  return std::to_string(n * count) + std::string(size.substr(digits));
+}
+
+void install(Cluster& cluster, std::string_view text, const char* what) {
+  auto docs = parse_yaml_stream(text, what);
+  if (!docs || docs->empty() || !docs->front().value.is_object()) return;
+  json::value copy(docs->front().value, json::storage_ptr());
+  cluster.install_crd(std::move(copy.as_object()));
+}
 
 }  // namespace
 
@@ -90,6 +119,8 @@ struct Fleet::Provisioner {
   std::set<std::string> pending;  // owner keys waiting for --provision-delay
   // workload cluster name -> its owner: "<storage key>|<namespace>|<name>"
   std::map<std::string, std::string> owners;
+  // Clusters whose node pools wait for a configuration: owner key -> what they wait for.
+  std::map<std::string, std::string> waiting_for_configuration;
 
   explicit Provisioner(Fleet& f) : fleet(f) {}
   ~Provisioner() {
@@ -113,6 +144,22 @@ struct Fleet::Provisioner {
             });
           }));
     }
+    // A configuration appeared or changed: the Clusters waiting for one try again.
+    for (const char* key : {kKernelConfigs, kMemoryConfigs})
+      watch_ids.push_back(management().store().add_watch(key, [this](const Change&) {
+        auto live = alive;
+        fleet.env_.after(milliseconds(0), [this, live] {
+          if (!*live) return;
+          auto waiting = waiting_for_configuration;
+          for (const auto& [owner, _] : waiting) {
+            auto parts = split(owner, '|');
+            if (parts.size() != 3) continue;
+            for (const auto& kind : kClusterKinds)
+              if (parts[0] == kind.storage_key)
+                reconcile(kind, std::string(parts[1]), std::string(parts[2]));
+          }
+        });
+      }));
     // Clusters provisioned before a restart come back at once.
     for (const auto& kind : kClusterKinds) {
       std::vector<std::pair<std::string, std::string>> existing;
@@ -159,8 +206,41 @@ struct Fleet::Provisioner {
     return f;
   }
 
-  // Node pools from a planter Cluster's spec.nodes; the sim's default otherwise.
-  std::vector<NodePool> node_pools(const json::object& obj) {
+  // What a pool's kernelConfig and memoryConfig give its nodes, read from the Cluster's
+  // namespace (docs/node-configuration.md); the name of one that does not exist yet, so that
+  // provisioning waits for it.
+  std::optional<std::string> configure(NodePool& pool, const std::string& ns,
+                                       const json::object& p) {
+    NodePool::Configuration& c = pool.configuration;
+    if (std::string name = string_at(p, "kernelConfig"); !name.empty()) {
+      StoredObject k = management().store().get(kKernelConfigs, ns, name);
+      if (!k) return "KernelConfig " + ns + "/" + name;
+      const json::object* spec = object_at(&*k, "spec");
+      c.labels["planter.nephio.org/kernel-config"] = name;
+      bool realtime = spec && spec->contains("realtime") && spec->at("realtime").is_bool() &&
+                      spec->at("realtime").as_bool();
+      if (realtime) c.labels["planter.nephio.org/realtime-kernel"] = "true";
+      c.kernel_version = realtime ? "6.1.0-rt-planter-sim" : "6.1.0-planter-sim";
+    }
+    if (std::string name = string_at(p, "memoryConfig"); !name.empty()) {
+      StoredObject m = management().store().get(kMemoryConfigs, ns, name);
+      if (!m) return "MemoryConfig " + ns + "/" + name;
+      const json::object* spec = object_at(&*m, "spec");
+      c.labels["planter.nephio.org/memory-config"] = name;
+      if (spec && spec->contains("numa") && spec->at("numa").is_bool() &&
+          spec->at("numa").as_bool())
+        c.labels["planter.nephio.org/numa"] = "true";
+      std::string size = string_at(spec, "hugePages");
+      int64_t count = spec && spec->contains("hugePagesCount") ? int_at(spec, "hugePagesCount") : 4;
+      if (std::string total = times(size, count); !size.empty() && !total.empty())
+        c.resources["hugepages-" + size] = total;
+    }
+    return std::nullopt;
+  }
+
+  // Node pools from a planter Cluster's spec.nodes; the sim's default otherwise. Sets `missing`
+  // to a configuration a pool names that does not exist yet.
+  std::vector<NodePool> node_pools(const json::object& obj, std::optional<std::string>& missing) {
     std::vector<NodePool> pools;
     const json::object* spec = object_at(&obj, "spec");
     auto* nodes = spec ? spec->if_contains("nodes") : nullptr;
@@ -191,6 +271,8 @@ struct Fleet::Provisioner {
               pool.taints.push_back(NodeTaint{string_at(tv.as_object(), "key"),
                                               string_at(tv.as_object(), "value"),
                                               string_at(tv.as_object(), "effect")});
+        if (auto absent = configure(pool, meta_string(obj, "namespace"), p); absent && !missing)
+          missing = absent;
         pools.push_back(std::move(pool));
       }
     return pools.empty() ? fleet.options_.cluster.nodes : pools;
@@ -201,6 +283,7 @@ struct Fleet::Provisioner {
     std::string owner = owner_key(k, ns, name);
     auto taken = owners.find(name);
     if (!obj || !meta_string(*obj, "deletionTimestamp").empty()) {
+      waiting_for_configuration.erase(owner);
       if (taken != owners.end() && taken->second == owner) {
         owners.erase(taken);
         fleet.drop_cluster(name);
@@ -252,8 +335,21 @@ struct Fleet::Provisioner {
     if (!obj) return;
     ClusterOptions options = fleet.options_.cluster;
     options.faults = faults_for(name, *obj);
-    if (!k.cluster_api) options.nodes = node_pools(*obj);
-    fleet.make_cluster(name, std::move(options));
+    if (!k.cluster_api) {
+      std::optional<std::string> missing;
+      options.nodes = node_pools(*obj, missing);
+      // A real provisioner makes no node without its configuration: the Cluster waits, and is
+      // provisioned when the configuration appears (start() watches them).
+      if (missing && !fleet.clusters_.contains(name)) {
+        waiting_for_configuration[owner_key(k, ns, name)] = *missing;
+        return report_waiting(k, *obj, "waiting for " + *missing);
+      }
+      waiting_for_configuration.erase(owner_key(k, ns, name));
+    }
+    auto cluster = fleet.make_cluster(name, std::move(options));
+    if (!cluster->store().get("apiextensions.k8s.io/customresourcedefinitions", "",
+                              "networks.planter.nephio.org"))
+      for (std::string_view text : kWorkloadCrds) install(*cluster, text, "workload CRDs");
     owners[name] = owner_key(k, ns, name);
     publish(k, *obj);
     if (fresh && fleet.audit_)
@@ -315,6 +411,28 @@ struct Fleet::Provisioner {
     json::object cur = obj;
     cur["status"] = std::move(st);
     write("PUT", path_of(k, ns, name) + "/status", "application/json", cur);
+  }
+
+  // A planter Cluster whose node pools name a configuration that does not exist yet.
+  void report_waiting(const ClusterKind& k, const json::object& obj, const std::string& message) {
+    const json::object* old = object_at(&obj, "status");
+    json::object st = old ? *old : json::object{};
+    st["ready"] = false;
+    json::object cond{{"type", "Ready"},
+                      {"status", "False"},
+                      {"reason", "WaitingForConfiguration"},
+                      {"message", message}};
+    if (const json::object* c = find_condition(old, "Ready");
+        c && string_at(c, "status") == "False" && c->contains("lastTransitionTime"))
+      cond["lastTransitionTime"] = c->at("lastTransitionTime");
+    else
+      cond["lastTransitionTime"] = rfc3339(fleet.env_.now());
+    st["conditions"] = json::array{std::move(cond)};
+    if (old && *old == st) return;
+    json::object cur = obj;
+    cur["status"] = std::move(st);
+    write("PUT", path_of(k, meta_string(obj, "namespace"), meta_string(obj, "name")) + "/status",
+          "application/json", cur);
   }
 
   void report_failure(const ClusterKind& k, const json::object& obj, const std::string& message) {

@@ -535,6 +535,23 @@ Object make_pod_group(const StackPolicy& stack, const AnchorInputs& in, int64_t 
 
 }  // namespace
 
+std::map<std::pair<std::string, std::string>, std::vector<PodShape>> seed_pod_shapes(
+    const std::vector<Object>& objects, Diagnostics& diags) {
+  return crd_pod_shapes(objects, diags);
+}
+
+std::vector<StackPods> pod_kinds_of(const Object& o, const KindTable& kinds,
+                                    const std::vector<PodShape>& shapes) {
+  Object copy = o;  // pod_targets makes the places it points at
+  PodTargets targets = pod_targets(copy, kinds, shapes);
+  std::vector<StackPods> out;
+  for (const PodTarget& t : targets.targets) {
+    auto [cpu, memory] = pod_ask(t);
+    out.push_back(pod_kind(o, t, cpu, memory));
+  }
+  return out;
+}
+
 std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
                                      const StackOptions& options, Diagnostics& diags) {
   std::vector<StackPolicy> stacks = read_stacks(objects, diags);

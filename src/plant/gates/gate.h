@@ -91,5 +91,6 @@ class Gates {
 std::unique_ptr<Gate> make_cluster_ready_gate(GateContext& context);
 std::unique_ptr<Gate> make_established_gate(GateContext& context);
 std::unique_ptr<Gate> make_object_state_gate(GateContext& context);
+std::unique_ptr<Gate> make_node_capability_gate(GateContext& context);
 
 }  // namespace planter::plant

@@ -32,6 +32,7 @@ Gates::Gates(GateContext context) : context_(std::move(context)) {
       {Type::kActive, Type::kAvailable, Type::kEndpointsReady, Type::kExists, Type::kCondition,
        Type::kJsonPath, Type::kFieldSet, Type::kHealthy, Type::kSchedulerReady});
   add(std::move(fits), {Type::kStackFits});
+  add(make_node_capability_gate(context_), {Type::kNodeCapability});
   add(std::move(anchor), {Type::kAnchorScheduled});
 }
 

@@ -1,5 +1,6 @@
 // Nodes: the cluster's node pools become Ready nodes once, when the cluster starts (a node
-// deleted later stays deleted, a node created through the API is served like these); when a
+// deleted later stays deleted, a node created through the API is served like these; a node of a
+// pool with a configuration registers cordoned, for node_configuration.cpp); when a
 // node is deleted, or a pod is bound to a node that does not exist, the pod garbage collector
 // deletes the pods bound to it, and their controllers make new ones elsewhere.
 #include <boost/json/object.hpp>
@@ -36,16 +37,11 @@ class NodeLifecycle : public WorkloadController {
  private:
   void ensure_nodes() {
     Cluster& c = kit_.cluster();
-    const ClusterOptions& opts = c.options();
-    int index = 0, unnamed = 0;
-    for (const auto& pool : opts.nodes) {
-      for (int i = 1; i <= pool.count; ++i) {
-        ++index;
-        std::string name = pool.name.empty() ? c.name() + "-node-" + std::to_string(++unnamed)
-                                             : c.name() + "-" + pool.name + "-" + std::to_string(i);
-        if (c.store().get("/nodes", "", name)) continue;
-        kit_.write("POST", "/api/v1/nodes", "application/json", node(pool, name, index), "kubelet");
-      }
+    int index = 0;
+    for (const auto& [pool, name] : pool_nodes(c)) {
+      ++index;
+      if (c.store().get("/nodes", "", name)) continue;
+      kit_.write("POST", "/api/v1/nodes", "application/json", node(*pool, name, index), "kubelet");
     }
   }
 
@@ -75,15 +71,21 @@ class NodeLifecycle : public WorkloadController {
     };
     std::string cidr = "10.244." + std::to_string(index) + ".0/24";
     json::object spec{{"podCIDR", cidr}, {"podCIDRs", json::array{json::value(cidr)}}};
-    if (!pool.taints.empty()) {
-      json::array taints;
-      for (const auto& taint : pool.taints) {
-        json::object o{{"key", taint.key}, {"effect", taint.effect}};
-        if (!taint.value.empty()) o["value"] = taint.value;
-        taints.push_back(std::move(o));
-      }
-      spec["taints"] = std::move(taints);
+    json::array taints;
+    for (const auto& taint : pool.taints) {
+      json::object o{{"key", taint.key}, {"effect", taint.effect}};
+      if (!taint.value.empty()) o["value"] = taint.value;
+      taints.push_back(std::move(o));
     }
+    // A node that is still to be configured registers cordoned, as a provisioner leaves it for
+    // its configuration (node_configuration.cpp) to take over.
+    if (!pool.configuration.empty()) {
+      spec["unschedulable"] = true;
+      taints.push_back(json::object{{"key", "node.kubernetes.io/unschedulable"},
+                                    {"effect", "NoSchedule"},
+                                    {"timeAdded", kit_.now()}});
+    }
+    if (!taints.empty()) spec["taints"] = std::move(taints);
     return json::object{
         {"apiVersion", "v1"},
         {"kind", "Node"},
@@ -134,6 +136,17 @@ class NodeLifecycle : public WorkloadController {
 };
 
 }  // namespace
+
+std::vector<std::pair<const NodePool*, std::string>> pool_nodes(Cluster& c) {
+  std::vector<std::pair<const NodePool*, std::string>> out;
+  int unnamed = 0;
+  for (const auto& pool : c.options().nodes)
+    for (int i = 1; i <= pool.count; ++i)
+      out.emplace_back(&pool, pool.name.empty()
+                                  ? c.name() + "-node-" + std::to_string(++unnamed)
+                                  : c.name() + "-" + pool.name + "-" + std::to_string(i));
+  return out;
+}
 
 std::unique_ptr<WorkloadController> start_node_lifecycle(ControllerKit& kit) {
   return std::make_unique<NodeLifecycle>(kit);

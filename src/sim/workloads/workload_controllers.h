@@ -3,6 +3,8 @@
 // holds, so a cluster restored from --state-dir catches up) and each in its own file:
 //
 //   node_lifecycle.cpp  the cluster's nodes from its node pools; pods of a deleted node go
+//   node_configuration.cpp  nodes of configured pools rebooted into their configuration, one
+//                       at a time; the proof of concept's WAN and Network Ready
 //   kubelet.cpp         a bound pod starts: Running and Ready (or Succeeded, for pods that do
 //                       not restart) after --workload-delay
 //   replicasets.cpp     ReplicaSet -> Pods <rs>-<5 chars>
@@ -17,10 +19,19 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace planter::sim {
 
 class ControllerKit;
+class Cluster;
+struct NodePool;
+
+// The nodes of the cluster's node pools, in order: each with its pool and name
+// (<cluster>-<pool>-<i>, or <cluster>-node-<n> for pools without a name).
+std::vector<std::pair<const NodePool*, std::string>> pool_nodes(Cluster& cluster);
 
 class WorkloadController {
  public:
@@ -28,6 +39,7 @@ class WorkloadController {
 };
 
 std::unique_ptr<WorkloadController> start_node_lifecycle(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_node_configuration(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_kubelet(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_replicaset_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_deployment_controller(ControllerKit& kit);

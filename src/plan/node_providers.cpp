@@ -1,0 +1,182 @@
+#include "plan/node_providers.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+namespace planter {
+
+namespace json = boost::json;
+
+namespace {
+
+const json::array* array_at(const json::object& o, std::initializer_list<std::string_view> path) {
+  const json::value* v = find_path(o, path);
+  return v && v->is_array() ? &v->as_array() : nullptr;
+}
+
+const json::object* object_at(const json::object& o, std::initializer_list<std::string_view> path) {
+  const json::value* v = find_path(o, path);
+  return v && v->is_object() ? &v->as_object() : nullptr;
+}
+
+// The seed object of `group`/`kind` named `name` in `ns`.
+const Object* find(const std::vector<Object>& objects, std::string_view group,
+                   std::string_view kind, std::string_view ns, std::string_view name) {
+  for (const Object& o : objects)
+    if (o.ref.kind == kind && o.ref.group() == group && o.ref.name == name && o.ref.ns == ns)
+      return &o;
+  return nullptr;
+}
+
+Provided performance_profile(const Object& o, const std::vector<Object>&) {
+  Provided p;
+  if (const json::array* pages = array_at(o.body, {"spec", "hugepages", "pages"}))
+    for (const json::value& page : *pages)
+      if (page.is_object())
+        if (std::string size = string_field(page.as_object(), {"size"}); !size.empty())
+          p.resources.push_back("hugepages-" + size);
+  if (std::string size = string_field(o.body, {"spec", "hugepages", "defaultHugepagesSize"});
+      !size.empty() &&
+      std::find(p.resources.begin(), p.resources.end(), "hugepages-" + size) == p.resources.end())
+    p.resources.push_back("hugepages-" + size);
+  return p;
+}
+
+// The MachineConfigPool a PerformanceProfile renders for: the seed's pool whose labels its
+// machineConfigPoolSelector matches, else the pool named after the role its nodeSelector names
+// (node-role.kubernetes.io/<role>), as the Node Tuning Operator's documentation pairs them.
+std::optional<ObjectRef> profile_pool(const Object& o, const std::vector<Object>& objects) {
+  const json::object* selector = object_at(o.body, {"spec", "machineConfigPoolSelector"});
+  if (selector && !selector->empty())
+    for (const Object& pool : objects) {
+      if (pool.ref.kind != "MachineConfigPool" ||
+          pool.ref.group() != "machineconfiguration.openshift.io")
+        continue;
+      const json::object* labels = pool.labels();
+      bool all = labels != nullptr;
+      for (const auto& [k, v] : *selector)
+        all =
+            all && v.is_string() && string_in(labels, k) && *string_in(labels, k) == v.as_string();
+      if (all) return pool.ref;
+    }
+  if (const json::object* nodes = object_at(o.body, {"spec", "nodeSelector"}))
+    for (const auto& [k, _] : *nodes) {
+      constexpr std::string_view kRole = "node-role.kubernetes.io/";
+      if (std::string_view(k).starts_with(kRole) && k.size() > kRole.size())
+        return ObjectRef{"machineconfiguration.openshift.io/v1", "MachineConfigPool", "",
+                         std::string(std::string_view(k).substr(kRole.size()))};
+    }
+  return std::nullopt;
+}
+
+Provided sriov_policy(const Object& o, const std::vector<Object>&) {
+  Provided p;
+  std::string name = string_field(o.body, {"spec", "resourceName"});
+  if (name.empty()) return p;
+  const json::string* prefix = o.annotation("planter.nephio.org/resource-prefix");
+  p.resources.push_back((prefix ? std::string(*prefix) : std::string("openshift.io")) + "/" + name);
+  return p;
+}
+
+Provided gpu(const Object&, const std::vector<Object>&) {
+  return Provided{{"nvidia.com/gpu"}, {}};
+}
+
+Provided node_feature_rule(const Object& o, const std::vector<Object>&) {
+  Provided p;
+  auto full = [](std::string_view key) {
+    return key.find('/') == std::string_view::npos
+               ? "feature.node.kubernetes.io/" + std::string(key)
+               : std::string(key);
+  };
+  if (const json::array* rules = array_at(o.body, {"spec", "rules"}))
+    for (const json::value& r : *rules) {
+      if (!r.is_object()) continue;
+      if (const json::object* labels = object_at(r.as_object(), {"labels"}))
+        for (const auto& [k, v] : *labels)
+          p.labels.push_back(full(k) + (v.is_string() ? "=" + std::string(v.as_string()) : ""));
+      if (const json::object* extended = object_at(r.as_object(), {"extendedResources"}))
+        for (const auto& [k, _] : *extended) p.resources.push_back(full(k));
+    }
+  return p;
+}
+
+Provided kmm_module(const Object& o, const std::vector<Object>&) {
+  return Provided{{}, {"kmm.node.kubernetes.io/" + o.ref.ns + "." + o.ref.name + ".ready"}};
+}
+
+// A planter Cluster's node pools, with what their KernelConfig and MemoryConfig give (the sim
+// configures nodes so: workloads/node_configuration.cpp, from its own reading of them).
+Provided cluster_pools(const Object& o, const std::vector<Object>& objects) {
+  Provided p;
+  const json::array* pools = array_at(o.body, {"spec", "nodes"});
+  if (!pools) return p;
+  for (const json::value& v : *pools) {
+    if (!v.is_object()) continue;
+    const json::object& pool = v.as_object();
+    if (const json::object* labels = object_at(pool, {"labels"}))
+      for (const auto& [k, val] : *labels)
+        if (val.is_string())
+          p.labels.push_back(std::string(k) + "=" + std::string(val.as_string()));
+    if (const json::object* resources = object_at(pool, {"resources"}))
+      for (const auto& [k, _] : *resources) p.resources.emplace_back(k);
+    if (std::string name = string_field(pool, {"kernelConfig"}); !name.empty()) {
+      p.labels.push_back("planter.nephio.org/kernel-config=" + name);
+      const Object* k = find(objects, "planter.nephio.org", "KernelConfig", o.ref.ns, name);
+      const json::value* rt = k ? find_path(k->body, {"spec", "realtime"}) : nullptr;
+      if (rt && rt->is_bool() && rt->as_bool())
+        p.labels.push_back("planter.nephio.org/realtime-kernel=true");
+    }
+    if (std::string name = string_field(pool, {"memoryConfig"}); !name.empty()) {
+      p.labels.push_back("planter.nephio.org/memory-config=" + name);
+      if (const Object* m = find(objects, "planter.nephio.org", "MemoryConfig", o.ref.ns, name)) {
+        const json::value* numa = find_path(m->body, {"spec", "numa"});
+        if (numa && numa->is_bool() && numa->as_bool())
+          p.labels.push_back("planter.nephio.org/numa=true");
+        if (std::string size = string_field(m->body, {"spec", "hugePages"}); !size.empty())
+          p.resources.push_back("hugepages-" + size);
+      }
+    }
+  }
+  return p;
+}
+
+constexpr NodeProvider kProviders[] = {
+    {"performance.openshift.io", "PerformanceProfile", performance_profile, "", profile_pool,
+     "condition=Updated"},
+    {"sriovnetwork.openshift.io", "SriovNetworkNodePolicy", sriov_policy, ""},
+    {"nvidia.com", "ClusterPolicy", gpu, "jsonpath={.status.state}=ready"},
+    {"nvidia.com", "NVIDIADriver", gpu, "jsonpath={.status.state}=ready"},
+    {"nfd.k8s-sigs.io", "NodeFeatureRule", node_feature_rule, ""},
+    {"kmm.sigs.x-k8s.io", "Module", kmm_module, ""},
+    {"planter.nephio.org", "Cluster", cluster_pools, "", nullptr, "", false},
+};
+
+}  // namespace
+
+bool Provided::gives_resource(std::string_view name) const {
+  return std::find(resources.begin(), resources.end(), name) != resources.end();
+}
+
+bool Provided::gives_label(std::string_view label) const {
+  std::string_view key = label.substr(0, label.find('='));
+  for (const std::string& l : labels) {
+    std::string_view k = std::string_view(l).substr(0, l.find('='));
+    if (k != key) continue;
+    // A need for the key alone, or a provider that gives any value, or the same value.
+    if (label.size() == key.size() || l.size() == k.size() || l == label) return true;
+  }
+  return false;
+}
+
+std::span<const NodeProvider> node_providers() {
+  return kProviders;
+}
+
+const NodeProvider* node_provider(std::string_view group, std::string_view kind) {
+  for (const NodeProvider& p : kProviders)
+    if (p.group == group && p.kind == kind) return &p;
+  return nullptr;
+}
+
+}  // namespace planter

@@ -1,0 +1,53 @@
+// Rule "node-capability": a unit whose pods need something of a node that not every node has
+// (plan/node_needs.h) waits until its cluster has enough schedulable nodes that have it; the
+// engine's gate counts them (plant/gates/node_capability.cpp). It also waits for the seed's
+// providers of it on its cluster (plan/node_providers.h) to be done in their own way, and for
+// the network attachments its pods name to exist (Multus refuses a pod whose network is not
+// defined).
+#include "plan/node_providers.h"
+#include "plan/rules.h"
+
+namespace planter {
+
+namespace {
+
+using Type = ReadinessPredicate::Type;
+
+ReadinessPredicate predicate(std::string_view text) {
+  if (text.empty()) return ReadinessPredicate::of(Type::kExists);
+  auto p = ReadinessPredicate::parse(text);
+  return p ? p.value() : ReadinessPredicate::of(Type::kExists);
+}
+
+}  // namespace
+
+void require_node_capability(const RuleContext& ctx, const Unit& unit,
+                             std::vector<Requirement>& out) {
+  uint32_t cluster = unit.cluster_index;
+  for (size_t n = ctx.needs_from[unit.object]; n < ctx.needs_from[unit.object + 1]; ++n) {
+    const NodeNeed& need = ctx.node_needs[n];
+    for (size_t p : need.providers) {
+      const Object& o = ctx.objects[p];
+      const NodeProvider* provider = node_provider(o.ref.group(), o.ref.kind);
+      // A Cluster's node pools: the cluster-ready rule waits for the cluster it defines.
+      if (!provider || !provider->same_cluster || !ctx.placed_on(p, cluster)) continue;
+      out.push_back(ctx.need(p, cluster, predicate(provider->done), "node-capability"));
+      if (provider->done_object)
+        if (auto ref = provider->done_object(o, ctx.objects))
+          out.push_back(
+              ctx.need(*ref, cluster, predicate(provider->done_object_when), "node-capability"));
+    }
+    for (size_t a : need.networks)
+      out.push_back(ctx.need(a, cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
+    for (const auto& [ns, name] : need.external_networks)
+      out.push_back(
+          ctx.need(ObjectRef{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", ns, name},
+                   cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
+    if (need.resources.empty() && need.labels.empty()) continue;
+    out.push_back({std::nullopt, ObjectRef{"v1", "Node", "", ""}, unit.cluster,
+                   ReadinessPredicate{Type::kNodeCapability, need.what, std::to_string(n)},
+                   "node-capability"});
+  }
+}
+
+}  // namespace planter

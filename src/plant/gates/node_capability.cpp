@@ -1,0 +1,147 @@
+// The gate of the `node-capability` requirement (rule: src/plan/rules/node_capability.cpp): it
+// watches the cluster's nodes and counts those that meet a node need (plan/node_needs.h): nodes
+// the need's pod could be scheduled on by its nodeSelector, required node affinity, tolerations
+// and cordon (the fit model's node-only filters, kube-scheduler's words), whose allocatable holds
+// what one pod needs. Capacity, not room: whether there is room is the scheduler's to say (and,
+// for atomic stacks, the stack-fits gate's). Decided once per change of the cluster's nodes.
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "fit/framework.h"
+#include "fit/pod_info.h"
+#include "fit/snapshot.h"
+#include "model/object.h"
+#include "plant/gates/gate.h"
+
+namespace planter::plant {
+
+namespace json = boost::json;
+
+namespace {
+
+class NodeCapabilityGate : public Gate {
+ public:
+  explicit NodeCapabilityGate(GateContext& context) : c_(context) {}
+
+  void require(size_t, const Requirement& r, std::vector<std::string>& keys) override {
+    waited_on_.insert(r.cluster);
+    c_.fleet.watch(r.cluster, "v1", "Node");
+    keys.push_back(key(r.cluster));
+  }
+
+  std::optional<Wait> check(size_t, const Requirement& r) override {
+    const std::string& cluster = r.cluster;
+    if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
+    if (!c_.fleet.synced(cluster, "v1", "Node")) return Wait{"reading the cluster's nodes"};
+    size_t n = SIZE_MAX;
+    std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
+    if (n >= c_.plan.node_needs.size()) return std::nullopt;
+    const Decision& d = decide(cluster, n);
+    if (d.holds) return std::nullopt;
+    return Wait{d.why, true};
+  }
+
+  void changed(const std::string& cluster, const json::object& o) override {
+    if (!waited_on_.contains(cluster) || string_field(o, {"kind"}) != "Node" ||
+        string_field(o, {"apiVersion"}) != "v1")
+      return;
+    ++generation_[cluster];
+    if (!wake_posted_.insert(cluster).second) return;
+    c_.loop.post([this, cluster] {
+      wake_posted_.erase(cluster);
+      c_.wake(key(cluster));
+    });
+  }
+
+  void synced(const std::string& cluster) override {
+    ++generation_[cluster];
+    if (waited_on_.contains(cluster)) c_.loop.post([this, cluster] { c_.wake(key(cluster)); });
+  }
+
+ private:
+  struct Decision {
+    uint64_t generation = 0;
+    bool holds = false;
+    std::string why;
+  };
+
+  static std::string key(std::string_view cluster) {
+    return fmt::format("{}\nnode-capability", cluster);
+  }
+
+  const fit::Snapshot& nodes_of(const std::string& cluster) {
+    uint64_t generation = generation_[cluster];
+    auto& [at, snapshot] = snapshots_[cluster];
+    if (at != generation || !snapshot) {
+      snapshot = std::make_unique<fit::Snapshot>();
+      c_.fleet.for_each(cluster, "v1", "Node",
+                        [&](const json::object& node) { snapshot->add_node(node); });
+      at = generation;
+    }
+    return *snapshot;
+  }
+
+  const fit::PodInfo& pod_of(size_t n) {
+    auto [it, fresh] = pods_.try_emplace(n);
+    if (fresh) it->second = fit::PodInfo::from(c_.plan.node_needs[n].pod);
+    return it->second;
+  }
+
+  const Decision& decide(const std::string& cluster, size_t n) {
+    uint64_t generation = generation_[cluster];
+    Decision& d = decided_[cluster + "\n" + std::to_string(n)];
+    if (d.generation == generation && generation != 0) return d;
+    d.generation = generation;
+    const NodeNeed& need = c_.plan.node_needs[n];
+    const fit::PodInfo& pod = pod_of(n);
+    const fit::Snapshot& snapshot = nodes_of(cluster);
+    fit::Diagnosis diagnosis;
+    int64_t have = 0;
+    for (const fit::NodeInfo& node : snapshot.nodes()) {
+      fit::Status s = fit::filter_node_only(pod, node);
+      if (!s.ok()) {
+        diagnosis.add(s);
+        continue;
+      }
+      std::string lacks;
+      for (const auto& [name, amount] : need.resources)
+        if (node.allocatable.get(name) < amount) {
+          lacks = "Insufficient " + name;
+          break;
+        }
+      if (!lacks.empty()) {
+        diagnosis.add(lacks);
+        continue;
+      }
+      ++have;
+    }
+    d.holds = have >= need.nodes;
+    size_t total = snapshot.nodes().size();
+    d.why = fmt::format("{} node{} of {} with {}: {}/{} node{} {} it", need.nodes,
+                        need.nodes == 1 ? "" : "s", cluster, need.what, have, total,
+                        total == 1 ? "" : "s", have == 1 ? "has" : "have");
+    if (!diagnosis.empty()) d.why += fmt::format(" ({})", diagnosis.reasons());
+    return d;
+  }
+
+  GateContext& c_;
+  std::set<std::string> waited_on_;
+  std::map<std::string, uint64_t> generation_;
+  std::set<std::string> wake_posted_;
+  std::map<std::string, std::pair<uint64_t, std::unique_ptr<fit::Snapshot>>> snapshots_;
+  std::unordered_map<size_t, fit::PodInfo> pods_;
+  std::unordered_map<std::string, Decision> decided_;
+};
+
+}  // namespace
+
+std::unique_ptr<Gate> make_node_capability_gate(GateContext& context) {
+  return std::make_unique<NodeCapabilityGate>(context);
+}
+
+}  // namespace planter::plant
