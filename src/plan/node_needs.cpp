@@ -262,16 +262,22 @@ class Reader {
                    "write the networks as name, namespace/name or name@interface, "
                    "comma-separated, or as a JSON list of {\"name\": ..., \"namespace\": ...}");
       } else {
+        std::map<std::string, int64_t> devices;  // per resource, one per attachment
         for (const auto& [ns, name] : *named) {
           auto a = attachments_.find({ns, name});
           if (a == attachments_.end()) {
             need.external_networks.emplace_back(ns, name);
             continue;
           }
-          need.networks.push_back(a->second.object);
-          if (!a->second.resource.empty())
-            resources[a->second.resource] = fit::add_sat(resources[a->second.resource], 1);
+          if (std::find(need.networks.begin(), need.networks.end(), a->second.object) ==
+              need.networks.end())
+            need.networks.push_back(a->second.object);
+          if (!a->second.resource.empty()) ++devices[a->second.resource];
         }
+        // The resources injector asks for them; a pod written without it asks itself (as the
+        // SR-IOV CNI's own examples do): the larger of the two, never both.
+        for (const auto& [name, count] : devices)
+          resources[name] = std::max(resources[name], count);
       }
     }
     if (resources.empty() && need.labels.empty() && need.networks.empty() &&
@@ -292,12 +298,16 @@ class Reader {
         json::object& c = containers[0].as_object();
         json::object& res = c["resources"].is_object() ? c["resources"].as_object()
                                                        : c["resources"].emplace_object();
-        for (const char* which : {"requests", "limits"}) {
-          json::object& list =
-              res[which].is_object() ? res[which].as_object() : res[which].emplace_object();
-          list[name] =
-              amount_text(name, amount - requests.get(name) + fit::resources_of(&list).get(name));
-        }
+        json::object& requests_list = res["requests"].is_object()
+                                          ? res["requests"].as_object()
+                                          : res["requests"].emplace_object();
+        json::object& limits_list =
+            res["limits"].is_object() ? res["limits"].as_object() : res["limits"].emplace_object();
+        int64_t own = fit::resources_of(&requests_list).get(name);
+        if (own == 0) own = fit::resources_of(&limits_list).get(name);
+        std::string text = amount_text(name, amount - requests.get(name) + own);
+        requests_list[name] = text;
+        limits_list[name] = text;
       }
     need.nodes = replicas > 1 && apart(pod) ? replicas : 1;
     for (const auto& [p, provided] : providers_) {

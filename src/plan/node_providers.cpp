@@ -28,17 +28,23 @@ const Object* find(const std::vector<Object>& objects, std::string_view group,
   return nullptr;
 }
 
+// A PerformanceProfile's page size ("1G", "2M") as the node's resource names it (hugepages-1Gi).
+std::string page_resource(std::string size) {
+  if (!size.empty() && (size.back() == 'G' || size.back() == 'M')) size += 'i';
+  return "hugepages-" + size;
+}
+
 Provided performance_profile(const Object& o, const std::vector<Object>&) {
   Provided p;
+  auto add = [&](std::string size) {
+    if (size.empty()) return;
+    std::string r = page_resource(std::move(size));
+    if (!p.gives_resource(r)) p.resources.push_back(std::move(r));
+  };
   if (const json::array* pages = array_at(o.body, {"spec", "hugepages", "pages"}))
     for (const json::value& page : *pages)
-      if (page.is_object())
-        if (std::string size = string_field(page.as_object(), {"size"}); !size.empty())
-          p.resources.push_back("hugepages-" + size);
-  if (std::string size = string_field(o.body, {"spec", "hugepages", "defaultHugepagesSize"});
-      !size.empty() &&
-      std::find(p.resources.begin(), p.resources.end(), "hugepages-" + size) == p.resources.end())
-    p.resources.push_back("hugepages-" + size);
+      if (page.is_object()) add(string_field(page.as_object(), {"size"}));
+  add(string_field(o.body, {"spec", "hugepages", "defaultHugepagesSize"}));
   return p;
 }
 

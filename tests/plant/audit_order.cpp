@@ -125,6 +125,17 @@ OrderCheck check_plant_order(const json::object& plan, const std::vector<AuditEn
               held = index;
           if (!held && !written) held = 0;
         }
+      } else if (when.starts_with("node-capability=")) {
+        // The nodes the sim configures (workloads/node_configuration.cpp) say when each came
+        // back configured; a cluster whose nodes needed no configuration had them from the start.
+        std::string cluster = audit_cluster(r.at("cluster").as_string());
+        bool configures = false;
+        for (const auto& [k, index] : ready["configured"])
+          if (k.starts_with(cluster + "\n")) {
+            configures = true;
+            if (!held || index < *held) held = index;
+          }
+        if (!configures) held = 0;
       } else if (when == "condition=Complete") {
         held = find(ready["complete"]);  // the sim's Job controller says when
       } else if (when == "healthy") {

@@ -115,6 +115,9 @@ struct CorpusSeed {
   // Units kube-apiserver refuses (so does the sim): "apiVersion|Kind|ns|name@cluster", and what
   // the refusal says.
   std::map<std::string, std::string> rejected = {};
+  // The fleet it needs: multus' test pod attaches to an SR-IOV network, whose devices only nodes
+  // that have them give (planter waits for such a node: node-capability).
+  std::vector<std::string> sim_flags = {};
 };
 
 std::string seed_args(const CorpusSeed& s) {
@@ -136,7 +139,7 @@ const std::vector<CorpusSeed>& corpus_seeds() {
        {{"argoproj.io/v1alpha1|ApplicationSet|argocd|test-hello-world-appset@SELF",
          "spec.generators[6].matrix.generators: Required value"}}},
       {"tekton_pipelines", {"tekton-pipelines/seed.yaml"}, ""},
-      {"multus", {"multus/seed.yaml"}, ""},
+      {"multus", {"multus/seed.yaml"}, "", {}, {"--node-resource", "intel.com/sriov=4"}},
       {"percona", {"percona-xtradb-cluster-operator/seed.yaml"}, ""},
   };
   return seeds;
@@ -152,7 +155,7 @@ class CorpusPlantTest : public ::testing::TestWithParam<CorpusSeed> {};
 // requirements held.
 TEST_P(CorpusPlantTest, PlantsCompletelyAndInOrder) {
   SKIP_WITHOUT_CORPUS();
-  SimProcess sim;
+  SimProcess sim(GetParam().sim_flags);
   ASSERT_TRUE(sim.running());
   std::string args = seed_args(GetParam());
   json::object plan = plan_of(args);
@@ -202,7 +205,9 @@ TEST_P(KubectlAloneTest, KubectlApplyAloneFails) {
 // completely and in order.
 TEST_P(CorpusPlantTest, PlantsUnderFaults) {
   SKIP_WITHOUT_CORPUS();
-  SimProcess sim({"--error-rate", "0.1", "--watch-drop", "3"});
+  std::vector<std::string> flags = {"--error-rate", "0.1", "--watch-drop", "3"};
+  flags.insert(flags.end(), GetParam().sim_flags.begin(), GetParam().sim_flags.end());
+  SimProcess sim(flags);
   ASSERT_TRUE(sim.running());
   std::string args = seed_args(GetParam());
   json::object plan = plan_of(args);

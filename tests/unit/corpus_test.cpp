@@ -85,7 +85,7 @@ const Expected kExpected[] = {
     {"argo-cd/seed.yaml", 59, 1},
     {"argo-cd/extra-crs.yaml", 3, 1},
     {"flux/seed.yaml", 77, 2},
-    {"multus/seed.yaml", 10, 2},
+    {"multus/seed.yaml", 10, 3},  // the pod after its network's definition (node-capability)
     {"nephio-free5gc/seed.yaml", 38, 2},
     {"tekton-pipelines/seed.yaml", 74, 2},
     {"percona-xtradb-cluster-operator/seed.yaml", 10, 2},

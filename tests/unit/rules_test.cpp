@@ -23,7 +23,8 @@ TEST(Rules, TableListsEveryRuleOnce) {
             (std::vector<std::string>{"cluster-ready", "namespace", "crd", "apiservice", "webhook",
                                       "pod-references", "dependencies", "depends-on",
                                       "apply-time-mutation", "helm-hooks", "sync-waves",
-                                      "stack-fits", "anchor", "pod-group", "scheduler-ready"}));
+                                      "stack-fits", "anchor", "pod-group", "scheduler-ready",
+                                      "node-capability"}));
 }
 
 TEST(Rules, ClusterReady) {

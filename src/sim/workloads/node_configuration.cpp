@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <boost/json/object.hpp>
 
+#include "sim/audit.h"
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
@@ -122,6 +123,7 @@ class NodeConfiguration : public WorkloadController {
       spec["taints"] = std::move(taints);
     if (!write_node(name, cur)) return;
     set_ready(name, "True", "KubeletReady", "kubelet is posting ready status", &c);
+    kit_.ready_event(audit_id("v1", "Node", "", name), "configured");
   }
 
   bool write_node(const std::string& name, const json::object& body) {
