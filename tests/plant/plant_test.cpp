@@ -108,6 +108,63 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   fs::remove_all(dir);
 }
 
+// The proof of concept's own hello-world, unchanged: its Cluster's node pool names a realtime
+// KernelConfig and a NUMA MemoryConfig, and its CNF selects that pool's nodes. The sim provisions
+// edge1 with the pool's nodes cordoned and configures them one at a time (cordon, reboot,
+// labels and huge pages); planter declares the CNF only once a configured node can take it, and
+// the pod runs on a configured node.
+TEST(PlantTest, TheProofOfConceptsHelloWorldConfiguresItsNodesBeforeItsCnf) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = kCorpus / "planter-hello-world/seed.yaml";
+  CommandResult r = planter("plant -v --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
+                            " --timeline " + q(sim.dir() / "t.html") + " --timeout 120");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted 14 units on 2 clusters"));
+  // While the nodes are configured, the CNF says what it waits for in kube-scheduler's words.
+  EXPECT_THAT(r.out + r.err, HasSubstr("waiting for 1 node of edge1 with profile=performance: 0/3 "
+                                       "nodes have it (3 node(s) were unschedulable)"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("declared (waited for node-capability profile=performance "
+                                       "on edge1 (Cluster/network-service/edge1))"));
+  EXPECT_THAT(read_file(sim.dir() / "t.html"), HasSubstr("node-capability profile=performance"));
+
+  std::vector<std::string> lines = sim.audit_lines();
+  expect_in_order(plan_of(q(seed)), lines, 14);
+  // The oracle's own reading of the log: the Deployment is created after the sim reported a
+  // node of edge1 configured, and the WAN and Network were made Ready.
+  auto audit = parse_audit(lines);
+  std::optional<size_t> configured, created;
+  for (const AuditEntry& e : audit) {
+    if (e.cluster == "edge1" && e.what == "configured" && !configured) configured = e.index;
+    if (e.cluster == "edge1" && e.verb != "" && e.object == "apps|Deployment|cnf|cnf" && !created)
+      created = e.index;
+  }
+  ASSERT_TRUE(configured && created);
+  EXPECT_LT(*configured, *created);
+  EXPECT_THAT(sim.kubectl("get wans.planter.nephio.org -n network-service sd-wan -o "
+                          "jsonpath={.status.conditions[0].status}")
+                  .out,
+              HasSubstr("True"));
+
+  // Where the CNF's pod runs: a node of the pool, configured (realtime kernel, NUMA, 1Gi pages).
+  CommandResult rollout =
+      sim.kubectl("--context edge1 rollout status deployment/cnf -n cnf --timeout 60s");
+  ASSERT_EQ(rollout.code, 0) << rollout.out << rollout.err;
+  std::string node =
+      sim.kubectl("--context edge1 get pods -n cnf -o jsonpath={.items[0].spec.nodeName}").out;
+  ASSERT_FALSE(node.empty()) << sim.kubectl("--context edge1 get pods -A -o wide").out;
+  json::object n =
+      json::parse(sim.kubectl("--context edge1 get node " + node + " -o json").out).as_object();
+  const json::object& labels = n.at("metadata").at("labels").as_object();
+  EXPECT_EQ(labels.at("profile").as_string(), "performance");
+  EXPECT_EQ(labels.at("planter.nephio.org/kernel-config").as_string(), "realtime");
+  EXPECT_EQ(labels.at("planter.nephio.org/realtime-kernel").as_string(), "true");
+  EXPECT_EQ(labels.at("planter.nephio.org/numa").as_string(), "true");
+  EXPECT_EQ(n.at("status").at("allocatable").at("hugepages-1Gi").as_string(), "4Gi");
+  EXPECT_FALSE(n.at("spec").as_object().contains("unschedulable"));
+}
+
 struct CorpusSeed {
   const char* name;
   std::vector<std::string> files;  // relative to the corpus, or "data:" for tests/data/plant
