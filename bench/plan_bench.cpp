@@ -5,11 +5,16 @@
 //   Plan/N       - the whole pure pipeline: parse, validate, place, derive, order
 //   PlanOnly/N   - Plan without the parse (validate, place, derive, order, and freeing the plan)
 //   PlanJson/N   - Plan and the JSON of `planter plan -o json` (json_MiB: its size)
+//   NodeConsumers/N/P - Plan of N Deployments that need huge pages, SR-IOV devices or GPUs of
+//                  their nodes, with (P=1) or without (P=0) their providers in the seed
+//                  (PerformanceProfile, SriovNetworkNodePolicy and SriovNetwork, ClusterPolicy):
+//                  the node-capability rule's cost (target: P=1 within 10% of P=0)
 //
 // Counters: objects/s, and peak_rss_MiB (the process's high-water mark so far; sizes run in
 // increasing order, so it is the peak of the largest size run). Compare Plan/N with ParseOnly/N:
 // the target is Plan <= 1.5 x ParseOnly and Plan/100000 < 1 s.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <libfyaml.h>
 #include <sys/resource.h>
 
@@ -123,6 +128,78 @@ void PlanJson(benchmark::State& state) {
   report(state, objects);
   state.counters["json_MiB"] = static_cast<double>(bytes) / (1 << 20);
 }
+
+// N consumers of node configuration, a third each of huge pages, SR-IOV devices and GPUs; with
+// `providers`, the seed also holds what configures the nodes.
+std::string consumers_seed(size_t n, bool providers) {
+  std::string out;
+  if (providers)
+    out += R"(apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata: {name: cnf-perf}
+spec:
+  cpu: {isolated: "2-15", reserved: "0-1"}
+  hugepages: {defaultHugepagesSize: 1G, pages: [{size: 1G, count: 4}]}
+  nodeSelector: {node-role.kubernetes.io/cnf: ""}
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: intel, namespace: sriov}
+spec: {resourceName: intelnics, numVfs: 8, nodeSelector: {node-role.kubernetes.io/cnf: ""}}
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetwork
+metadata: {name: data, namespace: sriov}
+spec: {resourceName: intelnics, networkNamespace: cnf}
+---
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: gpu-cluster-policy}
+spec: {driver: {enabled: true}}
+---
+)";
+  for (size_t i = 0; i < n; ++i) {
+    const char* need = i % 3 == 0   ? "resources: {limits: {hugepages-1Gi: 2Gi, memory: 1Gi}}"
+                       : i % 3 == 1 ? "resources: {limits: {openshift.io/intelnics: '1'}}"
+                                    : "resources: {limits: {nvidia.com/gpu: '1'}}";
+    out += fmt::format(R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: cnf-{0}, namespace: cnf}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: cnf-{0}}}}}
+  template:
+    metadata:
+      labels: {{app: cnf-{0}}}
+      annotations: {{k8s.v1.cni.cncf.io/networks: {1}}}
+    spec:
+      nodeSelector: {{node-role.kubernetes.io/cnf: ""}}
+      containers: [{{name: main, image: cnf:1, {2}}}]
+---
+)",
+                       i, i % 3 == 1 ? "data" : "''", need);
+  }
+  return out;
+}
+
+void NodeConsumers(benchmark::State& state) {
+  size_t n = static_cast<size_t>(state.range(0));
+  std::string text = consumers_seed(n, state.range(1) != 0);
+  size_t objects = 0;
+  for (auto _ : state) {
+    Seed seed = parse(text);
+    objects = seed.objects.size();
+    PlanOutcome out = plan_seed(std::move(seed), {});
+    if (!out.ok()) state.SkipWithError(out.diags.str().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  report(state, objects);
+}
+BENCHMARK(NodeConsumers)
+    ->Args({10'000, 0})
+    ->Args({10'000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();

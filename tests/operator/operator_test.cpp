@@ -194,7 +194,8 @@ fs::path corpus_file(const std::string& f) {
 
 TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
   SKIP_WITHOUT_CORPUS();
-  SimProcess sim;
+  // Multus' test pod attaches to an SR-IOV network: it waits for nodes with the devices.
+  SimProcess sim({"--node-resource", "intel.com/sriov=4"});
   ASSERT_TRUE(sim.running());
   std::vector<CorpusSeed> seeds = {
       {"cert-manager", "certs", {"cert-manager/seed.yaml", "data:cert-manager-issuer.yaml"}, true},

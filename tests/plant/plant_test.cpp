@@ -324,16 +324,6 @@ TEST(PlantTest, AKindNothingServesIsRefusedBeforeTheFirstWrite) {
         "APIService of the seed defines it"})
     EXPECT_THAT(flux.err, HasSubstr(object));
   EXPECT_THAT(flux.err, HasSubstr("5 errors in the seed; nothing was declared"));
-  // The proof of concept's demo kinds on the management cluster; its Network, on the workload
-  // cluster the seed creates, would wait.
-  CommandResult poc = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " +
-                              q(kCorpus / "planter-hello-world/seed.yaml") + " --timeout 60");
-  EXPECT_EQ(poc.code, 2) << poc.out << poc.err;
-  for (const char* kind : {"WAN", "KernelConfig", "MemoryConfig"})
-    EXPECT_THAT(poc.err, HasSubstr(fmt::format("kind planter.nephio.org/v1alpha1 {} is not served "
-                                               "by cluster SELF",
-                                               kind)));
-  EXPECT_THAT(poc.err, Not(HasSubstr("Network")));
   EXPECT_EQ(sim.audit_lines().size(), before);
 
   fs::path seed = sim.dir() / "widget.yaml";
