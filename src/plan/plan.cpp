@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
 namespace planter {
@@ -18,12 +17,9 @@ std::string Plan::describe(const Requirement& r) const {
     return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
   } else if (r.when.type == ReadinessPredicate::Type::kNodeCapability) {
     what = fmt::format("node-capability {} on {}", r.when.arg, r.cluster);
-    size_t n = 0;
-    std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
-    std::vector<std::string> by;
-    if (n < node_needs.size())
-      for (size_t p : node_needs[n].providers) by.push_back(objects[p].ref.short_form());
-    if (!by.empty()) what += fmt::format(" ({})", fmt::join(by, ", "));
+    std::string_view by(r.when.value);
+    by.remove_prefix(std::min(by.size(), by.find(';') + 1));
+    if (!by.empty()) what += fmt::format(" ({})", by);
     return what;
   } else if (r.when.type == ReadinessPredicate::Type::kSchedulerReady) {
     return fmt::format("scheduler {} answers (Lease {}/{} held)", r.when.arg, object.ns,

@@ -27,8 +27,9 @@ struct ReadinessPredicate {
     kAnchorScheduled,  // the anchor pod of stack `arg` is bound to a schedulable node (ditto)
     kSchedulerReady,   // a Lease is held and renewed: its scheduler answers (ditto)
     kHealthy,          // healthy as Argo CD judges the built-in kinds (src/plant/health.h)
-    kNodeCapability,   // enough nodes meet node need `value` (an index into Plan::node_needs;
-                       // `arg` says it for people); never from an annotation
+    kNodeCapability,   // enough nodes meet a node need: `value` is "<index into
+                       // Plan::node_needs>;<its providers, for people>", `arg` says the need
+                       // for people; never from an annotation
   };
   Type type = Type::kExists;
   std::string arg;

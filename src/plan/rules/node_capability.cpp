@@ -4,6 +4,8 @@
 // providers of it on its cluster (plan/node_providers.h) to be done in their own way, and for
 // the network attachments its pods name to exist (Multus refuses a pod whose network is not
 // defined).
+#include <fmt/format.h>
+
 #include "plan/node_providers.h"
 #include "plan/rules.h"
 
@@ -26,11 +28,19 @@ void require_node_capability(const RuleContext& ctx, const Unit& unit,
   uint32_t cluster = unit.cluster_index;
   for (size_t n = ctx.needs_from[unit.object]; n < ctx.needs_from[unit.object + 1]; ++n) {
     const NodeNeed& need = ctx.node_needs[n];
+    std::string by;  // the providers of it for this cluster, for people
     for (size_t p : need.providers) {
       const Object& o = ctx.objects[p];
       const NodeProvider* provider = node_provider(o.ref.group(), o.ref.kind);
-      // A Cluster's node pools: the cluster-ready rule waits for the cluster it defines.
-      if (!provider || !provider->same_cluster || !ctx.placed_on(p, cluster)) continue;
+      if (!provider) continue;
+      // A Cluster's node pools, on the cluster it defines: the cluster-ready rule waits for it.
+      if (!provider->same_cluster) {
+        if (ctx.inventory.clusters()[cluster].object == p)
+          by += (by.empty() ? "" : ", ") + o.ref.short_form();
+        continue;
+      }
+      if (!ctx.placed_on(p, cluster)) continue;
+      by += (by.empty() ? "" : ", ") + o.ref.short_form();
       out.push_back(ctx.need(p, cluster, predicate(provider->done), "node-capability"));
       if (provider->done_object)
         if (auto ref = provider->done_object(o, ctx.objects))
@@ -44,9 +54,10 @@ void require_node_capability(const RuleContext& ctx, const Unit& unit,
           ctx.need(ObjectRef{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", ns, name},
                    cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
     if (need.resources.empty() && need.labels.empty()) continue;
-    out.push_back({std::nullopt, ObjectRef{"v1", "Node", "", ""}, unit.cluster,
-                   ReadinessPredicate{Type::kNodeCapability, need.what, std::to_string(n)},
-                   "node-capability"});
+    out.push_back(
+        {std::nullopt, ObjectRef{"v1", "Node", "", ""}, unit.cluster,
+         ReadinessPredicate{Type::kNodeCapability, need.what, fmt::format("{};{}", n, by)},
+         "node-capability"});
   }
 }
 

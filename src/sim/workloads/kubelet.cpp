@@ -95,8 +95,9 @@ class Kubelet : public WorkloadController {
     });
   }
 
-  // A kubelet's admission: a pod bound to a node that lacks room for an extended resource it
-  // requests (devices, hugepages) is rejected, Failed with reason OutOf<resource>, as a real
+  // A kubelet's admission: a pod that requests devices or hugepages, bound to a node that is not
+  // Ready (rebooting), fails with UnexpectedAdmissionError; bound to a node that lacks room for
+  // them, it is rejected, Failed with reason OutOf<resource>, as a real
   // kubelet rejects one that a scheduler other than the default over-committed. The pods counted
   // are those the node runs or has admitted.
   bool refused_for_room(const json::object& pod, const std::string& node_name) {
@@ -104,6 +105,24 @@ class Kubelet : public WorkloadController {
     if (!node) return false;
     sched::Resources want = sched::pod_requests(*object_at(pod, "spec"));
     if (want.scalar.empty()) return false;
+    // A node rebooting into its configuration (node_configuration.cpp): its device plugins have
+    // not registered again, and the device manager fails the pod as after a reboot.
+    const json::object* ready = find_condition(object_at(*node, "status"), "Ready");
+    if (!ready || string_at(ready, "status") != "True") {
+      const std::string& device = want.scalar.begin()->first;
+      json::object st = base_status(pod);
+      st["phase"] = "Failed";
+      st["reason"] = "UnexpectedAdmissionError";
+      st["message"] =
+          "Allocate failed due to no healthy devices present; cannot allocate "
+          "unhealthy devices " +
+          device + ", which is unexpected";
+      kit_.put_status(path(meta_string(pod, "namespace"), meta_string(pod, "name")), pod, st,
+                      "kubelet");
+      kit_.events("kubelet").record(pod, "Warning", "UnexpectedAdmissionError",
+                                    std::string(st["message"].as_string()));
+      return true;
+    }
     sched::Resources have =
         sched::Resources::from_list(object_at(object_at(*node, "status"), "allocatable"));
     sched::Resources used;

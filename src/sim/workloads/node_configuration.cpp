@@ -1,11 +1,13 @@
-// Node configuration, as a node-configuration operator does it: the nodes of a pool with a
-// configuration (a planter Cluster's kernelConfig and memoryConfig, read by the provisioner into
-// NodePool::Configuration) register cordoned; after --configure-delay the first of them goes
-// NotReady as it reboots, then comes back after --reboot-time with the configuration's labels,
-// allocatable and capacity (hugepages-<size>) and kernel, Ready and uncordoned; then the next
-// one, one node at a time, as a MachineConfigPool rolls out with maxUnavailable 1. Level-based: a
-// node counts as configured when its labels and allocatable hold the configuration, so a cluster
-// restored from --state-dir goes on where it stopped.
+// Node configuration, as node-configuration operators do it. What a node is to have comes from
+// its pool's configuration (a planter Cluster's kernelConfig and memoryConfig, read by the
+// provisioner into NodePool::Configuration; such nodes register cordoned) and from the operators'
+// objects in the cluster (node_operators.h: PerformanceProfile, SriovNetworkNodePolicy,
+// ClusterPolicy, KMM Module). After --configure-delay the first node that lacks some of it goes
+// NotReady as it reboots, then comes back after --reboot-time with the labels, allocatable and
+// capacity and kernel, Ready and uncordoned; then the next one, one node at a time, as a
+// MachineConfigPool rolls out with maxUnavailable 1. The operators' status follows each step.
+// Level-based: a node counts as configured when it has all of it, so a cluster restored from
+// --state-dir goes on where it stopped, and an operator object that changes is rolled out again.
 //
 // It also plays the proof of concept's network providers: a WAN or a Network is Ready once it
 // exists (docs/node-configuration.md says what a real implementation would do).
@@ -16,6 +18,7 @@
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
+#include "sim/workloads/node_operators.h"
 #include "sim/workloads/workload_controllers.h"
 
 namespace planter::sim {
@@ -27,16 +30,6 @@ namespace {
 constexpr const char* kComponent = "node-configuration";
 constexpr const char* kRebootReason = "KubeletNotReady";
 constexpr const char* kRebootMessage = "node is rebooting into its configuration";
-
-bool configured(const json::object& node, const NodePool::Configuration& want) {
-  const json::object* labels = object_at(object_at(node, "metadata"), "labels");
-  for (const auto& [k, v] : want.labels)
-    if (string_at(labels, k) != v) return false;
-  const json::object* allocatable = object_at(object_at(node, "status"), "allocatable");
-  for (const auto& [k, v] : want.resources)
-    if (string_at(allocatable, k) != v) return false;
-  return true;
-}
 
 json::array without_taints(const json::object& spec, std::initializer_list<std::string_view> keys) {
   json::array kept;
@@ -51,11 +44,15 @@ json::array without_taints(const json::object& spec, std::initializer_list<std::
 class NodeConfiguration : public WorkloadController {
  public:
   explicit NodeConfiguration(ControllerKit& kit) : kit_(kit) {
-    for (const auto& [pool, _] : pool_nodes(kit_.cluster()))
-      if (!pool->configuration.empty()) {
-        kit_.after(kit_.cluster().options().configure_delay, [this] { next(); });
-        break;
-      }
+    for (const auto& [pool, name] : pool_nodes(kit_.cluster())) pools_[name] = pool;
+    soon();
+    for (const char* key : operator_kinds())
+      kit_.watch(key, [this](const Change&) {
+        soon();
+        report_soon();
+      });
+    // A node that changes may change what the pools say (a node added, or Ready again).
+    kit_.watch("/nodes", [this](const Change&) { report_soon(); });
     for (const char* key : {"planter.nephio.org/wans", "planter.nephio.org/networks"}) {
       kit_.watch(key, [this, key](const Change& ch) {
         if (ch.type == EventType::kDeleted) return;
@@ -71,19 +68,52 @@ class NodeConfiguration : public WorkloadController {
   }
 
  private:
-  // Configures the first node not configured yet; then, after a pause, the next.
+  // What `node` is to have: its pool's configuration and what the operators want of it.
+  NodeWants wants(const json::object& node) {
+    NodeWants w = operators_want(kit_, node);
+    if (auto it = pools_.find(meta_string(node, "name")); it != pools_.end()) {
+      const NodePool::Configuration& c = it->second->configuration;
+      w.merge(NodeWants{c.labels, c.resources, c.kernel_version});
+    }
+    return w;
+  }
+
+  // The rollout goes on after --configure-delay, unless it is going on already.
+  void soon() {
+    if (rolling_) return;
+    rolling_ = true;
+    kit_.after(kit_.cluster().options().configure_delay, [this] { next(); });
+  }
+
+  void report_soon() {
+    if (report_posted_) return;
+    report_posted_ = true;
+    kit_.after(std::chrono::milliseconds(0), [this] {
+      report_posted_ = false;
+      report_operators(kit_);
+    });
+  }
+
+  // Reboots the first node that lacks what it is to have; then, after a pause, the next.
   void next() {
-    for (const auto& [pool, name] : pool_nodes(kit_.cluster())) {
-      if (pool->configuration.empty()) continue;
+    std::vector<std::string> names;
+    for (const auto& [_, node] : kit_.store().bucket("/nodes"))
+      names.push_back(meta_string(*node, "name"));
+    for (const std::string& name : names) {
       StoredObject node = kit_.store().get("/nodes", "", name);
-      if (!node || configured(*node, pool->configuration)) continue;
+      if (!node) continue;
+      NodeWants w = wants(*node);
+      if (w.empty() || node_has(*node, w)) continue;
       reboot(name);
-      kit_.after(kit_.cluster().options().reboot_time, [this, pool, name] {
-        come_back(name, pool->configuration);
+      report_operators(kit_);
+      kit_.after(kit_.cluster().options().reboot_time, [this, name] {
+        come_back(name);
+        report_operators(kit_);
         kit_.after(kit_.cluster().options().configure_delay, [this] { next(); });
       });
       return;
     }
+    rolling_ = false;
   }
 
   // NotReady, with the taint the node lifecycle controller adds for it.
@@ -104,9 +134,10 @@ class NodeConfiguration : public WorkloadController {
   }
 
   // Back from the reboot: configured, Ready, uncordoned.
-  void come_back(const std::string& name, const NodePool::Configuration& c) {
+  void come_back(const std::string& name) {
     StoredObject node = kit_.store().get("/nodes", "", name);
     if (!node) return;
+    NodeWants c = wants(*node);
     json::object cur = *node;
     json::object& meta = cur["metadata"].as_object();
     json::object& labels =
@@ -132,7 +163,7 @@ class NodeConfiguration : public WorkloadController {
   }
 
   void set_ready(const std::string& name, std::string_view status, std::string_view reason,
-                 std::string_view message, const NodePool::Configuration* c) {
+                 std::string_view message, const NodeWants* c) {
     StoredObject node = kit_.store().get("/nodes", "", name);
     if (!node) return;
     const json::object* old = object_at(*node, "status");
@@ -183,6 +214,9 @@ class NodeConfiguration : public WorkloadController {
   }
 
   ControllerKit& kit_;
+  std::map<std::string, const NodePool*> pools_;  // node name -> its pool
+  bool rolling_ = false;
+  bool report_posted_ = false;
 };
 
 }  // namespace
