@@ -1,5 +1,8 @@
 #include "plan/node_providers.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <boost/json.hpp>
 
@@ -149,12 +152,13 @@ Provided cluster_pools(const Object& o, const std::vector<Object>& objects) {
 
 constexpr NodeProvider kProviders[] = {
     {"performance.openshift.io", "PerformanceProfile", performance_profile, "", profile_pool,
-     "condition=Updated"},
-    {"sriovnetwork.openshift.io", "SriovNetworkNodePolicy", sriov_policy, ""},
+     "condition=Updated", true, "nodeSelector"},
+    {"sriovnetwork.openshift.io", "SriovNetworkNodePolicy", sriov_policy, "", nullptr, "", true,
+     "nodeSelector"},
     {"nvidia.com", "ClusterPolicy", gpu, "jsonpath={.status.state}=ready"},
     {"nvidia.com", "NVIDIADriver", gpu, "jsonpath={.status.state}=ready"},
     {"nfd.k8s-sigs.io", "NodeFeatureRule", node_feature_rule, ""},
-    {"kmm.sigs.x-k8s.io", "Module", kmm_module, ""},
+    {"kmm.sigs.x-k8s.io", "Module", kmm_module, "", nullptr, "", true, "selector"},
     {"planter.nephio.org", "Cluster", cluster_pools, "", nullptr, "", false},
 };
 
@@ -173,6 +177,72 @@ bool Provided::gives_label(std::string_view label) const {
     if (label.size() == key.size() || l.size() == k.size() || l == label) return true;
   }
   return false;
+}
+
+std::string provider_progress(const json::object& o) {
+  std::string kind = string_field(o, {"kind"}), name = string_field(o, {"metadata", "name"});
+  const json::value* status = o.if_contains("status");
+  if (!status || !status->is_object()) return "";
+  const json::object& st = status->as_object();
+  if (kind == "MachineConfigPool") {
+    std::string updated = "Unknown";
+    if (const json::value* cs = st.if_contains("conditions"); cs && cs->is_array())
+      for (const json::value& c : cs->as_array())
+        if (c.is_object() && string_field(c.as_object(), {"type"}) == "Updated")
+          updated = string_field(c.as_object(), {"status"});
+    auto count = [&](const char* field) {
+      const json::value* v = st.if_contains(field);
+      return v && v->is_int64() ? v->as_int64() : 0;
+    };
+    return fmt::format("MachineConfigPool {} {}, {} of {} machines updated", name,
+                       updated == "True" ? "Updated" : "Updating", count("updatedMachineCount"),
+                       count("machineCount"));
+  }
+  if (kind == "ClusterPolicy" || kind == "NVIDIADriver") {
+    std::string state = string_field(st, {"state"});
+    return state.empty() ? "" : fmt::format("{} {} {}", kind, name, state);
+  }
+  return "";
+}
+
+void warn_unmatched_providers(const std::vector<Object>& objects,
+                              const std::vector<Placement>& placements, const Inventory& inventory,
+                              Diagnostics& diags) {
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const Object& o = objects[i];
+    const NodeProvider* p = node_provider(o.ref.group(), o.ref.kind);
+    if (!p || p->node_selector.empty()) continue;
+    const json::value* sel = find_path(o.body, {"spec", p->node_selector});
+    if (!sel || !sel->is_object() || sel->as_object().empty()) continue;
+    for (uint32_t c : placements[i].clusters) {
+      const ClusterInfo& cluster = inventory.clusters()[c];
+      if (!cluster.object) continue;
+      const Object& defining = objects[*cluster.object];
+      const json::array* pools = array_at(defining.body, {"spec", "nodes"});
+      if (!pools || pools->empty()) continue;
+      bool matched = false;
+      for (const json::value& pool : *pools) {
+        const json::object* labels =
+            pool.is_object() ? object_at(pool.as_object(), {"labels"}) : nullptr;
+        bool all = true;
+        for (const auto& [k, v] : sel->as_object()) {
+          const json::value* have = labels ? labels->if_contains(k) : nullptr;
+          all = all && have && have->is_string() && v.is_string() &&
+                have->as_string() == v.as_string();
+        }
+        matched = matched || all;
+      }
+      if (matched) continue;
+      std::vector<std::string> wanted;
+      for (const auto& [k, v] : sel->as_object())
+        wanted.push_back(std::string(k) + "=" + (v.is_string() ? std::string(v.as_string()) : ""));
+      diags.warn(o.where(), o.display(),
+                 fmt::format("it selects nodes with {}, but no node pool of {} ({}) has those "
+                             "labels: it configures no node of cluster {}",
+                             fmt::join(wanted, ", "), defining.ref.short_form(), defining.where(),
+                             cluster.name));
+    }
+  }
 }
 
 std::span<const NodeProvider> node_providers() {

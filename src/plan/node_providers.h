@@ -18,13 +18,17 @@
 //       planter.nephio.org/kernel-config, realtime-kernel, memory-config, numa; hugepages-<size>)
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/diagnostics.h"
 #include "model/object.h"
+#include "plan/inventory.h"
+#include "plan/placement.h"
 
 namespace planter {
 
@@ -53,7 +57,22 @@ struct NodeProvider {
   std::string_view done_object_when;
   // It configures nodes of the cluster it is declared on; false: of the cluster it defines.
   bool same_cluster = true;
+  // The field of its spec that holds the node labels it selects its nodes by ("nodeSelector");
+  // empty: it selects them otherwise (by their hardware).
+  std::string_view node_selector;
 };
+
+// What a provider (or the object that says it is done) says of its progress, for people:
+// "MachineConfigPool worker-cnf Updating, 1 of 3 machines updated", "ClusterPolicy
+// gpu-cluster-policy notReady"; empty when it says nothing planter reads.
+std::string provider_progress(const boost::json::object& o);
+
+// Warns, naming both, about each provider of the seed whose node selector matches no node pool
+// of the Cluster (in the seed, with node pools) that defines the cluster it goes to: it would
+// configure nothing there.
+void warn_unmatched_providers(const std::vector<Object>& objects,
+                              const std::vector<Placement>& placements, const Inventory& inventory,
+                              Diagnostics& diags);
 
 std::span<const NodeProvider> node_providers();
 // The provider entry of a kind; null when the kind provides nothing planter knows.

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "plan/grouping.h"
+#include "plan/node_providers.h"
 #include "plan/placement.h"
 #include "plan/rules.h"
 #include "plan/seed_index.h"
@@ -167,6 +168,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   ReleaseOrder release;    // built once every unit is made
   StackIndex stack_index;  // built once every unit is made
   plan.node_needs = read_node_needs(objs, kinds, diags);
+  warn_unmatched_providers(objs, placements, inventory, diags);
   std::vector<size_t> needs_from(objs.size() + 1, 0);
   for (size_t i = 0, n = 0; i <= objs.size(); ++i) {
     while (n < plan.node_needs.size() && plan.node_needs[n].object < i) ++n;

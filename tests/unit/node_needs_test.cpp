@@ -137,6 +137,43 @@ spec: {numa: true, hugePages: 1Gi}
   EXPECT_FALSE(p.gives_label("profile=batch"));
 }
 
+TEST(NodeProviders, AProviderThatSelectsNoNodePoolOfItsClusterIsAWarningNamingBoth) {
+  auto out = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: edge1, namespace: default}
+spec:
+  nodes:
+  - {count: 3, labels: {profile: performance}}
+---
+apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata:
+  name: cnf-perf
+  annotations: {planter.nephio.org/cluster: edge1}
+spec:
+  hugepages: {pages: [{size: 1G, count: 4}]}
+  nodeSelector: {node-role.kubernetes.io/cnf: ""}
+---
+apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata:
+  name: matching
+  annotations: {planter.nephio.org/cluster: edge1}
+spec:
+  hugepages: {pages: [{size: 1G, count: 4}]}
+  nodeSelector: {profile: performance}
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  ASSERT_EQ(out.diags.warnings().size(), 1u);
+  const Diagnostic& w = out.diags.warnings().front();
+  EXPECT_EQ(w.object, "performance.openshift.io/v2 PerformanceProfile cnf-perf");
+  EXPECT_EQ(w.source, "seed.yaml:8");
+  EXPECT_EQ(w.message,
+            "it selects nodes with node-role.kubernetes.io/cnf=, but no node pool of "
+            "Cluster/default/edge1 (seed.yaml:1) has those labels: it configures no node of "
+            "cluster edge1");
+}
+
 TEST(NodeNeeds, ReadFromAPodTemplate) {
   auto out = plan_yaml(R"(
 apiVersion: apps/v1

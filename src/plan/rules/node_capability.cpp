@@ -28,7 +28,10 @@ void require_node_capability(const RuleContext& ctx, const Unit& unit,
   uint32_t cluster = unit.cluster_index;
   for (size_t n = ctx.needs_from[unit.object]; n < ctx.needs_from[unit.object + 1]; ++n) {
     const NodeNeed& need = ctx.node_needs[n];
-    std::string by;  // the providers of it for this cluster, for people
+    // Who provides it for this cluster (for people), and what waits for them: the seed's
+    // providers on the cluster are done, and the network definitions exist.
+    std::string by;
+    std::vector<Requirement> providers;
     for (size_t p : need.providers) {
       const Object& o = ctx.objects[p];
       const NodeProvider* provider = node_provider(o.ref.group(), o.ref.kind);
@@ -41,23 +44,26 @@ void require_node_capability(const RuleContext& ctx, const Unit& unit,
       }
       if (!ctx.placed_on(p, cluster)) continue;
       by += (by.empty() ? "" : ", ") + o.ref.short_form();
-      out.push_back(ctx.need(p, cluster, predicate(provider->done), "node-capability"));
+      providers.push_back(ctx.need(p, cluster, predicate(provider->done), "node-capability"));
       if (provider->done_object)
         if (auto ref = provider->done_object(o, ctx.objects))
-          out.push_back(
+          providers.push_back(
               ctx.need(*ref, cluster, predicate(provider->done_object_when), "node-capability"));
     }
     for (size_t a : need.networks)
-      out.push_back(ctx.need(a, cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
+      providers.push_back(
+          ctx.need(a, cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
     for (const auto& [ns, name] : need.external_networks)
-      out.push_back(
+      providers.push_back(
           ctx.need(ObjectRef{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", ns, name},
                    cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
-    if (need.resources.empty() && need.labels.empty()) continue;
-    out.push_back(
-        {std::nullopt, ObjectRef{"v1", "Node", "", ""}, unit.cluster,
-         ReadinessPredicate{Type::kNodeCapability, need.what, fmt::format("{};{}", n, by)},
-         "node-capability"});
+    // The nodes first: while they lack it, its wait says how far its providers are.
+    if (!need.resources.empty() || !need.labels.empty())
+      out.push_back(
+          {std::nullopt, ObjectRef{"v1", "Node", "", ""}, unit.cluster,
+           ReadinessPredicate{Type::kNodeCapability, need.what, fmt::format("{};{}", n, by)},
+           "node-capability"});
+    for (Requirement& r : providers) out.push_back(std::move(r));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "fit/pod_info.h"
 #include "fit/snapshot.h"
 #include "model/object.h"
+#include "plan/node_providers.h"
 #include "plant/gates/gate.h"
 
 namespace planter::plant {
@@ -34,7 +35,7 @@ class NodeCapabilityGate : public Gate {
     keys.push_back(key(r.cluster));
   }
 
-  std::optional<Wait> check(size_t, const Requirement& r) override {
+  std::optional<Wait> check(size_t u, const Requirement& r) override {
     const std::string& cluster = r.cluster;
     if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
     if (!c_.fleet.synced(cluster, "v1", "Node")) return Wait{"reading the cluster's nodes"};
@@ -43,7 +44,7 @@ class NodeCapabilityGate : public Gate {
     if (n >= c_.plan.node_needs.size()) return std::nullopt;
     const Decision& d = decide(cluster, n);
     if (d.holds) return std::nullopt;
-    return Wait{d.why, true};
+    return Wait{d.why + progress(u), true};
   }
 
   void changed(const std::string& cluster, const json::object& o) override {
@@ -69,6 +70,21 @@ class NodeCapabilityGate : public Gate {
     bool holds = false;
     std::string why;
   };
+
+  // How far the providers the unit waits for are, as they say it ("; MachineConfigPool
+  // worker-cnf Updating, 1 of 3 machines updated"): read from the watches of their own waits.
+  std::string progress(size_t u) const {
+    std::string out;
+    for (const Requirement& q : c_.plan.units[u].requirements) {
+      if (q.rule != "node-capability" || q.when.type == ReadinessPredicate::Type::kNodeCapability)
+        continue;
+      const ObjectRef& t = c_.plan.target(q);
+      if (t.name.empty()) continue;
+      if (auto o = c_.fleet.get(q.cluster, t.api_version, t.kind, t.ns, t.name))
+        if (std::string p = provider_progress(*o); !p.empty()) out += "; " + p;
+    }
+    return out;
+  }
 
   static std::string key(std::string_view cluster) {
     return fmt::format("{}\nnode-capability", cluster);
@@ -124,7 +140,7 @@ class NodeCapabilityGate : public Gate {
     size_t total = snapshot.nodes().size();
     d.why = fmt::format("{} node{} of {} with {}: {}/{} node{} {} it", need.nodes,
                         need.nodes == 1 ? "" : "s", cluster, need.what, have, total,
-                        total == 1 ? "" : "s", have == 1 ? "has" : "have");
+                        total == 1 ? "" : "s", total == 1 ? "has" : "have");
     if (!diagnosis.empty()) d.why += fmt::format(" ({})", diagnosis.reasons());
     return d;
   }

@@ -108,7 +108,7 @@ class Kubelet : public WorkloadController {
     // A node rebooting into its configuration (node_configuration.cpp): its device plugins have
     // not registered again, and the device manager fails the pod as after a reboot.
     const json::object* ready = find_condition(object_at(*node, "status"), "Ready");
-    if (!ready || string_at(ready, "status") != "True") {
+    if (ready && string_at(ready, "status") != "True") {
       const std::string& device = want.scalar.begin()->first;
       json::object st = base_status(pod);
       st["phase"] = "Failed";
