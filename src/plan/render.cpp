@@ -143,9 +143,38 @@ std::string render_table(const Plan& plan, bool wide) {
   return out;
 }
 
+namespace {
+
+// The nodes a unit's pods need (node-capability), drawn once per cluster and need: their ids
+// ("nc<k>") by unit, and each one's label.
+struct CapabilityNodes {
+  std::vector<std::pair<size_t, std::string>> edges;                         // (unit, node id)
+  std::vector<std::vector<std::pair<std::string, std::string>>> by_cluster;  // (id, what)
+
+  CapabilityNodes(const Plan& plan, const std::vector<std::string>& clusters) {
+    by_cluster.resize(clusters.size());
+    std::map<std::pair<std::string, std::string>, std::string> ids;
+    for (size_t i = 0; i < plan.units.size(); ++i)
+      for (const Requirement& r : plan.units[i].requirements) {
+        if (r.when.type != ReadinessPredicate::Type::kNodeCapability) continue;
+        auto [it, fresh] =
+            ids.try_emplace({r.cluster, r.when.arg}, "nc" + std::to_string(ids.size()));
+        if (fresh)
+          for (size_t k = 0; k < clusters.size(); ++k)
+            if (clusters[k] == r.cluster) by_cluster[k].emplace_back(it->second, r.when.arg);
+        edges.emplace_back(i, it->second);
+      }
+  }
+};
+
+}  // namespace
+
 std::string render_dot(const Plan& plan) {
   std::string out = "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (const std::string& cluster : used_clusters(plan)) {
+  std::vector<std::string> clusters = used_clusters(plan);
+  CapabilityNodes capability(plan, clusters);
+  for (size_t k = 0; k < clusters.size(); ++k) {
+    const std::string& cluster = clusters[k];
     out += fmt::format("  subgraph \"cluster_{}\" {{\n    label=\"{}\";\n", escape_label(cluster),
                        escape_label(cluster));
     for (size_t i = 0; i < plan.units.size(); ++i) {
@@ -156,6 +185,9 @@ std::string render_dot(const Plan& plan) {
           fmt::format("    {} [label=\"{}\\n{}\\nwave {}\"];\n", node_id(i),
                       escape_label(kind_column(o.ref)), escape_label(name_column(o.ref)), u.wave);
     }
+    for (const auto& [id, what] : capability.by_cluster[k])
+      out += fmt::format("    {} [shape=hexagon, label=\"nodes with\\n{}\"];\n", id,
+                         escape_label(what));
     out += "  }\n";
   }
   for (size_t i = 0; i < plan.units.size(); ++i)
@@ -163,6 +195,8 @@ std::string render_dot(const Plan& plan) {
       if (r.unit)
         out += fmt::format("  {} -> {} [label=\"{}\"];\n", node_id(*r.unit), node_id(i),
                            escape_label(r.when.str()));
+  for (const auto& [unit, id] : capability.edges)
+    out += fmt::format("  {} -> {} [label=\"node-capability\"];\n", id, node_id(unit));
   out += "}\n";
   return out;
 }
@@ -174,9 +208,12 @@ std::string render_mermaid(const Plan& plan) {
     return s;
   };
   auto clusters = used_clusters(plan);
+  CapabilityNodes capability(plan, clusters);
   for (size_t k = 0; k < clusters.size(); ++k) {
     const std::string& cluster = clusters[k];
     out += fmt::format("  subgraph c{}[\"{}\"]\n", k, label(cluster));
+    for (const auto& [id, what] : capability.by_cluster[k])
+      out += fmt::format("    {}{{{{\"nodes with<br/>{}\"}}}}\n", id, label(what));
     for (size_t i = 0; i < plan.units.size(); ++i) {
       const Unit& u = plan.units[i];
       if (u.cluster != cluster) continue;
@@ -190,6 +227,8 @@ std::string render_mermaid(const Plan& plan) {
     for (const Requirement& r : plan.units[i].requirements)
       if (r.unit)
         out += fmt::format("  {} -->|{}| {}\n", node_id(*r.unit), r.when.str(), node_id(i));
+  for (const auto& [unit, id] : capability.edges)
+    out += fmt::format("  {} -->|node-capability| {}\n", id, node_id(unit));
   return out;
 }
 

@@ -82,6 +82,40 @@ TEST(Render, GraphsHaveClustersAsSubgraphs) {
   EXPECT_NE(mermaid.find("subgraph c1[\"edge1\"]"), std::string::npos) << mermaid;
 }
 
+TEST(Render, GraphsDrawTheNodesAUnitWaitsFor) {
+  auto out = plan_yaml(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: t, resources: {limits: {nvidia.com/gpu: "1"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: eval, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: t, resources: {limits: {nvidia.com/gpu: "1"}}}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  std::string dot = render_dot(out.plan);
+  // One node for the need on its cluster, an edge to each unit that waits for it.
+  EXPECT_NE(dot.find("    nc0 [shape=hexagon, label=\"nodes with\\nnvidia.com/gpu ≥ 1\"];"),
+            std::string::npos)
+      << dot;
+  EXPECT_EQ(dot.find("nc1"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("  nc0 -> u0 [label=\"node-capability\"];"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("  nc0 -> u1 [label=\"node-capability\"];"), std::string::npos) << dot;
+  std::string mermaid = render_mermaid(out.plan);
+  EXPECT_NE(mermaid.find("    nc0{{\"nodes with<br/>nvidia.com/gpu ≥ 1\"}}"), std::string::npos)
+      << mermaid;
+  EXPECT_NE(mermaid.find("  nc0 -->|node-capability| u1"), std::string::npos) << mermaid;
+}
+
 TEST(Render, AnnotatedSeedPlansToTheSamePlan) {
   auto first = plan_yaml(kSeed);
   ASSERT_TRUE(first.ok());
