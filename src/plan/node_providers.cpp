@@ -78,6 +78,29 @@ std::optional<ObjectRef> profile_pool(const Object& o, const std::vector<Object>
   return std::nullopt;
 }
 
+// A MachineConfig that reserves huge pages on the kernel command line (hugepagesz=1G
+// hugepages=4): hugepages-<size> on the nodes of its pool.
+Provided machine_config(const Object& o, const std::vector<Object>&) {
+  Provided p;
+  if (const json::array* args = array_at(o.body, {"spec", "kernelArguments"}))
+    for (const json::value& a : *args) {
+      if (!a.is_string()) continue;
+      std::string_view arg = a.as_string();
+      if (!arg.starts_with("hugepagesz=")) continue;
+      std::string r = page_resource(std::string(arg.substr(11)));
+      if (!p.gives_resource(r)) p.resources.push_back(r);
+    }
+  return p;
+}
+
+// The pool a MachineConfig is rendered into: the one named by its role label.
+std::optional<ObjectRef> config_pool(const Object& o, const std::vector<Object>&) {
+  const json::string* role = string_in(o.labels(), "machineconfiguration.openshift.io/role");
+  if (!role || role->empty()) return std::nullopt;
+  return ObjectRef{"machineconfiguration.openshift.io/v1", "MachineConfigPool", "",
+                   std::string(*role)};
+}
+
 Provided sriov_policy(const Object& o, const std::vector<Object>&) {
   Provided p;
   std::string name = string_field(o.body, {"spec", "resourceName"});
@@ -154,7 +177,10 @@ constexpr NodeProvider kProviders[] = {
     {"performance.openshift.io", "PerformanceProfile", performance_profile, "", profile_pool,
      "condition=Updated", true, "nodeSelector"},
     {"sriovnetwork.openshift.io", "SriovNetworkNodePolicy", sriov_policy, "", nullptr, "", true,
-     "nodeSelector"},
+     "nodeSelector", "sriovnetwork.openshift.io/v1", "SriovNetworkNodeState",
+     "jsonpath={.status.syncStatus}=Succeeded"},
+    {"machineconfiguration.openshift.io", "MachineConfig", machine_config, "", config_pool,
+     "condition=Updated"},
     {"nvidia.com", "ClusterPolicy", gpu, "jsonpath={.status.state}=ready"},
     {"nvidia.com", "NVIDIADriver", gpu, "jsonpath={.status.state}=ready"},
     {"nfd.k8s-sigs.io", "NodeFeatureRule", node_feature_rule, ""},

@@ -60,6 +60,10 @@ struct NodeProvider {
   // The field of its spec that holds the node labels it selects its nodes by ("nodeSelector");
   // empty: it selects them otherwise (by their hardware).
   std::string_view node_selector;
+  // Done per node: an object of this kind named after each node, in the provider's namespace
+  // (an SriovNetworkNodeState), says it with this predicate; a node whose state object exists
+  // and does not say it is not counted yet. Empty: the Node alone.
+  std::string_view node_state_api_version, node_state_kind, node_state_when;
 };
 
 // What a provider (or the object that says it is done) says of its progress, for people:

@@ -27,12 +27,20 @@ struct Script {
   std::map<std::string, std::vector<kube::ApiError>> errors;
   std::vector<std::string> applied;  // "Kind/ns/name", in the order the applies succeeded
   bool namespaces_activate = true;
+  // Objects the clusters hold from the start (Nodes, an operator's states), on SELF.
+  std::vector<json::object> objects;
 };
 
 class FakeFleet : public Fleet {
  public:
   FakeFleet(EventLoop& loop, FleetHandlers handlers, Script& script)
-      : loop_(loop), handlers_(std::move(handlers)), script_(script) {}
+      : loop_(loop), handlers_(std::move(handlers)), script_(script) {
+    for (const json::object& o : script.objects)
+      objects_["SELF\n" + object_key(split_api_version(string_field(o, {"apiVersion"})).first,
+                                     string_field(o, {"kind"}),
+                                     string_field(o, {"metadata", "namespace"}),
+                                     string_field(o, {"metadata", "name"}))] = o;
+  }
 
   void start() override {}
   void stop() override {}
@@ -86,8 +94,11 @@ class FakeFleet : public Fleet {
         objects_.find(cluster + "\n" + object_key(split_api_version(av).first, kind, ns, name));
     return check_readiness(p, it == objects_.end() ? nullptr : &it->second);
   }
-  void for_each(const std::string&, const std::string&, const std::string&,
-                const std::function<void(const json::object&)>&) const override {}
+  void for_each(const std::string&, const std::string& av, const std::string& kind,
+                const std::function<void(const json::object&)>& fn) const override {
+    for (const json::object& o : script_.objects)
+      if (string_field(o, {"apiVersion"}) == av && string_field(o, {"kind"}) == kind) fn(o);
+  }
   KindState kind_state(const std::string&, const std::string&, const std::string&) const override {
     return KindState::kServed;
   }
@@ -192,6 +203,81 @@ TEST(Engine, ARequirementThatNeverHoldsEndsInTheTimeoutSayingWhatItWaitsFor) {
   EXPECT_EQ(a.attempts, 0);
   EXPECT_NE(a.waiting_for.find("Namespace/shop active"), std::string::npos) << a.waiting_for;
   EXPECT_EQ(script.applied, (std::vector<std::string>{"Namespace/shop"}));
+}
+
+// A Node with `devices` SR-IOV VFs, and its SriovNetworkNodeState saying `sync`.
+std::vector<json::object> sriov_node(const std::string& name, int devices, const char* sync) {
+  json::object node{{"apiVersion", "v1"},
+                    {"kind", "Node"},
+                    {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+                    {"status",
+                     {{"allocatable",
+                       {{"cpu", "8"},
+                        {"memory", "32Gi"},
+                        {"pods", "110"},
+                        {"openshift.io/intelnics", std::to_string(devices)}}}}}};
+  json::object state{{"apiVersion", "sriovnetwork.openshift.io/v1"},
+                     {"kind", "SriovNetworkNodeState"},
+                     {"metadata", {{"name", name}, {"namespace", "sriov"}}},
+                     {"status", {{"syncStatus", sync}}}};
+  return {node, state};
+}
+
+const char* kSriovSeed = R"(apiVersion: v1
+kind: Namespace
+metadata: {name: sriov}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: cnf}
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: intel, namespace: sriov}
+spec: {resourceName: intelnics, numVfs: 8, nodeSelector: {kubernetes.io/os: linux}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: upf, namespace: cnf}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: upf}}
+  template:
+    metadata: {labels: {app: upf}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: upf}}}
+      containers: [{name: upf, resources: {limits: {openshift.io/intelnics: "1"}}}]
+)";
+
+// node-capability: a node counts once it has the devices and, when its provider says "done" per
+// node (an SriovNetworkNodeState), once that says Succeeded.
+TEST(Engine, ANodeCountsForANeedOnceItsProvidersNodeStateSaysSucceeded) {
+  auto planned = plan_yaml(kSriovSeed);
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  Script script;
+  for (auto& o : sriov_node("n1", 8, "Succeeded")) script.objects.push_back(o);
+  for (auto& o : sriov_node("n2", 8, "InProgress")) script.objects.push_back(o);
+  for (auto& o : sriov_node("n3", 0, "Succeeded")) script.objects.push_back(o);
+  PlantOutcome out = plant_on_fake(planned.plan, script, milliseconds(300));
+  EXPECT_TRUE(out.timed_out);
+  const UnitRecord& upf = out.units[index_of(planned.plan, "Deployment/cnf/upf")];
+  EXPECT_EQ(upf.state, UnitState::kPending);
+  EXPECT_NE(upf.waiting_for.find(
+                "2 nodes of SELF with openshift.io/intelnics ≥ 1: 1/3 nodes have it (1 "
+                "Insufficient openshift.io/intelnics, 1 node(s) whose SriovNetworkNodeState does "
+                "not say jsonpath={.status.syncStatus}=Succeeded yet)"),
+            std::string::npos)
+      << upf.waiting_for;
+
+  Script done;
+  for (auto& o : sriov_node("n1", 8, "Succeeded")) done.objects.push_back(o);
+  for (auto& o : sriov_node("n2", 8, "Succeeded")) done.objects.push_back(o);
+  out = plant_on_fake(planned.plan, done);
+  EXPECT_TRUE(out.all_declared());
+  EXPECT_EQ(done.applied.back(), "Deployment/cnf/upf");
 }
 
 }  // namespace

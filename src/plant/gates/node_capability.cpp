@@ -3,7 +3,9 @@
 // the need's pod could be scheduled on by its nodeSelector, required node affinity, tolerations
 // and cordon (the fit model's node-only filters, kube-scheduler's words), whose allocatable holds
 // what one pod needs. Capacity, not room: whether there is room is the scheduler's to say (and,
-// for atomic stacks, the stack-fits gate's). Decided once per change of the cluster's nodes.
+// for atomic stacks, the stack-fits gate's). A provider that says "done" per node (an
+// SriovNetworkNodeState) must say it for a node to count. Decided once per change of the
+// cluster's nodes and of those states.
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
@@ -18,6 +20,7 @@
 #include "model/object.h"
 #include "plan/node_providers.h"
 #include "plant/gates/gate.h"
+#include "plant/readiness_check.h"
 
 namespace planter::plant {
 
@@ -29,9 +32,13 @@ class NodeCapabilityGate : public Gate {
  public:
   explicit NodeCapabilityGate(GateContext& context) : c_(context) {}
 
-  void require(size_t, const Requirement& r, std::vector<std::string>& keys) override {
+  void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override {
     waited_on_.insert(r.cluster);
     c_.fleet.watch(r.cluster, "v1", "Node");
+    for (const NodeState& s : states_of(u)) {
+      c_.fleet.watch(r.cluster, s.api_version, s.kind);
+      state_kinds_[r.cluster].insert({s.api_version, s.kind});
+    }
     keys.push_back(key(r.cluster));
   }
 
@@ -42,14 +49,21 @@ class NodeCapabilityGate : public Gate {
     size_t n = SIZE_MAX;
     std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
     if (n >= c_.plan.node_needs.size()) return std::nullopt;
-    const Decision& d = decide(cluster, n);
+    std::vector<NodeState> states = states_of(u);
+    for (const NodeState& s : states)
+      if (!c_.fleet.synced(cluster, s.api_version, s.kind))
+        return Wait{fmt::format("reading the cluster's {}s", s.kind)};
+    const Decision& d = decide(cluster, n, states);
     if (d.holds) return std::nullopt;
     return Wait{d.why + progress(u), true};
   }
 
   void changed(const std::string& cluster, const json::object& o) override {
-    if (!waited_on_.contains(cluster) || string_field(o, {"kind"}) != "Node" ||
-        string_field(o, {"apiVersion"}) != "v1")
+    if (!waited_on_.contains(cluster)) return;
+    std::pair<std::string, std::string> kind{string_field(o, {"apiVersion"}),
+                                             string_field(o, {"kind"})};
+    if (kind != std::pair<std::string, std::string>{"v1", "Node"} &&
+        !state_kinds_[cluster].contains(kind))
       return;
     ++generation_[cluster];
     if (!wake_posted_.insert(cluster).second) return;
@@ -65,6 +79,28 @@ class NodeCapabilityGate : public Gate {
   }
 
  private:
+  // A provider's per-node "done" (an SriovNetworkNodeState per node, node_providers.h).
+  struct NodeState {
+    std::string api_version, kind, ns;
+    ReadinessPredicate when;
+  };
+
+  // The per-node states of the providers unit `u` waits for.
+  std::vector<NodeState> states_of(size_t u) const {
+    std::vector<NodeState> out;
+    for (const Requirement& q : c_.plan.units[u].requirements) {
+      if (q.rule != "node-capability" || !q.unit) continue;
+      const ObjectRef& t = c_.plan.target(q);
+      const NodeProvider* p = node_provider(t.group(), t.kind);
+      if (!p || p->node_state_kind.empty()) continue;
+      auto when = ReadinessPredicate::parse(p->node_state_when);
+      if (!when) continue;
+      out.push_back({std::string(p->node_state_api_version), std::string(p->node_state_kind), t.ns,
+                     when.value()});
+    }
+    return out;
+  }
+
   struct Decision {
     uint64_t generation = 0;
     bool holds = false;
@@ -108,7 +144,8 @@ class NodeCapabilityGate : public Gate {
     return it->second;
   }
 
-  const Decision& decide(const std::string& cluster, size_t n) {
+  const Decision& decide(const std::string& cluster, size_t n,
+                         const std::vector<NodeState>& states) {
     uint64_t generation = generation_[cluster];
     Decision& d = decided_[cluster + "\n" + std::to_string(n)];
     if (d.generation == generation && generation != 0) return d;
@@ -130,6 +167,14 @@ class NodeCapabilityGate : public Gate {
           lacks = "Insufficient " + name;
           break;
         }
+      // A provider that says "done" per node has not said it for this one yet.
+      for (const NodeState& s : states) {
+        if (!lacks.empty()) break;
+        Readiness state =
+            c_.fleet.readiness(cluster, s.api_version, s.kind, s.ns, node.name, s.when);
+        if (state.exists && !state.holds)
+          lacks = fmt::format("node(s) whose {} does not say {} yet", s.kind, s.when.str());
+      }
       if (!lacks.empty()) {
         diagnosis.add(lacks);
         continue;
@@ -147,6 +192,7 @@ class NodeCapabilityGate : public Gate {
 
   GateContext& c_;
   std::set<std::string> waited_on_;
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> state_kinds_;
   std::map<std::string, uint64_t> generation_;
   std::set<std::string> wake_posted_;
   std::map<std::string, std::pair<uint64_t, std::unique_ptr<fit::Snapshot>>> snapshots_;
