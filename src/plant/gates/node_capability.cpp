@@ -128,14 +128,14 @@ class NodeCapabilityGate : public Gate {
 
   const fit::Snapshot& nodes_of(const std::string& cluster) {
     uint64_t generation = generation_[cluster];
-    auto& [at, snapshot] = snapshots_[cluster];
-    if (at != generation || !snapshot) {
-      snapshot = std::make_unique<fit::Snapshot>();
+    auto& slot = snapshots_[cluster];
+    if (slot.first != generation || !slot.second) {
+      fit::Snapshot* snapshot = (slot.second = std::make_unique<fit::Snapshot>()).get();
       c_.fleet.for_each(cluster, "v1", "Node",
-                        [&](const json::object& node) { snapshot->add_node(node); });
-      at = generation;
+                        [snapshot](const json::object& node) { snapshot->add_node(node); });
+      slot.first = generation;
     }
-    return *snapshot;
+    return *slot.second;
   }
 
   const fit::PodInfo& pod_of(size_t n) {

@@ -62,8 +62,9 @@ class NodeConfiguration : public WorkloadController {
       std::vector<std::pair<std::string, std::string>> existing;
       for (const auto& [_, o] : kit_.store().bucket(key))
         existing.emplace_back(meta_string(*o, "namespace"), meta_string(*o, "name"));
-      for (const auto& [ns, name] : existing)
-        kit_.after(std::chrono::milliseconds(0), [this, key, ns, name] { ready(key, ns, name); });
+      for (const auto& object : existing)
+        kit_.after(std::chrono::milliseconds(0),
+                   [this, key, object] { ready(key, object.first, object.second); });
     }
   }
 
