@@ -298,11 +298,11 @@ class Reader {
         json::object& c = containers[0].as_object();
         json::object& res = c["resources"].is_object() ? c["resources"].as_object()
                                                        : c["resources"].emplace_object();
-        json::object& requests_list = res["requests"].is_object()
-                                          ? res["requests"].as_object()
-                                          : res["requests"].emplace_object();
-        json::object& limits_list =
-            res["limits"].is_object() ? res["limits"].as_object() : res["limits"].emplace_object();
+        // Both lists exist before either is held: adding a key may move `res`'s values.
+        for (const char* which : {"requests", "limits"})
+          if (!res[which].is_object()) res[which].emplace_object();
+        json::object& requests_list = res["requests"].as_object();
+        json::object& limits_list = res["limits"].as_object();
         int64_t own = fit::resources_of(&requests_list).get(name);
         if (own == 0) own = fit::resources_of(&limits_list).get(name);
         std::string text = amount_text(name, amount - requests.get(name) + own);

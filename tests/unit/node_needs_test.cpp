@@ -310,6 +310,34 @@ spec:
   EXPECT_EQ(capability(*p), nullptr);  // nothing of a node: only the network's existence
 }
 
+// A container that asks for the network's devices under requests only: the limits planter adds
+// beside them must not move the requests it holds (a use after free the planner fuzzer found).
+TEST(NodeNeeds, ADeviceRequestWithoutALimitIsRaisedInBothLists) {
+  auto out = plan_yaml(R"(apiVersion: k8s.cni.cncf.io/v1
+kind: NetworkAttachmentDefinition
+metadata:
+  name: a
+  namespace: cnf
+  annotations: {k8s.v1.cni.cncf.io/resourceName: intel.com/sriov_a}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: cnf
+  annotations: {k8s.v1.cni.cncf.io/networks: "a, a, a"}
+spec:
+  containers: [{name: c, resources: {requests: {intel.com/sriov_a: "1"}}}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const NodeNeed* p = need_of(out.plan, "Pod/cnf/p");
+  ASSERT_TRUE(p);
+  EXPECT_THAT(p->resources, ElementsAre(Pair("intel.com/sriov_a", 3)));
+  const auto& res = p->pod.at("spec").at("containers").at(0).at("resources").as_object();
+  EXPECT_EQ(res.at("requests").at("intel.com/sriov_a").as_string(), "3");
+  EXPECT_EQ(res.at("limits").at("intel.com/sriov_a").as_string(), "3");
+}
+
 TEST(NodeNeeds, AMalformedNetworksAnnotationIsBadInputNamingTheObject) {
   auto out = plan_yaml(R"(
 apiVersion: v1

@@ -144,16 +144,21 @@ void report_profiles(ControllerKit& kit) {
 }
 
 void report_pools(ControllerKit& kit, const std::vector<StoredObject>& nodes) {
-  for (const StoredObject& pool : all(kit, kPools)) {
+  std::vector<StoredObject> pools = all(kit, kPools);
+  if (pools.empty()) return;
+  // Whether each node has what the operators want of it, found once for every pool.
+  std::vector<bool> configured;
+  configured.reserve(nodes.size());
+  for (const StoredObject& n : nodes) configured.push_back(node_has(*n, operators_want(kit, *n)));
+  for (const StoredObject& pool : pools) {
     const json::object* sel =
         object_at(object_at(object_at(*pool, "spec"), "nodeSelector"), "matchLabels");
     int64_t machines = 0, updated = 0, ready_count = 0;
-    for (const StoredObject& n : nodes) {
-      if (!sel || !selects(sel, *n)) continue;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!sel || !selects(sel, *nodes[i])) continue;
       ++machines;
-      bool is_ready = ready(*n);
-      ready_count += is_ready ? 1 : 0;
-      if (node_has(*n, operators_want(kit, *n))) ++updated;
+      ready_count += ready(*nodes[i]) ? 1 : 0;
+      updated += configured[i] ? 1 : 0;
     }
     bool done = updated == machines;
     const json::object* old = object_at(*pool, "status");
