@@ -12,29 +12,13 @@
 #include "model/strings.h"
 #include "plan/node_providers.h"
 #include "plan/stacks/mutate.h"
+#include "plan/stacks/pod_targets.h"
 
 namespace planter {
 
 namespace json = boost::json;
 
 namespace {
-
-// Where a built-in workload keeps its pod template, and whether its pods run one per node.
-struct BuiltinPods {
-  std::string_view group, kind;
-  std::initializer_list<std::string_view> template_path;  // {} : the object is the pod
-  bool per_node = false;
-};
-const BuiltinPods kBuiltinPods[] = {
-    {"", "Pod", {}},
-    {"apps", "Deployment", {"spec", "template"}},
-    {"apps", "ReplicaSet", {"spec", "template"}},
-    {"apps", "StatefulSet", {"spec", "template"}},
-    {"apps", "DaemonSet", {"spec", "template"}, true},
-    {"batch", "Job", {"spec", "template"}},
-    {"batch", "CronJob", {"spec", "jobTemplate", "spec", "template"}},
-    {"", "ReplicationController", {"spec", "template"}},
-};
 
 // Labels every node has (or that say where, not what): a selector on them is no capability.
 bool every_node_has(std::string_view key) {
@@ -160,46 +144,41 @@ std::map<std::pair<std::string, std::string>, Attachment> attachments(
       out.try_emplace({o.ref.ns, o.ref.name}, Attachment{i, r ? std::string(*r) : ""});
     } else if (o.ref.kind == "SriovNetwork" && o.ref.group() == "sriovnetwork.openshift.io") {
       std::string target = string_field(o.body, {"spec", "networkNamespace"});
-      std::string resource = string_field(o.body, {"spec", "resourceName"});
-      const json::string* prefix = o.annotation("planter.nephio.org/resource-prefix");
       out.try_emplace({target.empty() ? o.ref.ns : target, o.ref.name},
-                      Attachment{i, resource.empty() ? ""
-                                                     : (prefix ? std::string(*prefix)
-                                                               : std::string("openshift.io")) +
-                                                           "/" + resource});
+                      Attachment{i, sriov_resource(o)});
     }
   }
   return out;
 }
 
+// A ready-when predicate of the provider table (exists when it says none).
+ReadinessPredicate predicate(std::string_view text) {
+  auto p = ReadinessPredicate::parse(text.empty() ? "exists" : text);
+  return p ? p.value() : ReadinessPredicate::of(ReadinessPredicate::Type::kExists);
+}
+
 class Reader {
  public:
-  Reader(const std::vector<Object>& objects, const KindTable& kinds, Diagnostics& diags)
+  Reader(const std::vector<Object>& objects, const KindTable& kinds, Diagnostics& diags,
+         std::vector<SeedProvider>& providers)
       : objects_(objects), kinds_(kinds), diags_(diags), attachments_(attachments(objects)) {
     for (size_t i = 0; i < objects.size(); ++i) {
       const Object& o = objects[i];
       if (o.ref.kind == "RuntimeClass" && o.ref.group() == "node.k8s.io")
         runtime_classes_[o.ref.name] = i;
-      if (const NodeProvider* p = node_provider(o.ref.group(), o.ref.kind))
-        providers_.emplace_back(i, p->provides(o, objects));
+      if (const NodeProvider* p = node_provider(o.ref.group(), o.ref.kind)) {
+        provided_.push_back(p->provides(o, objects));
+        providers.push_back({i, p, predicate(p->done),
+                             p->done_object ? p->done_object(o, objects) : std::nullopt,
+                             predicate(p->done_object_when)});
+      }
     }
   }
 
   void read(size_t i, std::vector<NodeNeed>& out) {
     const Object& o = objects_[i];
-    for (const BuiltinPods& b : kBuiltinPods)
-      if (o.ref.kind == b.kind && o.ref.group() == b.group) {
-        const json::object* pod = &o.body;
-        if (b.template_path.size() > 0) {
-          const json::value* t = find_path(o.body, b.template_path);
-          if (!t || !t->is_object()) return;
-          pod = &t->as_object();
-        }
-        int64_t replicas = 1;
-        if (const json::value* r = find_path(o.body, {"spec", "replicas"}); r && r->is_int64())
-          replicas = r->as_int64();
-        return add(i, *pod, b.per_node ? 1 : replicas, out);
-      }
+    if (auto w = builtin_workload_pods(o))
+      return add(i, *w->pod, w->per_node ? 1 : w->replicas, out);
     if (kinds_.is_builtin_group(o.ref.group())) return;
     if (!shapes_) shapes_ = seed_pod_shapes(objects_, scratch_);
     std::vector<PodShape> shapes;
@@ -310,20 +289,17 @@ class Reader {
         limits_list[name] = text;
       }
     need.nodes = replicas > 1 && apart(pod) ? replicas : 1;
-    for (const auto& [p, provided] : providers_) {
+    for (size_t p = 0; p < provided_.size(); ++p) {
       bool gives = false;
-      for (const auto& [name, _] : need.resources) gives = gives || provided.gives_resource(name);
-      for (const std::string& l : need.labels) gives = gives || provided.gives_label(l);
+      for (const auto& [name, _] : need.resources)
+        gives = gives || provided_[p].gives_resource(name);
+      for (const std::string& l : need.labels) gives = gives || provided_[p].gives_label(l);
       if (gives) need.providers.push_back(p);
     }
     std::vector<std::string> parts;
     for (const auto& [name, amount] : need.resources)
       parts.push_back(fmt::format("{} ≥ {}", name, amount_text(name, amount)));
     for (const std::string& l : need.labels) parts.push_back(l);
-    for (const auto& [ns, name] : need.external_networks)
-      parts.push_back(fmt::format("network {}/{}", ns, name));
-    if (parts.empty() && !need.networks.empty())
-      parts.push_back(fmt::format("network {}", objects_[need.networks.front()].ref.short_form()));
     need.what = fmt::format("{}", fmt::join(parts, ", "));
     out.push_back(std::move(need));
   }
@@ -334,17 +310,17 @@ class Reader {
   Diagnostics scratch_;  // the stack step reported the CRDs' annotations already
   std::map<std::pair<std::string, std::string>, Attachment> attachments_;
   std::map<std::string, size_t> runtime_classes_;
-  std::vector<std::pair<size_t, Provided>> providers_;
+  std::vector<Provided> provided_;  // what each of the seed's providers gives, in their order
   std::optional<std::map<std::pair<std::string, std::string>, std::vector<PodShape>>> shapes_;
 };
 
 }  // namespace
 
-std::vector<NodeNeed> read_node_needs(const std::vector<Object>& objects, const KindTable& kinds,
-                                      Diagnostics& diags) {
-  std::vector<NodeNeed> out;
-  Reader reader(objects, kinds, diags);
-  for (size_t i = 0; i < objects.size(); ++i) reader.read(i, out);
+NodeNeeds read_node_needs(const std::vector<Object>& objects, const KindTable& kinds,
+                          Diagnostics& diags) {
+  NodeNeeds out;
+  Reader reader(objects, kinds, diags, out.providers);
+  for (size_t i = 0; i < objects.size(); ++i) reader.read(i, out.needs);
   return out;
 }
 

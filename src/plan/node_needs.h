@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,11 +20,23 @@
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
+#include "plan/node_providers.h"
+#include "plan/readiness.h"
 
 namespace planter {
 
 inline constexpr std::string_view kNetworksAnnotation = "k8s.v1.cni.cncf.io/networks";
 inline constexpr std::string_view kResourceNameAnnotation = "k8s.v1.cni.cncf.io/resourceName";
+
+// A provider of the seed (a kind of node_providers.h's table), read once: how it says it is done.
+struct SeedProvider {
+  size_t object = 0;  // index into the seed's objects
+  const NodeProvider* kind = nullptr;
+  ReadinessPredicate done;  // on itself (exists when the table says nothing)
+  // The object whose state says it is done (a PerformanceProfile's MachineConfigPool), and how.
+  std::optional<ObjectRef> done_object;
+  ReadinessPredicate done_object_when;
+};
 
 // One kind of pod of an object that needs something of its nodes.
 struct NodeNeed {
@@ -41,19 +54,25 @@ struct NodeNeed {
   // How many nodes must have it: one per replica when its pods must be apart (required pod
   // anti-affinity on kubernetes.io/hostname that matches the pods themselves), else one.
   int64_t nodes = 1;
-  // Objects of the seed that provide part of it (node_providers.h), and the
-  // NetworkAttachmentDefinitions or SriovNetworks its networks come from.
+  // The seed's providers of part of it (indices into NodeNeeds::providers), and the objects of
+  // the NetworkAttachmentDefinitions or SriovNetworks its networks come from.
   std::vector<size_t> providers;
   std::vector<size_t> networks;
   // Networks its annotation names that the seed does not hold (namespace, name).
   std::vector<std::pair<std::string, std::string>> external_networks;
-  // "hugepages-1Gi ≥ 2Gi, profile=performance".
+  // What nodes must have, for people: "hugepages-1Gi ≥ 2Gi, profile=performance" (empty when it
+  // needs only its networks' definitions to exist).
   std::string what;
 };
 
-// The needs of every object of the seed, in object order. Problems in what they read (a
+struct NodeNeeds {
+  std::vector<NodeNeed> needs;  // in object order
+  std::vector<SeedProvider> providers;
+};
+
+// The needs of every object of the seed, and the seed's providers. Problems in what they read (a
 // malformed networks annotation) go to `diags`.
-std::vector<NodeNeed> read_node_needs(const std::vector<Object>& objects, const KindTable& kinds,
-                                      Diagnostics& diags);
+NodeNeeds read_node_needs(const std::vector<Object>& objects, const KindTable& kinds,
+                          Diagnostics& diags);
 
 }  // namespace planter

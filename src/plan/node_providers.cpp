@@ -103,10 +103,7 @@ std::optional<ObjectRef> config_pool(const Object& o, const std::vector<Object>&
 
 Provided sriov_policy(const Object& o, const std::vector<Object>&) {
   Provided p;
-  std::string name = string_field(o.body, {"spec", "resourceName"});
-  if (name.empty()) return p;
-  const json::string* prefix = o.annotation("planter.nephio.org/resource-prefix");
-  p.resources.push_back((prefix ? std::string(*prefix) : std::string("openshift.io")) + "/" + name);
+  if (std::string r = sriov_resource(o); !r.empty()) p.resources.push_back(std::move(r));
   return p;
 }
 
@@ -229,6 +226,13 @@ std::string provider_progress(const json::object& o) {
     return state.empty() ? "" : fmt::format("{} {} {}", kind, name, state);
   }
   return "";
+}
+
+std::string sriov_resource(const Object& o) {
+  std::string name = string_field(o.body, {"spec", "resourceName"});
+  if (name.empty()) return "";
+  const json::string* prefix = o.annotation(kResourcePrefixAnnotation);
+  return (prefix ? std::string(*prefix) : std::string("openshift.io")) + "/" + name;
 }
 
 void warn_unmatched_providers(const std::vector<Object>& objects,

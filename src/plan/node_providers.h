@@ -66,6 +66,13 @@ struct NodeProvider {
   std::string_view node_state_api_version, node_state_kind, node_state_when;
 };
 
+inline constexpr std::string_view kResourcePrefixAnnotation = "planter.nephio.org/resource-prefix";
+
+// The device resource an SR-IOV policy or network names: <prefix>/<spec.resourceName>, the
+// prefix openshift.io (the operator's default) or the object's planter.nephio.org/resource-prefix
+// annotation; empty when it names none.
+std::string sriov_resource(const Object& o);
+
 // What a provider (or the object that says it is done) says of its progress, for people:
 // "MachineConfigPool worker-cnf Updating, 1 of 3 machines updated", "ClusterPolicy
 // gpu-cluster-policy notReady"; empty when it says nothing planter reads.

@@ -100,6 +100,7 @@ struct Plan {
   std::vector<StackNeeds> stacks;
   // What objects' pods need of their nodes (the node-capability rule's; in object order).
   std::vector<NodeNeed> node_needs;
+  std::vector<SeedProvider> node_providers;  // what NodeNeed::providers index
   std::vector<ClusterInfo> clusters;
   std::vector<Unit> units;  // ordered by wave, then by position in the seed
 

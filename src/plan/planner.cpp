@@ -167,16 +167,30 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
   ReleaseOrder release;    // built once every unit is made
   StackIndex stack_index;  // built once every unit is made
-  plan.node_needs = read_node_needs(objs, kinds, diags);
+  NodeNeeds node_needs = read_node_needs(objs, kinds, diags);
+  plan.node_needs = std::move(node_needs.needs);
+  plan.node_providers = std::move(node_needs.providers);
   warn_unmatched_providers(objs, placements, inventory, diags);
   std::vector<size_t> needs_from(objs.size() + 1, 0);
   for (size_t i = 0, n = 0; i <= objs.size(); ++i) {
     while (n < plan.node_needs.size() && plan.node_needs[n].object < i) ++n;
     needs_from[i] = n;
   }
-  RuleContext ctx{objs,        placements,      index,      kinds,   inventory,
-                  webhooks,    plan.units,      first_unit, release, options.conventions,
-                  stack_index, plan.node_needs, needs_from, diags};
+  RuleContext ctx{objs,
+                  placements,
+                  index,
+                  kinds,
+                  inventory,
+                  webhooks,
+                  plan.units,
+                  first_unit,
+                  release,
+                  options.conventions,
+                  stack_index,
+                  plan.node_needs,
+                  plan.node_providers,
+                  needs_from,
+                  diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();

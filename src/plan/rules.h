@@ -69,6 +69,7 @@ struct RuleContext {
   // What objects' pods need of their nodes: object i's are node_needs[needs_from[i]] up to
   // node_needs[needs_from[i + 1]].
   const std::vector<NodeNeed>& node_needs;
+  const std::vector<SeedProvider>& node_providers;  // what NodeNeed::providers index
   const std::vector<size_t>& needs_from;
   Diagnostics& diags;
 

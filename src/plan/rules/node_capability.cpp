@@ -6,22 +6,11 @@
 // defined).
 #include <fmt/format.h>
 
-#include "plan/node_providers.h"
 #include "plan/rules.h"
 
 namespace planter {
 
-namespace {
-
 using Type = ReadinessPredicate::Type;
-
-ReadinessPredicate predicate(std::string_view text) {
-  if (text.empty()) return ReadinessPredicate::of(Type::kExists);
-  auto p = ReadinessPredicate::parse(text);
-  return p ? p.value() : ReadinessPredicate::of(Type::kExists);
-}
-
-}  // namespace
 
 void require_node_capability(const RuleContext& ctx, const Unit& unit,
                              std::vector<Requirement>& out) {
@@ -33,22 +22,20 @@ void require_node_capability(const RuleContext& ctx, const Unit& unit,
     std::string by;
     std::vector<Requirement> providers;
     for (size_t p : need.providers) {
-      const Object& o = ctx.objects[p];
-      const NodeProvider* provider = node_provider(o.ref.group(), o.ref.kind);
-      if (!provider) continue;
+      const SeedProvider& provider = ctx.node_providers[p];
+      const std::string short_form = ctx.objects[provider.object].ref.short_form();
       // A Cluster's node pools, on the cluster it defines: the cluster-ready rule waits for it.
-      if (!provider->same_cluster) {
-        if (ctx.inventory.clusters()[cluster].object == p)
-          by += (by.empty() ? "" : ", ") + o.ref.short_form();
+      if (!provider.kind->same_cluster) {
+        if (ctx.inventory.clusters()[cluster].object == provider.object)
+          by += (by.empty() ? "" : ", ") + short_form;
         continue;
       }
-      if (!ctx.placed_on(p, cluster)) continue;
-      by += (by.empty() ? "" : ", ") + o.ref.short_form();
-      providers.push_back(ctx.need(p, cluster, predicate(provider->done), "node-capability"));
-      if (provider->done_object)
-        if (auto ref = provider->done_object(o, ctx.objects))
-          providers.push_back(
-              ctx.need(*ref, cluster, predicate(provider->done_object_when), "node-capability"));
+      if (!ctx.placed_on(provider.object, cluster)) continue;
+      by += (by.empty() ? "" : ", ") + short_form;
+      providers.push_back(ctx.need(provider.object, cluster, provider.done, "node-capability"));
+      if (provider.done_object)
+        providers.push_back(
+            ctx.need(*provider.done_object, cluster, provider.done_object_when, "node-capability"));
     }
     for (size_t a : need.networks)
       providers.push_back(

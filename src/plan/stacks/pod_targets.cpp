@@ -138,10 +138,19 @@ struct Roles {
 };
 
 // A replica count: an int32 in Kubernetes; anything out of its range is taken as its bound.
-int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
-  const json::value* v = resolve(root, p);
+int64_t count_of(const json::value* v, int64_t fallback) {
   if (!v || !v->is_int64()) return fallback;
   return std::clamp<int64_t>(v->as_int64(), 0, std::numeric_limits<int32_t>::max());
+}
+
+int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
+  return count_of(resolve(root, p), fallback);
+}
+
+// The value at dotted `path` below an object; nullptr when a step is missing.
+const json::value* at_path(const json::object& o, std::string_view dotted) {
+  Path path = parse_plain(dotted);
+  return walk(o.if_contains(path.front()), path.begin() + 1, path.end());
 }
 
 // A PodTemplateSpec at `t`: its containers' resources are those present now.
@@ -223,22 +232,43 @@ std::vector<Roles> shape_plans(const json::value& root, const PodShape& s) {
   return out;
 }
 
+// Where each built-in workload keeps its pod template and its count of pods.
+struct BuiltinWorkload {
+  std::string_view group, kind;
+  std::string_view template_path;  // dotted; "" for the object itself (a Pod)
+  std::string_view replicas_path;  // dotted; "" for one pod
+  bool per_node = false;           // a DaemonSet's: one on every node it may run on
+  bool makes_pods = true;          // a PodTemplate makes none
+};
+constexpr BuiltinWorkload kBuiltinWorkloads[] = {
+    {"", "Pod", "", ""},
+    {"apps", "Deployment", "spec.template", "spec.replicas"},
+    {"apps", "ReplicaSet", "spec.template", "spec.replicas"},
+    {"apps", "StatefulSet", "spec.template", "spec.replicas"},
+    {"apps", "DaemonSet", "spec.template", "", true},
+    {"batch", "Job", "spec.template", "spec.parallelism"},
+    {"batch", "CronJob", "spec.jobTemplate.spec.template", "spec.jobTemplate.spec.parallelism"},
+    {"", "ReplicationController", "spec.template", "spec.replicas"},
+    {"", "PodTemplate", "template", "", false, false},
+};
+
+const BuiltinWorkload* builtin_workload(std::string_view group, std::string_view kind) {
+  for (const BuiltinWorkload& w : kBuiltinWorkloads)
+    if (w.group == group && w.kind == kind) return &w;
+  return nullptr;
+}
+
+// How many pods a built-in workload makes.
+int64_t workload_replicas(const json::value& root, const BuiltinWorkload& w) {
+  if (!w.makes_pods) return 0;
+  return w.replicas_path.empty() ? 1 : integer_at(root, parse_plain(w.replicas_path), 1);
+}
+
 std::vector<PodShape> builtin_workload_shapes(std::string_view group, std::string_view kind) {
+  const BuiltinWorkload* w = builtin_workload(group, kind);
+  if (!w) return {};
   PodShape t;
-  if (group.empty() && kind == "Pod") {
-    t.path = "";  // the object itself: metadata and spec
-  } else if ((group == "apps" && (kind == "Deployment" || kind == "ReplicaSet" ||
-                                  kind == "StatefulSet" || kind == "DaemonSet")) ||
-             (group == "batch" && kind == "Job") ||
-             (group.empty() && kind == "ReplicationController")) {
-    t.path = "spec.template";
-  } else if (group == "batch" && kind == "CronJob") {
-    t.path = "spec.jobTemplate.spec.template";
-  } else if (group.empty() && kind == "PodTemplate") {
-    t.path = "template";
-  } else {
-    return {};
-  }
+  t.path = std::string(w->template_path);
   return {t};
 }
 
@@ -326,20 +356,8 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     for (auto& [r, _] : p.resources)
       if (!ensure(root, r, false)) r.clear();
   }
-  if (!workload.empty() && !plans.empty()) {
-    const std::string& kind = o.ref.kind;
-    int64_t replicas = 1;
-    if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet" ||
-        kind == "ReplicationController")
-      replicas = integer_at(root, {"spec", "replicas"}, 1);
-    else if (kind == "Job")
-      replicas = integer_at(root, {"spec", "parallelism"}, 1);
-    else if (kind == "CronJob")
-      replicas = integer_at(root, {"spec", "jobTemplate", "spec", "parallelism"}, 1);
-    else if (kind == "PodTemplate")
-      replicas = 0;
-    plans.front().replicas = replicas;
-  }
+  const BuiltinWorkload* builtin = builtin_workload(group, o.ref.kind);
+  if (builtin && !plans.empty()) plans.front().replicas = workload_replicas(root, *builtin);
   o.body = std::move(root.as_object());
   out.conflict = overlap(plans);
   if (!out.conflict.empty()) return out;
@@ -361,7 +379,7 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     t.tolerations_path = text_of(p.tolerations);
     t.node_selector_path = text_of(p.node_selector);
     t.replicas = p.replicas;
-    t.per_node = !workload.empty() && o.ref.kind == "DaemonSet";
+    t.per_node = builtin && builtin->per_node;
     if (json::value* v = at(p.labels)) t.labels = v->if_object();
     if (json::value* v = at(p.affinity)) t.affinity = v->if_object();
     if (json::value* v = at(p.tolerations)) t.tolerations = v->if_array();
@@ -374,6 +392,22 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
         t.resources.push_back({text_of(Path(r.begin(), r.end() - 1)), name, &v->as_object()});
     out.targets.push_back(std::move(t));
   }
+  return out;
+}
+
+std::optional<WorkloadPods> builtin_workload_pods(const Object& o) {
+  const BuiltinWorkload* w = builtin_workload(o.ref.group(), o.ref.kind);
+  if (!w || !w->makes_pods) return std::nullopt;
+  WorkloadPods out;
+  out.per_node = w->per_node;
+  if (w->template_path.empty()) {
+    out.pod = &o.body;
+  } else {
+    const json::value* t = at_path(o.body, w->template_path);
+    if (!t || !t->is_object()) return std::nullopt;
+    out.pod = &t->as_object();
+  }
+  if (!w->replicas_path.empty()) out.replicas = count_of(at_path(o.body, w->replicas_path), 1);
   return out;
 }
 

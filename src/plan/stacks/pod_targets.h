@@ -7,6 +7,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,17 @@ struct PodTargets {
   // and `targets` is empty. Says which paths, for the error at the object.
   std::string conflict;
 };
+
+// A built-in workload's pods read in place, nothing written: its pod template (metadata and
+// spec; the object itself for a Pod), how many pods it makes, and whether one runs per node.
+// Nullopt for any other kind, for a PodTemplate (it makes none) and for a template that is not
+// an object.
+struct WorkloadPods {
+  const boost::json::object* pod = nullptr;
+  int64_t replicas = 1;
+  bool per_node = false;
+};
+std::optional<WorkloadPods> builtin_workload_pods(const Object& o);
 
 // The pod targets of `o`. `shapes` are the object's kind's pod shapes when it is a custom
 // resource (empty: unknown). The object must stay alive and unmoved while the targets are used,

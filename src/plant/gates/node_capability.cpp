@@ -35,7 +35,8 @@ class NodeCapabilityGate : public Gate {
   void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override {
     waited_on_.insert(r.cluster);
     c_.fleet.watch(r.cluster, "v1", "Node");
-    for (const NodeState& s : states_of(u)) {
+    std::vector<NodeState>& states = states_[u] = states_of(u);
+    for (const NodeState& s : states) {
       c_.fleet.watch(r.cluster, s.api_version, s.kind);
       state_kinds_[r.cluster].insert({s.api_version, s.kind});
     }
@@ -49,7 +50,7 @@ class NodeCapabilityGate : public Gate {
     size_t n = SIZE_MAX;
     std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
     if (n >= c_.plan.node_needs.size()) return std::nullopt;
-    std::vector<NodeState> states = states_of(u);
+    const std::vector<NodeState>& states = states_[u];
     for (const NodeState& s : states)
       if (!c_.fleet.synced(cluster, s.api_version, s.kind))
         return Wait{fmt::format("reading the cluster's {}s", s.kind)};
@@ -85,7 +86,7 @@ class NodeCapabilityGate : public Gate {
     ReadinessPredicate when;
   };
 
-  // The per-node states of the providers unit `u` waits for.
+  // The per-node states of the providers unit `u` waits for (read once, when it is required).
   std::vector<NodeState> states_of(size_t u) const {
     std::vector<NodeState> out;
     for (const Requirement& q : c_.plan.units[u].requirements) {
@@ -193,6 +194,7 @@ class NodeCapabilityGate : public Gate {
   GateContext& c_;
   std::set<std::string> waited_on_;
   std::map<std::string, std::set<std::pair<std::string, std::string>>> state_kinds_;
+  std::unordered_map<size_t, std::vector<NodeState>> states_;  // by unit
   std::map<std::string, uint64_t> generation_;
   std::set<std::string> wake_posted_;
   std::map<std::string, std::pair<uint64_t, std::unique_ptr<fit::Snapshot>>> snapshots_;
