@@ -64,11 +64,18 @@ struct NodePool {
   // the provisioner reads them): without any, nodes start configured. With some, each node
   // registers cordoned and without these; the node configuration controller
   // (workloads/node_configuration.cpp) then reboots the nodes one at a time into them.
+  // (The node-configuration operators the sim plays want the same of nodes: NodeWants.)
   struct Configuration {
     std::map<std::string, std::string> labels;
     std::map<std::string, std::string> resources;  // "hugepages-1Gi": "4Gi"
     std::string kernel_version;                    // nodeInfo.kernelVersion once configured
     bool empty() const { return labels.empty() && resources.empty() && kernel_version.empty(); }
+    // Adds `o`'s (its values win).
+    void merge(const Configuration& o) {
+      for (const auto& [k, v] : o.labels) labels[k] = v;
+      for (const auto& [k, v] : o.resources) resources[k] = v;
+      if (!o.kernel_version.empty()) kernel_version = o.kernel_version;
+    }
   };
   Configuration configuration;
 };

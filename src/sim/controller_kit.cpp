@@ -120,6 +120,16 @@ void WorkQueue::flush() {
   for (const auto& [ns, name] : keys) reconcile_(ns, name);
 }
 
+std::string object_path(std::string_view storage_key, const json::object& object) {
+  size_t slash = storage_key.find('/');
+  std::string_view group = storage_key.substr(0, slash);
+  std::string_view plural = storage_key.substr(slash + 1);
+  std::string ns = meta_string(object, "namespace");
+  std::string version = string_at(object, "apiVersion");
+  return (group.empty() ? "/api/" : "/apis/") + version + (ns.empty() ? "" : "/namespaces/" + ns) +
+         "/" + std::string(plural) + "/" + meta_string(object, "name");
+}
+
 std::pair<std::string, std::string> controller_of(const json::object& object) {
   const json::object* meta = object_at(object, "metadata");
   auto* refs = meta ? meta->if_contains("ownerReferences") : nullptr;

@@ -86,6 +86,10 @@ class WorkQueue {
   bool scheduled_ = false;
 };
 
+// The API path of a stored object of `storage_key` ("<group>/<plural>", "/<plural>" for the
+// core group): /api/v1/namespaces/<ns>/pods/<name>, /apis/<group>/<version>/<plural>/<name>.
+std::string object_path(std::string_view storage_key, const boost::json::object& object);
+
 // The controller owner reference of an object: (kind, name), or empty strings.
 std::pair<std::string, std::string> controller_of(const boost::json::object& object);
 

@@ -5,11 +5,11 @@
 #include <set>
 
 #include "model/base64.h"
-#include "model/strings.h"
 #include "model/yaml.h"
 #include "sim/json_access.h"
 #include "sim/state_dir.h"
 #include "sim/tls.h"
+#include "sim/workloads/node_operators.h"
 
 namespace planter::sim {
 
@@ -55,17 +55,6 @@ constexpr std::string_view kWorkloadCrds[] = {
 // Where a planter Cluster's node pools find their configurations (its own namespace).
 constexpr const char* kKernelConfigs = "planter.nephio.org/kernelconfigs";
 constexpr const char* kMemoryConfigs = "planter.nephio.org/memoryconfigs";
-
-// A quantity's number times `count`, in the unit of `size` ("1Gi" x 4 = "4Gi"); empty when
-// `size` is not a whole number and a binary suffix.
-std::string times(std::string_view size, int64_t count) {
-  size_t digits = 0;
-  while (digits < size.size() && size[digits] >= '0' && size[digits] <= '9') ++digits;
-  int64_t n = 0;
-  auto [end, ec] = std::from_chars(size.data(), size.data() + digits, n);
-  if (digits == 0 || ec != std::errc() || n > (int64_t{1} << 20) || count > 4096) return "";
-  return std::to_string(n * count) + std::string(size.substr(digits));
-}
 
 void install(Cluster& cluster, std::string_view text, const char* what) {
   auto docs = parse_yaml_stream(text, what);
@@ -119,8 +108,8 @@ struct Fleet::Provisioner {
   std::set<std::string> pending;  // owner keys waiting for --provision-delay
   // workload cluster name -> its owner: "<storage key>|<namespace>|<name>"
   std::map<std::string, std::string> owners;
-  // Clusters whose node pools wait for a configuration: owner key -> what they wait for.
-  std::map<std::string, std::string> waiting_for_configuration;
+  // planter Clusters (namespace, name) whose node pools wait for a configuration.
+  std::set<std::pair<std::string, std::string>> waiting_for_configuration;
 
   explicit Provisioner(Fleet& f) : fleet(f) {}
   ~Provisioner() {
@@ -151,13 +140,7 @@ struct Fleet::Provisioner {
         fleet.env_.after(milliseconds(0), [this, live] {
           if (!*live) return;
           auto waiting = waiting_for_configuration;
-          for (const auto& [owner, _] : waiting) {
-            auto parts = split(owner, '|');
-            if (parts.size() != 3) continue;
-            for (const auto& kind : kClusterKinds)
-              if (parts[0] == kind.storage_key)
-                reconcile(kind, std::string(parts[1]), std::string(parts[2]));
-          }
+          for (const auto& [ns, name] : waiting) reconcile(kClusterKinds[0], ns, name);
         });
       }));
     // Clusters provisioned before a restart come back at once.
@@ -211,29 +194,15 @@ struct Fleet::Provisioner {
   // provisioning waits for it.
   std::optional<std::string> configure(NodePool& pool, const std::string& ns,
                                        const json::object& p) {
-    NodePool::Configuration& c = pool.configuration;
     if (std::string name = string_at(p, "kernelConfig"); !name.empty()) {
       StoredObject k = management().store().get(kKernelConfigs, ns, name);
       if (!k) return "KernelConfig " + ns + "/" + name;
-      const json::object* spec = object_at(&*k, "spec");
-      c.labels["planter.nephio.org/kernel-config"] = name;
-      bool realtime = spec && spec->contains("realtime") && spec->at("realtime").is_bool() &&
-                      spec->at("realtime").as_bool();
-      if (realtime) c.labels["planter.nephio.org/realtime-kernel"] = "true";
-      c.kernel_version = realtime ? "6.1.0-rt-planter-sim" : "6.1.0-planter-sim";
+      pool.configuration.merge(kernel_config_wants(*k));
     }
     if (std::string name = string_at(p, "memoryConfig"); !name.empty()) {
       StoredObject m = management().store().get(kMemoryConfigs, ns, name);
       if (!m) return "MemoryConfig " + ns + "/" + name;
-      const json::object* spec = object_at(&*m, "spec");
-      c.labels["planter.nephio.org/memory-config"] = name;
-      if (spec && spec->contains("numa") && spec->at("numa").is_bool() &&
-          spec->at("numa").as_bool())
-        c.labels["planter.nephio.org/numa"] = "true";
-      std::string size = string_at(spec, "hugePages");
-      int64_t count = spec && spec->contains("hugePagesCount") ? int_at(spec, "hugePagesCount") : 4;
-      if (std::string total = times(size, count); !size.empty() && !total.empty())
-        c.resources["hugepages-" + size] = total;
+      pool.configuration.merge(memory_config_wants(*m));
     }
     return std::nullopt;
   }
@@ -283,7 +252,7 @@ struct Fleet::Provisioner {
     std::string owner = owner_key(k, ns, name);
     auto taken = owners.find(name);
     if (!obj || !meta_string(*obj, "deletionTimestamp").empty()) {
-      waiting_for_configuration.erase(owner);
+      if (!k.cluster_api) waiting_for_configuration.erase({ns, name});
       if (taken != owners.end() && taken->second == owner) {
         owners.erase(taken);
         fleet.drop_cluster(name);
@@ -341,10 +310,10 @@ struct Fleet::Provisioner {
       // A real provisioner makes no node without its configuration: the Cluster waits, and is
       // provisioned when the configuration appears (start() watches them).
       if (missing && !fleet.clusters_.contains(name)) {
-        waiting_for_configuration[owner_key(k, ns, name)] = *missing;
+        waiting_for_configuration.insert({ns, name});
         return report_waiting(k, *obj, "waiting for " + *missing);
       }
-      waiting_for_configuration.erase(owner_key(k, ns, name));
+      waiting_for_configuration.erase({ns, name});
     }
     auto cluster = fleet.make_cluster(name, std::move(options));
     if (!cluster->store().get("apiextensions.k8s.io/customresourcedefinitions", "",

@@ -72,10 +72,8 @@ class NodeConfiguration : public WorkloadController {
   // What `node` is to have: its pool's configuration and what the operators want of it.
   NodeWants wants(const json::object& node) {
     NodeWants w = operators_want(kit_, node);
-    if (auto it = pools_.find(meta_string(node, "name")); it != pools_.end()) {
-      const NodePool::Configuration& c = it->second->configuration;
-      w.merge(NodeWants{c.labels, c.resources, c.kernel_version});
-    }
+    if (auto it = pools_.find(meta_string(node, "name")); it != pools_.end())
+      w.merge(it->second->configuration);
     return w;
   }
 
@@ -105,11 +103,9 @@ class NodeConfiguration : public WorkloadController {
       if (!node) continue;
       NodeWants w = wants(*node);
       if (w.empty() || node_has(*node, w)) continue;
-      reboot(name);
-      report_operators(kit_);
+      reboot(name);  // the node's changes report the operators' status (the /nodes watch)
       kit_.after(kit_.cluster().options().reboot_time, [this, name] {
         come_back(name);
-        report_operators(kit_);
         kit_.after(kit_.cluster().options().configure_delay, [this] { next(); });
       });
       return;
@@ -134,11 +130,15 @@ class NodeConfiguration : public WorkloadController {
     set_ready(name, "False", kRebootReason, kRebootMessage, nullptr);
   }
 
-  // Back from the reboot: configured, Ready, uncordoned.
+  // Back from the reboot, as a kubelet comes back: Ready with its new allocatable first, then
+  // its labels, and uncordoned last (never schedulable before it has what it was rebooted for).
   void come_back(const std::string& name) {
     StoredObject node = kit_.store().get("/nodes", "", name);
     if (!node) return;
     NodeWants c = wants(*node);
+    set_ready(name, "True", "KubeletReady", "kubelet is posting ready status", &c);
+    node = kit_.store().get("/nodes", "", name);
+    if (!node) return;
     json::object cur = *node;
     json::object& meta = cur["metadata"].as_object();
     json::object& labels =
@@ -154,7 +154,6 @@ class NodeConfiguration : public WorkloadController {
     else
       spec["taints"] = std::move(taints);
     if (!write_node(name, cur)) return;
-    set_ready(name, "True", "KubeletReady", "kubelet is posting ready status", &c);
     kit_.ready_event(audit_id("v1", "Node", "", name), "configured");
   }
 
@@ -209,9 +208,8 @@ class NodeConfiguration : public WorkloadController {
                                        : "the network's attachment is defined (planter sim)")};
     if (auto* meta = object_at(*o, "metadata"); meta && meta->contains("generation"))
       st["observedGeneration"] = meta->at("generation");
-    std::string path = "/apis/planter.nephio.org/v1alpha1/namespaces/" + ns + "/" +
-                       std::string(std::string_view(key).substr(19)) + "/" + name;
-    kit_.put_status(path, *o, std::move(st), wan ? "wan-controller" : "network-controller");
+    kit_.put_status(object_path(key, *o), *o, std::move(st),
+                    wan ? "wan-controller" : "network-controller");
   }
 
   ControllerKit& kit_;

@@ -121,15 +121,6 @@ bool ready(const json::object& node) {
   return c && string_at(c, "status") == "True";
 }
 
-std::string object_path(const char* key, const json::object& o) {
-  std::string_view k(key);
-  std::string group(k.substr(0, k.find('/'))), plural(k.substr(k.find('/') + 1));
-  std::string version(string_at(o, "apiVersion"));
-  std::string ns = meta_string(o, "namespace");
-  return "/apis/" + version + (ns.empty() ? "" : "/namespaces/" + ns) + "/" + plural + "/" +
-         meta_string(o, "name");
-}
-
 void report_profiles(ControllerKit& kit) {
   for (const StoredObject& p : all(kit, kProfiles)) {
     const json::object* old = object_at(*p, "status");
@@ -254,10 +245,28 @@ void report_gpus(ControllerKit& kit, const std::vector<StoredObject>& nodes) {
 
 }  // namespace
 
-void NodeWants::merge(const NodeWants& o) {
-  for (const auto& [k, v] : o.labels) labels[k] = v;
-  for (const auto& [k, v] : o.resources) resources[k] = v;
-  if (!o.kernel_version.empty()) kernel_version = o.kernel_version;
+NodeWants kernel_config_wants(const json::object& k) {
+  NodeWants w;
+  const json::object* spec = object_at(k, "spec");
+  w.labels["planter.nephio.org/kernel-config"] = meta_string(k, "name");
+  bool realtime = spec && spec->contains("realtime") && spec->at("realtime").is_bool() &&
+                  spec->at("realtime").as_bool();
+  if (realtime) w.labels["planter.nephio.org/realtime-kernel"] = "true";
+  w.kernel_version = realtime ? "6.1.0-rt-planter-sim" : "6.1.0-planter-sim";
+  return w;
+}
+
+NodeWants memory_config_wants(const json::object& m) {
+  NodeWants w;
+  const json::object* spec = object_at(m, "spec");
+  w.labels["planter.nephio.org/memory-config"] = meta_string(m, "name");
+  if (spec && spec->contains("numa") && spec->at("numa").is_bool() && spec->at("numa").as_bool())
+    w.labels["planter.nephio.org/numa"] = "true";
+  auto [name, size] = page_size(string_at(spec, "hugePages"));
+  int64_t count = spec && spec->contains("hugePagesCount") ? int_at(spec, "hugePagesCount") : 4;
+  if (!name.empty() && count > 0 && count <= 4096)
+    w.resources["hugepages-" + name] = mib_text(size * count);
+  return w;
 }
 
 NodeWants operators_want(ControllerKit& kit, const json::object& node) {
@@ -289,6 +298,9 @@ bool node_has(const json::object& node, const NodeWants& wants) {
 }
 
 void report_operators(ControllerKit& kit) {
+  bool any = false;
+  for (const char* key : operator_kinds()) any = any || !kit.store().bucket(key).empty();
+  if (!any) return;
   std::vector<StoredObject> nodes = all(kit, "/nodes");
   report_profiles(kit);
   report_pools(kit, nodes);

@@ -22,21 +22,22 @@
 #pragma once
 
 #include <boost/json/object.hpp>
-#include <map>
-#include <string>
+
+#include "sim/cluster.h"
 
 namespace planter::sim {
 
 class ControllerKit;
 
-// What configuring a node gives it.
-struct NodeWants {
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> resources;  // allocatable and capacity
-  std::string kernel_version;
-  bool empty() const { return labels.empty() && resources.empty() && kernel_version.empty(); }
-  void merge(const NodeWants& o);
-};
+// What configuring a node gives it: labels, allocatable and capacity, a kernel.
+using NodeWants = NodePool::Configuration;
+
+// What the proof of concept's KernelConfig and MemoryConfig give the nodes of a planter Cluster's
+// node pool that names them (the provisioner reads them from the management cluster): labels
+// planter.nephio.org/kernel-config and realtime-kernel, a kernel; memory-config, numa, and
+// hugepages-<hugePages>: hugePagesCount (4 by default) x hugePages.
+NodeWants kernel_config_wants(const boost::json::object& kernel_config);
+NodeWants memory_config_wants(const boost::json::object& memory_config);
 
 // What the operators' objects in the cluster want of `node`.
 NodeWants operators_want(ControllerKit& kit, const boost::json::object& node);
@@ -46,7 +47,7 @@ const std::initializer_list<const char*>& operator_kinds();
 
 // Writes the operators' status from the nodes as they are now: PerformanceProfile conditions,
 // MachineConfigPool counts and conditions, SriovNetworkNodeStates, the NetworkAttachmentDefinitions
-// of SriovNetworks, ClusterPolicy state. `has(node, wants)` says whether a node is configured.
+// of SriovNetworks, ClusterPolicy state. Nothing when the cluster holds none of their objects.
 void report_operators(ControllerKit& kit);
 
 // True when `node` has all of `wants` and is Ready.
