@@ -70,6 +70,12 @@ Status PodCycle::filter_only(std::string_view plugin, const NodeInfo& node) cons
   return first_refusal(state_, pod_, node, [&](const FilterPlugin& p) { return p.name == plugin; });
 }
 
+std::vector<ClaimBinding> PodCycle::claim_bindings(const NodeInfo& node) const {
+  std::vector<ClaimBinding> out;
+  if (!filters::waiting_claims_bind(state_.volumes, node, &out)) out.clear();
+  return out;
+}
+
 void Diagnosis::add(const Status& s) {
   for (const std::string& r : s.reasons) ++counts_[r];
 }

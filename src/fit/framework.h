@@ -58,12 +58,20 @@ struct VolumeState {
   // Claims that wait for their first consumer, with what could bind them: available volumes
   // (smallest first) and their class, to provision one where they cannot.
   struct Unbound {
+    const Claim* claim = nullptr;
     std::vector<const Volume*> volumes;
     const StorageClass* storage_class = nullptr;
   };
   std::vector<Unbound> unbound;
   bool missing_volume = false;            // a claim is bound to a volume that is not there
   int64_t read_write_once_pod_users = 0;  // pods using the pod's ReadWriteOncePod claims
+};
+
+// How binding a pod to a node binds one of its claims that wait for their first consumer: to an
+// available volume, or (none) to one its class provisions on that node.
+struct ClaimBinding {
+  const Claim* claim = nullptr;
+  const Volume* volume = nullptr;
 };
 
 struct CycleState {
@@ -102,6 +110,9 @@ class PodCycle {
   Status filter_dynamic(const NodeInfo& node) const;
   // One plugin of the table, by name.
   Status filter_only(std::string_view plugin, const NodeInfo& node) const;
+  // What binding the pod to `node` (which passed VolumeBinding) binds its waiting claims to, as
+  // kube-scheduler's volume binder chooses (the smallest volume that fits, else provisioning).
+  std::vector<ClaimBinding> claim_bindings(const NodeInfo& node) const;
   // Why no node can take the pod, decided before looking at nodes (PreFilter's
   // UnschedulableAndUnresolvable); empty when nodes are to be looked at.
   const std::string& prefilter_refusal() const { return state_.refusal; }

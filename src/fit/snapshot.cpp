@@ -112,27 +112,137 @@ void Snapshot::forget(size_t count) {
     NodeInfo& node = nodes_[n];
     PlacedPod placed = std::move(node.pods.back());
     node.pods.pop_back();
-    const std::shared_ptr<const PodInfo>& pod = placed.info;
-    node.requested -= placed.copies == 1 ? pod->requests : pod->requests.times(placed.copies);
-    node.pod_count = add_sat(node.pod_count, -placed.copies);
-    node.used_ports.resize(node.used_ports.size() - pod->host_ports.size());
-    for (const std::string& c : pod->claims) {
-      auto users = claim_users_.find(pod->ns + "/" + c);
-      if (users != claim_users_.end() && (users->second -= placed.copies) <= 0)
-        claim_users_.erase(users);
+    node.used_ports.resize(node.used_ports.size() - placed->host_ports.size());
+    if (!placed->anti_affinity.empty()) anti_pods_.pop_back();
+    unplace(node, placed);
+  }
+}
+
+// What a pod taken off `node` counted there, its ports and anti_pods_ entries excepted.
+void Snapshot::unplace(NodeInfo& node, const PlacedPod& placed) {
+  const std::shared_ptr<const PodInfo>& pod = placed.info;
+  node.requested -= placed.copies == 1 ? pod->requests : pod->requests.times(placed.copies);
+  node.pod_count = add_sat(node.pod_count, -placed.copies);
+  for (const std::string& c : pod->claims) {
+    auto users = claim_users_.find(pod->ns + "/" + c);
+    if (users != claim_users_.end() && (users->second -= placed.copies) <= 0)
+      claim_users_.erase(users);
+  }
+  // Sets are rebuilt from what is left: another pod of the same stack or group may remain.
+  auto still = [&](auto pred) {
+    for (const auto& p : node.pods)
+      if (pred(*p)) return true;
+    return false;
+  };
+  if (!pod->stack.empty() && !still([&](const PodInfo& p) { return p.stack == pod->stack; }))
+    node.stacks.erase(pod->stack);
+  if (!pod->group.empty() &&
+      !still([&](const PodInfo& p) { return p.ns == pod->ns && p.group == pod->group; }))
+    node.groups.erase(pod->ns + "/" + pod->group);
+}
+
+void Snapshot::index_anti_pods(size_t n) {
+  std::erase_if(anti_pods_, [&](const auto& e) { return e.first == n; });
+  const NodeInfo& node = nodes_[n];
+  for (size_t i = 0; i < node.pods.size(); ++i)
+    if (!node.pods[i]->anti_affinity.empty()) anti_pods_.emplace_back(n, i);
+}
+
+void Snapshot::set_node(const json::object& node) {
+  std::string name = text(object_in(&node, "metadata"), "name");
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    add_node(node);
+    return;
+  }
+  // Read as a new one, then given the pods and what they take.
+  Snapshot fresh;
+  fresh.add_node(node);
+  NodeInfo& now = fresh.nodes_.front();
+  NodeInfo& was = nodes_[it->second];
+  was.labels = std::move(now.labels);
+  was.taints = std::move(now.taints);
+  was.unschedulable = now.unschedulable;
+  was.allocatable = std::move(now.allocatable);
+  was.allowed_pods = now.allowed_pods;
+}
+
+void Snapshot::remove_node(const std::string& name) {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return;
+  size_t n = it->second;
+  NodeInfo& node = nodes_[n];
+  while (!node.pods.empty()) {
+    PlacedPod placed = std::move(node.pods.back());
+    node.pods.pop_back();
+    unplace(node, placed);
+  }
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(n));
+  by_name_.erase(it);
+  for (auto& [_, index] : by_name_)
+    if (index > n) --index;
+  std::erase_if(anti_pods_, [&](const auto& e) { return e.first == n; });
+  for (auto& [node_index, _] : anti_pods_)
+    if (node_index > n) --node_index;
+}
+
+void Snapshot::add_pod(size_t n, std::shared_ptr<const PodInfo> pod) {
+  place(n, std::move(pod), 1, true);
+}
+
+bool Snapshot::remove_pod(size_t n, const std::string& uid) {
+  NodeInfo& node = nodes_[n];
+  auto it = std::find_if(node.pods.begin(), node.pods.end(),
+                         [&](const PlacedPod& p) { return p->uid == uid; });
+  if (it == node.pods.end()) return false;
+  PlacedPod placed = std::move(*it);
+  node.pods.erase(it);
+  node.used_ports.clear();
+  for (const PlacedPod& p : node.pods)
+    node.used_ports.insert(node.used_ports.end(), p->host_ports.begin(), p->host_ports.end());
+  unplace(node, placed);
+  if (!placed->anti_affinity.empty() || std::any_of(anti_pods_.begin(), anti_pods_.end(),
+                                                    [&](const auto& e) { return e.first == n; }))
+    index_anti_pods(n);
+  return true;
+}
+
+void Snapshot::clear_volumes() {
+  claims_.clear();
+  volumes_.clear();
+  volume_index_.clear();
+  classes_.clear();
+  claim_undo_.clear();
+}
+
+void Snapshot::select_claim(const std::string& ns, const std::string& name, const std::string& node,
+                            const std::string& volume) {
+  auto c = claims_.find(ns + "/" + name);
+  if (c == claims_.end()) return;
+  ClaimUndo undo{c->first, c->second, "", "", ""};
+  if (volume.empty()) {
+    c->second.selected_node = node;
+  } else if (auto v = volume_index_.find(volume); v != volume_index_.end()) {
+    Volume& vol = volumes_[v->second];
+    undo.volume = volume;
+    undo.claim_ns = vol.claim_ns;
+    undo.claim_name = vol.claim_name;
+    vol.claim_ns = ns;
+    vol.claim_name = name;
+    c->second.volume = volume;
+  }
+  claim_undo_.push_back(std::move(undo));
+}
+
+void Snapshot::unselect_claims(size_t mark) {
+  while (claim_undo_.size() > mark) {
+    ClaimUndo& u = claim_undo_.back();
+    claims_[u.key] = std::move(u.before);
+    if (auto v = volume_index_.find(u.volume); !u.volume.empty() && v != volume_index_.end()) {
+      volumes_[v->second].claim_ns = u.claim_ns;
+      volumes_[v->second].claim_name = u.claim_name;
     }
-    if (!pod->anti_affinity.empty()) anti_pods_.pop_back();
-    // Sets are rebuilt from what is left: another pod of the same stack or group may remain.
-    auto still = [&](auto pred) {
-      for (const auto& p : node.pods)
-        if (pred(*p)) return true;
-      return false;
-    };
-    if (!pod->stack.empty() && !still([&](const PodInfo& p) { return p.stack == pod->stack; }))
-      node.stacks.erase(pod->stack);
-    if (!pod->group.empty() &&
-        !still([&](const PodInfo& p) { return p.ns == pod->ns && p.group == pod->group; }))
-      node.groups.erase(pod->ns + "/" + pod->group);
+    claim_undo_.pop_back();
   }
 }
 

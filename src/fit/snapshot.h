@@ -126,6 +126,24 @@ class Snapshot {
   size_t assumed() const { return assumed_.size(); }
   // Takes back the last `count` assumed pods, newest first.
   void forget(size_t count);
+
+  // Kept up to date from watches (a scheduler's cache), between decisions, never while pods are
+  // assumed: a Node added or changed (its pods stay), a Node gone (with its pods), a pod counted
+  // on node `n` and a pod taken off its node by uid.
+  void set_node(const boost::json::object& node);
+  void remove_node(const std::string& name);
+  void add_pod(size_t n, std::shared_ptr<const PodInfo> pod);
+  bool remove_pod(size_t n, const std::string& uid);
+  // Forgets every claim, volume and class (they are added again as they are now).
+  void clear_volumes();
+
+  // A claim that waits for its first consumer, bound where a pod goes: to `volume`, or (empty)
+  // provisioned on `node` (the selected-node annotation). Undone by unselect_claims(mark) back
+  // to a claim_mark() taken before, newest first.
+  void select_claim(const std::string& ns, const std::string& name, const std::string& node,
+                    const std::string& volume);
+  size_t claim_mark() const { return claim_undo_.size(); }
+  void unselect_claims(size_t mark);
   // A PersistentVolumeClaim, a PersistentVolume or a StorageClass, as VolumeBinding and
   // VolumeRestrictions read them.
   void add_volume_object(const boost::json::object& o);
@@ -148,6 +166,9 @@ class Snapshot {
 
  private:
   void place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies, bool counted);
+  void unplace(NodeInfo& node, const PlacedPod& placed);
+  // anti_pods_' entries of node `n`, read again from its pods.
+  void index_anti_pods(size_t n);
 
   std::vector<NodeInfo> nodes_;
   std::map<std::string, size_t, std::less<>> by_name_;
@@ -158,6 +179,13 @@ class Snapshot {
   std::map<std::string, size_t, std::less<>> volume_index_;
   std::map<std::string, StorageClass, std::less<>> classes_;
   std::map<std::string, int64_t, std::less<>> claim_users_;  // "ns/name" -> pods mounting it
+  struct ClaimUndo {
+    std::string key;
+    Claim before;
+    std::string volume;  // the volume whose claimRef was set, and what it was
+    std::string claim_ns, claim_name;
+  };
+  std::vector<ClaimUndo> claim_undo_;
 };
 
 }  // namespace planter::fit

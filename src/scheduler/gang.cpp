@@ -20,9 +20,17 @@ using fit::PodInfo;
 // Places pods one by one on the snapshot, assuming each; takes them all back when it goes.
 class Placer {
  public:
-  Placer(fit::Snapshot& view, const GroupPolicy& policy, const std::set<std::string>& isolated)
-      : view_(view), policy_(policy), isolated_(isolated) {}
-  ~Placer() { view_.forget(placed_.size()); }
+  Placer(fit::Snapshot& view, const GroupPolicy& policy, const std::set<std::string>& isolated,
+         Search& search)
+      : view_(view),
+        policy_(policy),
+        isolated_(isolated),
+        search_(search),
+        claim_mark_(view.claim_mark()) {}
+  ~Placer() {
+    view_.forget(placed_.size());
+    view_.unselect_claims(claim_mark_);
+  }
   Placer(const Placer&) = delete;
   Placer& operator=(const Placer&) = delete;
 
@@ -36,15 +44,20 @@ class Placer {
     return "";
   }
 
-  // Places `pod` on the best allowed node (only `only` when given); false with the reasons.
+  // Places `pod` on the best allowed node (only `only` when given); false with the reasons. Of
+  // every node, the search stops at feasible_nodes_to_find feasible ones, starting where the
+  // last search stopped.
   bool place(const PodInfo& pod, std::optional<size_t> only, std::string& why) {
     const auto& nodes = view_.nodes();
     fit::PodCycle cycle(view_, pod);
     fit::Diagnosis diag;
     std::optional<size_t> best;
     double best_room = -std::numeric_limits<double>::infinity();
-    for (size_t n = 0; n < nodes.size(); ++n) {
-      if (only && n != *only) continue;
+    size_t total = only ? 1 : nodes.size();
+    size_t want = only ? 1 : feasible_nodes_to_find(total), found = 0, looked = 0;
+    size_t start = only || total == 0 ? 0 : search_.next_start % total;
+    for (; looked < total && found < want; ++looked) {
+      size_t n = only ? *only : (start + looked) % total;
       if (std::string refused = isolation(nodes[n]); !refused.empty()) {
         diag.add(refused);
         continue;
@@ -53,33 +66,52 @@ class Placer {
         diag.add(s);
         continue;
       }
+      ++found;
       double room = fit::room_left(nodes[n], pod.requests);
       if (room > best_room || (room == best_room && nodes[n].name < nodes[*best].name))
         best_room = room, best = n;
     }
+    if (!only && total > 0) search_.next_start = (start + looked) % total;
     if (!best) {
-      why = diag.message(only ? 1 : nodes.size());
+      why = diag.message(total);
       return false;
+    }
+    Binding b{&pod, nodes[*best].name, {}};
+    for (const fit::ClaimBinding& c : cycle.claim_bindings(nodes[*best])) {
+      b.claims.push_back({c.claim->ns, c.claim->name, c.volume ? c.volume->name : ""});
+      // The group's next pods find the claim bound where this one goes.
+      view_.select_claim(c.claim->ns, c.claim->name, b.node, b.claims.back().volume);
     }
     // Not owned: the pod outlives the decision.
     view_.assume(*best, std::shared_ptr<const PodInfo>(std::shared_ptr<void>(), &pod));
-    placed_.emplace_back(&pod, nodes[*best].name);
+    placed_.push_back(std::move(b));
     return true;
   }
 
-  const std::vector<std::pair<const PodInfo*, std::string>>& bindings() const { return placed_; }
+  const std::vector<Binding>& bindings() const { return placed_; }
 
  private:
   fit::Snapshot& view_;
   const GroupPolicy& policy_;
   const std::set<std::string>& isolated_;
-  std::vector<std::pair<const PodInfo*, std::string>> placed_;
+  Search& search_;
+  size_t claim_mark_;
+  std::vector<Binding> placed_;
 };
 
 }  // namespace
 
+size_t feasible_nodes_to_find(size_t nodes) {
+  constexpr size_t kMinNodes = 100, kMinPercent = 5;
+  if (nodes < kMinNodes) return nodes;
+  size_t less = nodes / 125;
+  size_t percent = less >= 50 - kMinPercent ? kMinPercent : 50 - less;
+  return std::max(kMinNodes, nodes * percent / 100);
+}
+
 GroupDecision decide_group(fit::Snapshot& view, const std::vector<const PodInfo*>& pods,
-                           const GroupPolicy& policy, const std::set<std::string>& isolated) {
+                           const GroupPolicy& policy, const std::set<std::string>& isolated,
+                           Search& search) {
   GroupDecision d;
   int64_t have = policy.bound + static_cast<int64_t>(pods.size());
   if (have < policy.min_member) {
@@ -103,7 +135,7 @@ GroupDecision decide_group(fit::Snapshot& view, const std::vector<const PodInfo*
                              policy.name, pods.size(), pod);
   };
   if (!policy.colocate) {
-    Placer p(view, policy, isolated);
+    Placer p(view, policy, isolated, search);
     for (const PodInfo* pod : order) {
       std::string why;
       if (!p.place(*pod, std::nullopt, why)) {
@@ -122,7 +154,7 @@ GroupDecision decide_group(fit::Snapshot& view, const std::vector<const PodInfo*
   std::string first_why;
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (!policy.bound_node.empty() && nodes[n].name != policy.bound_node) continue;
-    Placer p(view, policy, isolated);
+    Placer p(view, policy, isolated, search);
     bool all = true;
     for (const PodInfo* pod : order) {
       std::string why;

@@ -28,15 +28,39 @@ struct GroupPolicy {
   bool isolate = false;    // no pod of another group on its node
 };
 
+// A claim of a pod that waits for its first consumer, bound with the pod: to `volume`, or
+// (empty) provisioned on the pod's node.
+struct ClaimChoice {
+  std::string ns, claim, volume;
+};
+
+struct Binding {
+  const fit::PodInfo* pod = nullptr;
+  std::string node;
+  std::vector<ClaimChoice> claims;
+};
+
 struct GroupDecision {
   bool bind = false;
-  std::vector<std::pair<const fit::PodInfo*, std::string>> bindings;  // pod -> node
+  std::vector<Binding> bindings;
   std::string why;  // when not: for the pods' PodScheduled condition and the PodGroup
+};
+
+// How many feasible nodes a pod's search stops at, of `nodes`, as kube-scheduler's default
+// percentageOfNodesToScore adapts it: every node below 100; else 50% less 1% per 125 nodes, at
+// least 5% and at least 100 nodes.
+size_t feasible_nodes_to_find(size_t nodes);
+
+// Where the next pod's search for nodes starts: after the nodes the last one looked at, so that
+// pods spread over the whole cluster (kube-scheduler's nextStartNodeIndex).
+struct Search {
+  size_t next_start = 0;
 };
 
 // `isolated`: groups ("ns/name") whose PodGroup isolates them; their nodes refuse other groups.
 // `view` is used as scratch and is as it was when this returns.
 GroupDecision decide_group(fit::Snapshot& view, const std::vector<const fit::PodInfo*>& pods,
-                           const GroupPolicy& policy, const std::set<std::string>& isolated);
+                           const GroupPolicy& policy, const std::set<std::string>& isolated,
+                           Search& search);
 
 }  // namespace planter::scheduler

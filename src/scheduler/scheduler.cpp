@@ -14,6 +14,8 @@
 #include "daemon/time_format.h"
 #include "kube/informer.h"
 #include "model/object.h"
+#include "scheduler/binder.h"
+#include "scheduler/cache.h"
 #include "scheduler/gang.h"
 
 namespace planter::scheduler {
@@ -44,7 +46,30 @@ struct Unit {
   std::string ns, group;
   std::vector<const fit::PodInfo*> pods;
   std::string oldest;  // creationTimestamp of its oldest pod, for queue order
+  bool fresh = false;  // a pod of it was not there at the last cycle
 };
+
+// A pod to bind, as a binding job holds it (the cache may drop its own copy meanwhile).
+struct Job {
+  std::shared_ptr<const fit::PodInfo> pod;
+  std::string node;
+  std::vector<ClaimChoice> claims;
+  Clock::time_point first_seen;
+};
+
+// What a binding job did, for the scheduling thread.
+struct Outcome {
+  std::string gang;                  // "ns/group", or ""
+  std::vector<std::string> unbound;  // uids it did not bind (failed, or not tried)
+  int64_t placed = 0;
+  std::string gone;  // a node of it that went away while it was bound
+};
+
+constexpr std::string_view kSelectedNodeAnnotation = "volume.kubernetes.io/selected-node";
+
+// How long a binding waits for the claims it bound to be Bound (kube-scheduler's
+// bindTimeoutSeconds).
+constexpr auto kVolumeBindTimeout = std::chrono::seconds(600);
 
 }  // namespace
 
@@ -52,22 +77,28 @@ struct Scheduler::Impl {
   kube::Client& client;
   SchedulerOptions options;
   SchedulerStats stats;
-  std::unique_ptr<kube::Informer> pods, nodes, groups;
+  ClusterCache cache;
+  std::unique_ptr<kube::Informer> pods, nodes, groups, claims, volumes, classes;
   std::atomic<bool> pods_synced{false}, nodes_synced{false};
   std::mutex mu;
   std::condition_variable cv;
   bool dirty = true;
-  // Per pod uid: when first seen pending; the reason last written on it.
+  std::vector<Outcome> outcomes;  // guarded by mu
+  // Scheduling thread only. Per pod uid: when first seen pending; the reason last written on it.
   std::map<std::string, Clock::time_point> first_seen;
   std::map<std::string, std::string> last_why;
+  // Units that did not fit, looked at again when something frees room or they change.
+  std::set<std::string> unschedulable_units;
   // Per gang: since when it is partly bound and the rest does not fit; what its status says.
   std::map<std::string, Clock::time_point> partial_since;
   std::map<std::string, std::string> group_status;
-  std::mt19937 names{std::random_device{}()};
+  Search search;
+  std::unique_ptr<Binder> binder;
 
-  Impl(kube::Client& c, SchedulerOptions o) : client(c), options(std::move(o)) {}
+  Impl(kube::Client& c, SchedulerOptions o)
+      : client(c), options(std::move(o)), cache(options.name) {}
 
-  // Whether the Node is in the informer's cache now (read in place, not copied).
+  // Whether the Node is in the informer's cache now (read in place, not copied; any thread).
   bool node_exists(const std::string& name) const {
     bool found = false;
     nodes->inspect("", name, [&](const json::object* n) { found = n != nullptr; });
@@ -86,11 +117,7 @@ struct Scheduler::Impl {
   }
 
   std::unique_ptr<kube::Informer> informer(const std::string& api_version, const std::string& kind,
-                                           std::atomic<bool>* synced) {
-    kube::InformerHandlers h;
-    h.added = [this](const json::object&) { mark(); };
-    h.updated = [this](const json::object&, const json::object&) { mark(); };
-    h.deleted = [this](const json::object&) { mark(); };
+                                           kube::InformerHandlers h, std::atomic<bool>* synced) {
     h.synced = [this, synced] {
       if (synced) *synced = true;
       mark();
@@ -99,13 +126,58 @@ struct Scheduler::Impl {
         client, kube::ResourceQuery{api_version, kind, "", "", ""}, std::move(h));
   }
 
+  void start_informers() {
+    kube::InformerHandlers p;
+    p.added = [this](const json::object& o) {
+      cache.pod_changed(nullptr, o);
+      mark();
+    };
+    p.updated = [this](const json::object& before, const json::object& now) {
+      cache.pod_changed(&before, now);
+      mark();
+    };
+    p.deleted = [this](const json::object& o) {
+      cache.pod_deleted(o);
+      mark();
+    };
+    pods = informer("v1", "Pod", std::move(p), &pods_synced);
+    kube::InformerHandlers n;
+    n.added = [this](const json::object& o) {
+      cache.node_changed(o);
+      mark();
+    };
+    n.updated = [this](const json::object&, const json::object& now) {
+      cache.node_changed(now);
+      mark();
+    };
+    n.deleted = [this](const json::object& o) {
+      cache.node_deleted(o);
+      mark();
+    };
+    nodes = informer("v1", "Node", std::move(n), &nodes_synced);
+    auto marks = [this](bool volume) {
+      kube::InformerHandlers h;
+      h.added = [this, volume](const json::object&) {
+        if (volume) cache.volumes_changed();
+        mark();
+      };
+      h.updated = [this, volume](const json::object&, const json::object&) {
+        if (volume) cache.volumes_changed();
+        mark();
+      };
+      h.deleted = h.added;
+      return h;
+    };
+    groups = informer(std::string(kPodGroupApiVersion), "PodGroup", marks(false), nullptr);
+    claims = informer("v1", "PersistentVolumeClaim", marks(true), nullptr);
+    volumes = informer("v1", "PersistentVolume", marks(true), nullptr);
+    classes = informer("storage.k8s.io/v1", "StorageClass", marks(true), nullptr);
+    for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes}) (*i)->start();
+  }
+
   void run(std::stop_token stop) {
-    pods = informer("v1", "Pod", &pods_synced);
-    nodes = informer("v1", "Node", &nodes_synced);
-    groups = informer(std::string(kPodGroupApiVersion), "PodGroup", nullptr);
-    pods->start();
-    nodes->start();
-    groups->start();
+    binder = std::make_unique<Binder>(kBinderThreads);
+    start_informers();
     std::stop_callback wake(stop, [this] { mark(); });
     std::chrono::milliseconds next{3'600'000};
     while (!stop.stop_requested()) {
@@ -118,94 +190,75 @@ struct Scheduler::Impl {
       if (!pods_synced || !nodes_synced) continue;
       next = cycle(stop);
     }
-    groups->stop();
-    nodes->stop();
-    pods->stop();
+    binder.reset();  // the bindings under way finish
+    for (auto* i : {&classes, &volumes, &claims, &groups, &nodes, &pods}) (*i)->stop();
   }
 
-  // One pass over everything pending; returns when to look again without a change (a gang's
+  static constexpr int kBinderThreads = 8;
+
+  // One pass over what is pending; returns when to look again without a change (a gang's
   // timeout).
   std::chrono::milliseconds cycle(const std::stop_token& stop) {
     ++stats.cycles;
-    // Read in place from the informers' caches: nothing is copied but what pending pods need.
+    bool more_room = cache.apply([&](const std::function<void(const json::object&)>& add) {
+      for (auto* i : {&classes, &volumes, &claims}) (*i)->for_each(add);
+    });
     std::map<std::string, json::object> group_objects;  // ns/name
     groups->for_each([&](const json::object& g) {
       group_objects[string_field(g, {"metadata", "namespace"}) + "/" +
                     string_field(g, {"metadata", "name"})] = g;
     });
-    fit::Snapshot view;
-    nodes->for_each([&](const json::object& n) { view.add_node(n); });
-    std::vector<fit::PodInfo> pending;
-    std::map<std::string, std::vector<std::pair<std::string, std::string>>> bound;  // gang -> pods
-    std::set<std::string> seen;
-    pods->for_each([&](const json::object& p) {
-      std::string phase = string_field(p, {"status", "phase"});
-      if (phase == "Succeeded" || phase == "Failed") return;
-      const json::string* node = find_string(p, {"spec", "nodeName"});
-      if (node && !node->empty()) {
-        view.add_pod(p);
-        // A pod on its way out holds its room, but is no member of its gang any more.
-        if (find_path(p, {"metadata", "deletionTimestamp"})) return;
-        if (const json::string* group = find_string(p, {"metadata", "labels", kPodGroupLabelKey}))
-          bound[string_field(p, {"metadata", "namespace"}) + "/" + std::string(*group)]
-              .emplace_back(string_field(p, {"metadata", "name"}), std::string(*node));
-        return;
-      }
-      const json::string* scheduler = find_string(p, {"spec", "schedulerName"});
-      if (!scheduler || *scheduler != options.name) return;
-      if (find_path(p, {"metadata", "deletionTimestamp"})) return;
-      pending.push_back(fit::PodInfo::from(p));
-      seen.insert(pending.back().uid);
-      first_seen.try_emplace(pending.back().uid, Clock::now());
-    });
-    std::erase_if(first_seen, [&](const auto& e) { return !seen.contains(e.first); });
-    std::erase_if(last_why, [&](const auto& e) { return !seen.contains(e.first); });
+    std::vector<Outcome> done;
+    {
+      std::lock_guard lock(mu);
+      done.swap(outcomes);
+    }
+    for (Outcome& o : done) more_room = finish(o, group_objects) || more_room;
+    if (more_room) unschedulable_units.clear();
+
+    const auto& pending = cache.pending();
+    std::erase_if(first_seen, [&](const auto& e) { return !pending.contains(e.first); });
+    std::erase_if(last_why, [&](const auto& e) { return !pending.contains(e.first); });
     stats.pending = static_cast<int64_t>(pending.size());
 
     std::map<std::string, Unit> units;
-    for (const fit::PodInfo& p : pending) {
-      std::string key = p.group.empty() ? "pod:" + p.id() : p.ns + "/" + p.group;
+    for (const auto& [uid, p] : pending) {
+      std::string key = p->group.empty() ? "pod:" + p->id() : p->ns + "/" + p->group;
       Unit& u = units[key];
-      u.key = p.group.empty() ? "" : key;
-      u.ns = p.ns;
-      u.group = p.group;
-      u.pods.push_back(&p);
-      if (u.oldest.empty() || p.created < u.oldest) u.oldest = p.created;
+      u.key = p->group.empty() ? "" : key;
+      u.ns = p->ns;
+      u.group = p->group;
+      u.pods.push_back(p.get());
+      if (u.oldest.empty() || p->created < u.oldest) u.oldest = p->created;
+      if (first_seen.try_emplace(uid, Clock::now()).second) u.fresh = true;
     }
-    std::vector<Unit*> queue;
-    for (auto& [key, u] : units) queue.push_back(&u);
-    std::stable_sort(queue.begin(), queue.end(),
-                     [](const Unit* a, const Unit* b) { return a->oldest < b->oldest; });
+    std::vector<std::pair<const std::string*, Unit*>> queue;
+    for (auto& [key, u] : units)
+      // A partly bound gang is looked at again for its timeout.
+      if (u.fresh || !unschedulable_units.contains(key) || partial_since.contains(key))
+        queue.emplace_back(&key, &u);
+    std::stable_sort(queue.begin(), queue.end(), [](const auto& a, const auto& b) {
+      return a.second->oldest < b.second->oldest;
+    });
     std::set<std::string> isolated;
     for (const auto& [key, g] : group_objects)
       if (annotated(g, kIsolateAnnotation)) isolated.insert(key);
 
-    // A gang bound (partly or whole) to a node that no longer exists is released: all or nothing
-    // holds for where it runs too, and its status never says Scheduled on a missing node.
-    for (auto it = bound.begin(); it != bound.end();) {
-      auto g = group_objects.find(it->first);
-      std::string gone;
-      for (const auto& [pod, node] : it->second)
-        if (gone.empty() && !node_exists(node)) gone = node;
-      if (g == group_objects.end() || gone.empty()) {
-        ++it;
-        continue;
-      }
-      release_gang_of_missing_node(it->first, g->second, it->second, gone);
-      it = bound.erase(it);
-    }
+    release_gangs_of_missing_nodes(group_objects);
 
     std::chrono::milliseconds next{3'600'000};
-    for (Unit* u : queue) {
+    for (auto& [key, u] : queue) {
       if (stop.stop_requested()) break;
       GroupPolicy policy;
       const json::object* group = nullptr;
+      std::vector<const BoundPod*> members;
       if (!u->key.empty()) {
         auto g = group_objects.find(u->key);
         if (g == group_objects.end()) {
           unschedulable(*u, fmt::format("PodGroup {} not found (scheduling.x-k8s.io/v1alpha1); "
                                         "its pods wait for it",
                                         u->key));
+          unschedulable_units.insert(*key);
           continue;
         }
         group = &g->second;
@@ -213,16 +266,14 @@ struct Scheduler::Impl {
         policy.min_member = integer(*group, {"spec", "minMember"}, 1);
         policy.colocate = annotated(*group, kSameNodeAnnotation);
         policy.isolate = annotated(*group, kIsolateAnnotation);
-        auto b = bound.find(u->key);
-        if (b != bound.end()) {
-          policy.bound = static_cast<int64_t>(b->second.size());
-          policy.bound_node = b->second.front().second;
-        }
-        if (!policy.colocate) policy.bound_node.clear();
+        members = cache.members(u->key);
+        policy.bound = static_cast<int64_t>(members.size());
+        if (policy.colocate && !members.empty()) policy.bound_node = members.front()->node;
       }
-      GroupDecision d = decide_group(view, u->pods, policy, isolated);
+      GroupDecision d = decide_group(cache.view(), u->pods, policy, isolated, search);
       if (!d.bind) {
         unschedulable(*u, d.why);
+        unschedulable_units.insert(*key);
         if (group) {
           write_group_status(u->key, *group, policy.bound, "Pending", d.why);
           if (policy.bound > 0 && policy.bound < policy.min_member) {
@@ -233,7 +284,7 @@ struct Scheduler::Impl {
                 std::clamp<int64_t>(integer(*group, {"spec", "scheduleTimeoutSeconds"}, 60), 0,
                                     std::numeric_limits<int32_t>::max()));
             if (Clock::now() - since >= timeout) {
-              release_partial_gang(u->key, bound[u->key]);
+              release_partial_gang(u->key, members);
               partial_since.erase(u->key);
             } else {
               next = std::min(next, std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -244,54 +295,158 @@ struct Scheduler::Impl {
         }
         continue;
       }
+      unschedulable_units.erase(*key);
       partial_since.erase(u->key);
-      int64_t placed = 0;
-      std::string gone;  // a node of the decision that went away while the gang was bound
-      for (const auto& [pod, node] : d.bindings) {
-        if (placed > 0 && options.bind_interval.count() > 0)
-          std::this_thread::sleep_for(options.bind_interval);
-        if (!node_exists(node)) {
-          gone = node;
-          break;
-        }
-        if (bind(*pod, node)) {
-          ++placed;
-          bound[u->key].emplace_back(pod->name, node);
-          if (auto n = view.index(node))
-            view.assume(*n, std::shared_ptr<const fit::PodInfo>(std::shared_ptr<void>(), pod));
-        }
+      std::vector<Job> jobs;
+      for (const Binding& b : d.bindings) {
+        auto it = pending.find(b.pod->uid);
+        if (it == pending.end()) continue;
+        jobs.push_back({it->second, b.node, b.claims, first_seen[b.pod->uid]});
+        cache.assume(b);
       }
-      if (group && !gone.empty()) {
-        release_gang_of_missing_node(u->key, *group, bound[u->key], gone);
-        continue;
-      }
-      if (group)
-        write_group_status(u->key, *group, policy.bound + placed,
-                           policy.bound + placed >= policy.min_member ? "Scheduled" : "Scheduling",
-                           "");
+      dispatch(u->key, std::move(jobs));
     }
     return next;
   }
 
-  bool bind(const fit::PodInfo& pod, const std::string& node) {
-    auto r = client.bind(pod.ns, pod.name, node);
+  // Binds a decision's claims, then its pods, on the binder's threads; says what it did.
+  void dispatch(const std::string& gang, std::vector<Job> jobs) {
+    binder->run([this, gang, jobs = std::move(jobs)] {
+      Outcome out;
+      out.gang = gang;
+      auto give_up = [&](size_t from) {
+        for (size_t i = from; i < jobs.size(); ++i) out.unbound.push_back(jobs[i].pod->uid);
+      };
+      if (!bind_claims(jobs)) {
+        give_up(0);
+      } else {
+        for (size_t i = 0; i < jobs.size(); ++i) {
+          if (i > 0 && options.bind_interval.count() > 0)
+            std::this_thread::sleep_for(options.bind_interval);
+          if (!node_exists(jobs[i].node)) {
+            out.gone = jobs[i].node;
+            give_up(i);
+            break;
+          }
+          if (bind(jobs[i]))
+            ++out.placed;
+          else
+            out.unbound.push_back(jobs[i].pod->uid);
+        }
+      }
+      {
+        std::lock_guard lock(mu);
+        outcomes.push_back(std::move(out));
+        dirty = true;
+      }
+      cv.notify_all();
+    });
+  }
+
+  // Volume binding before any pod of the decision is bound, as kube-scheduler's VolumeBinding
+  // PreBind: a claim provisioned where its pod goes gets the selected-node annotation, a claim
+  // bound to an available volume gets it as the volume's claimRef; then it waits until the
+  // persistent volume controller has bound them all.
+  bool bind_claims(const std::vector<Job>& jobs) {
+    std::vector<std::pair<std::string, std::string>> wanted;  // (ns, claim)
+    for (const Job& j : jobs)
+      for (const ClaimChoice& c : j.claims) {
+        std::string uid;
+        claims->inspect(c.ns, c.claim, [&](const json::object* o) {
+          if (o) uid = string_field(*o, {"metadata", "uid"});
+        });
+        kube::ApiResult<json::object> r =
+            c.volume.empty()
+                ? client.merge_patch(
+                      "v1", "PersistentVolumeClaim", c.ns, c.claim,
+                      json::object{
+                          {"metadata",
+                           {{"annotations", {{std::string(kSelectedNodeAnnotation), j.node}}}}}})
+                : client.merge_patch("v1", "PersistentVolume", "", c.volume,
+                                     json::object{{"spec",
+                                                   {{"claimRef",
+                                                     {{"kind", "PersistentVolumeClaim"},
+                                                      {"apiVersion", "v1"},
+                                                      {"namespace", c.ns},
+                                                      {"name", c.claim},
+                                                      {"uid", uid}}}}}});
+        if (!r) {
+          ++stats.errors;
+          log(fmt::format("binding claim {}/{} for {} on {}: {}", c.ns, c.claim, j.pod->id(),
+                          j.node, r.error().str()));
+          return false;
+        }
+        wanted.emplace_back(c.ns, c.claim);
+      }
+    auto deadline = Clock::now() + kVolumeBindTimeout;
+    for (const auto& [ns, name] : wanted) {
+      for (;;) {
+        bool bound = false;
+        claims->inspect(ns, name, [&](const json::object* o) {
+          bound = o && !string_field(*o, {"spec", "volumeName"}).empty() &&
+                  string_field(*o, {"status", "phase"}) == "Bound";
+        });
+        if (bound) break;
+        if (Clock::now() >= deadline) {
+          log(fmt::format("claim {}/{} not bound within {} s", ns, name,
+                          kVolumeBindTimeout.count()));
+          return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    return true;
+  }
+
+  bool bind(const Job& j) {
+    const fit::PodInfo& pod = *j.pod;
+    auto r = client.bind(pod.ns, pod.name, j.node);
     if (!r) {
       ++stats.errors;
-      log(fmt::format("binding {} to {}: {}", pod.id(), node, r.error().str()));
-      mark();  // look again: the cache may be behind
+      log(fmt::format("binding {} to {}: {}", pod.id(), j.node, r.error().str()));
       return false;
     }
     ++stats.scheduled;
-    if (auto it = first_seen.find(pod.uid); it != first_seen.end()) {
-      double s = std::chrono::duration<double>(Clock::now() - it->second).count();
-      size_t b = 0;
-      while (b < std::size(SchedulerStats::kBuckets) && s > SchedulerStats::kBuckets[b]) ++b;
-      ++stats.bucket_counts[b];
-      stats.e2e_micros_sum += static_cast<uint64_t>(s * 1e6);
-    }
+    double s = std::chrono::duration<double>(Clock::now() - j.first_seen).count();
+    size_t b = 0;
+    while (b < std::size(SchedulerStats::kBuckets) && s > SchedulerStats::kBuckets[b]) ++b;
+    ++stats.bucket_counts[b];
+    stats.e2e_micros_sum += static_cast<uint64_t>(s * 1e6);
     event(pod.ns, "Pod", "v1", pod.name, pod.uid, "Normal", "Scheduled",
-          fmt::format("Successfully assigned {} to {}", pod.id(), node));
+          fmt::format("Successfully assigned {} to {}", pod.id(), j.node));
     return true;
+  }
+
+  // On the scheduling thread: what a binding job did. True when it freed room.
+  bool finish(const Outcome& o, const std::map<std::string, json::object>& group_objects) {
+    for (const std::string& uid : o.unbound) cache.forget(uid);
+    auto g = o.gang.empty() ? group_objects.end() : group_objects.find(o.gang);
+    if (g == group_objects.end()) return !o.unbound.empty();
+    std::vector<const BoundPod*> members = cache.members(o.gang);
+    if (!o.gone.empty()) {
+      release_gang_of_missing_node(o.gang, g->second, members, o.gone);
+      return true;
+    }
+    if (o.placed > 0) {
+      auto bound = static_cast<int64_t>(members.size());
+      int64_t min_member = integer(g->second, {"spec", "minMember"}, 1);
+      write_group_status(o.gang, g->second, bound, bound >= min_member ? "Scheduled" : "Scheduling",
+                         "");
+    }
+    return !o.unbound.empty();
+  }
+
+  // A gang bound (partly or whole) to a node that no longer exists is released: all or nothing
+  // holds for where it runs too, and its status never says Scheduled on a missing node.
+  void release_gangs_of_missing_nodes(const std::map<std::string, json::object>& group_objects) {
+    for (const auto& [key, group] : group_objects) {
+      std::vector<const BoundPod*> members = cache.members(key);
+      for (const BoundPod* m : members)
+        if (!m->assumed && !cache.view().index(m->node) && !node_exists(m->node)) {
+          release_gang_of_missing_node(key, group, members, m->node);
+          break;
+        }
+    }
   }
 
   // PodScheduled=False with the reason, and a FailedScheduling Event, when the reason changed.
@@ -301,17 +456,18 @@ struct Scheduler::Impl {
       if (last == why) continue;
       last = why;
       ++stats.unschedulable;
-      json::object patch{
-          {"status",
-           {{"conditions", json::array{json::object{{"type", "PodScheduled"},
-                                                    {"status", "False"},
-                                                    {"reason", "Unschedulable"},
-                                                    {"message", why},
-                                                    {"lastTransitionTime", now_rfc3339()}}}}}}};
-      auto r = client.merge_patch("v1", "Pod", p->ns, p->name, patch, true);
-      if (!r && !r.error().not_found())
-        log(fmt::format("status of {}: {}", p->id(), r.error().str()));
-      event(p->ns, "Pod", "v1", p->name, p->uid, "Warning", "FailedScheduling", why);
+      binder->run([this, ns = p->ns, name = p->name, uid = p->uid, id = p->id(), why] {
+        json::object patch{
+            {"status",
+             {{"conditions", json::array{json::object{{"type", "PodScheduled"},
+                                                      {"status", "False"},
+                                                      {"reason", "Unschedulable"},
+                                                      {"message", why},
+                                                      {"lastTransitionTime", now_rfc3339()}}}}}}};
+        auto r = client.merge_patch("v1", "Pod", ns, name, patch, true);
+        if (!r && !r.error().not_found()) log(fmt::format("status of {}: {}", id, r.error().str()));
+        event(ns, "Pod", "v1", name, uid, "Warning", "FailedScheduling", why);
+      });
     }
   }
 
@@ -333,14 +489,12 @@ struct Scheduler::Impl {
             string_field(group, {"metadata", "uid"}), "Warning", "FailedScheduling", why);
   }
 
-  // Deletes the bound pods of the gang `key` ("ns/group"): (pod name, node) pairs.
-  void release_gang(const std::string& key,
-                    const std::vector<std::pair<std::string, std::string>>& pods) {
-    std::string ns = key.substr(0, key.find('/'));
-    for (const auto& [name, _] : pods) {
-      auto r = client.remove("v1", "Pod", ns, name);
+  // Deletes the bound pods of a gang.
+  void release_gang(const std::vector<const BoundPod*>& pods) {
+    for (const BoundPod* p : pods) {
+      auto r = client.remove("v1", "Pod", p->info->ns, p->info->name);
       if (!r && !r.error().not_found())
-        log(fmt::format("deleting {}/{}: {}", ns, name, r.error().str()));
+        log(fmt::format("deleting {}: {}", p->info->id(), r.error().str()));
     }
     ++stats.gangs_released;
   }
@@ -349,9 +503,9 @@ struct Scheduler::Impl {
   // or after): every bound pod of it goes, wherever it runs, so that the gang starts again whole
   // elsewhere (their controllers make them again); the PodGroup says why.
   void release_gang_of_missing_node(const std::string& key, const json::object& group,
-                                    const std::vector<std::pair<std::string, std::string>>& pods,
+                                    const std::vector<const BoundPod*>& pods,
                                     const std::string& node) {
-    release_gang(key, pods);
+    release_gang(pods);
     std::string why = fmt::format(
         "pod group {}: node {} went away with {} of its pod(s) bound; released the gang ({} "
         "pod(s) deleted) to place it whole again",
@@ -362,37 +516,42 @@ struct Scheduler::Impl {
 
   // A gang left partly bound whose rest does not fit within its timeout: its bound pods go, so
   // that it holds no room it cannot use; their controllers make them again.
-  void release_partial_gang(const std::string& key,
-                            const std::vector<std::pair<std::string, std::string>>& pods) {
-    release_gang(key, pods);
+  void release_partial_gang(const std::string& key, const std::vector<const BoundPod*>& pods) {
+    release_gang(pods);
     log(
         fmt::format("pod group {}: {} pod(s) bound but the rest did not fit within its "
                     "scheduleTimeoutSeconds; deleted them",
                     key, pods.size()));
   }
 
+  // Any thread: a random suffix for an Event's name.
+  static uint64_t event_suffix() {
+    thread_local std::mt19937_64 names{std::random_device{}()};
+    return names();
+  }
+
   void event(const std::string& ns, const std::string& kind, const std::string& api_version,
              const std::string& name, const std::string& uid, const std::string& type,
              const std::string& reason, const std::string& message) {
     std::string ts = now_rfc3339();
-    json::object e{
-        {"apiVersion", "v1"},
-        {"kind", "Event"},
-        {"metadata", {{"name", fmt::format("{}.{:016x}", name, names())}, {"namespace", ns}}},
-        {"involvedObject",
-         {{"apiVersion", api_version},
-          {"kind", kind},
-          {"namespace", ns},
-          {"name", name},
-          {"uid", uid}}},
-        {"type", type},
-        {"reason", reason},
-        {"message", message},
-        {"source", {{"component", options.name}}},
-        {"reportingComponent", options.name},
-        {"firstTimestamp", ts},
-        {"lastTimestamp", ts},
-        {"count", 1}};
+    json::object e{{"apiVersion", "v1"},
+                   {"kind", "Event"},
+                   {"metadata",
+                    {{"name", fmt::format("{}.{:016x}", name, event_suffix())}, {"namespace", ns}}},
+                   {"involvedObject",
+                    {{"apiVersion", api_version},
+                     {"kind", kind},
+                     {"namespace", ns},
+                     {"name", name},
+                     {"uid", uid}}},
+                   {"type", type},
+                   {"reason", reason},
+                   {"message", message},
+                   {"source", {{"component", options.name}}},
+                   {"reportingComponent", options.name},
+                   {"firstTimestamp", ts},
+                   {"lastTimestamp", ts},
+                   {"count", 1}};
     auto r = client.create(e);
     if (!r) log(fmt::format("event for {} {}/{}: {}", kind, ns, name, r.error().str()));
   }

@@ -28,6 +28,9 @@ Status volume_restrictions(const CycleState& state, const PodInfo& pod, const No
 // volume_binding.cpp
 void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status volume_binding(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
+// Whether the pod's waiting claims can bind on `node`; what each binds to in `out` when given.
+bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
+                         std::vector<ClaimBinding>* out);
 // node_affinity.cpp: one of `terms` (nodeSelectorTerms, ORed) matches the node.
 bool node_terms_match(const boost::json::array& terms, const NodeInfo& node);
 // pod_topology_spread.cpp

@@ -70,6 +70,7 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
       continue;
     }
     VolumeState::Unbound u;
+    u.claim = claim;
     u.storage_class = sc;
     for (const Volume& v : snapshot.volumes())
       if (may_bind(*claim, sc->name, v)) u.volumes.push_back(&v);
@@ -79,30 +80,38 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
   }
 }
 
-Status volume_binding(const CycleState& state, const PodInfo&, const NodeInfo& node) {
-  const VolumeState& in = state.volumes;
-  std::vector<std::string> reasons;
-  bool bound_ok = std::all_of(in.terms.begin(), in.terms.end(),
-                              [&](const auto* terms) { return node_terms_match(*terms, node); });
-  if (!bound_ok) reasons.push_back(kVolumeNodeConflict);
-  bool unbound_ok = std::all_of(in.nodes.begin(), in.nodes.end(),
-                                [&](const std::string& n) { return n == node.name; });
+bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
+                         std::vector<ClaimBinding>* out) {
+  if (!std::all_of(in.nodes.begin(), in.nodes.end(),
+                   [&](const std::string& n) { return n == node.name; }))
+    return false;
   std::vector<const Volume*> chosen;
   for (const VolumeState::Unbound& u : in.unbound) {
-    if (!unbound_ok) break;
     auto fits = std::find_if(u.volumes.begin(), u.volumes.end(), [&](const Volume* v) {
       return std::find(chosen.begin(), chosen.end(), v) == chosen.end() &&
              (!v->has_terms || node_terms_match(v->terms, node));
     });
     if (fits != u.volumes.end()) {
       chosen.push_back(*fits);
+      if (out) out->push_back({u.claim, *fits});
       continue;
     }
     const StorageClass& sc = *u.storage_class;
-    unbound_ok = !sc.provisioner.empty() && sc.provisioner != kNoProvisioner &&
-                 (sc.allowed_nodes.empty() || node_terms_match(sc.allowed_nodes, node));
+    if (sc.provisioner.empty() || sc.provisioner == kNoProvisioner ||
+        (!sc.allowed_nodes.empty() && !node_terms_match(sc.allowed_nodes, node)))
+      return false;
+    if (out) out->push_back({u.claim, nullptr});
   }
-  if (!unbound_ok) reasons.push_back(kVolumeBindConflict);
+  return true;
+}
+
+Status volume_binding(const CycleState& state, const PodInfo&, const NodeInfo& node) {
+  const VolumeState& in = state.volumes;
+  std::vector<std::string> reasons;
+  bool bound_ok = std::all_of(in.terms.begin(), in.terms.end(),
+                              [&](const auto* terms) { return node_terms_match(*terms, node); });
+  if (!bound_ok) reasons.push_back(kVolumeNodeConflict);
+  if (!waiting_claims_bind(in, node, nullptr)) reasons.push_back(kVolumeBindConflict);
   if (in.missing_volume) reasons.push_back(kVolumeMissing);
   if (reasons.empty()) return {};
   return {{}, std::move(reasons), true};
