@@ -242,6 +242,44 @@ TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
       << sim_.kubectl("get pods -o wide").out << s->log();
 }
 
+// kube-scheduler's VolumeBinding for a gang: the claim its pods share (of the sim's
+// WaitForFirstConsumer class `local`) is bound where they go before any of them is bound, so that
+// the kubelet can mount it; unconstrained, two pods of 3 cpus would go to two nodes.
+TEST_F(GangTest, AGangOnASharedWaitForFirstConsumerClaimBindsItWhereItsPodsGo) {
+  auto s = scheduler();
+  std::string yaml = R"(apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: work, namespace: default}
+spec:
+  storageClassName: local
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+)";
+  yaml += "---\n" + gang("w", 2, 2, "3");
+  // Each pod of the gang mounts the claim.
+  std::string mount = "  volumes: [{name: work, persistentVolumeClaim: {claimName: work}}]\n";
+  for (size_t at = yaml.find("  containers:"); at != std::string::npos;
+       at = yaml.find("  containers:", at + mount.size() + 1)) {
+    size_t end = yaml.find('\n', at) + 1;
+    yaml.insert(end, mount);
+  }
+  apply_yaml(sim_, yaml);
+  auto running = [&](const std::string& pod) {
+    return sim_.kubectl("get pod " + pod + " -o jsonpath={.status.phase}").out == "Running";
+  };
+  ASSERT_TRUE(eventually([&] { return running("w-0") && running("w-1"); }, 30s))
+      << sim_.kubectl("get pods,pvc -o wide").out << sim_.kubectl("get events").out << s->log();
+  auto pods = nodes_of(sim_, "w");
+  EXPECT_EQ(pods["w-0"], pods["w-1"]) << "the claim ties both pods to one node";
+  EXPECT_EQ(sim_.kubectl("get pvc work -o jsonpath={.status.phase}").out, "Bound");
+  json::value pvc = json::parse(sim_.kubectl("get pvc work -o json").out);
+  EXPECT_EQ(json::value_to<std::string>(
+                pvc.at("metadata").at("annotations").at("volume.kubernetes.io/selected-node")),
+            pods["w-0"]);
+  EXPECT_EQ(sim_.kubectl("get events --field-selector reason=FailedMount -o name").out, "")
+      << "never bound before its claim";
+}
+
 // How many times each pod was bound, from the sim's audit log (refused bindings are not there).
 std::map<std::string, int> bindings(const SimProcess& sim) {
   std::map<std::string, int> out;

@@ -553,6 +553,37 @@ check("once the first pod is gone the volume attaches to the second",
       any(c["state"].get("running") for c in second["status"]["containerStatuses"]),
       second["status"])
 judge("storage")
+# A pod bound past any scheduler (spec.nodeName) whose WaitForFirstConsumer claim nobody bound:
+# the kubelet cannot mount it. Then a scheduled pod binds the claim on another node.
+apply("""apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: later, namespace: storage}
+spec:
+  storageClassName: local
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+""")
+apply(claim_user("early", "later", "100m", f"  nodeName: {NODES[0]}\n"))
+
+
+def mount_failures(pod):
+    return kubectl("get", "events", "-n", "storage", "--field-selector",
+                   f"involvedObject.name={pod},reason=FailedMount", "-o",
+                   "jsonpath={.items[*].message}").stdout
+
+
+check("a pod bound before its claim stays ContainerCreating with kubelet's FailedMount",
+      until(lambda: "error processing PVC storage/later: PVC is not bound" in
+            mount_failures("early")) and
+      get("pod", "early", "-n", "storage")["status"]["phase"] == "Pending",
+      mount_failures("early"))
+apply(claim_user("placed", "later", "100m",
+                 f"  nodeSelector: {{kubernetes.io/hostname: {NODES[1]}}}\n"))
+kubectl("wait", "--for=condition=Ready", "pod/placed", "-n", "storage", "--timeout=20s")
+check("once the claim is bound on another node, the first pod's node cannot mount it",
+      until(lambda: "MountVolume.NodeAffinity check failed" in mount_failures("early")) and
+      get("pod", "early", "-n", "storage")["status"]["phase"] == "Pending",
+      mount_failures("early"))
 finish("storage")
 
 # ---- volumes made by hand, allowed topologies, ReadWriteOncePod ----

@@ -7,6 +7,11 @@
 // at a time: a pod on another node that uses it waits in ContainerCreating with a
 // FailedAttachVolume event ("Multi-Attach error") until the pods using it elsewhere are gone,
 // as the attach/detach controller and the kubelet make it wait.
+//
+// A pod whose claim is not bound to a volume, or is bound to one whose node affinity does not
+// admit the pod's node, cannot be mounted: it waits in ContainerCreating with kubelet's
+// FailedMount event, and starts once the claim is bound there (a scheduler that bound the pod
+// before its WaitForFirstConsumer claims is caught here, as a real kubelet catches it).
 #include <boost/json/object.hpp>
 #include <map>
 #include <optional>
@@ -15,6 +20,7 @@
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
+#include "sim/scheduler/node_match.h"
 #include "sim/scheduler/pod_resources.h"
 #include "sim/workloads/pods.h"
 #include "sim/workloads/workload_controllers.h"
@@ -44,6 +50,13 @@ class Kubelet : public WorkloadController {
       if (!string_at(object_at(*ch.object, "spec"), "nodeName").empty())
         queue_.add(ch.ns, meta_string(*ch.object, "name"));
     });
+    // Pods waiting to mount a claim may go once it is bound.
+    auto mounts = [this](const Change&) {
+      for (const auto& [ns, name] : waiting_for_mount_) queue_.add(ns, name);
+      waiting_for_mount_.clear();
+    };
+    kit_.watch("/persistentvolumeclaims", mounts);
+    kit_.watch("/persistentvolumes", mounts);
     for (const auto& [_, pod] : kit_.store().bucket("/pods"))
       queue_.add(meta_string(*pod, "namespace"), meta_string(*pod, "name"));
   }
@@ -72,6 +85,11 @@ class Kubelet : public WorkloadController {
     if (string_at(status, "phase") == "Running") return;
     if (!status || !status->contains("containerStatuses")) {
       kit_.put_status(path(ns, name), *pod, creating_status(*pod), "kubelet");
+    }
+    if (std::string why = unmountable(*pod, node); !why.empty()) {
+      waiting_for_mount_.emplace(ns, name);
+      kit_.events("kubelet").record(*pod, "Warning", "FailedMount", why);
+      return;
     }
     if (auto holder = volume_held_elsewhere(*pod)) {
       waiting_for_volume_.emplace(ns, name);
@@ -157,6 +175,46 @@ class Kubelet : public WorkloadController {
       return true;
     }
     return false;
+  }
+
+  // Why the pod's claims cannot be mounted on `node_name` (kubelet's volume manager's words), or
+  // "": a claim that is not bound to a volume, a volume that is not there, a volume whose node
+  // affinity does not admit the node.
+  std::string unmountable(const json::object& pod, const std::string& node_name) {
+    std::string ns = meta_string(pod, "namespace");
+    auto* volumes = object_at(pod, "spec")->if_contains("volumes");
+    if (!volumes || !volumes->is_array()) return "";
+    for (const auto& v : volumes->as_array()) {
+      const json::object* ref =
+          v.is_object() ? object_at(v.as_object(), "persistentVolumeClaim") : nullptr;
+      if (!ref) continue;
+      std::string volume = string_at(&v.as_object(), "name");
+      std::string claim = string_at(ref, "claimName");
+      std::string unmounted = "Unable to attach or mount volumes: unmounted volumes=[" + volume +
+                              "], unattached volumes=[" + volume + "]: error processing PVC " + ns +
+                              "/" + claim + ": ";
+      StoredObject pvc = kit_.store().get("/persistentvolumeclaims", ns, claim);
+      if (!pvc) return unmounted + "PVC not found";
+      std::string bound_to = string_at(object_at(*pvc, "spec"), "volumeName");
+      std::string phase = string_at(object_at(*pvc, "status"), "phase");
+      if (bound_to.empty() || phase != "Bound") return unmounted + "PVC is not bound";
+      StoredObject pv = kit_.store().get("/persistentvolumes", "", bound_to);
+      if (!pv) return unmounted + "PV " + bound_to + " not found";
+      StoredObject node = kit_.store().get("/nodes", "", node_name);
+      const json::object* required =
+          object_at(object_at(object_at(*pv, "spec"), "nodeAffinity"), "required");
+      if (!node || !required) continue;
+      const json::value* terms = required->if_contains("nodeSelectorTerms");
+      bool admitted = false;
+      if (terms && terms->is_array())
+        for (const auto& t : terms->as_array())
+          if (t.is_object() && sched::node_selector_term_matches(t.as_object(), *node))
+            admitted = true;
+      if (!admitted)
+        return "MountVolume.NodeAffinity check failed for volume \"" + bound_to +
+               "\" : no matching NodeSelectorTerms";
+    }
+    return "";
   }
 
   // A ReadWriteOnce volume of the pod attached to another node: (volume, the pods using it).
@@ -313,8 +371,9 @@ class Kubelet : public WorkloadController {
   ControllerKit& kit_;
   WorkQueue queue_;
   std::set<std::string> started_;  // uids waiting for --workload-delay
-  std::set<std::pair<std::string, std::string>> waiting_for_volume_;  // namespace, name
-  std::map<std::string, std::string> ips_;                            // pod uid -> pod IP
+  std::set<std::pair<std::string, std::string>> waiting_for_volume_;
+  std::set<std::pair<std::string, std::string>> waiting_for_mount_;  // namespace, name
+  std::map<std::string, std::string> ips_;                           // pod uid -> pod IP
   uint64_t next_ip_ = 0;
 };
 

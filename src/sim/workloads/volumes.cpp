@@ -5,7 +5,9 @@
 // scheduler binds them). The persistent volume
 // controller provisions a PersistentVolume pvc-<claim uid> for each claim of these classes (at
 // once for `standard`, once the scheduler has chosen a node for `local`), binds the two, and
-// deletes the volume when its claim goes (reclaim policy Delete).
+// deletes the volume when its claim goes (reclaim policy Delete). A volume whose claimRef names an
+// unbound claim (a scheduler chose it for a WaitForFirstConsumer claim) is bound to that claim,
+// as the persistent volume controller completes a pre-bound volume.
 #include <boost/json/object.hpp>
 
 #include "sim/cluster.h"
@@ -34,6 +36,11 @@ class VolumeController : public WorkloadController {
         release(meta_string(*ch.object, "uid"));
       else
         queue_.add(ch.ns, meta_string(*ch.object, "name"));
+    });
+    kit_.watch("/persistentvolumes", [this](const Change& ch) {
+      if (ch.type == EventType::kDeleted) return;
+      const json::object* ref = object_at(object_at(*ch.object, "spec"), "claimRef");
+      if (ref) queue_.add(string_at(ref, "namespace"), string_at(ref, "name"));
     });
     for (const auto& [_, pvc] : kit_.store().bucket("/persistentvolumeclaims"))
       queue_.add(meta_string(*pvc, "namespace"), meta_string(*pvc, "name"));
@@ -77,6 +84,17 @@ class VolumeController : public WorkloadController {
         mark_bound(*pvc, *pv);
       return;
     }
+    if (StoredObject pv = pre_bound(*pvc)) {
+      json::object patch{{"metadata",
+                          {{"annotations",
+                            {{"pv.kubernetes.io/bind-completed", "yes"},
+                             {"pv.kubernetes.io/bound-by-controller", "yes"}}}}},
+                         {"spec", {{"volumeName", meta_string(*pv, "name")}}}};
+      kit_.write("PATCH", pvc_path(ns, name), "application/merge-patch+json", patch, kComponent);
+      if (StoredObject now = kit_.store().get("/persistentvolumeclaims", ns, name))
+        mark_bound(*now, *pv);
+      return;
+    }
     std::string class_name = string_at(spec, "storageClassName");
     if (class_name.empty()) return;  // static binding only: the sim has no unclaimed volumes
     StoredObject sc = kit_.store().get("storage.k8s.io/storageclasses", "", class_name);
@@ -104,6 +122,19 @@ class VolumeController : public WorkloadController {
       return;
     }
     provision(*pvc, *sc, delayed ? node : "");
+  }
+
+  // A volume whose claimRef names this claim (its uid too, when the reference has one).
+  StoredObject pre_bound(const json::object& pvc) {
+    std::string ns = meta_string(pvc, "namespace"), name = meta_string(pvc, "name");
+    std::string uid = meta_string(pvc, "uid");
+    for (const auto& [_, pv] : kit_.store().bucket("/persistentvolumes")) {
+      const json::object* ref = object_at(object_at(*pv, "spec"), "claimRef");
+      if (!ref || string_at(ref, "namespace") != ns || string_at(ref, "name") != name) continue;
+      std::string ref_uid = string_at(ref, "uid");
+      if (ref_uid.empty() || ref_uid == uid) return pv;
+    }
+    return nullptr;
   }
 
   void pending(const json::object& pvc) {
