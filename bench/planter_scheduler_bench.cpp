@@ -4,7 +4,8 @@
 // sim runs in a child process; the scheduler in this one, with its informers and bindings over
 // HTTP. Per shape: the initial pods are created and bound, then the measured pods are created by
 // 16 clients; throughput runs from the first measured create until the scheduler has bound the
-// last (its own count of successful bindings).
+// last (its own count of successful bindings). SchedulingWithExtendedResource's nodes each have 4
+// of example.com/foo and its pods ask for one each (kube-scheduler's threshold for the shape: 180).
 // Then gangs: PodGroups of 10 pods (minMember 10) on 1000 nodes, groups per second; and the
 // scheduler's resident memory with 5000 nodes and 20,000 pods. Numbers only.
 //
@@ -38,7 +39,8 @@ struct Shape {
   int nodes, initial, measured;
   const char* affinity;
   const char* labels;
-  double threshold;  // kube-scheduler's threshold, pods/s
+  double threshold;           // kube-scheduler's threshold, pods/s
+  const char* extended = "";  // NAME=QUANTITY every node has; each pod requests one
 };
 
 constexpr const char* kAntiAffinity =
@@ -49,14 +51,17 @@ constexpr const char* kNodeAffinity =
     R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["zone-0"]}]}]}}})";
 
 boost::json::object pod(const std::string& name, const std::string& labels,
-                        const std::string& extra) {
+                        const std::string& extra, const std::string& extended = "") {
+  std::string device =
+      extended.empty() ? "" : R"(,")" + extended.substr(0, extended.find('=')) + R"(":"1")";
   return boost::json::parse(
              R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
              R"(","namespace":"default","labels":{)" + labels +
              R"(}},"spec":{"schedulerName":"planter","containers":[{"name":"pause",)"
              R"("image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"100m",)"
-             R"("memory":"500Mi"},"limits":{"cpu":"100m","memory":"500Mi"}}}])" +
-             extra + "}}")
+             R"("memory":"500Mi")" +
+             device + R"(},"limits":{"cpu":"100m","memory":"500Mi")" + device + "}}}]" + extra +
+             "}}")
       .as_object();
 }
 
@@ -140,6 +145,8 @@ int main(int argc, char** argv) {
       {"SchedulingPodAntiAffinity", 5000, 1000, 2000, kAntiAffinity, "green", 60},
       {"SchedulingPodAffinity", 5000, 5000, 5000, kAffinity, "blue", 35},
       {"SchedulingNodeAffinity", 5000, 5000, 10000, kNodeAffinity, "green", 220},
+      // Every node advertises 4 of an extended resource, every pod asks for one of it.
+      {"SchedulingWithExtendedResource", 5000, 1000, 10000, "", "green", 180, "example.com/foo=4"},
   };
   std::printf("%-27s %6s %8s %9s %10s %10s %12s\n", "shape", "nodes", "initial", "measured",
               "seconds", "pods/s", "kube's bar");
@@ -147,11 +154,13 @@ int main(int argc, char** argv) {
     if (!only.empty() && std::string(s.name).find(only) == std::string::npos) continue;
     int nodes = scaled(s.nodes, scale), initial = scaled(s.initial, scale),
         measured = scaled(s.measured, scale);
-    SimChild sim = planter::bench::start_sim(nodes, 10, "4", "32Gi", true);
+    SimChild sim = planter::bench::start_sim(nodes, 10, "4", "32Gi", true, s.extended);
     std::string labels = std::string(R"("color":")") + s.labels + "\"";
     {
       InProcess scheduler(sim);
-      auto make = [&](int i) { return pod("p-" + std::to_string(i), labels, s.affinity); };
+      auto make = [&](int i) {
+        return pod("p-" + std::to_string(i), labels, s.affinity, s.extended);
+      };
       int failed = create(sim, 0, initial, make);
       if (!wait_bound(scheduler.scheduler(), initial, std::chrono::seconds(600))) failed = -1;
       auto start = Clock::now();

@@ -18,8 +18,9 @@ struct SimChild {
 // A sim with one cluster of `nodes` nodes (cpu, memory and pod slots each), spread over `zones`
 // zones, no kubelet status writes (pods stay Pending once bound). Plain http, or https with
 // `tls` (its certificate is not checked by the benches).
+// `extended`: NAME=QUANTITY of an extended resource every node advertises (empty: none).
 SimChild start_sim(int nodes, int zones, const std::string& cpu, const std::string& memory,
-                   bool tls = false);
+                   bool tls = false, const std::string& extended = "");
 void stop_sim(const SimChild& sim);
 
 class Connection {

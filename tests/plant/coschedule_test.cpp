@@ -271,6 +271,31 @@ TEST(CoscheduleTest, TheSchedulerModePlacesTheGroupAsOneGangOfPlantersScheduler)
   EXPECT_EQ(sim.kubectl("get podgroup ci -o jsonpath={.status.phase}").out, "Scheduled");
 }
 
+// A gang that can never fit (three pods of 20 cpu, nodes of 8) waits like an atomic stack:
+// nothing of it is declared, and at --timeout plant says which gang waits and why, in the fit
+// model's words, and exits 1, where it used to declare the Jobs and exit 0 with pods pending.
+TEST(CoscheduleTest, AGangThatCannotFitIsNotDeclaredAndPlantSaysWhy) {
+  SimProcess sim;  // three nodes of 8 cpu
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "group.yaml";
+  std::string stack = kAnchorStack;
+  stack.replace(stack.find("mode: anchor"), 12, "mode: scheduler");
+  std::ofstream(seed) << group("20", "standard") << stack;
+  fs::path crd =
+      fs::path(PLANTER_SOURCE_DIR) / "deploy/scheduler/scheduling.x-k8s.io_podgroups.yaml";
+  ASSERT_EQ(sim.kubectl("apply -f " + q(crd)).code, 0);
+  PlanterProcess scheduler({"scheduler", "--kubeconfig", sim.kubeconfig().string(),
+                            "--metrics-addr", "0", "--health-addr", "0"},
+                           sim.dir() / "scheduler.log");
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 4");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack ci needs"));
+  EXPECT_THAT(r.out, HasSubstr("3 Insufficient cpu")) << r.out;
+  EXPECT_THAT(sim.kubectl("get jobs,pods -o name").out, ::testing::IsEmpty())
+      << "no member of a gang that cannot fit is declared";
+}
+
 // `planter plant --sim` runs planter's scheduler for the simulated management cluster itself:
 // the members do not wait for a scheduler nobody started.
 TEST(CoscheduleTest, PlantWithTheEmbeddedSimNeedsNoSchedulerStarted) {
