@@ -43,12 +43,17 @@ class Kubelet : public WorkloadController {
         for (const auto& [ns, name] : waiting_for_volume_) queue_.add(ns, name);
         waiting_for_volume_.clear();
       }
+      std::string node = string_at(object_at(*ch.object, "spec"), "nodeName");
       if (ch.type == EventType::kDeleted) {
         ips_.erase(meta_string(*ch.object, "uid"));
+        if (auto on = on_node_.find(node); on != on_node_.end()) {
+          on->second.erase({ch.ns, meta_string(*ch.object, "name")});
+          if (on->second.empty()) on_node_.erase(on);
+        }
         return;
       }
-      if (!string_at(object_at(*ch.object, "spec"), "nodeName").empty())
-        queue_.add(ch.ns, meta_string(*ch.object, "name"));
+      if (!node.empty()) on_node_[node].emplace(ch.ns, meta_string(*ch.object, "name"));
+      if (!node.empty()) queue_.add(ch.ns, meta_string(*ch.object, "name"));
     });
     // Pods waiting to mount a claim may go once it is bound.
     auto mounts = [this](const Change&) {
@@ -145,8 +150,11 @@ class Kubelet : public WorkloadController {
         sched::Resources::from_list(object_at(object_at(*node, "status"), "allocatable"));
     sched::Resources used;
     std::string uid = meta_string(pod, "uid");
-    for (const auto& [_, other] : kit_.store().bucket("/pods")) {
-      if (meta_string(*other, "uid") == uid || pod_deleting(*other) || pod_terminal(*other))
+    auto on = on_node_.find(node_name);
+    for (const auto& [ns, name] : on == on_node_.end() ? kNone : on->second) {
+      StoredObject other = kit_.store().get("/pods", ns, name);
+      if (!other || meta_string(*other, "uid") == uid || pod_deleting(*other) ||
+          pod_terminal(*other))
         continue;
       if (string_at(object_at(*other, "spec"), "nodeName") != node_name) continue;
       if (string_at(object_at(*other, "status"), "phase") != "Running" &&
@@ -372,8 +380,11 @@ class Kubelet : public WorkloadController {
   WorkQueue queue_;
   std::set<std::string> started_;  // uids waiting for --workload-delay
   std::set<std::pair<std::string, std::string>> waiting_for_volume_;
-  std::set<std::pair<std::string, std::string>> waiting_for_mount_;  // namespace, name
-  std::map<std::string, std::string> ips_;                           // pod uid -> pod IP
+  std::set<std::pair<std::string, std::string>> waiting_for_mount_;
+  // The pods bound to each node (namespace, name), so that admission reads one node's pods.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> on_node_;
+  static inline const std::set<std::pair<std::string, std::string>> kNone;  // namespace, name
+  std::map<std::string, std::string> ips_;                                  // pod uid -> pod IP
   uint64_t next_ip_ = 0;
 };
 
