@@ -9,7 +9,11 @@
 // Then gangs: PodGroups of 10 pods (minMember 10) on 1000 nodes, groups per second; and the
 // scheduler's resident memory with 5000 nodes and 20,000 pods. Numbers only.
 //
-// Usage: planter_scheduler_bench [SCALE [SHAPE]]   (as scheduler_bench)
+// The sim's nodes run no kubelets, as scheduler_perf's nodes are fake: a bound pod stays as bound,
+// and the sim's CPU (on the same machine) goes to the API server. With `kubelets` as the third
+// argument they run, and every bound pod gets the kubelet's status write on top.
+//
+// Usage: planter_scheduler_bench [SCALE [SHAPE [kubelets]]]   (as scheduler_bench)
 #include <unistd.h>
 
 #include <algorithm>
@@ -140,6 +144,7 @@ constexpr const char* kPodGroupCrd =
 int main(int argc, char** argv) {
   double scale = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   std::string only = argc > 2 ? argv[2] : "";
+  bool kubelets = argc > 3 && std::string(argv[3]) == "kubelets";
   const Shape shapes[] = {
       {"SchedulingBasic", 5000, 1000, 10000, "", "green", 680},
       {"SchedulingPodAntiAffinity", 5000, 1000, 2000, kAntiAffinity, "green", 60},
@@ -154,7 +159,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && std::string(s.name).find(only) == std::string::npos) continue;
     int nodes = scaled(s.nodes, scale), initial = scaled(s.initial, scale),
         measured = scaled(s.measured, scale);
-    SimChild sim = planter::bench::start_sim(nodes, 10, "4", "32Gi", true, s.extended);
+    SimChild sim = planter::bench::start_sim(nodes, 10, "4", "32Gi", true, s.extended, kubelets);
     std::string labels = std::string(R"("color":")") + s.labels + "\"";
     {
       InProcess scheduler(sim);
@@ -185,7 +190,7 @@ int main(int argc, char** argv) {
   if (!only.empty() && std::string("Gangs").find(only) == std::string::npos) return 0;
   // Gangs of 10 on 1000 nodes.
   int nodes = scaled(1000, scale), groups = scaled(500, scale);
-  SimChild sim = planter::bench::start_sim(nodes, 10, "4", "32Gi", true);
+  SimChild sim = planter::bench::start_sim(nodes, 10, "4", "32Gi", true, "", kubelets);
   auto client = client_for(sim);
   (void)client->create(boost::json::parse(kPodGroupCrd).as_object());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));

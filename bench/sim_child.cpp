@@ -53,7 +53,7 @@ int Connection::send(Verb verb, const std::string& target, const std::string& re
 }
 
 SimChild start_sim(int nodes, int zones, const std::string& cpu, const std::string& memory,
-                   bool tls, const std::string& extended) {
+                   bool tls, const std::string& extended, bool kubelets) {
   int fds[2];
   if (pipe(fds) != 0) std::exit(1);
   std::fflush(stdout);
@@ -67,6 +67,7 @@ SimChild start_sim(int nodes, int zones, const std::string& cpu, const std::stri
     c.node_cpu = cpu;
     c.node_memory = memory;
     c.node_pods = 110;
+    c.kubelets = kubelets;
     if (!extended.empty())
       c.node_resources[extended.substr(0, extended.find('='))] =
           extended.substr(extended.find('=') + 1);

@@ -19,8 +19,9 @@ struct SimChild {
 // zones, no kubelet status writes (pods stay Pending once bound). Plain http, or https with
 // `tls` (its certificate is not checked by the benches).
 // `extended`: NAME=QUANTITY of an extended resource every node advertises (empty: none).
+// Without `kubelets`, bound pods stay as bound (nodes as fake as scheduler_perf's).
 SimChild start_sim(int nodes, int zones, const std::string& cpu, const std::string& memory,
-                   bool tls = false, const std::string& extended = "");
+                   bool tls = false, const std::string& extended = "", bool kubelets = true);
 void stop_sim(const SimChild& sim);
 
 class Connection {

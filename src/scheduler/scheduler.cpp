@@ -194,7 +194,7 @@ struct Scheduler::Impl {
     for (auto* i : {&classes, &volumes, &claims, &groups, &nodes, &pods}) (*i)->stop();
   }
 
-  static constexpr int kBinderThreads = 8;
+  static constexpr int kBinderThreads = 16;
 
   // One pass over what is pending; returns when to look again without a change (a gang's
   // timeout).

@@ -86,6 +86,9 @@ struct ClusterOptions {
   size_t history_limit = 20000;
   // Until Deployments, StatefulSets, DaemonSets and Pods report ready.
   std::chrono::milliseconds workload_delay{1000};
+  // Nodes run kubelets (pods bound to them start). Off only in benchmarks of schedulers, whose
+  // nodes are fake as in Kubernetes' scheduler_perf: bound pods then stay as bound.
+  bool kubelets = true;
   // The most pods one workload's controller keeps (docs/limits.md): kube-apiserver accepts
   // replicas up to 2^31-1, which a real cluster's quotas and nodes stop long before; the sim
   // stops here, so that one small object cannot take its memory.

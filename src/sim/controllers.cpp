@@ -102,7 +102,7 @@ struct Controllers::Impl {
   void start() {
     workloads.push_back(start_node_lifecycle(kit));
     workloads.push_back(start_node_configuration(kit));
-    workloads.push_back(start_kubelet(kit));
+    if (c.options().kubelets) workloads.push_back(start_kubelet(kit));
     workloads.push_back(start_replicaset_controller(kit));
     workloads.push_back(start_deployment_controller(kit));
     workloads.push_back(start_statefulset_controller(kit));
