@@ -53,8 +53,8 @@ struct SpreadState {
 
 // VolumeBinding's and VolumeRestrictions' PreFilter state: where the pod's claims tie it.
 struct VolumeState {
-  std::vector<const boost::json::array*> terms;  // each bound volume's required node terms
-  std::vector<std::string> nodes;  // nodes claims still binding are being provisioned for
+  std::vector<const NodeTerms*> terms;  // each bound volume's required node terms
+  std::vector<std::string> nodes;       // nodes claims still binding are being provisioned for
   // Claims that wait for their first consumer, with what could bind them: available volumes
   // (smallest first) and their class, to provision one where they cannot.
   struct Unbound {

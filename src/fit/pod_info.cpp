@@ -155,6 +155,7 @@ PodInfo PodInfo::from(const json::object& pod) {
                                                "requiredDuringSchedulingIgnoredDuringExecution")) {
     p.has_node_terms = true;
     if (const json::array* terms = array_in(required, "nodeSelectorTerms")) p.node_terms = *terms;
+    p.node_affinity = NodeTerms(p.node_terms);
   }
   if (const json::array* a = array_in(object_in(affinity, "podAffinity"),
                                       "requiredDuringSchedulingIgnoredDuringExecution"))

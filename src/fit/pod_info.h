@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/node_terms.h"
 #include "fit/resources.h"
 #include "model/label_selector.h"
 
@@ -74,6 +75,7 @@ struct PodInfo {
   std::vector<std::pair<std::string, std::string>> node_selector;
   boost::json::array node_terms;  // required nodeSelectorTerms, ORed
   bool has_node_terms = false;    // required node affinity is given (an empty list matches none)
+  NodeTerms node_affinity;        // node_terms, read once
   std::vector<PodTerm> affinity, anti_affinity;
   std::vector<HostPort> host_ports;
   std::vector<SpreadConstraint> spread;

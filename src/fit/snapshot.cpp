@@ -300,6 +300,7 @@ void Snapshot::add_volume_object(const json::object& o) {
       v.has_terms = true;
       if (const json::value* t = required->if_contains("nodeSelectorTerms"); t && t->is_array())
         v.terms = t->as_array();
+      v.node_affinity = NodeTerms(v.terms);
     }
     v.class_name = text(spec, "storageClassName");
     v.access_modes = strings_in(spec, "accessModes");
@@ -333,6 +334,7 @@ void Snapshot::add_volume_object(const json::object& o) {
                     {"values", eo->contains("values") ? eo->at("values") : json::array{}}});
         c.allowed_nodes.push_back(json::object{{"matchExpressions", std::move(exprs)}});
       }
+    c.allowed = NodeTerms(c.allowed_nodes);
     classes_[c.name] = c;
   }
 }

@@ -72,6 +72,7 @@ struct Volume {
   std::string name;
   bool has_terms = false;
   boost::json::array terms;  // spec.nodeAffinity.required.nodeSelectorTerms
+  NodeTerms node_affinity;   // terms, read once
   std::string class_name;
   std::vector<std::string> access_modes;
   std::string volume_mode = "Filesystem";
@@ -90,6 +91,7 @@ struct StorageClass {
   // allowedTopologies as the nodeSelectorTerms they amount to (each matchLabelExpression an `In`
   // requirement); empty: anywhere.
   boost::json::array allowed_nodes;
+  NodeTerms allowed;  // allowed_nodes, read once
 };
 
 // The share of cpu and memory left on `n` after `extra` more, averaged (0..1): kube-scheduler's

@@ -31,8 +31,6 @@ Status volume_binding(const CycleState& state, const PodInfo& pod, const NodeInf
 // Whether the pod's waiting claims can bind on `node`; what each binds to in `out` when given.
 bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
                          std::vector<ClaimBinding>* out);
-// node_affinity.cpp: one of `terms` (nodeSelectorTerms, ORed) matches the node.
-bool node_terms_match(const boost::json::array& terms, const NodeInfo& node);
 // pod_topology_spread.cpp
 void prefilter_topology_spread(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status pod_topology_spread(const CycleState& state, const PodInfo& pod, const NodeInfo& node);

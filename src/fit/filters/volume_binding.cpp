@@ -53,7 +53,7 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
       if (!v)
         out.missing_volume = true;
       else if (v->has_terms)
-        out.terms.push_back(&v->terms);
+        out.terms.push_back(&v->node_affinity);
       continue;
     }
     const StorageClass* sc = snapshot.class_of(*claim);
@@ -89,7 +89,7 @@ bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
   for (const VolumeState::Unbound& u : in.unbound) {
     auto fits = std::find_if(u.volumes.begin(), u.volumes.end(), [&](const Volume* v) {
       return std::find(chosen.begin(), chosen.end(), v) == chosen.end() &&
-             (!v->has_terms || node_terms_match(v->terms, node));
+             (!v->has_terms || v->node_affinity.matches(node.labels, node.name));
     });
     if (fits != u.volumes.end()) {
       chosen.push_back(*fits);
@@ -98,7 +98,7 @@ bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
     }
     const StorageClass& sc = *u.storage_class;
     if (sc.provisioner.empty() || sc.provisioner == kNoProvisioner ||
-        (!sc.allowed_nodes.empty() && !node_terms_match(sc.allowed_nodes, node)))
+        (!sc.allowed_nodes.empty() && !sc.allowed.matches(node.labels, node.name)))
       return false;
     if (out) out->push_back({u.claim, nullptr});
   }
@@ -108,8 +108,9 @@ bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
 Status volume_binding(const CycleState& state, const PodInfo&, const NodeInfo& node) {
   const VolumeState& in = state.volumes;
   std::vector<std::string> reasons;
-  bool bound_ok = std::all_of(in.terms.begin(), in.terms.end(),
-                              [&](const auto* terms) { return node_terms_match(*terms, node); });
+  bool bound_ok = std::all_of(in.terms.begin(), in.terms.end(), [&](const auto* terms) {
+    return terms->matches(node.labels, node.name);
+  });
   if (!bound_ok) reasons.push_back(kVolumeNodeConflict);
   if (!waiting_claims_bind(in, node, nullptr)) reasons.push_back(kVolumeBindConflict);
   if (in.missing_volume) reasons.push_back(kVolumeMissing);
