@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "fit/pod_info.h"
@@ -33,7 +34,7 @@ struct Status {
 struct AffinityState {
   struct Term {
     std::string key;
-    std::set<std::string> domains;
+    std::unordered_set<std::string_view> domains;  // the snapshot's nodes' label values
   };
   std::vector<Term> affinity, anti, existing_anti;
   bool any_affinity_match = false;  // some pod anywhere matches some affinity term

@@ -28,6 +28,7 @@ void prefilter_inter_pod_affinity(CycleState& state, const PodInfo& pod, const S
     for (const PodTerm& t : terms) {
       AffinityState::Term term{t.topology_key, {}};
       for (const NodeInfo& n : nodes) {
+        if (n.pods.empty()) continue;
         const std::string* d = n.label(term.key);
         if (!d || term.domains.contains(*d)) continue;
         for (const auto& p : n.pods)
