@@ -13,7 +13,7 @@
 // and the sim's CPU (on the same machine) goes to the API server. With `kubelets` as the third
 // argument they run, and every bound pod gets the kubelet's status write on top.
 //
-// Usage: planter_scheduler_bench [SCALE [SHAPE [kubelets]]]   (as scheduler_bench)
+// Usage: planter_scheduler_bench [SCALE [SHAPE|Memory|Gangs [kubelets]]]
 #include <unistd.h>
 
 #include <algorithm>
@@ -145,6 +145,9 @@ int main(int argc, char** argv) {
   double scale = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   std::string only = argc > 2 ? argv[2] : "";
   bool kubelets = argc > 3 && std::string(argv[3]) == "kubelets";
+  // "Memory": SchedulingBasic, then the memory figure; without a shape, every one of both.
+  bool memory = only.empty() || only == "Memory";
+  if (only == "Memory") only = "SchedulingBasic";
   const Shape shapes[] = {
       {"SchedulingBasic", 5000, 1000, 10000, "", "green", 680},
       {"SchedulingPodAntiAffinity", 5000, 1000, 2000, kAntiAffinity, "green", 60},
@@ -177,7 +180,7 @@ int main(int argc, char** argv) {
                   secs, measured / secs, s.threshold,
                   failed || !bound ? "  (creates failed or pods left unbound)" : "");
       std::fflush(stdout);
-      if (&s == &shapes[0] && only.empty()) {
+      if (&s == &shapes[0] && memory) {
         int total = scaled(20000, scale);
         create(sim, initial + measured, total, make);
         wait_bound(scheduler.scheduler(), total, std::chrono::seconds(600));

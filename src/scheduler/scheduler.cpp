@@ -94,6 +94,7 @@ struct Scheduler::Impl {
   std::map<std::string, std::string> group_status;
   Search search;
   std::unique_ptr<Binder> binder;
+  std::atomic<bool> stopping{false};  // bindings waiting for their claims give up
 
   Impl(kube::Client& c, SchedulerOptions o)
       : client(c), options(std::move(o)), cache(options.name) {}
@@ -190,6 +191,7 @@ struct Scheduler::Impl {
       if (!pods_synced || !nodes_synced) continue;
       next = cycle(stop);
     }
+    stopping = true;
     binder.reset();  // the bindings under way finish
     for (auto* i : {&classes, &volumes, &claims, &groups, &nodes, &pods}) (*i)->stop();
   }
@@ -387,6 +389,7 @@ struct Scheduler::Impl {
                   string_field(*o, {"status", "phase"}) == "Bound";
         });
         if (bound) break;
+        if (stopping) return false;
         if (Clock::now() >= deadline) {
           log(fmt::format("claim {}/{} not bound within {} s", ns, name,
                           kVolumeBindTimeout.count()));
