@@ -5,14 +5,15 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
 
 #include "cli/embedded_scheduler.h"
+#include "cli/interrupts.h"
 #include "cli/sim_command.h"
-#include "cli/stop_signals.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "model/files.h"
@@ -180,7 +181,17 @@ struct Prepared {
   Plan plan;
   Targets targets;
   std::string seed_name;
+  Interrupts* interrupts = nullptr;
 };
+
+// What a run says and returns when a signal stopped it (rc otherwise).
+int interrupted(const Prepared& p, int rc) {
+  int sig = p.interrupts->signal();
+  if (sig == 0) return rc;
+  fmt::print("\ninterrupted ({}): stopped planting\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  std::fflush(stdout);
+  return 128 + sig;
+}
 
 Expected<Prepared, int> prepare(const PlantFlags& f) {
   // The management cluster is reached before planning only when the seed names clusters that
@@ -239,6 +250,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   options.force_conflicts = f.force_conflicts;
   options.timeout = timeout_of(f);
   options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
+  options.stop = p.interrupts->stop_token();
   if (!terminal)
     fmt::print("planting seed {}: {} units on {} cluster(s)\n", p.seed_name, p.plan.units.size(),
                p.plan.clusters.size());
@@ -260,7 +272,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     if (wrote) fmt::print("timeline: {}\n", f.timeline);
   }
   std::fflush(stdout);
-  return out.all_declared() && wrote ? kExitOk : kExitFailure;
+  return interrupted(p, out.all_declared() && wrote ? kExitOk : kExitFailure);
 }
 
 int uproot_prepared(const PlantFlags& f, Prepared& p) {
@@ -269,6 +281,7 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
   options.keep_by_resource_policy = p.plan.conventions.helm;
   options.client = client_options(f.client);
   options.timeout = timeout_of(f);
+  options.stop = p.interrupts->stop_token();
   auto start = std::chrono::steady_clock::now();
   options.on_change = [&](size_t u, const plant::RemovalRecord& r) {
     if (r.state == plant::RemovalState::kWaiting) return;
@@ -293,12 +306,12 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
     return kExitFailure;
   }
   std::fflush(stdout);
-  return out.complete() ? kExitOk : kExitFailure;
+  return interrupted(p, out.complete() ? kExitOk : kExitFailure);
 }
 
 // With --sim --keep: serve until Ctrl-C. Without --keep: say how the next run keeps the fleet to
 // look at, and with which context each cluster is reached.
-void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan) {
+void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan, Interrupts& interrupts) {
   if (!t.sim) return;
   // The context of a workload cluster the seed created: the kubeconfig gets it now.
   std::string context = "management";
@@ -328,14 +341,17 @@ void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan) {
       "pods -A -o wide); Ctrl-C stops it\n",
       t.sim->url(), t.kubeconfig_path, context);
   std::fflush(stdout);
-  wait_for_stop_signal();
+  interrupts.wait();
 }
 
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
 int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work) {
-  if (f.sim && f.keep) block_stop_signals();  // before any thread starts
+  // Each line reaches a pipe as it is written, so a job killed later keeps what was said.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  Interrupts interrupts;  // before any thread starts
   auto p = prepare(f);
   if (!p) return p.error();
+  p->interrupts = &interrupts;
   // The simulated fleet's planter scheduler, for stacks co-scheduled with mode: scheduler.
   std::unique_ptr<EmbeddedScheduler> scheduler;
   if (p->targets.sim) {
@@ -350,8 +366,10 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
           return std::move(rc.value());
         });
   }
+  interrupts.running(true);
   int rc = work(p.value());
-  if (rc != kExitBadInput) keep_serving(f, p->targets, p->plan);
+  if (rc != kExitBadInput && interrupts.signal() == 0)
+    keep_serving(f, p->targets, p->plan, interrupts);
   scheduler.reset();
   if (p->targets.sim) p->targets.sim->stop();
   return rc;
@@ -370,7 +388,7 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
   add_plant_flags(c.plant, plant);
   c.plant->footer(
       "Exit codes: 0 every unit declared, 1 some failed or timed out, 2 bad input (nothing "
-      "declared).\n"
+      "declared), 130/143 stopped by SIGINT/SIGTERM (the summary of what waits is printed).\n"
       "Examples:\n"
       "  planter plant --sim examples/hello-world/seed.yaml --timeline build/hello-world.html\n"
       "  planter plant seed/ --context mgmt --cluster edge1=kind-edge1 --timeout 600\n"
@@ -408,6 +426,7 @@ int run_replant(const PlantFlags& f) {
   return run_prepared(f, [&](Prepared& p) {
     if (refuse_unserved_kinds(f, p)) return kExitBadInput;
     int rc = f.hard ? uproot_prepared(f, p) : kExitOk;
+    if (p.interrupts->signal() != 0) return rc;
     return rc == kExitOk ? plant_prepared(f, p) : rc;
   });
 }

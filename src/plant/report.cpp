@@ -107,7 +107,10 @@ std::string render_summary(const Plan& plan, const PlantOutcome& out) {
                         used == 1 ? "" : "s", seconds(out.elapsed));
   else
     text += fmt::format("\n{} of {} units declared in {:.2f}s{}\n", declared, out.units.size(),
-                        seconds(out.elapsed), out.timed_out ? " (timed out)" : "");
+                        seconds(out.elapsed),
+                        out.timed_out ? " (timed out)"
+                        : out.stopped ? " (interrupted)"
+                                      : "");
   return text;
 }
 

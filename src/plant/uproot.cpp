@@ -289,9 +289,12 @@ std::string render_uproot_summary(const Plan& plan, const UprootOutcome& out) {
   }
   double secs = static_cast<double>(out.elapsed.count()) / 1e6;
   size_t deleted = out.count(RemovalState::kDeleted);
-  text += out.complete() ? fmt::format("\nuprooted {} units in {:.2f}s\n", deleted, secs)
-                         : fmt::format("\n{} units deleted; not finished after {:.2f}s{}\n",
-                                       deleted, secs, out.timed_out ? " (timed out)" : "");
+  text += out.complete()
+              ? fmt::format("\nuprooted {} units in {:.2f}s\n", deleted, secs)
+              : fmt::format("\n{} units deleted; not finished after {:.2f}s{}\n", deleted, secs,
+                            out.timed_out ? " (timed out)"
+                            : out.stopped ? " (interrupted)"
+                                          : "");
   return text;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
@@ -16,6 +17,7 @@
 
 #include "plant/audit_order.h"
 #include "shared_dir.h"
+#include "sim/planter_process.h"
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -302,6 +304,39 @@ TEST(PlantTest, AKindOnAClusterTheSeedCreatesIsWaitedFor) {
   EXPECT_EQ(states["pending"], std::set<std::string>{"example.org/v1|Widget|far|w@edge1"});
   EXPECT_EQ(states["declared"].size(), 3u);
   EXPECT_THAT(r.out, HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"));
+}
+
+// Ctrl-C (SIGINT) or a CI job's SIGTERM while planting waits: the run stops, what was declared and
+// the summary of what waits are printed (on a pipe, line by line as they happen), and the exit code
+// is 128 + the signal. Before, the process died with its buffered output unwritten.
+TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    SimProcess sim;
+    ASSERT_TRUE(sim.running());
+    fs::path seed = sim.dir() / "seed.yaml";
+    std::ofstream(seed) << "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: "
+                           "{name: edge1, namespace: default}\n---\napiVersion: v1\nkind: "
+                           "Namespace\nmetadata:\n  name: far\n  annotations: "
+                           "{planter.nephio.org/cluster: edge1}\n---\n"
+                           "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, "
+                           "namespace: far}\n";
+    fs::path log = sim.dir() / "plant.log";
+    PlanterProcess plant({"plant", "--kubeconfig", sim.kubeconfig().string(), seed.string()}, log);
+    // Once the workload cluster's Namespace is declared, only the Widget waits (for ever).
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (read_file(log).find("Namespace far") == std::string::npos &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_THAT(read_file(log), HasSubstr("Namespace far")) << "declared, and said on the pipe";
+    int code = plant.stop(sig);
+    std::string out = read_file(log);
+    EXPECT_EQ(code, 128 + sig) << out;
+    EXPECT_THAT(out, HasSubstr(sig == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"));
+    EXPECT_THAT(out,
+                HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"))
+        << out;
+    EXPECT_THAT(out, HasSubstr("(interrupted)")) << out;
+  }
 }
 
 // On a cluster that can be asked before planting, a kind that no discovery serves and no CRD of

@@ -44,12 +44,13 @@ bool PlanterProcess::running() {
   return false;
 }
 
-void PlanterProcess::stop(int sig) {
-  if (pid_ <= 0) return;
+int PlanterProcess::stop(int sig) {
+  if (pid_ <= 0) return -1;
   kill(pid_, sig);
-  int status;
+  int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 std::string PlanterProcess::log() const {

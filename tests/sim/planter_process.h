@@ -22,8 +22,9 @@ class PlanterProcess {
   void start();
   // True while the process has not exited.
   bool running();
-  // Sends `sig` and waits for the process to end.
-  void stop(int sig);
+  // Sends `sig` and waits for the process to end; returns its exit code (128 + the signal that
+  // killed it), or -1 when it was not running.
+  int stop(int sig);
   std::string log() const;
 
  private:
