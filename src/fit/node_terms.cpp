@@ -6,17 +6,13 @@
 #include <optional>
 
 #include "model/names.h"
+#include "model/object.h"
 
 namespace planter::fit {
 
 namespace json = boost::json;
 
 namespace {
-
-std::string text(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
 
 bool integer(std::string_view s, int64_t& out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -30,7 +26,7 @@ NodeTerms::NodeTerms(const json::array& terms) {
     Requirement r;
     r.field = field;
     if (!field) {
-      r.key = text(expr, "key");
+      r.key = string_field(expr, {"key"});
       if (!qualified_name_problem(r.key).empty()) return std::nullopt;
     }
     if (const json::value* vs = expr.if_contains("values"); vs && vs->is_array())
@@ -39,7 +35,7 @@ NodeTerms::NodeTerms(const json::array& terms) {
         r.values.emplace_back(v.as_string());
         if (!field && !label_value_problem(r.values.back()).empty()) return std::nullopt;
       }
-    std::string op = text(expr, "operator");
+    std::string op = string_field(expr, {"operator"});
     if (op == "In" || op == "NotIn") {
       r.op = op == "In" ? Op::kIn : Op::kNotIn;
       if (r.values.empty()) return std::nullopt;
@@ -71,7 +67,7 @@ NodeTerms::NodeTerms(const json::array& terms) {
       if (const json::value* fs = o->if_contains("matchFields"); fs && fs->is_array())
         for (const json::value& f : fs->as_array()) {
           std::optional<Requirement> r =
-              f.is_object() && text(f.as_object(), "key") == "metadata.name"
+              f.is_object() && string_field(f.as_object(), {"key"}) == "metadata.name"
                   ? read(f.as_object(), true)
                   : std::nullopt;
           if (!r) ok = false;

@@ -282,6 +282,18 @@ INSTANTIATE_TEST_SUITE_P(Corpus, CorpusPlantTest, ::testing::ValuesIn(corpus_see
 INSTANTIATE_TEST_SUITE_P(Corpus, KubectlAloneTest, ::testing::ValuesIn(seeds_kubectl_fails_on()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// A seed whose Widget waits for ever: its kind is on a workload cluster the seed creates (edge1,
+// with the Namespace far), and no CRD of the seed defines it. `configmap`: a ConfigMap beside it.
+std::string waiting_widget_seed(bool configmap) {
+  return std::string(
+             "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, "
+             "namespace: default}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: far\n"
+             "  annotations: {planter.nephio.org/cluster: edge1}\n---\n") +
+         (configmap ? "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: far}\n---\n"
+                    : "") +
+         "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, namespace: far}\n";
+}
+
 // A kind whose CRD is not in the seed, on a workload cluster the seed creates (so nobody could ask
 // its discovery before planting), may still come: everything else is declared, then planter gives
 // up at --timeout and names exactly that unit and the kind it waits for.
@@ -289,13 +301,7 @@ TEST(PlantTest, AKindOnAClusterTheSeedCreatesIsWaitedFor) {
   SimProcess sim;
   ASSERT_TRUE(sim.running());
   fs::path seed = sim.dir() / "seed.yaml";
-  std::ofstream(seed) << "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: "
-                         "{name: edge1, namespace: default}\n---\napiVersion: v1\nkind: "
-                         "Namespace\nmetadata:\n  name: far\n  annotations: "
-                         "{planter.nephio.org/cluster: edge1}\n---\napiVersion: v1\nkind: "
-                         "ConfigMap\nmetadata: {name: c, namespace: far}\n---\n"
-                         "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, "
-                         "namespace: far}\n";
+  std::ofstream(seed) << waiting_widget_seed(true);
   CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
                             " --timeout 8 --report " + q(sim.dir() / "r.json"));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
@@ -314,12 +320,7 @@ TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
     SimProcess sim;
     ASSERT_TRUE(sim.running());
     fs::path seed = sim.dir() / "seed.yaml";
-    std::ofstream(seed) << "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: "
-                           "{name: edge1, namespace: default}\n---\napiVersion: v1\nkind: "
-                           "Namespace\nmetadata:\n  name: far\n  annotations: "
-                           "{planter.nephio.org/cluster: edge1}\n---\n"
-                           "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, "
-                           "namespace: far}\n";
+    std::ofstream(seed) << waiting_widget_seed(false);
     fs::path log = sim.dir() / "plant.log";
     PlanterProcess plant({"plant", "--kubeconfig", sim.kubeconfig().string(), seed.string()}, log);
     // Once the workload cluster's Namespace is declared, only the Widget waits (for ever).
@@ -332,8 +333,7 @@ TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
     std::string out = read_file(log);
     EXPECT_EQ(code, 128 + sig) << out;
     EXPECT_THAT(out, HasSubstr(sig == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"));
-    EXPECT_THAT(out,
-                HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"))
+    EXPECT_THAT(out, HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"))
         << out;
     EXPECT_THAT(out, HasSubstr("(interrupted)")) << out;
   }
