@@ -109,6 +109,28 @@ int main(int argc, char** argv) {
   auto* scheduler = cli::add_scheduler_command(app, scheduler_flags);
   cli::InstallFlags install_flags;
   auto* install = cli::add_install_command(app, install_flags);
+  std::string version_output = "text";
+  auto* version = app.add_subcommand("version", "Print planter's version");
+  version->add_option("-o,--output", version_output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  // A word that is no command is answered as kubectl answers it, with the commands there are.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
+    bool known = false;
+    std::string commands;
+    for (const CLI::App* c : all) {
+      known = known || c->get_name() == argv[1];
+      commands += fmt::format("  {:<10} {}\n", c->get_name(), c->get_description());
+    }
+    if (!known) {
+      fmt::print(stderr,
+                 "error: unknown command \"{}\" for \"planter\"\n\nCommands:\n{}\nRun "
+                 "'planter --help' for usage.\n",
+                 argv[1], commands);
+      return kExitBadInput;
+    }
+  }
 
   try {
     app.parse(argc, argv);
@@ -118,6 +140,13 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*version) {
+      if (version_output == "json")
+        fmt::print("{{\n  \"version\": \"{}\"\n}}\n", PLANTER_VERSION);
+      else
+        fmt::print("planter {}\n", PLANTER_VERSION);
+      return kExitOk;
+    }
     if (*plan) {
       if (fit_flags.fit) {
         if (output != "table" && output != "json") {

@@ -98,6 +98,24 @@ TEST(Cli, LabelsForAClusterNobodyDefinesAreSaidOffline) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// As kubectl, flux and helm: `planter version` (and as JSON), and a word that is no command named
+// with the commands there are, exit 2, rather than "A subcommand is required".
+TEST(Cli, VersionAndUnknownCommandsAnswerAsKubectlDoes) {
+  Result r = planter("version");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("planter ") + PLANTER_VERSION + "\n");
+  r = planter("version -o json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("{\n  \"version\": \"") + PLANTER_VERSION + "\"\n}\n");
+  EXPECT_EQ(planter("--version").out, std::string("planter ") + PLANTER_VERSION + "\n");
+  r = planter("foo");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("error: unknown command \"foo\" for \"planter\""), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("  plant "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Run 'planter --help' for usage."), std::string::npos) << r.err;
+}
+
 TEST(Cli, PlansTheExampleSeed) {
   Result r = planter(fmt::format("plan '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
   EXPECT_EQ(r.code, 0) << r.err;
