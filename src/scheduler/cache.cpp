@@ -96,6 +96,10 @@ void ClusterCache::volumes_changed() {
   push({Delta::kVolumes, {}, "", nullptr, false});
 }
 
+void ClusterCache::groups_changed() {
+  push({Delta::kGroups, {}, "", nullptr, false});
+}
+
 bool ClusterCache::unbind(const std::string& uid) {
   auto it = bound_.find(uid);
   if (it == bound_.end()) return false;
@@ -185,6 +189,9 @@ bool ClusterCache::apply(const VolumeReader& read_volumes) {
         break;
       case Delta::kVolumes:
         volumes = true;
+        break;
+      case Delta::kGroups:
+        more_room = true;
         break;
     }
   }

@@ -46,6 +46,8 @@ class ClusterCache {
   void pod_deleted(const boost::json::object& pod);
   // A PersistentVolumeClaim, PersistentVolume or StorageClass changed.
   void volumes_changed();
+  // Something the view does not hold changed that may let a waiting pod fit (a PodGroup).
+  void groups_changed();
 
   // Applies what was queued; true when something changed that may let a waiting pod fit (a node,
   // a pod gone, a volume), rather than only new pending or bound pods. When volumes changed,
@@ -68,7 +70,7 @@ class ClusterCache {
 
  private:
   struct Delta {
-    enum Kind { kNode, kNodeGone, kBound, kPending, kGone, kVolumes } kind;
+    enum Kind { kNode, kNodeGone, kBound, kPending, kGone, kVolumes, kGroups } kind;
     boost::json::object object;               // kNode
     std::string name;                         // node name; pod uid
     std::shared_ptr<const fit::PodInfo> pod;  // kBound, kPending

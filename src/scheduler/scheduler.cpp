@@ -156,14 +156,15 @@ struct Scheduler::Impl {
       mark();
     };
     nodes = informer("v1", "Node", std::move(n), &nodes_synced);
+    // A PodGroup that comes (or changes) after its pods lets them be looked at again.
     auto marks = [this](bool volume) {
       kube::InformerHandlers h;
       h.added = [this, volume](const json::object&) {
-        if (volume) cache.volumes_changed();
+        volume ? cache.volumes_changed() : cache.groups_changed();
         mark();
       };
       h.updated = [this, volume](const json::object&, const json::object&) {
-        if (volume) cache.volumes_changed();
+        volume ? cache.volumes_changed() : cache.groups_changed();
         mark();
       };
       h.deleted = h.added;

@@ -163,6 +163,26 @@ status:
               HasSubstr("Successfully assigned default/g-0 to"));
 }
 
+// A gang's pods seen before their PodGroup (two watches, no order between them) wait for it, and
+// are placed once it comes: the PodGroup arriving is a change that lets them be looked at again.
+TEST_F(GangTest, PodsThatCameBeforeTheirPodGroupArePlacedWhenItComes) {
+  auto s = scheduler();
+  std::string all = gang("late", 2, 2, "1");
+  size_t pods_start = all.find("---\n");
+  apply_yaml(sim_, all.substr(pods_start + 4));  // the pods only
+  std::string why;
+  ASSERT_TRUE(eventually(
+      [&] {
+        why = sim_.kubectl("get pod late-0 -o jsonpath={.status.conditions[0].message}").out;
+        return why.find("PodGroup default/late not found") != std::string::npos;
+      },
+      30s))
+      << why << s->log();
+  apply_yaml(sim_, all.substr(0, pods_start));  // the PodGroup
+  EXPECT_TRUE(eventually([&] { return bound(nodes_of(sim_, "late")) == 2; }, 30s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+}
+
 // planter's scheduler counts every resource a node advertises (issue 30: it bound two pods of one
 // GPU each to a node with one, which a kubelet rejects): of two single pods asking a GPU, on a
 // cluster with one GPU, one is bound and the other waits in kube-scheduler's words.
