@@ -20,6 +20,8 @@ class NodeTerms {
  public:
   NodeTerms() = default;
   explicit NodeTerms(const boost::json::array& terms);
+  // No terms at all (allowedTopologies not given: every node).
+  bool empty() const { return terms_.empty(); }
   // One term matches the node of these labels and this name.
   bool matches(const Labels& labels, const std::string& name) const;
 

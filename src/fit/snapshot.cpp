@@ -42,11 +42,13 @@ Resources free_of(const NodeInfo& n) {
   return out;
 }
 
-void Snapshot::add_node(const json::object& node) {
+namespace {
+
+// A Node as the filters read it, without pods.
+NodeInfo node_info(const json::object& node) {
   NodeInfo n;
   const json::object* meta = object_in(&node, "metadata");
   n.name = text(meta, "name");
-  if (n.name.empty() || by_name_.contains(n.name)) return;
   n.labels = labels_of(object_in(meta, "labels"));
   const json::object* spec = object_in(&node, "spec");
   if (spec) {
@@ -62,6 +64,14 @@ void Snapshot::add_node(const json::object& node) {
   if (!alloc) alloc = object_in(status, "capacity");
   n.allocatable = resources_of(alloc);
   n.allowed_pods = allowed_pods(alloc);
+  return n;
+}
+
+}  // namespace
+
+void Snapshot::add_node(const json::object& node) {
+  NodeInfo n = node_info(node);
+  if (n.name.empty() || by_name_.contains(n.name)) return;
   by_name_.emplace(n.name, nodes_.size());
   nodes_.push_back(std::move(n));
 }
@@ -149,16 +159,13 @@ void Snapshot::index_anti_pods(size_t n) {
 }
 
 void Snapshot::set_node(const json::object& node) {
-  std::string name = text(object_in(&node, "metadata"), "name");
-  auto it = by_name_.find(name);
+  NodeInfo now = node_info(node);
+  auto it = by_name_.find(now.name);
   if (it == by_name_.end()) {
     add_node(node);
     return;
   }
-  // Read as a new one, then given the pods and what they take.
-  Snapshot fresh;
-  fresh.add_node(node);
-  NodeInfo& now = fresh.nodes_.front();
+  // What the Node says; its pods, and what they take, stay.
   NodeInfo& was = nodes_[it->second];
   was.labels = std::move(now.labels);
   was.taints = std::move(now.taints);
@@ -298,9 +305,8 @@ void Snapshot::add_volume_object(const json::object& o) {
     if (v.name.empty() || volume_index_.contains(v.name)) return;
     if (const json::object* required = object_in(object_in(spec, "nodeAffinity"), "required")) {
       v.has_terms = true;
-      if (const json::value* t = required->if_contains("nodeSelectorTerms"); t && t->is_array())
-        v.terms = t->as_array();
-      v.node_affinity = NodeTerms(v.terms);
+      const json::value* t = required->if_contains("nodeSelectorTerms");
+      v.node_affinity = NodeTerms(t && t->is_array() ? t->as_array() : json::array{});
     }
     v.class_name = text(spec, "storageClassName");
     v.access_modes = strings_in(spec, "accessModes");
@@ -320,6 +326,7 @@ void Snapshot::add_volume_object(const json::object& o) {
     c.provisioner = text(&o, "provisioner");
     c.is_default = text(object_in(meta, "annotations"),
                         "storageclass.kubernetes.io/is-default-class") == "true";
+    json::array allowed;  // allowedTopologies as nodeSelectorTerms
     if (const json::value* t = o.if_contains("allowedTopologies"); t && t->is_array())
       for (const json::value& term : t->as_array()) {
         json::array exprs;  // an empty term matches no node, as an empty nodeSelectorTerm
@@ -332,9 +339,9 @@ void Snapshot::add_volume_object(const json::object& o) {
                     {"key", eo->contains("key") ? eo->at("key") : ""},
                     {"operator", "In"},
                     {"values", eo->contains("values") ? eo->at("values") : json::array{}}});
-        c.allowed_nodes.push_back(json::object{{"matchExpressions", std::move(exprs)}});
+        allowed.push_back(json::object{{"matchExpressions", std::move(exprs)}});
       }
-    c.allowed = NodeTerms(c.allowed_nodes);
+    c.allowed = NodeTerms(allowed);
     classes_[c.name] = c;
   }
 }

@@ -70,9 +70,8 @@ struct Claim {
 // A PersistentVolume as the volume filters read it.
 struct Volume {
   std::string name;
-  bool has_terms = false;
-  boost::json::array terms;  // spec.nodeAffinity.required.nodeSelectorTerms
-  NodeTerms node_affinity;   // terms, read once
+  bool has_terms = false;   // spec.nodeAffinity.required is given
+  NodeTerms node_affinity;  // its nodeSelectorTerms
   std::string class_name;
   std::vector<std::string> access_modes;
   std::string volume_mode = "Filesystem";
@@ -89,9 +88,8 @@ struct StorageClass {
   bool is_default = false;  // storageclass.kubernetes.io/is-default-class: "true"
   std::string provisioner;
   // allowedTopologies as the nodeSelectorTerms they amount to (each matchLabelExpression an `In`
-  // requirement); empty: anywhere.
-  boost::json::array allowed_nodes;
-  NodeTerms allowed;  // allowed_nodes, read once
+  // requirement); none: anywhere.
+  NodeTerms allowed;
 };
 
 // The share of cpu and memory left on `n` after `extra` more, averaged (0..1): kube-scheduler's

@@ -111,7 +111,7 @@ bool ClusterCache::unbind(const std::string& uid) {
   }
   auto on = by_node_.find(it->second.node);
   if (on != by_node_.end() && on->second.erase(uid) && on->second.empty()) by_node_.erase(on);
-  for (const ClaimChoice& c : it->second.claims) assumed_claims_.erase(c.ns + "/" + c.claim);
+  for (const ClaimChoice& c : it->second.claims) assumed_claims_.erase({c.ns, c.claim});
   bound_.erase(it);
   return true;
 }
@@ -125,8 +125,7 @@ void ClusterCache::place(const std::string& uid, BoundPod p) {
 
 void ClusterCache::select_assumed_claims() {
   for (auto it = assumed_claims_.begin(); it != assumed_claims_.end();) {
-    std::string ns = it->first.substr(0, it->first.find('/'));
-    std::string name = it->first.substr(it->first.find('/') + 1);
+    const auto& [ns, name] = it->first;
     const fit::Claim* c = view_.claim(ns, name);
     if (!c || !c->volume.empty() || !c->selected_node.empty()) {
       it = assumed_claims_.erase(it);  // the watch shows it (or it is gone)
@@ -169,13 +168,11 @@ bool ClusterCache::apply(const VolumeReader& read_volumes) {
           it->second.assumed = false;  // our binding, confirmed
           break;
         }
-        std::vector<ClaimChoice> claims;
         if (it != bound_.end()) {
           more_room = more_room || d.deleting || it->second.node != d.pod->node_name;
-          claims = it->second.claims;
           unbind(d.name);
         }
-        place(d.name, {d.pod, d.pod->node_name, false, d.deleting, std::move(claims)});
+        place(d.name, {d.pod, d.pod->node_name, false, d.deleting, {}});
         // A pod that another pod's affinity may be waiting for.
         more_room = more_room || !d.pod->labels.empty();
         break;
@@ -217,7 +214,7 @@ void ClusterCache::assume(const Binding& b) {
   std::shared_ptr<const fit::PodInfo> info = it->second;
   pending_.erase(it);
   for (const ClaimChoice& c : b.claims) {
-    assumed_claims_[c.ns + "/" + c.claim] = {b.node, c.volume};
+    assumed_claims_[{c.ns, c.claim}] = {b.node, c.volume};
     view_.select_claim(c.ns, c.claim, b.node, c.volume);
   }
   std::string uid = info->uid;

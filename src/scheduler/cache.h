@@ -32,7 +32,7 @@ struct BoundPod {
   std::string node;
   bool assumed = false;             // our binding, not yet seen by the watch
   bool deleting = false;            // holds its room, but is no member of its gang any more
-  std::vector<ClaimChoice> claims;  // what our binding chose for its claims
+  std::vector<ClaimChoice> claims;  // what our binding chose for its claims, while assumed
 };
 
 class ClusterCache {
@@ -91,8 +91,9 @@ class ClusterCache {
   std::unordered_map<std::string, BoundPod> bound_;                     // uid
   std::map<std::string, std::set<std::string>> gangs_;                  // "ns/group" -> uids
   std::map<std::string, std::set<std::string>> by_node_;                // node -> uids
-  // Claims our bindings chose, until the watch shows them: "ns/name" -> (node, volume).
-  std::map<std::string, std::pair<std::string, std::string>> assumed_claims_;
+  // Claims our bindings chose, until the watch shows them: (namespace, name) -> (node, volume).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>>
+      assumed_claims_;
 };
 
 }  // namespace planter::scheduler

@@ -43,7 +43,6 @@ int64_t integer(const json::object& o, std::initializer_list<std::string_view> p
 // The pods of one scheduling unit: a gang (one PodGroup) or a single pod.
 struct Unit {
   std::string key;  // "ns/group", or "" for a single pod
-  std::string ns, group;
   std::vector<const fit::PodInfo*> pods;
   std::string oldest;  // creationTimestamp of its oldest pod, for queue order
   bool fresh = false;  // a pod of it was not there at the last cycle
@@ -156,24 +155,24 @@ struct Scheduler::Impl {
       mark();
     };
     nodes = informer("v1", "Node", std::move(n), &nodes_synced);
-    // A PodGroup that comes (or changes) after its pods lets them be looked at again.
-    auto marks = [this](bool volume) {
+    // Any change of these tells the cache (`changed`): a PodGroup that comes after its pods lets
+    // them be looked at again; claims, volumes and classes are read again.
+    auto telling = [this](void (ClusterCache::*changed)()) {
       kube::InformerHandlers h;
-      h.added = [this, volume](const json::object&) {
-        volume ? cache.volumes_changed() : cache.groups_changed();
+      h.added = [this, changed](const json::object&) {
+        (cache.*changed)();
         mark();
       };
-      h.updated = [this, volume](const json::object&, const json::object&) {
-        volume ? cache.volumes_changed() : cache.groups_changed();
-        mark();
-      };
+      h.updated = [added = h.added](const json::object&, const json::object& now) { added(now); };
       h.deleted = h.added;
       return h;
     };
-    groups = informer(std::string(kPodGroupApiVersion), "PodGroup", marks(false), nullptr);
-    claims = informer("v1", "PersistentVolumeClaim", marks(true), nullptr);
-    volumes = informer("v1", "PersistentVolume", marks(true), nullptr);
-    classes = informer("storage.k8s.io/v1", "StorageClass", marks(true), nullptr);
+    auto volumes_changed = telling(&ClusterCache::volumes_changed);
+    groups = informer(std::string(kPodGroupApiVersion), "PodGroup",
+                      telling(&ClusterCache::groups_changed), nullptr);
+    claims = informer("v1", "PersistentVolumeClaim", volumes_changed, nullptr);
+    volumes = informer("v1", "PersistentVolume", volumes_changed, nullptr);
+    classes = informer("storage.k8s.io/v1", "StorageClass", volumes_changed, nullptr);
     for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes}) (*i)->start();
   }
 
@@ -229,8 +228,6 @@ struct Scheduler::Impl {
       std::string key = p->group.empty() ? "pod:" + p->id() : p->ns + "/" + p->group;
       Unit& u = units[key];
       u.key = p->group.empty() ? "" : key;
-      u.ns = p->ns;
-      u.group = p->group;
       u.pods.push_back(p.get());
       if (u.oldest.empty() || p->created < u.oldest) u.oldest = p->created;
       if (first_seen.try_emplace(uid, Clock::now()).second) u.fresh = true;

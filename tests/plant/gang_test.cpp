@@ -45,9 +45,9 @@ void apply_yaml(const SimProcess& sim, const std::string& yaml) {
   ASSERT_EQ(r.code, 0) << r.err;
 }
 
-// A PodGroup and its pods, each asking `cpu`.
+// A PodGroup and its pods, each asking `cpu`; `volumes`, when given, is each pod's spec.volumes.
 std::string gang(const std::string& name, int pods, int min_member, const std::string& cpu,
-                 int timeout_s = 60) {
+                 int timeout_s = 60, const std::string& volumes = "") {
   std::string out = fmt::format(R"(apiVersion: scheduling.x-k8s.io/v1alpha1
 kind: PodGroup
 metadata: {{name: {0}, namespace: default}}
@@ -66,7 +66,8 @@ spec:
   schedulerName: planter
   containers: [{{name: main, image: busybox, resources: {{requests: {{cpu: "{2}", memory: 256Mi}}}}}}]
 )",
-                       name, i, cpu);
+                       name, i, cpu) +
+           (volumes.empty() ? "" : "  volumes: " + volumes + "\n");
   return out;
 }
 
@@ -275,14 +276,9 @@ spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 1Gi}}
 )";
-  yaml += "---\n" + gang("w", 2, 2, "3");
   // Each pod of the gang mounts the claim.
-  std::string mount = "  volumes: [{name: work, persistentVolumeClaim: {claimName: work}}]\n";
-  for (size_t at = yaml.find("  containers:"); at != std::string::npos;
-       at = yaml.find("  containers:", at + mount.size() + 1)) {
-    size_t end = yaml.find('\n', at) + 1;
-    yaml.insert(end, mount);
-  }
+  yaml += "---\n" +
+          gang("w", 2, 2, "3", 60, "[{name: work, persistentVolumeClaim: {claimName: work}}]");
   apply_yaml(sim_, yaml);
   auto running = [&](const std::string& pod) {
     return sim_.kubectl("get pod " + pod + " -o jsonpath={.status.phase}").out == "Running";

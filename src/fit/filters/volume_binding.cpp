@@ -98,7 +98,7 @@ bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
     }
     const StorageClass& sc = *u.storage_class;
     if (sc.provisioner.empty() || sc.provisioner == kNoProvisioner ||
-        (!sc.allowed_nodes.empty() && !sc.allowed.matches(node.labels, node.name)))
+        (!sc.allowed.empty() && !sc.allowed.matches(node.labels, node.name)))
       return false;
     if (out) out->push_back({u.claim, nullptr});
   }

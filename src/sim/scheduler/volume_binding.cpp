@@ -66,13 +66,6 @@ bool terms_admit(const json::value* terms, const json::object& node) {
   return false;
 }
 
-// A volume's required node affinity admits the node (no affinity: every node).
-bool admits(const json::object& pv, const json::object& node) {
-  const json::object* required =
-      object_at(object_at(object_at(pv, "spec"), "nodeAffinity"), "required");
-  return !required || terms_admit(required->if_contains("nodeSelectorTerms"), node);
-}
-
 // A StorageClass's allowedTopologies as the nodeSelectorTerms they amount to: each
 // matchLabelExpression an `In` requirement (a term without any matches no node). Null when the
 // class names none: every node.
@@ -98,6 +91,12 @@ std::optional<json::value> topology_terms(const json::object& sc) {
 }
 
 }  // namespace
+
+bool volume_admits(const json::object& pv, const json::object& node) {
+  const json::object* required =
+      object_at(object_at(object_at(pv, "spec"), "nodeAffinity"), "required");
+  return !required || terms_admit(required->if_contains("nodeSelectorTerms"), node);
+}
 
 VolumeBindingCheck::VolumeBindingCheck(const json::object& pod, const Store& store) {
   std::string ns = meta_string(pod, "namespace");
@@ -173,7 +172,7 @@ bool VolumeBindingCheck::delayed_fit(const NodeInfo& node, Placement* out) const
       continue;  // being provisioned there already
     }
     auto pv = std::find_if(d.volumes.begin(), d.volumes.end(), [&](const StoredObject& v) {
-      return !chosen.contains(v.get()) && admits(*v, *node.node);
+      return !chosen.contains(v.get()) && volume_admits(*v, *node.node);
     });
     if (pv != d.volumes.end()) {
       chosen.insert(pv->get());
@@ -192,7 +191,7 @@ bool VolumeBindingCheck::delayed_fit(const NodeInfo& node, Placement* out) const
 std::optional<VolumeBindingCheck::Failure> VolumeBindingCheck::filter(const NodeInfo& node) const {
   if (read_write_once_pod_taken_) return Failure{kReadWriteOncePodReason, true};
   for (const auto& pv : bound_volumes_)
-    if (!admits(*pv, *node.node)) return Failure{kConflictReason, false};
+    if (!volume_admits(*pv, *node.node)) return Failure{kConflictReason, false};
   if (!delayed_fit(node, nullptr)) return Failure{kBindConflictReason, false};
   return std::nullopt;
 }

@@ -27,6 +27,9 @@
 
 namespace planter::sim::sched {
 
+// A PersistentVolume's required node affinity admits the Node (no affinity: every node).
+bool volume_admits(const boost::json::object& pv, const boost::json::object& node);
+
 class VolumeBindingCheck {
  public:
   VolumeBindingCheck(const boost::json::object& pod, const Store& store);

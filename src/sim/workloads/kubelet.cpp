@@ -20,8 +20,8 @@
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
-#include "sim/scheduler/node_match.h"
 #include "sim/scheduler/pod_resources.h"
+#include "sim/scheduler/volume_binding.h"
 #include "sim/workloads/pods.h"
 #include "sim/workloads/workload_controllers.h"
 
@@ -209,16 +209,7 @@ class Kubelet : public WorkloadController {
       StoredObject pv = kit_.store().get("/persistentvolumes", "", bound_to);
       if (!pv) return unmounted + "PV " + bound_to + " not found";
       StoredObject node = kit_.store().get("/nodes", "", node_name);
-      const json::object* required =
-          object_at(object_at(object_at(*pv, "spec"), "nodeAffinity"), "required");
-      if (!node || !required) continue;
-      const json::value* terms = required->if_contains("nodeSelectorTerms");
-      bool admitted = false;
-      if (terms && terms->is_array())
-        for (const auto& t : terms->as_array())
-          if (t.is_object() && sched::node_selector_term_matches(t.as_object(), *node))
-            admitted = true;
-      if (!admitted)
+      if (node && !sched::volume_admits(*pv, *node))
         return "MountVolume.NodeAffinity check failed for volume \"" + bound_to +
                "\" : no matching NodeSelectorTerms";
     }
