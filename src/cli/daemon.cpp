@@ -1,5 +1,6 @@
 #include "cli/daemon.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 
 #include <condition_variable>
@@ -9,6 +10,7 @@
 
 #include "cli/stop_signals.h"
 #include "kube/credentials.h"
+#include "kube/transport.h"
 
 namespace planter::cli {
 
@@ -20,18 +22,43 @@ Result<kube::RestConfig> serving_config(const std::string& kubeconfig, const std
   return config->rest_config(context);
 }
 
+void release_lease(daemon::LeaderElector& elector, const kube::RestConfig& config,
+                   kube::ClientOptions options) {
+  options.transport.timeout = std::chrono::seconds(1);
+  options.transport.connect_timeout = std::chrono::seconds(1);
+  options.transport.max_attempts = 1;
+  auto client = kube::Client::create(config, options);
+  if (client) elector.release(**client);
+}
+
 Daemon::Daemon(daemon::Log& log) : log_(log) {
   waiter_ = std::thread([this] {
     int sig = wait_for_stop_signal();
+    {
+      std::lock_guard lock(mu_);
+      if (done_) return;  // the destructor's wake-up: no signal came
+    }
     log_.info("stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     stop_.request_stop();
+    kube::abandon_requests();
+    std::unique_lock lock(mu_);
+    if (done_cv_.wait_for(lock, kStopGrace, [this] { return done_; })) return;
+    log_.error("still stopping: exiting without waiting further",
+               {{"after", fmt::format("{}s", kStopGrace.count() / 1000.0)}});
+    std::_Exit(1);
   });
 }
 
 Daemon::~Daemon() {
   endpoints_.clear();
+  bool signalled = stop_.stop_requested();
+  {
+    std::lock_guard lock(mu_);
+    done_ = true;
+  }
+  done_cv_.notify_all();
   if (waiter_.joinable()) {
-    if (!stop_.stop_requested()) pthread_kill(waiter_.native_handle(), SIGTERM);
+    if (!signalled) pthread_kill(waiter_.native_handle(), SIGTERM);
     waiter_.join();
   }
 }

@@ -1,10 +1,14 @@
 // What the commands that serve until stopped (`planter operator`, `planter scheduler`) share: their
 // HTTP endpoints (/metrics, /healthz, /readyz), and a stop requested by SIGINT or SIGTERM (which
-// must be blocked, block_stop_signals(), before any thread starts).
+// must be blocked, block_stop_signals(), before any thread starts) that ends within kStopGrace
+// whatever the API servers do.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -12,7 +16,9 @@
 #include <vector>
 
 #include "daemon/http_endpoint.h"
+#include "daemon/leader.h"
 #include "daemon/log.h"
+#include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "model/result.h"
 
@@ -22,9 +28,20 @@ namespace planter::cli {
 // --kubeconfig nor --context is given, else the kubeconfig ($KUBECONFIG, ~/.kube/config).
 Result<kube::RestConfig> serving_config(const std::string& kubeconfig, const std::string& context);
 
+// Gives up the Lease `elector` holds through a client of its own whose every request waits at most
+// a second (the process's other requests were abandoned when its stop began), so that a standby
+// takes over at once; a server that does not answer just leaves the Lease to expire.
+void release_lease(daemon::LeaderElector& elector, const kube::RestConfig& config,
+                   kube::ClientOptions options);
+
 class Daemon {
  public:
-  // Starts waiting for SIGINT/SIGTERM.
+  // How long a stop may take: a pod's grace period is 30 s by default, and the promise 5 s.
+  static constexpr std::chrono::milliseconds kStopGrace{4'000};
+
+  // Starts waiting for SIGINT/SIGTERM. On one: a stop is requested, every request to an API server
+  // is abandoned (kube::abandon_requests: nothing waits on a server that does not answer), and if
+  // the process is still stopping kStopGrace later, it says so and exits (1) at once.
   explicit Daemon(daemon::Log& log);
   // Stops the endpoints and the signal waiter.
   ~Daemon();
@@ -48,6 +65,9 @@ class Daemon {
  private:
   daemon::Log& log_;
   std::stop_source stop_;
+  std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool done_ = false;  // the destructor has begun: the stop ended in time
   std::vector<std::unique_ptr<daemon::HttpEndpoint>> endpoints_;
   std::thread waiter_;
 };

@@ -129,8 +129,8 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
 
 int run_operator(const OperatorFlags& f) {
   daemon::Log log(f.log_format == "json" ? daemon::Log::Format::kJson : daemon::Log::Format::kText);
-  // SIGINT and SIGTERM end the operator cleanly (the Lease is released); blocked before any
-  // thread starts so that only the waiting thread below sees them.
+  // SIGINT and SIGTERM end the operator cleanly within Daemon::kStopGrace (the Lease is released);
+  // blocked before any thread starts so that only the Daemon's waiting thread sees them.
   block_stop_signals();
 
   auto config = serving_config(f.kubeconfig, f.context);
@@ -208,9 +208,12 @@ int run_operator(const OperatorFlags& f) {
   });
   if (!ok) return kExitBadInput;
 
+  // The work stops first, then the Lease is given up (while this replica may still write, no
+  // standby may take over).
   auto finish = [&](int rc) {
     controller.stop();
     daemon.close_endpoints();
+    if (f.leader_elect && leading) release_lease(*elector, *config, co.client);
     return rc;
   };
 

@@ -120,12 +120,15 @@ int run_scheduler(const SchedulerFlags& f) {
   if (!ok) return kExitBadInput;
 
   std::jthread worker;
+  bool leading = false;
+  // The work stops first, then the Lease is given up (no standby binds while this one may).
   auto finish = [&](int rc) {
     if (worker.joinable()) {
       worker.request_stop();
       worker.join();
     }
     daemon.close_endpoints();
+    if (leading) release_lease(elector, *config, client_options(f.client));
     return rc;
   };
   log.info("planter scheduler starting", {{"identity", elector.identity()},
@@ -137,12 +140,14 @@ int run_scheduler(const SchedulerFlags& f) {
       return finish(kExitBadInput);
     }
     if (!elector.acquire(daemon.stop_token())) return finish(kExitOk);
+    leading = true;
     log.info("leading", {{"lease", lo.ns + "/" + lo.name}, {"identity", elector.identity()}});
   }
   working = true;
   worker = std::jthread([&](std::stop_token t) { scheduler.run(t); });
   if (f.leader_elect) {
     if (!elector.hold(daemon.stop_token())) {
+      leading = false;
       log.error("lost the Lease: exiting", {{"lease", lo.ns + "/" + lo.name}});
       return finish(kExitFailure);
     }

@@ -138,12 +138,11 @@ bool LeaderElector::hold(std::stop_token stop) {
       return false;
     }
   }
-  release();
   return true;
 }
 
-void LeaderElector::release() {
-  auto got = client_.get(std::string(kLeaseApiVersion), "Lease", options_.ns, options_.name);
+void LeaderElector::release(kube::Client& client) {
+  auto got = client.get(std::string(kLeaseApiVersion), "Lease", options_.ns, options_.name);
   if (!got) return;
   json::object lease = std::move(got.value());
   auto* spec = lease.if_contains("spec");
@@ -153,7 +152,7 @@ void LeaderElector::release() {
   spec->as_object()["holderIdentity"] = "";
   spec->as_object()["leaseDurationSeconds"] = 1;
   spec->as_object()["renewTime"] = micro_time(std::chrono::system_clock::now());
-  if (client_.update(lease)) note_("released the Lease");
+  if (client.update(lease)) note_("released the Lease");
 }
 
 }  // namespace planter::daemon

@@ -2,8 +2,9 @@
 // candidate takes the Lease when its holder has not renewed it for a lease duration (measured on
 // the candidate's own clock from when it last saw the Lease change, so clock skew between
 // replicas does not matter), the leader renews every retry period and gives up when it could not
-// renew for the renew deadline; on a clean stop it releases the Lease so a standby takes over at
-// once. Writes carry the Lease's resourceVersion: two candidates cannot both win.
+// renew for the renew deadline; on a clean stop, once its work has stopped, it releases the Lease
+// so a standby takes over at once. Writes carry the Lease's resourceVersion: two candidates cannot
+// both win.
 #pragma once
 
 #include <chrono>
@@ -41,16 +42,18 @@ class LeaderElector {
   bool acquire(std::stop_token stop);
   // One attempt to take the Lease (or renew it, when held): true when this replica holds it.
   bool try_once() { return try_acquire_or_renew(); }
-  // Renews until `stop` is requested (then releases the Lease and returns true) or until renewing
-  // failed for the renew deadline (returns false: leadership is lost).
+  // Renews until `stop` is requested (true) or until renewing failed for the renew deadline
+  // (false: leadership is lost). The Lease is still held: release it once the work has stopped.
   bool hold(std::stop_token stop);
+  // Gives the Lease up (when this replica holds it) through `client`, so that a standby takes over
+  // at once: a stopping process's own client has had its requests abandoned.
+  void release(kube::Client& client);
 
   const std::string& identity() const { return options_.identity; }
 
  private:
   // One attempt to take or renew the Lease; true when this replica holds it afterwards.
   bool try_acquire_or_renew();
-  void release();
 
   kube::Client& client_;
   LeaseOptions options_;

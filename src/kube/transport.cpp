@@ -169,6 +169,7 @@ struct Transport::Impl {
   std::mt19937_64 rng{std::random_device{}()};
 
   std::atomic<uint64_t> n_requests{0}, n_retries{0}, n_connections{0}, n_h2{0}, n_h1{0};
+  std::atomic<bool> abandoned{false};  // abandon_requests(): every call ends at once
 
   Impl(RestConfig c, TransportOptions o)
       : config(c),
@@ -191,6 +192,8 @@ struct Transport::Impl {
   void finish(CURL* easy, CURLcode result);
   void complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result);
   void retry_later(const std::shared_ptr<Call>& call, std::chrono::milliseconds delay);
+  // Ends every call (in curl, ready, waiting to retry) with "Cancelled": abandon_requests().
+  void end_all();
   void release(Call& call);
   ApiError transport_error(const Call& call, CURLcode code) const;
 
@@ -490,6 +493,25 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   complete(call, std::move(e));
 }
 
+void Transport::Impl::end_all() {
+  std::vector<std::shared_ptr<Call>> ending;
+  for (auto& [easy, call] : active) {
+    if (!call->streaming) {
+      --in_flight;
+      --*worker_in_flight;
+    }
+    release(*call);
+    ending.push_back(call);
+  }
+  active.clear();
+  for (auto& [at, call] : waiting) ending.push_back(call);
+  waiting.clear();
+  ending.insert(ending.end(), ready.begin(), ready.end());
+  ready.clear();
+  for (auto& call : ending)
+    complete(call, client_error("Cancelled", "abandoned: the process is stopping"));
+}
+
 bool Transport::Impl::step(SteadyClock::time_point now) {
   std::vector<std::shared_ptr<Call>> incoming;
   std::vector<uint64_t> cancelled;
@@ -535,6 +557,11 @@ bool Transport::Impl::step(SteadyClock::time_point now) {
     fn();
   }
 
+  if (abandoned) {
+    end_all();  // what the timers sent too
+    next_due = timers.empty() ? SteadyClock::time_point::max() : timers.begin()->first;
+    return false;
+  }
   while (!waiting.empty() && waiting.begin()->first <= now) {
     ready.push_back(std::move(waiting.begin()->second));
     waiting.erase(waiting.begin());
@@ -694,6 +721,26 @@ class Worker {
   int in_flight_ = 0;  // on the worker's thread only
 };
 
+namespace {
+
+// Every transport of the process, for abandon_requests().
+std::mutex g_transports_mu;
+std::vector<Transport::Impl*>& transports() {
+  static auto* all = new std::vector<Transport::Impl*>();  // never destroyed, as the workers
+  return *all;
+}
+
+}  // namespace
+
+void abandon_requests() {
+  std::lock_guard lock(g_transports_mu);
+  for (Transport::Impl* impl : transports()) {
+    impl->abandoned = true;
+    impl->dirty = true;
+    impl->worker->wake();
+  }
+}
+
 void Transport::Impl::wake() {
   // One wake-up per round is enough: while `dirty` is set, the worker has yet to step this
   // transport (it clears the flag first, then steps), so what was queued meanwhile is seen then.
@@ -731,6 +778,10 @@ Result<std::unique_ptr<Transport>> Transport::create(RestConfig config, Transpor
   impl->worker_in_flight = impl->worker->in_flight();
   impl->thread_id = impl->worker->thread_id();
   impl->worker->attach(impl.get());
+  {
+    std::lock_guard lock(g_transports_mu);
+    transports().push_back(impl.get());
+  }
   return std::unique_ptr<Transport>(new Transport(std::move(impl)));
 }
 
@@ -741,6 +792,10 @@ Transport::~Transport() {
     // It would wait for its own thread: a programming error, said loudly rather than a hang.
     std::fputs("planter: a Transport destroyed on its own worker thread\n", stderr);
     std::abort();
+  }
+  {
+    std::lock_guard lock(g_transports_mu);
+    std::erase(transports(), impl_.get());
   }
   impl_->credentials.cancel();  // an exec plugin may be holding the worker
   impl_->worker->detach(impl_.get());

@@ -112,4 +112,10 @@ class Transport {
   std::unique_ptr<Impl> impl_;
 };
 
+// For a process that must stop whatever its API servers do (`planter operator` and `planter
+// scheduler` on SIGTERM): every transport that exists now ends what it has in flight, queued or
+// waiting to be retried with reason "Cancelled" at once, and anything it is given later as soon
+// as it is sent. Transports made afterwards are not affected (a Lease is released through one).
+void abandon_requests();
+
 }  // namespace planter::kube

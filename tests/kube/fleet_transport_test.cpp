@@ -12,10 +12,12 @@
 #include <future>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kube/client.h"
 #include "kube/sim_fleet.h"
+#include "kube/transport.h"
 
 namespace planter::kube {
 namespace {
@@ -138,6 +140,55 @@ TEST(FleetTransport, AClusterThatIsGoneOrSilentHoldsUpNoOther) {
   // Clients go while requests are outstanding: their callbacks are dropped, nothing hangs.
   stuck.clear();
   EXPECT_EQ(apply_many(*live, "after-", 50, std::chrono::seconds(10)), 50);
+}
+
+// What a process stopping on SIGTERM does: every request of every transport there is, stuck
+// retrying a refused connection, hanging on a silent server, in flight or just sent, ends at once
+// as Cancelled; a client made afterwards (to release a Lease) works.
+TEST(FleetTransport, AbandonedRequestsEndAtOnceAndLaterClientsWork) {
+  SimFleet fleet;
+  Blackhole silent;
+  RestConfig gone = fleet.rest_config();
+  gone.server = "https://127.0.0.1:1";
+  RestConfig mute = fleet.rest_config();
+  mute.server = "https://127.0.0.1:" + std::to_string(silent.port());
+  std::vector<std::unique_ptr<Client>> clients;
+  clients.push_back(client_for(gone));
+  clients.push_back(client_for(mute));
+  clients.push_back(client_for(fleet.rest_config()));
+  std::mutex mu;
+  std::vector<ApiError> errors;
+  int answers = 0;
+  auto note = [&](ApiResult<json::object> r) {
+    std::lock_guard lock(mu);
+    ++answers;
+    if (!r) errors.push_back(r.error());
+  };
+  for (int i = 0; i < 10; ++i)
+    for (auto& c : clients) c->apply_async(config_map("cm-" + std::to_string(i)), {}, note);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // retrying, hanging, or done
+  auto start = Clock::now();
+  abandon_requests();
+  auto all_answered = [&] {
+    std::lock_guard lock(mu);
+    return answers == 30;
+  };
+  while (!all_answered() && Clock::now() - start < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(answers, 30);
+    EXPECT_GE(errors.size(), 20u);  // the gone and the silent cluster's, at least
+    for (const ApiError& e : errors) EXPECT_EQ(e.reason, "Cancelled") << e.str();
+  }
+  // Asked again, an abandoned client answers at once without trying.
+  auto again = clients[2]->get("v1", "ConfigMap", "default", "cm-0");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().reason, "Cancelled");
+  auto later = client_for(fleet.rest_config());
+  auto ns = later->get("v1", "Namespace", "", "default");
+  EXPECT_TRUE(ns.ok()) << ns.error().str();
 }
 
 }  // namespace
