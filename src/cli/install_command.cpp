@@ -95,7 +95,10 @@ int run_install(const InstallFlags& f) {
     return kExitBadInput;
   }
   const Plan& plan = planned->plan;
-  plant::Progress progress(plan, stdout, isatty(STDOUT_FILENO) != 0, false);
+  plant::ProgressOptions po;
+  po.terminal = isatty(STDOUT_FILENO) != 0;
+  po.seed_name = "planter-install";
+  plant::Progress progress(plan, stdout, po);
   plant::EngineOptions options;
   options.seed_name = "planter-install";
   options.force_conflicts = true;  // the installer owns its manifests, whoever applied them before

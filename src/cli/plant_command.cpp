@@ -243,7 +243,11 @@ bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
 
 int plant_prepared(const PlantFlags& f, Prepared& p) {
   bool terminal = isatty(STDOUT_FILENO) != 0;
-  plant::Progress progress(p.plan, stdout, terminal, f.verbose);
+  plant::ProgressOptions po;
+  po.terminal = terminal;
+  po.verbose = f.verbose;
+  po.seed_name = p.seed_name;
+  plant::Progress progress(p.plan, stdout, po);
   plant::EngineOptions options;
   options.seed_name = p.seed_name;
   options.client = client_options(f.client);

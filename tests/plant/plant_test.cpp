@@ -10,12 +10,15 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iomanip>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "plant/audit_order.h"
+#include "sanitized.h"
 #include "shared_dir.h"
 #include "sim/planter_process.h"
 #include "sim/sim_process.h"
@@ -840,6 +843,86 @@ TEST(PlantTest, RunningOutOfDescriptorsIsSaidAtOnce) {
   EXPECT_THAT(r.err, HasSubstr("planter: out of file descriptors: this process may open 12"))
       << "exit " << r.code;
   EXPECT_THAT(r.err, HasSubstr("Raise the limit (ulimit -n"));
+}
+
+}  // namespace
+}  // namespace planter::testing
+
+namespace planter::testing {
+namespace {
+
+// Seconds since the epoch of an RFC 3339 UTC time with a fraction ("2026-11-27T16:46:38.4659Z").
+double epoch_seconds(const std::string& ts) {
+  std::tm tm{};
+  std::istringstream in(ts.substr(0, 19));
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  double fraction = ts.size() > 20 && ts[19] == '.' ? std::atof(("0" + ts.substr(19)).c_str()) : 0;
+  return static_cast<double>(timegm(&tm)) + fraction;
+}
+
+// On an 80-column terminal the live progress fits (no line wider, however long what a unit waits
+// for) and keeps up: SELF's objects, declared at once, are drawn so within 250 ms, although edge1
+// takes 3 s to be provisioned. Before, a change was drawn only when the next one came: SELF
+// showed as waiting for as long as edge1 did, and lines were cut at 150 columns, so an 80-column
+// terminal wrapped them and the redraw stacked.
+TEST(PlantTest, ProgressOnAnEightyColumnTerminalFitsAndKeepsUp) {
+  SimProcess sim({"--provision-delay", "3000"});
+  ASSERT_TRUE(sim.running());
+  const std::string self_map = "a-config-map-whose-name-is-long-enough-to-need-cutting";
+  const std::string app = "app-with-a-name-long-enough-to-need-cutting-at-eighty-columns";
+  fs::path seed = sim.dir() / "wide.yaml";
+  std::ofstream(seed) << fmt::format(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {{name: fleet}}\n---\napiVersion: v1\nkind: "
+      "ConfigMap\nmetadata: {{name: {0}, namespace: fleet}}\n---\napiVersion: "
+      "planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {{name: edge1, namespace: fleet}}\n"
+      "---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: {1}, annotations: "
+      "{{planter.nephio.org/cluster: edge1}}}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: "
+      "{{name: c, namespace: {1}, annotations: {{planter.nephio.org/cluster: edge1}}}}\n",
+      self_map, app);
+  fs::path chunks_file = sim.dir() / "pty.json";
+  CommandResult r = run_shell(fmt::format("python3 {} 80 24 {} {} plant --kubeconfig {} {}",
+                                          q(kSource / "tests/plant/pty_run.py"), q(chunks_file),
+                                          PLANTER_BINARY, q(sim.kubeconfig()), q(seed)));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  json::array chunks = json::parse(read_file(chunks_file)).as_array();
+  ASSERT_FALSE(chunks.empty());
+
+  std::string screen;
+  for (const auto& c : chunks) screen += std::string(c.as_array().at(1).as_string());
+  const std::regex control("\x1b\\[[0-9;]*[A-Za-z]|\r");
+  std::istringstream lines(screen);
+  for (std::string line; std::getline(lines, line);) {
+    std::string shown = std::regex_replace(line, control, "");
+    size_t columns = 0;
+    for (unsigned char ch : shown) columns += (ch & 0xC0) != 0x80;
+    EXPECT_LE(columns, 80u) << shown;
+  }
+  EXPECT_THAT(screen, HasSubstr("5/5 declared"));
+
+  // When SELF's last object was written, and when the terminal first showed SELF with all three.
+  double written = 0;
+  for (const std::string& line : sim.audit_lines()) {
+    json::object e = json::parse(line).as_object();
+    std::string object = e.contains("object") ? std::string(e.at("object").as_string()) : "";
+    if (e.contains("verb") && e.at("code").as_int64() < 300 &&
+        (object.ends_with("|Namespace||fleet") ||
+         object.ends_with("|ConfigMap|fleet|" + self_map) ||
+         object.ends_with("|Cluster|fleet|edge1")))
+      written = std::max(written, epoch_seconds(std::string(e.at("ts").as_string())));
+  }
+  ASSERT_GT(written, 0);
+  const std::regex self_done("SELF +3/3");
+  std::string seen;
+  double drawn = 0;
+  for (const auto& c : chunks) {
+    seen += std::string(c.as_array().at(1).as_string());
+    if (std::regex_search(seen, self_done)) {
+      drawn = c.as_array().at(0).to_number<double>();
+      break;
+    }
+  }
+  ASSERT_GT(drawn, 0) << screen;
+  EXPECT_LT(drawn - written, kSanitized ? 1.0 : 0.25) << screen;
 }
 
 }  // namespace
