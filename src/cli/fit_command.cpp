@@ -9,6 +9,8 @@
 
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "model/json_indent.h"
+#include "model/yaml.h"
 #include "plan/render.h"
 #include "plant/existing_clusters.h"
 #include "plant/stack_group.h"
@@ -149,7 +151,7 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
   }
   std::vector<FitLine> lines = fit_all(plan.value(), config().value(), flags.context);
   bool all_fit = std::all_of(lines.begin(), lines.end(), [](const FitLine& l) { return l.fits; });
-  if (output == "json") {
+  if (output == "json" || output == "yaml") {
     json::object doc = json::parse(render_json(plan.value())).as_object();
     json::array& stacks = doc["stacks"].as_array();  // in the plan's order
     for (size_t i = 0; i < stacks.size() && i < plan.value().stacks.size(); ++i) {
@@ -160,7 +162,7 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
               {"cluster", l.cluster}, {"fits", l.fits}, {l.fits ? "where" : "why", l.text}});
       stacks[i].as_object()["fit"] = std::move(fits);
     }
-    std::string text = json::serialize(doc) + "\n";
+    std::string text = output == "json" ? indent_json(json::serialize(doc)) : to_yaml(doc);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::string text = render_table(plan.value(), output == "wide");

@@ -5,15 +5,19 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <boost/json/parse.hpp>
 #include <cstdio>
 #include <iostream>
 
+#include "cli/completion.h"
 #include "cli/fit_command.h"
 #include "cli/operator_command.h"
 #include "cli/plant_command.h"
 #include "cli/scheduler_command.h"
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
+#include "model/json_indent.h"
+#include "model/yaml.h"
 #include "plan/planner.h"
 #include "plan/render.h"
 #include "plugins/runner.h"
@@ -35,7 +39,7 @@ int run_planner(const SeedFlags& flags, const std::function<void(const Plan&)>& 
   return kExitOk;
 }
 
-void print_text(const std::string& text) {
+void print_text(std::string_view text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
@@ -56,6 +60,11 @@ int main(int argc, char** argv) {
       "planter plants a Day-1 package of Kubernetes objects (a seed) across the management "
       "cluster and workload clusters, declaring each object as soon as its hard dependencies "
       "hold."};
+  // Run as kubectl's plugin (kubectl-planter), it is `kubectl planter` in help and errors.
+  std::string_view invoked = argv[0];
+  invoked = invoked.substr(invoked.rfind('/') + 1);
+  const std::string program = invoked == "kubectl-planter" ? "kubectl planter" : "planter";
+  app.name(program);
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("planter ") + PLANTER_VERSION);
   app.footer(
@@ -74,7 +83,7 @@ int main(int argc, char** argv) {
   add_seed_flags(plan, plan_flags);
   plan->add_option("-o,--output", output,
                    "Output format; wide: the table with the rule that derived each requirement")
-      ->check(CLI::IsMember({"table", "wide", "json", "dot", "mermaid"}))
+      ->check(CLI::IsMember({"table", "wide", "json", "yaml", "dot", "mermaid"}))
       ->capture_default_str();
   cli::FitFlags fit_flags;
   cli::add_fit_flags(plan, fit_flags);
@@ -111,8 +120,22 @@ int main(int argc, char** argv) {
   auto* install = cli::add_install_command(app, install_flags);
   std::string version_output = "text";
   auto* version = app.add_subcommand("version", "Print planter's version");
-  version->add_option("-o,--output", version_output, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  version->add_option("-o,--output", version_output, "text, json or yaml")
+      ->check(CLI::IsMember({"text", "json", "yaml"}));
+
+  std::string shell;
+  auto* completion = app.add_subcommand(
+      "completion",
+      "Print a shell completion script: source <(planter completion bash), or zsh, or fish");
+  completion->add_option("shell", shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->footer(
+      "Examples:\n"
+      "  source <(planter completion bash)\n"
+      "  planter completion bash > /etc/bash_completion.d/planter\n"
+      "  source <(planter completion zsh)\n"
+      "  planter completion fish | source");
 
   // A word that is no command is answered as kubectl answers it, with the commands there are.
   if (argc > 1 && argv[1][0] != '-') {
@@ -125,9 +148,9 @@ int main(int argc, char** argv) {
     }
     if (!known) {
       fmt::print(stderr,
-                 "error: unknown command \"{}\" for \"planter\"\n\nCommands:\n{}\nRun "
-                 "'planter --help' for usage.\n",
-                 argv[1], commands);
+                 "error: unknown command \"{}\" for \"{}\"\n\nCommands:\n{}\nRun "
+                 "'{} --help' for usage.\n",
+                 argv[1], program, commands, program);
       return kExitBadInput;
     }
   }
@@ -141,24 +164,35 @@ int main(int argc, char** argv) {
 
   try {
     if (*version) {
-      if (version_output == "json")
+      if (version_output == "json")  // two spaces, as `kubectl version -o json`
         fmt::print("{{\n  \"version\": \"{}\"\n}}\n", PLANTER_VERSION);
+      else if (version_output == "yaml")
+        fmt::print("version: {}\n", PLANTER_VERSION);
       else
         fmt::print("planter {}\n", PLANTER_VERSION);
       return kExitOk;
     }
+    if (*completion) {
+      print_text(cli::completion_script(app, shell));
+      return kExitOk;
+    }
     if (*plan) {
       if (fit_flags.fit) {
-        if (output != "table" && output != "json") {
-          fmt::print(stderr, "error: --fit prints a table or JSON: use -o table or -o json\n");
+        if (output != "table" && output != "json" && output != "yaml") {
+          fmt::print(stderr,
+                     "error: --fit prints a table, JSON or YAML: use -o table, -o json or -o "
+                     "yaml\n");
           return kExitBadInput;
         }
         return cli::run_plan_fit(plan_flags, fit_flags, output);
       }
       return run_planner(plan_flags, [&](const Plan& p) {
-        if (output == "json")
-          return write_json(p,
-                            [](std::string_view t) { std::fwrite(t.data(), 1, t.size(), stdout); });
+        if (output == "json") {
+          JsonIndenter indent([](std::string_view t) { print_text(t); });
+          write_json(p, [&indent](std::string_view t) { indent(t); });
+          return indent.finish();
+        }
+        if (output == "yaml") return print_text(to_yaml(boost::json::parse(render_json(p))));
         if (output == "dot") return print_text(render_dot(p));
         if (output == "mermaid") return print_text(render_mermaid(p));
         print_text(render_table(p, output == "wide"));

@@ -47,10 +47,9 @@ CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
   cmd->add_option("--health-addr", f.health_addr,
                   "Where to serve /healthz and /readyz ([HOST]:PORT; 0 to turn off)")
       ->capture_default_str();
-  cmd->add_option("--leader-elect", f.leader_elect,
-                  "Schedule only while holding the Lease (true or false); planter's plant waits "
-                  "for it to be held")
-      ->capture_default_str();
+  cmd->add_flag("--leader-elect", f.leader_elect,
+                "Schedule only while holding the Lease (default; --leader-elect=false: at once); "
+                "planter's plant waits for it to be held");
   cmd->add_option("--leader-elect-resource-name", f.lease_name, "Name of the Lease")
       ->capture_default_str();
   cmd->add_option("--leader-elect-resource-namespace", f.lease_namespace, "Namespace of the Lease")

@@ -11,6 +11,10 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
   auto* seed = cmd->add_option("seed", f.sources,
                                "Seed sources: files, folders (recursive .yaml/.yml/.json; a "
                                "folder with a kustomization is built), - for stdin, http(s) URLs");
+  auto* filename = cmd->add_option("-f,--filename", f.filenames,
+                                   "A seed source as kubectl's -f takes it (repeatable; the same "
+                                   "as giving it without -f)")
+                       ->allow_extra_args(false);
   auto* kustomize = cmd->add_option("-k,--kustomize", f.kustomize,
                                     "A folder with a kustomization.yaml, built with `kustomize "
                                     "build` or `kubectl kustomize` (repeatable), as kubectl's -k")
@@ -18,10 +22,10 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
   cmd->add_flag("--allow-remote-bases", f.allow_remote_bases,
                 "Let kustomize fetch a kustomization's remote resources (URLs, git repositories); "
                 "without it kustomize runs without network");
-  cmd->callback([cmd, seed, kustomize] {
-    if (seed->count() == 0 && kustomize->count() == 0)
+  cmd->callback([cmd, seed, filename, kustomize] {
+    if (seed->count() == 0 && filename->count() == 0 && kustomize->count() == 0)
       throw CLI::RequiredError(cmd->get_name() +
-                               ": a seed (a file, a folder, - or a URL) or -k DIR");
+                               ": a seed (a file, a folder, - or a URL; or -f SOURCE) or -k DIR");
   });
   cmd->add_option("--ignore-annotations", f.ignore_annotations,
                   "Do not honour these tools' annotations (comma-separated: kpt, helm, argocd); "
@@ -62,7 +66,8 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
 }
 
 std::vector<std::string> all_sources(const SeedFlags& f) {
-  std::vector<std::string> out = f.sources;
+  std::vector<std::string> out = f.filenames;
+  out.insert(out.end(), f.sources.begin(), f.sources.end());
   out.insert(out.end(), f.kustomize.begin(), f.kustomize.end());
   return out;
 }

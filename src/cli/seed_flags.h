@@ -17,7 +17,8 @@ constexpr int kExitFailure = 1;   // something failed or timed out
 constexpr int kExitBadInput = 2;  // the seed or the flags are wrong; nothing was declared
 
 struct SeedFlags {
-  std::vector<std::string> sources;
+  std::vector<std::string> sources;             // positional
+  std::vector<std::string> filenames;           // -f, as kubectl's
   std::vector<std::string> kustomize;           // -k DIR: folders with a kustomization
   bool allow_remote_bases = false;              // a kustomization's remote resources
   std::vector<std::string> ignore_annotations;  // kpt, helm, argocd
@@ -36,7 +37,7 @@ struct SeedFlags {
 };
 
 void add_seed_flags(CLI::App* cmd, SeedFlags& f);
-// The seed sources in the order given: positional ones, then -k folders.
+// The seed sources in the order given: -f ones, positional ones, then -k folders.
 std::vector<std::string> all_sources(const SeedFlags& f);
 // Turns the flags into a request, or says what is wrong with them.
 Result<PlanRequest> make_request(const SeedFlags& f);

@@ -116,6 +116,50 @@ TEST(Cli, VersionAndUnknownCommandsAnswerAsKubectlDoes) {
   EXPECT_NE(r.err.find("Run 'planter --help' for usage."), std::string::npos) << r.err;
 }
 
+// `planter completion bash` loads in bash and completes commands, a command's flags and the values
+// of a flag that takes a fixed set; zsh's and fish's name every command too.
+TEST(Cli, CompletionScriptsLoadInBashAndComplete) {
+  fs::path script = fs::temp_directory_path() / fmt::format("planter-completion-{}", ::getpid());
+  auto complete = [&script](const std::string& words) {
+    return planter(fmt::format(
+        "completion bash > '{0}' && bash -c 'source \"{0}\" && COMP_WORDS=({1}) && "
+        "COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)) && _planter && echo \"${{COMPREPLY[*]}}\"'",
+        script.string(), words));
+  };
+  Result r = complete("planter pl");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "plan plant\n");
+  EXPECT_EQ(complete("planter plan -o \"\"").out, "table wide json yaml dot mermaid\n");
+  EXPECT_EQ(complete("planter plant --ti").out, "--timeout --timeline\n");
+  EXPECT_EQ(complete("kubectl-planter version -").out, "-h --help -o --output\n");
+  for (const char* shell : {"zsh", "fish"}) {
+    Result s = planter(fmt::format("completion {}", shell));
+    EXPECT_EQ(s.code, 0) << s.err;
+    for (const char* cmd : {"plan", "plant", "uproot", "replant", "sim", "operator", "scheduler"})
+      EXPECT_NE(s.out.find(cmd), std::string::npos) << shell << " " << cmd;
+  }
+  EXPECT_EQ(planter("completion tcsh").code, 2);
+  fs::remove(script);
+}
+
+// As a kubectl plugin (kubectl-planter on PATH, as `kubectl plugin list` finds it): `kubectl
+// planter version` runs it, and its help and errors say `kubectl planter`.
+TEST(Cli, KubectlRunsItAsAPlugin) {
+  fs::path tools = fs::path(PLANTER_SOURCE_DIR) / "build" / "tools" / "kubectl";
+  std::string kubectl = fs::exists(tools) ? tools.string() : "kubectl";
+  std::string path = fs::path(PLANTER_BINARY).parent_path().string();
+  ASSERT_TRUE(fs::exists(fs::path(path) / "kubectl-planter"));
+  Result r =
+      planter(fmt::format("version; PATH='{}':\"$PATH\" '{}' planter version", path, kubectl));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            std::string("planter ") + PLANTER_VERSION + "\nplanter " + PLANTER_VERSION + "\n");
+  r = planter(
+      fmt::format("version >/dev/null; PATH='{}':\"$PATH\" '{}' planter foo", path, kubectl));
+  EXPECT_NE(r.err.find("unknown command \"foo\" for \"kubectl planter\""), std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, PlansTheExampleSeed) {
   Result r = planter(fmt::format("plan '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
   EXPECT_EQ(r.code, 0) << r.err;
@@ -127,7 +171,20 @@ TEST(Cli, OutputFormats) {
   std::string seed = fmt::format("'{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR);
   Result json = planter("plan -o json " + seed);
   EXPECT_EQ(json.code, 0);
-  EXPECT_EQ(json.out.rfind("{\"units\":[", 0), 0u) << json.out.substr(0, 80);
+  // Indented as kubectl's -o json: four spaces a level.
+  EXPECT_EQ(json.out.rfind("{\n    \"units\": [\n        {\n            \"object\": ", 0), 0u)
+      << json.out.substr(0, 80);
+  // -o yaml is the same document (read back by PyYAML, compared with the JSON).
+  fs::path json_file = fs::temp_directory_path() / fmt::format("planter-cli-{}.json", ::getpid());
+  std::ofstream(json_file) << json.out;
+  Result same =
+      planter(fmt::format("plan -o yaml {} | python3 -c 'import json, sys, yaml; sys.exit(0 if "
+                          "yaml.safe_load(sys.stdin) == json.load(open(\"{}\")) else 1)'",
+                          seed, json_file.string()));
+  EXPECT_EQ(same.code, 0) << same.err;
+  fs::remove(json_file);
+  // -f, as kubectl's, is the same as the source given without it.
+  EXPECT_EQ(planter("plan -o json -f " + seed).out, json.out);
   EXPECT_EQ(planter("plan -o dot " + seed).out.rfind("digraph plan {", 0), 0u);
   EXPECT_EQ(planter("plan -o mermaid " + seed).out.rfind("flowchart LR", 0), 0u);
   Result bad = planter("plan -o xml " + seed);
@@ -138,7 +195,7 @@ TEST(Cli, SeedFromStdin) {
   Result r = planter(
       fmt::format("plan -o json - < '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"source\":\"<stdin>:"), std::string::npos) << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("\"source\": \"<stdin>:"), std::string::npos) << r.out.substr(0, 300);
 }
 
 TEST(Cli, AnnotateWritesTheDecisionsBack) {
@@ -204,7 +261,7 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
   ss << in.rdbuf();
   std::string doc = ss.str();
   for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "sim", "operator",
-                          "scheduler", "install"}) {
+                          "scheduler", "install", "completion"}) {
     SCOPED_TRACE(cmd);
     EXPECT_NE(doc.find(fmt::format("\n## planter {}\n", cmd)), std::string::npos);
     Result help = planter(fmt::format("{} --help", cmd));
@@ -224,7 +281,9 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
         named = named || doc.find(flag + after) != std::string::npos;
       EXPECT_TRUE(named) << flag << " is not in docs/cli.md";
     }
-    EXPECT_GT(flags, 0u);
+    if (std::string_view(cmd) != "completion") {  // its one argument: SHELL
+      EXPECT_GT(flags, 0u);
+    }
   }
 }
 

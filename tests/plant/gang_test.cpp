@@ -114,8 +114,7 @@ class GangTest : public ::testing::Test {
                                      "0",
                                      "--health-addr",
                                      "0",
-                                     "--leader-elect",
-                                     "false"};
+                                     "--leader-elect=false"};
     args.insert(args.end(), extra.begin(), extra.end());
     return std::make_unique<PlanterProcess>(args, sim_.dir() / "scheduler.log");
   }
