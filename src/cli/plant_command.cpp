@@ -19,6 +19,7 @@
 #include "model/files.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/preflight.h"
 #include "plant/progress.h"
 #include "plant/report.h"
 #include "plant/served_kinds.h"
@@ -98,6 +99,10 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
   cmd->add_option("--report", f.report, "Write every unit's timestamps and outcome (JSON)");
   cmd->add_flag("--force-conflicts", f.force_conflicts,
                 "Take over fields that another field manager owns (server-side apply force)");
+  cmd->add_flag("--preflight", f.preflight,
+                "Before the first write, send every object a cluster can judge now through a "
+                "server-side dry run; a refusal is bad input (default; --preflight=false skips "
+                "it)");
 }
 
 // Where planting goes: the clusters' RestConfigs, and the simulated fleet when --sim.
@@ -416,9 +421,31 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
   return c;
 }
 
+// The server-side dry run of what the clusters can judge now (preflight.h): exit 2 with every
+// refusal when there is one.
+bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
+  if (!f.preflight) return false;
+  plant::PreflightOptions po;
+  po.seed_name = p.seed_name;
+  po.client = client_options(f.client);
+  po.force_conflicts = f.force_conflicts;
+  po.deadline = std::chrono::steady_clock::now() +
+                std::min(timeout_of(f).value_or(std::chrono::seconds(60)),
+                         std::chrono::milliseconds(std::chrono::seconds(60)));
+  plant::PreflightOutcome out = plant::preflight(p.plan, p.targets.clusters, po);
+  if (!out.refused.empty()) {
+    fmt::print(stderr, "{}", out.refused.str());
+    return true;
+  }
+  fmt::print("preflight: {} object(s) accepted by a server-side dry run{}\n", out.checked,
+             out.later == 0 ? std::string() : fmt::format("; {} checked when planted", out.later));
+  return false;
+}
+
 int run_plant(const PlantFlags& f) {
   return run_prepared(f, [&](Prepared& p) {
-    return refuse_unserved_kinds(f, p) ? kExitBadInput : plant_prepared(f, p);
+    return refuse_unserved_kinds(f, p) || refused_by_preflight(f, p) ? kExitBadInput
+                                                                     : plant_prepared(f, p);
   });
 }
 
@@ -429,6 +456,8 @@ int run_uproot(const PlantFlags& f) {
 int run_replant(const PlantFlags& f) {
   return run_prepared(f, [&](Prepared& p) {
     if (refuse_unserved_kinds(f, p)) return kExitBadInput;
+    // A hard replant uproots first: what is there now would judge the apply wrongly.
+    if (!f.hard && refused_by_preflight(f, p)) return kExitBadInput;
     int rc = f.hard ? uproot_prepared(f, p) : kExitOk;
     if (p.interrupts->signal() != 0) return rc;
     return rc == kExitOk ? plant_prepared(f, p) : rc;

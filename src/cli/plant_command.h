@@ -24,6 +24,7 @@ struct PlantFlags {
   double timeout_s = 0;  // 0: none
   std::string seed_name;
   bool force_conflicts = false;
+  bool preflight = true;  // a server-side dry run of what can be judged before the first write
   ClientFlags client;
   bool hard = false;  // replant: uproot, then plant
 };

@@ -1,5 +1,6 @@
 #include "sim/object_validation.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
 #include <cstdint>
@@ -229,6 +230,56 @@ std::vector<Cause> workload_selector_causes(const ResourceType& t, const json::o
         {"FieldValueInvalid",
          "Invalid value: " + go_map(labels) + ": `selector` does not match template `labels`",
          "spec.template.metadata.labels"});
+  return out;
+}
+
+namespace {
+
+// IsConfigMapKey's problems with `key`, in its order.
+std::vector<std::string> config_key_problems(std::string_view key) {
+  std::vector<std::string> out;
+  if (key.size() > kSubdomainMax)
+    out.push_back("must be no more than " + std::to_string(kSubdomainMax) + " characters");
+  bool allowed = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return alnum(c) || c == '-' || c == '_' || c == '.';
+  });
+  if (!allowed)
+    out.push_back(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+        "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+        "'[-._a-zA-Z0-9]+')");
+  if (key == ".")
+    out.push_back("must not be '.'");
+  else if (key == "..")
+    out.push_back("must not be '..'");
+  else if (key.starts_with(".."))
+    out.push_back("must not start with '..'");
+  return out;
+}
+
+}  // namespace
+
+std::vector<Cause> config_key_causes(const ResourceType& t, const json::object& obj) {
+  std::vector<Cause> out;
+  if (!t.group.empty() || (t.kind != "ConfigMap" && t.kind != "Secret")) return out;
+  std::vector<std::string_view> maps = {"data"};
+  maps.push_back(t.kind == "ConfigMap" ? "binaryData" : "stringData");
+  for (std::string_view field : maps) {
+    const json::object* entries = object_at(&obj, field);
+    if (!entries) continue;
+    for (const auto& [key, value] : *entries) {
+      // A Secret's stringData is merged into data before kube-apiserver validates it.
+      std::string path =
+          std::string(field == "stringData" ? "data" : field) + "[" + std::string(key) + "]";
+      for (std::string& why : config_key_problems(key))
+        out.push_back({"FieldValueInvalid", "Invalid value: " + quoted(key) + ": " + why, path});
+      if (t.kind == "ConfigMap" && field == "binaryData")
+        if (const json::object* data = object_at(&obj, "data"); data && data->contains(key))
+          out.push_back({"FieldValueInvalid",
+                         "Invalid value: " + quoted(key) + ": duplicate of key present in data",
+                         path});
+    }
+  }
   return out;
 }
 

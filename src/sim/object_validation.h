@@ -37,6 +37,13 @@ std::vector<Cause> object_meta_causes(const boost::json::object& obj);
 // and selects the pod template's labels.
 std::vector<Cause> workload_selector_causes(const ResourceType& t, const boost::json::object& obj);
 
+// v1 ConfigMap and Secret: every key of `data` (and a ConfigMap's `binaryData`, a Secret's
+// `stringData`) is a config key as apimachinery's IsConfigMapKey says (at most 253 of
+// [-._a-zA-Z0-9], not `.` or `..` nor starting with `..`), and a ConfigMap's key is in `data` or
+// `binaryData`, not both: one cause each ("data[]: Invalid value: \"\": a valid config key must
+// consist of ...").
+std::vector<Cause> config_key_causes(const ResourceType& t, const boost::json::object& obj);
+
 // The counts of workloads, as kube-apiserver decodes and validates them (int32, at least 0):
 // apps/v1 Deployment, ReplicaSet and StatefulSet and v1 ReplicationController `spec.replicas`;
 // batch/v1 Job (and a CronJob's job template) `parallelism`, `completions`, `backoffLimit`.

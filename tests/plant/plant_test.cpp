@@ -697,8 +697,10 @@ metadata:
   annotations:
     planter.nephio.org/dependencies: "apiextensions.k8s.io/v1|CustomResourceDefinition||widgets.example.com"
 )";
-  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
-                            " --report " + q(sim.dir() / "r.json"));
+  // The preflight would refuse the CRD before anything is written (exit 2, as
+  // APreflightDryRunRefusesWhatTheServerWouldWithNothingDeclared shows): without it, the engine.
+  CommandResult r = planter("plant --preflight=false --kubeconfig " + q(sim.kubeconfig()) + " " +
+                            q(seed) + " --report " + q(sim.dir() / "r.json"));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   auto states = by_state(report_of(sim.dir() / "r.json"));
   EXPECT_EQ(states["declared"].size(), 2u);
@@ -782,7 +784,11 @@ TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {
   ASSERT_EQ(
       sim.kubectl("patch configmap c -n re --type merge -p '{\"data\":{\"k\":\"drift\"}}'").code,
       0);
+  // The preflight's dry run meets the conflict: bad input, before anything is written.
   CommandResult conflict = planter("replant " + base);
+  EXPECT_EQ(conflict.code, 2) << conflict.out;
+  EXPECT_THAT(conflict.err, HasSubstr("--force-conflicts"));
+  conflict = planter("replant --preflight=false " + base);
   EXPECT_EQ(conflict.code, 1) << conflict.out;
   EXPECT_THAT(conflict.out, HasSubstr("--force-conflicts"));
   EXPECT_EQ(value(), "drift");
@@ -923,6 +929,68 @@ TEST(PlantTest, ProgressOnAnEightyColumnTerminalFitsAndKeepsUp) {
   }
   ASSERT_GT(drawn, 0) << screen;
   EXPECT_LT(drawn - written, kSanitized ? 1.0 : 0.25) << screen;
+}
+
+}  // namespace
+}  // namespace planter::testing
+
+namespace planter::testing {
+namespace {
+
+// What the API server refuses is known before the first write: every object it can judge now
+// goes through a server-side dry run, and each refusal is bad input (exit 2, all of them, each
+// with its file:line and the server's words) with nothing declared. What cannot be judged yet
+// (an object in a Namespace the seed creates) is checked when planted. Before, the good objects
+// were declared and the refused one failed after them.
+TEST(PlantTest, APreflightDryRunRefusesWhatTheServerWouldWithNothingDeclared) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  auto deployment = [](const std::string& name, const std::string& template_app) {
+    return fmt::format(
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {}}}\nspec:\n  selector: "
+        "{{matchLabels: {{app: {}}}}}\n  template:\n    metadata: {{labels: {{app: {}}}}}\n    "
+        "spec: {{containers: [{{name: c, image: nginx}}]}}\n",
+        name, name, template_app);
+  };
+  fs::path seed = sim.dir() / "refused.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\ndata: {a: b}\n"
+                      << deployment("first", "other") << deployment("fine", "fine")
+                      << deployment("second", "else")
+                      << "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: later}\n---\n"
+                         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: later}\n";
+  auto writes = [&] {
+    size_t n = 0;
+    for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+      n += !e.verb.empty() && (e.object.find("|default|") != std::string::npos ||
+                               e.object.find("|later") != std::string::npos);
+    return n;
+  };
+  CommandResult r = planter(fmt::format("plant --kubeconfig {} {}", q(sim.kubeconfig()), q(seed)));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("refused.yaml:6: apps/v1 Deployment default/first: cluster SELF "
+                               "refuses it (server-side dry run): Deployment.apps \"first\" is "
+                               "invalid: spec.template.metadata.labels"));
+  EXPECT_THAT(r.err, HasSubstr("refused.yaml:24: apps/v1 Deployment default/second"));
+  EXPECT_THAT(r.err, HasSubstr("2 errors in the seed; nothing was declared"));
+  EXPECT_THAT(r.err, Not(HasSubstr("default/fine")));
+  EXPECT_EQ(writes(), 0u);
+
+  // Without the preflight, the server refuses them one by one while the rest is declared.
+  r = planter(fmt::format("plant --preflight=false --timeout 20 --kubeconfig {} {}",
+                          q(sim.kubeconfig()), q(seed)));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_GT(writes(), 0u);
+  EXPECT_EQ(sim.kubectl("get configmap good -o name").out, "configmap/good\n");
+
+  // Fixed, it says what the dry run accepted and what waits to be checked.
+  std::ofstream(seed) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\ndata: {a: b}\n"
+                      << deployment("first", "first")
+                      << "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: new}\n---\n"
+                         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: new}\n";
+  r = planter(fmt::format("plant --timeout 20 --kubeconfig {} {}", q(sim.kubeconfig()), q(seed)));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("preflight: 3 object(s) accepted by a server-side dry run; 1 "
+                               "checked when planted"));
 }
 
 }  // namespace

@@ -315,6 +315,32 @@ SELECTOR  template:
   EXPECT_EQ(good.code, 0) << good.err;
 }
 
+// ConfigMap and Secret keys as kube-apiserver validates them (IsConfigMapKey): an empty key, one
+// that starts with "..", a key in both data and binaryData; a key of 100 characters is fine.
+TEST_F(KubectlTest, ConfigMapAndSecretKeysAreValidatedAsKubeApiserverDoes) {
+  write(sim_.dir() / "keys.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keys, namespace: default}\n"
+        "data: {\"\": v, ..x: w}\nbinaryData: {..x: d3c=}\n---\napiVersion: v1\nkind: Secret\n"
+        "metadata: {name: keys, namespace: default}\nstringData: {\"a b\": c}\n");
+  CommandResult r = sim_.kubectl("apply -f " + q(sim_.dir() / "keys.yaml"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.err, HasSubstr("data[]: Invalid value: \"\": a valid config key must consist of "
+                               "alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or "
+                               "'KEY_NAME',  or 'key-name', regex used for validation is "
+                               "'[-._a-zA-Z0-9]+')"));
+  EXPECT_THAT(r.err, HasSubstr("data[..x]: Invalid value: \"..x\": must not start with '..'"));
+  EXPECT_THAT(r.err, HasSubstr("binaryData[..x]: Invalid value: \"..x\": duplicate of key "
+                               "present in data"));
+  // stringData is merged into data before validation, so the path says data.
+  EXPECT_THAT(r.err, HasSubstr("Secret \"keys\" is invalid: data[a b]: Invalid value"));
+  write(sim_.dir() / "long.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: long, "
+        "namespace: default}\ndata: {" +
+            std::string(100, 'k') + ": v}\n");
+  r = sim_.kubectl("apply -f " + q(sim_.dir() / "long.yaml"));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 // Applying the same thing again a second later changes nothing a user (or a watch) can see,
 // even though the sim's CRD controller wrote the CRD's status in between: kube-apiserver does not
 // write a change that would only move managedFields timestamps.

@@ -1,0 +1,125 @@
+#include "plant/preflight.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "model/object.h"
+#include "plant/engine.h"
+#include "plant/substitutions.h"
+
+namespace planter::plant {
+
+namespace {
+
+namespace json = boost::json;
+
+// What planting would do with this answer: a refusal it would fail on, or nothing to say now
+// (accepted, or not judged: the Namespace or kind is not there yet, the server did not answer).
+std::optional<std::string> refusal(const kube::ApiError& e) {
+  // 401 is about planter's credentials, not the object: planting says so for the cluster.
+  if (e.kind_unknown() || e.not_found() || e.transient() || e.code == 0 || e.unauthorized())
+    return std::nullopt;
+  if (e.code == 404) return std::nullopt;  // its Namespace is not there yet
+  if (e.permanent() || e.conflict() || e.code == 413) return e.str();
+  return std::nullopt;
+}
+
+std::string hint_for(const kube::ApiError& e) {
+  if (e.conflict())
+    return "another field manager owns these fields; plant with --force-conflicts to take them "
+           "over, or leave them out of the seed";
+  if (e.forbidden()) return "grant planter's identity the right, or leave the object out";
+  return "fix the object in the seed";
+}
+
+}  // namespace
+
+PreflightOutcome preflight(const Plan& plan,
+                           const std::map<std::string, kube::RestConfig>& reachable,
+                           const PreflightOptions& options) {
+  PreflightOutcome out;
+  std::map<std::string, std::unique_ptr<kube::Client>> clients;
+  std::map<std::string, std::set<std::string>> namespaces;  // per cluster, when it could list them
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t outstanding = 0;
+  // Per unit asked: nothing when the server accepted it, else its error.
+  std::vector<std::pair<size_t, std::optional<kube::ApiError>>> answers;
+
+  kube::ApplyOptions apply;
+  apply.dry_run = true;
+  apply.force = options.force_conflicts;
+  for (size_t u = 0; u < plan.units.size(); ++u) {
+    const Unit& unit = plan.units[u];
+    auto config = reachable.find(unit.cluster);
+    if (config == reachable.end()) continue;  // a cluster the seed creates
+    json::object body = declared_body(plan.object_of(unit), options.seed_name);
+    bool reads_others = false;
+    auto substituted =
+        apply_substitutions(plan, unit, body, [&](const std::string&, const ObjectRef&) {
+          reads_others = true;
+          return std::optional<json::object>();
+        });
+    if (reads_others || !substituted) continue;
+    auto& client = clients[unit.cluster];
+    if (!client) {
+      auto made = kube::Client::create(config->second, options.client);
+      if (!made) continue;
+      client = std::move(made.value());
+      // One list instead of a 404 per object whose Namespace the seed has yet to create.
+      auto list = client->list({"v1", "Namespace", "", "", ""});
+      if (list) {
+        std::set<std::string>& names = namespaces[unit.cluster];
+        names.insert("");  // cluster-scoped objects
+        for (const json::object& n : list->items)
+          if (const auto* name = find_string(n, {"metadata", "name"})) names.emplace(*name);
+      }
+    }
+    if (auto known = namespaces.find(unit.cluster);
+        known != namespaces.end() && !known->second.contains(plan.object_of(unit).ref.ns))
+      continue;
+    {
+      std::lock_guard lock(mu);
+      ++outstanding;
+    }
+    client->apply_async(std::move(body), apply, [&, u](kube::ApiResult<json::object> r) {
+      std::lock_guard lock(mu);
+      answers.emplace_back(u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()));
+      if (--outstanding == 0) cv.notify_all();
+    });
+  }
+  std::unique_lock lock(mu);
+  cv.wait_until(lock, options.deadline, [&] { return outstanding == 0; });
+  bool all_answered = outstanding == 0;
+  lock.unlock();
+  if (!all_answered)
+    for (auto& [name, client] : clients) client.reset();  // drops the callbacks of what is left
+  lock.lock();
+  std::sort(answers.begin(), answers.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [u, e] : answers) {
+    if (!e) {
+      ++out.checked;
+      continue;
+    }
+    std::optional<std::string> why = refusal(*e);
+    if (!why) continue;
+    ++out.checked;
+    const Unit& unit = plan.units[u];
+    const Object& o = plan.object_of(unit);
+    out.refused.add(
+        o.where(), o.display(),
+        fmt::format("cluster {} refuses it (server-side dry run): {}", unit.cluster, *why),
+        hint_for(*e));
+  }
+  out.later = plan.units.size() - out.checked;
+  return out;
+}
+
+}  // namespace planter::plant

@@ -1,0 +1,41 @@
+// Before the first write, the API servers judge the seed: every object whose cluster can be asked
+// now (the management cluster, `--cluster NAME=CONTEXT`) goes through the very apply planting will
+// send, as a server-side dry run (`dryRun=All`, planter's field manager, forced as planting forces
+// it), all at once within the client's limits. What a server refuses for good — a schema, an
+// admission webhook, RBAC, a quota, an immutable field, another field manager's conflict — is bad
+// input, every refusal at once, before anything is declared (Argo CD's dry run before a sync).
+//
+// What cannot be judged yet is checked when it is planted, by the apply itself: an object on a
+// cluster the seed creates, of a kind not served yet (its CRD is in the seed), in a Namespace not
+// there yet, or whose body takes values from other objects at apply time. A cluster that does not
+// answer by the deadline is not judged either.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "kube/client.h"
+#include "model/diagnostics.h"
+#include "plan/plan.h"
+
+namespace planter::plant {
+
+struct PreflightOptions {
+  std::string seed_name;
+  kube::ClientOptions client;
+  bool force_conflicts = false;  // as planting will apply
+  std::chrono::steady_clock::time_point deadline;
+};
+
+struct PreflightOutcome {
+  Diagnostics refused;  // one per object a server refused, with its words
+  size_t checked = 0;   // objects a server accepted or refused
+  size_t later = 0;     // objects that could not be judged now (see above)
+};
+
+PreflightOutcome preflight(const Plan& plan,
+                           const std::map<std::string, kube::RestConfig>& reachable,
+                           const PreflightOptions& options);
+
+}  // namespace planter::plant
