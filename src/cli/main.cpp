@@ -106,8 +106,9 @@ int main(int argc, char** argv) {
       "  planter annotate examples/hello-world/seed.yaml\n"
       "  planter annotate seed.yaml --plugin ./my-plugin > annotated.yaml");
 
-  cli::PlantFlags plant_flags, uproot_flags, replant_flags;
-  auto plant_cmds = cli::add_plant_commands(app, plant_flags, uproot_flags, replant_flags);
+  cli::PlantFlags plant_flags, uproot_flags, replant_flags, diff_flags;
+  auto plant_cmds =
+      cli::add_plant_commands(app, plant_flags, uproot_flags, replant_flags, diff_flags);
 
   cli::SimFlags sim_flags;
   auto* sim = cli::add_sim_command(app, sim_flags);
@@ -205,6 +206,7 @@ int main(int argc, char** argv) {
     if (*plant_cmds.plant) return cli::run_plant(plant_flags);
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);
     if (*plant_cmds.replant) return cli::run_replant(replant_flags);
+    if (*plant_cmds.diff) return cli::run_diff(diff_flags);
     if (*op) return cli::run_operator(operator_flags);
     if (*scheduler) return cli::run_scheduler(scheduler_flags);
     if (*install) return cli::run_install(install_flags);

@@ -17,6 +17,9 @@
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
 #include "model/files.h"
+#include "model/process.h"
+#include "model/yaml.h"
+#include "plant/diff.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/preflight.h"
@@ -353,6 +356,70 @@ void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan, Inter
   interrupts.wait();
 }
 
+// kubectl diff's way: the live objects under LIVE-*, what planting would make of them under
+// MERGED-*, one file per object (<cluster>/<apiVersion>.<Kind>.<ns>.<name>, YAML), and `diff -u
+// -N -r` between them; then what cannot be diffed yet. Exit 0: no differences, 1: some, 2: an
+// error (a refusal, no answer, no diff program).
+int diff_prepared(const PlantFlags& f, Prepared& p) {
+  plant::DiffOptions o;
+  o.seed_name = p.seed_name;
+  o.client = client_options(f.client);
+  o.deadline = std::chrono::steady_clock::now() +
+               timeout_of(f).value_or(std::chrono::milliseconds(std::chrono::seconds(60)));
+  std::vector<plant::ObjectDiff> diffs = plant::diff_seed(p.plan, p.targets.clusters, o);
+  std::error_code ec;
+  fs::path base = fs::temp_directory_path() / fmt::format("planter-diff-{}", ::getpid());
+  fs::path live = base / "LIVE", merged = base / "MERGED";
+  fs::create_directories(live, ec);
+  fs::create_directories(merged, ec);
+  bool differs = false, failed = false;
+  std::string later;
+  for (const plant::ObjectDiff& d : diffs) {
+    const Unit& unit = p.plan.units[d.unit];
+    const Object& object = p.plan.object_of(unit);
+    fs::path file = fs::path(unit.cluster) / plant::diff_file_name(object.ref);
+    auto write = [&](const fs::path& root, const boost::json::object& o) {
+      fs::create_directories((root / file).parent_path(), ec);
+      std::ofstream(root / file) << to_yaml(o);
+    };
+    switch (d.state) {
+      case plant::ObjectDiff::State::kSame:
+        break;
+      case plant::ObjectDiff::State::kChanged:
+        write(live, *d.live);
+        [[fallthrough]];
+      case plant::ObjectDiff::State::kCreated:
+        write(merged, *d.merged);
+        differs = true;
+        break;
+      case plant::ObjectDiff::State::kLater:
+        later += fmt::format("  {} on {}: {}\n", object.display(), unit.cluster, d.note);
+        differs = true;
+        break;
+      case plant::ObjectDiff::State::kError:
+        fmt::print(stderr, "error: {}: {} on {}: {}\n", object.where(), object.display(),
+                   unit.cluster, d.note);
+        failed = true;
+        break;
+    }
+  }
+  ProcessSpec spec;
+  spec.path = "diff";
+  spec.args = {"-u", "-N", "-r", live.string(), merged.string()};
+  auto run = run_process(spec);
+  fs::remove_all(base, ec);
+  if (!run || run->exit_code > 1 || run->signal != 0) {
+    fmt::print(stderr, "error: cannot compare with diff (diffutils): {}\n",
+               run ? tail_lines(run->err, 5) : run.error().message);
+    return kExitBadInput;
+  }
+  std::fwrite(run->out.data(), 1, run->out.size(), stdout);
+  if (!later.empty()) fmt::print("\nto be created, not diffed now:\n{}", later);
+  std::fflush(stdout);
+  if (failed) return kExitBadInput;
+  return differs ? kExitFailure : kExitOk;
+}
+
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
 int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work) {
   // Each line reaches a pipe as it is written, so a job killed later keeps what was said.
@@ -387,7 +454,7 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
 }  // namespace
 
 PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& uproot,
-                                 PlantFlags& replant) {
+                                 PlantFlags& replant, PlantFlags& diff) {
   PlantCommands c;
   c.plant = app.add_subcommand(
       "plant",
@@ -412,6 +479,17 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
       "Only objects labelled planter.nephio.org/seed=<seed name> are deleted.\n"
       "Examples:\n"
       "  planter uproot examples/hello-world/seed.yaml --kubeconfig sim.kubeconfig");
+
+  c.diff = app.add_subcommand(
+      "diff",
+      "Show what planting the seed now would change, as kubectl diff does: a server-side dry run "
+      "of every object against the live one (read only)");
+  add_target_flags(c.diff, diff);
+  c.diff->footer(
+      "Exit codes: 0 no differences, 1 differences, 2 an error (as kubectl diff: above 1).\n"
+      "Examples:\n"
+      "  planter diff examples/hello-world/seed.yaml --kubeconfig sim.kubeconfig\n"
+      "  planter diff seed/ --context mgmt --cluster edge1=kind-edge1");
 
   c.replant = app.add_subcommand(
       "replant", "Declare everything of a seed again, in order; --hard: uproot it first");
@@ -447,6 +525,10 @@ int run_plant(const PlantFlags& f) {
     return refuse_unserved_kinds(f, p) || refused_by_preflight(f, p) ? kExitBadInput
                                                                      : plant_prepared(f, p);
   });
+}
+
+int run_diff(const PlantFlags& f) {
+  return run_prepared(f, [&](Prepared& p) { return diff_prepared(f, p); });
 }
 
 int run_uproot(const PlantFlags& f) {

@@ -260,8 +260,8 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string doc = ss.str();
-  for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "sim", "operator",
-                          "scheduler", "install", "completion"}) {
+  for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "diff", "sim",
+                          "operator", "scheduler", "install", "completion"}) {
     SCOPED_TRACE(cmd);
     EXPECT_NE(doc.find(fmt::format("\n## planter {}\n", cmd)), std::string::npos);
     Result help = planter(fmt::format("{} --help", cmd));

@@ -995,3 +995,60 @@ TEST(PlantTest, APreflightDryRunRefusesWhatTheServerWouldWithNothingDeclared) {
 
 }  // namespace
 }  // namespace planter::testing
+
+namespace planter::testing {
+namespace {
+
+// `planter diff` as kubectl diff: before planting everything is to be created (exit 1); after, no
+// difference (exit 0, nothing printed); after a `kubectl scale`, the replicas it would set back
+// (exit 1); after a replant, none again. It writes nothing: planter's writes in the audit log do
+// not change across a diff.
+TEST(PlantTest, DiffShowsWhatPlantingWouldChangeAndWritesNothing) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "shop.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n"
+                         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: "
+                         "shop}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n"
+                         "  template:\n    metadata: {labels: {app: web}}\n    spec: "
+                         "{containers: [{name: c, image: nginx}]}\n---\napiVersion: v1\nkind: "
+                         "ConfigMap\nmetadata: {name: c, namespace: shop}\ndata: {k: v}\n";
+  std::string args = "--kubeconfig " + q(sim.kubeconfig()) + " " + q(seed);
+  auto planter_writes = [&] {
+    size_t n = 0;
+    for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+      n += !e.verb.empty() && e.user == "admin";
+    return n;
+  };
+
+  CommandResult before = planter("diff " + args);
+  EXPECT_EQ(before.code, 1) << before.out << before.err;
+  EXPECT_THAT(before.out, HasSubstr("SELF/v1.ConfigMap.shop.c"));
+  EXPECT_THAT(before.out, HasSubstr("+  replicas: 2"));
+  // In a Namespace to come: what planter would send.
+  EXPECT_THAT(before.out, HasSubstr("+    planter.nephio.org/seed: shop"));
+  EXPECT_EQ(planter_writes(), 0u);
+
+  ASSERT_EQ(planter("plant " + args).code, 0);
+  CommandResult same = planter("diff " + args);
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_EQ(same.out, "");
+
+  ASSERT_EQ(sim.kubectl("scale deployment web -n shop --replicas=5").code, 0);
+  size_t writes = planter_writes();
+  CommandResult drift = planter("diff " + args);
+  EXPECT_EQ(drift.code, 1) << drift.out << drift.err;
+  EXPECT_THAT(drift.out, HasSubstr("SELF/apps.v1.Deployment.shop.web"));
+  EXPECT_THAT(drift.out, HasSubstr("-  replicas: 5"));
+  EXPECT_THAT(drift.out, HasSubstr("+  replicas: 2"));
+  EXPECT_THAT(drift.out, Not(HasSubstr("ConfigMap")));
+  EXPECT_THAT(drift.out, Not(HasSubstr("managedFields")));
+  EXPECT_EQ(planter_writes(), writes);
+
+  ASSERT_EQ(planter("replant --force-conflicts " + args).code, 0);
+  CommandResult after = planter("diff " + args);
+  EXPECT_EQ(after.code, 0) << after.out << after.err;
+}
+
+}  // namespace
+}  // namespace planter::testing

@@ -1,0 +1,147 @@
+#include "plant/diff.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+#include "plant/engine.h"
+#include "plant/substitutions.h"
+
+namespace planter::plant {
+
+namespace {
+
+namespace json = boost::json;
+
+void strip(json::object& o) {
+  if (auto* meta = o.if_contains("metadata"); meta && meta->is_object())
+    meta->as_object().erase("managedFields");
+}
+
+}  // namespace
+
+std::string diff_file_name(const ObjectRef& ref) {
+  std::string version = ref.api_version;
+  std::replace(version.begin(), version.end(), '/', '.');
+  return version + "." + ref.kind + (ref.ns.empty() ? "" : "." + ref.ns) + "." + ref.name;
+}
+
+std::vector<ObjectDiff> diff_seed(const Plan& plan,
+                                  const std::map<std::string, kube::RestConfig>& reachable,
+                                  const DiffOptions& options) {
+  std::vector<ObjectDiff> out(plan.units.size());
+  std::map<std::string, std::unique_ptr<kube::Client>> clients;
+  // Per unit: the two answers, each set once it came.
+  struct Answers {
+    std::optional<kube::ApiResult<json::object>> live, merged;
+    json::object sent;  // what the dry run applied
+  };
+  std::vector<Answers> answers(plan.units.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t outstanding = 0;
+
+  kube::ApplyOptions apply;
+  apply.dry_run = true;
+  apply.force = true;  // the seed's intent, whoever owns the fields now
+  for (size_t u = 0; u < plan.units.size(); ++u) {
+    const Unit& unit = plan.units[u];
+    const ObjectRef& ref = plan.object_of(unit).ref;
+    out[u].unit = u;
+    auto config = reachable.find(unit.cluster);
+    if (config == reachable.end()) {
+      out[u].state = ObjectDiff::State::kLater;
+      out[u].note = fmt::format("cluster {} does not exist yet: planting creates it", unit.cluster);
+      continue;
+    }
+    json::object body = declared_body(plan.object_of(unit), options.seed_name);
+    bool reads_others = false;
+    auto substituted =
+        apply_substitutions(plan, unit, body, [&](const std::string&, const ObjectRef&) {
+          reads_others = true;
+          return std::optional<json::object>();
+        });
+    if (reads_others || !substituted) {
+      out[u].state = ObjectDiff::State::kLater;
+      out[u].note = "takes values from other objects when it is applied";
+      continue;
+    }
+    auto& client = clients[unit.cluster];
+    if (!client) {
+      auto made = kube::Client::create(config->second, options.client);
+      if (!made) {
+        out[u].state = ObjectDiff::State::kError;
+        out[u].note = made.error().message;
+        continue;
+      }
+      client = std::move(made.value());
+    }
+    {
+      std::lock_guard lock(mu);
+      outstanding += 2;
+    }
+    auto answered = [&, u](bool live) {
+      return [&, u, live](kube::ApiResult<json::object> r) {
+        std::lock_guard lock(mu);
+        (live ? answers[u].live : answers[u].merged) = std::move(r);
+        if (--outstanding == 0) cv.notify_all();
+      };
+    };
+    client->get_async(ref.api_version, ref.kind, ref.ns, ref.name, answered(true));
+    answers[u].sent = body;
+    client->apply_async(std::move(body), apply, answered(false));
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait_until(lock, options.deadline, [&] { return outstanding == 0; });
+  }
+  clients.clear();  // what did not answer by the deadline answers no more
+  std::lock_guard lock(mu);
+  for (size_t u = 0; u < plan.units.size(); ++u) {
+    ObjectDiff& d = out[u];
+    if (d.state != ObjectDiff::State::kSame) continue;
+    const Answers& a = answers[u];
+    if (!a.live || !a.merged) {
+      d.state = ObjectDiff::State::kError;
+      d.note = "no answer before the deadline";
+      continue;
+    }
+    const kube::ApiResult<json::object>& merged = *a.merged;
+    if (!merged) {
+      const kube::ApiError& e = merged.error();
+      if (e.kind_unknown()) {
+        d.state = ObjectDiff::State::kLater;
+        d.note = "its kind is not served yet: planting creates it once it is";
+      } else if (e.code == 404) {
+        // Its Namespace is not there yet: what planter would send, without the server's defaults.
+        d.state = ObjectDiff::State::kCreated;
+        d.merged = a.sent;
+      } else {
+        d.state = ObjectDiff::State::kError;
+        d.note = e.str();
+      }
+      continue;
+    }
+    d.merged = merged.value();
+    strip(*d.merged);
+    const kube::ApiResult<json::object>& live = *a.live;
+    if (!live) {
+      if (live.error().not_found()) {
+        d.state = ObjectDiff::State::kCreated;
+      } else {
+        d.state = ObjectDiff::State::kError;
+        d.note = live.error().str();
+      }
+      continue;
+    }
+    d.live = live.value();
+    strip(*d.live);
+    d.state = *d.live == *d.merged ? ObjectDiff::State::kSame : ObjectDiff::State::kChanged;
+  }
+  return out;
+}
+
+}  // namespace planter::plant
