@@ -399,6 +399,118 @@ json::array namespace_cells(const json::object& ns, Clock::time_point now) {
                      json::value(string_at(status_of(ns), "phase")), json::value(age(ns, now))};
 }
 
+// Entries of a map field (a ConfigMap's data and binaryData, a Secret's data).
+int64_t entries(const json::object& o, std::initializer_list<std::string_view> fields) {
+  int64_t n = 0;
+  for (std::string_view f : fields)
+    if (const json::object* m = object_at(o, f)) n += static_cast<int64_t>(m->size());
+  return n;
+}
+
+json::array configmap_cells(const json::object& cm, Clock::time_point now) {
+  return json::array{json::value(meta_string(cm, "name")), entries(cm, {"data", "binaryData"}),
+                     json::value(age(cm, now))};
+}
+
+json::array secret_cells(const json::object& secret, Clock::time_point now) {
+  std::string type = string_at(&secret, "type");
+  return json::array{json::value(meta_string(secret, "name")),
+                     json::value(type.empty() ? "Opaque" : type), entries(secret, {"data"}),
+                     json::value(age(secret, now))};
+}
+
+json::array serviceaccount_cells(const json::object& sa, Clock::time_point now) {
+  const json::value* secrets = sa.if_contains("secrets");
+  int64_t n = secrets && secrets->is_array() ? static_cast<int64_t>(secrets->as_array().size()) : 0;
+  return json::array{json::value(meta_string(sa, "name")), n, json::value(age(sa, now))};
+}
+
+// Kinds kube-apiserver prints with the name and when they were created (RBAC roles, CRDs).
+json::array created_at_cells(const json::object& o, Clock::time_point) {
+  return json::array{json::value(meta_string(o, "name")),
+                     json::value(meta_string(o, "creationTimestamp"))};
+}
+
+json::array binding_cells(const json::object& b, Clock::time_point now) {
+  const json::object* ref = object_at(b, "roleRef");
+  std::string role = ref ? string_at(ref, "kind") + "/" + string_at(ref, "name") : "";
+  std::string users, groups, accounts;
+  if (const json::value* subjects = b.if_contains("subjects"); subjects && subjects->is_array())
+    for (const json::value& v : subjects->as_array()) {
+      if (!v.is_object()) continue;
+      const json::object& sub = v.as_object();
+      std::string kind = string_at(&sub, "kind"), name = string_at(&sub, "name");
+      auto add = [](std::string& to, const std::string& what) {
+        to += (to.empty() ? "" : ", ") + what;
+      };
+      if (kind == "User") add(users, name);
+      if (kind == "Group") add(groups, name);
+      if (kind == "ServiceAccount") add(accounts, string_at(&sub, "namespace") + "/" + name);
+    }
+  return json::array{json::value(meta_string(b, "name")),
+                     json::value(role),
+                     json::value(age(b, now)),
+                     json::value(users),
+                     json::value(groups),
+                     json::value(accounts)};
+}
+
+json::array networkpolicy_cells(const json::object& np, Clock::time_point now) {
+  const json::object* selector = object_at(spec_of(np), "podSelector");
+  std::string shown = selector ? format_selector(selector) : "";
+  return json::array{json::value(meta_string(np, "name")),
+                     json::value(shown.empty() || shown == "<none>" ? "<none>" : shown),
+                     json::value(age(np, now))};
+}
+
+json::array pdb_cells(const json::object& pdb, Clock::time_point now) {
+  auto value = [&](std::string_view f) -> json::value {
+    const json::object* spec = spec_of(pdb);
+    const json::value* v = spec ? spec->if_contains(f) : nullptr;
+    if (!v) return "N/A";
+    return v->is_string() ? json::value(v->as_string()) : json::value(json::serialize(*v));
+  };
+  const json::object* st = status_of(pdb);
+  const json::value* allowed = st ? st->if_contains("disruptionsAllowed") : nullptr;
+  return json::array{
+      json::value(meta_string(pdb, "name")), value("minAvailable"), value("maxUnavailable"),
+      allowed && allowed->is_number() ? *allowed : json::value(0), json::value(age(pdb, now))};
+}
+
+json::array cronjob_cells(const json::object& cj, Clock::time_point now) {
+  const json::object* spec = spec_of(cj);
+  const json::object* st = status_of(cj);
+  std::string tz = string_at(spec, "timeZone");
+  const json::value* suspend = spec ? spec->if_contains("suspend") : nullptr;
+  const json::value* active = st ? st->if_contains("active") : nullptr;
+  std::string last = string_at(st, "lastScheduleTime");
+  return json::array{
+      json::value(meta_string(cj, "name")),
+      json::value(string_at(spec, "schedule")),
+      json::value(tz.empty() ? "<none>" : tz),
+      json::value(suspend && suspend->is_bool() && suspend->as_bool() ? "True" : "False"),
+      active && active->is_array() ? static_cast<int64_t>(active->as_array().size()) : 0,
+      json::value(last.empty() ? "<none>" : age_of(last, now)),
+      json::value(age(cj, now))};
+}
+
+json::array apiservice_cells(const json::object& api, Clock::time_point now) {
+  const json::object* service = object_at(spec_of(api), "service");
+  std::string svc =
+      service ? string_at(service, "namespace") + "/" + string_at(service, "name") : "Local";
+  std::string available = "Unknown";
+  if (const json::value* conds =
+          status_of(api) ? status_of(api)->if_contains("conditions") : nullptr;
+      conds && conds->is_array())
+    for (const json::value& c : conds->as_array())
+      if (c.is_object() && string_at(&c.as_object(), "type") == "Available") {
+        available = string_at(&c.as_object(), "status");
+        if (available != "True") available += " (" + string_at(&c.as_object(), "reason") + ")";
+      }
+  return json::array{json::value(meta_string(api, "name")), json::value(svc),
+                     json::value(available), json::value(age(api, now))};
+}
+
 const std::map<std::pair<std::string, std::string>, Printer>& printers() {
   static const auto* all = new std::map<std::pair<std::string, std::string>, Printer>{
       {{"", "Pod"},
@@ -538,6 +650,59 @@ const std::map<std::pair<std::string, std::string>, Printer>& printers() {
       {{"", "Namespace"},
        {{name_column(), text("Status", "The status of the namespace"), age_column()},
         namespace_cells}},
+      {{"", "ConfigMap"},
+       {{name_column(), integer("Data", "The number of entries in data and binaryData."),
+         age_column()},
+        configmap_cells}},
+      {{"", "Secret"},
+       {{name_column(), text("Type", "The type of the secret"),
+         integer("Data", "The number of entries in data."), age_column()},
+        secret_cells}},
+      {{"", "ServiceAccount"},
+       {{name_column(), integer("Secrets", "The number of secrets of the service account."),
+         age_column()},
+        serviceaccount_cells}},
+      {{"rbac.authorization.k8s.io", "Role"},
+       {{name_column(), text("Created At", "Time at which the role was created.")},
+        created_at_cells}},
+      {{"rbac.authorization.k8s.io", "ClusterRole"},
+       {{name_column(), text("Created At", "Time at which the role was created.")},
+        created_at_cells}},
+      {{"rbac.authorization.k8s.io", "RoleBinding"},
+       {{name_column(), text("Role", "The role the binding grants."), age_column(),
+         text("Users", "The users of the binding.", 1),
+         text("Groups", "The groups of the binding.", 1),
+         text("ServiceAccounts", "The service accounts of the binding.", 1)},
+        binding_cells}},
+      {{"rbac.authorization.k8s.io", "ClusterRoleBinding"},
+       {{name_column(), text("Role", "The role the binding grants."), age_column(),
+         text("Users", "The users of the binding.", 1),
+         text("Groups", "The groups of the binding.", 1),
+         text("ServiceAccounts", "The service accounts of the binding.", 1)},
+        binding_cells}},
+      {{"apiextensions.k8s.io", "CustomResourceDefinition"},
+       {{name_column(), text("Created At", "Time at which the definition was created.")},
+        created_at_cells}},
+      {{"networking.k8s.io", "NetworkPolicy"},
+       {{name_column(), text("Pod-Selector", "The pods the policy selects."), age_column()},
+        networkpolicy_cells}},
+      {{"policy", "PodDisruptionBudget"},
+       {{name_column(), text("Min Available", "The minimum number of pods that must be available."),
+         text("Max Unavailable", "The maximum number of pods that may be unavailable."),
+         integer("Allowed Disruptions", "The number of pod disruptions currently allowed."),
+         age_column()},
+        pdb_cells}},
+      {{"batch", "CronJob"},
+       {{name_column(), text("Schedule", "The schedule in Cron format."),
+         text("Timezone", "The time zone of the schedule."),
+         text("Suspend", "Whether the cron job is suspended."),
+         integer("Active", "The number of running jobs."),
+         text("Last Schedule", "When a job was last scheduled."), age_column()},
+        cronjob_cells}},
+      {{"apiregistration.k8s.io", "APIService"},
+       {{name_column(), text("Service", "The service that serves the API."),
+         text("Available", "Whether the API is available."), age_column()},
+        apiservice_cells}},
   };
   return *all;
 }

@@ -1,5 +1,9 @@
+#include <functional>
+
+#include "sim/builtin_tables.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
+#include "sim/table.h"
 
 namespace planter::sim {
 
@@ -34,11 +38,26 @@ std::optional<Response> Handler::watch(std::shared_ptr<WatchSink> sink, uint64_t
     if (!state->ns.empty() && meta_string(o, "namespace") != state->ns) return false;
     return state->labels.matches(o) && state->fields.matches(o);
   };
-  auto frame = [state](std::string_view type, const json::object& o) {
+  // kubectl get -w asks for Tables: each event's object is then a one-row Table (the columns
+  // repeated; kubectl prints the header once, when they change).
+  bool table =
+      (t.type->custom || has_builtin_table(t.type->group, t.type->kind)) && wants_table(req.accept);
+  std::function<std::string(const json::object&)> as_table;
+  if (table) {
+    // Copies: a CRD's type may change or go while the watch is open.
+    const Environment* env = &c.env_;
+    as_table = [custom = t.type->custom, columns = t.type->printer_columns, group = t.type->group,
+                kind = t.type->kind, env,
+                include = query(req, "includeObject")](const json::object& o) {
+      return custom ? render_table(columns, {&o}, include, {}, env->now())
+                    : render_builtin_table(group, kind, {&o}, include, {}, env->now());
+    };
+  }
+  auto frame = [state, as_table](std::string_view type, const json::object& o) {
     std::string out = "{\"type\":\"";
     out += type;
     out += "\",\"object\":";
-    out += serialize_as(o, state->version);
+    out += as_table ? as_table(o) : serialize_as(o, state->version);
     out += "}\n";
     return out;
   };

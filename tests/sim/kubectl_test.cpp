@@ -315,6 +315,55 @@ SELECTOR  template:
   EXPECT_EQ(good.code, 0) << good.err;
 }
 
+// `kubectl get seeds -w` (the README says to watch Seeds) shows the CRD's columns on every
+// change, as `kubectl get` does: the watch answers as=Table with one-row Tables. Before, a watch
+// ignored as=Table and kubectl showed NAME and AGE only. A built-in kind's columns too.
+TEST_F(KubectlTest, GetWatchShowsTheColumnsOfEveryChange) {
+  ASSERT_EQ(sim_.kubectl("create configmap first --from-literal=a=b").code, 0);
+  write(sim_.dir() / "seed.yaml",
+        "apiVersion: planter.nephio.org/v1alpha1\nkind: Seed\nmetadata: {name: s1, namespace: "
+        "default}\nspec: {source: {inline: \"a: b\"}}\n");
+  ASSERT_EQ(sim_.kubectl("apply -f " + q(sim_.dir() / "seed.yaml")).code, 0);
+  fs::path seeds = sim_.dir() / "seeds-watch.txt", maps = sim_.dir() / "maps-watch.txt";
+  std::string base = kubectl_binary() + " --kubeconfig " + q(sim_.kubeconfig()) + " --cache-dir " +
+                     q(sim_.dir() / "watch-cache");
+  ASSERT_EQ(
+      run_shell("(timeout 20 " + base + " get seeds -w > " + q(seeds) + " 2>&1 &); (timeout 20 " +
+                base + " get configmaps -w > " + q(maps) + " 2>&1 &)")
+          .code,
+      0);
+  auto shows = [](const fs::path& f, const std::string& text) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < end) {
+      std::ifstream in(f);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (ss.str().find(text) != std::string::npos) return ss.str();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return std::string("(not shown) ") + text;
+  };
+  ASSERT_THAT(shows(seeds, "s1"), HasSubstr("NAME   PHASE   DECLARED   TOTAL   AGE"));
+  ASSERT_THAT(shows(maps, "first"), HasSubstr("DATA"));
+  // Changes after the watch began: a row each, with the columns filled.
+  ASSERT_EQ(sim_.kubectl("patch seed s1 --subresource=status --type merge -p "
+                         "'{\"status\":{\"phase\":\"Planted\",\"counts\":{\"declared\":3,"
+                         "\"total\":3}}}'")
+                .code,
+            0);
+  ASSERT_EQ(sim_.kubectl("create configmap second --from-literal=a=b --from-literal=c=d").code, 0);
+  std::string seen = shows(seeds, "Planted");
+  EXPECT_THAT(seen, HasSubstr("s1     Planted   3          3"));
+  EXPECT_EQ(seen.find("PHASE"), seen.rfind("PHASE"));  // the header once
+  EXPECT_THAT(shows(maps, "second"), HasSubstr("second   2"));
+  // Kinds kubectl is commonly used with have their columns in a plain get too.
+  EXPECT_THAT(sim_.kubectl("get crd seeds.planter.nephio.org").out, HasSubstr("CREATED AT"));
+  EXPECT_THAT(
+      sim_.kubectl("create secret generic s --from-literal=a=b && " + base + " get secret s").out,
+      HasSubstr("NAME   TYPE     DATA   AGE\ns      Opaque   1 "));
+  run_shell("pkill -f " + q(seeds.parent_path() / "watch-cache") + " || true");
+}
+
 // ConfigMap and Secret keys as kube-apiserver validates them (IsConfigMapKey): an empty key, one
 // that starts with "..", a key in both data and binaryData; a key of 100 characters is fine.
 TEST_F(KubectlTest, ConfigMapAndSecretKeysAreValidatedAsKubeApiserverDoes) {
