@@ -319,27 +319,34 @@ TEST(PlantTest, AKindOnAClusterTheSeedCreatesIsWaitedFor) {
 // the summary of what waits are printed (on a pipe, line by line as they happen), and the exit code
 // is 128 + the signal. Before, the process died with its buffered output unwritten.
 TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
-  for (int sig : {SIGINT, SIGTERM}) {
-    SimProcess sim;
-    ASSERT_TRUE(sim.running());
-    fs::path seed = sim.dir() / "seed.yaml";
-    std::ofstream(seed) << waiting_widget_seed(false);
-    fs::path log = sim.dir() / "plant.log";
-    PlanterProcess plant({"plant", "--kubeconfig", sim.kubeconfig().string(), seed.string()}, log);
-    // Once the workload cluster's Namespace is declared, only the Widget waits (for ever).
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (read_file(log).find("Namespace far") == std::string::npos &&
-           std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ASSERT_THAT(read_file(log), HasSubstr("Namespace far")) << "declared, and said on the pipe";
-    int code = plant.stop(sig);
-    std::string out = read_file(log);
-    EXPECT_EQ(code, 128 + sig) << out;
-    EXPECT_THAT(out, HasSubstr(sig == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"));
-    EXPECT_THAT(out, HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"))
-        << out;
-    EXPECT_THAT(out, HasSubstr("(interrupted)")) << out;
-  }
+  // Against a sim, and with the fleet in planter's own process, kept serving (--sim --keep).
+  for (bool embedded : {false, true})
+    for (int sig : {SIGINT, SIGTERM}) {
+      SCOPED_TRACE(embedded ? "--sim --keep" : "--kubeconfig");
+      SimProcess sim;
+      ASSERT_TRUE(sim.running());
+      fs::path seed = sim.dir() / "seed.yaml";
+      std::ofstream(seed) << waiting_widget_seed(false);
+      fs::path log = sim.dir() / "plant.log";
+      std::vector<std::string> args = {"plant", "--kubeconfig", sim.kubeconfig().string(),
+                                       seed.string()};
+      if (embedded) args = {"plant", "--sim", "--keep", seed.string()};
+      PlanterProcess plant(args, log);
+      // Once the workload cluster's Namespace is declared, only the Widget waits (for ever).
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (read_file(log).find("Namespace far") == std::string::npos &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ASSERT_THAT(read_file(log), HasSubstr("Namespace far")) << "declared, and said on the pipe";
+      int code = plant.stop(sig);
+      std::string out = read_file(log);
+      EXPECT_EQ(code, 128 + sig) << out;
+      EXPECT_THAT(out, HasSubstr(sig == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"));
+      EXPECT_THAT(out,
+                  HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"))
+          << out;
+      EXPECT_THAT(out, HasSubstr("(interrupted)")) << out;
+    }
 }
 
 // On a cluster that can be asked before planting, a kind that no discovery serves and no CRD of
