@@ -368,6 +368,14 @@ void FleetView::on_cluster_object(const std::string& workload) {
     if (handlers_.linked) handlers_.linked(workload);
     return;
   }
+  if (l.state != Link::kLinked) {
+    if (auto failed = cluster_failed_for_good(*obj)) {
+      l.state = Link::kFailed;  // its units fail at once, with what its status says
+      l.why = fmt::format("{} will not be provisioned: {}", r.short_form(), *failed);
+      if (handlers_.linked) handlers_.linked(workload);
+      return;
+    }
+  }
   auto where = kubeconfig_location(*obj);
   if (!where) {
     if (l.state == Link::kLinked) return;

@@ -147,6 +147,24 @@ Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
   return std::optional<std::string>(jsonpath_text(*found));
 }
 
+std::optional<std::string> cluster_failed_for_good(const json::object& cluster) {
+  const json::value* status_v = cluster.if_contains("status");
+  if (!status_v || !status_v->is_object()) return std::nullopt;
+  const json::object& status = status_v->as_object();
+  if (string_field(cluster, {"apiVersion"}).starts_with("cluster.x-k8s.io/")) {
+    if (string_field(status, {"phase"}) != "Failed") return std::nullopt;
+    std::string reason = string_field(status, {"failureReason"});
+    std::string message = string_field(status, {"failureMessage"});
+    return "phase is Failed" + (reason.empty() ? "" : ": " + reason) +
+           (message.empty() ? "" : ": " + message);
+  }
+  const json::object* ready = find_condition(cluster, "Ready");
+  if (!ready || string_field(*ready, {"status"}) != "False" ||
+      string_field(*ready, {"reason"}) != "NameTaken")
+    return std::nullopt;
+  return "NameTaken: " + string_field(*ready, {"message"});
+}
+
 Expected<KubeconfigLocation, std::string> kubeconfig_location(const json::object& cluster) {
   std::string api_version = string_field(cluster, {"apiVersion"});
   std::string ns = string_field(cluster, {"metadata", "namespace"});

@@ -49,4 +49,9 @@ struct KubeconfigLocation {
 // is provisioned, or why it is not ready yet (an error for people, "phase is Provisioning").
 Expected<KubeconfigLocation, std::string> kubeconfig_location(const boost::json::object& cluster);
 
+// A cluster object whose status says it will never be provisioned: a planter.nephio.org Cluster
+// whose Ready condition is False for NameTaken (its name is another cluster's), or a Cluster API
+// Cluster in phase Failed. What its status says ("NameTaken: ..."); nullopt while it may come.
+std::optional<std::string> cluster_failed_for_good(const boost::json::object& cluster);
+
 }  // namespace planter::plant

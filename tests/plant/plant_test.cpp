@@ -1059,3 +1059,36 @@ TEST(PlantTest, DiffShowsWhatPlantingWouldChangeAndWritesNothing) {
 
 }  // namespace
 }  // namespace planter::testing
+
+namespace planter::testing {
+namespace {
+
+// A cluster whose name another cluster object already holds is never provisioned (its Ready
+// condition says NameTaken): its units fail at once with what the condition says, instead of
+// waiting out --timeout with "not ready".
+TEST(PlantTest, AClusterWhoseNameIsTakenFailsItsUnitsAtOnceSayingWhy) {
+  SimProcess sim({"--provision-delay", "300"});
+  ASSERT_TRUE(sim.running());
+  fs::path first = sim.dir() / "first.yaml";
+  std::ofstream(first) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n---\n"
+                          "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: "
+                          "{name: edge1, namespace: other}\n";
+  ASSERT_EQ(sim.kubectl("apply -f " + q(first)).code, 0);
+  fs::path seed = sim.dir() / "taken.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: Namespace\nmetadata: {name: fleet}\n---\n"
+                         "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: "
+                         "{name: edge1, namespace: fleet}\n---\napiVersion: v1\nkind: ConfigMap\n"
+                         "metadata: {name: c, namespace: default, annotations: "
+                         "{planter.nephio.org/cluster: edge1}}\n";
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r =
+      planter(fmt::format("plant --timeout 60 --kubeconfig {} {}", q(sim.kubeconfig()), q(seed)));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_THAT(r.out, HasSubstr("failed v1 ConfigMap default/c on edge1"));
+  EXPECT_THAT(r.out, HasSubstr("Cluster/fleet/edge1 will not be provisioned: NameTaken:"));
+  EXPECT_THAT(r.out, Not(HasSubstr("timed out")));
+}
+
+}  // namespace
+}  // namespace planter::testing
