@@ -747,7 +747,7 @@ struct Controller::Impl {
                     {"failed", n[UnitState::kFailed]},
                     {"blocked", n[UnitState::kBlocked]}};
     if (!pending.empty()) st["notDeclared"] = std::move(pending);
-    // The four conditions, from the phase.
+    // The conditions, from the phase.
     std::string message = run.message;
     if (run.phase == "Planting") {
       message = fmt::format("{} of {} units declared{}", n[UnitState::kDeclared], total,
@@ -765,6 +765,10 @@ struct Controller::Impl {
     bool failed = run.phase == "Failed" || n[UnitState::kFailed] > 0;
     int64_t blocked = n[UnitState::kBlocked];
     json::array conditions;
+    // Ready, as Flux and kstatus read a resource: True once planted; else why not, in the words
+    // of the phase. `kubectl get seeds` shows it in its READY and STATUS columns.
+    conditions.push_back(cond("Ready", planted, run.reason.empty() ? run.phase : run.reason,
+                              planted ? run.message : message));
     conditions.push_back(cond("Planted", planted, run.reason, planted ? run.message : message));
     conditions.push_back(cond("Progressing", progressing, progressing ? run.reason : run.phase,
                               progressing ? message : ""));

@@ -343,17 +343,20 @@ TEST_F(KubectlTest, GetWatchShowsTheColumnsOfEveryChange) {
     }
     return std::string("(not shown) ") + text;
   };
-  ASSERT_THAT(shows(seeds, "s1"), HasSubstr("NAME   PHASE   DECLARED   TOTAL   AGE"));
+  ASSERT_THAT(shows(seeds, "s1"),
+              HasSubstr("NAME   PHASE   READY   DECLARED   TOTAL   AGE   STATUS"));
   ASSERT_THAT(shows(maps, "first"), HasSubstr("DATA"));
   // Changes after the watch began: a row each, with the columns filled.
   ASSERT_EQ(sim_.kubectl("patch seed s1 --subresource=status --type merge -p "
                          "'{\"status\":{\"phase\":\"Planted\",\"counts\":{\"declared\":3,"
-                         "\"total\":3}}}'")
+                         "\"total\":3},\"conditions\":[{\"type\":\"Ready\",\"status\":"
+                         "\"True\",\"reason\":\"Planted\",\"message\":\"3 units\"}]}}'")
                 .code,
             0);
   ASSERT_EQ(sim_.kubectl("create configmap second --from-literal=a=b --from-literal=c=d").code, 0);
   std::string seen = shows(seeds, "Planted");
-  EXPECT_THAT(seen, HasSubstr("s1     Planted   3          3"));
+  EXPECT_THAT(seen, HasSubstr("s1     Planted   True    3          3"));
+  EXPECT_THAT(seen, HasSubstr("3 units"));
   EXPECT_EQ(seen.find("PHASE"), seen.rfind("PHASE"));  // the header once
   EXPECT_THAT(shows(maps, "second"), HasSubstr("second   2"));
   // Kinds kubectl is commonly used with have their columns in a plain get too.
