@@ -26,6 +26,7 @@
 #include "plant/progress.h"
 #include "plant/report.h"
 #include "plant/served_kinds.h"
+#include "plant/trace.h"
 #include "plant/uproot.h"
 #include "sim/server.h"
 
@@ -100,6 +101,9 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
                   "Write a Gantt chart of the planting to this file: self-contained HTML, or SVG "
                   "when it ends in .svg");
   cmd->add_option("--report", f.report, "Write every unit's timestamps and outcome (JSON)");
+  cmd->add_option("--trace", f.trace,
+                  "Write the run as a Chrome trace (JSON trace events: open it in Perfetto's UI or "
+                  "chrome://tracing), with an arrow per requirement");
   cmd->add_flag("--force-conflicts", f.force_conflicts,
                 "Take over fields that another field manager owns (server-side apply force)");
   cmd->add_flag("--preflight", f.preflight,
@@ -277,6 +281,10 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   bool wrote = true;
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));
+  if (!f.trace.empty()) {
+    wrote &= write_text(f.trace, plant::render_trace_json(p.plan, out, p.seed_name));
+    if (wrote) fmt::print("trace: {}\n", f.trace);
+  }
   if (!f.timeline.empty()) {
     bool svg = f.timeline.ends_with(".svg");
     wrote &= write_text(f.timeline, svg ? plant::render_timeline_svg(p.plan, out, p.seed_name)

@@ -20,6 +20,7 @@ struct PlantFlags {
   std::string sim_audit_log;
   std::string timeline;  // FILE.html, or FILE.svg for the chart alone
   std::string report;    // FILE.json
+  std::string trace;     // FILE.json: Chrome trace events (Perfetto)
   bool verbose = false;
   double timeout_s = 0;  // 0: none
   std::string seed_name;

@@ -70,10 +70,19 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   fs::path dir = fs::temp_directory_path() / fmt::format("planter-plant-{}", getpid());
   fs::create_directories(dir);
   fs::path seed = kSource / "examples/hello-world/seed.yaml";
-  CommandResult r =
-      planter("plant --sim " + q(seed) + " --timeline " + q(dir / "t.html") + " --report " +
-              q(dir / "r.json") + " --sim-audit-log " + q(dir / "audit.jsonl"));
+  CommandResult r = planter("plant --sim " + q(seed) + " --timeline " + q(dir / "t.html") +
+                            " --report " + q(dir / "r.json") + " --trace " + q(dir / "trace.json") +
+                            " --sim-audit-log " + q(dir / "audit.jsonl"));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // The trace opens in Perfetto: the Trace Event Format, as tests/plant/trace_schema.py checks it
+  // from its specification; a thread per unit and an arrow per requirement held in the seed.
+  CommandResult trace = run_shell("python3 " + q(kSource / "tests/plant/trace_schema.py") + " " +
+                                  q(dir / "trace.json"));
+  EXPECT_EQ(trace.code, 0) << trace.out << trace.err;
+  EXPECT_THAT(trace.out, HasSubstr("\"X\": 20"));  // a wait and a declaration for each of 10
+  EXPECT_THAT(read_file(dir / "trace.json"), HasSubstr("\"name\":\"thread_name\",\"ph\":\"M\""));
+  EXPECT_THAT(read_file(dir / "trace.json"),
+              HasSubstr("cnf.example.org/v1alpha1 Instance cnf/cnf"));
   EXPECT_THAT(r.out, HasSubstr("planted 10 units on 2 clusters"));
   EXPECT_THAT(r.out, HasSubstr("(waited for cluster edge1 ready)"));
   // The first run invites the second: how to keep the fleet and look at the workload cluster.
