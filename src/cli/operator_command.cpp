@@ -189,6 +189,7 @@ int run_operator(const OperatorFlags& f) {
         }));
   }
   daemon::LeaderElector* elector = electors.front().get();
+  if (f.leader_elect) metrics.set_lease(lo.name);
   co.identity = elector->identity();
 
   op::Controller controller(*config, co, metrics, log);

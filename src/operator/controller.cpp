@@ -145,6 +145,9 @@ struct Controller::Impl {
   std::deque<std::string> queue;
   std::set<std::string> queued;
   std::multimap<Steady::time_point, std::string> later;
+  std::map<std::string, Steady::time_point> queued_at;  // for workqueue_queue_duration_seconds
+  std::string reconciling;  // the key the worker is on; empty between reconciles
+  bool requeued = false;    // it was queued again with a delay while being reconciled
   bool stopping = false;
   std::thread worker;
 
@@ -172,7 +175,7 @@ struct Controller::Impl {
   void enqueue(const std::string& key) {
     if (!owns(key)) return;
     std::lock_guard lock(qmu);
-    if (queued.insert(key).second) queue.push_back(key);
+    push(key);
     qcv.notify_one();
   }
 
@@ -180,7 +183,17 @@ struct Controller::Impl {
     if (!owns(key)) return;
     std::lock_guard lock(qmu);
     later.emplace(Steady::now() + delay, key);
+    if (key == reconciling) requeued = true;
+    metrics.queue_retried();
     qcv.notify_one();
+  }
+
+  // qmu held: queues `key` unless it is queued already.
+  void push(const std::string& key) {
+    if (!queued.insert(key).second) return;
+    queue.push_back(key);
+    queued_at[key] = Steady::now();
+    metrics.queue_added(queue.size());
   }
 
   void work() {
@@ -190,7 +203,7 @@ struct Controller::Impl {
       while (!later.empty() && later.begin()->first <= now) {
         std::string key = later.begin()->second;
         later.erase(later.begin());
-        if (queued.insert(key).second) queue.push_back(key);
+        push(key);
       }
       if (queue.empty()) {
         if (later.empty())
@@ -202,9 +215,20 @@ struct Controller::Impl {
       std::string key = std::move(queue.front());
       queue.pop_front();
       queued.erase(key);
+      auto since = queued_at.extract(key);
+      metrics.queue_taken(
+          since ? std::chrono::duration<double>(Steady::now() - since.mapped()).count() : 0,
+          queue.size());
+      reconciling = key;
+      requeued = false;
       lock.unlock();
+      auto start = Steady::now();
+      metrics.reconcile_started();
       reconcile(key);
       lock.lock();
+      reconciling.clear();
+      metrics.reconcile_finished(std::chrono::duration<double>(Steady::now() - start).count(),
+                                 requeued ? "requeue_after" : "success");
     }
   }
 

@@ -1,8 +1,20 @@
 #include "operator/metrics.h"
 
-#include <fmt/format.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
 
 #include "kube/informer.h"
 
@@ -10,119 +22,358 @@ namespace planter::op {
 
 namespace {
 
-// A label value with ", \ and newlines escaped, as the text format wants.
-std::string label(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+using prometheus::BuildHistogram;
+using Clock = std::chrono::steady_clock;
+constexpr const char* kController = "seed";
 
 // Kubernetes' verbs for the HTTP methods (client-go's rest_client_requests_total uses methods;
 // the verb is what a user reads in audit logs and RBAC).
-std::string_view verb_of(std::string_view method) {
+std::string verb_of(std::string_view method) {
   if (method == "GET") return "get";
   if (method == "WATCH") return "watch";
   if (method == "POST") return "create";
   if (method == "PUT") return "update";
   if (method == "PATCH") return "patch";
   if (method == "DELETE") return "delete";
-  return method;
+  return std::string(method);
 }
 
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+// controller-runtime's reconcile_time_seconds buckets, and client-go workqueue's (10 ns to 10 s).
+prometheus::Histogram::BucketBoundaries reconcile_buckets() {
+  return {0.005, 0.01, 0.025, 0.05, 0.1,  0.15, 0.2,  0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6,
+          0.7,   0.8,  0.9,   1.0,  1.25, 1.5,  1.75, 2.0,  2.5, 3.0,  3.5, 4.0,  4.5, 5,
+          6,     7,    8,     9,    10,   15,   20,   25,   30,  40,   50,  60};
+}
+prometheus::Histogram::BucketBoundaries queue_buckets() {
+  prometheus::Histogram::BucketBoundaries b;
+  for (double v = 1e-8; v <= 10.0 * 1.0001; v *= 10) b.push_back(v);
+  return b;
+}
+
+// What /proc says of this process, for the process_* families (as Prometheus' process
+// collector reads it).
+struct ProcessStats {
+  double cpu_seconds = 0, start_time = 0, virtual_bytes = 0, resident_bytes = 0;
+  double open_fds = 0, max_fds = 0;
+};
+
+ProcessStats process_stats() {
+  ProcessStats s;
+  long ticks = ::sysconf(_SC_CLK_TCK), page = ::sysconf(_SC_PAGESIZE);
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  if (close != std::string::npos && ticks > 0) {
+    std::istringstream fields(text.substr(close + 2));
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    // Fields from the state (3rd of proc(5)); utime is the 14th, starttime the 22nd, vsize the
+    // 23rd, rss the 24th.
+    auto at = [&](size_t n) { return n - 3 < f.size() ? std::atof(f[n - 3].c_str()) : 0.0; };
+    s.cpu_seconds = (at(14) + at(15)) / static_cast<double>(ticks);
+    s.virtual_bytes = at(23);
+    s.resident_bytes = at(24) * static_cast<double>(page);
+    std::ifstream boot("/proc/stat");
+    for (std::string line; std::getline(boot, line);)
+      if (line.starts_with("btime "))
+        s.start_time = std::atof(line.c_str() + 6) + at(22) / static_cast<double>(ticks);
+  }
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++s.open_fds;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) s.max_fds = static_cast<double>(limit.rlim_cur);
+  return s;
+}
+
+// A counter that follows a total kept elsewhere.
+void catch_up(prometheus::Counter& c, double total) {
+  if (total > c.Value()) c.Increment(total - c.Value());
 }
 
 }  // namespace
 
-Histogram::Histogram(std::vector<double> bounds)
-    : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+struct Metrics::Impl {
+  prometheus::Registry registry;
+  mutable std::mutex mu;
+  std::function<Gauges()> gauges;
+  std::string lease;
+  std::optional<Clock::time_point> reconciling_since;
 
-void Histogram::observe(double v) {
-  size_t i = 0;
-  while (i < bounds_.size() && v > bounds_[i]) ++i;
-  ++counts_[i];
-  sum_ += v;
-  ++count_;
-}
+  prometheus::Family<prometheus::Gauge>& seeds =
+      BuildGauge().Name("planter_seeds").Help("Seeds by phase.").Register(registry);
+  prometheus::Family<prometheus::Gauge>& units =
+      BuildGauge()
+          .Name("planter_units")
+          .Help("Units of the seeds being planted, by state.")
+          .Register(registry);
+  prometheus::Gauge& leader = BuildGauge()
+                                  .Name("planter_leader")
+                                  .Help("1 when this replica is the leader (or runs alone).")
+                                  .Register(registry)
+                                  .Add({});
+  prometheus::Histogram& declare =
+      BuildHistogram()
+          .Name("planter_declare_duration_seconds")
+          .Help("From a unit's requirements holding to its server-side apply succeeding.")
+          .Register(registry)
+          .Add({}, prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                                           1, 2.5, 5, 10});
+  prometheus::Histogram& wait =
+      BuildHistogram()
+          .Name("planter_requirement_wait_duration_seconds")
+          .Help("From planting starting to a unit's requirements holding.")
+          .Register(registry)
+          .Add({}, prometheus::Histogram::BucketBoundaries{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+                                                           300, 600, 1800});
+  prometheus::Family<prometheus::Counter>& api_requests =
+      BuildCounter()
+          .Name("planter_api_requests_total")
+          .Help(
+              "Requests to Kubernetes API servers by cluster, verb and HTTP code (0: no "
+              "response).")
+          .Register(registry);
+  prometheus::Counter& watch_restarts =
+      BuildCounter()
+          .Name("planter_watch_restarts_total")
+          .Help(
+              "Watch streams opened again after one ended (timeout, dropped connection, 410 "
+              "Gone).")
+          .Register(registry)
+          .Add({});
+  prometheus::Gauge& build_info = BuildGauge()
+                                      .Name("planter_build_info")
+                                      .Help("Always 1; its labels say which planter runs.")
+                                      .Register(registry)
+                                      .Add({{"version", PLANTER_VERSION}});
+  prometheus::Family<prometheus::Counter>& rest_requests =
+      BuildCounter()
+          .Name("rest_client_requests_total")
+          .Help("Number of HTTP requests, partitioned by status code, method, and host.")
+          .Register(registry);
+  prometheus::Family<prometheus::Counter>& reconciles =
+      BuildCounter()
+          .Name("controller_runtime_reconcile_total")
+          .Help("Total number of reconciliations per controller")
+          .Register(registry);
+  prometheus::Counter& reconcile_errors =
+      BuildCounter()
+          .Name("controller_runtime_reconcile_errors_total")
+          .Help("Total number of reconciliation errors per controller")
+          .Register(registry)
+          .Add({{"controller", kController}});
+  prometheus::Histogram& reconcile_time =
+      BuildHistogram()
+          .Name("controller_runtime_reconcile_time_seconds")
+          .Help("Length of time per reconciliation per controller")
+          .Register(registry)
+          .Add({{"controller", kController}}, reconcile_buckets());
+  prometheus::Gauge& active_workers = BuildGauge()
+                                          .Name("controller_runtime_active_workers")
+                                          .Help("Number of currently used workers per controller")
+                                          .Register(registry)
+                                          .Add({{"controller", kController}});
+  prometheus::Gauge& max_reconciles =
+      BuildGauge()
+          .Name("controller_runtime_max_concurrent_reconciles")
+          .Help("Maximum number of concurrent reconciles per controller")
+          .Register(registry)
+          .Add({{"controller", kController}});
+  prometheus::Gauge& depth = BuildGauge()
+                                 .Name("workqueue_depth")
+                                 .Help("Current depth of workqueue")
+                                 .Register(registry)
+                                 .Add({{"name", kController}});
+  prometheus::Counter& adds = BuildCounter()
+                                  .Name("workqueue_adds_total")
+                                  .Help("Total number of adds handled by workqueue")
+                                  .Register(registry)
+                                  .Add({{"name", kController}});
+  prometheus::Counter& retries = BuildCounter()
+                                     .Name("workqueue_retries_total")
+                                     .Help("Total number of retries handled by workqueue")
+                                     .Register(registry)
+                                     .Add({{"name", kController}});
+  prometheus::Histogram& queue_duration =
+      BuildHistogram()
+          .Name("workqueue_queue_duration_seconds")
+          .Help("How long in seconds an item stays in workqueue before being requested")
+          .Register(registry)
+          .Add({{"name", kController}}, queue_buckets());
+  prometheus::Histogram& work_duration =
+      BuildHistogram()
+          .Name("workqueue_work_duration_seconds")
+          .Help("How long in seconds processing an item from workqueue takes.")
+          .Register(registry)
+          .Add({{"name", kController}}, queue_buckets());
+  prometheus::Gauge& longest_running =
+      BuildGauge()
+          .Name("workqueue_longest_running_processor_seconds")
+          .Help("How many seconds has the longest running processor for workqueue been running.")
+          .Register(registry)
+          .Add({{"name", kController}});
+  prometheus::Gauge& unfinished = BuildGauge()
+                                      .Name("workqueue_unfinished_work_seconds")
+                                      .Help(
+                                          "How many seconds of work has been done that is in "
+                                          "progress and hasn't been observed by "
+                                          "work_duration.")
+                                      .Register(registry)
+                                      .Add({{"name", kController}});
+  prometheus::Family<prometheus::Gauge>& leader_status =
+      BuildGauge()
+          .Name("leader_election_master_status")
+          .Help(
+              "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+              "backup, 1 indicates master. 'name' is the string used to identify the lease.")
+          .Register(registry);
+  prometheus::Counter& cpu = BuildCounter()
+                                 .Name("process_cpu_seconds_total")
+                                 .Help("Total user and system CPU time spent in seconds.")
+                                 .Register(registry)
+                                 .Add({});
+  prometheus::Family<prometheus::Gauge>& process = BuildGauge()
+                                                       .Name("process_resident_memory_bytes")
+                                                       .Help("Resident memory size in bytes.")
+                                                       .Register(registry);
+  prometheus::Gauge& virtual_memory = BuildGauge()
+                                          .Name("process_virtual_memory_bytes")
+                                          .Help("Virtual memory size in bytes.")
+                                          .Register(registry)
+                                          .Add({});
+  prometheus::Gauge& open_fds = BuildGauge()
+                                    .Name("process_open_fds")
+                                    .Help("Number of open file descriptors.")
+                                    .Register(registry)
+                                    .Add({});
+  prometheus::Gauge& max_fds = BuildGauge()
+                                   .Name("process_max_fds")
+                                   .Help("Maximum number of open file descriptors.")
+                                   .Register(registry)
+                                   .Add({});
+  prometheus::Gauge& start_time =
+      BuildGauge()
+          .Name("process_start_time_seconds")
+          .Help("Start time of the process since unix epoch in seconds.")
+          .Register(registry)
+          .Add({});
 
-void Histogram::render(std::string& out, std::string_view name) const {
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i < bounds_.size(); ++i) {
-    cumulative += counts_[i];
-    out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, bounds_[i], cumulative);
+  Impl() {
+    build_info.Set(1);
+    max_reconciles.Set(1);  // one worker takes Seeds off the queue (plantings run beside it)
+    for (const char* phase : {"Pending", "Planting", "Planted", "Failed", "Uprooting"})
+      seeds.Add({{"phase", phase}});
+    for (const char* state : {"pending", "declaring", "declared", "failed", "blocked"})
+      units.Add({{"state", state}});
+    for (const char* result : {"success", "error", "requeue", "requeue_after"})
+      reconciles.Add({{"controller", kController}, {"result", result}});
   }
-  out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, count_);
-  out += fmt::format("{}_sum {}\n{}_count {}\n", name, sum_, name, count_);
-}
+};
 
-Metrics::Metrics()
-    : declare_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}),
-      wait_({0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800}) {}
+Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
+Metrics::~Metrics() = default;
 
 void Metrics::set_gauges(std::function<Gauges()> gauges) {
-  std::lock_guard lock(mu_);
-  gauges_ = std::move(gauges);
+  std::lock_guard lock(impl_->mu);
+  impl_->gauges = std::move(gauges);
+}
+
+void Metrics::set_lease(std::string name) {
+  std::lock_guard lock(impl_->mu);
+  impl_->lease = std::move(name);
 }
 
 void Metrics::observe_request(std::string_view cluster, std::string_view method, int code) {
-  std::lock_guard lock(mu_);
-  ++requests_[{std::string(cluster), std::string(verb_of(method)), code}];
+  std::string shown_code = code == 0 ? "<error>" : std::to_string(code);
+  impl_->api_requests
+      .Add({{"cluster", std::string(cluster)},
+            {"verb", verb_of(method)},
+            {"code", std::to_string(code)}})
+      .Increment();
+  impl_->rest_requests
+      .Add({{"code", shown_code},
+            {"host", std::string(cluster)},
+            {"method", std::string(method == "WATCH" ? "GET" : method)}})
+      .Increment();
 }
 
 void Metrics::observe_declare(double seconds) {
-  std::lock_guard lock(mu_);
-  declare_.observe(seconds);
+  impl_->declare.Observe(seconds);
 }
 
 void Metrics::observe_requirement_wait(double seconds) {
-  std::lock_guard lock(mu_);
-  wait_.observe(seconds);
+  impl_->wait.Observe(seconds);
+}
+
+void Metrics::queue_added(size_t depth) {
+  impl_->adds.Increment();
+  impl_->depth.Set(static_cast<double>(depth));
+}
+
+void Metrics::queue_retried() {
+  impl_->retries.Increment();
+}
+
+void Metrics::queue_taken(double waited, size_t depth) {
+  impl_->queue_duration.Observe(waited);
+  impl_->depth.Set(static_cast<double>(depth));
+}
+
+void Metrics::reconcile_started() {
+  std::lock_guard lock(impl_->mu);
+  impl_->reconciling_since = Clock::now();
+  impl_->active_workers.Set(1);
+}
+
+void Metrics::reconcile_finished(double seconds, std::string_view result) {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->reconciling_since.reset();
+    impl_->active_workers.Set(0);
+  }
+  impl_->reconcile_time.Observe(seconds);
+  impl_->work_duration.Observe(seconds);
+  impl_->reconciles.Add({{"controller", kController}, {"result", std::string(result)}}).Increment();
+  if (result == "error") impl_->reconcile_errors.Increment();
 }
 
 std::string Metrics::render() const {
+  Impl& m = *impl_;
   std::function<Gauges()> gauges_fn;
+  std::string lease;
+  double running = 0;
   {
-    std::lock_guard lock(mu_);
-    gauges_fn = gauges_;
+    std::lock_guard lock(m.mu);
+    gauges_fn = m.gauges;
+    lease = m.lease;
+    if (m.reconciling_since)
+      running = std::chrono::duration<double>(Clock::now() - *m.reconciling_since).count();
   }
   Gauges g = gauges_fn ? gauges_fn() : Gauges{};
-  std::string out;
-  header(out, "planter_seeds", "gauge", "Seeds by phase.");
   for (const char* phase : {"Pending", "Planting", "Planted", "Failed", "Uprooting"})
-    out += fmt::format("planter_seeds{{phase=\"{}\"}} {}\n", phase,
-                       g.seeds_by_phase.contains(phase) ? g.seeds_by_phase.at(phase) : 0);
-  header(out, "planter_units", "gauge", "Units of the seeds being planted, by state.");
+    m.seeds.Add({{"phase", phase}})
+        .Set(g.seeds_by_phase.contains(phase) ? g.seeds_by_phase.at(phase) : 0);
   for (const char* state : {"pending", "declaring", "declared", "failed", "blocked"})
-    out += fmt::format("planter_units{{state=\"{}\"}} {}\n", state,
-                       g.units_by_state.contains(state) ? g.units_by_state.at(state) : 0);
-  header(out, "planter_leader", "gauge", "1 when this replica is the leader (or runs alone).");
-  out += fmt::format("planter_leader {}\n", g.leader ? 1 : 0);
-  std::lock_guard lock(mu_);
-  header(out, "planter_declare_duration_seconds", "histogram",
-         "From a unit's requirements holding to its server-side apply succeeding.");
-  declare_.render(out, "planter_declare_duration_seconds");
-  header(out, "planter_requirement_wait_duration_seconds", "histogram",
-         "From planting starting to a unit's requirements holding.");
-  wait_.render(out, "planter_requirement_wait_duration_seconds");
-  header(out, "planter_api_requests_total", "counter",
-         "Requests to Kubernetes API servers by cluster, verb and HTTP code (0: no response).");
-  for (const auto& [key, n] : requests_) {
-    const auto& [cluster, verb, code] = key;
-    out += fmt::format("planter_api_requests_total{{cluster=\"{}\",verb=\"{}\",code=\"{}\"}} {}\n",
-                       label(cluster), label(verb), code, n);
-  }
-  header(out, "planter_watch_restarts_total", "counter",
-         "Watch streams opened again after one ended (timeout, dropped connection, 410 Gone).");
-  out += fmt::format("planter_watch_restarts_total {}\n", kube::watch_restarts());
-  return out;
+    m.units.Add({{"state", state}})
+        .Set(g.units_by_state.contains(state) ? g.units_by_state.at(state) : 0);
+  m.leader.Set(g.leader ? 1 : 0);
+  if (!lease.empty()) m.leader_status.Add({{"name", lease}}).Set(g.leader ? 1 : 0);
+  m.longest_running.Set(running);
+  m.unfinished.Set(running);
+  catch_up(m.watch_restarts, static_cast<double>(kube::watch_restarts()));
+  ProcessStats p = process_stats();
+  catch_up(m.cpu, p.cpu_seconds);
+  m.process.Add({}).Set(p.resident_bytes);
+  m.virtual_memory.Set(p.virtual_bytes);
+  m.open_fds.Set(p.open_fds);
+  m.max_fds.Set(p.max_fds);
+  m.start_time.Set(p.start_time);
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, m.registry.Collect());
+  return out.str();
 }
 
 }  // namespace planter::op

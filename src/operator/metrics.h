@@ -1,38 +1,33 @@
-// The operator's metrics, in the Prometheus text exposition format (version 0.0.4): seeds by
-// phase, units by state, how long declaring takes and how long units wait for their
-// requirements, API requests by cluster, verb and code, and watch restarts.
+// The operator's metrics, served at /metrics in the Prometheus text format through prometheus-cpp:
+//  - planter's own: seeds by phase, units by state, leadership, how long declaring takes and how
+//    long units wait for their requirements, API requests by cluster, verb and code, watch
+//    restarts, and planter_build_info;
+//  - the families controller-runtime's and client-go's dashboards and alerts read, with their
+//    names and labels: controller_runtime_reconcile_total{controller,result},
+//    controller_runtime_reconcile_errors_total, controller_runtime_reconcile_time_seconds,
+//    controller_runtime_active_workers, controller_runtime_max_concurrent_reconciles,
+//    workqueue_depth / adds_total / retries_total / queue_duration_seconds /
+//    work_duration_seconds / longest_running_processor_seconds / unfinished_work_seconds{name},
+//    rest_client_requests_total{code,host,method}, leader_election_master_status{name}, and
+//    the process_* collector's (cpu, memory, descriptors, start time).
 //
 // Threads: every method may be called from any thread.
 #pragma once
 
-#include <array>
 #include <functional>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <vector>
 
 namespace planter::op {
-
-class Histogram {
- public:
-  explicit Histogram(std::vector<double> bounds);
-  void observe(double v);
-  // The series of `name` with cumulative buckets, _sum and _count.
-  void render(std::string& out, std::string_view name) const;
-
- private:
-  std::vector<double> bounds_;
-  std::vector<uint64_t> counts_;  // per bound, not cumulative; one more for +Inf
-  double sum_ = 0;
-  uint64_t count_ = 0;
-};
 
 class Metrics {
  public:
   Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
 
   // What the gauges show, asked for at each scrape.
   struct Gauges {
@@ -41,18 +36,26 @@ class Metrics {
     bool leader = false;
   };
   void set_gauges(std::function<Gauges()> gauges);
+  // The Lease leader_election_master_status names (empty: no leader election).
+  void set_lease(std::string name);
 
   void observe_request(std::string_view cluster, std::string_view method, int code);
   void observe_declare(double seconds);           // requirements held -> declared
   void observe_requirement_wait(double seconds);  // planting started -> requirements held
 
+  // The Seed work queue and its reconciles, as controller-runtime counts them.
+  void queue_added(size_t depth);                 // a key queued (depth after)
+  void queue_retried();                           // a key queued again after a delay
+  void queue_taken(double waited, size_t depth);  // a worker took a key that waited `waited`
+  void reconcile_started();
+  // result: "success", "error", "requeue" or "requeue_after".
+  void reconcile_finished(double seconds, std::string_view result);
+
   std::string render() const;
 
  private:
-  mutable std::mutex mu_;
-  std::function<Gauges()> gauges_;
-  std::map<std::tuple<std::string, std::string, int>, uint64_t> requests_;
-  Histogram declare_, wait_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace planter::op

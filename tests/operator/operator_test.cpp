@@ -269,11 +269,39 @@ TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
   EXPECT_EQ(sample(metrics, "planter_declare_duration_seconds_count"), units) << metrics;
   EXPECT_GT(sample(metrics, "planter_requirement_wait_duration_seconds_count"), 0) << metrics;
   EXPECT_GT(
-      sample(metrics, "planter_api_requests_total{cluster=\"SELF\",verb=\"patch\",code=\"201\"}"),
+      sample(metrics, "planter_api_requests_total{cluster=\"SELF\",code=\"201\",verb=\"patch\"}"),
       units / 2)
       << metrics;
   EXPECT_THAT(metrics, HasSubstr("planter_declare_duration_seconds_bucket{le=\"+Inf\"}"));
   EXPECT_THAT(metrics, HasSubstr("# TYPE planter_api_requests_total counter"));
+  // The families controller-runtime's and client-go's dashboards and alerts read, by their names
+  // and labels, and the process collector's.
+  for (const char* family :
+       {"controller_runtime_reconcile_total", "controller_runtime_reconcile_errors_total",
+        "controller_runtime_reconcile_time_seconds", "controller_runtime_active_workers",
+        "controller_runtime_max_concurrent_reconciles", "workqueue_depth", "workqueue_adds_total",
+        "workqueue_retries_total", "workqueue_queue_duration_seconds",
+        "workqueue_work_duration_seconds", "workqueue_longest_running_processor_seconds",
+        "workqueue_unfinished_work_seconds", "rest_client_requests_total",
+        "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
+        "process_max_fds", "process_start_time_seconds", "planter_build_info"})
+    EXPECT_THAT(metrics, HasSubstr(std::string("# TYPE ") + family + " ")) << family;
+  EXPECT_GE(
+      sample(metrics, "controller_runtime_reconcile_total{controller=\"seed\",result=\"success\"}"),
+      6)
+      << metrics;
+  EXPECT_GE(sample(metrics, "workqueue_adds_total{name=\"seed\"}"), 6) << metrics;
+  EXPECT_GE(sample(metrics, "controller_runtime_reconcile_time_seconds_count{controller=\"seed\"}"),
+            6)
+      << metrics;
+  EXPECT_GT(
+      sample(metrics, "rest_client_requests_total{code=\"201\",host=\"SELF\",method=\"PATCH\"}"), 0)
+      << metrics;
+  EXPECT_GT(sample(metrics, "process_resident_memory_bytes"), 1e6) << metrics;
+  EXPECT_EQ(sample(metrics, std::string("planter_build_info{version=\"") +
+                                PLANTER_VERSION_FOR_TESTS + "\"}"),
+            1)
+      << metrics;
   EXPECT_EQ(http_get(op.port("health probes"), "/readyz"), "ok\n");
 }
 
@@ -425,6 +453,12 @@ TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
   EXPECT_EQ(http_get(b.port("health probes"), "/readyz"), "ok\n");
   EXPECT_EQ(sample(http_get(b.port("metrics"), "/metrics"), "planter_leader"), 0);
   EXPECT_EQ(sample(http_get(a->port("metrics"), "/metrics"), "planter_leader"), 1);
+  EXPECT_EQ(sample(http_get(a->port("metrics"), "/metrics"),
+                   "leader_election_master_status{name=\"planter-operator\"}"),
+            1);
+  EXPECT_EQ(sample(http_get(b.port("metrics"), "/metrics"),
+                   "leader_election_master_status{name=\"planter-operator\"}"),
+            0);
 
   auto killed = std::chrono::steady_clock::now();
   a->stop(SIGKILL);
