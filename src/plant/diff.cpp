@@ -8,7 +8,6 @@
 #include <mutex>
 
 #include "plant/engine.h"
-#include "plant/substitutions.h"
 
 namespace planter::plant {
 
@@ -57,14 +56,8 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
       out[u].note = fmt::format("cluster {} does not exist yet: planting creates it", unit.cluster);
       continue;
     }
-    json::object body = declared_body(plan.object_of(unit), options.seed_name);
-    bool reads_others = false;
-    auto substituted =
-        apply_substitutions(plan, unit, body, [&](const std::string&, const ObjectRef&) {
-          reads_others = true;
-          return std::optional<json::object>();
-        });
-    if (reads_others || !substituted) {
+    std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
+    if (!body) {
       out[u].state = ObjectDiff::State::kLater;
       out[u].note = "takes values from other objects when it is applied";
       continue;
@@ -91,8 +84,8 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
       };
     };
     client->get_async(ref.api_version, ref.kind, ref.ns, ref.name, answered(true));
-    answers[u].sent = body;
-    client->apply_async(std::move(body), apply, answered(false));
+    answers[u].sent = *body;
+    client->apply_async(std::move(*body), apply, answered(false));
   }
   {
     std::unique_lock lock(mu);

@@ -57,6 +57,19 @@ json::object declared_body(const Object& object, const std::string& seed_name) {
   return body;
 }
 
+std::optional<json::object> body_known_before(const Plan& plan, const Unit& unit,
+                                              const std::string& seed_name) {
+  json::object body = declared_body(plan.object_of(unit), seed_name);
+  bool reads_others = false;
+  auto substituted =
+      apply_substitutions(plan, unit, body, [&](const std::string&, const ObjectRef&) {
+        reads_others = true;
+        return std::optional<json::object>();
+      });
+  if (reads_others || !substituted) return std::nullopt;
+  return body;
+}
+
 namespace {
 
 bool terminal(UnitState s) {

@@ -97,5 +97,9 @@ PlantOutcome plant_with(const Plan& plan, const FleetFactory& make_fleet,
 
 // The object as planter declares it: the seed's object with planter's labels.
 boost::json::object declared_body(const Object& object, const std::string& seed_name);
+// That body with its apply-time substitutions made, when it can be known before planting (what
+// the preflight and `planter diff` send); nullopt when it takes values from other objects.
+std::optional<boost::json::object> body_known_before(const Plan& plan, const Unit& unit,
+                                                     const std::string& seed_name);
 
 }  // namespace planter::plant

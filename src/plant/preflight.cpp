@@ -11,7 +11,6 @@
 
 #include "model/object.h"
 #include "plant/engine.h"
-#include "plant/substitutions.h"
 
 namespace planter::plant {
 
@@ -59,14 +58,8 @@ PreflightOutcome preflight(const Plan& plan,
     const Unit& unit = plan.units[u];
     auto config = reachable.find(unit.cluster);
     if (config == reachable.end()) continue;  // a cluster the seed creates
-    json::object body = declared_body(plan.object_of(unit), options.seed_name);
-    bool reads_others = false;
-    auto substituted =
-        apply_substitutions(plan, unit, body, [&](const std::string&, const ObjectRef&) {
-          reads_others = true;
-          return std::optional<json::object>();
-        });
-    if (reads_others || !substituted) continue;
+    std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
+    if (!body) continue;
     auto& client = clients[unit.cluster];
     if (!client) {
       auto made = kube::Client::create(config->second, options.client);
@@ -88,7 +81,7 @@ PreflightOutcome preflight(const Plan& plan,
       std::lock_guard lock(mu);
       ++outstanding;
     }
-    client->apply_async(std::move(body), apply, [&, u](kube::ApiResult<json::object> r) {
+    client->apply_async(std::move(*body), apply, [&, u](kube::ApiResult<json::object> r) {
       std::lock_guard lock(mu);
       answers.emplace_back(u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()));
       if (--outstanding == 0) cv.notify_all();
