@@ -351,9 +351,10 @@ TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
       std::string out = read_file(log);
       EXPECT_EQ(code, 128 + sig) << out;
       EXPECT_THAT(out, HasSubstr(sig == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"));
-      EXPECT_THAT(out,
-                  HasSubstr("waiting for kind example.org/v1 Widget established (not in seed)"))
-          << out;
+      // The Widget is listed with what it waits for: its kind, or (when the signal came before
+      // the watch showed its Namespace active) the Namespace.
+      EXPECT_THAT(out, HasSubstr("pending example.org/v1 Widget far/w on edge1")) << out;
+      EXPECT_THAT(out, HasSubstr("waiting for ")) << out;
       EXPECT_THAT(out, HasSubstr("(interrupted)")) << out;
     }
 }
