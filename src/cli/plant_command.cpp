@@ -242,10 +242,15 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
 
 // The kinds of the seed that no cluster will serve, asked before the first write: exit 2 when
 // there are any (served_kinds.h).
+// When a question asked before the first write stops waiting: `cap` from now, or --timeout's
+// end when that is sooner.
+std::chrono::steady_clock::time_point asking_deadline(const PlantFlags& f,
+                                                      std::chrono::milliseconds cap) {
+  return std::chrono::steady_clock::now() + std::min(timeout_of(f).value_or(cap), cap);
+}
+
 bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::min(timeout_of(f).value_or(std::chrono::seconds(30)),
-                           std::chrono::milliseconds(std::chrono::seconds(30)));
+  auto deadline = asking_deadline(f, std::chrono::seconds(30));
   Diagnostics unserved =
       plant::unserved_kinds(p.plan, p.targets.clusters, client_options(f.client), deadline);
   if (unserved.empty()) return false;
@@ -515,9 +520,7 @@ bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
   po.seed_name = p.seed_name;
   po.client = client_options(f.client);
   po.force_conflicts = f.force_conflicts;
-  po.deadline = std::chrono::steady_clock::now() +
-                std::min(timeout_of(f).value_or(std::chrono::seconds(60)),
-                         std::chrono::milliseconds(std::chrono::seconds(60)));
+  po.deadline = asking_deadline(f, std::chrono::seconds(60));
   plant::PreflightOutcome out = plant::preflight(p.plan, p.targets.clusters, po);
   if (!out.refused.empty()) {
     fmt::print(stderr, "{}", out.refused.str());

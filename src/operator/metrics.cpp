@@ -235,10 +235,11 @@ struct Metrics::Impl {
                                  .Help("Total user and system CPU time spent in seconds.")
                                  .Register(registry)
                                  .Add({});
-  prometheus::Family<prometheus::Gauge>& process = BuildGauge()
-                                                       .Name("process_resident_memory_bytes")
-                                                       .Help("Resident memory size in bytes.")
-                                                       .Register(registry);
+  prometheus::Gauge& resident_memory = BuildGauge()
+                                           .Name("process_resident_memory_bytes")
+                                           .Help("Resident memory size in bytes.")
+                                           .Register(registry)
+                                           .Add({});
   prometheus::Gauge& virtual_memory = BuildGauge()
                                           .Name("process_virtual_memory_bytes")
                                           .Help("Virtual memory size in bytes.")
@@ -366,7 +367,7 @@ std::string Metrics::render() const {
   catch_up(m.watch_restarts, static_cast<double>(kube::watch_restarts()));
   ProcessStats p = process_stats();
   catch_up(m.cpu, p.cpu_seconds);
-  m.process.Add({}).Set(p.resident_bytes);
+  m.resident_memory.Set(p.resident_bytes);
   m.virtual_memory.Set(p.virtual_bytes);
   m.open_fds.Set(p.open_fds);
   m.max_fds.Set(p.max_fds);

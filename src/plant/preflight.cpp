@@ -21,10 +21,10 @@ namespace json = boost::json;
 // What planting would do with this answer: a refusal it would fail on, or nothing to say now
 // (accepted, or not judged: the Namespace or kind is not there yet, the server did not answer).
 std::optional<std::string> refusal(const kube::ApiError& e) {
-  // 401 is about planter's credentials, not the object: planting says so for the cluster.
-  if (e.kind_unknown() || e.not_found() || e.transient() || e.code == 0 || e.unauthorized())
-    return std::nullopt;
-  if (e.code == 404) return std::nullopt;  // its Namespace is not there yet
+  // No answer, a kind not served (404 or no mapping), a Namespace not there (404), a server
+  // that is busy: not judged. 401 is about planter's credentials, not the object: planting says
+  // so for the cluster.
+  if (e.code == 0 || e.code == 404 || e.unauthorized() || e.transient()) return std::nullopt;
   if (e.permanent() || e.conflict() || e.code == 413) return e.str();
   return std::nullopt;
 }
@@ -58,8 +58,6 @@ PreflightOutcome preflight(const Plan& plan,
     const Unit& unit = plan.units[u];
     auto config = reachable.find(unit.cluster);
     if (config == reachable.end()) continue;  // a cluster the seed creates
-    std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
-    if (!body) continue;
     auto& client = clients[unit.cluster];
     if (!client) {
       auto made = kube::Client::create(config->second, options.client);
@@ -77,6 +75,9 @@ PreflightOutcome preflight(const Plan& plan,
     if (auto known = namespaces.find(unit.cluster);
         known != namespaces.end() && !known->second.contains(plan.object_of(unit).ref.ns))
       continue;
+    // Made only for what is sent: the copy of each object is the cost here.
+    std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
+    if (!body) continue;
     {
       std::lock_guard lock(mu);
       ++outstanding;
@@ -87,13 +88,11 @@ PreflightOutcome preflight(const Plan& plan,
       if (--outstanding == 0) cv.notify_all();
     });
   }
-  std::unique_lock lock(mu);
-  cv.wait_until(lock, options.deadline, [&] { return outstanding == 0; });
-  bool all_answered = outstanding == 0;
-  lock.unlock();
-  if (!all_answered)
-    for (auto& [name, client] : clients) client.reset();  // drops the callbacks of what is left
-  lock.lock();
+  {
+    std::unique_lock lock(mu);
+    cv.wait_until(lock, options.deadline, [&] { return outstanding == 0; });
+  }
+  clients.clear();  // what did not answer by the deadline answers no more (its callback dropped)
   std::sort(answers.begin(), answers.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [u, e] : answers) {
