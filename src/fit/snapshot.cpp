@@ -289,6 +289,7 @@ void Snapshot::add_volume_object(const json::object& o) {
     c.class_name = text(spec, "storageClassName");
     c.class_given = spec && spec->contains("storageClassName");
     c.created = meta && meta->contains("uid");
+    c.deleting = meta && meta->contains("deletionTimestamp");
     c.access_modes = strings_in(spec, "accessModes");
     if (std::string mode = text(spec, "volumeMode"); !mode.empty()) c.volume_mode = mode;
     c.request = storage_of(object_in(object_in(spec, "resources"), "requests"));

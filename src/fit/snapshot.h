@@ -59,6 +59,7 @@ struct Claim {
   std::string class_name;     // spec.storageClassName ("": no class)
   bool class_given = false;   // storageClassName is set (else the default class is meant)
   bool created = true;        // the cluster holds it (a claim the seed will create has no uid)
+  bool deleting = false;      // metadata.deletionTimestamp is set
   std::vector<std::string> access_modes;
   std::string volume_mode = "Filesystem";
   int64_t request = 0;  // resources.requests.storage, bytes
@@ -136,6 +137,11 @@ class Snapshot {
   bool remove_pod(size_t n, const std::string& uid);
   // Forgets every claim, volume and class (they are added again as they are now).
   void clear_volumes();
+  // Says the snapshot holds every claim and class its cluster has (a scheduler's cache, read
+  // from watches), so that a claim it does not hold does not exist. Else (a plan's snapshot) a
+  // claim it does not hold may yet come, and ties nothing.
+  void set_volumes_complete() { volumes_complete_ = true; }
+  bool volumes_complete() const { return volumes_complete_; }
 
   // A claim that waits for its first consumer, bound where a pod goes: to `volume`, or (empty)
   // provisioned on `node` (the selected-node annotation). Undone by unselect_claims(mark) back
@@ -186,6 +192,7 @@ class Snapshot {
     std::string claim_ns, claim_name;
   };
   std::vector<ClaimUndo> claim_undo_;
+  bool volumes_complete_ = false;
 };
 
 }  // namespace planter::fit

@@ -37,7 +37,10 @@ struct BoundPod {
 
 class ClusterCache {
  public:
-  explicit ClusterCache(std::string scheduler_name) : name_(std::move(scheduler_name)) {}
+  // Its view holds what the watches hold: a claim not there does not exist.
+  explicit ClusterCache(std::string scheduler_name) : name_(std::move(scheduler_name)) {
+    view_.set_volumes_complete();
+  }
 
   // From the watches (any thread). `before`: the object as it was, for updates.
   void node_changed(const boost::json::object& node);

@@ -50,6 +50,11 @@ class Placer {
   bool place(const PodInfo& pod, std::optional<size_t> only, std::string& why) {
     const auto& nodes = view_.nodes();
     fit::PodCycle cycle(view_, pod);
+    if (const std::string& refusal = cycle.prefilter_refusal(); !refusal.empty()) {
+      // No node is looked at (kube-scheduler's FitError after a PreFilter's refusal).
+      why = fmt::format("0/{} nodes are available: {}.", nodes.size(), refusal);
+      return false;
+    }
     fit::Diagnosis diag;
     std::optional<size_t> best;
     double best_room = -std::numeric_limits<double>::infinity();

@@ -78,7 +78,13 @@ struct Scheduler::Impl {
   SchedulerStats stats;
   ClusterCache cache;
   std::unique_ptr<kube::Informer> pods, nodes, groups, claims, volumes, classes;
-  std::atomic<bool> pods_synced{false}, nodes_synced{false};
+  // Listed once: the informers of what a pod's placement depends on. (PodGroups are not waited
+  // for: their kind may not be served, and a pod whose group comes later waits for it.)
+  std::atomic<bool> pods_synced{false}, nodes_synced{false}, claims_synced{false},
+      volumes_synced{false}, classes_synced{false};
+  bool synced() const {
+    return pods_synced && nodes_synced && claims_synced && volumes_synced && classes_synced;
+  }
   std::mutex mu;
   std::condition_variable cv;
   bool dirty = true;
@@ -170,9 +176,9 @@ struct Scheduler::Impl {
     auto volumes_changed = telling(&ClusterCache::volumes_changed);
     groups = informer(std::string(kPodGroupApiVersion), "PodGroup",
                       telling(&ClusterCache::groups_changed), nullptr);
-    claims = informer("v1", "PersistentVolumeClaim", volumes_changed, nullptr);
-    volumes = informer("v1", "PersistentVolume", volumes_changed, nullptr);
-    classes = informer("storage.k8s.io/v1", "StorageClass", volumes_changed, nullptr);
+    claims = informer("v1", "PersistentVolumeClaim", volumes_changed, &claims_synced);
+    volumes = informer("v1", "PersistentVolume", volumes_changed, &volumes_synced);
+    classes = informer("storage.k8s.io/v1", "StorageClass", volumes_changed, &classes_synced);
     for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes}) (*i)->start();
   }
 
@@ -188,7 +194,7 @@ struct Scheduler::Impl {
         dirty = false;
       }
       if (stop.stop_requested()) break;
-      if (!pods_synced || !nodes_synced) continue;
+      if (!synced()) continue;
       next = cycle(stop);
     }
     stopping = true;
@@ -566,7 +572,7 @@ void Scheduler::run(std::stop_token stop) {
   impl_->run(std::move(stop));
 }
 bool Scheduler::synced() const {
-  return impl_->pods_synced && impl_->nodes_synced;
+  return impl_->synced();
 }
 const SchedulerStats& Scheduler::stats() const {
   return impl_->stats;

@@ -295,6 +295,45 @@ spec:
       << "never bound before its claim";
 }
 
+// A claim that is not there yet holds its pods back (kube-scheduler's VolumeBinding PreFilter),
+// whatever order the watches tell of them: the gang is bound only once the claim comes, and then
+// where the claim is bound.
+TEST_F(GangTest, AGangWhoseClaimComesLaterWaitsForIt) {
+  auto s = scheduler();
+  apply_yaml(sim_,
+             gang("w", 2, 2, "3", 60, "[{name: work, persistentVolumeClaim: {claimName: work}}]"));
+  auto why = [&] {
+    return sim_
+        .kubectl("get pod w-0 -o " +
+                 q("jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}"))
+        .out;
+  };
+  ASSERT_TRUE(eventually([&] { return why().find("not found") != std::string::npos; }, 30s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+  // The gang's first pod tried says it (either: they were created in the same second).
+  EXPECT_THAT(why(),
+              ::testing::MatchesRegex("pod group default/w: 2 pods cannot be placed "
+                                      "together; pod default/w-[01]: 0/3 nodes are available: "
+                                      "persistentvolumeclaim \"work\" not found\\."));
+  EXPECT_EQ(nodes_of(sim_, "w"), (std::map<std::string, std::string>{{"w-0", ""}, {"w-1", ""}}));
+  apply_yaml(sim_, R"(apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: work, namespace: default}
+spec:
+  storageClassName: local
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+)");
+  auto running = [&](const std::string& pod) {
+    return sim_.kubectl("get pod " + pod + " -o jsonpath={.status.phase}").out == "Running";
+  };
+  ASSERT_TRUE(eventually([&] { return running("w-0") && running("w-1"); }, 30s))
+      << sim_.kubectl("get pods,pvc -o wide").out << sim_.kubectl("get events").out << s->log();
+  auto pods = nodes_of(sim_, "w");
+  EXPECT_EQ(pods["w-0"], pods["w-1"]);
+  EXPECT_EQ(sim_.kubectl("get pvc work -o jsonpath={.status.phase}").out, "Bound");
+}
+
 // How many times each pod was bound, from the sim's audit log (refused bindings are not there).
 std::map<std::string, int> bindings(const SimProcess& sim) {
   std::map<std::string, int> out;

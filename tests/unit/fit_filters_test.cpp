@@ -790,6 +790,41 @@ TEST(FitFiltersTest, VolumeBinding) {
         });
 }
 
+// A scheduler's cache holds every claim of its cluster: a pod whose claim it does not hold, or
+// whose claim is being deleted, is refused at PreFilter for every node (kube-scheduler's
+// VolumeBinding), and retried when the claim comes; a plan's snapshot lets it wait for nothing.
+TEST(FitFiltersTest, ACompleteViewRefusesAPodWhoseClaimIsMissingOrGoing) {
+  const std::string pod =
+      P(R"("volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"work"}}])");
+  auto refusal = [&](bool complete, const std::string& claim) {
+    Snapshot s;
+    if (complete) s.set_volumes_complete();
+    s.add_node(json::parse(N("a")).as_object());
+    if (!claim.empty()) s.add_volume_object(json::parse(claim).as_object());
+    PodInfo p = PodInfo::from(json::parse(pod).as_object());
+    PodCycle cycle(s, p);
+    Status st = cycle.filter(*s.node("a"));
+    EXPECT_EQ(st.ok(), cycle.prefilter_refusal().empty());
+    if (!st.ok()) {
+      EXPECT_EQ(st.plugin, "VolumeBinding");
+      EXPECT_TRUE(st.unresolvable);
+    }
+    return cycle.prefilter_refusal();
+  };
+  const std::string going =
+      R"({"kind":"PersistentVolumeClaim","metadata":{"name":"work","namespace":"default",
+         "uid":"u1","deletionTimestamp":"2026-01-01T00:00:00Z"},"spec":{"volumeName":"pv"}})";
+  const std::string elsewhere =
+      R"({"kind":"PersistentVolumeClaim","metadata":{"name":"work","namespace":"other",
+         "uid":"u2"},"spec":{"volumeName":"pv"}})";
+  EXPECT_EQ(refusal(true, ""), R"(persistentvolumeclaim "work" not found)");
+  EXPECT_EQ(refusal(true, elsewhere), R"(persistentvolumeclaim "work" not found)")
+      << "a claim is looked up in the pod's namespace";
+  EXPECT_EQ(refusal(true, going), R"(persistentvolumeclaim "work" is being deleted)");
+  EXPECT_EQ(refusal(false, going), R"(persistentvolumeclaim "work" is being deleted)");
+  EXPECT_EQ(refusal(false, ""), "") << "a plan's snapshot: it may yet come";
+}
+
 // ReadWriteOncePod ("Persistent Volumes", access modes): one pod in the cluster may use such a
 // claim; any other pod that mounts it fits nowhere while that one is there.
 TEST(FitFiltersTest, VolumeRestrictions) {

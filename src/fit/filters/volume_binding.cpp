@@ -13,8 +13,12 @@
 //   ("node(s) didn't find available persistent volumes to bind").
 // A claim the seed will create (no uid yet) is read as the cluster will hold it: of the default
 // class when it names none; bound at once (tying nothing) when its class binds at once; else as
-// above. A claim the snapshot does not hold at all ties nothing. Storage capacity
-// (CSIStorageCapacity) is not modelled.
+// above. A claim the snapshot does not hold at all ties nothing, unless the snapshot holds every
+// claim of its cluster (a scheduler's cache): then, as a claim being deleted, it is PreFilter's
+// refusal (`persistentvolumeclaim "data" not found`). Storage capacity (CSIStorageCapacity) is
+// not modelled.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "fit/filters/filters.h"
@@ -47,7 +51,13 @@ void prefilter_volume_binding(CycleState& state, const PodInfo& pod, const Snaps
   VolumeState& out = state.volumes;
   for (const std::string& name : pod.claims) {
     const Claim* claim = snapshot.claim(pod.ns, name);
-    if (!claim) continue;
+    if (!claim || claim->deleting) {
+      if (!claim && !snapshot.volumes_complete()) continue;
+      state.refused_by = "VolumeBinding";
+      state.refusal = fmt::format("persistentvolumeclaim \"{}\" {}", name,
+                                  claim ? "is being deleted" : "not found");
+      return;
+    }
     if (!claim->volume.empty()) {
       const Volume* v = snapshot.volume(claim->volume);
       if (!v)
