@@ -105,7 +105,11 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
                   "Write the run as a Chrome trace (JSON trace events: open it in Perfetto's UI or "
                   "chrome://tracing), with an arrow per requirement");
   cmd->add_flag("--force-conflicts", f.force_conflicts,
-                "Take over fields that another field manager owns (server-side apply force)");
+                "Take over fields that another field manager owns (server-side apply force); "
+                "objects another seed planted still need --adopt");
+  cmd->add_flag("--adopt", f.adopt,
+                "Take over objects that another seed planted (each records it in the "
+                "planter.nephio.org/adopted-from annotation)");
   cmd->add_flag("--preflight", f.preflight,
                 "Before the first write, send every object a cluster can judge now through a "
                 "server-side dry run; a refusal is bad input (default; --preflight=false skips "
@@ -269,6 +273,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   options.seed_name = p.seed_name;
   options.client = client_options(f.client);
   options.force_conflicts = f.force_conflicts;
+  options.adopt = f.adopt;
   options.timeout = timeout_of(f);
   options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
   options.stop = p.interrupts->stop_token();
@@ -520,6 +525,7 @@ bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
   po.seed_name = p.seed_name;
   po.client = client_options(f.client);
   po.force_conflicts = f.force_conflicts;
+  po.adopt = f.adopt;
   po.deadline = asking_deadline(f, std::chrono::seconds(60));
   plant::PreflightOutcome out = plant::preflight(p.plan, p.targets.clusters, po);
   if (!out.refused.empty()) {

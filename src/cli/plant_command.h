@@ -25,6 +25,7 @@ struct PlantFlags {
   double timeout_s = 0;  // 0: none
   std::string seed_name;
   bool force_conflicts = false;
+  bool adopt = false;     // take over objects another seed planted (plant/ownership.h)
   bool preflight = true;  // a server-side dry run of what can be judged before the first write
   ClientFlags client;
   bool hard = false;  // replant: uproot, then plant

@@ -588,6 +588,8 @@ struct Controller::Impl {
     eo.seed_name = label;
     eo.client = options.client;
     eo.force_conflicts = replant;  // a replant takes back what others changed
+    eo.adopt = spec.adopt;           // but not what another seed planted, unless told
+    eo.adopt_hint = "set spec.adopt: true on the Seed to take it over";
     eo.write_as = id;
     eo.stop = stop;
     eo.timeout = options.slice;

@@ -99,6 +99,9 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
   auto uproot = bool_at(*spec, "uprootOnDelete", false, "spec");
   if (!uproot) return uproot.error();
   s.uproot_on_delete = *uproot;
+  auto adopt = bool_at(*spec, "adopt", false, "spec");
+  if (!adopt) return adopt.error();
+  s.adopt = *adopt;
   auto sa = string_at(*spec, "serviceAccountName", "spec");
   if (!sa) return sa.error();
   if (!sa->empty()) s.service_account = *sa;

@@ -30,6 +30,7 @@ struct SeedSpec {
   std::string replant;  // a token: a change replants
   bool hard = false;    // replantMode: hard
   bool uproot_on_delete = false;
+  bool adopt = false;  // take over objects another seed planted (plant/ownership.h)
   std::string service_account = "default";
   std::vector<std::string> plugins;
 };

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "plant/engine.h"
+#include "plant/ownership.h"
 
 namespace planter::plant {
 
@@ -45,6 +46,7 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
 
   kube::ApplyOptions apply;
   apply.dry_run = true;
+  apply.field_manager = seed_field_manager(options.seed_name);
   apply.force = true;  // the seed's intent, whoever owns the fields now
   for (size_t u = 0; u < plan.units.size(); ++u) {
     const Unit& unit = plan.units[u];

@@ -11,6 +11,7 @@
 #include "plant/fleet_view.h"
 #include "plant/gates/gate.h"
 #include "plant/gates/stack_fits.h"
+#include "plant/ownership.h"
 #include "plant/readiness_check.h"
 #include "plant/substitutions.h"
 #include "plant/unit_runner.h"
@@ -55,6 +56,14 @@ json::object declared_body(const Object& object, const std::string& seed_name) {
   labels.as_object()[kManagedByLabel] = "planter";
   labels.as_object()[kSeedLabel] = seed_name;
   return body;
+}
+
+void mark_adopted(json::object& body, const std::string& from_seed) {
+  json::value& meta = body["metadata"];
+  if (!meta.is_object()) meta = json::object{};
+  json::value& notes = meta.as_object()["annotations"];
+  if (!notes.is_object()) notes = json::object{};
+  notes.as_object()[kAdoptedFromAnnotation] = from_seed;
 }
 
 std::optional<json::object> body_known_before(const Plan& plan, const Unit& unit,
@@ -264,7 +273,9 @@ class Engine {
     ++rec.attempts;
     set_state(u, UnitState::kDeclaring);
     kube::ApplyOptions apply;
-    apply.force = options_.force_conflicts;
+    apply.field_manager = seed_field_manager(options_.seed_name);
+    // Unforced first: a conflict says whether another seed owns the object (on_applied).
+    apply.force = forced_.contains(u);
     // A custom resource planter wrote a stack's policies into: a field its schema would prune
     // (and the policy with it) is refused, never dropped with a warning.
     if (gates_->stack_fits().strict_fields(unit.object)) apply.field_validation = "Strict";
@@ -295,6 +306,8 @@ class Engine {
     if (!substituted) return substituted.error();
     std::string where;
     if (gates_->stack_fits().steer(unit, body, where)) records_[u].steered = std::move(where);
+    if (auto it = forced_.find(u); it != forced_.end() && !it->second.empty())
+      mark_adopted(body, it->second);
     return body;
   }
 
@@ -357,11 +370,18 @@ class Engine {
       return wake(dependents_[u]);
     }
     rec.error = e.str();
-    if (e.conflict())
-      rec.error +=
-          "; another field manager owns these fields: plant with --force-conflicts to "
-          "take them over";
-    else if (e.kind_unknown())
+    if (e.conflict() && !forced_.contains(u)) {
+      ConflictCall call = decide_conflict(e, options_.seed_name, options_.adopt,
+                                          options_.force_conflicts, options_.adopt_hint,
+                                          "another field manager owns these fields: plant with "
+                                          "--force-conflicts to take them over");
+      if (call.kind == ConflictCall::kForce) {
+        rec.error.clear();
+        forced_[u] = std::move(call.adopted_from);
+        return declare(u);
+      }
+      rec.error = owning_seed(e, options_.seed_name) ? call.why : rec.error + "; " + call.why;
+    } else if (e.kind_unknown())
       rec.error += "; the cluster does not serve this kind: check the apiVersion";
     rec.failed = since_start();
     set_state(u, UnitState::kFailed);
@@ -378,6 +398,9 @@ class Engine {
   std::unordered_map<std::string, std::vector<size_t>> waiters_;
   std::map<std::string, std::vector<size_t>> by_cluster_;
   std::unordered_map<size_t, std::string> requirement_wait_;  // the last requirement waited on
+  // Units applied forced after a conflict allowed it: whom each was adopted from ("" when the
+  // fields were another manager's, not a seed's).
+  std::unordered_map<size_t, std::string> forced_;
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
   // The gates of the requirement kinds (src/plant/gates/): their state lives there.
   std::unique_ptr<Gates> gates_;

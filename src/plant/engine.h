@@ -6,9 +6,9 @@
 // failure blocks it. Requirements are read from watch caches of the target clusters (FleetView);
 // a change re-evaluates only the units waiting on the object that changed, and a unit whose last
 // requirement starts to hold is declared in the same turn of the loop. Declaring is server-side
-// apply (fieldManager planter) with the labels `app.kubernetes.io/managed-by: planter` and
-// `planter.nephio.org/seed: <seed>`. The engine keeps no memory between runs: applying is
-// idempotent, so planting again simply declares again.
+// apply (field manager planter/<seed>, plant/ownership.h) with the labels
+// `app.kubernetes.io/managed-by: planter` and `planter.nephio.org/seed: <seed>`. The engine keeps
+// no memory between runs: applying is idempotent, so planting again simply declares again.
 //
 // Threads: plant() runs the engine on the calling thread and returns when every unit is declared,
 // failed or blocked, or when the timeout expires. Observers run on that thread too.
@@ -73,7 +73,10 @@ inline constexpr std::chrono::minutes kTransientGiveUp{10};
 struct EngineOptions {
   std::string seed_name;  // the planter.nephio.org/seed label
   kube::ClientOptions client;
-  bool force_conflicts = false;  // take over fields another manager owns
+  bool force_conflicts = false;  // take over fields another manager owns (not another seed)
+  // Take over objects another seed planted (plant/ownership.h); how the user asks for it.
+  bool adopt = false;
+  std::string adopt_hint = "use --adopt to take it over";
   std::optional<std::chrono::milliseconds> timeout;
   // Called on the engine's thread after every state change of a unit, and when what a pending
   // unit waits for changes.
@@ -97,6 +100,8 @@ PlantOutcome plant_with(const Plan& plan, const FleetFactory& make_fleet,
 
 // The object as planter declares it: the seed's object with planter's labels.
 boost::json::object declared_body(const Object& object, const std::string& seed_name);
+// Records on a body that it was taken over from another seed (--adopt).
+void mark_adopted(boost::json::object& body, const std::string& from_seed);
 // That body with its apply-time substitutions made, when it can be known before planting (what
 // the preflight and `planter diff` send); nullopt when it takes values from other objects.
 std::optional<boost::json::object> body_known_before(const Plan& plan, const Unit& unit,

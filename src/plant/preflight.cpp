@@ -11,6 +11,7 @@
 
 #include "model/object.h"
 #include "plant/engine.h"
+#include "plant/ownership.h"
 
 namespace planter::plant {
 
@@ -48,12 +49,27 @@ PreflightOutcome preflight(const Plan& plan,
   std::mutex mu;
   std::condition_variable cv;
   size_t outstanding = 0;
-  // Per unit asked: nothing when the server accepted it, else its error.
-  std::vector<std::pair<size_t, std::optional<kube::ApiError>>> answers;
+  // Per unit asked: nothing when the server accepted it, else its error (and, for a conflict
+  // planting would not force, what planting would say).
+  struct Answer {
+    size_t unit;
+    std::optional<kube::ApiError> error;
+    std::string why;
+  };
+  std::vector<Answer> answers;
 
+  auto answered = [&](size_t u) {
+    return [&, u](kube::ApiResult<json::object> r) {
+      std::lock_guard lock(mu);
+      answers.push_back({u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()), ""});
+      if (--outstanding == 0) cv.notify_all();
+    };
+  };
   kube::ApplyOptions apply;
   apply.dry_run = true;
-  apply.force = options.force_conflicts;
+  apply.field_manager = seed_field_manager(options.seed_name);
+  kube::ApplyOptions forced = apply;
+  forced.force = true;
   for (size_t u = 0; u < plan.units.size(); ++u) {
     const Unit& unit = plan.units[u];
     auto config = reachable.find(unit.cluster);
@@ -82,33 +98,60 @@ PreflightOutcome preflight(const Plan& plan,
       std::lock_guard lock(mu);
       ++outstanding;
     }
-    client->apply_async(std::move(*body), apply, [&, u](kube::ApiResult<json::object> r) {
-      std::lock_guard lock(mu);
-      answers.emplace_back(u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()));
-      if (--outstanding == 0) cv.notify_all();
-    });
+    client->apply_async(std::move(*body), apply, answered(u));
   }
-  {
+  auto wait = [&] {
     std::unique_lock lock(mu);
     cv.wait_until(lock, options.deadline, [&] { return outstanding == 0; });
+  };
+  wait();
+  // As planting: a conflict is forced where planting would force it, and judged again; else it
+  // says what planting would.
+  std::vector<std::pair<size_t, std::string>> again;  // unit, adopted from
+  {
+    std::lock_guard lock(mu);
+    std::erase_if(answers, [&](Answer& a) {
+      if (!a.error || !a.error->conflict()) return false;
+      ConflictCall call = decide_conflict(*a.error, options.seed_name, options.adopt,
+                                          options.force_conflicts, options.adopt_hint, "");
+      if (call.kind == ConflictCall::kRefuse) {
+        a.why = std::move(call.why);
+        return false;
+      }
+      again.emplace_back(a.unit, std::move(call.adopted_from));
+      return true;
+    });
+    outstanding += again.size();
   }
+  for (auto& [u, from] : again) {
+    json::object body = *body_known_before(plan, plan.units[u], options.seed_name);
+    if (!from.empty()) mark_adopted(body, from);
+    clients.at(plan.units[u].cluster)->apply_async(std::move(body), forced, answered(u));
+  }
+  if (!again.empty()) wait();
   clients.clear();  // what did not answer by the deadline answers no more (its callback dropped)
   std::sort(answers.begin(), answers.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [u, e] : answers) {
-    if (!e) {
+            [](const Answer& a, const Answer& b) { return a.unit < b.unit; });
+  for (const Answer& a : answers) {
+    if (!a.error) {
       ++out.checked;
       continue;
     }
-    std::optional<std::string> why = refusal(*e);
+    const Unit& unit = plan.units[a.unit];
+    const Object& o = plan.object_of(unit);
+    if (owning_seed(*a.error, options.seed_name)) {
+      ++out.checked;
+      out.refused.add(o.where(), o.display(), fmt::format("cluster {}: {}", unit.cluster, a.why),
+                      "another seed planted it: leave it out of this seed, or adopt it");
+      continue;
+    }
+    std::optional<std::string> why = refusal(*a.error);
     if (!why) continue;
     ++out.checked;
-    const Unit& unit = plan.units[u];
-    const Object& o = plan.object_of(unit);
     out.refused.add(
         o.where(), o.display(),
         fmt::format("cluster {} refuses it (server-side dry run): {}", unit.cluster, *why),
-        hint_for(*e));
+        hint_for(*a.error));
   }
   out.later = plan.units.size() - out.checked;
   return out;

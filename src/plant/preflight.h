@@ -1,8 +1,9 @@
 // Before the first write, the API servers judge the seed: every object whose cluster can be asked
 // now (the management cluster, `--cluster NAME=CONTEXT`) goes through the very apply planting will
-// send, as a server-side dry run (`dryRun=All`, planter's field manager, forced as planting forces
-// it), all at once within the client's limits. What a server refuses for good — a schema, an
-// admission webhook, RBAC, a quota, an immutable field, another field manager's conflict — is bad
+// send, as a server-side dry run (`dryRun=All`, the seed's field manager, forced again after a
+// conflict only where planting would force it), all at once within the client's limits. What a
+// server refuses for good — a schema, an admission webhook, RBAC, a quota, an immutable field,
+// another field manager's conflict, an object another seed planted (plant/ownership.h) — is bad
 // input, every refusal at once, before anything is declared (Argo CD's dry run before a sync).
 //
 // What cannot be judged yet is checked when it is planted, by the apply itself: an object on a
@@ -25,6 +26,8 @@ struct PreflightOptions {
   std::string seed_name;
   kube::ClientOptions client;
   bool force_conflicts = false;  // as planting will apply
+  bool adopt = false;
+  std::string adopt_hint = "use --adopt to take it over";
   std::chrono::steady_clock::time_point deadline;
 };
 

@@ -467,7 +467,9 @@ TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
   // The lease duration (3 s) and a retry period, plus the time kubectl takes to look.
   EXPECT_LT(handover, 6s);
   ASSERT_EQ(sim.kubectl("create namespace second").code, 0);
-  apply_yaml(sim, seed_object("second", "second", hello_configmap(sim, "second")));
+  // The same hello-world: its Namespace fleet and Cluster edge1 are the first Seed's, adopted.
+  apply_yaml(sim,
+             seed_object("second", "second", hello_configmap(sim, "second"), "  adopt: true\n"));
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "second", "second", "Planted"); }, 60s))
       << b.log();
   EXPECT_THAT(read_file(sim.audit_log()), HasSubstr("\"impersonator\":\"operator-b\""));
@@ -664,6 +666,38 @@ TEST(OperatorTest, ASeedCannotCreateWhatItsServiceAccountMayNot) {
   EXPECT_EQ(sim.kubectl("get configmap settings -n team -o jsonpath='{.data.mode}'").out, "fast");
   EXPECT_THAT(sim.kubectl("get events -n team -o jsonpath='{.items[*].reason}'").out,
               HasSubstr("UnitFailed"));
+}
+
+// The issue's case: what the CLI planted is not taken over by a Seed of the same objects. The
+// Seed fails naming the CLI's seed and how to adopt; the object keeps its seed.
+TEST(OperatorTest, ASeedDoesNotTakeOverWhatAnotherSeedPlanted) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path file = sim.dir() / "settings.yaml";
+  std::ofstream(file) << "apiVersion: v1\nkind: ConfigMap\n"
+                         "metadata: {name: settings, namespace: default}\ndata: {mode: slow}\n";
+  ASSERT_EQ(
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(file) + " --seed-name by-hand")
+          .code,
+      0);
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "app", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: settings}
+      data: {mode: fast}
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: other}
+      data: {mode: fast})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "app", "Failed"); }, 60s))
+      << op.log();
+  EXPECT_THAT(
+      seed_field(sim, "default", "app", ".status.conditions[?(@.type==\"Failed\")].message"),
+      HasSubstr("planted by seed \"by-hand\"; set spec.adopt: true on the Seed to take it over"));
+  EXPECT_EQ(sim.kubectl("get configmap settings -o jsonpath='{.data.mode}'").out, "slow");
+  EXPECT_EQ(sim.kubectl("get configmap other -o jsonpath='{.data.mode}'").out, "fast");
 }
 
 // ---- any Seed, however malformed ----

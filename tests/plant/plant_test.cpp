@@ -779,6 +779,57 @@ TEST(PlantTest, UprootLeavesObjectsOfOtherSeedsAlone) {
   EXPECT_EQ(sim.kubectl("get configmap c -n shared").code, 0);
 }
 
+// An object another seed planted is not taken over (kapp's and helm's ownership): the preflight
+// refuses it naming the seed, with nothing written; without the preflight the unit fails saying
+// the same and the rest is planted; --adopt takes it over and records whom from. Another manager's
+// fields are a different matter: --force-conflicts does not take over a seed's object.
+TEST(PlantTest, AnObjectAnotherSeedPlantedIsNotTakenOverUnlessAdopted) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path a = sim.dir() / "a.yaml", b = sim.dir() / "b.yaml";
+  std::ofstream(a) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"
+                      "data: {k: a}\n";
+  std::ofstream(b) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y, namespace: default}\n"
+                      "---\napiVersion: v1\nkind: ConfigMap\n"
+                      "metadata: {name: x, namespace: default}\ndata: {k: b}\n";
+  std::string kc = "--kubeconfig " + q(sim.kubeconfig()) + " ";
+  ASSERT_EQ(planter("plant " + kc + q(a) + " --seed-name a").code, 0);
+  auto x = [&](const std::string& path) {
+    return sim.kubectl("get configmap x -o " + q("jsonpath={" + path + "}")).out;
+  };
+  auto writes_by_b = [&] {
+    size_t n = 0;
+    for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+      n += e.verb == "apply" && e.object.find("|ConfigMap|default|") != std::string::npos;
+    return n;
+  };
+  const size_t after_a = writes_by_b();
+  ASSERT_EQ(after_a, 1u);
+
+  CommandResult r = planter("plant " + kc + q(b) + " --seed-name b --force-conflicts");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("v1 ConfigMap default/x"));
+  EXPECT_THAT(r.err, HasSubstr("planted by seed \"a\"; use --adopt to take it over"));
+  EXPECT_EQ(writes_by_b(), after_a) << "nothing declared";
+
+  r = planter("plant " + kc + q(b) + " --seed-name b --preflight=false");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("failed v1 ConfigMap default/x on SELF"));
+  EXPECT_THAT(r.out, HasSubstr("planted by seed \"a\"; use --adopt to take it over"));
+  EXPECT_EQ(x(".metadata.labels.planter\\.nephio\\.org/seed"), "a");
+  EXPECT_EQ(x(".data.k"), "a");
+  EXPECT_EQ(sim.kubectl("get configmap y -o name").out, "configmap/y\n") << "the rest is planted";
+
+  r = planter("plant " + kc + q(b) + " --seed-name b --adopt");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(x(".metadata.labels.planter\\.nephio\\.org/seed"), "b");
+  EXPECT_EQ(x(".metadata.annotations.planter\\.nephio\\.org/adopted-from"), "a");
+  EXPECT_EQ(x(".data.k"), "b");
+  r = planter("uproot " + kc + q(a) + " --seed-name a");
+  EXPECT_THAT(r.out, HasSubstr("planted by seed \"b\": left alone"));
+  EXPECT_EQ(sim.kubectl("get configmap x -o name").code, 0);
+}
+
 // A soft replant declares everything again, which undoes drift (taking fields back from another
 // manager needs --force-conflicts, as with kubectl); a hard one uproots first.
 TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {
