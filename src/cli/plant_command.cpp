@@ -25,6 +25,7 @@
 #include "plant/preflight.h"
 #include "plant/progress.h"
 #include "plant/report.h"
+#include "plant/seed_inventory.h"
 #include "plant/served_kinds.h"
 #include "plant/trace.h"
 #include "plant/uproot.h"
@@ -110,6 +111,9 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
   cmd->add_flag("--adopt", f.adopt,
                 "Take over objects that another seed planted (each records it in the "
                 "planter.nephio.org/adopted-from annotation)");
+  cmd->add_flag("--prune", f.prune,
+                "After planting every unit, delete what the seed's inventory lists and the seed "
+                "no longer holds (default; --prune=false keeps them, still listed)");
   cmd->add_flag("--preflight", f.preflight,
                 "Before the first write, send every object a cluster can judge now through a "
                 "server-side dry run; a refusal is bad input (default; --preflight=false skips "
@@ -262,6 +266,55 @@ bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
   return true;
 }
 
+plant::InventoryOptions inventory_options(const PlantFlags& f, const Prepared& p) {
+  plant::InventoryOptions o;
+  o.seed_name = p.seed_name;
+  o.client = client_options(f.client);
+  return o;
+}
+
+void warn_all(const std::vector<std::string>& errors) {
+  for (const std::string& e : errors) fmt::print(stderr, "warning: {}\n", e);
+}
+
+// Uproots what the inventories list and the plan does not hold, a wave at a time, deepest first,
+// saying what happened to each. What is not gone (failed, blocked, left unfinished) stays listed.
+struct Pruned {
+  size_t deleted = 0;
+  bool complete = true;
+  std::map<std::string, std::vector<plant::InventoryItem>> kept;
+};
+Pruned prune(const PlantFlags& f, const Prepared& p, const plant::Inventories& inventories) {
+  Pruned out;
+  for (const Plan& wave : plant::stale_plans(p.plan, inventories)) {
+    plant::UprootOptions options;
+    options.seed_name = p.seed_name;
+    options.client = client_options(f.client);
+    options.timeout = timeout_of(f);
+    options.stop = p.interrupts->stop_token();
+    plant::UprootOutcome r = plant::uproot(wave, p.targets.clusters, options);
+    for (size_t u = 0; u < wave.units.size(); ++u) {
+      const Unit& unit = wave.units[u];
+      const plant::RemovalRecord& rec = r.units[u];
+      bool gone =
+          rec.state == plant::RemovalState::kDeleted || rec.state == plant::RemovalState::kAbsent;
+      if (rec.state == plant::RemovalState::kDeleted) ++out.deleted;
+      if (!gone && rec.state != plant::RemovalState::kLeft) {
+        out.complete = false;
+        out.kept[unit.cluster].push_back({wave.object_of(unit).ref, unit.wave});
+      }
+      if (rec.state != plant::RemovalState::kAbsent || f.verbose)
+        fmt::print("pruned: {} on {}: {}{}\n", wave.object_of(unit).display(), unit.cluster,
+                   plant::to_string(rec.state), rec.note.empty() ? "" : " (" + rec.note + ")");
+    }
+    if (!r.complete() || p.interrupts->signal() != 0) {
+      out.complete = false;
+      break;
+    }
+  }
+  return out;
+}
+
 int plant_prepared(const PlantFlags& f, Prepared& p) {
   bool terminal = isatty(STDOUT_FILENO) != 0;
   plant::ProgressOptions po;
@@ -282,6 +335,11 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
                p.plan.clusters.size());
   for (const SetAside& a : p.plan.set_aside)
     fmt::print("not declared: {} ({}): {}\n", a.ref.short_form(), a.source.str(), a.why);
+  // The inventory lists, before the first write, all this run may write (seed_inventory.h).
+  plant::InventoryOptions io = inventory_options(f, p);
+  plant::Inventories inventories = plant::read_inventories(p.targets.clusters, io);
+  warn_all(inventories.errors);
+  warn_all(plant::write_inventories(p.plan, p.targets.clusters, inventories.by_cluster, io));
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
   progress.finish();
   if (out.timed_out)
@@ -301,8 +359,23 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
                                         : plant::render_timeline_html(p.plan, out, p.seed_name));
     if (wrote) fmt::print("timeline: {}\n", f.timeline);
   }
+  // Once every unit is declared: what the seed no longer holds goes (or, --prune=false, stays
+  // listed), and the inventory lists what the seed holds now.
+  bool pruned = true;
+  if (out.all_declared() && p.interrupts->signal() == 0 && inventories.errors.empty()) {
+    Pruned r;
+    if (f.prune) {
+      r = prune(f, p, inventories);
+      pruned = r.complete;
+      if (r.deleted > 0) fmt::print("pruned {} object(s) the seed no longer holds\n", r.deleted);
+    } else {
+      r.kept = inventories.by_cluster;
+    }
+    if (p.interrupts->signal() == 0)
+      warn_all(plant::write_inventories(p.plan, p.targets.clusters, r.kept, io));
+  }
   std::fflush(stdout);
-  return interrupted(p, out.all_declared() && wrote ? kExitOk : kExitFailure);
+  return interrupted(p, out.all_declared() && wrote && pruned ? kExitOk : kExitFailure);
 }
 
 int uproot_prepared(const PlantFlags& f, Prepared& p) {
@@ -325,9 +398,22 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
     std::fflush(stdout);
   };
   fmt::print("uprooting seed {}: {} units\n", p.seed_name, p.plan.units.size());
+  // What the inventories list beyond the seed goes first (seed_inventory.h).
+  plant::InventoryOptions io = inventory_options(f, p);
+  plant::Inventories inventories = plant::read_inventories(p.targets.clusters, io);
+  warn_all(inventories.errors);
+  Pruned beyond = prune(f, p, inventories);
+  if (!beyond.complete) {
+    fmt::print(
+        "\nnot uprooting the seed's own objects: what its inventory lists is not all gone\n");
+    std::fflush(stdout);
+    return interrupted(p, kExitFailure);
+  }
   plant::UprootOutcome out = plant::uproot(p.plan, p.targets.clusters, options);
   fmt::print("\n{}", plant::render_uproot_summary(p.plan, out));
-  if (out.complete() && out.count(plant::RemovalState::kDeleted) == 0) {
+  if (out.complete() && inventories.errors.empty())
+    warn_all(plant::delete_inventories(p.targets.clusters, io));
+  if (out.complete() && out.count(plant::RemovalState::kDeleted) + beyond.deleted == 0) {
     fmt::print(
         "nothing labelled planter.nephio.org/seed={} was found: was it planted under another "
         "--seed-name?\n",
@@ -433,6 +519,21 @@ int diff_prepared(const PlantFlags& f, Prepared& p) {
   }
   std::fwrite(run->out.data(), 1, run->out.size(), stdout);
   if (!later.empty()) fmt::print("\nto be created, not diffed now:\n{}", later);
+  // What the seed's inventory lists and the seed no longer holds: planting prunes it.
+  plant::Inventories inventories =
+      plant::read_inventories(p.targets.clusters, inventory_options(f, p));
+  for (const std::string& e : inventories.errors) {
+    fmt::print(stderr, "error: {}\n", e);
+    failed = true;
+  }
+  std::string pruned;
+  for (const Plan& wave : plant::stale_plans(p.plan, inventories))
+    for (const Unit& unit : wave.units)
+      pruned += fmt::format("  {} on {}\n", wave.object_of(unit).display(), unit.cluster);
+  if (!pruned.empty()) {
+    fmt::print("\nto be pruned (the seed no longer holds them):\n{}", pruned);
+    differs = true;
+  }
   std::fflush(stdout);
   if (failed) return kExitBadInput;
   return differs ? kExitFailure : kExitOk;

@@ -29,6 +29,7 @@ struct PlantFlags {
   bool preflight = true;  // a server-side dry run of what can be judged before the first write
   ClientFlags client;
   bool hard = false;  // replant: uproot, then plant
+  bool prune = true;  // delete what the seed's inventory lists and the seed no longer holds
 };
 
 struct PlantCommands {

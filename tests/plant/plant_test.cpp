@@ -830,6 +830,69 @@ TEST(PlantTest, AnObjectAnotherSeedPlantedIsNotTakenOverUnlessAdopted) {
   EXPECT_EQ(sim.kubectl("get configmap x -o name").code, 0);
 }
 
+// What a seed planted is listed in its inventory (a ConfigMap in kube-system): `planter diff`
+// shows what the seed no longer holds as to be pruned, a replant deletes that and only that,
+// deepest first (a ConfigMap before the Namespace it is in), leaving another seed's object alone;
+// --prune=false keeps it listed, and uproot of the edited seed still deletes it.
+TEST(PlantTest, ReplantPrunesWhatTheSeedNoLongerHoldsAndOnlyThat) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path full = sim.dir() / "full.yaml", cut = sim.dir() / "cut.yaml",
+           other = sim.dir() / "other.yaml";
+  const std::string ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n";
+  auto cm = [](const std::string& name) {
+    return "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: app}\n";
+  };
+  auto old_ns =
+      "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: old}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inside, namespace: old}\n";
+  std::ofstream(full) << ns << cm("kept") << cm("gone") << old_ns;
+  std::ofstream(cut) << ns << cm("kept");
+  std::ofstream(other) << cm("theirs").substr(4);  // in this seed's Namespace
+  std::string kc = "--kubeconfig " + q(sim.kubeconfig()) + " ";
+  ASSERT_EQ(planter("plant " + kc + q(full) + " --seed-name app").code, 0);
+  ASSERT_EQ(planter("plant " + kc + q(other) + " --seed-name other").code, 0);
+  EXPECT_EQ(sim.kubectl("get configmap -n kube-system planter-inventory-app -o "
+                        "jsonpath={.data.objects}")
+                .out,
+            "0 v1 Namespace - app\n0 v1 Namespace - old\n1 v1 ConfigMap app gone\n"
+            "1 v1 ConfigMap app kept\n1 v1 ConfigMap old inside\n");
+
+  CommandResult d = planter("diff " + kc + q(cut) + " --seed-name app");
+  EXPECT_EQ(d.code, 1) << d.out << d.err;
+  EXPECT_THAT(d.out, HasSubstr("to be pruned (the seed no longer holds them):\n"
+                               "  v1 ConfigMap app/gone on SELF\n"
+                               "  v1 ConfigMap old/inside on SELF\n  v1 Namespace old on SELF\n"));
+
+  CommandResult keep = planter("replant " + kc + q(cut) + " --seed-name app --prune=false");
+  EXPECT_EQ(keep.code, 0) << keep.out << keep.err;
+  EXPECT_EQ(sim.kubectl("get configmap gone -n app -o name").code, 0);
+
+  size_t before = parse_audit(sim.audit_lines()).size();
+  CommandResult r = planter("replant " + kc + q(cut) + " --seed-name app");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("pruned: v1 ConfigMap app/gone on SELF: deleted"));
+  EXPECT_THAT(r.out, HasSubstr("pruned 3 object(s) the seed no longer holds"));
+  std::vector<std::string> deleted;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    if (e.index >= before && e.verb == "delete") deleted.push_back(e.object);
+  ASSERT_EQ(deleted.size(), 3u) << r.out;
+  EXPECT_EQ(deleted.back(), "|Namespace||old") << "the Namespace after what was in it";
+  EXPECT_THAT(deleted, ::testing::UnorderedElementsAre("|ConfigMap|app|gone",
+                                                       "|ConfigMap|old|inside", "|Namespace||old"));
+  EXPECT_EQ(sim.kubectl("get configmap kept theirs -n app -o name").out,
+            "configmap/kept\nconfigmap/theirs\n");
+  EXPECT_EQ(planter("diff " + kc + q(cut) + " --seed-name app").code, 0);
+
+  // Planted again in full, then uprooted as the cut seed: the inventory knows the rest.
+  ASSERT_EQ(planter("replant " + kc + q(full) + " --seed-name app").code, 0);
+  CommandResult u = planter("uproot " + kc + q(cut) + " --seed-name app");
+  EXPECT_EQ(u.code, 0) << u.out << u.err;
+  EXPECT_EQ(sim.kubectl("get configmap gone -n app").code, 1);
+  EXPECT_EQ(sim.kubectl("get namespace old -o jsonpath={.status.phase}").code, 1);
+  EXPECT_EQ(sim.kubectl("get configmap -n kube-system planter-inventory-app").code, 1);
+}
+
 // A soft replant declares everything again, which undoes drift (taking fields back from another
 // manager needs --force-conflicts, as with kubectl); a hard one uproots first.
 TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {

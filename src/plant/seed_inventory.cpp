@@ -1,0 +1,214 @@
+#include "plant/seed_inventory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cctype>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "plant/ownership.h"
+
+namespace planter::plant {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kObjectsKey = "objects";
+
+// FNV-1a: the same name from every build, wherever it runs.
+uint64_t stable_hash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool same_item(const InventoryItem& a, const InventoryItem& b) {
+  return a.ref.same_object(b.ref);
+}
+
+// A client per reachable cluster, made when first needed; clusters that cannot have one say why.
+class Clients {
+ public:
+  Clients(const std::map<std::string, kube::RestConfig>& reachable, const kube::ClientOptions& o)
+      : reachable_(reachable), options_(o) {}
+  kube::Client* of(const std::string& cluster, std::vector<std::string>& errors) {
+    auto& c = clients_[cluster];
+    if (!c) {
+      auto made = kube::Client::create(reachable_.at(cluster), options_);
+      if (!made) {
+        errors.push_back(fmt::format("cluster {}: {}", cluster, made.error().message));
+        return nullptr;
+      }
+      c = std::move(made.value());
+    }
+    return c.get();
+  }
+
+ private:
+  const std::map<std::string, kube::RestConfig>& reachable_;
+  const kube::ClientOptions& options_;
+  std::map<std::string, std::unique_ptr<kube::Client>> clients_;
+};
+
+}  // namespace
+
+std::string inventory_name(std::string_view seed) {
+  std::string name = "planter-inventory-";
+  std::string cut;
+  for (char c : seed)
+    cut += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!cut.empty() && !std::isalnum(static_cast<unsigned char>(cut.back()))) cut.pop_back();
+  if (cut != seed || cut.empty())
+    cut +=
+        fmt::format("{}{:08x}", cut.empty() ? "" : "-", static_cast<uint32_t>(stable_hash(seed)));
+  return name + cut;
+}
+
+std::string format_items(std::vector<InventoryItem> items) {
+  std::sort(items.begin(), items.end(), [](const InventoryItem& a, const InventoryItem& b) {
+    return std::tie(a.wave, a.ref.api_version, a.ref.kind, a.ref.ns, a.ref.name) <
+           std::tie(b.wave, b.ref.api_version, b.ref.kind, b.ref.ns, b.ref.name);
+  });
+  std::string out;
+  for (const InventoryItem& i : items)
+    out += fmt::format("{} {} {} {} {}\n", i.wave, i.ref.api_version, i.ref.kind,
+                       i.ref.ns.empty() ? "-" : i.ref.ns, i.ref.name);
+  return out;
+}
+
+std::vector<InventoryItem> parse_items(std::string_view text) {
+  std::vector<InventoryItem> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    InventoryItem i;
+    std::string ns, rest;
+    if (!(fields >> i.wave >> i.ref.api_version >> i.ref.kind >> ns >> i.ref.name) ||
+        (fields >> rest) || i.wave < 0)
+      continue;
+    i.ref.ns = ns == "-" ? "" : ns;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reachable,
+                             const InventoryOptions& options) {
+  Inventories out;
+  Clients clients(reachable, options.client);
+  std::string name = inventory_name(options.seed_name);
+  for (const auto& [cluster, _] : reachable) {
+    kube::Client* c = clients.of(cluster, out.errors);
+    if (!c) continue;
+    auto got = c->get("v1", "ConfigMap", std::string(kInventoryNamespace), name);
+    if (!got) {
+      if (!got.error().not_found())
+        out.errors.push_back(fmt::format("cluster {}: reading ConfigMap {}/{}: {}", cluster,
+                                         kInventoryNamespace, name, got.error().str()));
+      continue;
+    }
+    // Another seed's whose name maps to the same: not ours to read.
+    if (string_field(*got, {"metadata", "labels", std::string(kInventoryLabel)}) !=
+        options.seed_name)
+      continue;
+    out.by_cluster[cluster] = parse_items(string_field(*got, {"data", std::string(kObjectsKey)}));
+  }
+  return out;
+}
+
+std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) {
+  std::map<std::string, std::vector<InventoryItem>> held;  // per cluster, the plan's objects
+  for (const Unit& u : plan.units) held[u.cluster].push_back({plan.object_of(u).ref, u.wave});
+  std::map<int, Plan, std::greater<>> waves;  // deepest first
+  for (const auto& [cluster, items] : inventories.by_cluster) {
+    const std::vector<InventoryItem>& in_plan = held[cluster];
+    for (const InventoryItem& i : items) {
+      if (std::any_of(in_plan.begin(), in_plan.end(),
+                      [&](const InventoryItem& p) { return same_item(p, i); }))
+        continue;
+      Plan& out = waves[i.wave];
+      if (out.clusters.empty()) out.clusters = plan.clusters;
+      Object o;
+      o.ref = i.ref;
+      o.body = {{"apiVersion", i.ref.api_version},
+                {"kind", i.ref.kind},
+                {"metadata", json::object{{"name", i.ref.name}}}};
+      if (!i.ref.ns.empty()) o.body["metadata"].as_object()["namespace"] = i.ref.ns;
+      o.source = {fmt::format("inventory of cluster {}", cluster), 0};
+      Unit u;
+      u.object = out.objects.size();
+      u.cluster = cluster;
+      u.wave = i.wave;
+      out.objects.push_back(std::move(o));
+      out.units.push_back(std::move(u));
+    }
+  }
+  std::vector<Plan> out;
+  for (auto& [_, p] : waves) out.push_back(std::move(p));
+  return out;
+}
+
+std::vector<std::string> write_inventories(
+    const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
+    const std::map<std::string, std::vector<InventoryItem>>& also,
+    const InventoryOptions& options) {
+  std::vector<std::string> errors;
+  Clients clients(reachable, options.client);
+  std::map<std::string, std::vector<InventoryItem>> items;
+  for (const Unit& u : plan.units)
+    if (reachable.contains(u.cluster)) items[u.cluster].push_back({plan.object_of(u).ref, u.wave});
+  for (const auto& [cluster, more] : also) {
+    if (!reachable.contains(cluster)) continue;
+    std::vector<InventoryItem>& list = items[cluster];
+    for (const InventoryItem& i : more)
+      if (std::none_of(list.begin(), list.end(),
+                       [&](const InventoryItem& p) { return same_item(p, i); }))
+        list.push_back(i);
+  }
+  kube::ApplyOptions apply;
+  apply.field_manager = seed_field_manager(options.seed_name);
+  apply.force = true;  // planter's own record of the seed
+  for (auto& [cluster, list] : items) {
+    kube::Client* c = clients.of(cluster, errors);
+    if (!c) continue;
+    json::object cm{
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata",
+         json::object{{"name", inventory_name(options.seed_name)},
+                      {"namespace", kInventoryNamespace},
+                      {"labels", json::object{{"app.kubernetes.io/managed-by", "planter"},
+                                              {kInventoryLabel, options.seed_name}}}}},
+        {"data", json::object{{kObjectsKey, format_items(std::move(list))}}}};
+    if (auto r = c->apply(cm, apply); !r)
+      errors.push_back(
+          fmt::format("cluster {}: writing the seed's inventory: {}", cluster, r.error().str()));
+  }
+  return errors;
+}
+
+std::vector<std::string> delete_inventories(
+    const std::map<std::string, kube::RestConfig>& reachable, const InventoryOptions& options) {
+  std::vector<std::string> errors;
+  Clients clients(reachable, options.client);
+  for (const auto& [cluster, _] : reachable) {
+    kube::Client* c = clients.of(cluster, errors);
+    if (!c) continue;
+    auto r = c->remove("v1", "ConfigMap", std::string(kInventoryNamespace),
+                       inventory_name(options.seed_name), {});
+    if (!r && !r.error().not_found())
+      errors.push_back(
+          fmt::format("cluster {}: deleting the seed's inventory: {}", cluster, r.error().str()));
+  }
+  return errors;
+}
+
+}  // namespace planter::plant

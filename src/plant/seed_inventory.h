@@ -1,0 +1,67 @@
+// What a seed planted, kept on each cluster it planted on, so that what the seed no longer holds
+// can be pruned (cli-utils' inventory, kapp's app ConfigMap): one ConfigMap per seed and cluster,
+// `planter-inventory-<seed>` in kube-system, labelled planter.nephio.org/inventory=<seed>. Its
+// `objects` key lists one object per line, "<wave> <apiVersion> <kind> <namespace|-> <name>",
+// sorted; the wave (the unit's depth in its plan) orders pruning, deepest first.
+//
+// Written before the first write of a run (what it held, and this plan's objects: an interrupted
+// run still lists all it may have written) and after a complete one (this plan's objects, and what
+// could not be pruned). Kept on the clusters planter can reach before planting (the management
+// cluster, --cluster contexts); docs/plant.md, "Inventory and prune", says what it does not cover.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kube/client.h"
+#include "model/object.h"
+#include "plan/plan.h"
+
+namespace planter::plant {
+
+inline constexpr std::string_view kInventoryNamespace = "kube-system";
+inline constexpr std::string_view kInventoryLabel = "planter.nephio.org/inventory";
+
+struct InventoryItem {
+  ObjectRef ref;
+  int wave = 0;
+};
+
+// A DNS name for the seed's inventory: the seed label lowercased, `_` as `-`, with a hash of the
+// label when that changed it (two seeds never share one).
+std::string inventory_name(std::string_view seed);
+std::string format_items(std::vector<InventoryItem> items);
+// Lines that do not read as items are skipped.
+std::vector<InventoryItem> parse_items(std::string_view text);
+
+struct InventoryOptions {
+  std::string seed_name;
+  kube::ClientOptions client;
+};
+
+// Per reachable cluster, what its inventory lists (none: no inventory there); `errors` says which
+// could not be read.
+struct Inventories {
+  std::map<std::string, std::vector<InventoryItem>> by_cluster;
+  std::vector<std::string> errors;
+};
+Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reachable,
+                             const InventoryOptions& options);
+
+// What the inventories list and the plan does not hold on that cluster, as plans to uproot one
+// after the other: one per wave, deepest first (a unit per object: no body but its identity).
+std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories);
+
+// Writes each reachable cluster's inventory: the plan's objects on it, and `also` (items to keep
+// listing: an earlier inventory's, what could not be pruned). Errors, one per cluster.
+std::vector<std::string> write_inventories(
+    const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
+    const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options);
+
+// Deletes the inventories (after an uproot left nothing of the seed). Errors, one per cluster.
+std::vector<std::string> delete_inventories(
+    const std::map<std::string, kube::RestConfig>& reachable, const InventoryOptions& options);
+
+}  // namespace planter::plant
