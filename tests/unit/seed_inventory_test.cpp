@@ -56,9 +56,9 @@ TEST(SeedInventoryTest, WhatThePlanNoLongerHoldsIsUprootedDeepestWaveFirst) {
     return out;
   };
   EXPECT_EQ(names(waves[0]), std::vector<std::string>{"SELF:w"});
-  EXPECT_EQ(names(waves[1]), (std::vector<std::string>{"edge:kept", "SELF:inside"}));
+  EXPECT_EQ(names(waves[1]), (std::vector<std::string>{"SELF:inside", "edge:kept"}));
   EXPECT_EQ(names(waves[2]), std::vector<std::string>{"SELF:old"});
-  EXPECT_EQ(waves[1].object_of(waves[1].units[1]).body.at("metadata").at("namespace"), "old");
+  EXPECT_EQ(waves[1].object_of(waves[1].units[0]).body.at("metadata").at("namespace"), "old");
 }
 
 }  // namespace
