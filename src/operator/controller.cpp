@@ -19,6 +19,7 @@
 #include "operator/decision.h"
 #include "operator/shards.h"
 #include "operator/slice_pool.h"
+#include "plant/diff.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/served_kinds.h"
@@ -129,6 +130,11 @@ struct SeedRun {
   milliseconds backoff{0};
   Steady::time_point retry_at;
   size_t failure_events = 0;
+  // With spec.driftCheckInterval, once planted: the last check's objects that differ from the
+  // seed, per cluster, and in words (none before the first check).
+  std::optional<int64_t> drifted;
+  std::map<std::string, int64_t> drifted_by_cluster;
+  std::string drift_message;
 };
 
 struct Controller::Impl {
@@ -576,6 +582,14 @@ struct Controller::Impl {
       plan = run->plan;
     }
     bool first = !plan;
+    if (!first && spec.drift_check_interval) {
+      bool planted;
+      {
+        std::lock_guard lock(run->mu);
+        planted = run->phase == "Planted";
+      }
+      if (planted) return check_drift(run, spec);
+    }
     if (first && !plan_first_slice(run, spec, replant, confirming)) return std::nullopt;
     {
       std::lock_guard lock(run->mu);
@@ -588,7 +602,7 @@ struct Controller::Impl {
     eo.seed_name = label;
     eo.client = options.client;
     eo.force_conflicts = replant;  // a replant takes back what others changed
-    eo.adopt = spec.adopt;           // but not what another seed planted, unless told
+    eo.adopt = spec.adopt;         // but not what another seed planted, unless told
     eo.adopt_hint = "set spec.adopt: true on the Seed to take it over";
     eo.write_as = id;
     eo.stop = stop;
@@ -648,6 +662,7 @@ struct Controller::Impl {
               fmt::format("all {} units declared in {}", plan->units.size(), seconds(out.elapsed)));
       }
       publish(run, true);
+      if (spec.drift_check_interval) return check_drift(run, spec);
       return std::nullopt;
     }
     if (out.timed_out) {
@@ -670,6 +685,74 @@ struct Controller::Impl {
                               first_failure),
                   2000));
     return std::nullopt;
+  }
+
+  // Compares a planted Seed's objects with the seed, as `planter diff` does (a server-side dry
+  // run of each against the live object), and says what drifted: condition Drifted, an Event when
+  // it changes, planter_drifted_objects. Nothing is rewritten: spec.replant does that. Returns the
+  // pause before the next check.
+  std::optional<milliseconds> check_drift(const std::shared_ptr<SeedRun>& run,
+                                          const SeedSpec& spec) {
+    std::shared_ptr<const Plan> plan;
+    {
+      std::lock_guard lock(run->mu);
+      plan = run->plan;
+    }
+    plant::DiffOptions o;
+    o.seed_name = seed_label(run->ns, run->name);
+    o.client = options.client;
+    o.deadline = Steady::now() + options.slice;
+    std::vector<plant::ObjectDiff> diffs =
+        plant::diff_seed(*plan, {{std::string(kSelf), config}}, o);
+    if (run->stop.get_token().stop_requested()) return std::nullopt;
+    int64_t count = 0;
+    std::map<std::string, int64_t> by_cluster;
+    std::vector<std::string> first;
+    for (const plant::ObjectDiff& d : diffs) {
+      if (d.state != plant::ObjectDiff::State::kChanged &&
+          d.state != plant::ObjectDiff::State::kCreated)
+        continue;
+      const Unit& unit = plan->units[d.unit];
+      ++count;
+      ++by_cluster[unit.cluster];
+      if (first.size() >= 3) continue;
+      std::string what = plan->object_of(unit).display() + " on " + unit.cluster;
+      if (d.state == plant::ObjectDiff::State::kCreated) {
+        first.push_back(what + " (deleted)");
+        continue;
+      }
+      std::vector<std::string> fields = plant::changed_fields(*d.live, *d.merged, 4);
+      std::string list;
+      for (const std::string& f : fields) list += (list.empty() ? "" : ", ") + f;
+      first.push_back(what + " (" + list + ")");
+    }
+    std::string message;
+    if (count == 0) {
+      message = fmt::format("all {} objects are as the seed declares them", diffs.size());
+    } else {
+      message = fmt::format("{} object(s) differ from the seed: ", count);
+      for (size_t i = 0; i < first.size(); ++i) message += (i ? "; " : "") + first[i];
+      if (static_cast<size_t>(count) > first.size())
+        message += fmt::format("; and {} more", count - static_cast<int64_t>(first.size()));
+      message += "; change spec.replant to declare them again";
+    }
+    std::optional<int64_t> before;
+    {
+      std::lock_guard lock(run->mu);
+      before = run->drifted;
+      run->drifted = count;
+      run->drifted_by_cluster = std::move(by_cluster);
+      run->drift_message = message;
+    }
+    if (before != count) {
+      if (count > 0)
+        event(*run, "Warning", "Drifted", message);
+      else if (before)
+        event(*run, "Normal", "DriftResolved", message);
+      log.info("seed drift checked", {{"seed", run->key}, {"drifted", std::to_string(count)}});
+      publish(run, true);
+    }
+    return std::chrono::duration_cast<milliseconds>(*spec.drift_check_interval);
   }
 
   // One slice of uprooting a Seed: the first plans it; each deletes for at most options.slice.
@@ -805,6 +888,10 @@ struct Controller::Impl {
         cond("Failed", failed,
              failed ? (run.phase == "Failed" ? run.reason : "UnitFailed") : "NoFailure",
              failed ? (run.phase == "Failed" ? run.message : "a unit failed") : ""));
+    // Drifted, once a drift check ran (spec.driftCheckInterval).
+    if (run.drifted && planted)
+      conditions.push_back(cond("Drifted", *run.drifted > 0,
+                                *run.drifted > 0 ? "Drifted" : "NoDrift", run.drift_message));
     st["conditions"] = std::move(conditions);
     return st;
   }
@@ -988,6 +1075,9 @@ Metrics::Gauges Controller::gauges() const {
     ++g.seeds_by_phase[run->phase];
     for (const plant::UnitRecord& r : run->records)
       ++g.units_by_state[std::string(plant::to_string(r.state))];
+    if (run->drifted)
+      for (const auto& [cluster, n] : run->drifted_by_cluster) g.drifted[{key, cluster}] = n;
+    if (run->drifted && run->drifted_by_cluster.empty()) g.drifted[{key, std::string(kSelf)}] = 0;
   }
   return g;
 }

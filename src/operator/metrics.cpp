@@ -110,6 +110,14 @@ struct Metrics::Impl {
           .Name("planter_units")
           .Help("Units of the seeds being planted, by state.")
           .Register(registry);
+  prometheus::Family<prometheus::Gauge>& drifted =
+      BuildGauge()
+          .Name("planter_drifted_objects")
+          .Help(
+              "Objects of a planted Seed that differ from the seed at its last drift check, by "
+              "Seed (namespace/name) and cluster.")
+          .Register(registry);
+  std::map<std::pair<std::string, std::string>, prometheus::Gauge*> drifted_shown;  // under mu
   prometheus::Gauge& leader = BuildGauge()
                                   .Name("planter_leader")
                                   .Help("1 when this replica is the leader (or runs alone).")
@@ -360,6 +368,23 @@ std::string Metrics::render() const {
   for (const char* state : {"pending", "declaring", "declared", "failed", "blocked"})
     m.units.Add({{"state", state}})
         .Set(g.units_by_state.contains(state) ? g.units_by_state.at(state) : 0);
+  {
+    // A Seed gone (or no longer checked) leaves the exposition.
+    std::lock_guard lock(m.mu);
+    for (auto it = m.drifted_shown.begin(); it != m.drifted_shown.end();) {
+      if (g.drifted.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      m.drifted.Remove(it->second);
+      it = m.drifted_shown.erase(it);
+    }
+    for (const auto& [key, n] : g.drifted) {
+      prometheus::Gauge*& gauge = m.drifted_shown[key];
+      if (!gauge) gauge = &m.drifted.Add({{"seed", key.first}, {"cluster", key.second}});
+      gauge->Set(static_cast<double>(n));
+    }
+  }
   m.leader.Set(g.leader ? 1 : 0);
   if (!lease.empty()) m.leader_status.Add({{"name", lease}}).Set(g.leader ? 1 : 0);
   m.longest_running.Set(running);

@@ -1,5 +1,6 @@
 // The operator's metrics, served at /metrics in the Prometheus text format through prometheus-cpp:
-//  - planter's own: seeds by phase, units by state, leadership, how long declaring takes and how
+//  - planter's own: seeds by phase, units by state, objects drifted per Seed and cluster,
+//    leadership, how long declaring takes and how
 //    long units wait for their requirements, API requests by cluster, verb and code, watch
 //    restarts, and planter_build_info;
 //  - the families controller-runtime's and client-go's dashboards and alerts read, with their
@@ -34,6 +35,9 @@ class Metrics {
     std::map<std::string, int> seeds_by_phase;
     std::map<std::string, int> units_by_state;
     bool leader = false;
+    // planter_drifted_objects{seed,cluster}: of Seeds whose drift is checked, by their
+    // "<namespace>/<name>" and cluster.
+    std::map<std::pair<std::string, std::string>, int64_t> drifted;
   };
   void set_gauges(std::function<Gauges()> gauges);
   // The Lease leader_election_master_status names (empty: no leader election).

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <exception>
 #include <functional>
 
@@ -102,6 +104,17 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
   auto adopt = bool_at(*spec, "adopt", false, "spec");
   if (!adopt) return adopt.error();
   s.adopt = *adopt;
+  auto drift = string_at(*spec, "driftCheckInterval", "spec");
+  if (!drift) return drift.error();
+  if (!drift->empty()) {
+    auto every = parse_duration(*drift);
+    if (!every || *every < std::chrono::seconds(1))
+      return Error{fmt::format(
+          "spec.driftCheckInterval is \"{}\": write a duration of at least 1s, such as 30s, 5m "
+          "or 1h",
+          *drift)};
+    s.drift_check_interval = std::chrono::ceil<std::chrono::seconds>(*every);
+  }
   auto sa = string_at(*spec, "serviceAccountName", "spec");
   if (!sa) return sa.error();
   if (!sa->empty()) s.service_account = *sa;
@@ -120,6 +133,37 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
     }
   }
   return s;
+}
+
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  double total_ms = 0;
+  while (!text.empty()) {
+    size_t digits = 0;
+    while (digits < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+      ++digits;
+    if (digits == 0) return std::nullopt;
+    double value = 0;
+    std::string number(text.substr(0, digits));
+    if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
+    value = std::stod(number);
+    text.remove_prefix(digits);
+    double unit = 0;
+    for (auto [name, ms] : {std::pair<std::string_view, double>{"ms", 1},
+                            {"h", 3'600'000},
+                            {"m", 60'000},
+                            {"s", 1'000}})
+      if (text.starts_with(name)) {
+        unit = ms;
+        text.remove_prefix(name.size());
+        break;
+      }
+    if (unit == 0) return std::nullopt;
+    total_ms += value * unit;
+  }
+  if (total_ms > 1e12) return std::nullopt;  // beyond 30 years: a typo
+  return std::chrono::milliseconds(static_cast<int64_t>(total_ms));
 }
 
 std::string seed_label(const std::string& ns, const std::string& name) {

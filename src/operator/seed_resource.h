@@ -6,7 +6,9 @@
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/diagnostics.h"
@@ -31,9 +33,16 @@ struct SeedSpec {
   bool hard = false;    // replantMode: hard
   bool uproot_on_delete = false;
   bool adopt = false;  // take over objects another seed planted (plant/ownership.h)
+  // spec.driftCheckInterval: once planted, how often the objects are compared with the seed
+  // (a server-side dry run, as `planter diff`); none: never.
+  std::optional<std::chrono::seconds> drift_check_interval;
   std::string service_account = "default";
   std::vector<std::string> plugins;
 };
+
+// A duration as Kubernetes writes one (metav1.Duration, Go's time.ParseDuration): "90s", "5m",
+// "1h30m", "1.5h"; nullopt when it is not one.
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 // Reads a Seed's spec; the error names the field and says what to write instead.
 Result<SeedSpec> parse_seed_spec(const boost::json::object& seed);

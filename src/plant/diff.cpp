@@ -23,6 +23,47 @@ void strip(json::object& o) {
 
 }  // namespace
 
+namespace {
+
+void collect_changes(const json::value& a, const json::value& b, const std::string& path,
+                     size_t max, std::vector<std::string>& out) {
+  if (out.size() >= max || a == b) return;
+  if (a.is_object() && b.is_object()) {
+    const json::object &x = a.as_object(), &y = b.as_object();
+    std::vector<std::string> keys;
+    for (const auto& kv : x) keys.emplace_back(kv.key());
+    for (const auto& kv : y)
+      if (!x.contains(kv.key())) keys.emplace_back(kv.key());
+    std::sort(keys.begin(), keys.end());
+    static const json::value kAbsent;
+    for (const std::string& k : keys) {
+      std::string at = path.empty() ? k : path + "." + k;
+      if (at == "metadata.resourceVersion" || at == "metadata.generation" ||
+          at == "metadata.managedFields")
+        continue;
+      const json::value* va = x.if_contains(k);
+      const json::value* vb = y.if_contains(k);
+      collect_changes(va ? *va : kAbsent, vb ? *vb : kAbsent, at, max, out);
+    }
+    return;
+  }
+  if (a.is_array() && b.is_array() && a.as_array().size() == b.as_array().size()) {
+    for (size_t i = 0; i < a.as_array().size(); ++i)
+      collect_changes(a.as_array()[i], b.as_array()[i], fmt::format("{}[{}]", path, i), max, out);
+    return;
+  }
+  out.push_back(path);
+}
+
+}  // namespace
+
+std::vector<std::string> changed_fields(const json::object& live, const json::object& merged,
+                                        size_t max) {
+  std::vector<std::string> out;
+  collect_changes(live, merged, "", max, out);
+  return out;
+}
+
 std::string diff_file_name(const ObjectRef& ref) {
   std::string version = ref.api_version;
   std::replace(version.begin(), version.end(), '/', '.');

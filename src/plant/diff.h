@@ -41,6 +41,12 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
                                   const std::map<std::string, kube::RestConfig>& reachable,
                                   const DiffOptions& options);
 
+// The fields where `live` and `merged` differ, as dotted paths ("spec.replicas",
+// "data.mode", "spec.template.spec.containers[0].image"), at most `max` of them; the server's
+// bookkeeping (metadata.resourceVersion, generation, managedFields) is not a change.
+std::vector<std::string> changed_fields(const boost::json::object& live,
+                                        const boost::json::object& merged, size_t max);
+
 // kubectl diff's name for an object's file: "apps.v1.Deployment.shop.web" ("v1.ConfigMap..." for
 // the core group; a cluster-scoped object has no namespace part).
 std::string diff_file_name(const ObjectRef& ref);

@@ -700,6 +700,49 @@ TEST(OperatorTest, ASeedDoesNotTakeOverWhatAnotherSeedPlanted) {
   EXPECT_EQ(sim.kubectl("get configmap other -o jsonpath='{.data.mode}'").out, "fast");
 }
 
+// spec.driftCheckInterval: a planted Seed's objects are compared with the seed; a change made
+// by hand is reported (condition Drifted naming the object and field, an Event, the metric) and
+// left as it is; a replant declares the seed again and the drift is gone.
+TEST(OperatorTest, DriftIsReportedNotUndoneAndAReplantEndsIt) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  const std::string seed = seed_object("default", "app", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: settings}
+      data: {mode: fast})",
+                                       "  driftCheckInterval: 1s\n");
+  apply_yaml(sim, seed);
+  auto drifted = [&](const char* what) {
+    return seed_field(sim, "default", "app",
+                      std::string(".status.conditions[?(@.type==\"Drifted\")].") + what);
+  };
+  auto metric = [&] {
+    return sample(http_get(op.port("metrics"), "/metrics"),
+                  "planter_drifted_objects{cluster=\"SELF\",seed=\"default/app\"}");
+  };
+  ASSERT_TRUE(eventually([&] { return drifted("status") == "False"; }, 60s)) << op.log();
+  EXPECT_EQ(drifted("reason"), "NoDrift");
+  EXPECT_EQ(metric(), 0);
+  ASSERT_EQ(
+      sim.kubectl("patch configmap settings --type merge -p '{\"data\":{\"mode\":\"slow\"}}'").code,
+      0);
+  ASSERT_TRUE(eventually([&] { return drifted("status") == "True"; }, 30s)) << op.log();
+  EXPECT_EQ(drifted("message"),
+            "1 object(s) differ from the seed: v1 ConfigMap default/settings on SELF (data.mode); "
+            "change spec.replant to declare them again");
+  EXPECT_EQ(metric(), 1);
+  EXPECT_THAT(sim.kubectl("get events -o jsonpath='{.items[*].reason}'").out, HasSubstr("Drifted"));
+  EXPECT_EQ(sim.kubectl("get configmap settings -o jsonpath='{.data.mode}'").out, "slow")
+      << "reported, not undone";
+
+  apply_yaml(sim, seed + "  replant: \"2\"\n");
+  ASSERT_TRUE(eventually([&] { return drifted("status") == "False"; }, 60s)) << op.log();
+  EXPECT_EQ(sim.kubectl("get configmap settings -o jsonpath='{.data.mode}'").out, "fast");
+  EXPECT_EQ(metric(), 0);
+}
+
 // ---- any Seed, however malformed ----
 
 // What a tests/data/bad seed expects to be told about the objects of `seed`, where the operator

@@ -141,5 +141,28 @@ TEST(Decision, FactsAreReadFromTheSeed) {
   EXPECT_EQ(f.observed_generation, 6);
 }
 
+// spec.driftCheckInterval reads as Kubernetes reads a metav1.Duration.
+TEST(SeedSpecTest, DriftCheckIntervalIsAKubernetesDuration) {
+  EXPECT_EQ(parse_duration("90s"), milliseconds(90'000));
+  EXPECT_EQ(parse_duration("1h30m"), milliseconds(5'400'000));
+  EXPECT_EQ(parse_duration("1.5h"), milliseconds(5'400'000));
+  EXPECT_EQ(parse_duration("250ms"), milliseconds(250));
+  for (const char* bad : {"", "5", "m", "5x", "1..5s", "-5s", ".s", "5m3"})
+    EXPECT_EQ(parse_duration(bad), std::nullopt) << bad;
+  auto spec = [](const char* interval) {
+    return parse_seed_spec(
+        boost::json::parse(
+            std::string(R"({"spec":{"source":{"inline":"x"},"driftCheckInterval":")") + interval +
+            "\"}}")
+            .as_object());
+  };
+  ASSERT_TRUE(spec("5m"));
+  EXPECT_EQ(spec("5m")->drift_check_interval, std::chrono::seconds(300));
+  ASSERT_FALSE(spec("100ms"));
+  EXPECT_EQ(spec("soon").error().message,
+            "spec.driftCheckInterval is \"soon\": write a duration of at least 1s, such as 30s, "
+            "5m or 1h");
+}
+
 }  // namespace
 }  // namespace planter::op
