@@ -22,6 +22,7 @@
 #include "plant/diff.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/preflight.h"
 #include "plant/served_kinds.h"
 #include "plant/uproot.h"
 
@@ -100,6 +101,8 @@ std::string seconds(std::chrono::microseconds d) {
 }
 
 }  // namespace
+
+constexpr const char* kAdoptHint = "set spec.adopt: true on the Seed to take it over";
 
 // One piece of work on one Seed: planting it, uprooting it, or only saying why it is not planted.
 struct SeedRun {
@@ -464,7 +467,11 @@ struct Controller::Impl {
     return std::move(planned.value());
   }
 
-  plant::WriteIdentity identity_of(const SeedRun& run, const SeedSpec& spec) const {
+  // Whom the Seed's objects are written as; `plan` (the run's when not given) says which are
+  // admin objects.
+  plant::WriteIdentity identity_of(const SeedRun& run, const SeedSpec& spec,
+                                   const Plan* plan = nullptr) const {
+    if (!plan) plan = run.plan.get();
     plant::WriteIdentity id;
     id.user = fmt::format("system:serviceaccount:{}:{}", run.ns, spec.service_account);
     id.groups = {"system:serviceaccounts", "system:serviceaccounts:" + run.ns};
@@ -472,7 +479,6 @@ struct Controller::Impl {
         std::find(options.admin_namespaces.begin(), options.admin_namespaces.end(), run.ns) !=
         options.admin_namespaces.end();
     if (admin_namespace) {
-      const Plan* plan = run.plan.get();
       id.as_self = [plan](const Unit& u) {
         return declared_user(plan->object_of(u)) == kAdminUser;
       };
@@ -525,6 +531,25 @@ struct Controller::Impl {
     if (!unserved.empty()) {
       fail(run, "InvalidSeed", describe_problems(unserved));
       return false;
+    }
+    // The API server judges what it can before the first write, as the Seed's identity: a
+    // refusal fails the Seed with nothing written. An operator confirming what it planted before
+    // a restart does not ask again.
+    if (!confirming && !(replant && spec.hard)) {
+      plant::PreflightOptions po;
+      po.seed_name = seed_label(run->ns, run->name);
+      po.client = options.client;
+      po.force_conflicts = replant;
+      po.adopt = spec.adopt;
+      po.adopt_hint = kAdoptHint;
+      po.write_as = identity_of(*run, spec, &planned->plan);
+      po.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
+      plant::PreflightOutcome checked =
+          plant::preflight(planned->plan, {{std::string(kSelf), config}}, po);
+      if (!checked.refused.empty()) {
+        fail(run, "PreflightRefused", describe_problems(checked.refused));
+        return false;
+      }
     }
     auto plan = std::make_shared<const Plan>(std::move(planned->plan));
     for (const std::string& w : planned->warnings)
@@ -603,7 +628,7 @@ struct Controller::Impl {
     eo.client = options.client;
     eo.force_conflicts = replant;  // a replant takes back what others changed
     eo.adopt = spec.adopt;         // but not what another seed planted, unless told
-    eo.adopt_hint = "set spec.adopt: true on the Seed to take it over";
+    eo.adopt_hint = kAdoptHint;
     eo.write_as = id;
     eo.stop = stop;
     eo.timeout = options.slice;

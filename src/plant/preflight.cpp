@@ -46,6 +46,24 @@ PreflightOutcome preflight(const Plan& plan,
   PreflightOutcome out;
   std::map<std::string, std::unique_ptr<kube::Client>> clients;
   std::map<std::string, std::set<std::string>> namespaces;  // per cluster, when it could list them
+  // The client a unit's apply goes through: the cluster's own, or on the management cluster one
+  // that impersonates whom planting writes as (as FleetView::writer picks).
+  std::unique_ptr<kube::Client> impersonating;
+  auto writer_of = [&](size_t u) -> kube::Client* {
+    const Unit& unit = plan.units[u];
+    kube::Client* own = clients.at(unit.cluster).get();
+    const std::optional<WriteIdentity>& id = options.write_as;
+    if (!id || unit.cluster != kSelf || (id->as_self && id->as_self(unit))) return own;
+    if (!impersonating) {
+      kube::ClientOptions o = options.client;
+      o.transport.impersonate_user = id->user;
+      o.transport.impersonate_groups = id->groups;
+      auto made = kube::Client::create(own->config(), o);
+      if (!made) return nullptr;  // never the client's own identity instead: not judged
+      impersonating = std::move(made.value());
+    }
+    return impersonating.get();
+  };
   std::mutex mu;
   std::condition_variable cv;
   size_t outstanding = 0;
@@ -94,11 +112,13 @@ PreflightOutcome preflight(const Plan& plan,
     // Made only for what is sent: the copy of each object is the cost here.
     std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
     if (!body) continue;
+    kube::Client* writer = writer_of(u);
+    if (!writer) continue;
     {
       std::lock_guard lock(mu);
       ++outstanding;
     }
-    client->apply_async(std::move(*body), apply, answered(u));
+    writer->apply_async(std::move(*body), apply, answered(u));
   }
   auto wait = [&] {
     std::unique_lock lock(mu);
@@ -126,9 +146,15 @@ PreflightOutcome preflight(const Plan& plan,
   for (auto& [u, from] : again) {
     json::object body = *body_known_before(plan, plan.units[u], options.seed_name);
     if (!from.empty()) mark_adopted(body, from);
-    clients.at(plan.units[u].cluster)->apply_async(std::move(body), forced, answered(u));
+    if (kube::Client* writer = writer_of(u)) {
+      writer->apply_async(std::move(body), forced, answered(u));
+    } else {
+      std::lock_guard lock(mu);
+      --outstanding;
+    }
   }
   if (!again.empty()) wait();
+  impersonating.reset();
   clients.clear();  // what did not answer by the deadline answers no more (its callback dropped)
   std::sort(answers.begin(), answers.end(),
             [](const Answer& a, const Answer& b) { return a.unit < b.unit; });

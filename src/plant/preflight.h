@@ -14,11 +14,13 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "kube/client.h"
 #include "model/diagnostics.h"
 #include "plan/plan.h"
+#include "plant/fleet.h"
 
 namespace planter::plant {
 
@@ -28,6 +30,9 @@ struct PreflightOptions {
   bool force_conflicts = false;  // as planting will apply
   bool adopt = false;
   std::string adopt_hint = "use --adopt to take it over";
+  // Whom planting writes the management cluster's objects as (the operator's impersonation):
+  // the dry run is sent as that identity too, so RBAC judges it as it will judge the write.
+  std::optional<WriteIdentity> write_as;
   std::chrono::steady_clock::time_point deadline;
 };
 

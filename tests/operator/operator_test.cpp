@@ -662,10 +662,11 @@ TEST(OperatorTest, ASeedCannotCreateWhatItsServiceAccountMayNot) {
   EXPECT_THAT(message, HasSubstr("is forbidden: User \"system:serviceaccount:team:deployer\""));
   EXPECT_THAT(message, HasSubstr("clusterroles"));
   EXPECT_THAT(sim.kubectl("get clusterrole team-escalation").err, HasSubstr("NotFound"));
-  // What it may do, it did.
-  EXPECT_EQ(sim.kubectl("get configmap settings -n team -o jsonpath='{.data.mode}'").out, "fast");
+  // Its preflight (a server-side dry run as the service account) refused it before any write.
+  EXPECT_THAT(message, HasSubstr("server-side dry run"));
+  EXPECT_THAT(sim.kubectl("get configmap settings -n team").err, HasSubstr("NotFound"));
   EXPECT_THAT(sim.kubectl("get events -n team -o jsonpath='{.items[*].reason}'").out,
-              HasSubstr("UnitFailed"));
+              HasSubstr("PreflightRefused"));
 }
 
 // The case: what the CLI planted is not taken over by a Seed of the same objects. The
@@ -697,7 +698,8 @@ TEST(OperatorTest, ASeedDoesNotTakeOverWhatAnotherSeedPlanted) {
       seed_field(sim, "default", "app", ".status.conditions[?(@.type==\"Failed\")].message"),
       HasSubstr("planted by seed \"by-hand\"; set spec.adopt: true on the Seed to take it over"));
   EXPECT_EQ(sim.kubectl("get configmap settings -o jsonpath='{.data.mode}'").out, "slow");
-  EXPECT_EQ(sim.kubectl("get configmap other -o jsonpath='{.data.mode}'").out, "fast");
+  EXPECT_THAT(sim.kubectl("get configmap other").err, HasSubstr("NotFound"))
+      << "refused by its preflight: nothing written";
 }
 
 // spec.driftCheckInterval: a planted Seed's objects are compared with the seed; a change made
@@ -875,7 +877,11 @@ TEST(OperatorTest, AdminObjectsAreTheOperatorsOnlyInAdminNamespaces) {
   EXPECT_EQ(writer["apiextensions.k8s.io|CustomResourceDefinition||gadgets.platform.example.org"],
             "admin");
   EXPECT_EQ(writer["|ConfigMap|platform|settings"], "system:serviceaccount:platform:deployer");
-  EXPECT_EQ(writer["|ConfigMap|team|settings"], "system:serviceaccount:team:deployer");
+  // The team's Seed was refused by its preflight (a dry run as its service account): nothing of
+  // it was written.
+  EXPECT_FALSE(writer.contains("|ConfigMap|team|settings"));
+  EXPECT_EQ(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].reason"),
+            "PreflightRefused");
 }
 
 // An atomic stack in a Seed that no node can hold: the Seed says why while it waits, and a node
