@@ -159,9 +159,21 @@ void SimProcess::start(std::vector<std::string> extra_args, int port) {
 
 SimProcess::~SimProcess() {
   if (pid_ > 0) {
-    kill(pid_, SIGTERM);
-    int status;
-    waitpid(pid_, &status, 0);
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      // It ended before the test did: a crash (a sanitizer's report is in its output) or an exit
+      // the test did not ask for. Said with its last words, never silently.
+      std::string text = slurp(dir_ / "sim.out");
+      if (text.size() > 8000) text = "..." + text.substr(text.size() - 8000);
+      ADD_FAILURE() << "planter sim ended during the test ("
+                    << (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                            : "exit " + std::to_string(WEXITSTATUS(status)))
+                    << "); its output:\n"
+                    << text;
+    } else {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, &status, 0);
+    }
   }
   std::error_code ec;
   fs::remove_all(dir_, ec);
