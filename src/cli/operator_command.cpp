@@ -60,6 +60,13 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
                   "Namespaces, CRDs, RBAC, ...) are declared as the operator itself; elsewhere "
                   "everything is declared as the Seed's service account")
       ->delimiter(',');
+  cmd->add_option("--workload-identity", f.workload_identity,
+                  "Whom a Seed's objects on workload clusters are written as: service-account "
+                  "(the Seed's service account, impersonated with the cluster's kubeconfig; "
+                  "grant it there what the Seed may do) or kubeconfig (the kubeconfig's own "
+                  "identity)")
+      ->check(CLI::IsMember({"service-account", "kubeconfig"}))
+      ->capture_default_str();
   cmd->add_flag("--allow-file-urls", f.allow_file_urls,
                 "Accept file:// seed URLs (development only; https otherwise)");
   cmd->add_option("--seed-ca-file", f.seed_ca_file,
@@ -142,6 +149,7 @@ int run_operator(const OperatorFlags& f) {
   co.watch_namespace = f.all_namespaces ? "" : f.watch_namespace;
   co.plugin_dir = f.plugin_dir;
   co.admin_namespaces = f.admin_namespaces;
+  co.workload_impersonation = f.workload_identity == "service-account";
   co.sources.allow_file_urls = f.allow_file_urls;
   co.sources.max_bytes = f.max_seed_bytes;
   co.sources.ca_file = f.seed_ca_file;

@@ -17,6 +17,7 @@ struct OperatorFlags {
   bool all_namespaces = false;
   std::string plugin_dir;
   std::vector<std::string> admin_namespaces;
+  std::string workload_identity = "service-account";
   bool allow_file_urls = false;
   size_t max_seed_bytes = 64u << 20;
   std::string seed_ca_file;

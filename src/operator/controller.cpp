@@ -475,6 +475,7 @@ struct Controller::Impl {
     plant::WriteIdentity id;
     id.user = fmt::format("system:serviceaccount:{}:{}", run.ns, spec.service_account);
     id.groups = {"system:serviceaccounts", "system:serviceaccounts:" + run.ns};
+    id.on_workload_clusters = options.workload_impersonation;
     bool admin_namespace =
         std::find(options.admin_namespaces.begin(), options.admin_namespaces.end(), run.ns) !=
         options.admin_namespaces.end();

@@ -33,6 +33,9 @@ struct ControllerOptions {
   std::string watch_namespace;  // empty: every namespace
   std::string plugin_dir;       // where spec.plugins are found
   std::vector<std::string> admin_namespaces;
+  // On workload clusters, a Seed's objects are written as its service account (impersonated with
+  // the credentials of the cluster's kubeconfig); false: as those credentials themselves.
+  bool workload_impersonation = true;
   SourceLimits sources;
   kube::ClientOptions client;
   std::string identity;  // this replica, for Events

@@ -23,6 +23,9 @@ namespace planter::plant {
 struct WriteIdentity {
   std::string user;
   std::vector<std::string> groups;
+  // Workload clusters are written as the same user too (impersonated with the credentials their
+  // kubeconfig gives), not as those credentials' own identity.
+  bool on_workload_clusters = false;
   // Units the client's own identity writes even so (the operator's admin objects).
   std::function<bool(const Unit&)> as_self;
 };

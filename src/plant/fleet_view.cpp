@@ -130,9 +130,10 @@ kube::Client* FleetView::client(const std::string& cluster) {
 
 kube::Client* FleetView::writer(const Unit& unit) {
   kube::Client* own = client(unit.cluster);
-  if (!own || !write_identity_ || unit.cluster != kSelf) return own;
+  if (!own || !write_identity_) return own;
+  if (unit.cluster != kSelf && !write_identity_->on_workload_clusters) return own;
   if (write_identity_->as_self && write_identity_->as_self(unit)) return own;
-  return impersonating();
+  return impersonating(unit.cluster);
 }
 
 bool FleetView::apply(const Unit& unit, json::object body, kube::ApplyOptions options,
@@ -143,19 +144,21 @@ bool FleetView::apply(const Unit& unit, json::object body, kube::ApplyOptions op
   return true;
 }
 
-kube::Client* FleetView::impersonating() {
-  kube::Client* own = client(std::string(kSelf));
+kube::Client* FleetView::impersonating(const std::string& cluster) {
+  kube::Client* own = client(cluster);
   if (!own || !write_identity_) return nullptr;
-  if (!impersonating_) {
+  auto& [made_from, made] = impersonating_[cluster];
+  if (!made || made_from != own) {
     kube::ClientOptions options = options_;
-    options.transport.name = std::string(kSelf);
+    options.transport.name = cluster;
     options.transport.impersonate_user = write_identity_->user;
     options.transport.impersonate_groups = write_identity_->groups;
     auto c = kube::Client::create(own->config(), options);
     if (!c) return nullptr;  // never the client's own identity instead
-    impersonating_ = std::move(c.value());
+    made = std::move(c.value());
+    made_from = own;
   }
-  return impersonating_.get();
+  return made.get();
 }
 
 void FleetView::connect(const std::string& cluster, kube::RestConfig config) {

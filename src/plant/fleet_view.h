@@ -50,8 +50,9 @@ class FleetView : public Fleet {
   // its API to answer".
   std::string link_status(const std::string& cluster) const override;
   kube::Client* client(const std::string& cluster);
-  // The client that writes `unit` on its cluster: client(), or the impersonating one (see
-  // WriteIdentity) for the management cluster. Null while the cluster is not linked.
+  // The client that writes `unit` on its cluster: client(), or one impersonating the
+  // WriteIdentity (on the management cluster; on workload clusters too when it says so). Null
+  // while the cluster is not linked, or when no impersonating client can be made.
   kube::Client* writer(const Unit& unit);
   bool apply(const Unit& unit, boost::json::object body, kube::ApplyOptions options,
              kube::Client::ObjectDone done) override;
@@ -99,7 +100,7 @@ class FleetView : public Fleet {
   void read_kubeconfig(const std::string& workload);
   void check_secret_access(const std::string& workload, std::chrono::milliseconds backoff);
   // The client of the management cluster that acts as the write identity; nullptr without one.
-  kube::Client* impersonating();
+  kube::Client* impersonating(const std::string& cluster = std::string(kSelf));
   const ClusterLink* find_link(const std::string& cluster) const;
 
   EventLoop& loop_;
@@ -115,7 +116,9 @@ class FleetView : public Fleet {
   // kubeconfig Secret once the cluster object names one.
   std::map<std::string, std::string> cluster_objects_, kubeconfig_secrets_;
   std::optional<WriteIdentity> write_identity_;
-  std::unique_ptr<kube::Client> impersonating_;  // on the management cluster, made on first use
+  // Per cluster, made on first use: the client impersonating the WriteIdentity, and the
+  // cluster's own client it was made from (a new link makes a new one).
+  std::map<std::string, std::pair<kube::Client*, std::unique_ptr<kube::Client>>> impersonating_;
   std::shared_ptr<bool> alive_;
 };
 

@@ -46,23 +46,26 @@ PreflightOutcome preflight(const Plan& plan,
   PreflightOutcome out;
   std::map<std::string, std::unique_ptr<kube::Client>> clients;
   std::map<std::string, std::set<std::string>> namespaces;  // per cluster, when it could list them
-  // The client a unit's apply goes through: the cluster's own, or on the management cluster one
-  // that impersonates whom planting writes as (as FleetView::writer picks).
-  std::unique_ptr<kube::Client> impersonating;
+  // The client a unit's apply goes through: the cluster's own, or one impersonating whom planting
+  // writes as (FleetView::writer's choice).
+  std::map<std::string, std::unique_ptr<kube::Client>> impersonating;  // per cluster
   auto writer_of = [&](size_t u) -> kube::Client* {
     const Unit& unit = plan.units[u];
     kube::Client* own = clients.at(unit.cluster).get();
     const std::optional<WriteIdentity>& id = options.write_as;
-    if (!id || unit.cluster != kSelf || (id->as_self && id->as_self(unit))) return own;
-    if (!impersonating) {
+    if (!id || (unit.cluster != kSelf && !id->on_workload_clusters) ||
+        (id->as_self && id->as_self(unit)))
+      return own;
+    std::unique_ptr<kube::Client>& as = impersonating[unit.cluster];
+    if (!as) {
       kube::ClientOptions o = options.client;
       o.transport.impersonate_user = id->user;
       o.transport.impersonate_groups = id->groups;
       auto made = kube::Client::create(own->config(), o);
       if (!made) return nullptr;  // never the client's own identity instead: not judged
-      impersonating = std::move(made.value());
+      as = std::move(made.value());
     }
-    return impersonating.get();
+    return as.get();
   };
   std::mutex mu;
   std::condition_variable cv;
@@ -154,7 +157,7 @@ PreflightOutcome preflight(const Plan& plan,
     }
   }
   if (!again.empty()) wait();
-  impersonating.reset();
+  impersonating.clear();
   clients.clear();  // what did not answer by the deadline answers no more (its callback dropped)
   std::sort(answers.begin(), answers.end(),
             [](const Answer& a, const Answer& b) { return a.unit < b.unit; });

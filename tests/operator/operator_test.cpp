@@ -745,6 +745,68 @@ TEST(OperatorTest, DriftIsReportedNotUndoneAndAReplantEndsIt) {
   EXPECT_EQ(metric(), 0);
 }
 
+// On a workload cluster a Seed's objects are written as its service account too (impersonated
+// with the cluster's admin kubeconfig), so the workload cluster's RBAC decides: what the platform
+// team granted there is written, a Secret it did not grant is refused, by that cluster.
+TEST(OperatorTest, ASeedWritesOnAWorkloadClusterOnlyWhatItsServiceAccountMayThere) {
+  SimProcess sim({"--authorization", "RBAC", "--clusters", "1"});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
+  apply_yaml(sim, role_for("team", "deployer", kConfigMapRules));
+  // The platform team's setup: the Seed's identity may read edge1's kubeconfig here, and may
+  // write ConfigMaps (only) in edge1's default namespace.
+  ASSERT_EQ(sim.kubectl("create role read-edge1 -n default --verb get --resource secrets "
+                        "--resource-name edge1-kubeconfig")
+                .code,
+            0);
+  ASSERT_EQ(sim.kubectl("create rolebinding read-edge1 -n default --role read-edge1 "
+                        "--serviceaccount team:deployer")
+                .code,
+            0);
+  ASSERT_EQ(sim.kubectl("--context edge1 create role deployer -n default --verb get,create,patch "
+                        "--resource configmaps")
+                .code,
+            0);
+  ASSERT_EQ(sim.kubectl("--context edge1 create rolebinding deployer -n default --role deployer "
+                        "--serviceaccount team:deployer")
+                .code,
+            0);
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("team", "app", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+        namespace: default
+        annotations: {planter.nephio.org/cluster: edge1}
+      ---
+      apiVersion: v1
+      kind: Secret
+      metadata:
+        name: token
+        namespace: default
+        annotations: {planter.nephio.org/cluster: edge1}
+      stringData: {token: x})",
+                              "  serviceAccountName: deployer\n"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Failed"); }, 60s)) << op.log();
+  EXPECT_THAT(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].message"),
+              HasSubstr("secrets \"token\" is forbidden: User "
+                        "\"system:serviceaccount:team:deployer\" cannot patch resource "
+                        "\"secrets\""));
+  EXPECT_EQ(sim.kubectl("--context edge1 get configmap settings -o name").out,
+            "configmap/settings\n");
+  EXPECT_THAT(sim.kubectl("--context edge1 get secret token").err, HasSubstr("NotFound"));
+  // The workload cluster's audit: the ConfigMap written as the service account, through the
+  // operator's impersonation.
+  bool seen = false;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    if (e.cluster == "edge1" && e.object == "|ConfigMap|default|settings" && !e.verb.empty()) {
+      EXPECT_EQ(e.user, "system:serviceaccount:team:deployer");
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+}
+
 // ---- any Seed, however malformed ----
 
 // What a tests/data/bad seed expects to be told about the objects of `seed`, where the operator
@@ -1027,7 +1089,9 @@ TEST(OperatorTest, AWorkloadClusterNeedsTheRightToReadItsKubeconfig) {
   apply_yaml(sim, role_for("team", "deployer",
                            "[{apiGroups: [planter.nephio.org], resources: [clusters], verbs: [get, "
                            "create, patch]}]"));
-  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  // The workload cluster's kubeconfig identity writes there (its RBAC is not what is tested):
+  // reading the kubeconfig is the Seed's right to have, whoever then writes.
+  OperatorProcess op(sim.kubeconfig(), sim.dir(), {"--workload-identity", "kubeconfig"});
   std::string seed = R"(    inline: |
       apiVersion: planter.nephio.org/v1alpha1
       kind: Cluster
