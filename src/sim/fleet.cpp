@@ -100,42 +100,45 @@ std::optional<Error> parse_fault(std::string_view setting, std::string_view valu
   return std::nullopt;
 }
 
-// The provisioning controller: watches both Cluster kinds in the management cluster.
+// The provisioning controller of one cluster (the host): watches both Cluster kinds there and
+// brings up a workload cluster for each, its kubeconfig Secret on the host. Every cluster has one,
+// so a Cluster object on a workload cluster (a regional management cluster's far edge) is
+// provisioned as one on the management cluster is.
 struct Fleet::Provisioner {
   Fleet& fleet;
+  std::string host_name;
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);
   std::vector<uint64_t> watch_ids;
-  std::set<std::string> pending;  // owner keys waiting for --provision-delay
-  // workload cluster name -> its owner: "<storage key>|<namespace>|<name>"
-  std::map<std::string, std::string> owners;
+  std::set<std::string> pending;               // owner keys waiting for --provision-delay
+  std::map<std::string, std::string>& owners;  // the fleet's
   // planter Clusters (namespace, name) whose node pools wait for a configuration.
   std::set<std::pair<std::string, std::string>> waiting_for_configuration;
 
-  explicit Provisioner(Fleet& f) : fleet(f) {}
+  Provisioner(Fleet& f, std::string host)
+      : fleet(f), host_name(std::move(host)), owners(f.owners_) {}
   ~Provisioner() {
     *alive = false;
-    if (auto mgmt = fleet.find("management"))
-      for (uint64_t id : watch_ids) mgmt->store().remove_watch(id);
+    if (auto host = fleet.find(host_name))
+      for (uint64_t id : watch_ids) host->store().remove_watch(id);
   }
 
-  Cluster& management() { return *fleet.find("management"); }
+  Cluster& host() { return *fleet.find(host_name); }
 
   void start() {
     for (const auto& kind : kClusterKinds) {
       const ClusterKind* k = &kind;
-      watch_ids.push_back(
-          management().store().add_watch(kind.storage_key, [this, k](const Change& ch) {
-            std::string ns = ch.ns, name = meta_string(*ch.object, "name");
-            auto live = alive;
-            // Later on the loop: never write while the store is telling its watchers.
-            fleet.env_.after(milliseconds(0), [this, live, k, ns, name] {
-              if (*live) reconcile(*k, ns, name);
-            });
-          }));
+      watch_ids.push_back(host().store().add_watch(kind.storage_key, [this, k](const Change& ch) {
+        std::string ns = ch.ns, name = meta_string(*ch.object, "name");
+        auto live = alive;
+        // Later on the loop: never write while the store is telling its watchers.
+        fleet.env_.after(milliseconds(0), [this, live, k, ns, name] {
+          if (*live) reconcile(*k, ns, name);
+        });
+      }));
     }
     // A configuration appeared or changed: the Clusters waiting for one try again.
     for (const char* key : {kKernelConfigs, kMemoryConfigs})
-      watch_ids.push_back(management().store().add_watch(key, [this](const Change&) {
+      watch_ids.push_back(host().store().add_watch(key, [this](const Change&) {
         auto live = alive;
         fleet.env_.after(milliseconds(0), [this, live] {
           if (!*live) return;
@@ -146,15 +149,16 @@ struct Fleet::Provisioner {
     // Clusters provisioned before a restart come back at once.
     for (const auto& kind : kClusterKinds) {
       std::vector<std::pair<std::string, std::string>> existing;
-      for (const auto& [_, obj] : management().store().bucket(kind.storage_key))
+      for (const auto& [_, obj] : host().store().bucket(kind.storage_key))
         existing.emplace_back(meta_string(*obj, "namespace"), meta_string(*obj, "name"));
       for (const auto& [ns, name] : existing) reconcile(kind, ns, name);
     }
   }
 
-  static std::string owner_key(const ClusterKind& k, const std::string& ns,
-                               const std::string& name) {
-    return std::string(k.storage_key) + "|" + ns + "|" + name;
+  std::string owner_key(const ClusterKind& k, const std::string& ns,
+                        const std::string& name) const {
+    return (host_name == "management" ? "" : host_name + "|") + std::string(k.storage_key) + "|" +
+           ns + "|" + name;
   }
 
   static std::string path_of(const ClusterKind& k, const std::string& ns, const std::string& name) {
@@ -163,9 +167,9 @@ struct Fleet::Provisioner {
 
   Response write(std::string method, std::string path, std::string content_type,
                  const json::object& body, std::map<std::string, std::string> query = {}) {
-    return management().call(std::move(method), std::move(path), std::move(content_type), body,
-                             "system:serviceaccount:capi-system:capi-controller-manager",
-                             "manager/v1.9.0 (linux/amd64) planter-sim", std::move(query));
+    return host().call(std::move(method), std::move(path), std::move(content_type), body,
+                       "system:serviceaccount:capi-system:capi-controller-manager",
+                       "manager/v1.9.0 (linux/amd64) planter-sim", std::move(query));
   }
 
   static bool provisioned(const ClusterKind& k, const json::object& obj) {
@@ -195,12 +199,12 @@ struct Fleet::Provisioner {
   std::optional<std::string> configure(NodePool& pool, const std::string& ns,
                                        const json::object& p) {
     if (std::string name = string_at(p, "kernelConfig"); !name.empty()) {
-      StoredObject k = management().store().get(kKernelConfigs, ns, name);
+      StoredObject k = host().store().get(kKernelConfigs, ns, name);
       if (!k) return "KernelConfig " + ns + "/" + name;
       pool.configuration.merge(kernel_config_wants(*k));
     }
     if (std::string name = string_at(p, "memoryConfig"); !name.empty()) {
-      StoredObject m = management().store().get(kMemoryConfigs, ns, name);
+      StoredObject m = host().store().get(kMemoryConfigs, ns, name);
       if (!m) return "MemoryConfig " + ns + "/" + name;
       pool.configuration.merge(memory_config_wants(*m));
     }
@@ -248,7 +252,7 @@ struct Fleet::Provisioner {
   }
 
   void reconcile(const ClusterKind& k, const std::string& ns, const std::string& name) {
-    StoredObject obj = management().store().get(k.storage_key, ns, name);
+    StoredObject obj = host().store().get(k.storage_key, ns, name);
     std::string owner = owner_key(k, ns, name);
     auto taken = owners.find(name);
     if (!obj || !meta_string(*obj, "deletionTimestamp").empty()) {
@@ -257,10 +261,15 @@ struct Fleet::Provisioner {
         owners.erase(taken);
         fleet.drop_cluster(name);
         if (fleet.audit_)
-          fleet.audit_->ready(fleet.env_.now(), "management",
+          fleet.audit_->ready(fleet.env_.now(), host_name,
                               std::string(k.api_version) + "|Cluster|" + ns + "|" + name,
                               "removed");
       }
+      return;
+    }
+    if (name == host_name || name == "management") {
+      report_failure(k, *obj,
+                     "a workload cluster cannot be named \"" + name + "\": that cluster exists");
       return;
     }
     if (taken != owners.end() && taken->second != owner) {
@@ -288,7 +297,7 @@ struct Fleet::Provisioner {
     fleet.env_.after(fleet.options_.provision_delay, [this, live, kp, ns, name, uid, owner] {
       if (!*live) return;
       pending.erase(owner);
-      StoredObject cur = management().store().get(kp->storage_key, ns, name);
+      StoredObject cur = host().store().get(kp->storage_key, ns, name);
       if (!cur || meta_string(*cur, "uid") != uid ||
           !meta_string(*cur, "deletionTimestamp").empty())
         return;
@@ -300,7 +309,7 @@ struct Fleet::Provisioner {
   // Brings up the workload cluster of a Cluster object. `fresh`: a new one (audited as
   // provisioned), not one coming back after a restart.
   void provision(const ClusterKind& k, const std::string& ns, const std::string& name, bool fresh) {
-    StoredObject obj = management().store().get(k.storage_key, ns, name);
+    StoredObject obj = host().store().get(k.storage_key, ns, name);
     if (!obj) return;
     ClusterOptions options = fleet.options_.cluster;
     options.faults = faults_for(name, *obj);
@@ -322,7 +331,7 @@ struct Fleet::Provisioner {
     owners[name] = owner_key(k, ns, name);
     publish(k, *obj);
     if (fresh && fleet.audit_)
-      fleet.audit_->ready(fleet.env_.now(), "management",
+      fleet.audit_->ready(fleet.env_.now(), host_name,
                           std::string(k.api_version) + "|Cluster|" + ns + "|" + name,
                           "provisioned");
     if (fleet.on_change) fleet.on_change();
@@ -430,7 +439,7 @@ Fleet::Fleet(FleetOptions options, Environment env, AuditLog* audit, Access acce
       access_(std::move(access)) {}
 
 Fleet::~Fleet() {
-  provisioner_.reset();
+  provisioners_.clear();
   for (auto& [_, c] : clusters_) c->shutdown();
 }
 
@@ -447,15 +456,25 @@ std::shared_ptr<Cluster> Fleet::make_cluster(const std::string& name, ClusterOpt
       std::make_shared<Cluster>(name, std::move(options), env_, audit_, saved ? &*saved : nullptr);
   if (state_) (void)state_->attach(name, cluster->store());
   clusters_[name] = cluster;
-  std::lock_guard lock(order_mutex_);
-  order_.push_back(name);
+  {
+    std::lock_guard lock(order_mutex_);
+    order_.push_back(name);
+  }
+  start_provisioner(name);
   return cluster;
+}
+
+void Fleet::start_provisioner(const std::string& host) {
+  auto& p = provisioners_[host];
+  p = std::make_unique<Provisioner>(*this, host);
+  p->start();
 }
 
 void Fleet::drop_cluster(const std::string& name) {
   auto it = clusters_.find(name);
   if (it == clusters_.end() || name == "management") return;
   auto cluster = it->second;
+  provisioners_.erase(name);  // what it provisioned stays (its infrastructure is elsewhere)
   clusters_.erase(it);
   {
     std::lock_guard lock(order_mutex_);
@@ -497,8 +516,8 @@ std::optional<Error> Fleet::start() {
     std::lock_guard lock(order_mutex_);
     order_.insert(order_.begin(), "management");
   }
-  provisioner_ = std::make_unique<Provisioner>(*this);
-  provisioner_->start();
+  start_provisioner("management");
+  Provisioner& provisioner = *provisioners_.at("management");
   // --clusters N: edge1..edgeN, each with its planter Cluster in the default namespace.
   const ClusterKind& planter_kind = kClusterKinds[0];
   for (int i = 1; i <= options_.clusters; ++i) {
@@ -511,13 +530,12 @@ std::optional<Error> Fleet::start() {
                          {"namespace", "default"},
                          {"labels", {{"sim.planter.io/index", std::to_string(i)}}}}},
                        {"spec", json::object{}}};
-      Response r = provisioner_->write(
+      Response r = provisioner.write(
           "POST", std::string(planter_kind.base_path) + "/namespaces/default/clusters",
           "application/json", obj);
       if (r.status >= 300) return Error{"cannot create Cluster " + name + ": " + r.body};
     }
-    if (!provisioner_->owners.contains(name))
-      provisioner_->provision(planter_kind, "default", name, true);
+    if (!owners_.contains(name)) provisioner.provision(planter_kind, "default", name, true);
   }
   return std::nullopt;
 }

@@ -76,6 +76,7 @@ class Fleet {
  private:
   std::shared_ptr<Cluster> make_cluster(const std::string& name, ClusterOptions options);
   void drop_cluster(const std::string& name);
+  void start_provisioner(const std::string& host);
 
   FleetOptions options_;
   Environment env_;
@@ -85,7 +86,12 @@ class Fleet {
   std::map<std::string, std::shared_ptr<Cluster>, std::less<>> clusters_;
   std::vector<std::string> order_;  // guarded by order_mutex_
   mutable std::mutex order_mutex_;
-  std::unique_ptr<Provisioner> provisioner_;
+  // A provisioner per cluster that may hold Cluster objects (every one: a cluster serves the
+  // kinds once their CRDs are installed), by the cluster's name.
+  std::map<std::string, std::unique_ptr<Provisioner>, std::less<>> provisioners_;
+  // workload cluster name -> its owner: "<host>|<storage key>|<namespace>|<name>". Names are
+  // the fleet's: one workload cluster per name, whichever cluster's object asked for it.
+  std::map<std::string, std::string> owners_;
 };
 
 }  // namespace planter::sim

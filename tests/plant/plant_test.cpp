@@ -893,6 +893,75 @@ TEST(PlantTest, ReplantPrunesWhatTheSeedNoLongerHoldsAndOnlyThat) {
   EXPECT_EQ(sim.kubectl("get configmap -n kube-system planter-inventory-app").code, 1);
 }
 
+// Fleets of fleets: a hub creates a regional management cluster, which creates a far-edge
+// cluster (its Cluster object and planter's Cluster CRD are on the regional cluster). The sim
+// provisions Cluster objects on whichever cluster holds them, and planter follows the chain: each
+// level is written only after the one above it was ready.
+TEST(PlantTest, AThreeLevelFleetPlantsEachLevelAfterTheOneAbove) {
+  fs::path dir = fs::temp_directory_path() / fmt::format("planter-fof-{}", getpid());
+  fs::create_directories(dir);
+  std::string crd = read_file(kSource / "deploy/crds/planter.nephio.org_clusters.yaml");
+  const std::string name_line = "  name: clusters.planter.nephio.org\n";
+  ASSERT_NE(crd.find(name_line), std::string::npos);
+  crd.replace(crd.find(name_line), name_line.size(),
+              name_line + "  annotations: {planter.nephio.org/cluster: regional}\n");
+  auto config_map = [](const std::string& name, const std::string& cluster) {
+    return "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n" +
+           (cluster.empty() ? ""
+                            : "  annotations: {planter.nephio.org/cluster: " + cluster + "}\n");
+  };
+  std::ofstream(dir / "seed.yaml")
+      << "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+         "metadata: {name: regional, namespace: default}\nspec: {}\n"
+      << config_map("hub", "") << "---\n"
+      << crd << "---\napiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata:\n"
+      << "  name: faredge\n  namespace: default\n"
+         "  annotations: {planter.nephio.org/cluster: regional}\nspec: {}\n"
+      << config_map("regional", "regional") << config_map("faredge", "faredge");
+  CommandResult r = planter("plant --sim " + q(dir / "seed.yaml") + " --sim-audit-log " +
+                            q(dir / "audit.jsonl") + " --timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("planted 6 units on 3 clusters"));
+  std::vector<AuditEntry> audit;
+  {
+    std::ifstream in(dir / "audit.jsonl");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    audit = parse_audit(lines);
+  }
+  // Where each cluster became provisioned (on the cluster above it), and planter's first write
+  // there (the sim's own bootstrap of nodes and classes comes with the cluster).
+  auto first = [&](auto match) {
+    for (const AuditEntry& e : audit)
+      if (match(e)) return static_cast<long>(e.index);
+    return -1L;
+  };
+  for (auto [cluster, host] :
+       {std::pair<std::string, std::string>{"regional", "management"}, {"faredge", "regional"}}) {
+    long provisioned = first([&](const AuditEntry& e) {
+      return e.cluster == host && e.what == "provisioned" &&
+             e.object == "planter.nephio.org|Cluster|default|" + cluster;
+    });
+    long written =
+        first([&](const AuditEntry& e) { return e.cluster == cluster && e.user == "admin"; });
+    ASSERT_GE(provisioned, 0) << cluster << " provisioned on " << host;
+    ASSERT_GE(written, 0) << "something written on " << cluster;
+    EXPECT_LT(provisioned, written) << cluster;
+  }
+  json::object plan = plan_of(q(dir / "seed.yaml"));
+  expect_in_order(
+      plan,
+      [&] {
+        std::ifstream in(dir / "audit.jsonl");
+        std::vector<std::string> lines;
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+        return lines;
+      }(),
+      6);
+  fs::remove_all(dir);
+}
+
 // A soft replant declares everything again, which undoes drift (taking fields back from another
 // manager needs --force-conflicts, as with kubectl); a hard one uproots first.
 TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {
