@@ -167,6 +167,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
   ReleaseOrder release;    // built once every unit is made
   StackIndex stack_index;  // built once every unit is made
+  RolloutIndex rollouts;   // built once every unit is made
   NodeNeeds node_needs = read_node_needs(objs, kinds, diags);
   plan.node_needs = std::move(node_needs.needs);
   plan.node_providers = std::move(node_needs.providers);
@@ -187,6 +188,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
                   release,
                   options.conventions,
                   stack_index,
+                  rollouts,
                   plan.node_needs,
                   plan.node_providers,
                   needs_from,
@@ -212,6 +214,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
 
   release = ReleaseOrder::build(objs, plan.units, index, options.conventions);
   stack_index = StackIndex::build(plan.stacks, objs.size(), plan.units);
+  rollouts = RolloutIndex::build(objs, plan.units, first_unit, index, diags);
 
   std::vector<Requirement> derived;
   std::vector<size_t> kept;

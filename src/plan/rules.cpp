@@ -38,6 +38,10 @@ constexpr RequirementRule kRequirementRules[] = {
     {"sync-waves",
      "Argo CD's sync order: each phase and wave waits for the one before it to be healthy",
      require_sync_waves, true},
+    {"rollout",
+     "planter.nephio.org/rollout: an object on several clusters is declared batch by batch, "
+     "canaries first, each batch once the one before it is healthy",
+     require_rollout},
     {"stack-fits",
      "a member of an atomic stack (and a co-scheduled stack's anchor) waits until its cluster "
      "holds the whole stack (the fit model, docs/fit.md)",

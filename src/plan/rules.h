@@ -26,6 +26,7 @@ inline constexpr std::string_view kExternalDependenciesAnnotation =
     "planter.nephio.org/external-dependencies";
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
 inline constexpr std::string_view kDependsOnAnnotation = "config.kubernetes.io/depends-on";
+inline constexpr std::string_view kRolloutAnnotation = "planter.nephio.org/rollout";
 
 struct RuleContext;
 
@@ -51,6 +52,18 @@ struct StackIndex {
                           const std::vector<Unit>& units);
 };
 
+// What the rollout rule (rules/rollout.cpp) reads: the batch of each unit whose object rolls out
+// over its clusters (planter.nephio.org/rollout), and each such object's units by batch.
+struct RolloutIndex {
+  std::vector<int> batch;  // by unit: 0 for the first batch (the canaries); -1 when none
+  std::map<size_t, std::vector<std::vector<size_t>>> batches;  // object -> units by batch
+
+  // Reports a malformed annotation at its object.
+  static RolloutIndex build(const std::vector<Object>& objects, const std::vector<Unit>& units,
+                            const std::vector<size_t>& first_unit, const SeedIndex& index,
+                            Diagnostics& diags);
+};
+
 // What a rule can look at. Everything is read-only but the diagnostics.
 struct RuleContext {
   const std::vector<Object>& objects;
@@ -66,6 +79,7 @@ struct RuleContext {
   const ReleaseOrder& release;
   const Conventions& conventions;  // which other tools' annotations count
   const StackIndex& stacks;
+  const RolloutIndex& rollouts;
   // What objects' pods need of their nodes: object i's are node_needs[needs_from[i]] up to
   // node_needs[needs_from[i + 1]].
   const std::vector<NodeNeed>& node_needs;
@@ -147,5 +161,6 @@ void require_depends_on(const RuleContext&, const Unit&, std::vector<Requirement
 void require_apply_time_sources(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_helm_hooks(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_sync_waves(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_rollout(const RuleContext&, const Unit&, std::vector<Requirement>&);
 
 }  // namespace planter

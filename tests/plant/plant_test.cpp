@@ -962,6 +962,49 @@ TEST(PlantTest, AThreeLevelFleetPlantsEachLevelAfterTheOneAbove) {
   fs::remove_all(dir);
 }
 
+// planter.nephio.org/rollout: an object on many clusters goes batch by batch, the canaries
+// first. A canary that cannot be written to (every request to it fails) stops the roll-out: no
+// other cluster receives a write; healthy, the batches go in order, at most maxConcurrency
+// clusters at once.
+TEST(PlantTest, ARolloutGoesBatchByBatchAndAFailingCanaryStopsIt) {
+  const std::string seed_text =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\n"
+      "  annotations:\n    planter.nephio.org/cluster-selector: sim.planter.io/index\n"
+      "    planter.nephio.org/rollout: \"{maxConcurrency: 2, canaries: [edge3]}\"\n";
+  auto writes = [](const SimProcess& sim) {
+    std::vector<std::string> clusters;  // where planter wrote the ConfigMap, in order
+    for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+      if (e.user == "admin" && e.object == "|ConfigMap|default|settings")
+        clusters.push_back(e.cluster);
+    return clusters;
+  };
+  {
+    SimProcess sim({"--clusters", "5", "--error-rate", "edge3=1"});
+    ASSERT_TRUE(sim.running());
+    fs::path seed = sim.dir() / "seed.yaml";
+    std::ofstream(seed) << seed_text;
+    CommandResult r =
+        planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 4");
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("pending v1 ConfigMap default/settings on edge1"));
+    EXPECT_THAT(r.out, HasSubstr("waiting for ConfigMap/default/settings healthy"));
+    EXPECT_THAT(writes(sim), IsEmpty()) << "no cluster after a canary that fails";
+  }
+  SimProcess sim({"--clusters", "5"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << seed_text;
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::vector<std::string> order = writes(sim);
+  ASSERT_EQ(order.size(), 5u);
+  EXPECT_EQ(order[0], "edge3") << "the canary first";
+  EXPECT_THAT(std::vector<std::string>(order.begin() + 1, order.begin() + 3),
+              ::testing::UnorderedElementsAre("edge1", "edge2"));
+  EXPECT_THAT(std::vector<std::string>(order.begin() + 3, order.end()),
+              ::testing::UnorderedElementsAre("edge4", "edge5"));
+}
+
 // A soft replant declares everything again, which undoes drift (taking fields back from another
 // manager needs --force-conflicts, as with kubectl); a hard one uproots first.
 TEST(PlantTest, ReplantDeclaresAgainAndHardReplantUprootsFirst) {

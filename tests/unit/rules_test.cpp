@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_support.h"
 
 namespace planter {
@@ -19,11 +21,11 @@ const char* kEdge =
 TEST(Rules, TableListsEveryRuleOnce) {
   std::vector<std::string> names;
   for (const auto& r : requirement_rules()) names.emplace_back(r.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{
-                "cluster-ready", "namespace", "crd", "apiservice", "webhook", "pod-references",
-                "dependencies", "depends-on", "apply-time-mutation", "helm-hooks", "sync-waves",
-                "stack-fits", "anchor", "pod-group", "scheduler-ready", "node-capability"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cluster-ready", "namespace", "crd", "apiservice",
+                                             "webhook", "pod-references", "dependencies",
+                                             "depends-on", "apply-time-mutation", "helm-hooks",
+                                             "sync-waves", "rollout", "stack-fits", "anchor",
+                                             "pod-group", "scheduler-ready", "node-capability"}));
 }
 
 TEST(Rules, ClusterReady) {
@@ -187,6 +189,52 @@ TEST(Rules, BarePodWaitsForWhatItNames) {
   ASSERT_TRUE(find_requirement(out.plan, *pod, "PriorityClass/high"));
   EXPECT_TRUE(find_requirement(out.plan, *pod, "PriorityClass/high")->external());
   ASSERT_TRUE(find_requirement(out.plan, *pod, "RuntimeClass/kata"));
+}
+
+// planter.nephio.org/rollout: canaries first, then the rest by name, maxConcurrency at a time;
+// each unit waits for every unit of the batch before it to be healthy.
+TEST(Rules, RolloutBatches) {
+  std::string clusters;
+  for (const char* c : {"e1", "e2", "e3", "e4", "e5"})
+    clusters += std::string(
+                    "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+                    "metadata: {name: ") +
+                c + ", namespace: default, labels: {edge: \"yes\"}}\n---\n";
+  auto plan = [&](const std::string& rollout) {
+    return plan_yaml(clusters +
+                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
+                     "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
+                     "    planter.nephio.org/rollout: \"" +
+                     rollout + "\"\n");
+  };
+  auto out = plan("{maxConcurrency: 2, canaries: [e4]}");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  auto waits_on = [&](const char* cluster) {
+    std::vector<std::string> on;
+    for (const Requirement& r : find_unit(out.plan, "ConfigMap/default/c", cluster)->requirements)
+      if (r.rule == "rollout") {
+        on.push_back(r.cluster);
+        EXPECT_EQ(r.when.str(), "healthy");
+      }
+    std::sort(on.begin(), on.end());
+    return on;
+  };
+  EXPECT_EQ(waits_on("e4"), std::vector<std::string>{});
+  EXPECT_EQ(waits_on("e1"), std::vector<std::string>{"e4"});
+  EXPECT_EQ(waits_on("e2"), std::vector<std::string>{"e4"});
+  EXPECT_EQ(waits_on("e3"), (std::vector<std::string>{"e1", "e2"}));
+  EXPECT_EQ(waits_on("e5"), (std::vector<std::string>{"e1", "e2"}));
+  out = plan("{maxConcurrency: 4, canaries: 1}");  // e1, then the other four at once
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  EXPECT_EQ(waits_on("e5"), std::vector<std::string>{"e1"});
+  for (const char* bad :
+       {"{canaries: 1}", "{maxConcurrency: 0}", "{maxConcurrency: 101}",
+        "{maxConcurrency: 2, canaries: [e9]}", "{maxConcurrency: 2, pace: 3}", "[1]"}) {
+    auto refused = plan(bad);
+    EXPECT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.diags.str().find("planter.nephio.org/rollout: "), std::string::npos)
+        << refused.diags.str();
+  }
 }
 
 TEST(Rules, ExplicitDependenciesInEveryForm) {
