@@ -12,6 +12,8 @@
 //      peak resident memory.
 //   4. 5,000 ConfigMaps (and their 50 Namespaces), writes taking 2 ms: objects/s, to compare with
 //      sim_bench's creates/s with the same latency (the share of the sim's write capacity).
+//   5. kube-prometheus (../shared/corpus), planted once with 2 ms writes: `planter diff` of it
+//      (a GET and a dry run per object), and `replant` with and without its preflight.
 //
 // Usage: plant_bench [OBJECTS] [CLUSTERS]   (defaults 5000 and 200; PLANT_BENCH=N runs only N)
 #include <fcntl.h>
@@ -370,6 +372,34 @@ void many_clusters(const fs::path& dir, size_t clusters) {
   s.server->stop();
 }
 
+void kube_prometheus(const fs::path& dir) {
+  fs::path seed =
+      fs::path(PLANTER_SOURCE_DIR) / ".." / "shared" / "corpus" / "kube-prometheus" / "seed.yaml";
+  if (!fs::exists(seed)) {
+    fmt::print("5. kube-prometheus: {} is missing\n", seed.string());
+    return;
+  }
+  sim::ServerOptions o;
+  o.fleet.cluster.faults.write_latency = std::chrono::milliseconds(2);
+  Sim s = start_sim(o, dir, "kube-prometheus");
+  std::string kc = s.kubeconfig.string();
+  fmt::print("5. kube-prometheus ({}), writes taking 2 ms\n", seed.string());
+  Run plant = run({PLANTER_BINARY, "plant", "--kubeconfig", kc, seed.string()});
+  fmt::print("   planter plant                     {:8.2f} s  (exit {})\n", plant.seconds,
+             plant.code);
+  Run diff = run({PLANTER_BINARY, "diff", "--kubeconfig", kc, seed.string()});
+  fmt::print("   planter diff (no change)          {:8.2f} s  (exit {}: 0 is no differences)\n",
+             diff.seconds, diff.code);
+  Run again = run({PLANTER_BINARY, "replant", "--kubeconfig", kc, seed.string()});
+  Run bare =
+      run({PLANTER_BINARY, "replant", "--preflight=false", "--kubeconfig", kc, seed.string()});
+  fmt::print(
+      "   planter replant                   {:8.2f} s  (exit {}); --preflight=false "
+      "{:.2f} s: the preflight costs {:.2f} s\n",
+      again.seconds, again.code, bare.seconds, again.seconds - bare.seconds);
+  s.server->stop();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -384,6 +414,7 @@ int main(int argc, char** argv) {
   if (wanted("2")) critical_path(dir);
   if (wanted("4")) write_share(dir, objects);
   if (wanted("3")) many_clusters(dir, clusters);
+  if (wanted("5")) kube_prometheus(dir);
   fs::remove_all(dir);
   return 0;
 }
