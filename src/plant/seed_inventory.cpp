@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/stable_hash.h"
 #include "plant/ownership.h"
 
 namespace planter::plant {
@@ -18,16 +19,6 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view kObjectsKey = "objects";
-
-// FNV-1a: the same name from every build, wherever it runs.
-uint64_t stable_hash(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 bool same_item(const InventoryItem& a, const InventoryItem& b) {
   return a.ref.same_object(b.ref);

@@ -262,12 +262,8 @@ TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
       << sim_.kubectl("get pods -o wide").out << s->log();
 }
 
-// kube-scheduler's VolumeBinding for a gang: the claim its pods share (of the sim's
-// WaitForFirstConsumer class `local`) is bound where they go before any of them is bound, so that
-// the kubelet can mount it; unconstrained, two pods of 3 cpus would go to two nodes.
-TEST_F(GangTest, AGangOnASharedWaitForFirstConsumerClaimBindsItWhereItsPodsGo) {
-  auto s = scheduler();
-  std::string yaml = R"(apiVersion: v1
+// The claim the gangs below share, of the sim's WaitForFirstConsumer class `local`.
+constexpr const char* kWorkClaim = R"(apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: work, namespace: default}
 spec:
@@ -275,14 +271,22 @@ spec:
   accessModes: [ReadWriteOnce]
   resources: {requests: {storage: 1Gi}}
 )";
+
+bool running(const SimProcess& sim, const std::string& pod) {
+  return sim.kubectl("get pod " + pod + " -o jsonpath={.status.phase}").out == "Running";
+}
+
+// kube-scheduler's VolumeBinding for a gang: the claim its pods share (of the sim's
+// WaitForFirstConsumer class `local`) is bound where they go before any of them is bound, so that
+// the kubelet can mount it; unconstrained, two pods of 3 cpus would go to two nodes.
+TEST_F(GangTest, AGangOnASharedWaitForFirstConsumerClaimBindsItWhereItsPodsGo) {
+  auto s = scheduler();
+  std::string yaml = kWorkClaim;
   // Each pod of the gang mounts the claim.
   yaml += "---\n" +
           gang("w", 2, 2, "3", 60, "[{name: work, persistentVolumeClaim: {claimName: work}}]");
   apply_yaml(sim_, yaml);
-  auto running = [&](const std::string& pod) {
-    return sim_.kubectl("get pod " + pod + " -o jsonpath={.status.phase}").out == "Running";
-  };
-  ASSERT_TRUE(eventually([&] { return running("w-0") && running("w-1"); }, 30s))
+  ASSERT_TRUE(eventually([&] { return running(sim_, "w-0") && running(sim_, "w-1"); }, 30s))
       << sim_.kubectl("get pods,pvc -o wide").out << sim_.kubectl("get events").out << s->log();
   auto pods = nodes_of(sim_, "w");
   EXPECT_EQ(pods["w-0"], pods["w-1"]) << "the claim ties both pods to one node";
@@ -316,18 +320,8 @@ TEST_F(GangTest, AGangWhoseClaimComesLaterWaitsForIt) {
                                       "together; pod default/w-[01]: 0/3 nodes are available: "
                                       "persistentvolumeclaim \"work\" not found\\."));
   EXPECT_EQ(nodes_of(sim_, "w"), (std::map<std::string, std::string>{{"w-0", ""}, {"w-1", ""}}));
-  apply_yaml(sim_, R"(apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: work, namespace: default}
-spec:
-  storageClassName: local
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 1Gi}}
-)");
-  auto running = [&](const std::string& pod) {
-    return sim_.kubectl("get pod " + pod + " -o jsonpath={.status.phase}").out == "Running";
-  };
-  ASSERT_TRUE(eventually([&] { return running("w-0") && running("w-1"); }, 30s))
+  apply_yaml(sim_, kWorkClaim);
+  ASSERT_TRUE(eventually([&] { return running(sim_, "w-0") && running(sim_, "w-1"); }, 30s))
       << sim_.kubectl("get pods,pvc -o wide").out << sim_.kubectl("get events").out << s->log();
   auto pods = nodes_of(sim_, "w");
   EXPECT_EQ(pods["w-0"], pods["w-1"]);
