@@ -169,8 +169,9 @@ int run_operator(const OperatorFlags& f) {
   co.client = client_options(f.client);
   op::Metrics metrics;
   co.client.transport.observe = [&metrics](std::string_view cluster, std::string_view method,
-                                           int code) {
-    metrics.observe_request(cluster.empty() ? std::string_view("SELF") : cluster, method, code);
+                                           int code, double seconds) {
+    metrics.observe_request(cluster.empty() ? std::string_view("SELF") : cluster, method, code,
+                            seconds);
   };
 
   daemon::LeaseOptions lo;

@@ -46,8 +46,10 @@ struct TransportOptions {
   std::vector<std::string> impersonate_groups;
   std::function<uint64_t()> random;  // jitter; a seeded generator when empty
   // Hears every answer, retries included, on the transport's thread: `name` below, the HTTP
-  // method (WATCH for a stream) and the status (0 when no response came). What metrics count.
-  std::function<void(std::string_view cluster, std::string_view method, int status)> observe;
+  // method (WATCH for a stream), the status (0 when no response came) and how long it took in
+  // seconds (for a stream, until its response began). What metrics count.
+  std::function<void(std::string_view cluster, std::string_view method, int status, double seconds)>
+      observe;
   std::string name;  // the cluster's name, for observe
 };
 

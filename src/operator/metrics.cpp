@@ -110,6 +110,13 @@ struct Metrics::Impl {
           .Name("planter_units")
           .Help("Units of the seeds being planted, by state.")
           .Register(registry);
+  prometheus::Family<prometheus::Histogram>& rest_latency =
+      BuildHistogram()
+          .Name("rest_client_request_duration_seconds")
+          .Help(
+              "Request latency in seconds, by host (cluster) and verb (for a watch: until its "
+              "response began).")
+          .Register(registry);
   prometheus::Family<prometheus::Gauge>& drifted =
       BuildGauge()
           .Name("planter_drifted_objects")
@@ -295,7 +302,8 @@ void Metrics::set_lease(std::string name) {
   impl_->lease = std::move(name);
 }
 
-void Metrics::observe_request(std::string_view cluster, std::string_view method, int code) {
+void Metrics::observe_request(std::string_view cluster, std::string_view method, int code,
+                              double seconds) {
   std::string shown_code = code == 0 ? "<error>" : std::to_string(code);
   impl_->api_requests
       .Add({{"cluster", std::string(cluster)},
@@ -307,6 +315,13 @@ void Metrics::observe_request(std::string_view cluster, std::string_view method,
             {"host", std::string(cluster)},
             {"method", std::string(method == "WATCH" ? "GET" : method)}})
       .Increment();
+  if (code != 0)
+    impl_->rest_latency
+        .Add({{"host", std::string(cluster)},
+              {"verb", std::string(method == "WATCH" ? "GET" : method)}},
+             prometheus::Histogram::BucketBoundaries{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15,
+                                                     30, 60})
+        .Observe(seconds);
 }
 
 void Metrics::observe_declare(double seconds) {

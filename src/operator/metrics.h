@@ -9,7 +9,8 @@
 //    controller_runtime_active_workers, controller_runtime_max_concurrent_reconciles,
 //    workqueue_depth / adds_total / retries_total / queue_duration_seconds /
 //    work_duration_seconds / longest_running_processor_seconds / unfinished_work_seconds{name},
-//    rest_client_requests_total{code,host,method}, leader_election_master_status{name}, and
+//    rest_client_requests_total{code,host,method}, rest_client_request_duration_seconds{host,verb},
+//    leader_election_master_status{name}, and
 //    the process_* collector's (cpu, memory, descriptors, start time).
 //
 // Threads: every method may be called from any thread.
@@ -43,7 +44,8 @@ class Metrics {
   // The Lease leader_election_master_status names (empty: no leader election).
   void set_lease(std::string name);
 
-  void observe_request(std::string_view cluster, std::string_view method, int code);
+  // An API request's answer (code 0: none came) and how long it took.
+  void observe_request(std::string_view cluster, std::string_view method, int code, double seconds);
   void observe_declare(double seconds);           // requirements held -> declared
   void observe_requirement_wait(double seconds);  // planting started -> requirements held
 

@@ -276,15 +276,26 @@ TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
   EXPECT_THAT(metrics, HasSubstr("# TYPE planter_api_requests_total counter"));
   // The families controller-runtime's and client-go's dashboards and alerts read, by their names
   // and labels, and the process collector's.
-  for (const char* family :
-       {"controller_runtime_reconcile_total", "controller_runtime_reconcile_errors_total",
-        "controller_runtime_reconcile_time_seconds", "controller_runtime_active_workers",
-        "controller_runtime_max_concurrent_reconciles", "workqueue_depth", "workqueue_adds_total",
-        "workqueue_retries_total", "workqueue_queue_duration_seconds",
-        "workqueue_work_duration_seconds", "workqueue_longest_running_processor_seconds",
-        "workqueue_unfinished_work_seconds", "rest_client_requests_total",
-        "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
-        "process_max_fds", "process_start_time_seconds", "planter_build_info"})
+  for (const char* family : {"controller_runtime_reconcile_total",
+                             "controller_runtime_reconcile_errors_total",
+                             "controller_runtime_reconcile_time_seconds",
+                             "controller_runtime_active_workers",
+                             "controller_runtime_max_concurrent_reconciles",
+                             "workqueue_depth",
+                             "workqueue_adds_total",
+                             "workqueue_retries_total",
+                             "workqueue_queue_duration_seconds",
+                             "workqueue_work_duration_seconds",
+                             "workqueue_longest_running_processor_seconds",
+                             "workqueue_unfinished_work_seconds",
+                             "rest_client_requests_total",
+                             "rest_client_request_duration_seconds",
+                             "process_cpu_seconds_total",
+                             "process_resident_memory_bytes",
+                             "process_open_fds",
+                             "process_max_fds",
+                             "process_start_time_seconds",
+                             "planter_build_info"})
     EXPECT_THAT(metrics, HasSubstr(std::string("# TYPE ") + family + " ")) << family;
   EXPECT_GE(
       sample(metrics, "controller_runtime_reconcile_total{controller=\"seed\",result=\"success\"}"),
@@ -296,6 +307,11 @@ TEST(OperatorTest, PlantsTheCorpusSeedsFromSeedObjects) {
       << metrics;
   EXPECT_GT(
       sample(metrics, "rest_client_requests_total{code=\"201\",host=\"SELF\",method=\"PATCH\"}"), 0)
+      << metrics;
+  // Every PATCH observed has its latency too.
+  EXPECT_GE(
+      sample(metrics, "rest_client_request_duration_seconds_count{host=\"SELF\",verb=\"PATCH\"}"),
+      sample(metrics, "rest_client_requests_total{code=\"201\",host=\"SELF\",method=\"PATCH\"}"))
       << metrics;
   EXPECT_GT(sample(metrics, "process_resident_memory_bytes"), 1e6) << metrics;
   EXPECT_EQ(sample(metrics, std::string("planter_build_info{version=\"") +
