@@ -407,6 +407,12 @@ struct Controller::Impl {
       job = run->job;
     }
     planters->cancel(job);
+    // The jobs' slices hold the run: dropped here, or run and jobs would keep each other.
+    {
+      std::lock_guard lock(run->mu);
+      run->job.reset();
+    }
+    run->fetch.reset();
     runs.erase(it);
   }
 

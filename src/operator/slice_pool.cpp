@@ -106,8 +106,8 @@ void SlicePool::work() {
     if (!job) {
       if (resting_.empty())
         cv_.wait(lock);
-      else
-        cv_.wait_until(lock, resting_.begin()->first);
+      else  // a copy: another worker may take that job (and free its entry) meanwhile
+        cv_.wait_until(lock, Clock::time_point(resting_.begin()->first));
       continue;
     }
     job->running = true;
