@@ -17,6 +17,7 @@
 #include "daemon/log.h"
 #include "kube/credentials.h"
 #include "kube/kubeconfig.h"
+#include "scheduler/metrics.h"
 #include "scheduler/scheduler.h"
 
 namespace planter::cli {
@@ -111,7 +112,8 @@ int run_scheduler(const SchedulerFlags& f) {
   std::atomic<bool> working{false};
 
   Daemon daemon(log);
-  bool ok = daemon.serve_metrics(f.metrics_addr, [&] { return scheduler.metrics(); });
+  scheduler::Metrics metrics(f.scheduler_name, PLANTER_VERSION);
+  bool ok = daemon.serve_metrics(f.metrics_addr, [&] { return metrics.render(scheduler.stats()); });
   // A standby is ready (it waits for the Lease); a worker once it has listed pods and nodes.
   ok = ok && daemon.serve_health(f.health_addr, [&]() -> std::string {
     return !working || scheduler.synced() ? "" : "pods not listed yet";

@@ -6,16 +6,13 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <sstream>
 
+#include "daemon/process_metrics.h"
 #include "kube/informer.h"
 
 namespace planter::op {
@@ -50,43 +47,6 @@ prometheus::Histogram::BucketBoundaries queue_buckets() {
   prometheus::Histogram::BucketBoundaries b;
   for (double v = 1e-8; v <= 10.0 * 1.0001; v *= 10) b.push_back(v);
   return b;
-}
-
-// What /proc says of this process, for the process_* families (as Prometheus' process
-// collector reads it).
-struct ProcessStats {
-  double cpu_seconds = 0, start_time = 0, virtual_bytes = 0, resident_bytes = 0;
-  double open_fds = 0, max_fds = 0;
-};
-
-ProcessStats process_stats() {
-  ProcessStats s;
-  long ticks = ::sysconf(_SC_CLK_TCK), page = ::sysconf(_SC_PAGESIZE);
-  std::ifstream stat("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t close = text.rfind(')');
-  if (close != std::string::npos && ticks > 0) {
-    std::istringstream fields(text.substr(close + 2));
-    std::vector<std::string> f;
-    for (std::string w; fields >> w;) f.push_back(w);
-    // Fields from the state (3rd of proc(5)); utime is the 14th, starttime the 22nd, vsize the
-    // 23rd, rss the 24th.
-    auto at = [&](size_t n) { return n - 3 < f.size() ? std::atof(f[n - 3].c_str()) : 0.0; };
-    s.cpu_seconds = (at(14) + at(15)) / static_cast<double>(ticks);
-    s.virtual_bytes = at(23);
-    s.resident_bytes = at(24) * static_cast<double>(page);
-    std::ifstream boot("/proc/stat");
-    for (std::string line; std::getline(boot, line);)
-      if (line.starts_with("btime "))
-        s.start_time = std::atof(line.c_str() + 6) + at(22) / static_cast<double>(ticks);
-  }
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-    ++s.open_fds;
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) s.max_fds = static_cast<double>(limit.rlim_cur);
-  return s;
 }
 
 // A counter that follows a total kept elsewhere.
@@ -159,11 +119,6 @@ struct Metrics::Impl {
               "Gone).")
           .Register(registry)
           .Add({});
-  prometheus::Gauge& build_info = BuildGauge()
-                                      .Name("planter_build_info")
-                                      .Help("Always 1; its labels say which planter runs.")
-                                      .Register(registry)
-                                      .Add({{"version", PLANTER_VERSION}});
   prometheus::Family<prometheus::Counter>& rest_requests =
       BuildCounter()
           .Name("rest_client_requests_total")
@@ -245,40 +200,9 @@ struct Metrics::Impl {
               "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
               "backup, 1 indicates master. 'name' is the string used to identify the lease.")
           .Register(registry);
-  prometheus::Counter& cpu = BuildCounter()
-                                 .Name("process_cpu_seconds_total")
-                                 .Help("Total user and system CPU time spent in seconds.")
-                                 .Register(registry)
-                                 .Add({});
-  prometheus::Gauge& resident_memory = BuildGauge()
-                                           .Name("process_resident_memory_bytes")
-                                           .Help("Resident memory size in bytes.")
-                                           .Register(registry)
-                                           .Add({});
-  prometheus::Gauge& virtual_memory = BuildGauge()
-                                          .Name("process_virtual_memory_bytes")
-                                          .Help("Virtual memory size in bytes.")
-                                          .Register(registry)
-                                          .Add({});
-  prometheus::Gauge& open_fds = BuildGauge()
-                                    .Name("process_open_fds")
-                                    .Help("Number of open file descriptors.")
-                                    .Register(registry)
-                                    .Add({});
-  prometheus::Gauge& max_fds = BuildGauge()
-                                   .Name("process_max_fds")
-                                   .Help("Maximum number of open file descriptors.")
-                                   .Register(registry)
-                                   .Add({});
-  prometheus::Gauge& start_time =
-      BuildGauge()
-          .Name("process_start_time_seconds")
-          .Help("Start time of the process since unix epoch in seconds.")
-          .Register(registry)
-          .Add({});
+  daemon::ProcessMetrics process{registry, PLANTER_VERSION};
 
   Impl() {
-    build_info.Set(1);
     max_reconciles.Set(1);  // one worker takes Seeds off the queue (plantings run beside it)
     for (const char* phase : {"Pending", "Planting", "Planted", "Failed", "Uprooting"})
       seeds.Add({{"phase", phase}});
@@ -405,13 +329,7 @@ std::string Metrics::render() const {
   m.longest_running.Set(running);
   m.unfinished.Set(running);
   catch_up(m.watch_restarts, static_cast<double>(kube::watch_restarts()));
-  ProcessStats p = process_stats();
-  catch_up(m.cpu, p.cpu_seconds);
-  m.resident_memory.Set(p.resident_bytes);
-  m.virtual_memory.Set(p.virtual_bytes);
-  m.open_fds.Set(p.open_fds);
-  m.max_fds.Set(p.max_fds);
-  m.start_time.Set(p.start_time);
+  m.process.update();
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, m.registry.Collect());
   return out.str();

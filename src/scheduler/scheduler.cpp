@@ -578,42 +578,4 @@ const SchedulerStats& Scheduler::stats() const {
   return impl_->stats;
 }
 
-std::string Scheduler::metrics() const {
-  const SchedulerStats& s = impl_->stats;
-  std::string out =
-      "# HELP planter_scheduler_schedule_attempts_total Scheduling attempts of pods by result.\n"
-      "# TYPE planter_scheduler_schedule_attempts_total counter\n";
-  out += fmt::format(
-      "planter_scheduler_schedule_attempts_total{{result=\"scheduled\"}} {}\n"
-      "planter_scheduler_schedule_attempts_total{{result=\"unschedulable\"}} {}\n"
-      "planter_scheduler_schedule_attempts_total{{result=\"error\"}} {}\n",
-      s.scheduled.load(), s.unschedulable.load(), s.errors.load());
-  out +=
-      "# HELP planter_scheduler_pending_pods Pods of this scheduler waiting for a node.\n"
-      "# TYPE planter_scheduler_pending_pods gauge\n";
-  out += fmt::format("planter_scheduler_pending_pods {}\n", s.pending.load());
-  out +=
-      "# HELP planter_scheduler_gangs_released_total Partly bound gangs whose bound pods were "
-      "deleted at their timeout.\n"
-      "# TYPE planter_scheduler_gangs_released_total counter\n";
-  out += fmt::format("planter_scheduler_gangs_released_total {}\n", s.gangs_released.load());
-  out +=
-      "# HELP planter_scheduler_e2e_scheduling_duration_seconds From a pod first seen pending to "
-      "its binding.\n"
-      "# TYPE planter_scheduler_e2e_scheduling_duration_seconds histogram\n";
-  uint64_t cumulative = 0;
-  for (size_t b = 0; b < std::size(SchedulerStats::kBuckets); ++b) {
-    cumulative += s.bucket_counts[b].load();
-    out += fmt::format("planter_scheduler_e2e_scheduling_duration_seconds_bucket{{le=\"{}\"}} {}\n",
-                       SchedulerStats::kBuckets[b], cumulative);
-  }
-  cumulative += s.bucket_counts[std::size(SchedulerStats::kBuckets)].load();
-  out += fmt::format(
-      "planter_scheduler_e2e_scheduling_duration_seconds_bucket{{le=\"+Inf\"}} {}\n"
-      "planter_scheduler_e2e_scheduling_duration_seconds_sum {}\n"
-      "planter_scheduler_e2e_scheduling_duration_seconds_count {}\n",
-      cumulative, static_cast<double>(s.e2e_micros_sum.load()) / 1e6, cumulative);
-  return out;
-}
-
 }  // namespace planter::scheduler

@@ -61,9 +61,8 @@ class Scheduler {
   void run(std::stop_token stop);
   // True once its Pods and Nodes are listed.
   bool synced() const;
+  // What scheduler/metrics.h exposes.
   const SchedulerStats& stats() const;
-  // The Prometheus text of the stats.
-  std::string metrics() const;
 
   struct Impl;
 

@@ -262,6 +262,38 @@ TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
       << sim_.kubectl("get pods -o wide").out << s->log();
 }
 
+// /metrics through prometheus-cpp: planter's families, kube-scheduler's
+// scheduler_schedule_attempts_total{profile,result} and the process collector's.
+TEST_F(GangTest, ItsMetricsCountWhatItScheduledAsKubeSchedulersDo) {
+  PlanterProcess s({"scheduler", "--kubeconfig", sim_.kubeconfig().string(), "--metrics-addr",
+                    "127.0.0.1:0", "--health-addr", "0", "--leader-elect=false"},
+                   sim_.dir() / "scheduler.log");
+  apply_yaml(sim_, gang("m", 2, 2, "1"));
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "m")) == 2; }, 30s)) << s.log();
+  int port = 0;
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::string log = s.log();
+        size_t at = log.find("serving metrics ");
+        if (at == std::string::npos || log.find("port=", at) == std::string::npos) return false;
+        port = std::atoi(log.c_str() + log.find("port=", at) + 5);
+        return port > 0;
+      },
+      10s))
+      << s.log();
+  CommandResult r = run_shell(
+      "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(" +
+      std::string("\"http://127.0.0.1:") + std::to_string(port) + "/metrics\").read().decode())'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* line :
+       {"planter_scheduler_schedule_attempts_total{result=\"scheduled\"} 2\n",
+        "scheduler_schedule_attempts_total{profile=\"planter\",result=\"scheduled\"} 2\n",
+        "planter_scheduler_e2e_scheduling_duration_seconds_count 2\n",
+        "planter_scheduler_pending_pods 0\n", "# TYPE process_resident_memory_bytes gauge\n",
+        "# TYPE process_cpu_seconds_total counter\n", "planter_build_info{version=\""})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+}
+
 // The claim the gangs below share, of the sim's WaitForFirstConsumer class `local`.
 constexpr const char* kWorkClaim = R"(apiVersion: v1
 kind: PersistentVolumeClaim
