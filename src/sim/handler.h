@@ -109,6 +109,8 @@ struct Handler {
   std::optional<Response> check_escalation(const ResourceType& t, const json::object& obj) const;
 
   Response get(const Cluster::Target& t);
+  // A pod's log, exec, attach or portforward (pod_subresources.cpp).
+  Response pod_subresource(const Cluster::Target& t);
 
   Response scale_of(const Cluster::Target& t, const json::object& obj);
 

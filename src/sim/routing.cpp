@@ -49,10 +49,13 @@ std::optional<Response> Handler::parse_target(Cluster::Target& t) {
   if (rest.size() >= 2) t.name = std::string(rest[1]);
   if (rest.size() == 3) {
     t.subresource = std::string(rest[2]);
-    bool known = (t.subresource == "status" && t.type->has_status) ||
-                 (t.subresource == "scale" && t.type->has_scale) ||
-                 (t.subresource == "finalize" && t.type->kind == "Namespace") ||
-                 (t.subresource == "binding" && t.type->kind == "Pod" && t.type->group.empty());
+    bool known =
+        (t.subresource == "status" && t.type->has_status) ||
+        (t.subresource == "scale" && t.type->has_scale) ||
+        (t.subresource == "finalize" && t.type->kind == "Namespace") ||
+        (t.type->kind == "Pod" && t.type->group.empty() &&
+         (t.subresource == "binding" || t.subresource == "log" || t.subresource == "exec" ||
+          t.subresource == "attach" || t.subresource == "portforward"));
     if (!known) return page_not_found();
   }
   return std::nullopt;
@@ -148,6 +151,12 @@ Response Handler::handle() {
     return method_not_allowed();
   }
   if (type.namespaced && t.ns.empty()) return page_not_found();
+  if (t.subresource == "log" || t.subresource == "exec" || t.subresource == "attach" ||
+      t.subresource == "portforward") {
+    if (req.method == "GET" || (req.method == "POST" && t.subresource != "log"))
+      return pod_subresource(t);
+    return method_not_allowed();
+  }
   if (req.method == "GET") return type.allows("get") ? get(t) : method_not_allowed();
   if (req.method == "PUT") return type.allows("update") ? update(t) : method_not_allowed();
   if (req.method == "PATCH") return type.allows("patch") ? patch(t) : method_not_allowed();

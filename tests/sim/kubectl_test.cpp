@@ -495,6 +495,37 @@ TEST(KubectlCrdTest, StrictFieldValidationRejectsUnknownFields) {
   EXPECT_THAT(warn.err, HasSubstr("unknown field \"spec.colour\""));
 }
 
+// kubectl logs, exec, attach and port-forward on a simulated container: a log line that says no
+// process runs, and a Status saying why the others are not served; kube-apiserver's refusals
+// before (a container not started, a container that is not the pod's).
+TEST(KubectlPodTest, LogsExecAttachAndPortForwardSayWhatASimulatedContainerIs) {
+  // Long enough for `kubectl logs` to find the container not started yet, however slow kubectl.
+  SimProcess sim({"--workload-delay", "5000"});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("run web --image=nginx").code, 0);
+  CommandResult early = sim.kubectl("logs web");
+  EXPECT_NE(early.code, 0);
+  EXPECT_THAT(early.err, HasSubstr("container \"web\" in pod \"web\" is waiting to start: "
+                                   "ContainerCreating"));
+  ASSERT_EQ(sim.kubectl("wait --for=jsonpath={.status.phase}=Running pod/web --timeout=30s").code,
+            0);
+  CommandResult logs = sim.kubectl("logs web");
+  EXPECT_EQ(logs.code, 0) << logs.err;
+  EXPECT_EQ(logs.out,
+            "planter sim: container web of pod default/web is simulated: no process runs "
+            "in it, so it writes no log\n");
+  EXPECT_THAT(sim.kubectl("logs web -c sidecar").err,
+              HasSubstr("container sidecar is not valid for pod web"));
+  for (const char* command : {"exec web -- ls", "attach web", "port-forward pod/web 0:80"}) {
+    CommandResult r = sim.kubectl(std::string("--request-timeout=10s ") + command);
+    EXPECT_NE(r.code, 0) << command;
+    EXPECT_THAT(r.err, HasSubstr("is not served for pod \"web\": the sim's containers are "
+                                 "simulated and run no process"))
+        << command;
+  }
+  EXPECT_THAT(sim.kubectl("logs nothing").err, HasSubstr("pods \"nothing\" not found"));
+}
+
 TEST_F(KubectlTest, DeleteNamespaceTerminatesItsContents) {
   ASSERT_EQ(sim_.kubectl("create namespace doomed").code, 0);
   ASSERT_EQ(sim_.kubectl("create configmap c -n doomed --from-literal=a=b").code, 0);
