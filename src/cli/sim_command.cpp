@@ -241,8 +241,10 @@ int run_sim(const SimFlags& f) {
   else
     fmt::print("planter sim: no --kubeconfig-out given; bearer token {}\n", s.token());
   std::fflush(stdout);
-  int sig = wait_for_stop_signal();
-  fmt::print("planter sim: stopping ({})\n", sig == SIGINT ? "interrupt" : "terminated");
+  pid_t sender = 0;
+  int sig = wait_for_stop_signal(&sender);
+  fmt::print("planter sim: stopping ({}{})\n", sig == SIGINT ? "interrupt" : "terminated",
+             sender > 0 ? fmt::format(", signal sent by pid {}", sender) : "");
   s.stop();
   return 0;
 }

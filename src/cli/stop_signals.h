@@ -16,15 +16,21 @@ inline void block_stop_signals() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 }
 
-// Waits for SIGINT or SIGTERM (blocked before) and returns which came.
-inline int wait_for_stop_signal() {
+// Waits for SIGINT or SIGTERM (blocked before) and returns which came; `sender`, when given,
+// gets the pid that sent it (0 when the kernel or a terminal did). Anything but one of the two
+// (an interrupted wait) waits on.
+inline int wait_for_stop_signal(pid_t* sender = nullptr) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  int sig = 0;
-  sigwait(&signals, &sig);
-  return sig;
+  for (;;) {
+    siginfo_t info{};
+    int sig = sigwaitinfo(&signals, &info);
+    if (sig != SIGINT && sig != SIGTERM) continue;
+    if (sender) *sender = info.si_code == SI_USER || info.si_code == SI_QUEUE ? info.si_pid : 0;
+    return sig;
+  }
 }
 
 }  // namespace planter::cli
