@@ -281,10 +281,23 @@ TEST_F(GangTest, ItsMetricsCountWhatItScheduledAsKubeSchedulersDo) {
       },
       10s))
       << s.log();
-  CommandResult r = run_shell(
-      "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(" +
-      std::string("\"http://127.0.0.1:") + std::to_string(port) + "/metrics\").read().decode())'");
-  ASSERT_EQ(r.code, 0) << r.err;
+  CommandResult r;
+  auto scrape = [&] {
+    r = run_shell(
+        "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(" +
+        std::string("\"http://127.0.0.1:") + std::to_string(port) +
+        "/metrics\").read().decode())'");
+    return r.code == 0;
+  };
+  // The binding is seen through kubectl a moment before the scheduler has counted its answer.
+  ASSERT_TRUE(eventually(
+      [&] {
+        return scrape() &&
+               r.out.find("planter_scheduler_schedule_attempts_total{result=\"scheduled\"} 2\n") !=
+                   std::string::npos;
+      },
+      10s))
+      << r.err << r.out;
   for (const char* line :
        {"planter_scheduler_schedule_attempts_total{result=\"scheduled\"} 2\n",
         "scheduler_schedule_attempts_total{profile=\"planter\",result=\"scheduled\"} 2\n",
@@ -344,7 +357,9 @@ TEST_F(GangTest, AGangWhoseClaimComesLaterWaitsForIt) {
                  q("jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}"))
         .out;
   };
-  ASSERT_TRUE(eventually([&] { return why().find("not found") != std::string::npos; }, 30s))
+  // (Before its PodGroup is seen, a pod says that the group is not found: waited past.)
+  ASSERT_TRUE(
+      eventually([&] { return why().find("persistentvolumeclaim") != std::string::npos; }, 30s))
       << sim_.kubectl("get pods -o wide").out << s->log();
   // The gang's first pod tried says it (either: they were created in the same second).
   EXPECT_THAT(why(),
