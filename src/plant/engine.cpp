@@ -377,10 +377,10 @@ class Engine {
                                           "--force-conflicts to take them over");
       if (call.kind == ConflictCall::kForce) {
         rec.error.clear();
-        forced_[u] = std::move(call.adopted_from);
+        forced_[u] = std::move(call.owner);
         return declare(u);
       }
-      rec.error = owning_seed(e, options_.seed_name) ? call.why : rec.error + "; " + call.why;
+      rec.error = call.owner.empty() ? rec.error + "; " + call.why : call.why;
     } else if (e.kind_unknown())
       rec.error += "; the cluster does not serve this kind: check the apiVersion";
     rec.failed = since_start();

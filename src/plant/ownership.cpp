@@ -28,9 +28,9 @@ ConflictCall decide_conflict(const kube::ApiError& conflict, std::string_view ow
                              bool force_conflicts, std::string_view adopt_hint,
                              std::string_view force_hint) {
   if (std::optional<std::string> owner = owning_seed(conflict, own_seed)) {
-    if (adopt) return {ConflictCall::kForce, *owner, {}};
-    return {
-        ConflictCall::kRefuse, {}, fmt::format("planted by seed \"{}\"; {}", *owner, adopt_hint)};
+    std::string why = adopt ? "" : fmt::format("planted by seed \"{}\"; {}", *owner, adopt_hint);
+    return {adopt ? ConflictCall::kForce : ConflictCall::kRefuse, std::move(*owner),
+            std::move(why)};
   }
   if (force_conflicts) return {ConflictCall::kForce, {}, {}};
   return {ConflictCall::kRefuse, {}, std::string(force_hint)};

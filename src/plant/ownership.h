@@ -31,8 +31,8 @@ struct ConflictCall {
     kRefuse,  // say so and fail
     kForce,   // apply again, forced
   } kind = kRefuse;
-  std::string adopted_from;  // kForce over another seed: whom it is taken from
-  std::string why;           // kRefuse: what the unit fails with (after the server's words)
+  std::string owner;  // the other seed that planted it ("": another manager's fields)
+  std::string why;    // kRefuse: what the unit fails with (after the server's words)
 };
 // `adopt_hint`: how the user takes an object over ("use --adopt to take it over").
 ConflictCall decide_conflict(const kube::ApiError& conflict, std::string_view own_seed, bool adopt,

@@ -53,15 +53,10 @@ PreflightOutcome preflight(const Plan& plan,
     const Unit& unit = plan.units[u];
     kube::Client* own = clients.at(unit.cluster).get();
     const std::optional<WriteIdentity>& id = options.write_as;
-    if (!id || (unit.cluster != kSelf && !id->on_workload_clusters) ||
-        (id->as_self && id->as_self(unit)))
-      return own;
+    if (!id || !id->impersonates(unit)) return own;
     std::unique_ptr<kube::Client>& as = impersonating[unit.cluster];
     if (!as) {
-      kube::ClientOptions o = options.client;
-      o.transport.impersonate_user = id->user;
-      o.transport.impersonate_groups = id->groups;
-      auto made = kube::Client::create(own->config(), o);
+      auto made = kube::Client::create(own->config(), id->impersonating(options.client));
       if (!made) return nullptr;  // never the client's own identity instead: not judged
       as = std::move(made.value());
     }
@@ -75,14 +70,14 @@ PreflightOutcome preflight(const Plan& plan,
   struct Answer {
     size_t unit;
     std::optional<kube::ApiError> error;
-    std::string why;
+    std::string why, owner;  // a conflict planting would not force: what it says, and whose
   };
   std::vector<Answer> answers;
 
   auto answered = [&](size_t u) {
     return [&, u](kube::ApiResult<json::object> r) {
       std::lock_guard lock(mu);
-      answers.push_back({u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()), ""});
+      answers.push_back({u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()), "", ""});
       if (--outstanding == 0) cv.notify_all();
     };
   };
@@ -139,9 +134,10 @@ PreflightOutcome preflight(const Plan& plan,
                                           options.force_conflicts, options.adopt_hint, "");
       if (call.kind == ConflictCall::kRefuse) {
         a.why = std::move(call.why);
+        a.owner = std::move(call.owner);
         return false;
       }
-      again.emplace_back(a.unit, std::move(call.adopted_from));
+      again.emplace_back(a.unit, std::move(call.owner));
       return true;
     });
     outstanding += again.size();
@@ -168,7 +164,7 @@ PreflightOutcome preflight(const Plan& plan,
     }
     const Unit& unit = plan.units[a.unit];
     const Object& o = plan.object_of(unit);
-    if (owning_seed(*a.error, options.seed_name)) {
+    if (!a.owner.empty()) {
       ++out.checked;
       out.refused.add(o.where(), o.display(), fmt::format("cluster {}: {}", unit.cluster, a.why),
                       "another seed planted it: leave it out of this seed, or adopt it");

@@ -31,10 +31,10 @@ TEST(OwnershipTest, ForceTakesOverAnotherManagersFieldsButOnlyAdoptAnotherSeedsO
   EXPECT_EQ(c.why, "planted by seed \"a\"; use --adopt to take it over");
   c = decide_conflict(conflict({"planter/a"}), "b", true, false, hint, "force");
   EXPECT_EQ(c.kind, ConflictCall::kForce);
-  EXPECT_EQ(c.adopted_from, "a");
+  EXPECT_EQ(c.owner, "a");
   c = decide_conflict(conflict({"kubectl-edit"}), "b", false, true, hint, "force");
   EXPECT_EQ(c.kind, ConflictCall::kForce);
-  EXPECT_EQ(c.adopted_from, "");
+  EXPECT_EQ(c.owner, "");
   c = decide_conflict(conflict({"kubectl-edit"}), "b", true, false, hint, "force");
   EXPECT_EQ(c.kind, ConflictCall::kRefuse) << "adopting is not forcing";
   EXPECT_EQ(c.why, "force");
