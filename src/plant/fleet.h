@@ -17,8 +17,9 @@
 
 namespace planter::plant {
 
-// Whom the seed's objects are written as on the management cluster, when not the client's own
-// identity: the operator impersonates a Seed's service account (Impersonate-User and -Group).
+// Whom the seed's objects are written as, when not the client's own identity: the operator
+// impersonates a Seed's service account (Impersonate-User and -Group) on the management cluster,
+// and on workload clusters when on_workload_clusters says so.
 // Reads (watches, discovery) stay the client's own.
 struct WriteIdentity {
   std::string user;
@@ -28,6 +29,17 @@ struct WriteIdentity {
   bool on_workload_clusters = false;
   // Units the client's own identity writes even so (the operator's admin objects).
   std::function<bool(const Unit&)> as_self;
+
+  // Whether `unit` is written as this identity (else as the client's own).
+  bool impersonates(const Unit& unit) const {
+    return (unit.cluster == kSelf || on_workload_clusters) && !(as_self && as_self(unit));
+  }
+  // Client options that impersonate it.
+  kube::ClientOptions impersonating(kube::ClientOptions options) const {
+    options.transport.impersonate_user = user;
+    options.transport.impersonate_groups = groups;
+    return options;
+  }
 };
 
 struct FleetHandlers {

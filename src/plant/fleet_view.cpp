@@ -130,9 +130,7 @@ kube::Client* FleetView::client(const std::string& cluster) {
 
 kube::Client* FleetView::writer(const Unit& unit) {
   kube::Client* own = client(unit.cluster);
-  if (!own || !write_identity_) return own;
-  if (unit.cluster != kSelf && !write_identity_->on_workload_clusters) return own;
-  if (write_identity_->as_self && write_identity_->as_self(unit)) return own;
+  if (!own || !write_identity_ || !write_identity_->impersonates(unit)) return own;
   return impersonating(unit.cluster);
 }
 
@@ -147,16 +145,13 @@ bool FleetView::apply(const Unit& unit, json::object body, kube::ApplyOptions op
 kube::Client* FleetView::impersonating(const std::string& cluster) {
   kube::Client* own = client(cluster);
   if (!own || !write_identity_) return nullptr;
-  auto& [made_from, made] = impersonating_[cluster];
-  if (!made || made_from != own) {
-    kube::ClientOptions options = options_;
+  std::unique_ptr<kube::Client>& made = impersonating_[cluster];
+  if (!made) {
+    kube::ClientOptions options = write_identity_->impersonating(options_);
     options.transport.name = cluster;
-    options.transport.impersonate_user = write_identity_->user;
-    options.transport.impersonate_groups = write_identity_->groups;
     auto c = kube::Client::create(own->config(), options);
     if (!c) return nullptr;  // never the client's own identity instead
     made = std::move(c.value());
-    made_from = own;
   }
   return made.get();
 }
@@ -179,6 +174,7 @@ void FleetView::connect(const std::string& cluster, kube::RestConfig config) {
     if (handlers_.linked) handlers_.linked(cluster);
     return;
   }
+  impersonating_.erase(cluster);  // made from the old client's configuration
   l.client = std::move(client.value());
   l.state = Link::kConnecting;
   l.why = "waiting for its API to answer";

@@ -116,9 +116,9 @@ class FleetView : public Fleet {
   // kubeconfig Secret once the cluster object names one.
   std::map<std::string, std::string> cluster_objects_, kubeconfig_secrets_;
   std::optional<WriteIdentity> write_identity_;
-  // Per cluster, made on first use: the client impersonating the WriteIdentity, and the
-  // cluster's own client it was made from (a new link makes a new one).
-  std::map<std::string, std::pair<kube::Client*, std::unique_ptr<kube::Client>>> impersonating_;
+  // Per cluster, made on first use from its client's configuration (a new link drops it): the
+  // client impersonating the WriteIdentity.
+  std::map<std::string, std::unique_ptr<kube::Client>> impersonating_;
   std::shared_ptr<bool> alive_;
 };
 
