@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "model/stable_hash.h"
+#include "plant/engine.h"
 #include "plant/ownership.h"
 
 namespace planter::plant {
@@ -20,8 +21,11 @@ namespace {
 
 constexpr std::string_view kObjectsKey = "objects";
 
-bool same_item(const InventoryItem& a, const InventoryItem& b) {
-  return a.ref.same_object(b.ref);
+// The version-free identities of the plan's objects on each cluster.
+std::map<std::string, std::set<std::string>> keys_by_cluster(const Plan& plan) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const Unit& u : plan.units) out[u.cluster].insert(plan.object_of(u).ref.key());
+  return out;
 }
 
 // A client per reachable cluster, made when first needed; clusters that cannot have one say why.
@@ -116,15 +120,12 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
 }
 
 std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) {
-  std::map<std::string, std::vector<InventoryItem>> held;  // per cluster, the plan's objects
-  for (const Unit& u : plan.units) held[u.cluster].push_back({plan.object_of(u).ref, u.wave});
+  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan);
   std::map<int, Plan, std::greater<>> waves;  // deepest first
   for (const auto& [cluster, items] : inventories.by_cluster) {
-    const std::vector<InventoryItem>& in_plan = held[cluster];
+    const std::set<std::string>& in_plan = held[cluster];
     for (const InventoryItem& i : items) {
-      if (std::any_of(in_plan.begin(), in_plan.end(),
-                      [&](const InventoryItem& p) { return same_item(p, i); }))
-        continue;
+      if (in_plan.contains(i.ref.key())) continue;
       Plan& out = waves[i.wave];
       if (out.clusters.empty()) out.clusters = plan.clusters;
       Object o;
@@ -156,13 +157,13 @@ std::vector<std::string> write_inventories(
   std::map<std::string, std::vector<InventoryItem>> items;
   for (const Unit& u : plan.units)
     if (reachable.contains(u.cluster)) items[u.cluster].push_back({plan.object_of(u).ref, u.wave});
+  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan);
   for (const auto& [cluster, more] : also) {
     if (!reachable.contains(cluster)) continue;
     std::vector<InventoryItem>& list = items[cluster];
+    std::set<std::string>& listed = held[cluster];
     for (const InventoryItem& i : more)
-      if (std::none_of(list.begin(), list.end(),
-                       [&](const InventoryItem& p) { return same_item(p, i); }))
-        list.push_back(i);
+      if (listed.insert(i.ref.key()).second) list.push_back(i);
   }
   kube::ApplyOptions apply;
   apply.field_manager = seed_field_manager(options.seed_name);
@@ -173,11 +174,10 @@ std::vector<std::string> write_inventories(
     json::object cm{
         {"apiVersion", "v1"},
         {"kind", "ConfigMap"},
-        {"metadata",
-         json::object{{"name", inventory_name(options.seed_name)},
-                      {"namespace", kInventoryNamespace},
-                      {"labels", json::object{{"app.kubernetes.io/managed-by", "planter"},
-                                              {kInventoryLabel, options.seed_name}}}}},
+        {"metadata", json::object{{"name", inventory_name(options.seed_name)},
+                                  {"namespace", kInventoryNamespace},
+                                  {"labels", json::object{{kManagedByLabel, "planter"},
+                                                          {kInventoryLabel, options.seed_name}}}}},
         {"data", json::object{{kObjectsKey, format_items(std::move(list))}}}};
     if (auto r = c->apply(cm, apply); !r)
       errors.push_back(
