@@ -58,6 +58,10 @@ ProcessStats process_stats() {
 
 }  // namespace
 
+void catch_up(prometheus::Counter& counter, double total) {
+  if (total > counter.Value()) counter.Increment(total - counter.Value());
+}
+
 struct ProcessMetrics::Impl {
   prometheus::Counter& cpu;
   prometheus::Gauge &resident_memory, &virtual_memory, &open_fds, &max_fds, &start_time;
@@ -109,8 +113,7 @@ ProcessMetrics::~ProcessMetrics() = default;
 
 void ProcessMetrics::update() {
   ProcessStats p = process_stats();
-  // A counter follows the total /proc keeps.
-  if (p.cpu_seconds > impl_->cpu.Value()) impl_->cpu.Increment(p.cpu_seconds - impl_->cpu.Value());
+  catch_up(impl_->cpu, p.cpu_seconds);
   impl_->resident_memory.Set(p.resident_bytes);
   impl_->virtual_memory.Set(p.virtual_bytes);
   impl_->open_fds.Set(p.open_fds);

@@ -10,10 +10,14 @@
 #include <string>
 
 namespace prometheus {
+class Counter;
 class Registry;
-}
+}  // namespace prometheus
 
 namespace planter::daemon {
+
+// Brings a counter up to a total kept elsewhere (an atomic the process counts in, /proc).
+void catch_up(prometheus::Counter& counter, double total);
 
 class ProcessMetrics {
  public:

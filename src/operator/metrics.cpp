@@ -49,11 +49,6 @@ prometheus::Histogram::BucketBoundaries queue_buckets() {
   return b;
 }
 
-// A counter that follows a total kept elsewhere.
-void catch_up(prometheus::Counter& c, double total) {
-  if (total > c.Value()) c.Increment(total - c.Value());
-}
-
 }  // namespace
 
 struct Metrics::Impl {
@@ -328,7 +323,7 @@ std::string Metrics::render() const {
   if (!lease.empty()) m.leader_status.Add({{"name", lease}}).Set(g.leader ? 1 : 0);
   m.longest_running.Set(running);
   m.unfinished.Set(running);
-  catch_up(m.watch_restarts, static_cast<double>(kube::watch_restarts()));
+  daemon::catch_up(m.watch_restarts, static_cast<double>(kube::watch_restarts()));
   m.process.update();
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, m.registry.Collect());

@@ -21,11 +21,6 @@ using prometheus::BuildCounter;
 using prometheus::BuildGauge;
 using prometheus::BuildHistogram;
 
-// A counter that follows a total kept elsewhere.
-void catch_up(prometheus::Counter& c, double total) {
-  if (total > c.Value()) c.Increment(total - c.Value());
-}
-
 prometheus::Histogram::BucketBoundaries e2e_buckets() {
   return {std::begin(SchedulerStats::kBuckets), std::end(SchedulerStats::kBuckets)};
 }
@@ -81,12 +76,12 @@ std::string Metrics::render(const SchedulerStats& s) {
   for (auto [result, total] : {std::pair<const char*, uint64_t>{"scheduled", s.scheduled.load()},
                                {"unschedulable", s.unschedulable.load()},
                                {"error", s.errors.load()}}) {
-    catch_up(m.attempts.Add({{"result", result}}), static_cast<double>(total));
-    catch_up(m.kube_attempts.Add({{"profile", m.profile}, {"result", result}}),
-             static_cast<double>(total));
+    daemon::catch_up(m.attempts.Add({{"result", result}}), static_cast<double>(total));
+    daemon::catch_up(m.kube_attempts.Add({{"profile", m.profile}, {"result", result}}),
+                     static_cast<double>(total));
   }
   m.pending.Set(static_cast<double>(s.pending.load()));
-  catch_up(m.gangs_released, static_cast<double>(s.gangs_released.load()));
+  daemon::catch_up(m.gangs_released, static_cast<double>(s.gangs_released.load()));
   std::vector<double> increments(m.counted.size());
   bool any = false;
   for (size_t b = 0; b < m.counted.size(); ++b) {
