@@ -133,11 +133,15 @@ struct SeedRun {
   milliseconds backoff{0};
   Steady::time_point retry_at;
   size_t failure_events = 0;
-  // With spec.driftCheckInterval, once planted: the last check's objects that differ from the
-  // seed, per cluster, and in words (none before the first check).
-  std::optional<int64_t> drifted;
-  std::map<std::string, int64_t> drifted_by_cluster;
+  // With spec.driftCheckInterval, once planted: per cluster judged, how many objects differed
+  // from the seed at the last check, and that in words (none before the first check).
+  std::optional<std::map<std::string, int64_t>> drifted;
   std::string drift_message;
+  int64_t drifted_total() const {
+    int64_t n = 0;
+    for (const auto& [_, count] : *drifted) n += count;
+    return n;
+  }
 };
 
 struct Controller::Impl {
@@ -737,15 +741,17 @@ struct Controller::Impl {
     std::vector<plant::ObjectDiff> diffs =
         plant::diff_seed(*plan, {{std::string(kSelf), config}}, o);
     if (run->stop.get_token().stop_requested()) return std::nullopt;
-    int64_t count = 0;
-    std::map<std::string, int64_t> by_cluster;
+    int64_t count = 0, judged = 0;
+    std::map<std::string, int64_t> by_cluster{{std::string(kSelf), 0}};  // the clusters judged
     std::vector<std::string> first;
     for (const plant::ObjectDiff& d : diffs) {
+      judged += d.state == plant::ObjectDiff::State::kSame ? 1 : 0;
       if (d.state != plant::ObjectDiff::State::kChanged &&
           d.state != plant::ObjectDiff::State::kCreated)
         continue;
       const Unit& unit = plan->units[d.unit];
       ++count;
+      ++judged;
       ++by_cluster[unit.cluster];
       if (first.size() >= 3) continue;
       std::string what = plan->object_of(unit).display() + " on " + unit.cluster;
@@ -760,7 +766,7 @@ struct Controller::Impl {
     }
     std::string message;
     if (count == 0) {
-      message = fmt::format("all {} objects are as the seed declares them", diffs.size());
+      message = fmt::format("all {} objects checked are as the seed declares them", judged);
     } else {
       message = fmt::format("{} object(s) differ from the seed: ", count);
       for (size_t i = 0; i < first.size(); ++i) message += (i ? "; " : "") + first[i];
@@ -771,9 +777,8 @@ struct Controller::Impl {
     std::optional<int64_t> before;
     {
       std::lock_guard lock(run->mu);
-      before = run->drifted;
-      run->drifted = count;
-      run->drifted_by_cluster = std::move(by_cluster);
+      if (run->drifted) before = run->drifted_total();
+      run->drifted = std::move(by_cluster);
       run->drift_message = message;
     }
     if (before != count) {
@@ -921,9 +926,11 @@ struct Controller::Impl {
              failed ? (run.phase == "Failed" ? run.reason : "UnitFailed") : "NoFailure",
              failed ? (run.phase == "Failed" ? run.message : "a unit failed") : ""));
     // Drifted, once a drift check ran (spec.driftCheckInterval).
-    if (run.drifted && planted)
-      conditions.push_back(cond("Drifted", *run.drifted > 0,
-                                *run.drifted > 0 ? "Drifted" : "NoDrift", run.drift_message));
+    if (run.drifted && planted) {
+      bool drifted = run.drifted_total() > 0;
+      conditions.push_back(
+          cond("Drifted", drifted, drifted ? "Drifted" : "NoDrift", run.drift_message));
+    }
     st["conditions"] = std::move(conditions);
     return st;
   }
@@ -1108,8 +1115,7 @@ Metrics::Gauges Controller::gauges() const {
     for (const plant::UnitRecord& r : run->records)
       ++g.units_by_state[std::string(plant::to_string(r.state))];
     if (run->drifted)
-      for (const auto& [cluster, n] : run->drifted_by_cluster) g.drifted[{key, cluster}] = n;
-    if (run->drifted && run->drifted_by_cluster.empty()) g.drifted[{key, std::string(kSelf)}] = 0;
+      for (const auto& [cluster, n] : *run->drifted) g.drifted[{key, cluster}] = n;
   }
   return g;
 }

@@ -21,10 +21,6 @@ void strip(json::object& o) {
     meta->as_object().erase("managedFields");
 }
 
-}  // namespace
-
-namespace {
-
 void collect_changes(const json::value& a, const json::value& b, const std::string& path,
                      size_t max, std::vector<std::string>& out) {
   if (out.size() >= max || a == b) return;
