@@ -7,12 +7,16 @@
 #include <map>
 #include <set>
 
+#include "fit/cluster_choice.h"
 #include "kube/client.h"
 #include "kube/kubeconfig.h"
+#include "model/base64.h"
 #include "model/json_indent.h"
 #include "model/yaml.h"
 #include "plan/render.h"
+#include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/readiness_check.h"
 #include "plant/stack_group.h"
 
 namespace planter::cli {
@@ -46,11 +50,37 @@ struct ClusterRead {
   std::string error;
 };
 
+// How to reach a cluster the management cluster's cluster objects define: the kubeconfig its
+// status points at, read from the management cluster as planting reads it (plant/fleet_view.cpp).
+Result<kube::RestConfig> workload_rest_config(const kube::Kubeconfig& config,
+                                              const std::string& self_context,
+                                              const ObjectRef& cluster) {
+  auto self_rest = config.rest_config(self_context);
+  if (!self_rest) return self_rest.error();
+  auto self = kube::Client::create(std::move(self_rest.value()));
+  if (!self) return self.error();
+  auto object = self.value()->get(cluster.api_version, cluster.kind, cluster.ns, cluster.name);
+  if (!object)
+    return Error{fmt::format("reading {}: {}", cluster.short_form(), object.error().str())};
+  auto where = plant::kubeconfig_location(*object);
+  if (!where) return Error{fmt::format("{}: {}", cluster.short_form(), where.error())};
+  if (where->secret_name.empty())
+    return Error{"its kubeconfig is at a URL (" + where->url + "), which --fit does not fetch"};
+  auto secret = self.value()->get("v1", "Secret", where->secret_namespace, where->secret_name);
+  if (!secret)
+    return Error{fmt::format("reading {}: {}", where->secret_origin(), secret.error().str())};
+  auto bytes = base64_decode(string_field(*secret, {"data", where->secret_key}));
+  if (!bytes)
+    return Error{fmt::format("{} has no kubeconfig under key \"{}\"", where->secret_origin(),
+                             where->secret_key)};
+  auto kubeconfig = kube::Kubeconfig::parse(*bytes, where->secret_origin(), "");
+  if (!kubeconfig) return kubeconfig.error();
+  return kubeconfig->rest_config(where->context);
+}
+
 // `seed_claims`: the claims the seed declares there, read before the cluster's own (which win).
-ClusterRead read_cluster(const kube::Kubeconfig& config, const std::string& context,
-                         std::vector<json::object> seed_claims) {
+ClusterRead read_cluster(Result<kube::RestConfig> rest, std::vector<json::object> seed_claims) {
   ClusterRead out;
-  auto rest = config.rest_config(context);
   if (!rest) return {{}, {}, {}, rest.error().message};
   auto client = kube::Client::create(std::move(rest.value()));
   if (!client) return {{}, {}, {}, client.error().message};
@@ -70,15 +100,69 @@ ClusterRead read_cluster(const kube::Kubeconfig& config, const std::string& cont
   return out;
 }
 
-std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
-                             const std::string& self_context) {
-  std::map<std::string, std::string> contexts{{"SELF", self_context}};
+auto visit(const std::vector<json::object>& items) {
+  return [&items](const std::function<void(const json::object&)>& fn) {
+    for (const json::object& o : items) fn(o);
+  };
+}
+
+// The clusters the fit reads, each read once.
+struct Clusters {
+  const Plan& plan;
+  const kube::Kubeconfig& config;
+  std::string self_context;
   std::set<std::string> made_by_seed;
-  for (const ClusterInfo& c : plan.clusters) {
-    if (!c.context.empty()) contexts[c.name] = c.context;
-    if (c.object) made_by_seed.insert(c.name);
-  }
   std::map<std::string, ClusterRead> read;
+
+  Clusters(const Plan& p, const kube::Kubeconfig& c, std::string self)
+      : plan(p), config(c), self_context(std::move(self)) {
+    for (const ClusterInfo& info : plan.clusters)
+      if (info.object) made_by_seed.insert(info.name);
+  }
+  Result<kube::RestConfig> rest_config(const std::string& cluster) const {
+    for (const ClusterInfo& info : plan.clusters) {
+      if (info.name != cluster) continue;
+      if (!info.context.empty()) return config.rest_config(info.context);
+      if (info.existing) return workload_rest_config(config, self_context, *info.existing);
+    }
+    return config.rest_config(self_context);  // SELF
+  }
+  const ClusterRead& of(const std::string& cluster) {
+    auto [it, fresh] = read.try_emplace(cluster);
+    if (fresh) it->second = read_cluster(rest_config(cluster), seed_claims(plan, cluster));
+    return it->second;
+  }
+};
+
+// Each cluster choice as planting would make it now (without the clusters earlier runs chose).
+std::vector<plant::ChoiceRecord> choose_all(const Plan& plan, Clusters& clusters) {
+  std::vector<plant::ChoiceRecord> out;
+  for (const ClusterChoice& choice : plan.choices) {
+    fit::Group group = choice_group(plan, choice);
+    std::vector<fit::ClusterCandidate> candidates;
+    for (uint32_t index : choice.candidates) {
+      const std::string& name = plan.clusters[index].name;
+      if (clusters.made_by_seed.contains(name)) {
+        candidates.push_back(
+            {name, false, "the seed makes this cluster: planter reads it while planting", {}});
+        continue;
+      }
+      const ClusterRead& c = clusters.of(name);
+      if (!c.error.empty()) {
+        candidates.push_back({name, false, "cannot read the cluster: " + c.error, {}});
+        continue;
+      }
+      fit::GroupFit fit =
+          fit::fit_group_on(group, visit(c.nodes), visit(c.pods), {}, visit(c.volumes));
+      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left});
+    }
+    out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {})});
+  }
+  return out;
+}
+
+std::vector<FitLine> fit_all(const Plan& plan, Clusters& clusters) {
+  const std::set<std::string>& made_by_seed = clusters.made_by_seed;
   // What stacks fitted earlier take, as planting would hold it for them.
   std::map<std::string, fit::Held> held;  // by cluster
   std::vector<FitLine> out;
@@ -90,19 +174,12 @@ std::vector<FitLine> fit_all(const Plan& plan, const kube::Kubeconfig& config,
         out.push_back(std::move(line));
         continue;
       }
-      auto [it, fresh] = read.try_emplace(cluster);
-      if (fresh) it->second = read_cluster(config, contexts[cluster], seed_claims(plan, cluster));
-      const ClusterRead& c = it->second;
+      const ClusterRead& c = clusters.of(cluster);
       if (!c.error.empty()) {
         line.text = "cannot read the cluster: " + c.error;
         out.push_back(std::move(line));
         continue;
       }
-      auto visit = [](const std::vector<json::object>& items) {
-        return [&items](const std::function<void(const json::object&)>& fn) {
-          for (const json::object& o : items) fn(o);
-        };
-      };
       fit::GroupFit fit = fit::fit_group_on(stack_group(s), visit(c.nodes), visit(c.pods),
                                             held[cluster], visit(c.volumes));
       line.fits = fit.fits;
@@ -149,8 +226,12 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
     fmt::print(stderr, "error: --fit: {}\n", config().error().message);
     return kExitBadInput;
   }
-  std::vector<FitLine> lines = fit_all(plan.value(), config().value(), flags.context);
-  bool all_fit = std::all_of(lines.begin(), lines.end(), [](const FitLine& l) { return l.fits; });
+  Clusters clusters(plan.value(), config().value(), flags.context);
+  std::vector<FitLine> lines = fit_all(plan.value(), clusters);
+  std::vector<plant::ChoiceRecord> choices = choose_all(plan.value(), clusters);
+  bool all_fit = std::all_of(lines.begin(), lines.end(), [](const FitLine& l) { return l.fits; }) &&
+                 std::all_of(choices.begin(), choices.end(),
+                             [](const plant::ChoiceRecord& c) { return c.result.complete; });
   if (output == "json" || output == "yaml") {
     json::object doc = json::parse(render_json(plan.value())).as_object();
     json::array& stacks = doc["stacks"].as_array();  // in the plan's order
@@ -162,17 +243,50 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
               {"cluster", l.cluster}, {"fits", l.fits}, {l.fits ? "where" : "why", l.text}});
       stacks[i].as_object()["fit"] = std::move(fits);
     }
+    json::array jchoices;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      const plant::ChoiceRecord& c = choices[i];
+      json::array candidates, chosen;
+      for (const fit::ScoredCandidate& s : c.result.ranked) {
+        json::object jc{{"cluster", s.name}, {"fits", s.fits}, {"chosen", s.chosen}};
+        if (s.fits) jc["score"] = s.score;
+        if (!s.why.empty()) jc["why"] = s.why;
+        candidates.push_back(std::move(jc));
+      }
+      for (const std::string& name : c.result.chosen) chosen.push_back(json::string(name));
+      jchoices.push_back(json::object{{"name", c.name},
+                                      {"count", plan.value().choices[i].count},
+                                      {"chosen", std::move(chosen)},
+                                      {"candidates", std::move(candidates)}});
+    }
+    if (!jchoices.empty()) doc["choices"] = std::move(jchoices);
     std::string text = output == "json" ? indent_json(json::serialize(doc)) : to_yaml(doc);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::string text = render_table(plan.value(), output == "wide");
-    text += lines.empty() ? "\nno stack to fit\n" : "\nfit now:\n";
+    if (!lines.empty())
+      text += "\nfit now:\n";
+    else if (choices.empty())
+      text += "\nno stack or cluster choice to fit\n";
     for (const FitLine& l : lines)
       text += fmt::format("  stack {} on {}: {}{}\n", l.stack, l.cluster,
                           !l.fits                        ? ""
                           : l.text.starts_with("across") ? "fits "
                                                          : "fits on ",
                           l.text);
+    for (size_t i = 0; i < choices.size(); ++i) {
+      const plant::ChoiceRecord& c = choices[i];
+      const ClusterChoice& choice = plan.value().choices[i];
+      text += fmt::format(
+          "\n{} chooses {} of {} cluster(s): {}\n", c.name, choice.count, choice.candidates.size(),
+          c.result.complete
+              ? fit::chosen_text(c.result)
+              : fmt::format("only {} fit now, it would wait", c.result.chosen.size()));
+      for (const fit::ScoredCandidate& s : c.result.ranked)
+        text += s.fits
+                    ? fmt::format("  {}: {}score {}\n", s.name, s.chosen ? "chosen, " : "", s.score)
+                    : fmt::format("  {}: {}\n", s.name, s.why);
+    }
     std::fwrite(text.data(), 1, text.size(), stdout);
   }
   return all_fit ? kExitOk : kExitFailure;

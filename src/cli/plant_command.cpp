@@ -339,8 +339,20 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   plant::InventoryOptions io = inventory_options(f, p);
   plant::Inventories inventories = plant::read_inventories(p.targets.clusters, io);
   warn_all(inventories.errors);
-  warn_all(plant::write_inventories(p.plan, p.targets.clusters, inventories.by_cluster, io));
+  // The clusters earlier runs chose stay chosen; the choices this seed no longer makes are dropped.
+  plant::ChoiceRecords choices;
+  for (const ClusterChoice& c : p.plan.choices)
+    if (auto it = inventories.choices.find(c.name); it != inventories.choices.end())
+      choices.insert(*it);
+  options.kept_choices = choices;
+  warn_all(
+      plant::write_inventories(p.plan, p.targets.clusters, inventories.by_cluster, io, choices));
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
+  bool chose_anew = false;
+  for (const plant::ChoiceRecord& c : out.choices) {
+    chose_anew = chose_anew || choices[c.name] != c.result.chosen;
+    choices[c.name] = c.result.chosen;
+  }
   progress.finish();
   if (out.timed_out)
     fmt::print("\ntimed out after {}s with {} unit(s) not declared\n", f.timeout_s,
@@ -372,7 +384,11 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
       r.kept = inventories.by_cluster;
     }
     if (p.interrupts->signal() == 0)
-      warn_all(plant::write_inventories(p.plan, p.targets.clusters, r.kept, io));
+      warn_all(plant::write_inventories(p.plan, p.targets.clusters, r.kept, io, choices));
+  } else if (chose_anew && inventories.errors.empty()) {
+    // Not complete, but what was chosen is kept for the next run.
+    warn_all(
+        plant::write_inventories(p.plan, p.targets.clusters, inventories.by_cluster, io, choices));
   }
   std::fflush(stdout);
   return interrupted(p, out.all_declared() && wrote && pruned ? kExitOk : kExitFailure);

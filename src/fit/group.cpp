@@ -553,7 +553,17 @@ class Fitter {
 }  // namespace
 
 GroupFit fit_group(const Group& group, Snapshot& snapshot) {
-  return Fitter(group, snapshot).run();
+  GroupFit fit = Fitter(group, snapshot).run();
+  for (const NodeInfo& n : snapshot.nodes()) {
+    if (n.unschedulable) continue;
+    fit.left.milli_cpu = add_sat(fit.left.milli_cpu, std::max<int64_t>(0, n.free("cpu")));
+    fit.left.memory = add_sat(fit.left.memory, std::max<int64_t>(0, n.free("memory")));
+  }
+  for (const auto& [node, taken] : fit.placed) {
+    fit.left.milli_cpu = std::max<int64_t>(0, add_sat(fit.left.milli_cpu, -taken.milli_cpu));
+    fit.left.memory = std::max<int64_t>(0, add_sat(fit.left.memory, -taken.memory));
+  }
+  return fit;
 }
 
 GroupFit fit_group_on(const Group& group, const Visit& each_node, const Visit& each_pod,

@@ -56,6 +56,9 @@ struct GroupFit {
   std::string steer_key;
   std::vector<std::string> steer_values;
   std::map<std::string, Resources> placed;  // node -> what the group takes of it
+  // The room the cluster's schedulable nodes have left once the group is placed (fitting), or
+  // now (not fitting): what cluster choice scores (cluster_choice.h).
+  Resources left;
   // The group's pods where the decision put them (node name, pod and copies): held for the group
   // once it is released, so that later decisions see its labels, ports and anti-affinity before
   // its pods exist.

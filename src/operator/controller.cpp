@@ -876,7 +876,9 @@ struct Controller::Impl {
       const plant::UnitRecord& r = run.records[u];
       ++n[r.state];
       if (waiting.empty() && r.state == UnitState::kPending) waiting = r.waiting_for;
-      if (r.state == UnitState::kDeclared || pending.size() >= options.status_units_max) continue;
+      if (r.state == UnitState::kDeclared || r.state == UnitState::kNotChosen ||
+          pending.size() >= options.status_units_max)
+        continue;
       const Unit& unit = run.plan->units[u];
       json::object e{{"object", run.plan->object_of(unit).display()},
                      {"cluster", unit.cluster},
@@ -891,7 +893,8 @@ struct Controller::Impl {
                     {"declaring", n[UnitState::kDeclaring]},
                     {"declared", n[UnitState::kDeclared]},
                     {"failed", n[UnitState::kFailed]},
-                    {"blocked", n[UnitState::kBlocked]}};
+                    {"blocked", n[UnitState::kBlocked]},
+                    {"notChosen", n[UnitState::kNotChosen]}};
     if (!pending.empty()) st["notDeclared"] = std::move(pending);
     // The conditions, from the phase.
     std::string message = run.message;

@@ -117,18 +117,8 @@ std::optional<Placement> place_with_namespace(const PlacementContext& ctx, size_
 }
 
 std::optional<Placement> place_by_usage(const PlacementContext& ctx, size_t i) {
-  const Object& o = ctx.objects[i];
-  SeedIndex::Objects users;
-  if (is_namespace(o.ref)) {
-    users = ctx.index.in_namespace(o.ref.name);
-  } else if (is_crd(o.ref)) {
-    const auto* g = find_string(o.body, {"spec", "group"});
-    const auto* k = find_string(o.body, {"spec", "names", "kind"});
-    if (!g || !k) return std::nullopt;
-    users = ctx.index.of_kind(*g, *k);
-  } else {
-    return std::nullopt;
-  }
+  if (!second_tier(ctx.objects[i].ref)) return std::nullopt;
+  SeedIndex::Objects users = usage_users(ctx.objects, ctx.index, i);
   Placement p{{}, "usage"};
   for (size_t j : users)
     if (ctx.placed[j]) merge_clusters(p.clusters, ctx.placed[j]->clusters);
@@ -156,6 +146,17 @@ constexpr PlacementRule kPlacementRules[] = {
 };
 
 }  // namespace
+
+SeedIndex::Objects usage_users(const std::vector<Object>& objects, const SeedIndex& index,
+                               size_t object) {
+  const Object& o = objects[object];
+  if (is_namespace(o.ref)) return index.in_namespace(o.ref.name);
+  if (!is_crd(o.ref)) return {};
+  const auto* g = find_string(o.body, {"spec", "group"});
+  const auto* k = find_string(o.body, {"spec", "names", "kind"});
+  if (!g || !k) return {};
+  return index.of_kind(*g, *k);
+}
 
 std::span<const PlacementRule> placement_rules() {
   return kPlacementRules;

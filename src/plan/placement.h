@@ -24,6 +24,9 @@ inline constexpr std::string_view kClusterAnnotation = "planter.nephio.org/clust
 inline constexpr std::string_view kClustersAnnotation = "planter.nephio.org/clusters";
 inline constexpr std::string_view kClusterSelectorAnnotation =
     "planter.nephio.org/cluster-selector";
+// With /cluster-selector or /clusters: choose this many of those clusters, by room
+// (plan/cluster_choice.h).
+inline constexpr std::string_view kClusterCountAnnotation = "planter.nephio.org/cluster-count";
 
 // Clusters as indices into Inventory::clusters(), ascending (inventory order), no duplicates. Most
 // objects go to one or two clusters, which fit without an allocation.
@@ -50,6 +53,11 @@ struct PlacementRule {
   std::string_view summary;
   std::optional<Placement> (*apply)(const PlacementContext& ctx, size_t object);
 };
+
+// The objects whose placement a Namespace or CRD follows when placed by usage (the objects in the
+// Namespace, the custom resources of the CRD's kind); empty for other objects.
+SeedIndex::Objects usage_users(const std::vector<Object>& objects, const SeedIndex& index,
+                               size_t object);
 
 // The built-in placement rules, in the order they are tried.
 std::span<const PlacementRule> placement_rules();

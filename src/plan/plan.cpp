@@ -15,6 +15,8 @@ std::string Plan::describe(const Requirement& r) const {
     what = fmt::format("cluster {} ready", object.name);
   } else if (r.when.type == ReadinessPredicate::Type::kStackFits) {
     return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
+  } else if (r.when.type == ReadinessPredicate::Type::kClusterChoice) {
+    return fmt::format("{} chooses cluster {}", object.name, r.cluster);
   } else if (r.when.type == ReadinessPredicate::Type::kNodeCapability) {
     what = fmt::format("node-capability {} on {}", r.when.arg, r.cluster);
     std::string_view by(r.when.value);
@@ -46,7 +48,8 @@ size_t Plan::external_requirement_count() const {
   for (const Unit& u : units)
     for (const Requirement& r : u.requirements)
       n += r.external() && r.when.type != ReadinessPredicate::Type::kStackFits &&
-                   r.when.type != ReadinessPredicate::Type::kNodeCapability
+                   r.when.type != ReadinessPredicate::Type::kNodeCapability &&
+                   r.when.type != ReadinessPredicate::Type::kClusterChoice
                ? 1
                : 0;
   return n;

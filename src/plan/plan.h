@@ -83,6 +83,20 @@ struct StackNeeds {
   std::optional<size_t> pod_group;
 };
 
+// N of the clusters a selector (or list) names, chosen while planting where the group fits, by
+// room (planter.nephio.org/cluster-count on an object, spec.clusters on a Stack;
+// plan/cluster_choice.h). Its objects are placed on every candidate; the cluster-choice
+// requirement lets through only the units on the chosen ones, and the others are not declared.
+struct ClusterChoice {
+  std::string name;  // "stack gpu-train", or the object's short form: also the record's key
+  SourceLocation source;
+  int64_t count = 0;
+  std::vector<uint32_t> candidates;  // indices into Plan::clusters, ascending
+  std::optional<size_t> stack;       // a Stack's choice: index into Plan::stacks (its group)
+  std::vector<size_t> objects;       // the objects whose units it decides
+  std::vector<StackPods> pod_kinds;  // not a Stack's: the pods its objects make
+};
+
 // An object of the seed that planter reads but never declares, by another tool's convention: a
 // Kptfile, kpt's local config, a Helm test hook, an Argo CD Skip hook.
 struct SetAside {
@@ -102,6 +116,7 @@ struct Plan {
   std::vector<NodeNeed> node_needs;
   std::vector<SeedProvider> node_providers;  // what NodeNeed::providers index
   std::vector<ClusterInfo> clusters;
+  std::vector<ClusterChoice> choices;
   std::vector<Unit> units;  // ordered by wave, then by position in the seed
 
   const Object& object_of(const Unit& u) const { return objects[u.object]; }

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "plan/cluster_choice.h"
 #include "plan/grouping.h"
 #include "plan/node_providers.h"
 #include "plan/placement.h"
@@ -151,6 +152,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   }
   std::vector<Placement> placements =
       place_objects(objs, index, inventory, *default_cluster, diags);
+  ClusterChoices choices =
+      read_cluster_choices(objs, index, placements, inventory, plan.stacks, kinds, diags);
 
   for (size_t i = 0; i < objs.size(); ++i) {
     if (const auto* rw = string_in(index.annotations(i), kReadyWhenAnnotation)) {
@@ -189,6 +192,8 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
                   options.conventions,
                   stack_index,
                   rollouts,
+                  choices.choices,
+                  choices.of_object,
                   plan.node_needs,
                   plan.node_providers,
                   needs_from,
@@ -237,6 +242,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     unit.requirements.reserve(kept.size());
     for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));
   }
+  plan.choices = std::move(choices.choices);
   if (diags.empty()) order_units(plan, diags);
   return plan;
 }

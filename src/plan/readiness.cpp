@@ -36,6 +36,8 @@ std::string ReadinessPredicate::str() const {
       return "healthy";
     case Type::kNodeCapability:
       return "node-capability=" + arg;
+    case Type::kClusterChoice:
+      return "cluster-choice";
   }
   return "exists";
 }

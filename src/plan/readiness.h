@@ -2,7 +2,7 @@
 // (`exists`, `healthy`, `condition=<Type>`, `jsonpath=<expr>=<value>`, `jsonpath=<expr>` for
 // "is set") or chosen by a built-in rule
 // (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`,
-// `anchor-scheduled`).
+// `anchor-scheduled`, `cluster-choice`).
 #pragma once
 
 #include <string>
@@ -27,6 +27,9 @@ struct ReadinessPredicate {
     kAnchorScheduled,  // the anchor pod of stack `arg` is bound to a schedulable node (ditto)
     kSchedulerReady,   // a Lease is held and renewed: its scheduler answers (ditto)
     kHealthy,          // healthy as Argo CD judges the built-in kinds (src/plant/health.h)
+    kClusterChoice,    // the unit's cluster is among those chosen: `arg` lists the choices (indices
+                       // into Plan::choices, comma-separated; any of them); never from an
+                       // annotation
     kNodeCapability,   // enough nodes meet a node need: `value` is "<index into
                        // Plan::node_needs>;<its providers, for people>", `arg` says the need
                        // for people; never from an annotation

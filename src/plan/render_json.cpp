@@ -87,7 +87,8 @@ void append_unit(std::string& out, const Plan& plan, const Unit& u) {
     append_member(out, "when", r.when.str());
     append_member(out, "rule", r.rule);
     if (r.external() && r.when.type != ReadinessPredicate::Type::kStackFits &&
-        r.when.type != ReadinessPredicate::Type::kNodeCapability)
+        r.when.type != ReadinessPredicate::Type::kNodeCapability &&
+        r.when.type != ReadinessPredicate::Type::kClusterChoice)
       out += ",\"external\":true";
     out += '}';
   }

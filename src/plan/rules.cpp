@@ -9,6 +9,11 @@ namespace planter {
 namespace {
 
 constexpr RequirementRule kRequirementRules[] = {
+    {"cluster-choice",
+     "a unit of an object that chooses N of its clusters (planter.nephio.org/cluster-count, a "
+     "Stack's spec.clusters), and a Namespace or CRD placed only for such units, waits for the "
+     "choice; on a cluster not chosen it is not declared",
+     require_cluster_choice},
     {"cluster-ready", "a unit on a workload cluster the seed defines waits for that cluster",
      require_cluster_ready},
     {"namespace", "a namespaced unit waits for its Namespace to be Active", require_namespace},

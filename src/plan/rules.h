@@ -80,6 +80,9 @@ struct RuleContext {
   const Conventions& conventions;  // which other tools' annotations count
   const StackIndex& stacks;
   const RolloutIndex& rollouts;
+  // The choices of N clusters of M (rules/cluster_choice.cpp), and each object's (-1: none).
+  const std::vector<ClusterChoice>& choices;
+  const std::vector<int32_t>& choice_of;
   // What objects' pods need of their nodes: object i's are node_needs[needs_from[i]] up to
   // node_needs[needs_from[i + 1]].
   const std::vector<NodeNeed>& node_needs;
@@ -162,5 +165,6 @@ void require_apply_time_sources(const RuleContext&, const Unit&, std::vector<Req
 void require_helm_hooks(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_sync_waves(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_rollout(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_cluster_choice(const RuleContext&, const Unit&, std::vector<Requirement>&);
 
 }  // namespace planter

@@ -35,6 +35,8 @@ std::string_view to_string(UnitState s) {
       return "failed";
     case UnitState::kBlocked:
       return "blocked";
+    case UnitState::kNotChosen:
+      return "not-chosen";
   }
   return "pending";
 }
@@ -82,7 +84,8 @@ std::optional<json::object> body_known_before(const Plan& plan, const Unit& unit
 namespace {
 
 bool terminal(UnitState s) {
-  return s == UnitState::kDeclared || s == UnitState::kFailed || s == UnitState::kBlocked;
+  return s == UnitState::kDeclared || s == UnitState::kFailed || s == UnitState::kBlocked ||
+         s == UnitState::kNotChosen;
 }
 
 // What a requirement looks like right now.
@@ -109,7 +112,10 @@ class Engine {
       gates_->synced(c);
       wake_cluster(c);
     };
-    h.linked = [this](const std::string& c) { wake_cluster(c); };
+    h.linked = [this](const std::string& c) {
+      gates_->linked(c);
+      wake_cluster(c);
+    };
     h.kind_checked = [this](const std::string& c, const std::string& av, const std::string& k) {
       gates_->kind_checked(c, av, k);
     };
@@ -123,6 +129,10 @@ class Engine {
       records_[u].waiting_for = std::move(why);
       set_state(u, UnitState::kPending);
       evaluate(u);
+    };
+    context.kept_choices = options_.kept_choices;
+    context.chose = [this](const ClusterChoice& choice, const fit::ClusterChoiceResult& result) {
+      choices_.push_back({choice.name, result});
     };
     gates_ = std::make_unique<Gates>(std::move(context));
     index();
@@ -140,6 +150,7 @@ class Engine {
     out.stopped = end.stopped;
     out.elapsed = since_start();
     out.units = records_;
+    out.choices = choices_;
     return out;
   }
 
@@ -188,6 +199,13 @@ class Engine {
     };
     if (r.unit) {
       const UnitRecord& provider = records_[*r.unit];
+      if (provider.state == UnitState::kNotChosen) {
+        // A roll-out batch that went to no chosen cluster holds nothing back.
+        if (r.rule == "rollout") return {};
+        const Unit& p = plan_.units[*r.unit];
+        return {Check::kBlocked, fmt::format("{} on {}, whose cluster was not chosen",
+                                             plan_.object_of(p).display(), p.cluster)};
+      }
       if (provider.state == UnitState::kFailed || provider.state == UnitState::kBlocked) {
         const Unit& p = plan_.units[*r.unit];
         return {Check::kBlocked,
@@ -218,6 +236,15 @@ class Engine {
     UnitRecord& rec = records_[u];
     if (rec.state != UnitState::kPending) return;
     const Unit& unit = plan_.units[u];
+    // On a cluster its choice did not choose, nothing else matters (that cluster may be gone).
+    for (const Requirement& r : unit.requirements) {
+      if (r.when.type != Type::kClusterChoice) continue;
+      std::optional<Gate::Wait> wait = gates_->of(r.when.type).check(u, r);
+      if (!wait || !wait->skip) continue;
+      rec.waiting_for = std::move(wait->why);
+      set_state(u, UnitState::kNotChosen);
+      return wake(dependents_[u]);
+    }
     if (fleet_->link(unit.cluster) == FleetView::Link::kFailed) {
       rec.error = fmt::format("cluster {}: {}", unit.cluster, fleet_->link_status(unit.cluster));
       rec.waiting_for.clear();
@@ -402,6 +429,7 @@ class Engine {
   // fields were another manager's, not a seed's).
   std::unordered_map<size_t, std::string> forced_;
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
+  std::vector<ChoiceRecord> choices_;  // the cluster choices made, in order
   // The gates of the requirement kinds (src/plant/gates/): their state lives there.
   std::unique_ptr<Gates> gates_;
   Clock::time_point start_;

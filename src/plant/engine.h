@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/cluster_choice.h"
 #include "kube/client.h"
 #include "plan/plan.h"
 #include "plant/event_loop.h"
@@ -34,7 +35,8 @@ namespace planter::plant {
 inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr std::string_view kSeedLabel = "planter.nephio.org/seed";
 
-enum class UnitState { kPending, kDeclaring, kDeclared, kFailed, kBlocked };
+// kNotChosen: on a cluster its cluster choice did not choose; never declared (terminal).
+enum class UnitState { kPending, kDeclaring, kDeclared, kFailed, kBlocked, kNotChosen };
 std::string_view to_string(UnitState s);
 
 // What happened to one unit. Times are offsets from the start of planting.
@@ -55,15 +57,25 @@ struct UnitRecord {
   int attempts = 0;                  // applies sent (a re-opened requirement sends again)
 };
 
+// A cluster choice made while planting (plan/cluster_choice.h).
+struct ChoiceRecord {
+  std::string name;  // ClusterChoice::name
+  fit::ClusterChoiceResult result;
+};
+
 struct PlantOutcome {
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds elapsed{0};
   bool timed_out = false;
-  bool stopped = false;           // EngineOptions::stop was requested
-  std::vector<UnitRecord> units;  // parallel to Plan::units
+  bool stopped = false;               // EngineOptions::stop was requested
+  std::vector<UnitRecord> units;      // parallel to Plan::units
+  std::vector<ChoiceRecord> choices;  // in the order they were made
 
   size_t count(UnitState s) const;
-  bool all_declared() const { return count(UnitState::kDeclared) == units.size(); }
+  // Every unit is declared, or on a cluster its choice did not choose: the seed is planted.
+  bool all_declared() const {
+    return count(UnitState::kDeclared) + count(UnitState::kNotChosen) == units.size();
+  }
 };
 
 // Without EngineOptions::timeout, how long a cluster may fail transiently (refused, reset, 429,
@@ -85,6 +97,9 @@ struct EngineOptions {
   std::optional<WriteIdentity> write_as;
   // A stop request ends planting early (requests in flight finish; their answers are dropped).
   std::stop_token stop;
+  // The clusters an earlier run chose, by choice name: they stay chosen (the seed's inventory
+  // keeps them, seed_inventory.h).
+  std::map<std::string, std::vector<std::string>> kept_choices;
 };
 
 // Plants `plan`. `clusters`: how to reach the management cluster ("SELF") and the clusters given

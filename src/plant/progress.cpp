@@ -137,6 +137,10 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
     case UnitState::kBlocked:
       what = "blocked " + r.error;
       break;
+    case UnitState::kNotChosen:
+      if (!options_.verbose) return;
+      what = "not declared: its cluster was not chosen (" + r.waiting_for + ")";
+      break;
     case UnitState::kDeclaring:
       if (!options_.verbose) return;
       what = "declaring";

@@ -115,6 +115,7 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
     case T::kStackFits:
     case T::kAnchorScheduled:
     case T::kNodeCapability:
+    case T::kClusterChoice:
       break;  // not about one object: the engine decides from its nodes and pods
   }
   return {false, "unknown predicate"};

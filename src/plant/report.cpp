@@ -60,6 +60,7 @@ std::string what_now(const UnitRecord& r) {
     case UnitState::kBlocked:
       return "blocked " + r.error;
     case UnitState::kDeclared:
+    case UnitState::kNotChosen:
       return "";
   }
   return "";
@@ -76,9 +77,9 @@ std::string render_summary(const Plan& plan, const PlantOutcome& out) {
                       "FAILED", "BLOCKED", "PENDING");
   size_t used = 0;
   for (const std::string& c : clusters) {
-    size_t total = 0, counts[5] = {0, 0, 0, 0, 0};
+    size_t total = 0, counts[6] = {0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < plan.units.size(); ++i)
-      if (plan.units[i].cluster == c) {
+      if (plan.units[i].cluster == c && out.units[i].state != UnitState::kNotChosen) {
         ++total;
         ++counts[static_cast<int>(out.units[i].state)];
       }
@@ -91,7 +92,7 @@ std::string render_summary(const Plan& plan, const PlantOutcome& out) {
   bool header = false;
   for (size_t i = 0; i < plan.units.size(); ++i) {
     const UnitRecord& r = out.units[i];
-    if (r.state == UnitState::kDeclared) continue;
+    if (r.state == UnitState::kDeclared || r.state == UnitState::kNotChosen) continue;
     if (!header) {
       text += "\nNot declared:\n";
       header = true;
@@ -101,12 +102,16 @@ std::string render_summary(const Plan& plan, const PlantOutcome& out) {
     text += fmt::format("  {} {} on {} ({}): {}\n", to_string(r.state), o.display(), u.cluster,
                         o.where(), what_now(r));
   }
+  if (!out.choices.empty()) text += "\nClusters chosen:\n";
+  for (const ChoiceRecord& c : out.choices)
+    text += fmt::format("  {}: {}\n", c.name, fit::chosen_text(c.result));
   size_t declared = out.count(UnitState::kDeclared);
-  if (declared == out.units.size())
+  size_t to_declare = out.units.size() - out.count(UnitState::kNotChosen);
+  if (declared == to_declare)
     text += fmt::format("\nplanted {} units on {} cluster{} in {:.2f}s\n", declared, used,
                         used == 1 ? "" : "s", seconds(out.elapsed));
   else
-    text += fmt::format("\n{} of {} units declared in {:.2f}s{}\n", declared, out.units.size(),
+    text += fmt::format("\n{} of {} units declared in {:.2f}s{}\n", declared, to_declare,
                         seconds(out.elapsed),
                         out.timed_out ? " (timed out)"
                         : out.stopped ? " (interrupted)"
@@ -136,8 +141,23 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
   }
   json::object counts;
   for (auto s : {UnitState::kPending, UnitState::kDeclaring, UnitState::kDeclared,
-                 UnitState::kFailed, UnitState::kBlocked})
+                 UnitState::kFailed, UnitState::kBlocked, UnitState::kNotChosen})
     counts[to_string(s)] = out.count(s);
+  json::array choices;
+  for (const ChoiceRecord& c : out.choices) {
+    json::array candidates;
+    for (const fit::ScoredCandidate& s : c.result.ranked) {
+      json::object jc{{"cluster", s.name}, {"fits", s.fits}, {"chosen", s.chosen}};
+      if (s.fits) jc["score"] = s.score;
+      if (s.kept) jc["kept"] = true;
+      if (!s.why.empty()) jc["why"] = s.why;
+      candidates.push_back(std::move(jc));
+    }
+    json::array chosen;
+    for (const std::string& name : c.result.chosen) chosen.push_back(json::string(name));
+    choices.push_back(json::object{
+        {"name", c.name}, {"chosen", std::move(chosen)}, {"candidates", std::move(candidates)}});
+  }
   auto started =
       std::chrono::duration_cast<std::chrono::milliseconds>(out.started.time_since_epoch());
   std::time_t secs = static_cast<std::time_t>(started.count() / 1000);
@@ -151,6 +171,7 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
       {"elapsedSeconds", seconds(out.elapsed)},
       {"timedOut", out.timed_out},
       {"counts", std::move(counts)},
+      {"choices", std::move(choices)},
       {"units", std::move(units)}};
   return json::serialize(root) + "\n";
 }

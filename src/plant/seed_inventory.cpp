@@ -20,6 +20,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view kObjectsKey = "objects";
+constexpr std::string_view kChoicesKey = "choices";
 
 // The version-free identities of the plan's objects on each cluster.
 std::map<std::string, std::set<std::string>> keys_by_cluster(const Plan& plan) {
@@ -95,6 +96,33 @@ std::vector<InventoryItem> parse_items(std::string_view text) {
   return out;
 }
 
+std::string format_choices(const ChoiceRecords& choices) {
+  std::string out;
+  for (const auto& [name, clusters] : choices) {
+    if (clusters.empty() || name.empty()) continue;
+    std::string list;
+    for (const std::string& c : clusters) list += (list.empty() ? "" : ",") + c;
+    out += fmt::format("{} {}\n", list, name);
+  }
+  return out;
+}
+
+ChoiceRecords parse_choices(std::string_view text) {
+  ChoiceRecords out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 >= line.size()) continue;
+    std::vector<std::string> clusters;
+    std::istringstream list(line.substr(0, space));
+    for (std::string c; std::getline(list, c, ',');)
+      if (!c.empty()) clusters.push_back(c);
+    if (!clusters.empty()) out[line.substr(space + 1)] = std::move(clusters);
+  }
+  return out;
+}
+
 Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reachable,
                              const InventoryOptions& options) {
   Inventories out;
@@ -115,6 +143,8 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
         options.seed_name)
       continue;
     out.by_cluster[cluster] = parse_items(string_field(*got, {"data", std::string(kObjectsKey)}));
+    if (cluster == kSelf)
+      out.choices = parse_choices(string_field(*got, {"data", std::string(kChoicesKey)}));
   }
   return out;
 }
@@ -150,8 +180,8 @@ std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) 
 
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
-    const std::map<std::string, std::vector<InventoryItem>>& also,
-    const InventoryOptions& options) {
+    const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
+    const ChoiceRecords& choices) {
   std::vector<std::string> errors;
   Clients clients(reachable, options.client);
   std::map<std::string, std::vector<InventoryItem>> items;
@@ -165,6 +195,9 @@ std::vector<std::string> write_inventories(
     for (const InventoryItem& i : more)
       if (listed.insert(i.ref.key()).second) list.push_back(i);
   }
+  // The management cluster keeps the choices, whether or not the seed places objects there.
+  if (!choices.empty() && reachable.contains(std::string(kSelf)))
+    items.try_emplace(std::string(kSelf));
   kube::ApplyOptions apply;
   apply.field_manager = seed_field_manager(options.seed_name);
   apply.force = true;  // planter's own record of the seed
@@ -179,6 +212,8 @@ std::vector<std::string> write_inventories(
                                   {"labels", json::object{{kManagedByLabel, "planter"},
                                                           {kInventoryLabel, options.seed_name}}}}},
         {"data", json::object{{kObjectsKey, format_items(std::move(list))}}}};
+    if (cluster == kSelf && !choices.empty())
+      cm["data"].as_object()[kChoicesKey] = format_choices(choices);
     if (auto r = c->apply(cm, apply); !r)
       errors.push_back(
           fmt::format("cluster {}: writing the seed's inventory: {}", cluster, r.error().str()));

@@ -36,6 +36,13 @@ std::string format_items(std::vector<InventoryItem> items);
 // Lines that do not read as items are skipped.
 std::vector<InventoryItem> parse_items(std::string_view text);
 
+// The cluster choices a seed made (plan/cluster_choice.h), kept in the management cluster's
+// inventory under `choices` so that a replant keeps them: a line per choice, "<cluster>,<cluster>
+// <choice name>", sorted by name.
+using ChoiceRecords = std::map<std::string, std::vector<std::string>>;
+std::string format_choices(const ChoiceRecords& choices);
+ChoiceRecords parse_choices(std::string_view text);
+
 struct InventoryOptions {
   std::string seed_name;
   kube::ClientOptions client;
@@ -45,6 +52,7 @@ struct InventoryOptions {
 // could not be read.
 struct Inventories {
   std::map<std::string, std::vector<InventoryItem>> by_cluster;
+  ChoiceRecords choices;  // the management cluster's
   std::vector<std::string> errors;
 };
 Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reachable,
@@ -55,10 +63,12 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
 std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories);
 
 // Writes each reachable cluster's inventory: the plan's objects on it, and `also` (items to keep
-// listing: an earlier inventory's, what could not be pruned). Errors, one per cluster.
+// listing: an earlier inventory's, what could not be pruned); the management cluster's keeps
+// `choices` too. Errors, one per cluster.
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
-    const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options);
+    const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
+    const ChoiceRecords& choices = {});
 
 // Deletes the inventories (after an uproot left nothing of the seed). Errors, one per cluster.
 std::vector<std::string> delete_inventories(

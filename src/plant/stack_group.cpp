@@ -12,6 +12,15 @@ fit::Group stack_group(const StackNeeds& stack) {
   return g;
 }
 
+fit::Group choice_group(const Plan& plan, const ClusterChoice& choice) {
+  if (choice.stack) return stack_group(plan.stacks[*choice.stack]);
+  fit::Group g;
+  g.name = choice.name;
+  for (const StackPods& p : choice.pod_kinds)
+    g.kinds.push_back({fit::PodInfo::from(p.pod), p.count, p.per_node});
+  return g;
+}
+
 std::vector<boost::json::object> seed_claims(const Plan& plan, const std::string& cluster) {
   std::vector<boost::json::object> out;
   for (const Unit& u : plan.units) {
@@ -24,6 +33,21 @@ std::vector<boost::json::object> seed_claims(const Plan& plan, const std::string
     out.push_back(std::move(claim));
   }
   return out;
+}
+
+fit::GroupFit fit_on_fleet(plant::Fleet& fleet, const std::string& cluster, const fit::Group& group,
+                           const fit::Held& held, const std::vector<boost::json::object>& claims) {
+  using Fn = std::function<void(const boost::json::object&)>;
+  auto visit = [&](fit::SnapshotKind::Role role) {
+    return [&fleet, &cluster, &claims, role](const Fn& fn) {
+      if (role == fit::SnapshotKind::kVolume)
+        for (const boost::json::object& c : claims) fn(c);  // the cluster's own, read next, win
+      for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
+        if (read.role == role) fleet.for_each(cluster, read.api_version, read.kind, fn);
+    };
+  };
+  return fit::fit_group_on(group, visit(fit::SnapshotKind::kNode), visit(fit::SnapshotKind::kPod),
+                           held, visit(fit::SnapshotKind::kVolume));
 }
 
 }  // namespace planter

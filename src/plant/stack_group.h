@@ -8,14 +8,23 @@
 
 #include "fit/group.h"
 #include "plan/plan.h"
+#include "plant/fleet.h"
 
 namespace planter {
 
 fit::Group stack_group(const StackNeeds& stack);
+// What a cluster choice places: its stack's group, or its objects' pods.
+fit::Group choice_group(const Plan& plan, const ClusterChoice& choice);
 
 // The PersistentVolumeClaims the seed declares on `cluster`, as the cluster will hold them (their
 // namespace set): the fit model binds the claims a stack's pods mount as the cluster will, before
 // they exist there (a claim the cluster already holds is read from the cluster instead).
 std::vector<boost::json::object> seed_claims(const Plan& plan, const std::string& cluster);
+
+// Fits `group` on `cluster` as the fleet's watches hold it (fit::kSnapshotKinds; the caller
+// watches them and waits for them to be synced), next to the `held` groups, with `claims` (the
+// seed's, seed_claims()) read before the cluster's own.
+fit::GroupFit fit_on_fleet(plant::Fleet& fleet, const std::string& cluster, const fit::Group& group,
+                           const fit::Held& held, const std::vector<boost::json::object>& claims);
 
 }  // namespace planter

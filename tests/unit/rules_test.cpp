@@ -21,11 +21,11 @@ const char* kEdge =
 TEST(Rules, TableListsEveryRuleOnce) {
   std::vector<std::string> names;
   for (const auto& r : requirement_rules()) names.emplace_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"cluster-ready", "namespace", "crd", "apiservice",
-                                             "webhook", "pod-references", "dependencies",
-                                             "depends-on", "apply-time-mutation", "helm-hooks",
-                                             "sync-waves", "rollout", "stack-fits", "anchor",
-                                             "pod-group", "scheduler-ready", "node-capability"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "cluster-choice", "cluster-ready", "namespace", "crd", "apiservice",
+                       "webhook", "pod-references", "dependencies", "depends-on",
+                       "apply-time-mutation", "helm-hooks", "sync-waves", "rollout", "stack-fits",
+                       "anchor", "pod-group", "scheduler-ready", "node-capability"}));
 }
 
 TEST(Rules, ClusterReady) {

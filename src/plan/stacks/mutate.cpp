@@ -457,8 +457,40 @@ void collect(AnchorInputs& in, const Object& member, const PodTarget& t) {
 // placement annotations are copied into `annotations`.
 void place_like(const AnchorInputs& in, json::object& annotations) {
   if (!in.placed_like) return;
-  for (std::string_view key : {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation})
+  for (std::string_view key : {kClusterAnnotation, kClustersAnnotation, kClusterSelectorAnnotation,
+                               kClusterCountAnnotation})
     if (const json::string* v = in.placed_like->annotation(key)) annotations[key] = *v;
+}
+
+// spec.clusters: the member goes where the stack's choice of clusters goes. Its own placement
+// would split the stack; the annotations planter wrote before (an annotated seed) are accepted.
+void place_with_stack(const StackPolicy& stack, Object& o, Diagnostics& diags) {
+  if (stack.cluster_count == 0) return;
+  std::string count = std::to_string(stack.cluster_count);
+  bool same = true, any = false;
+  for (auto [key, wanted] :
+       {std::pair{kClusterAnnotation, std::string_view()},
+        std::pair{kClustersAnnotation, std::string_view()},
+        std::pair{kClusterSelectorAnnotation, std::string_view(stack.cluster_selector)},
+        std::pair{kClusterCountAnnotation, std::string_view(count)}})
+    if (const json::string* v = o.annotation(key)) {
+      any = true;
+      same = same && std::string_view(*v) == wanted;
+    }
+  if (any && !same) {
+    diags.add(o.where(), o.display(),
+              fmt::format("the object is placed on its own, but its Stack {} chooses its clusters "
+                          "(spec.clusters)",
+                          stack.name),
+              "remove the member's planter.nephio.org/cluster* annotations: the stack places "
+              "every member");
+    return;
+  }
+  if (any) return;
+  o.set_annotation(kClusterSelectorAnnotation, stack.cluster_selector);
+  o.set_annotation(kClusterCountAnnotation, count);
+  o.mutations.push_back(fmt::format("placed as Stack {} chooses: {} of the clusters {} matches",
+                                    stack.name, count, stack.cluster_selector));
 }
 
 // The index of `made` in `objects`: the seed's own copy when it holds one that `same` accepts (a
@@ -615,6 +647,7 @@ std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTab
     }
     if (!stack) continue;
     ++used[index];
+    place_with_stack(*stack, o, diags);
     std::vector<PodShape> shapes;
     if (auto it = shapes_by_kind.find({std::string(o.ref.group()), o.ref.kind});
         it != shapes_by_kind.end())

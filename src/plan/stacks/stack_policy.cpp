@@ -15,8 +15,10 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::string_view kFields[] = {"selector",     "atomic",    "colocate",
-                                        "separateFrom", "dedicated", "coschedule"};
+constexpr std::string_view kFields[] = {"selector",  "atomic",     "colocate", "separateFrom",
+                                        "dedicated", "coschedule", "clusters"};
+// docs/limits.md: the most clusters one choice takes.
+constexpr int64_t kMaxClusterCount = 10000;
 
 struct Reader {
   const Object& stack;
@@ -143,6 +145,27 @@ struct Reader {
     }
   }
 
+  void read_clusters(const json::value& v, StackPolicy& p) {
+    const char* hint = "e.g. clusters: {count: 2, selector: \"tier=edge\"}";
+    if (!v.is_object()) return error("spec.clusters must be an object {count, selector}", hint);
+    for (const auto& [k, _] : v.as_object())
+      if (k != "count" && k != "selector")
+        error(fmt::format("spec.clusters.{}: unknown field (known: count, selector)", k), hint);
+    const json::value* count = v.as_object().if_contains("count");
+    const json::value* selector = v.as_object().if_contains("selector");
+    if (!count || !count->is_int64() || count->as_int64() < 1 ||
+        count->as_int64() > kMaxClusterCount)
+      return error(
+          fmt::format("spec.clusters.count must be a whole number from 1 to {}", kMaxClusterCount),
+          hint);
+    if (!selector || !selector->is_string() || selector->as_string().empty())
+      return error("spec.clusters.selector must be a cluster label selector (a string)", hint);
+    if (auto sel = LabelSelector::parse(selector->as_string()); !sel)
+      return error("spec.clusters.selector: " + sel.error().message, hint);
+    p.cluster_count = count->as_int64();
+    p.cluster_selector = std::string(selector->as_string());
+  }
+
   std::optional<StackPolicy> read() {
     StackPolicy p;
     p.name = stack.ref.name;
@@ -163,8 +186,8 @@ struct Reader {
     for (const auto& [k, _] : spec)
       if (std::find(std::begin(kFields), std::end(kFields), k) == std::end(kFields))
         error(fmt::format("spec.{}: unknown field", k),
-              "a Stack's spec has selector, atomic, colocate, separateFrom, dedicated and "
-              "coschedule");
+              "a Stack's spec has selector, atomic, colocate, separateFrom, dedicated, "
+              "coschedule and clusters");
     if (const json::value* s = spec.if_contains("selector")) {
       if (!s->is_object()) {
         error("spec.selector must be a label selector {matchLabels, matchExpressions}");
@@ -180,6 +203,7 @@ struct Reader {
       }
     }
     if (const json::value* a = spec.if_contains("atomic")) read_atomic(*a, p);
+    if (const json::value* c = spec.if_contains("clusters")) read_clusters(*c, p);
     if (const json::value* c = spec.if_contains("colocate")) read_colocate(*c, p);
     if (const json::value* d = spec.if_contains("dedicated")) read_dedicated(*d, p);
     if (const json::value* c = spec.if_contains("coschedule")) {

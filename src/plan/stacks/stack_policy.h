@@ -54,6 +54,11 @@ struct StackPolicy {
   enum class Coschedule { kNone, kAnchor, kScheduler };
   Coschedule coschedule = Coschedule::kNone;
   bool isolate = false;  // anchors of different stacks never share a node
+  // spec.clusters: the stack goes to `cluster_count` of the clusters `cluster_selector` (the
+  // cluster-selector annotation's syntax) matches, chosen by room (plan/cluster_choice.h); 0:
+  // its members are placed one by one.
+  int64_t cluster_count = 0;
+  std::string cluster_selector;
 
   // "planter.nephio.org/v1alpha1 Stack moodle-a"
   std::string display() const;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fit/cluster_choice.h"
 #include "plan/plan.h"
 #include "plant/event_loop.h"
 #include "plant/fleet.h"
@@ -35,6 +36,10 @@ struct GateContext {
   // A declared unit is to be declared again, once its requirements hold again (an anchor placed
   // again); `why` says so while it waits.
   std::function<void(size_t unit, std::string why)> declare_again;
+  // Cluster choices (gates/cluster_choice.cpp): the clusters an earlier run chose, by choice name,
+  // which are kept; and what hears each choice made now.
+  std::map<std::string, std::vector<std::string>> kept_choices;
+  std::function<void(const ClusterChoice& choice, const fit::ClusterChoiceResult& result)> chose;
 };
 
 class Gate {
@@ -47,6 +52,8 @@ class Gate {
   struct Wait {
     std::string why;    // empty: the requirement's own words say it
     bool bare = false;  // `why` says it all, without the requirement's words before it
+    // The unit is not to be declared at all (its cluster was not chosen): `why` says so.
+    bool skip = false;
   };
   virtual std::optional<Wait> check(size_t u, const Requirement& r) = 0;
   // The unit `r` is on (r.unit) was declared.
@@ -55,6 +62,8 @@ class Gate {
   virtual void changed(const std::string& /*cluster*/, const boost::json::object& /*o*/) {}
   // The watches of `cluster` caught up with it.
   virtual void synced(const std::string& /*cluster*/) {}
+  // Whether `cluster` can be reached changed (Fleet::link).
+  virtual void linked(const std::string& /*cluster*/) {}
   // Discovery answered whether `api_version` `kind` is served on `cluster`.
   virtual void kind_checked(const std::string& /*cluster*/, const std::string& /*api_version*/,
                             const std::string& /*kind*/) {}
@@ -75,6 +84,7 @@ class Gates {
   // Every gate hears these.
   void changed(const std::string& cluster, const boost::json::object& o);
   void synced(const std::string& cluster);
+  void linked(const std::string& cluster);
   void kind_checked(const std::string& cluster, const std::string& api_version,
                     const std::string& kind);
   // The stack-fits gate also steers what is declared (StackFitsGate::steer).
@@ -92,5 +102,6 @@ std::unique_ptr<Gate> make_cluster_ready_gate(GateContext& context);
 std::unique_ptr<Gate> make_established_gate(GateContext& context);
 std::unique_ptr<Gate> make_object_state_gate(GateContext& context);
 std::unique_ptr<Gate> make_node_capability_gate(GateContext& context);
+std::unique_ptr<Gate> make_cluster_choice_gate(GateContext& context);
 
 }  // namespace planter::plant

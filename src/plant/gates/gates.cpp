@@ -33,6 +33,7 @@ Gates::Gates(GateContext context) : context_(std::move(context)) {
        Type::kJsonPath, Type::kFieldSet, Type::kHealthy, Type::kSchedulerReady});
   add(std::move(fits), {Type::kStackFits});
   add(make_node_capability_gate(context_), {Type::kNodeCapability});
+  add(make_cluster_choice_gate(context_), {Type::kClusterChoice});
   add(std::move(anchor), {Type::kAnchorScheduled});
 }
 
@@ -48,6 +49,10 @@ void Gates::changed(const std::string& cluster, const boost::json::object& o) {
 
 void Gates::synced(const std::string& cluster) {
   for (auto& g : gates_) g->synced(cluster);
+}
+
+void Gates::linked(const std::string& cluster) {
+  for (auto& g : gates_) g->linked(cluster);
 }
 
 void Gates::kind_checked(const std::string& cluster, const std::string& api_version,

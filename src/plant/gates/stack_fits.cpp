@@ -96,19 +96,8 @@ const fit::GroupFit& StackFitsGate::decision(const std::string& k, const std::st
       held[other] = r->second.pods;
   auto [slot_claims, fresh] = seed_claims_.try_emplace(cluster);
   if (fresh) slot_claims->second = seed_claims(c_.plan, cluster);
-  const std::vector<json::object>& claims = slot_claims->second;
-  auto visit = [this, &cluster, &claims](fit::SnapshotKind::Role role) {
-    return [this, &cluster, &claims, role](const std::function<void(const json::object&)>& fn) {
-      if (role == fit::SnapshotKind::kVolume)
-        for (const json::object& c : claims) fn(c);  // the cluster's own, read next, win
-      for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-        if (read.role == role) c_.fleet.for_each(cluster, read.api_version, read.kind, fn);
-    };
-  };
   auto& slot = decided_[k];
-  slot = {generation,
-          fit::fit_group_on(group, visit(fit::SnapshotKind::kNode), visit(fit::SnapshotKind::kPod),
-                            held, visit(fit::SnapshotKind::kVolume))};
+  slot = {generation, fit_on_fleet(c_.fleet, cluster, group, held, slot_claims->second)};
   return slot.second;
 }
 

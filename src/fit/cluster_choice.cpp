@@ -1,0 +1,89 @@
+#include "fit/cluster_choice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace planter::fit {
+
+namespace {
+
+// 0..50: one resource's share of the score.
+double half_score(int64_t left, int64_t most) {
+  if (most <= 0 || left <= 0) return 0;
+  return 50.0 * static_cast<double>(left) / static_cast<double>(most);
+}
+
+}  // namespace
+
+ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
+                                    const std::vector<std::string>& kept) {
+  ClusterChoiceResult out;
+  int64_t most_cpu = 0, most_memory = 0;
+  for (const ClusterCandidate& c : candidates) {
+    if (!c.fits) continue;
+    most_cpu = std::max(most_cpu, c.left.milli_cpu);
+    most_memory = std::max(most_memory, c.left.memory);
+  }
+  out.ranked.reserve(candidates.size());
+  for (const ClusterCandidate& c : candidates) {
+    ScoredCandidate s{c.name, c.fits, false, false, 0, c.why};
+    if (c.fits)
+      s.score = static_cast<int>(std::lround(half_score(c.left.milli_cpu, most_cpu) +
+                                             half_score(c.left.memory, most_memory)));
+    out.ranked.push_back(std::move(s));
+  }
+  // Kept clusters first, in the order they were recorded.
+  for (const std::string& name : kept) {
+    if (static_cast<int64_t>(out.chosen.size()) >= count) break;
+    auto it = std::find_if(out.ranked.begin(), out.ranked.end(),
+                           [&](const ScoredCandidate& s) { return s.name == name; });
+    if (it == out.ranked.end() || it->chosen) continue;
+    it->chosen = it->kept = true;
+    out.chosen.push_back(name);
+  }
+  std::vector<size_t> order(out.ranked.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto better = [&](size_t a, size_t b) {
+    const ScoredCandidate &x = out.ranked[a], &y = out.ranked[b];
+    if (x.fits != y.fits) return x.fits;
+    if (x.score != y.score) return x.score > y.score;
+    return x.name < y.name;
+  };
+  std::sort(order.begin(), order.end(), better);
+  for (size_t i : order) {
+    if (static_cast<int64_t>(out.chosen.size()) >= count) break;
+    ScoredCandidate& s = out.ranked[i];
+    if (s.chosen || !s.fits) continue;
+    s.chosen = true;
+    out.chosen.push_back(s.name);
+  }
+  out.complete = static_cast<int64_t>(out.chosen.size()) >= count;
+  // Chosen first, in the order they were chosen; then the others, best first.
+  auto position = [&](const ScoredCandidate& c) {
+    return static_cast<size_t>(std::find(out.chosen.begin(), out.chosen.end(), c.name) -
+                               out.chosen.begin());
+  };
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [&](const ScoredCandidate& x, const ScoredCandidate& y) {
+                     if (x.chosen || y.chosen) return position(x) < position(y);
+                     if (x.fits != y.fits) return x.fits;
+                     if (x.score != y.score) return x.score > y.score;
+                     return x.name < y.name;
+                   });
+  return out;
+}
+
+std::string chosen_text(const ClusterChoiceResult& result) {
+  std::string out;
+  for (const ScoredCandidate& s : result.ranked) {
+    if (!s.chosen) continue;
+    if (!out.empty()) out += ", ";
+    out +=
+        s.kept ? fmt::format("{} (kept)", s.name) : fmt::format("{} (score {})", s.name, s.score);
+  }
+  return out;
+}
+
+}  // namespace planter::fit

@@ -1,0 +1,58 @@
+// Choosing N of M clusters by room (docs/placement.md, "Choosing clusters"): the decision behind a
+// unit's planter.nephio.org/cluster-count and a Stack's spec.clusters, made by the planting
+// engine's cluster-choice gate and shown by `planter plan --fit`.
+//
+// Each candidate cluster is first judged by the fit model (group.h: the whole group at once, every
+// resource its nodes advertise); the clusters where it fits are then scored by the room they have
+// left after it, as Open Cluster Management's ResourceAllocatableCPU and
+// ResourceAllocatableMemory prioritizers score, normalised to the roomiest candidate:
+//
+//   score = 100 × (cpu left / most cpu left + memory left / most memory left) / 2
+//
+// (cpu and memory left: what the cluster's schedulable nodes have free once the group is placed).
+// Clusters chosen before (the record of an earlier run) are kept first, whatever their score, so
+// that a replant moves nothing; the rest of the count goes to the best scores, ties broken by
+// name, so that a choice is reproducible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fit/resources.h"
+
+namespace planter::fit {
+
+struct ClusterCandidate {
+  std::string name;
+  bool fits = false;
+  std::string why;  // not fitting (or not readable): why, for people
+  Resources left;   // fitting: what its schedulable nodes have free after the group
+};
+
+struct ScoredCandidate {
+  std::string name;
+  bool fits = false;
+  bool chosen = false;
+  bool kept = false;  // chosen by an earlier run and kept
+  int score = 0;      // 0..100; 0 when it does not fit
+  std::string why;    // not fitting: why
+};
+
+struct ClusterChoiceResult {
+  // The chosen clusters, in the order they were chosen (kept ones first, then by score).
+  std::vector<std::string> chosen;
+  // Every candidate, chosen first, then the others by score and name.
+  std::vector<ScoredCandidate> ranked;
+  bool complete = false;  // `count` clusters were chosen
+};
+
+// Chooses `count` of `candidates`. `kept`: the clusters an earlier run chose; those still among
+// the candidates stay chosen (they already hold the group), fitting or not.
+ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
+                                    const std::vector<std::string>& kept);
+
+// For people: "edge2 (score 100), edge5 (score 62)".
+std::string chosen_text(const ClusterChoiceResult& result);
+
+}  // namespace planter::fit

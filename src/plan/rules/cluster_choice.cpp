@@ -1,0 +1,42 @@
+// cluster-choice: a unit of an object that chooses N of its candidate clusters
+// (planter.nephio.org/cluster-count, a Stack's spec.clusters; plan/cluster_choice.h) waits for the
+// choice, and so does a Namespace or CRD placed by usage whose every user on that cluster is in a
+// choice (it goes where they go). The requirement names the choice, which is never declared; the
+// engine's gate (src/plant/gates/cluster_choice.cpp) makes it with the fit model, and a unit on a
+// cluster not chosen is not declared.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "plan/rules.h"
+#include "plan/stacks/stack_policy.h"
+
+namespace planter {
+
+void require_cluster_choice(const RuleContext& ctx, const Unit& unit,
+                            std::vector<Requirement>& out) {
+  if (ctx.choices.empty()) return;
+  std::vector<int32_t> by;
+  if (int32_t own = ctx.choice_of[unit.object]; own >= 0) {
+    by.push_back(own);
+  } else if (ctx.placements[unit.object].rule == "usage") {
+    for (size_t user : usage_users(ctx.objects, ctx.index, unit.object)) {
+      if (!ctx.placed_on(user, unit.cluster_index)) continue;
+      if (ctx.choice_of[user] < 0) return;  // needed there whatever is chosen
+      by.push_back(ctx.choice_of[user]);
+    }
+    std::sort(by.begin(), by.end());
+    by.erase(std::unique(by.begin(), by.end()), by.end());
+  }
+  if (by.empty()) return;
+  std::string arg;
+  for (int32_t c : by) arg += (arg.empty() ? "" : ",") + std::to_string(c);
+  std::string name = ctx.choices[static_cast<size_t>(by.front())].name;
+  if (by.size() > 1) name += fmt::format(" (or one of {} more choices)", by.size() - 1);
+  out.push_back(
+      {std::nullopt, ObjectRef{std::string(kStackApiVersion), "ClusterChoice", "", std::move(name)},
+       unit.cluster, ReadinessPredicate{ReadinessPredicate::Type::kClusterChoice, arg, {}},
+       "cluster-choice"});
+}
+
+}  // namespace planter

@@ -1,0 +1,211 @@
+// The gate of the `cluster-choice` requirement (rule: src/plan/rules/cluster_choice.cpp): it makes
+// each choice of N clusters of M (plan/cluster_choice.h) once every candidate cluster can be
+// read, with the fit model (fit/cluster_choice.h: where the whole group fits, ranked by room),
+// keeping the clusters an earlier run chose. Until N fit, the units wait and say why per refused
+// cluster; it is decided again on each change of the candidates' nodes, pods and volumes. Once
+// made, a choice holds for the rest of the run: units on chosen clusters go on, the others are
+// not declared.
+#include "fit/cluster_choice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <map>
+#include <set>
+
+#include "model/object.h"
+#include "plant/gates/gate.h"
+#include "plant/gates/stack_fits.h"
+#include "plant/stack_group.h"
+
+namespace planter::plant {
+
+namespace {
+
+// How many refused clusters a wait names before "and N more".
+constexpr size_t kReasonsSaid = 5;
+
+std::vector<size_t> choices_of(const std::string& arg) {
+  std::vector<size_t> out;
+  size_t n = 0;
+  bool digits = false;
+  for (char c : arg + ",") {
+    if (c == ',') {
+      if (digits) out.push_back(n);
+      n = 0;
+      digits = false;
+    } else {
+      n = n * 10 + static_cast<size_t>(c - '0');
+      digits = true;
+    }
+  }
+  return out;
+}
+
+class ClusterChoiceGate : public Gate {
+ public:
+  explicit ClusterChoiceGate(GateContext& context)
+      : c_(context), states_(context.plan.choices.size()) {}
+
+  void require(size_t, const Requirement& r, std::vector<std::string>& keys) override {
+    for (size_t c : choices_of(r.when.arg)) {
+      keys.push_back(key(c));
+      if (!watched_.insert(c).second) continue;
+      for (uint32_t candidate : c_.plan.choices[c].candidates) {
+        const std::string& name = c_.plan.clusters[candidate].name;
+        for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
+          c_.fleet.watch(name, read.api_version, read.kind);
+        on_cluster_[name].push_back(c);
+      }
+    }
+  }
+
+  std::optional<Wait> check(size_t, const Requirement& r) override {
+    std::string why;
+    bool open = false;
+    for (size_t c : choices_of(r.when.arg)) {
+      const State& s = decide(c);
+      if (!s.decided) {
+        open = true;
+        if (why.empty()) why = s.why;
+        continue;
+      }
+      if (std::find(s.result.chosen.begin(), s.result.chosen.end(), r.cluster) !=
+          s.result.chosen.end())
+        return std::nullopt;
+    }
+    if (open) return Wait{std::move(why)};
+    Wait not_chosen;
+    not_chosen.skip = true;
+    for (size_t c : choices_of(r.when.arg)) {
+      const ClusterChoice& choice = c_.plan.choices[c];
+      not_chosen.why += fmt::format("{}{} chose {}", not_chosen.why.empty() ? "" : "; ",
+                                    choice.name, fit::chosen_text(states_[c].result));
+    }
+    return not_chosen;
+  }
+
+  void changed(const std::string& cluster, const boost::json::object& o) override {
+    if (StackFitsGate::reads(o)) touched(cluster);
+  }
+  void synced(const std::string& cluster) override { touched(cluster); }
+  void linked(const std::string& cluster) override { touched(cluster); }
+
+ private:
+  struct State {
+    bool decided = false;
+    bool fresh = false;  // `why` is still true: nothing it read changed since
+    std::string why;     // undecided: why, for people
+    fit::ClusterChoiceResult result;
+  };
+
+  static std::string key(size_t choice) { return fmt::format("cluster-choice\n{}", choice); }
+
+  // What the open choices among `cluster`'s read changed: they are made again, once per burst.
+  void touched(const std::string& cluster) {
+    auto it = on_cluster_.find(cluster);
+    if (it == on_cluster_.end()) return;
+    for (size_t c : it->second) {
+      State& s = states_[c];
+      if (s.decided) continue;
+      s.fresh = false;
+      if (!posted_.insert(c).second) continue;
+      c_.loop.post([this, c] {
+        posted_.erase(c);
+        c_.wake(key(c));
+      });
+    }
+  }
+
+  const fit::Group& group_of(size_t c) {
+    auto [it, made] = groups_.try_emplace(c);
+    if (made) it->second = choice_group(c_.plan, c_.plan.choices[c]);
+    return it->second;
+  }
+
+  const State& decide(size_t c) {
+    State& s = states_[c];
+    if (s.decided || s.fresh) return s;
+    s.fresh = true;
+    const ClusterChoice& choice = c_.plan.choices[c];
+    std::vector<fit::ClusterCandidate> candidates;
+    std::vector<std::string> unread, gone_ones;
+    for (uint32_t index : choice.candidates) {
+      const ClusterInfo& info = c_.plan.clusters[index];
+      const std::string& name = info.name;
+      Fleet::Link link = c_.fleet.link(name);
+      bool gone = link == Fleet::Link::kFailed || (link == Fleet::Link::kAbsent && !info.object);
+      if (gone) {
+        gone_ones.push_back(name);
+        candidates.push_back({name, false, "cannot be read: " + c_.fleet.link_status(name), {}});
+        continue;
+      }
+      if (link != Fleet::Link::kLinked) {
+        unread.push_back(fmt::format("{}: {}", name, c_.fleet.link_status(name)));
+        continue;
+      }
+      bool synced = std::all_of(
+          std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
+          [&](const fit::SnapshotKind& k) { return c_.fleet.synced(name, k.api_version, k.kind); });
+      if (!synced) {
+        unread.push_back(name + ": reading its nodes, pods and volumes");
+        continue;
+      }
+      auto [claims, fresh] = claims_.try_emplace(name);
+      if (fresh) claims->second = seed_claims(c_.plan, name);
+      fit::GroupFit fit = fit_on_fleet(c_.fleet, name, group_of(c), {}, claims->second);
+      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left});
+    }
+    if (!unread.empty()) {
+      s.why = fmt::format(
+          "reading {} of its {} candidate clusters: {}{}", unread.size(), choice.candidates.size(),
+          unread.front(),
+          unread.size() > 1 ? fmt::format(" (and {} more)", unread.size() - 1) : std::string());
+      return s;
+    }
+    // What an earlier run chose stays chosen, unless it cannot be read any more (its share moves).
+    std::vector<std::string> kept;
+    if (auto it = c_.kept_choices.find(choice.name); it != c_.kept_choices.end())
+      for (const std::string& name : it->second)
+        if (std::find(gone_ones.begin(), gone_ones.end(), name) == gone_ones.end())
+          kept.push_back(name);
+    fit::ClusterChoiceResult result = fit::choose_clusters(choice.count, candidates, kept);
+    if (!result.complete) {
+      std::string fitting;
+      for (const std::string& name : result.chosen) fitting += (fitting.empty() ? "" : ", ") + name;
+      s.why = fmt::format("{} of the {} clusters it needs fit now{}", result.chosen.size(),
+                          choice.count, fitting.empty() ? "" : " (" + fitting + ")");
+      size_t said = 0, refused = 0;
+      for (const fit::ScoredCandidate& r : result.ranked) {
+        if (r.chosen) continue;
+        if (++refused > kReasonsSaid) continue;
+        s.why += fmt::format("; {}: {}", r.name, r.why);
+        ++said;
+      }
+      if (refused > said) s.why += fmt::format("; and {} more cluster(s)", refused - said);
+      return s;
+    }
+    s.decided = true;
+    s.result = std::move(result);
+    if (c_.chose) c_.chose(choice, s.result);
+    c_.loop.post([this, c] { c_.wake(key(c)); });
+    return s;
+  }
+
+  GateContext& c_;
+  std::vector<State> states_;                              // by choice
+  std::map<size_t, fit::Group> groups_;                    // by choice, made once
+  std::set<size_t> watched_;                               // choices whose candidates are watched
+  std::map<std::string, std::vector<size_t>> on_cluster_;  // candidate -> its choices
+  std::map<std::string, std::vector<boost::json::object>> claims_;  // the seed's, by cluster
+  std::set<size_t> posted_;                                         // choices with a wake due
+};
+
+}  // namespace
+
+std::unique_ptr<Gate> make_cluster_choice_gate(GateContext& context) {
+  return std::make_unique<ClusterChoiceGate>(context);
+}
+
+}  // namespace planter::plant
