@@ -1,0 +1,210 @@
+// Choosing N of M clusters by room, on the sim (docs/placement.md): a fleet of six clusters whose
+// node pools differ (one with GPUs); planter chooses where a stack fits with the most room left,
+// keeps that choice on a replant, moves only a lost cluster's share, and waits, saying why per
+// cluster, when fewer clusters than asked can hold it. The sim's scheduler, through kubectl, says
+// where the pods then run; its audit log says where planter wrote.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "plant/audit_order.h"
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::UnorderedElementsAre;
+
+// Room left once a pod of 3 cpu and 2Gi is placed (what the score compares):
+//   small   1 × (2 cpu, 4Gi)          refused: no node has 3 cpu
+//   mid     3 × (4 cpu, 8Gi)          9 cpu, 22Gi
+//   big     4 × (8 cpu, 32Gi)         29 cpu, 126Gi   the most room
+//   wide    2 × (16 cpu, 16Gi)        29 cpu, 30Gi    second
+//   tiny    1 × (1 cpu, 1Gi)          refused
+//   gpu     2 × (4 cpu, 8Gi, 1 GPU)   5 cpu, 14Gi
+const char* kFleet = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: small, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 1, cpu: "2", memory: 4Gi}]}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: mid, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 3, cpu: "4", memory: 8Gi}]}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: big, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 4, cpu: "8", memory: 32Gi}]}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: wide, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 2, cpu: "16", memory: 16Gi}]}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: tiny, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 1, cpu: "1", memory: 1Gi}]}
+---
+apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: gpu, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 2, cpu: "4", memory: 8Gi, resources: {nvidia.com/gpu: "1"}}]}
+)";
+
+// A stack of one Deployment (`replicas` pods of 3 cpu, 2Gi, and `gpus` GPUs each) that chooses
+// `count` of the edge clusters.
+std::string stack_seed(const std::string& name, int count, int replicas, int gpus = 0) {
+  std::string limits = gpus > 0 ? fmt::format(", limits: {{nvidia.com/gpu: \"{}\"}}", gpus) : "";
+  return fmt::format(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {{name: {0}}}
+spec:
+  selector: {{matchLabels: {{stack: {0}}}}}
+  clusters: {{count: {1}, selector: tier=edge}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {{name: {0}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {0}, namespace: {0}, labels: {{stack: {0}}}}}
+spec:
+  replicas: {2}
+  selector: {{matchLabels: {{app: {0}}}}}
+  template:
+    metadata: {{labels: {{app: {0}}}}}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+        resources: {{requests: {{cpu: "3", memory: 2Gi}}{3}}}
+)",
+                     name, count, replicas, limits);
+}
+
+// The clusters planter wrote `object` ("apps|Deployment|web|web") on, from audit entry `from` on.
+std::vector<std::string> written_on(const SimProcess& sim, const std::string& object,
+                                    size_t from = 0) {
+  std::vector<std::string> out;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    if (e.index >= from && e.user == "admin" && e.verb == "apply" && e.object == object)
+      out.push_back(e.cluster);
+  return out;
+}
+
+// The nodes the pods of `app` run on in `cluster`, once `count` of them run (kubectl says).
+std::vector<std::string> running_on(const SimProcess& sim, const std::string& cluster,
+                                    const std::string& ns, size_t count) {
+  std::vector<std::string> nodes;
+  for (int i = 0; i < 100; ++i) {
+    CommandResult r = sim.kubectl("--context " + cluster + " get pods -n " + ns +
+                                  " --field-selector=status.phase=Running -o json");
+    if (r.code == 0) {
+      nodes.clear();
+      json::value list = json::parse(r.out);  // kept: the loop reads into it
+      for (const json::value& p : list.at("items").as_array())
+        nodes.emplace_back(p.at("spec").at("nodeName").as_string());
+      if (nodes.size() == count) return nodes;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << count << " pods of " << ns << " did not run on " << cluster << ": "
+                << sim.kubectl("--context " + cluster + " get pods -A -o wide").out;
+  return nodes;
+}
+
+class ClusterChoiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(sim_.running());
+    fs::path fleet = sim_.dir() / "fleet.yaml";
+    std::ofstream(fleet) << kFleet;
+    ASSERT_EQ(sim_.kubectl("apply -f " + q(fleet)).code, 0);
+    ASSERT_EQ(sim_.kubectl("wait --for=condition=Ready clusters --all --timeout=30s").code, 0);
+  }
+  CommandResult plant(const std::string& verb, const std::string& seed_text,
+                      const std::string& flags = "") {
+    fs::path seed = sim_.dir() / "seed.yaml";
+    std::ofstream(seed) << seed_text;
+    return planter(verb + " --kubeconfig " + q(sim_.kubeconfig()) + " " + q(seed) + " " + flags);
+  }
+
+  SimProcess sim_{std::vector<std::string>{"--clusters", "0"}};
+};
+
+TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStays) {
+  CommandResult r = plant("plant", stack_seed("web", 2, 2));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack web: big (score 100), wide (score 61)"));
+  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web"), UnorderedElementsAre("big", "wide"));
+  // The Namespace went only where the stack went.
+  EXPECT_THAT(written_on(sim_, "|Namespace||web"), UnorderedElementsAre("big", "wide"));
+  EXPECT_EQ(running_on(sim_, "big", "web", 2).size(), 2u);
+  EXPECT_EQ(running_on(sim_, "wide", "web", 2).size(), 2u);
+
+  // A second run keeps the choice, even with more room elsewhere now.
+  size_t before = sim_.audit_lines().size();
+  r = plant("replant", stack_seed("web", 2, 2));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack web: big (kept), wide (kept)"));
+  // (An apply that changes nothing is no write, so the sim audits none: planter says it declared.)
+  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web", before), IsEmpty()) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: declared"));
+  EXPECT_THAT(r.out, HasSubstr("wide  apps/v1 Deployment web/web: declared"));
+
+  // Losing a chosen cluster moves only its share: big stays, wide's goes to the best of the rest.
+  ASSERT_EQ(sim_.kubectl("delete cluster wide --wait").code, 0);
+  before = parse_audit(sim_.audit_lines()).size();
+  r = plant("replant", stack_seed("web", 2, 2));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack web: big (kept), mid (score"));
+  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web", before), ElementsAre("mid"));
+  EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: declared"));
+  EXPECT_EQ(running_on(sim_, "mid", "web", 2).size(), 2u);
+  // The choice is kept on the management cluster, where the next run reads it.
+  EXPECT_EQ(sim_.kubectl("get configmap -n kube-system -l planter.nephio.org/inventory -o "
+                         "jsonpath={.items[*].data.choices}")
+                .out,
+            "big,mid stack web\n");
+}
+
+TEST_F(ClusterChoiceTest, AGpuStackGoesToTheGpuClusterAndACountTooHighWaitsSayingWhy) {
+  CommandResult r = plant("plant", stack_seed("train", 1, 1, 1));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack train: gpu (score 100)"));
+  std::vector<std::string> nodes = running_on(sim_, "gpu", "train", 1);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(sim_.kubectl("--context gpu get node " + nodes[0] +
+                         " -o jsonpath='{.status.allocatable.nvidia\\.com/gpu}'")
+                .out,
+            "1");
+
+  // Three pods of 3 cpu on one cluster: only big, wide and mid hold them; four are asked for.
+  size_t before = sim_.audit_lines().size();
+  r = plant("plant", stack_seed("many", 4, 3), "--timeout 3");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("3 of the 4 clusters it needs fit now (big, wide, mid)"));
+  EXPECT_THAT(r.out, HasSubstr("small: stack many needs 9 cpu, 6Gi in 3 pods"));
+  EXPECT_THAT(r.out, HasSubstr("tiny: stack many needs 9 cpu"));
+  EXPECT_THAT(r.out, HasSubstr("gpu: stack many needs 9 cpu"));
+  EXPECT_THAT(written_on(sim_, "apps|Deployment|many|many", before), IsEmpty());
+  EXPECT_THAT(written_on(sim_, "|Namespace||many", before), IsEmpty());
+}
+
+}  // namespace
+}  // namespace planter::testing
