@@ -8,6 +8,9 @@
 //   Members/N   - a stack of 10,000 one-replica members (each with its own app label) packed
 //                 across N nodes
 //   Spread/N    - a stack of 12 pods with required anti-affinity on the hostname
+//   Choice/M    - choosing 2 of M clusters of 50 nodes each for a stack of 30 pods (issue 36's
+//                 figure: 200 clusters, at most 1 s): a fit per candidate from the JSON the
+//                 fleet's watches hold, as the cluster-choice gate does it, then the ranking
 //
 // Counters: decisions/s; nodes per second for View.
 #include <benchmark/benchmark.h>
@@ -15,6 +18,7 @@
 
 #include <boost/json.hpp>
 
+#include "fit/cluster_choice.h"
 #include "fit/group.h"
 #include "fit/snapshot.h"
 
@@ -136,6 +140,32 @@ void Spread(benchmark::State& state) {
   Decide(state, stack(12, 0.5, "", 1, true));
 }
 
+void Choice(benchmark::State& state) {
+  const Fleet& f = fleet(50);
+  fit::Group g = stack(30, 2, "");
+  size_t clusters = static_cast<size_t>(state.range(0));
+  for (auto _ : state) {
+    std::vector<fit::ClusterCandidate> candidates;
+    for (size_t c = 0; c < clusters; ++c) {
+      // Clusters differ in how busy they are: from none of the pods to all of them.
+      size_t busy = f.pods.size() * (c % 5) / 4;
+      auto nodes = [&](const std::function<void(const json::object&)>& fn) {
+        for (const json::object& n : f.nodes) fn(n);
+      };
+      auto pods = [&](const std::function<void(const json::object&)>& fn) {
+        for (size_t p = 0; p < busy && p < f.pods.size(); ++p) fn(f.pods[p]);
+      };
+      fit::GroupFit fit = fit::fit_group_on(g, nodes, pods, {});
+      candidates.push_back({fmt::format("edge{}", c), fit.fits, fit.why, fit.left});
+    }
+    fit::ClusterChoiceResult r = fit::choose_clusters(2, candidates, {});
+    if (!r.complete) state.SkipWithError("two clusters should fit");
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["clusters/s"] = benchmark::Counter(
+      static_cast<double>(clusters) * state.iterations(), benchmark::Counter::kIsRate);
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
 }
@@ -148,5 +178,6 @@ BENCHMARK(Packed)->Apply(sizes);
 BENCHMARK(Zone)->Apply(sizes);
 BENCHMARK(Members)->Arg(5000)->Unit(benchmark::kMillisecond);
 BENCHMARK(Spread)->Apply(sizes);
+BENCHMARK(Choice)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
