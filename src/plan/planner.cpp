@@ -175,6 +175,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   plan.node_needs = std::move(node_needs.needs);
   plan.node_providers = std::move(node_needs.providers);
   warn_unmatched_providers(objs, placements, inventory, diags);
+  std::unordered_map<uint64_t, size_t> unit_by_key;  // filled as units are made
   std::vector<size_t> needs_from(objs.size() + 1, 0);
   for (size_t i = 0, n = 0; i <= objs.size(); ++i) {
     while (n < plan.node_needs.size() && plan.node_needs[n].object < i) ++n;
@@ -197,6 +198,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
                   plan.node_needs,
                   plan.node_providers,
                   needs_from,
+                  unit_by_key,
                   diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
@@ -212,6 +214,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
                   "remove one of the two, or place them on different clusters");
         continue;
       }
+      unit_by_key.emplace(RuleContext::unit_key(index.key_group(i), cluster), plan.units.size());
       plan.units.push_back({i, name, cluster, {}, 0});
     }
     first_unit[i + 1] = plan.units.size();

@@ -91,10 +91,10 @@ ReadinessPredicate RuleContext::ready_when(size_t object) const {
 }
 
 std::optional<size_t> RuleContext::unit_on(SeedIndex::Objects same_key, uint32_t cluster) const {
-  for (size_t j : same_key)
-    for (size_t u = first_unit[j]; u < first_unit[j + 1]; ++u)
-      if (units[u].cluster_index == cluster) return u;
-  return std::nullopt;
+  if (same_key.empty()) return std::nullopt;
+  auto it = unit_by_key.find(unit_key(index.key_group(same_key.front()), cluster));
+  if (it == unit_by_key.end()) return std::nullopt;
+  return it->second;
 }
 
 Requirement RuleContext::need(size_t object, uint32_t cluster, ReadinessPredicate when,

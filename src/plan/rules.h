@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/diagnostics.h"
@@ -88,6 +89,8 @@ struct RuleContext {
   const std::vector<NodeNeed>& node_needs;
   const std::vector<SeedProvider>& node_providers;  // what NodeNeed::providers index
   const std::vector<size_t>& needs_from;
+  // The unit of each identity on each cluster: (SeedIndex::key_group << 32 | cluster) -> unit.
+  const std::unordered_map<uint64_t, size_t>& unit_by_key;
   Diagnostics& diags;
 
   // Clusters are named by their index into inventory.clusters(), as units and placements do.
@@ -100,8 +103,13 @@ struct RuleContext {
   // `cluster`, else something outside the seed.
   Requirement need(ObjectRef ref, uint32_t cluster, ReadinessPredicate when,
                    std::string_view rule) const;
-  // The unit on `cluster` of one of these objects (objects of one identity).
+  // The unit on `cluster` of one of these objects (objects of one identity: what
+  // SeedIndex::same_key or namespace_of lists). A lookup, not a scan: 5,000 clusters each with
+  // their Namespace "app" must not cost 5,000 steps per object in it.
   std::optional<size_t> unit_on(SeedIndex::Objects same_key, uint32_t cluster) const;
+  static uint64_t unit_key(uint32_t key_group, uint32_t cluster) {
+    return uint64_t{key_group} << 32 | cluster;
+  }
 
   // The readiness predicate dependents of `object` wait for: its ready-when annotation, or exists.
   ReadinessPredicate ready_when(size_t object) const;

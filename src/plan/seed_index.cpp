@@ -155,6 +155,9 @@ SeedIndex::Objects SeedIndex::by_key(std::string_view group, std::string_view ki
 SeedIndex::Objects SeedIndex::same_key(size_t object) const {
   return t_->by_key.members(t_->key_of[object]);
 }
+uint32_t SeedIndex::key_group(size_t object) const {
+  return t_->key_of[object];
+}
 const boost::json::object* SeedIndex::annotations(size_t object) const {
   return t_->annotations[object];
 }

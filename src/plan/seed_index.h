@@ -33,6 +33,8 @@ class SeedIndex {
   }
   // by_key() of objects[object] itself, without hashing.
   Objects same_key(size_t object) const;
+  // The group of objects of one identity `object` is in (what same_key lists): a number.
+  uint32_t key_group(size_t object) const;
   // objects[object]'s metadata.annotations, read once for every rule; nullptr when it has none.
   const boost::json::object* annotations(size_t object) const;
   // The seed's Namespace objects named by objects[object]'s metadata.namespace.

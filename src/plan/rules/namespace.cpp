@@ -21,11 +21,7 @@ void require_namespace(const RuleContext& ctx, const Unit& unit, std::vector<Req
                            "namespace"));
     return;
   }
-  bool here = std::any_of(in_seed.begin(), in_seed.end(), [&](size_t ns) {
-    const auto& on = ctx.placements[ns].clusters;
-    return std::find(on.begin(), on.end(), unit.cluster_index) != on.end();
-  });
-  if (!here) {
+  if (!ctx.unit_on(in_seed, unit.cluster_index)) {
     const Object& ns = ctx.objects[in_seed.front()];
     std::string clusters;
     for (uint32_t c : ctx.placements[in_seed.front()].clusters)
