@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "model/object.h"
+#include "model/stable_hash.h"
 
 namespace planter::kube {
 
@@ -143,14 +144,47 @@ std::vector<std::string> parse_group_versions(const json::value& doc) {
   return out;
 }
 
+namespace {
+
+// The tables in use, by a hash of their content: an equal table is shared, not made again.
+std::shared_ptr<const RestMapper::Table> interned(RestMapper::Table table) {
+  uint64_t hash = kStableHashSeed;
+  for (const auto& [key, r] : table) {
+    hash = stable_hash(key, hash);
+    hash = stable_hash(r.resource, hash);
+    hash = stable_hash(r.namespaced ? "n" : "c", hash);
+    hash = stable_hash(r.has_status ? "s" : "-", hash);
+  }
+  static std::mutex mu;
+  static std::multimap<uint64_t, std::weak_ptr<const RestMapper::Table>> tables;
+  std::lock_guard lock(mu);
+  for (auto [it, end] = tables.equal_range(hash); it != end;) {
+    std::shared_ptr<const RestMapper::Table> held = it->second.lock();
+    if (!held) {
+      it = tables.erase(it);
+      continue;
+    }
+    if (*held == table) return held;
+    ++it;
+  }
+  auto made = std::make_shared<const RestMapper::Table>(std::move(table));
+  if (tables.size() >= 64)  // tables no mapper holds any more are forgotten
+    std::erase_if(tables, [](const auto& t) { return t.second.expired(); });
+  tables.emplace(hash, made);
+  return made;
+}
+
+}  // namespace
+
 void RestMapper::replace(std::vector<ApiResource> resources) {
-  std::map<std::string, ApiResource, std::less<>> next;
+  Table next;
   for (ApiResource& r : resources) {
     std::string key = r.api_version() + "|" + r.kind;
     next.try_emplace(std::move(key), std::move(r));
   }
+  std::shared_ptr<const Table> table = interned(std::move(next));
   std::lock_guard lock(mu_);
-  by_gvk_.swap(next);
+  by_gvk_ = std::move(table);
 }
 
 std::optional<ApiResource> RestMapper::find(std::string_view api_version,
@@ -158,9 +192,14 @@ std::optional<ApiResource> RestMapper::find(std::string_view api_version,
   std::string key;
   key.reserve(api_version.size() + kind.size() + 1);
   key.append(api_version).append("|").append(kind);
-  std::lock_guard lock(mu_);
-  auto it = by_gvk_.find(key);
-  if (it == by_gvk_.end()) return std::nullopt;
+  std::shared_ptr<const Table> table;
+  {
+    std::lock_guard lock(mu_);
+    table = by_gvk_;
+  }
+  if (!table) return std::nullopt;
+  auto it = table->find(key);
+  if (it == table->end()) return std::nullopt;
   return it->second;
 }
 

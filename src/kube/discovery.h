@@ -8,6 +8,7 @@
 
 #include <boost/json/value.hpp>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@ struct ApiResource {
   std::string group_version_path() const;
   // The collection or object path: "/apis/apps/v1/namespaces/ns/deployments[/name]".
   std::string path(std::string_view ns, std::string_view name = "") const;
+  bool operator==(const ApiResource&) const = default;
 };
 
 // The Accept header that asks for aggregated discovery and takes the legacy answer otherwise.
@@ -46,15 +48,18 @@ Result<std::vector<ApiResource>> parse_resource_list(const boost::json::value& d
 // The group-versions of a legacy APIGroupList (/apis) or APIVersions (/api): "apps/v1", "v1".
 std::vector<std::string> parse_group_versions(const boost::json::value& doc);
 
-// Thread-safe: replaced whole by discovery, read by every request.
+// Thread-safe: replaced whole by discovery, read by every request. Mappers of clusters that
+// serve the same resources share one table (a fleet's clusters mostly do: 5,000 of them would
+// otherwise hold 5,000 copies).
 class RestMapper {
  public:
+  using Table = std::map<std::string, ApiResource, std::less<>>;  // "apps/v1|Deployment"
   void replace(std::vector<ApiResource> resources);
   std::optional<ApiResource> find(std::string_view api_version, std::string_view kind) const;
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, ApiResource, std::less<>> by_gvk_;  // "apps/v1|Deployment"
+  std::shared_ptr<const Table> by_gvk_;
 };
 
 }  // namespace planter::kube

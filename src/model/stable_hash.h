@@ -7,8 +7,10 @@
 
 namespace planter {
 
-inline uint64_t stable_hash(std::string_view s) {
-  uint64_t h = 14695981039346656037ull;
+inline constexpr uint64_t kStableHashSeed = 14695981039346656037ull;
+
+// `h`: where a hash of what came before left off (kStableHashSeed to start).
+inline uint64_t stable_hash(std::string_view s, uint64_t h = kStableHashSeed) {
   for (unsigned char c : s) {
     h ^= c;
     h *= 1099511628211ull;

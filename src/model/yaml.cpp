@@ -13,6 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "model/arena.h"
 #include "model/utf8.h"
 #include "model/yaml_block.h"
 
@@ -384,7 +385,7 @@ size_t invalid_utf8_at(std::string_view text) {
 
 Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::string_view name) {
   // One arena per stream: the stream's values live and die together, and moves keep it.
-  if (auto docs = read_block_yaml(text, json::make_shared_resource<json::monotonic_resource>()))
+  if (auto docs = read_block_yaml(text, json::make_shared_resource<Arena>()))
     return std::move(*docs);
   // libfyaml 0.7.12 can spin forever on invalid UTF-8 (a `%` directive followed by 0xFB), so it
   // never sees any.
@@ -396,7 +397,7 @@ Result<std::vector<YamlDocument>> parse_yaml_stream(std::string_view text, std::
     return Error{fmt::format("{}:{}:{}: byte 0x{:02X} is not UTF-8; save the file as UTF-8", name,
                              line, column, static_cast<unsigned char>(text[bad]))};
   }
-  return read_yaml_libfyaml(text, name, json::make_shared_resource<json::monotonic_resource>());
+  return read_yaml_libfyaml(text, name, json::make_shared_resource<Arena>());
 }
 
 Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std::string_view name,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/boxed.h"
 #include "model/object.h"
 #include "plan/conventions.h"
 #include "plan/inventory.h"
@@ -23,8 +24,9 @@ namespace planter {
 struct Requirement {
   std::optional<size_t> unit;  // the unit that provides it; none when it is not in the seed
   // What it waits for, exactly when `unit` is empty. An empty name means the kind itself (its CRD
-  // is not in the seed).
-  std::optional<ObjectRef> external_object;
+  // is not in the seed). Boxed: most requirements name a unit, and a plan holds one per
+  // dependency of every unit (docs/limits.md).
+  Boxed<ObjectRef> external_object;
   std::string cluster;
   ReadinessPredicate when;
   std::string_view rule;  // the rule that derived it, e.g. "namespace" (a static name)

@@ -149,7 +149,7 @@ class Engine {
     out.timed_out = end.timed_out;
     out.stopped = end.stopped;
     out.elapsed = since_start();
-    out.units = records_;
+    out.units = std::move(records_);  // the engine is done with them
     out.choices = choices_;
     return out;
   }
