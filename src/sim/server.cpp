@@ -8,12 +8,14 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/json/serialize.hpp>
+#include <condition_variable>
 #include <deque>
 #include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
 #include <random>
+#include <stop_token>
 #include <thread>
 
 #include "model/base64.h"
@@ -190,6 +192,13 @@ struct Server::Impl {
   std::unique_ptr<Fleet> fleet;
   std::thread thread;
   uint16_t port = 0;
+  // --kubeconfig-out is written whole on each change of the fleet, by a thread of its own that
+  // writes the latest state once per burst of changes: 5,000 clusters provisioned one after the
+  // other would otherwise cost 5,000 writes of a growing file (quadratic: most of the sim's time).
+  std::mutex kubeconfig_mu;
+  std::condition_variable_any kubeconfig_cv;
+  bool kubeconfig_dirty = false;
+  std::jthread kubeconfig_writer;  // declared after `fleet`: it stops before the fleet goes
 
   Environment environment() {
     Environment env;
@@ -223,6 +232,24 @@ struct Server::Impl {
   void write_kubeconfig() {
     if (options.kubeconfig_out.empty()) return;
     (void)write_private_file(options.kubeconfig_out, fleet->kubeconfig());
+  }
+  void kubeconfig_changed() {
+    if (options.kubeconfig_out.empty()) return;
+    {
+      std::lock_guard lock(kubeconfig_mu);
+      kubeconfig_dirty = true;
+      if (!kubeconfig_writer.joinable())
+        kubeconfig_writer = std::jthread([this](std::stop_token stop) {
+          std::unique_lock lock(kubeconfig_mu);
+          while (kubeconfig_cv.wait(lock, stop, [this] { return kubeconfig_dirty; })) {
+            kubeconfig_dirty = false;
+            lock.unlock();
+            write_kubeconfig();
+            lock.lock();
+          }
+        });
+    }
+    kubeconfig_cv.notify_one();
   }
 
   // The delay --latency and --write-latency add to a request.
@@ -1021,7 +1048,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   impl->fleet = std::make_unique<Fleet>(options.fleet, impl->environment(), &impl->audit,
                                         Access{impl->url_of(), impl->certs.ca_pem, impl->token});
   Server::Impl* raw = impl.get();
-  impl->fleet->on_change = [raw] { raw->write_kubeconfig(); };
+  impl->fleet->on_change = [raw] { raw->kubeconfig_changed(); };
   if (auto err = impl->fleet->start()) return *err;
   impl->write_kubeconfig();
   impl->accept();
