@@ -137,6 +137,9 @@ struct SeedRun {
   // from the seed at the last check, and that in words (none before the first check).
   std::optional<std::map<std::string, int64_t>> drifted;
   std::string drift_message;
+  // The clusters each cluster choice chose (status.clusterChoices): kept from slice to slice and
+  // by later runs.
+  std::optional<std::map<std::string, std::vector<std::string>>> choices;
   int64_t drifted_total() const {
     int64_t n = 0;
     for (const auto& [_, count] : *drifted) n += count;
@@ -643,6 +646,16 @@ struct Controller::Impl {
     eo.write_as = id;
     eo.stop = stop;
     eo.timeout = options.slice;
+    {
+      std::lock_guard lock(run->mu);
+      if (!run->choices) {  // what the Seed's status says, for the choices the seed still makes
+        run->choices.emplace();
+        for (const ClusterChoice& c : plan->choices)
+          if (auto it = spec.kept_choices.find(c.name); it != spec.kept_choices.end())
+            run->choices->insert(*it);
+      }
+      eo.kept_choices = *run->choices;
+    }
     eo.on_change = [this, run, plan, confirming, first](size_t u, const plant::UnitRecord& r) {
       UnitState before;
       {
@@ -680,6 +693,10 @@ struct Controller::Impl {
       if (!confirming) publish(run, false);
     };
     plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
+    if (!out.choices.empty()) {
+      std::lock_guard lock(run->mu);
+      for (const plant::ChoiceRecord& c : out.choices) (*run->choices)[c.name] = c.result.chosen;
+    }
     if (out.stopped || stop.stop_requested()) return std::nullopt;
     if (out.all_declared()) {
       {
@@ -896,6 +913,15 @@ struct Controller::Impl {
                     {"blocked", n[UnitState::kBlocked]},
                     {"notChosen", n[UnitState::kNotChosen]}};
     if (!pending.empty()) st["notDeclared"] = std::move(pending);
+    if (run.choices && !run.choices->empty()) {
+      json::array choices;
+      for (const auto& [name, clusters] : *run.choices) {
+        json::array names;
+        for (const std::string& c : clusters) names.push_back(json::string(c));
+        choices.push_back(json::object{{"name", name}, {"clusters", std::move(names)}});
+      }
+      st["clusterChoices"] = std::move(choices);
+    }
     // The conditions, from the phase.
     std::string message = run.message;
     if (run.phase == "Planting") {

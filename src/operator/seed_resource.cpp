@@ -132,6 +132,18 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
       s.plugins.push_back(std::move(name));
     }
   }
+  if (const json::object* status = object_at(seed, "status"))
+    if (const json::value* list = status->if_contains("clusterChoices"); list && list->is_array())
+      for (const json::value& c : list->as_array()) {
+        const json::object* choice = c.if_object();
+        const json::value* name = choice ? choice->if_contains("name") : nullptr;
+        const json::value* clusters = choice ? choice->if_contains("clusters") : nullptr;
+        if (!name || !name->is_string() || !clusters || !clusters->is_array()) continue;
+        std::vector<std::string> names;
+        for (const json::value& n : clusters->as_array())
+          if (n.is_string()) names.emplace_back(n.as_string());
+        if (!names.empty()) s.kept_choices[std::string(name->as_string())] = std::move(names);
+      }
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,10 @@ struct SeedSpec {
   std::optional<std::chrono::seconds> drift_check_interval;
   std::string service_account = "default";
   std::vector<std::string> plugins;
+  // status.clusterChoices, the operator's own record: the clusters each cluster choice of the
+  // seed chose (plan/cluster_choice.h), kept by the next runs. What does not read as one is
+  // left out.
+  std::map<std::string, std::vector<std::string>> kept_choices;
 };
 
 // A duration as Kubernetes writes one (metav1.Duration, Go's time.ParseDuration): "90s", "5m",

@@ -1047,6 +1047,34 @@ TEST(OperatorTest, AWaitingSeedHoldsNoWorkerAndExistingClustersAreTargets) {
       << sim.kubectl("get seed waits -o yaml").out << op.log();
 }
 
+// A Seed's cluster choice (docs/placement.md): the object goes to one of the three clusters (equal
+// room: the first by name), and the Seed's status keeps the choice for the next runs.
+TEST(OperatorTest, ASeedsClusterChoiceIsMadeOnceAndKeptInItsStatus) {
+  SimProcess sim({"--clusters", "3"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "pick", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: pick
+        namespace: default
+        annotations:
+          planter.nephio.org/cluster-selector: sim.planter.io/index
+          planter.nephio.org/cluster-count: "1"
+      data: {a: b})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "pick", "Planted"); }, 30s))
+      << sim.kubectl("get seed pick -o yaml").out << op.log();
+  EXPECT_EQ(seed_field(sim, "default", "pick", ".status.clusterChoices[0].clusters[*]"), "edge1");
+  EXPECT_EQ(seed_field(sim, "default", "pick", ".status.counts.notChosen"), "2");
+  EXPECT_EQ(sim.kubectl("--context edge1 get configmap pick -n default -o name").out,
+            "configmap/pick\n");
+  for (const char* other : {"edge2", "edge3"})
+    EXPECT_NE(
+        sim.kubectl(std::string("--context ") + other + " get configmap pick -n default").code, 0)
+        << other;
+}
+
 // Issue 29: Seeds whose URLs trickle a byte every two seconds once held every planting worker
 // for a minute each, and another tenant's four-line Seed waited behind them. Their reads now hold
 // fetchers of their own, and namespaces take turns.

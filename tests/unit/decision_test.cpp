@@ -142,6 +142,19 @@ TEST(Decision, FactsAreReadFromTheSeed) {
 }
 
 // spec.driftCheckInterval reads as Kubernetes reads a metav1.Duration.
+// The operator keeps a Seed's cluster choices in its status (status.clusterChoices), and the next
+// run reads them back as the clusters to keep; what does not read as a choice is left out.
+TEST(SeedSpecTest, ClusterChoicesAreReadBackFromTheStatus) {
+  auto spec = parse_seed_spec(boost::json::parse(R"({"spec":{"source":{"inline":"x"}},
+      "status":{"clusterChoices":[{"name":"stack web","clusters":["big","wide"]},
+                                  {"name":"bad","clusters":"big"},{"clusters":["x"]},
+                                  {"name":"empty","clusters":[]}]}})")
+                                  .as_object());
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->kept_choices,
+            (std::map<std::string, std::vector<std::string>>{{"stack web", {"big", "wide"}}}));
+}
+
 TEST(SeedSpecTest, DriftCheckIntervalIsAKubernetesDuration) {
   EXPECT_EQ(parse_duration("90s"), milliseconds(90'000));
   EXPECT_EQ(parse_duration("1h30m"), milliseconds(5'400'000));
