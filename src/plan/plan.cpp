@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace planter {
 
@@ -35,6 +36,20 @@ std::string Plan::describe(const Requirement& r) const {
   }
   if (r.external()) what += " (not in seed)";
   return what;
+}
+
+std::vector<std::pair<std::string, std::vector<size_t>>> Plan::units_by_cluster() const {
+  std::vector<std::pair<std::string, std::vector<size_t>>> out;
+  std::unordered_map<std::string_view, size_t> at;
+  for (const ClusterInfo& c : clusters)
+    if (at.try_emplace(c.name, out.size()).second) out.push_back({c.name, {}});
+  for (size_t u = 0; u < units.size(); ++u) {
+    auto [it, fresh] = at.try_emplace(units[u].cluster, out.size());
+    if (fresh) out.push_back({units[u].cluster, {}});
+    out[it->second].second.push_back(u);
+  }
+  std::erase_if(out, [](const auto& c) { return c.second.empty(); });
+  return out;
 }
 
 int Plan::wave_count() const {

@@ -130,6 +130,10 @@ struct Plan {
   // Instance established", "... (not in seed)".
   std::string describe(const Requirement& r) const;
   int wave_count() const;
+  // The units on each cluster (ascending), clusters in the order of `clusters` (SELF first), then
+  // any other a unit names; clusters without units are left out. One pass: summaries of 5,000
+  // clusters must not compare every unit with every cluster.
+  std::vector<std::pair<std::string, std::vector<size_t>>> units_by_cluster() const;
   // Requirements on objects outside the seed (a stack's fit is not one).
   size_t external_requirement_count() const;
 };

@@ -40,15 +40,6 @@ std::string escape_html(std::string_view s) {
   return out;
 }
 
-// Clusters in the order the plan knows them (SELF first), then any other a unit names.
-std::vector<std::string> cluster_order(const Plan& plan) {
-  std::vector<std::string> order;
-  for (const ClusterInfo& c : plan.clusters) order.push_back(c.name);
-  for (const Unit& u : plan.units)
-    if (std::find(order.begin(), order.end(), u.cluster) == order.end()) order.push_back(u.cluster);
-  return order;
-}
-
 std::string what_now(const UnitRecord& r) {
   switch (r.state) {
     case UnitState::kPending:
@@ -70,16 +61,16 @@ std::string what_now(const UnitRecord& r) {
 
 std::string render_summary(const Plan& plan, const PlantOutcome& out) {
   std::string text;
-  std::vector<std::string> clusters = cluster_order(plan);
+  auto clusters = plan.units_by_cluster();
   size_t width = 7;
-  for (const auto& c : clusters) width = std::max(width, c.size());
+  for (const auto& [c, _] : clusters) width = std::max(width, c.size());
   text += fmt::format("{:<{}}  {:>9}  {:>6}  {:>7}  {:>7}\n", "CLUSTER", width, "DECLARED",
                       "FAILED", "BLOCKED", "PENDING");
   size_t used = 0;
-  for (const std::string& c : clusters) {
+  for (const auto& [c, units] : clusters) {
     size_t total = 0, counts[6] = {0, 0, 0, 0, 0, 0};
-    for (size_t i = 0; i < plan.units.size(); ++i)
-      if (plan.units[i].cluster == c && out.units[i].state != UnitState::kNotChosen) {
+    for (size_t i : units)
+      if (out.units[i].state != UnitState::kNotChosen) {
         ++total;
         ++counts[static_cast<int>(out.units[i].state)];
       }
@@ -185,11 +176,7 @@ std::string render_timeline_svg(const Plan& plan, const PlantOutcome& out,
   };
   std::string rows;
   int y = kTop;
-  for (const std::string& c : cluster_order(plan)) {
-    std::vector<size_t> members;
-    for (size_t i = 0; i < plan.units.size(); ++i)
-      if (plan.units[i].cluster == c) members.push_back(i);
-    if (members.empty()) continue;
+  for (const auto& [c, members] : plan.units_by_cluster()) {
     rows += fmt::format("<text x=\"4\" y=\"{}\" class=\"cluster\">cluster {}</text>\n", y + 12,
                         escape_html(c));
     y += kRow + 4;

@@ -259,18 +259,14 @@ UprootOutcome uproot(const Plan& plan, std::map<std::string, kube::RestConfig> c
 }
 
 std::string render_uproot_summary(const Plan& plan, const UprootOutcome& out) {
-  std::vector<std::string> clusters;
-  for (const Unit& u : plan.units)
-    if (std::find(clusters.begin(), clusters.end(), u.cluster) == clusters.end())
-      clusters.push_back(u.cluster);
+  auto clusters = plan.units_by_cluster();
   size_t width = 7;
-  for (const auto& c : clusters) width = std::max(width, c.size());
+  for (const auto& [c, _] : clusters) width = std::max(width, c.size());
   std::string text = fmt::format("{:<{}}  {:>7}  {:>6}  {:>4}  {:>11}\n", "CLUSTER", width,
                                  "DELETED", "ABSENT", "LEFT", "NOT DONE");
-  for (const std::string& c : clusters) {
+  for (const auto& [c, units] : clusters) {
     size_t n[7] = {0, 0, 0, 0, 0, 0, 0};
-    for (size_t i = 0; i < plan.units.size(); ++i)
-      if (plan.units[i].cluster == c) ++n[static_cast<int>(out.units[i].state)];
+    for (size_t i : units) ++n[static_cast<int>(out.units[i].state)];
     text += fmt::format("{:<{}}  {:>7}  {:>6}  {:>4}  {:>11}\n", c, width, n[2], n[3], n[4],
                         n[0] + n[1] + n[5] + n[6]);
   }
