@@ -229,9 +229,15 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
   Clusters clusters(plan.value(), config().value(), flags.context);
   std::vector<FitLine> lines = fit_all(plan.value(), clusters);
   std::vector<plant::ChoiceRecord> choices = choose_all(plan.value(), clusters);
-  bool all_fit = std::all_of(lines.begin(), lines.end(), [](const FitLine& l) { return l.fits; }) &&
-                 std::all_of(choices.begin(), choices.end(),
-                             [](const plant::ChoiceRecord& c) { return c.result.complete; });
+  // A stack that chooses its clusters need not fit on every candidate: its choice says.
+  std::set<std::string> chosen_stacks;
+  for (const ClusterChoice& c : plan.value().choices)
+    if (c.stack) chosen_stacks.insert(plan.value().stacks[*c.stack].name);
+  bool all_fit =
+      std::all_of(lines.begin(), lines.end(),
+                  [&](const FitLine& l) { return l.fits || chosen_stacks.contains(l.stack); }) &&
+      std::all_of(choices.begin(), choices.end(),
+                  [](const plant::ChoiceRecord& c) { return c.result.complete; });
   if (output == "json" || output == "yaml") {
     json::object doc = json::parse(render_json(plan.value())).as_object();
     json::array& stacks = doc["stacks"].as_array();  // in the plan's order

@@ -19,7 +19,8 @@ struct FitFlags {
 void add_fit_flags(CLI::App* plan, FitFlags& f);
 
 // Plans the seed, prints the plan as `output` says with each stack's fit, and returns the exit
-// code: 0 when every stack fits, 1 when one does not or its cluster cannot be read, 2 for bad
+// code: 0 when every stack fits (a stack that chooses its clusters: when its choice can be made)
+// and every cluster choice can be made, 1 when not or a cluster cannot be read, 2 for bad
 // input.
 int run_plan_fit(const SeedFlags& seed, const FitFlags& fit, const std::string& output);
 

@@ -155,9 +155,11 @@ std::shared_ptr<const RestMapper::Table> interned(RestMapper::Table table) {
     hash = stable_hash(r.namespaced ? "n" : "c", hash);
     hash = stable_hash(r.has_status ? "s" : "-", hash);
   }
-  static std::mutex mu;
-  static std::multimap<uint64_t, std::weak_ptr<const RestMapper::Table>> tables;
-  std::lock_guard lock(mu);
+  // Never destroyed: a worker may finish a discovery while the process exits.
+  static auto* mu = new std::mutex;
+  static auto* tables_held = new std::multimap<uint64_t, std::weak_ptr<const RestMapper::Table>>;
+  auto& tables = *tables_held;
+  std::lock_guard lock(*mu);
   for (auto [it, end] = tables.equal_range(hash); it != end;) {
     std::shared_ptr<const RestMapper::Table> held = it->second.lock();
     if (!held) {

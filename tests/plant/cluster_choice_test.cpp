@@ -148,7 +148,16 @@ class ClusterChoiceTest : public ::testing::Test {
 };
 
 TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStays) {
-  CommandResult r = plant("plant", stack_seed("web", 2, 2));
+  // What-if first: every candidate with its score, or why it is refused.
+  CommandResult r = plant("plan --fit", stack_seed("web", 2, 2));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack web chooses 2 of 6 cluster(s): big (score 100), wide "
+                               "(score 61)\n  big: chosen, score 100\n  wide: chosen, score 61\n"));
+  EXPECT_THAT(r.out, HasSubstr("  small: stack web needs 6 cpu, 4Gi in 2 pods"));
+  EXPECT_THAT(r.out, HasSubstr("  tiny: stack web needs"));
+  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web"), IsEmpty()) << "plan writes nothing";
+
+  r = plant("plant", stack_seed("web", 2, 2));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack web: big (score 100), wide (score 61)"));
   EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web"), UnorderedElementsAre("big", "wide"));
