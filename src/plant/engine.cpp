@@ -236,16 +236,19 @@ class Engine {
     UnitRecord& rec = records_[u];
     if (rec.state != UnitState::kPending) return;
     const Unit& unit = plan_.units[u];
-    // On a cluster its choice did not choose, nothing else matters (that cluster may be gone).
+    // On a cluster its choice did not choose, nothing else matters (that cluster may be gone);
+    // while the choice is open, a cluster that cannot be reached is the choice's to refuse.
+    bool choosing = false;
     for (const Requirement& r : unit.requirements) {
       if (r.when.type != Type::kClusterChoice) continue;
       std::optional<Gate::Wait> wait = gates_->of(r.when.type).check(u, r);
+      if (wait && !wait->skip) choosing = true;
       if (!wait || !wait->skip) continue;
       rec.waiting_for = std::move(wait->why);
       set_state(u, UnitState::kNotChosen);
       return wake(dependents_[u]);
     }
-    if (fleet_->link(unit.cluster) == FleetView::Link::kFailed) {
+    if (!choosing && fleet_->link(unit.cluster) == FleetView::Link::kFailed) {
       rec.error = fmt::format("cluster {}: {}", unit.cluster, fleet_->link_status(unit.cluster));
       rec.waiting_for.clear();
       rec.failed = since_start();

@@ -29,6 +29,10 @@ struct Script {
   bool namespaces_activate = true;
   // Objects the clusters hold from the start (Nodes, an operator's states), on SELF.
   std::vector<json::object> objects;
+  // Per cluster, what the fit model reads there instead of `objects` (its Nodes).
+  std::map<std::string, std::vector<json::object>> nodes_of;
+  std::map<std::string, Fleet::Link> links;          // every other cluster is linked
+  std::map<std::string, milliseconds> linked_after;  // connecting until then
 };
 
 class FakeFleet : public Fleet {
@@ -42,10 +46,23 @@ class FakeFleet : public Fleet {
                                      string_field(o, {"metadata", "name"}))] = o;
   }
 
-  void start() override {}
+  void start() override {
+    for (const auto& [cluster, after] : script_.linked_after)
+      loop_.post_after(after, [this, cluster] {
+        script_.links.erase(cluster);
+        handlers_.linked(cluster);
+      });
+  }
   void stop() override {}
-  Link link(const std::string&) const override { return Link::kLinked; }
-  std::string link_status(const std::string&) const override { return {}; }
+  Link link(const std::string& cluster) const override {
+    if (script_.linked_after.contains(cluster) && !script_.links.contains(cluster))
+      return Link::kLinked;
+    auto it = script_.links.find(cluster);
+    return it == script_.links.end() ? Link::kLinked : it->second;
+  }
+  std::string link_status(const std::string& cluster) const override {
+    return link(cluster) == Link::kFailed ? "its kubeconfig is not usable" : "";
+  }
 
   bool apply(const Unit& unit, json::object body, kube::ApplyOptions,
              kube::Client::ObjectDone done) override {
@@ -94,9 +111,10 @@ class FakeFleet : public Fleet {
         objects_.find(cluster + "\n" + object_key(split_api_version(av).first, kind, ns, name));
     return check_readiness(p, it == objects_.end() ? nullptr : &it->second);
   }
-  void for_each(const std::string&, const std::string& av, const std::string& kind,
+  void for_each(const std::string& cluster, const std::string& av, const std::string& kind,
                 const std::function<void(const json::object&)>& fn) const override {
-    for (const json::object& o : script_.objects)
+    auto own = script_.nodes_of.find(cluster);
+    for (const json::object& o : own != script_.nodes_of.end() ? own->second : script_.objects)
       if (string_field(o, {"apiVersion"}) == av && string_field(o, {"kind"}) == kind) fn(o);
   }
   KindState kind_state(const std::string&, const std::string&, const std::string&) const override {
@@ -113,8 +131,10 @@ class FakeFleet : public Fleet {
 };
 
 PlantOutcome plant_on_fake(const Plan& plan, Script& script,
-                           std::optional<milliseconds> timeout = milliseconds(5000)) {
+                           std::optional<milliseconds> timeout = milliseconds(5000),
+                           std::map<std::string, std::vector<std::string>> kept_choices = {}) {
   EngineOptions options;
+  options.kept_choices = std::move(kept_choices);
   options.seed_name = "test";
   options.timeout = timeout;
   return plant_with(
@@ -160,6 +180,63 @@ TEST(Engine, DeclaresEachUnitOnceItsRequirementsHoldAndNotBefore) {
   EXPECT_EQ(a.held_by, "Namespace/shop active");
   ASSERT_TRUE(a.ready && a.declared);
   EXPECT_LE(*a.ready, *a.declared);
+}
+
+json::object node(const std::string& name, const std::string& cpu) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}}},
+          {"status", {{"allocatable", {{"cpu", cpu}, {"memory", "8Gi"}, {"pods", "110"}}}}}};
+}
+
+// A cluster choice (docs/placement.md): among three candidates, one too small and one that cannot
+// be reached, the object goes to the one where it fits; the other two end not-chosen (the run is
+// complete, nothing failed), and so do the Namespace units placed only for it. A kept choice
+// stays, even where another cluster has more room.
+TEST(Engine, AClusterChoiceGoesWhereItFitsAndTheOthersAreNotChosen) {
+  PlanOptions options;
+  for (const char* name : {"e1", "e2", "e3"})
+    options.clusters.push_back({name, "flag", {}, std::nullopt, name, {{"tier", "edge"}}});
+  auto planned = plan_yaml(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: web}\n---\n"
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: web\n  annotations:\n"
+      "    planter.nephio.org/cluster-selector: tier=edge\n"
+      "    planter.nephio.org/cluster-count: \"1\"\n"
+      "spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: \"2\"}}}]}\n",
+      options);
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  Script script;
+  script.nodes_of["e1"] = {node("e1-n", "1")};
+  script.nodes_of["e2"] = {node("e2-n", "4")};
+  script.nodes_of["e3"] = {node("e3-n", "64")};
+  script.links["e3"] = Fleet::Link::kFailed;
+  // e1 answers later: until then the choice is open, and e3's units wait instead of failing.
+  script.links["e1"] = Fleet::Link::kConnecting;
+  script.linked_after["e1"] = milliseconds(20);
+  PlantOutcome out = plant_on_fake(planned.plan, script);
+  EXPECT_TRUE(out.all_declared());
+  EXPECT_EQ(out.count(UnitState::kFailed), 0u);
+  EXPECT_EQ(out.count(UnitState::kNotChosen), 4u);  // the Pod and its Namespace on e1 and e3
+  EXPECT_EQ(script.applied, (std::vector<std::string>{"Namespace/web", "Pod/web/p"}));
+  ASSERT_EQ(out.choices.size(), 1u);
+  EXPECT_EQ(out.choices[0].result.chosen, std::vector<std::string>{"e2"});
+  for (size_t u = 0; u < planned.plan.units.size(); ++u)
+    if (planned.plan.units[u].cluster == "e3") {
+      EXPECT_EQ(out.units[u].state, UnitState::kNotChosen);
+      EXPECT_NE(out.units[u].waiting_for.find("chose e2 (score 100)"), std::string::npos)
+          << out.units[u].waiting_for;
+    }
+
+  // Chosen before: e1 is kept though the Pod does not fit there now (it is already there).
+  Script again;
+  again.nodes_of = script.nodes_of;
+  again.nodes_of["e3"] = {node("e3-n", "64")};
+  out = plant_on_fake(planned.plan, again, milliseconds(5000),
+                      {{"v1 Pod web/p", std::vector<std::string>{"e1"}}});
+  EXPECT_TRUE(out.all_declared());
+  ASSERT_EQ(out.choices.size(), 1u);
+  EXPECT_EQ(out.choices[0].result.chosen, std::vector<std::string>{"e1"});
+  EXPECT_EQ(fit::chosen_text(out.choices[0].result), "e1 (kept)");
 }
 
 TEST(Engine, ARefusedUnitFailsWithTheServersMessageAndBlocksWhatNeedsIt) {
