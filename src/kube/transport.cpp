@@ -2,8 +2,6 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,10 +17,10 @@
 #include <random>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "kube/credentials.h"
 #include "kube/rate_limiter.h"
+#include "kube/socket_interest.h"
 #include "model/strings.h"
 
 #ifndef PLANTER_VERSION
@@ -611,6 +609,11 @@ bool Transport::Impl::step(SteadyClock::time_point now) {
 
 void Transport::Impl::detach() {
   for (auto& [easy, call] : active) {
+    // A request that will never finish gives its worker's room back now.
+    if (!call->streaming) {
+      --in_flight;
+      --*worker_in_flight;
+    }
     call->done = nullptr;
     release(*call);
   }
@@ -623,10 +626,7 @@ void Transport::Impl::detach() {
 // an exec plugin gets a worker of its own, so that a slow plugin holds up no other cluster.
 class Worker {
  public:
-  Worker()
-      : multi_(curl_multi_init()),
-        epoll_(epoll_create1(EPOLL_CLOEXEC)),
-        wakeup_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  Worker() : multi_(curl_multi_init()) {
     curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L);
     // curl says which sockets to wait on and when to call it back (its socket interface): a
@@ -636,10 +636,6 @@ class Worker {
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
     curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = wakeup_;
-    epoll_ctl(epoll_, EPOLL_CTL_ADD, wakeup_, &ev);
     thread_ = std::thread([this] { run(); });
   }
   ~Worker() {
@@ -647,8 +643,6 @@ class Worker {
     wake();
     if (thread_.joinable()) thread_.join();
     curl_multi_cleanup(multi_);
-    close(wakeup_);
-    close(epoll_);
   }
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -669,10 +663,7 @@ class Worker {
   CURLM* multi() const { return multi_; }
   int* in_flight() { return &in_flight_; }
   std::thread::id thread_id() const { return thread_.get_id(); }
-  void wake() {
-    uint64_t one = 1;
-    (void)!write(wakeup_, &one, sizeof one);
-  }
+  void wake() { sockets_.wake(); }
 
   void attach(Transport::Impl* impl) {
     {
@@ -722,21 +713,12 @@ class Worker {
       if (timer_) wait_until = std::min(wait_until, *timer_);
       auto ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(wait_until - SteadyClock::now());
-      int timeout = more ? 0 : static_cast<int>(std::max<int64_t>(ms.count(), 0));
-      epoll_event events[64];
-      int n = epoll_wait(epoll_, events, 64, timeout);
       int running = 0;
-      for (int i = 0; i < n; ++i) {
-        if (events[i].data.fd == wakeup_) {
-          uint64_t count;
-          (void)!read(wakeup_, &count, sizeof count);
-          continue;
-        }
-        int flags = 0;
-        if (events[i].events & EPOLLIN) flags |= CURL_CSELECT_IN;
-        if (events[i].events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
-        if (events[i].events & (EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_ERR;
-        curl_multi_socket_action(multi_, events[i].data.fd, flags, &running);
+      for (const SocketInterest::Ready& r :
+           sockets_.wait(more ? std::chrono::milliseconds(0) : ms)) {
+        int flags = (r.read ? CURL_CSELECT_IN : 0) | (r.write ? CURL_CSELECT_OUT : 0) |
+                    (r.error ? CURL_CSELECT_ERR : 0);
+        curl_multi_socket_action(multi_, r.fd, flags, &running);
       }
       if (timer_ && *timer_ <= SteadyClock::now()) {
         timer_.reset();
@@ -767,17 +749,10 @@ class Worker {
   // curl's socket interface: wait on `s` for `what` (CURL_POLL_*), or no more.
   static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*) {
     auto* w = static_cast<Worker*>(self);
-    epoll_event ev{};
-    ev.data.fd = s;
-    if (what == CURL_POLL_REMOVE) {
-      epoll_ctl(w->epoll_, EPOLL_CTL_DEL, s, &ev);
-      w->watched_.erase(s);
-      return 0;
-    }
-    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
-    bool known = !w->watched_.insert(s).second;
-    if (epoll_ctl(w->epoll_, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev) != 0 && !known)
-      epoll_ctl(w->epoll_, EPOLL_CTL_MOD, s, &ev);  // a descriptor number curl reused
+    if (what == CURL_POLL_REMOVE)
+      w->sockets_.forget(s);
+    else
+      w->sockets_.watch(s, (what & CURL_POLL_IN) != 0, (what & CURL_POLL_OUT) != 0);
     return 0;
   }
   // curl's timer: call it back (CURL_SOCKET_TIMEOUT) in `ms`; -1: no timer.
@@ -791,9 +766,7 @@ class Worker {
   }
 
   CURLM* multi_;
-  int epoll_;
-  int wakeup_;                                    // an eventfd: wake() makes epoll_wait return
-  std::unordered_set<curl_socket_t> watched_;     // sockets in epoll_
+  SocketInterest sockets_;                        // what curl waits on; wake() makes it return
   std::optional<SteadyClock::time_point> timer_;  // when curl wants to be called back
   std::thread thread_;
   std::atomic<bool> stopping_{false};

@@ -142,6 +142,57 @@ TEST(FleetTransport, AClusterThatIsGoneOrSilentHoldsUpNoOther) {
   EXPECT_EQ(apply_many(*live, "after-", 50, std::chrono::seconds(10)), 50);
 }
 
+// What stalled an operator planting 5,000 Seeds: each Seed's engine is a set of clients dropped
+// when its slice ends, sometimes with requests in flight; the slots those requests held on their
+// worker must come back, or after a few thousand Seeds the workers hold every request of every
+// cluster for ever.
+TEST(FleetTransport, ClientsDroppedWithRequestsInFlightGiveBackTheirWorkersRoom) {
+  sim::ServerOptions sim_options;
+  sim_options.fleet.clusters = 1;
+  sim_options.fleet.cluster_faults["edge1"].write_latency = std::chrono::seconds(60);
+  SimFleet fleet(sim_options);
+  RestConfig slow = fleet.rest_config("edge1");  // reads answer at once, writes in a minute
+  // One client per shared worker (they are handed out in turn, at most four), each with more
+  // requests in flight than a worker allows at once.
+  std::vector<std::unique_ptr<Client>> dropped;
+  for (int i = 0; i < 4; ++i) {
+    ClientOptions options;
+    options.transport.qps = 0;
+    options.transport.max_in_flight = 300;
+    options.transport.connect_timeout = std::chrono::milliseconds(30'000);
+    dropped.push_back(std::move(Client::create(slow, options).value()));
+    // Answered once, so the transport sends all it may (it sends one at a time before).
+    ASSERT_TRUE(dropped.back()->get("v1", "Namespace", "", "default").ok());
+  }
+  for (auto& c : dropped)
+    for (int r = 0; r < 300; ++r)
+      c->apply_async(config_map("never-" + std::to_string(r)), {}, [](auto) {});
+  // Sent until each worker is full: the count stops growing (a second client on a worker is
+  // held back by the first).
+  auto sent = [&] {
+    uint64_t n = 0;
+    for (auto& c : dropped) n += c->transport().stats().requests;
+    return n;
+  };
+  auto start = Clock::now();
+  uint64_t last = 0, now_sent = 0;
+  auto steady_since = Clock::now();
+  while (Clock::now() - start < std::chrono::seconds(10)) {
+    now_sent = sent();
+    if (now_sent != last) {
+      last = now_sent;
+      steady_since = Clock::now();
+    } else if (now_sent >= 256 && Clock::now() - steady_since > std::chrono::milliseconds(300)) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_GE(now_sent, 256u);
+  dropped.clear();
+  auto live = client_for(fleet.rest_config());
+  EXPECT_EQ(apply_many(*live, "after-", 50, std::chrono::seconds(10)), 50);
+}
+
 // What a process stopping on SIGTERM does: every request of every transport there is, stuck
 // retrying a refused connection, hanging on a silent server, in flight or just sent, ends at once
 // as Cancelled; a client made afterwards (to release a Lease) works.
