@@ -10,6 +10,7 @@
 
 #include "model/quantity.h"
 #include "model/yaml.h"
+#include "plan/graph_edges.h"
 #include "plan/placement.h"
 #include "plan/rules.h"
 
@@ -170,7 +171,9 @@ struct CapabilityNodes {
 }  // namespace
 
 std::string render_dot(const Plan& plan) {
-  std::string out = "digraph plan {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
+  std::string out =
+      "digraph plan {\n  rankdir=LR;\n  compound=true;\n  node [shape=box, "
+      "fontname=\"monospace\"];\n";
   std::vector<std::string> clusters = used_clusters(plan);
   CapabilityNodes capability(plan, clusters);
   for (size_t k = 0; k < clusters.size(); ++k) {
@@ -190,11 +193,16 @@ std::string render_dot(const Plan& plan) {
                          escape_label(what));
     out += "  }\n";
   }
-  for (size_t i = 0; i < plan.units.size(); ++i)
-    for (const Requirement& r : plan.units[i].requirements)
-      if (r.unit)
-        out += fmt::format("  {} -> {} [label=\"{}\"];\n", node_id(*r.unit), node_id(i),
-                           escape_label(r.when.str()));
+  GraphEdges g = graph_edges(plan, clusters);
+  if (!g.reduced)
+    out += fmt::format("  // more than {} units: every requirement is drawn, implied ones too\n",
+                       kMaxReducedUnits);
+  for (const GraphEdges::ClusterEdge& e : g.cluster_edges)
+    out += fmt::format("  {} -> {} [lhead=\"cluster_{}\", label=\"cluster-ready\"];\n",
+                       node_id(e.from), node_id(e.first), escape_label(clusters[e.cluster]));
+  for (const GraphEdges::Edge& e : g.edges)
+    out += fmt::format("  {} -> {} [label=\"{}\"];\n", node_id(e.from), node_id(e.to),
+                       escape_label(e.label));
   for (const auto& [unit, id] : capability.edges)
     out += fmt::format("  {} -> {} [label=\"node-capability\"];\n", id, node_id(unit));
   out += "}\n";
@@ -223,10 +231,11 @@ std::string render_mermaid(const Plan& plan) {
     }
     out += "  end\n";
   }
-  for (size_t i = 0; i < plan.units.size(); ++i)
-    for (const Requirement& r : plan.units[i].requirements)
-      if (r.unit)
-        out += fmt::format("  {} -->|{}| {}\n", node_id(*r.unit), r.when.str(), node_id(i));
+  GraphEdges g = graph_edges(plan, clusters);
+  for (const GraphEdges::ClusterEdge& e : g.cluster_edges)
+    out += fmt::format("  {} -->|cluster-ready| c{}\n", node_id(e.from), e.cluster);
+  for (const GraphEdges::Edge& e : g.edges)
+    out += fmt::format("  {} -->|{}| {}\n", node_id(e.from), e.label, node_id(e.to));
   for (const auto& [unit, id] : capability.edges)
     out += fmt::format("  {} -->|node-capability| {}\n", id, node_id(unit));
   return out;

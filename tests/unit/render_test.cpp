@@ -76,10 +76,69 @@ TEST(Render, GraphsHaveClustersAsSubgraphs) {
   auto out = plan_yaml(kSeed);
   std::string dot = render_dot(out.plan);
   EXPECT_NE(dot.find("subgraph \"cluster_edge1\""), std::string::npos) << dot;
-  EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 4) << dot;  // four in-seed requirements
+  // Four in-seed requirements, drawn as three arrows: the cluster's to its box stands for the
+  // Deployment's too.
+  EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 3) << dot;
   std::string mermaid = render_mermaid(out.plan);
   EXPECT_EQ(mermaid.rfind("flowchart LR", 0), 0u);
   EXPECT_NE(mermaid.find("subgraph c1[\"edge1\"]"), std::string::npos) << mermaid;
+}
+
+// A cluster's units all wait for it: one arrow from its cluster object to its box, not one to each.
+TEST(Render, GraphsDrawOneArrowFromAClusterToItsBox) {
+  std::string seed =
+      "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata: {name: edge1, "
+      "namespace: default}\n";
+  for (int i = 0; i < 5; ++i)
+    seed += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c" + std::to_string(i) +
+            ", namespace: default, annotations: {planter.nephio.org/cluster: edge1}}\n";
+  auto out = plan_yaml(seed);
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  std::string dot = render_dot(out.plan);
+  EXPECT_NE(dot.find("compound=true;"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("u0 -> u1 [lhead=\"cluster_edge1\", label=\"cluster-ready\"];"),
+            std::string::npos)
+      << dot;
+  EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 1) << dot;
+  std::string mermaid = render_mermaid(out.plan);
+  EXPECT_NE(mermaid.find("  u0 -->|cluster-ready| c1\n"), std::string::npos) << mermaid;
+  EXPECT_EQ(mermaid.find("-->"), mermaid.rfind("-->")) << mermaid;  // one arrow
+}
+
+// a waits for b and c, b for c: the arrow from c to a says nothing the others do not.
+TEST(Render, GraphsLeaveOutArrowsOtherArrowsImply) {
+  auto out = plan_yaml(R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: c, namespace: default}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: b
+  namespace: default
+  annotations: {config.kubernetes.io/depends-on: /namespaces/default/ConfigMap/c}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+  namespace: default
+  annotations:
+    config.kubernetes.io/depends-on: /namespaces/default/ConfigMap/b,/namespaces/default/ConfigMap/c
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  auto unit_named = [&](std::string_view name) {
+    for (size_t i = 0; i < out.plan.units.size(); ++i)
+      if (out.plan.object_of(out.plan.units[i]).ref.name == name) return "u" + std::to_string(i);
+    return std::string("?");
+  };
+  std::string a = unit_named("a"), b = unit_named("b"), c = unit_named("c");
+  std::string dot = render_dot(out.plan);
+  EXPECT_NE(dot.find(c + " -> " + b), std::string::npos) << dot;
+  EXPECT_NE(dot.find(b + " -> " + a), std::string::npos) << dot;
+  EXPECT_EQ(dot.find(c + " -> " + a), std::string::npos) << dot;
+  std::string mermaid = render_mermaid(out.plan);
+  EXPECT_EQ(mermaid.find(c + " -->"), mermaid.rfind(c + " -->")) << mermaid;  // one arrow from c
 }
 
 TEST(Render, GraphsDrawTheNodesAUnitWaitsFor) {
