@@ -127,6 +127,7 @@ void Client::Impl::discover() {
     std::vector<ApiResource> resources;
     std::optional<ApiError> error;
     bool aggregated = true;
+    std::string api, apis;  // the aggregated documents, as received
   };
   auto state = std::make_shared<State>();
   auto finish_one = [this, state] {
@@ -137,11 +138,30 @@ void Client::Impl::discover() {
     std::vector<std::function<void()>> waiters;
     bool again = false;
     {
-      std::lock_guard lock(disc_mu);
-      if (!state->error) {
-        mapper.replace(std::move(state->resources));
-        aggregated = state->aggregated;
+      if (!state->error && state->aggregated) {
+        auto table = aggregated_table(state->api, state->apis);
+        if (table)
+          mapper.replace(std::move(table.value()));
+        else
+          state->error = client_error("Decode", "discovery: " + table.error().message);
+      } else if (!state->error) {
+        // A server that answered one root aggregated and the other not: both kinds merge.
+        for (const std::string* body : {&state->api, &state->apis}) {
+          if (body->empty()) continue;
+          json::error_code ec;
+          json::value doc = json::parse(*body, ec, {}, json_limits());
+          auto parsed = ec ? Result<std::vector<ApiResource>>(Error{"not JSON"})
+                           : parse_aggregated_discovery(doc);
+          if (!parsed) {
+            state->error = client_error("Decode", "discovery: " + parsed.error().message);
+            break;
+          }
+          for (auto& a : parsed.value()) state->resources.push_back(std::move(a));
+        }
+        if (!state->error) mapper.replace(std::move(state->resources));
       }
+      std::lock_guard lock(disc_mu);
+      if (!state->error) aggregated = state->aggregated;
       discovery_failure = state->error;
       ++refreshes;
       discovered = true;
@@ -168,20 +188,16 @@ void Client::Impl::discover() {
         finish_one();
       };
       if (!r) return fail(r.error());
-      json::error_code ec;
-      json::value doc = json::parse(r->body, ec, {}, json_limits());
-      if (ec) return fail(client_error("Decode", fmt::format("discovery: {} is not JSON", root)));
       if (is_aggregated_discovery(r->content_type)) {
-        auto parsed = parse_aggregated_discovery(doc);
-        if (!parsed)
-          return fail(client_error("Decode",
-                                   fmt::format("discovery: {}: {}", root, parsed.error().message)));
-        {
+        {  // read when both are here (aggregated_table: parsed once per distinct pair)
           std::lock_guard lock(state->mu);
-          for (auto& a : parsed.value()) state->resources.push_back(std::move(a));
+          (std::string_view(root) == "/api" ? state->api : state->apis) = std::move(r->body);
         }
         return finish_one();
       }
+      json::error_code ec;
+      json::value doc = json::parse(r->body, ec, {}, json_limits());
+      if (ec) return fail(client_error("Decode", fmt::format("discovery: {} is not JSON", root)));
       // Legacy discovery: one more request per group-version.
       std::vector<std::string> gvs = parse_group_versions(doc);
       {

@@ -1,7 +1,9 @@
 #include "kube/discovery.h"
 
 #include <boost/json.hpp>
+#include <deque>
 
+#include "kube/json_limits.h"
 #include "model/object.h"
 #include "model/stable_hash.h"
 
@@ -178,15 +180,56 @@ std::shared_ptr<const RestMapper::Table> interned(RestMapper::Table table) {
 
 }  // namespace
 
-void RestMapper::replace(std::vector<ApiResource> resources) {
-  Table next;
+namespace {
+
+RestMapper::Table table_of(std::vector<ApiResource> resources) {
+  RestMapper::Table table;
   for (ApiResource& r : resources) {
     std::string key = r.api_version() + "|" + r.kind;
-    next.try_emplace(std::move(key), std::move(r));
+    table.try_emplace(std::move(key), std::move(r));
   }
-  std::shared_ptr<const Table> table = interned(std::move(next));
+  return table;
+}
+
+}  // namespace
+
+void RestMapper::replace(std::vector<ApiResource> resources) {
+  replace(interned(table_of(std::move(resources))));
+}
+
+void RestMapper::replace(std::shared_ptr<const Table> table) {
   std::lock_guard lock(mu_);
   by_gvk_ = std::move(table);
+}
+
+Result<std::shared_ptr<const RestMapper::Table>> aggregated_table(std::string_view api,
+                                                                  std::string_view apis) {
+  struct Seen {
+    std::string api, apis;
+    std::shared_ptr<const RestMapper::Table> table;
+  };
+  // Never destroyed, as the interned tables.
+  static auto* mu = new std::mutex;
+  static auto* seen = new std::deque<Seen>;
+  {
+    std::lock_guard lock(*mu);
+    for (const Seen& s : *seen)
+      if (s.api == api && s.apis == apis) return s.table;
+  }
+  std::vector<ApiResource> resources;
+  for (auto [root, text] : {std::pair{"/api", api}, std::pair{"/apis", apis}}) {
+    boost::json::error_code ec;
+    boost::json::value doc = boost::json::parse(text, ec, {}, json_limits());
+    if (ec) return Error{std::string(root) + " is not JSON"};
+    auto parsed = parse_aggregated_discovery(doc);
+    if (!parsed) return Error{std::string(root) + ": " + parsed.error().message};
+    for (ApiResource& r : parsed.value()) resources.push_back(std::move(r));
+  }
+  std::shared_ptr<const RestMapper::Table> table = interned(table_of(std::move(resources)));
+  std::lock_guard lock(*mu);
+  if (seen->size() >= 16) seen->pop_front();
+  seen->push_back({std::string(api), std::string(apis), table});
+  return table;
 }
 
 std::optional<ApiResource> RestMapper::find(std::string_view api_version,

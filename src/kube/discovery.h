@@ -55,11 +55,20 @@ class RestMapper {
  public:
   using Table = std::map<std::string, ApiResource, std::less<>>;  // "apps/v1|Deployment"
   void replace(std::vector<ApiResource> resources);
+  void replace(std::shared_ptr<const Table> table);
   std::optional<ApiResource> find(std::string_view api_version, std::string_view kind) const;
 
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const Table> by_gvk_;
 };
+
+// The table of a cluster that serves aggregated discovery, from its two documents (/api and
+// /apis, as received). A process that talks to many clusters serving the same resources, or
+// makes many clients of one cluster (the operator: one per Seed's slice), reads the same two
+// documents over and over: the table of a pair already seen is handed out again, found by the
+// documents' bytes (the last 16 pairs are kept), and only a pair not seen before is parsed.
+Result<std::shared_ptr<const RestMapper::Table>> aggregated_table(std::string_view api,
+                                                                  std::string_view apis);
 
 }  // namespace planter::kube

@@ -94,3 +94,46 @@ TEST(Discovery, OnlyTheAggregatedContentTypeIsTakenForIt) {
 
 }  // namespace
 }  // namespace planter::kube
+
+namespace planter::kube {
+namespace {
+
+std::string core_document(const char* scope) {
+  return std::string(
+             R"({"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[)"
+             R"({"metadata":{},"versions":[{"version":"v1","resources":[{"resource":"configmaps",)"
+             R"("responseKind":{"group":"","version":"v1","kind":"ConfigMap"},"scope":")") +
+         scope + R"(","verbs":["get"]}]}]}]})";
+}
+
+// The operator makes a client per Seed's slice: the same two documents, read again and again,
+// are parsed once and their table shared.
+TEST(Discovery, TheSameAggregatedDocumentsGiveTheSameTableWithoutParsingAgain) {
+  REQUIRE_SHARED(discovery_dir());
+  std::string apis = read_file((discovery_dir() / "aggregated_v2.json").string()).value();
+  auto first = aggregated_table(core_document("Namespaced"), apis);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  auto again = aggregated_table(core_document("Namespaced"), apis);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(first->get(), again->get());
+  RestMapper mapper;
+  mapper.replace(first.value());
+  ASSERT_TRUE(mapper.find("v1", "ConfigMap"));
+  EXPECT_TRUE(mapper.find("v1", "ConfigMap")->namespaced);
+  ASSERT_TRUE(mapper.find("apps/v1", "Deployment"));
+  EXPECT_EQ(mapper.find("apps/v1", "Deployment")->resource, "deployments");
+
+  // Other documents, another table.
+  auto other = aggregated_table(core_document("Cluster"), apis);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->get(), first->get());
+  mapper.replace(other.value());
+  EXPECT_FALSE(mapper.find("v1", "ConfigMap")->namespaced);
+
+  auto bad = aggregated_table("{", apis);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "/api is not JSON");
+}
+
+}  // namespace
+}  // namespace planter::kube
