@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <set>
 
 #include "kube/kubeconfig.h"
 #include "model/base64.h"
@@ -67,8 +68,16 @@ FleetView::FleetView(EventLoop& loop, const Plan& plan,
     link->name = name;
     links_[name] = std::move(link);
   }
+  // Only the clusters the plan puts something on (or may: a cluster choice's candidates) are
+  // linked: a management cluster's other clusters cost a kubeconfig read, a connection and a
+  // discovery each, for nothing (the operator plants thousands of Seeds, each on a few of them).
+  std::set<std::string_view> used;
+  for (const Unit& u : plan.units) used.insert(u.cluster);
+  for (const ClusterChoice& choice : plan.choices)
+    for (uint32_t c : choice.candidates) used.insert(plan.clusters[c].name);
   for (const ClusterInfo& info : plan.clusters) {
     if ((!info.object && !info.existing) || links_.contains(info.name)) continue;
+    if (!used.contains(info.name)) continue;
     auto link = std::make_unique<ClusterLink>();
     link->name = info.name;
     link->object = info.object ? plan.objects[*info.object].ref : *info.existing;

@@ -38,6 +38,7 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 const fs::path kCorpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
 const fs::path kSource = PLANTER_SOURCE_DIR;
@@ -1045,6 +1046,29 @@ TEST(OperatorTest, AWaitingSeedHoldsNoWorkerAndExistingClustersAreTargets) {
   apply_yaml(sim, kAnyWidgetCrd);
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "waits", "Planted"); }, 60s))
       << sim.kubectl("get seed waits -o yaml").out << op.log();
+}
+
+// A management cluster's other workload clusters are not this Seed's business: the operator
+// neither reads their kubeconfigs nor talks to them (with thousands of Seeds on a fleet, each Seed
+// linking every cluster was most of the operator's work).
+TEST(OperatorTest, ASeedTalksOnlyToTheClustersItPlantsOn) {
+  SimProcess sim({"--clusters", "3"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "one", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: here
+        annotations: {planter.nephio.org/cluster: edge2}
+      data: {a: b})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "one", "Planted"); }, 30s))
+      << sim.kubectl("get seeds -o yaml").out << op.log();
+  EXPECT_EQ(sim.kubectl("--context edge2 get configmap here -o name").out, "configmap/here\n");
+  std::string metrics = http_get(op.port("metrics"), "/metrics");
+  EXPECT_THAT(metrics, HasSubstr("host=\"edge2\""));
+  EXPECT_THAT(metrics, Not(HasSubstr("host=\"edge1\"")));
+  EXPECT_THAT(metrics, Not(HasSubstr("host=\"edge3\"")));
 }
 
 // A Seed's cluster choice (docs/placement.md): the object goes to one of the three clusters (equal
