@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kube/rate_limiter.h"
+#include "model/jitter_seed.h"
 #include "model/object.h"
 
 namespace planter::kube {
@@ -35,7 +36,7 @@ struct Informer::State : std::enable_shared_from_this<Informer::State> {
   InformerStats stats;
   std::shared_ptr<Client::WatchHandle> watch;
   int failures = 0;
-  std::mt19937_64 rng{std::random_device{}()};
+  std::mt19937_64 rng{jitter_seed()};
 
   State(Client& c, ResourceQuery q, InformerHandlers h)
       : client(c), query(std::move(q)), handlers(std::move(h)) {}

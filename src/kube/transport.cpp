@@ -21,6 +21,7 @@
 #include "kube/credentials.h"
 #include "kube/rate_limiter.h"
 #include "kube/socket_interest.h"
+#include "model/jitter_seed.h"
 #include "model/strings.h"
 
 #ifndef PLANTER_VERSION
@@ -168,7 +169,7 @@ struct Transport::Impl {
   int warming = 0;
   RateLimiter limiter;
   SteadyClock::time_point limiter_wake{};
-  std::mt19937_64 rng{std::random_device{}()};
+  std::mt19937_64 rng{jitter_seed()};
 
   std::atomic<uint64_t> n_requests{0}, n_retries{0}, n_connections{0}, n_h2{0}, n_h1{0};
   std::atomic<bool> abandoned{false};  // abandon_requests(): every call ends at once
