@@ -2,6 +2,7 @@
 
 #include "sim/handler.h"
 #include "sim/json_access.h"
+#include "sim/resource_metrics.h"
 
 namespace planter::sim {
 
@@ -41,7 +42,16 @@ Result<std::vector<ResourceType>> aggregated_resource_types(const json::object& 
   std::string group = string_at(spec, "group"), version = string_at(spec, "version");
   std::string kinds = string_at(object_at(object_at(&apiservice, "metadata"), "annotations"),
                                 std::string(kAggregatedKindsAnnotation));
-  if (group.empty() || version.empty() || kinds.empty()) return out;
+  if (group.empty() || version.empty()) return out;
+  if (kinds.empty()) {
+    // metrics-server's APIService (or prometheus-adapter's): the resource metrics API, computed.
+    if (group == kResourceMetricsGroup && version == "v1beta1") {
+      out = resource_metrics_types();
+      for (ResourceType& t : out)
+        t.crd_name = aggregated_catalog_key(string_at(object_at(&apiservice, "metadata"), "name"));
+    }
+    return out;
+  }
   std::string_view rest = kinds;
   while (!rest.empty()) {
     auto comma = rest.find(',');

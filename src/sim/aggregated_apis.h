@@ -4,7 +4,8 @@
 // kinds the extension serves is what its discovery would say; the sim reads it from the
 // APIService's annotation `sim.planter.io/kinds`: comma-separated `Kind`, `Kind/plural` or
 // `Kind/plural:Cluster` (namespaced unless `:Cluster`; plural defaults to the lowercased kind +
-// "s"). An APIService without the annotation is Available but serves no kinds.
+// "s"). An APIService without the annotation is Available but serves no kinds, except one for
+// metrics.k8s.io v1beta1: the resource metrics API, computed (resource_metrics.h).
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -1,5 +1,7 @@
 #include "sim/api_defaults.h"
 
+#include <utility>
+
 #include "sim/json_access.h"
 #include "sim/scheduler/pod_resources.h"
 
@@ -9,7 +11,34 @@ namespace json = boost::json;
 
 namespace {
 
+// SetDefaults_HTTPGetAction: path "/", scheme HTTP.
+void default_http_get(json::object& handler) {
+  auto* get = handler.if_contains("httpGet");
+  if (!get || !get->is_object()) return;
+  json::object& g = get->as_object();
+  if (string_at(g, "path").empty()) g["path"] = "/";
+  if (string_at(g, "scheme").empty()) g["scheme"] = "HTTP";
+}
+
+// SetDefaults_Probe: a field left out (or 0) takes kube-apiserver's value.
+void default_probe(json::value& probe_v) {
+  if (!probe_v.is_object()) return;
+  json::object& probe = probe_v.as_object();
+  for (auto [field, value] : {std::pair{"timeoutSeconds", 1}, std::pair{"periodSeconds", 10},
+                              std::pair{"successThreshold", 1}, std::pair{"failureThreshold", 3}}) {
+    json::value* v = probe.if_contains(field);
+    if (!v || v->is_null() || (v->is_int64() && v->as_int64() == 0)) probe[field] = value;
+  }
+  default_http_get(probe);
+}
+
 void default_container(json::object& c) {
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
+    if (auto* p = c.if_contains(probe)) default_probe(*p);
+  if (auto* lifecycle = c.if_contains("lifecycle"); lifecycle && lifecycle->is_object())
+    for (const char* hook : {"postStart", "preStop"})
+      if (auto* h = lifecycle->as_object().if_contains(hook); h && h->is_object())
+        default_http_get(h->as_object());
   // Requests default to limits, resource by resource.
   auto& res_v = c["resources"];
   if (!res_v.is_object()) res_v = json::object{};

@@ -4,8 +4,10 @@
 // Pods: every container with a limit and no request for a resource requests its limit;
 // schedulerName default-scheduler; restartPolicy, dnsPolicy, terminationGracePeriodSeconds,
 // serviceAccountName, enableServiceLinks, priority; imagePullPolicy and the termination message
-// fields of containers; the not-ready and unreachable tolerations the DefaultTolerationSeconds
-// admission plugin adds; status Pending with its QoS class.
+// fields of containers; their probes' timeoutSeconds 1, periodSeconds 10, successThreshold 1 and
+// failureThreshold 3, and an httpGet's path "/" and scheme HTTP (probes and lifecycle hooks); the
+// not-ready and unreachable tolerations the DefaultTolerationSeconds admission plugin adds; status
+// Pending with its QoS class.
 #pragma once
 
 #include <boost/json/object.hpp>

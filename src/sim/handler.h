@@ -115,6 +115,8 @@ struct Handler {
   Response scale_of(const Cluster::Target& t, const json::object& obj);
 
   Response list(const Cluster::Target& t);
+  // NodeMetrics and PodMetrics, computed when read (metrics_reads.cpp, resource_metrics.h).
+  Response metrics_read(const Cluster::Target& t);
 
   // Continue tokens are opaque base64 of {"v","rv","start"}, like the apiserver's.
   static std::string encode_continue(const std::string& key, uint64_t rv);

@@ -5,11 +5,13 @@
 #include "sim/builtin_tables.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
+#include "sim/resource_metrics.h"
 #include "sim/table.h"
 
 namespace planter::sim {
 
 Response Handler::get(const Cluster::Target& t) {
+  if (is_resource_metrics(*t.type)) return metrics_read(t);
   StoredObject obj = c.store_.get(t.type->storage_key(), t.ns, t.name);
   if (!obj) return not_found(*t.type, t.name);
   if (t.subresource == "scale") return scale_of(t, *obj);
@@ -49,6 +51,7 @@ Response Handler::scale_of(const Cluster::Target& t, const json::object& obj) {
 }
 
 Response Handler::list(const Cluster::Target& t) {
+  if (is_resource_metrics(*t.type)) return metrics_read(t);
   auto labels = LabelSelector::parse(query(req, "labelSelector"));
   if (!labels) return bad_request("unable to parse requirement: " + labels.error().message);
   auto fields = FieldSelector::parse(query(req, "fieldSelector"), t.type->kind, t.type->custom);

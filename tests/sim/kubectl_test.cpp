@@ -526,6 +526,131 @@ TEST(KubectlPodTest, LogsExecAttachAndPortForwardSayWhatASimulatedContainerIs) {
   EXPECT_THAT(sim.kubectl("logs nothing").err, HasSubstr("pods \"nothing\" not found"));
 }
 
+// What kube-apiserver's defaulting gives a pod, as `kubectl get -o yaml` shows it back: the
+// probes' timings and thresholds, an httpGet's path and scheme, the image pull policy.
+TEST_F(KubectlTest, PodsComeBackWithKubeApiserversDefaults) {
+  fs::path file = sim_.dir() / "probed.yaml";
+  write(file, R"(apiVersion: v1
+kind: Pod
+metadata: {name: probed, namespace: default}
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+    readinessProbe:
+      httpGet: {port: 8080}
+    livenessProbe:
+      tcpSocket: {port: 8080}
+      periodSeconds: 5
+      failureThreshold: 0
+    lifecycle:
+      preStop:
+        httpGet: {port: 8080, path: /drain}
+  - name: sidecar
+    image: busybox
+)");
+  auto created = sim_.kubectl("apply -f " + file.string());
+  ASSERT_EQ(created.code, 0) << created.err;
+  auto field = [&](const std::string& path) {
+    auto r = sim_.kubectl("get pod probed -o jsonpath={" + path + "}");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.out;
+  };
+  const std::string web = ".spec.containers[0]";
+  EXPECT_EQ(field(web + ".readinessProbe.timeoutSeconds"), "1");
+  EXPECT_EQ(field(web + ".readinessProbe.periodSeconds"), "10");
+  EXPECT_EQ(field(web + ".readinessProbe.successThreshold"), "1");
+  EXPECT_EQ(field(web + ".readinessProbe.failureThreshold"), "3");
+  EXPECT_EQ(field(web + ".readinessProbe.httpGet.path"), "/");
+  EXPECT_EQ(field(web + ".readinessProbe.httpGet.scheme"), "HTTP");
+  EXPECT_EQ(field(web + ".livenessProbe.periodSeconds"), "5");     // given: kept
+  EXPECT_EQ(field(web + ".livenessProbe.failureThreshold"), "3");  // 0 is defaulted
+  EXPECT_EQ(field(web + ".lifecycle.preStop.httpGet.path"), "/drain");
+  EXPECT_EQ(field(web + ".lifecycle.preStop.httpGet.scheme"), "HTTP");
+  EXPECT_EQ(field(web + ".imagePullPolicy"), "IfNotPresent");
+  EXPECT_EQ(field(".spec.containers[1].imagePullPolicy"), "Always");  // no tag
+  EXPECT_EQ(field(web + ".terminationMessagePath"), "/dev/termination-log");
+  EXPECT_EQ(field(".spec.containers[1].readinessProbe"), "");  // no probe, none made up
+}
+
+// `kubectl top` once a metrics server's APIService is Available (docs/sim.md: a running container
+// uses what it requests); before that, kubectl's own answer that the API is not there.
+TEST_F(KubectlTest, TopShowsWhatPodsRequestOnceAMetricsServerIsAvailable) {
+  auto before = sim_.kubectl("top node");
+  EXPECT_NE(before.code, 0);
+  EXPECT_THAT(before.err, HasSubstr("Metrics API not available"));
+  fs::path file = sim_.dir() / "metrics-server.yaml";
+  write(file, R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: metrics-server, namespace: kube-system}
+spec:
+  selector: {matchLabels: {k8s-app: metrics-server}}
+  template:
+    metadata: {labels: {k8s-app: metrics-server}}
+    spec:
+      containers:
+      - name: metrics-server
+        image: registry.k8s.io/metrics-server/metrics-server:v0.7.2
+        ports: [{name: https, containerPort: 10250}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: metrics-server, namespace: kube-system}
+spec:
+  selector: {k8s-app: metrics-server}
+  ports: [{name: https, port: 443, targetPort: https}]
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.metrics.k8s.io}
+spec:
+  group: metrics.k8s.io
+  version: v1beta1
+  service: {name: metrics-server, namespace: kube-system}
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  insecureSkipTLSVerify: true
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: busy, namespace: default, labels: {app: busy}}
+spec:
+  containers:
+  - name: main
+    image: busybox:1.36
+    resources: {requests: {cpu: 250m, memory: 64Mi}}
+  - name: idle
+    image: busybox:1.36
+)");
+  auto applied = sim_.kubectl("apply -f " + file.string());
+  ASSERT_EQ(applied.code, 0) << applied.err;
+  auto available = sim_.kubectl(
+      "wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=30s");
+  ASSERT_EQ(available.code, 0) << available.err;
+  auto ready = sim_.kubectl("wait --for=condition=Ready pod/busy --timeout=30s");
+  ASSERT_EQ(ready.code, 0) << ready.err;
+
+  auto pod = sim_.kubectl("top pod busy --no-headers");
+  ASSERT_EQ(pod.code, 0) << pod.err;
+  EXPECT_THAT(pod.out, ::testing::MatchesRegex("busy +251m +68Mi *\n")) << pod.out;  // 250m+1m
+  auto containers = sim_.kubectl("top pod -l app=busy --containers --no-headers");
+  ASSERT_EQ(containers.code, 0) << containers.err;
+  EXPECT_THAT(containers.out, ::testing::ContainsRegex("busy +main +250m +64Mi"));
+  EXPECT_THAT(containers.out, ::testing::ContainsRegex("busy +idle +1m +4Mi"));
+  auto node = sim_.kubectl("get pod busy -o jsonpath={.spec.nodeName}").out;
+  auto nodes = sim_.kubectl("top node " + node);
+  ASSERT_EQ(nodes.code, 0) << nodes.err;
+  EXPECT_THAT(nodes.out, HasSubstr("CPU(cores)"));
+  EXPECT_THAT(nodes.out, ::testing::ContainsRegex(node + " +[0-9]+m +[0-9]+% +[0-9]+Mi +[0-9]+%"));
+  // Not a stored API: nothing can be written to it.
+  auto write_attempt =
+      sim_.kubectl("delete --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods/busy");
+  EXPECT_NE(write_attempt.code, 0);
+  auto gone = sim_.kubectl("top pod nothing-here");
+  EXPECT_NE(gone.code, 0);
+  EXPECT_THAT(gone.err, HasSubstr("NotFound"));
+}
+
 TEST_F(KubectlTest, DeleteNamespaceTerminatesItsContents) {
   ASSERT_EQ(sim_.kubectl("create namespace doomed").code, 0);
   ASSERT_EQ(sim_.kubectl("create configmap c -n doomed --from-literal=a=b").code, 0);
