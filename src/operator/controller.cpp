@@ -716,6 +716,10 @@ struct Controller::Impl {
       }
       publish(run, true);
       if (spec.drift_check_interval) return check_drift(run, spec);
+      // Planted, and nothing will read the plan again (the status counts the records; a later
+      // run plans anew): it goes, so a planted Seed costs its records, not its plan.
+      std::lock_guard lock(run->mu);
+      run->plan.reset();
       return std::nullopt;
     }
     if (out.timed_out) {
