@@ -146,12 +146,10 @@ void Client::Impl::discover() {
           state->error = client_error("Decode", "discovery: " + table.error().message);
       } else if (!state->error) {
         // A server that answered one root aggregated and the other not: both kinds merge.
-        for (const std::string* body : {&state->api, &state->apis}) {
+        for (auto [root, body] :
+             {std::pair{"/api", &state->api}, std::pair{"/apis", &state->apis}}) {
           if (body->empty()) continue;
-          json::error_code ec;
-          json::value doc = json::parse(*body, ec, {}, json_limits());
-          auto parsed = ec ? Result<std::vector<ApiResource>>(Error{"not JSON"})
-                           : parse_aggregated_discovery(doc);
+          auto parsed = parse_aggregated_text(root, *body);
           if (!parsed) {
             state->error = client_error("Decode", "discovery: " + parsed.error().message);
             break;

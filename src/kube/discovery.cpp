@@ -178,10 +178,6 @@ std::shared_ptr<const RestMapper::Table> interned(RestMapper::Table table) {
   return made;
 }
 
-}  // namespace
-
-namespace {
-
 RestMapper::Table table_of(std::vector<ApiResource> resources) {
   RestMapper::Table table;
   for (ApiResource& r : resources) {
@@ -202,6 +198,16 @@ void RestMapper::replace(std::shared_ptr<const Table> table) {
   by_gvk_ = std::move(table);
 }
 
+Result<std::vector<ApiResource>> parse_aggregated_text(std::string_view root,
+                                                       std::string_view text) {
+  boost::json::error_code ec;
+  boost::json::value doc = boost::json::parse(text, ec, {}, json_limits());
+  if (ec) return Error{std::string(root) + " is not JSON"};
+  auto parsed = parse_aggregated_discovery(doc);
+  if (!parsed) return Error{std::string(root) + ": " + parsed.error().message};
+  return parsed;
+}
+
 Result<std::shared_ptr<const RestMapper::Table>> aggregated_table(std::string_view api,
                                                                   std::string_view apis) {
   struct Seen {
@@ -218,11 +224,8 @@ Result<std::shared_ptr<const RestMapper::Table>> aggregated_table(std::string_vi
   }
   std::vector<ApiResource> resources;
   for (auto [root, text] : {std::pair{"/api", api}, std::pair{"/apis", apis}}) {
-    boost::json::error_code ec;
-    boost::json::value doc = boost::json::parse(text, ec, {}, json_limits());
-    if (ec) return Error{std::string(root) + " is not JSON"};
-    auto parsed = parse_aggregated_discovery(doc);
-    if (!parsed) return Error{std::string(root) + ": " + parsed.error().message};
+    auto parsed = parse_aggregated_text(root, text);
+    if (!parsed) return parsed.error();
     for (ApiResource& r : parsed.value()) resources.push_back(std::move(r));
   }
   std::shared_ptr<const RestMapper::Table> table = interned(table_of(std::move(resources)));

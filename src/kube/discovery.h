@@ -43,6 +43,9 @@ bool is_aggregated_discovery(std::string_view content_type);
 
 // Reads an apidiscovery.k8s.io/v2 (or v2beta1) APIGroupDiscoveryList.
 Result<std::vector<ApiResource>> parse_aggregated_discovery(const boost::json::value& doc);
+// The same, from the document's text as `root` ("/api", "/apis") answered it; errors name the root.
+Result<std::vector<ApiResource>> parse_aggregated_text(std::string_view root,
+                                                       std::string_view text);
 // Reads a legacy APIResourceList (the answer of /api/v1 or /apis/<g>/<v>).
 Result<std::vector<ApiResource>> parse_resource_list(const boost::json::value& doc);
 // The group-versions of a legacy APIGroupList (/apis) or APIVersions (/api): "apps/v1", "v1".

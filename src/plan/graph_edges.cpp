@@ -1,9 +1,10 @@
 #include "plan/graph_edges.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
+#include <string_view>
 
 namespace planter {
 
@@ -54,17 +55,18 @@ std::optional<std::vector<size_t>> topological(const std::vector<std::vector<siz
 GraphEdges graph_edges(const Plan& plan, const std::vector<std::string>& clusters) {
   GraphEdges out;
   size_t n = plan.units.size();
+  std::map<std::string_view, size_t> index_of;  // cluster name -> index into clusters
+  for (size_t k = 0; k < clusters.size(); ++k) index_of.emplace(clusters[k], k);
   // The cluster each seed cluster object makes, by the object's index.
   std::map<size_t, size_t> made_by;  // object -> index into clusters
-  for (const ClusterInfo& c : plan.clusters) {
-    if (!c.object) continue;
-    auto it = std::find(clusters.begin(), clusters.end(), c.name);
-    if (it != clusters.end()) made_by[*c.object] = static_cast<size_t>(it - clusters.begin());
-  }
+  for (const ClusterInfo& c : plan.clusters)
+    if (auto it = index_of.find(c.name); c.object && it != index_of.end())
+      made_by[*c.object] = it->second;
   std::vector<std::optional<size_t>> first_on(clusters.size());
   for (size_t i = 0; i < n; ++i)
-    for (size_t k = 0; k < clusters.size(); ++k)
-      if (!first_on[k] && plan.units[i].cluster == clusters[k]) first_on[k] = i;
+    if (auto it = index_of.find(plan.units[i].cluster);
+        it != index_of.end() && !first_on[it->second])
+      first_on[it->second] = i;
 
   // Direct requirements between units, one per pair, with the label of the first.
   std::vector<std::vector<size_t>> preds(n);
@@ -88,13 +90,13 @@ GraphEdges graph_edges(const Plan& plan, const std::vector<std::string>& cluster
       }
   }
 
-  std::map<std::pair<size_t, size_t>, bool> cluster_drawn;  // (cluster object unit, cluster)
+  std::set<std::pair<size_t, size_t>> cluster_drawn;  // (cluster object unit, cluster)
   for (size_t v = 0; v < n; ++v)
     for (size_t u : preds[v]) {
       const Unit& from = plan.units[u];
       auto made = made_by.find(from.object);
       if (made != made_by.end() && plan.units[v].cluster == clusters[made->second]) {
-        if (cluster_drawn.try_emplace({u, made->second}, true).second)
+        if (cluster_drawn.emplace(u, made->second).second)
           out.cluster_edges.push_back({u, made->second, *first_on[made->second]});
         continue;
       }

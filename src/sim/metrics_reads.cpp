@@ -15,10 +15,11 @@ namespace planter::sim {
 
 namespace {
 
+using PodsByNode = std::map<std::string, std::vector<const json::object*>, std::less<>>;
+
 // The pods bound to each node, by node name.
-std::map<std::string, std::vector<const json::object*>, std::less<>> pods_by_node(
-    const Store::Bucket& pods) {
-  std::map<std::string, std::vector<const json::object*>, std::less<>> out;
+PodsByNode pods_by_node(const Store::Bucket& pods) {
+  PodsByNode out;
   for (const auto& [key, pod] : pods)
     if (std::string node = string_at(object_at(*pod, "spec"), "nodeName"); !node.empty())
       out[node].push_back(pod.get());
@@ -35,30 +36,30 @@ bool is_resource_metrics(const ResourceType& t) {
 Response Handler::metrics_read(const Cluster::Target& t) {
   std::string when = rfc3339(now());
   bool nodes = t.type->kind == "NodeMetrics";
-  const Store::Bucket& sources = c.store_.bucket(std::string(resource_metrics_source(*t.type)));
-  const Store::Bucket& pods = c.store_.bucket("/pods");
-  auto metrics_of = [&](const json::object& source, const auto& by_node) {
+  std::string source_key(resource_metrics_source(*t.type));
+  // A node's usage is its pods': grouped once per request, and only for NodeMetrics.
+  auto by_node = nodes ? pods_by_node(c.store_.bucket("/pods")) : PodsByNode{};
+  auto metrics_of = [&](const json::object& source) {
     if (!nodes) return pod_metrics(source, when);
-    auto it = by_node.find(meta_string(source, "name"));
     static const std::vector<const json::object*> kNone;
+    auto it = by_node.find(meta_string(source, "name"));
     return node_metrics(source, it == by_node.end() ? kNone : it->second, when);
   };
   if (!t.name.empty()) {
-    StoredObject source = c.store_.get(std::string(resource_metrics_source(*t.type)), t.ns, t.name);
-    json::object m;
-    if (source) m = metrics_of(*source, pods_by_node(pods));
+    StoredObject source = c.store_.get(source_key, t.ns, t.name);
+    json::object m = source ? metrics_of(*source) : json::object{};
     if (m.empty()) return not_found(*t.type, t.name);
     return Response{200, "application/json", json::serialize(m), {}};
   }
   auto labels = LabelSelector::parse(query(req, "labelSelector"));
   if (!labels) return bad_request("unable to parse requirement: " + labels.error().message);
-  auto by_node = nodes ? pods_by_node(pods) : decltype(pods_by_node(pods)){};
+  const Store::Bucket& sources = c.store_.bucket(source_key);
   json::array items;
   auto it = t.ns.empty() ? sources.begin() : sources.lower_bound(t.ns + "/");
   for (; it != sources.end(); ++it) {
     if (!t.ns.empty() && !std::string_view(it->first).starts_with(t.ns + "/")) break;
     if (!labels->matches(*it->second)) continue;
-    json::object m = metrics_of(*it->second, by_node);
+    json::object m = metrics_of(*it->second);
     if (!m.empty()) items.push_back(std::move(m));
   }
   json::object list{{"kind", t.type->kind + "List"},

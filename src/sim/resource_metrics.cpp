@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/quantity.h"
+#include "sim/scheduler/pod_resources.h"
 
 namespace planter::sim {
 
@@ -14,29 +14,27 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int64_t kIdleMilliCpu = 1;                         // 1m
-constexpr int64_t kIdleMilliBytes = int64_t{4} << 20 << 10;  // 4Mi, in millibytes
-constexpr std::string_view kWindow = "20.05s";               // metrics-server's, for one scrape
+constexpr int64_t kIdleMilliCpu = 1;              // 1m
+constexpr int64_t kIdleBytes = int64_t{4} << 20;  // 4Mi
+constexpr std::string_view kWindow = "20.05s";    // metrics-server's, for one scrape
 
 struct Usage {
   int64_t milli_cpu = 0;
-  int64_t milli_bytes = 0;
+  int64_t bytes = 0;
   Usage& operator+=(const Usage& o) {  // saturating: requests may be absurd
     if (__builtin_add_overflow(milli_cpu, o.milli_cpu, &milli_cpu)) milli_cpu = INT64_MAX;
-    if (__builtin_add_overflow(milli_bytes, o.milli_bytes, &milli_bytes)) milli_bytes = INT64_MAX;
+    if (__builtin_add_overflow(bytes, o.bytes, &bytes)) bytes = INT64_MAX;
     return *this;
   }
 };
 
-// What one container uses: its requests, or an idle container's.
+// What one container uses: its requests (read as the sim's scheduler reads them), or an idle
+// container's.
 Usage container_usage(const json::object& container) {
   const json::object* res = object_at(container, "resources");
-  const json::object* req = res ? object_at(*res, "requests") : nullptr;
-  auto amount = [&](const char* name, int64_t idle) {
-    auto v = req ? sched::parse_milli(req->if_contains(name)) : std::nullopt;
-    return v && *v > 0 ? *v : idle;
-  };
-  return {amount("cpu", kIdleMilliCpu), amount("memory", kIdleMilliBytes)};
+  sched::Resources req = sched::Resources::from_list(res ? object_at(*res, "requests") : nullptr);
+  return {req.cpu_milli > 0 ? req.cpu_milli : kIdleMilliCpu,
+          req.memory > 0 ? req.memory : kIdleBytes};
 }
 
 bool running(const json::object& pod) {
@@ -50,8 +48,7 @@ json::object usage_json(const Usage& u) {
                         ? fmt::format("{}n", u.milli_cpu * 1'000'000)
                         : fmt::format("{}m", u.milli_cpu);
   return json::object{{"cpu", std::move(cpu)},
-                      {"memory", fmt::format("{}Ki", u.milli_bytes / 1000 / 1024 +
-                                                         (u.milli_bytes / 1000 % 1024 ? 1 : 0))}};
+                      {"memory", fmt::format("{}Ki", u.bytes / 1024 + (u.bytes % 1024 ? 1 : 0))}};
 }
 
 json::object metadata_of(const json::object& source, std::string_view now) {
