@@ -27,6 +27,7 @@
 #include "plant/report.h"
 #include "plant/seed_inventory.h"
 #include "plant/served_kinds.h"
+#include "plant/timeline.h"
 #include "plant/trace.h"
 #include "plant/uproot.h"
 #include "sim/server.h"

@@ -49,6 +49,7 @@ struct Spec {
   std::optional<json::object> body;
   std::string content_type;
   bool idempotent = true;
+  std::function<void(std::chrono::microseconds)> on_wire;  // ApplyOptions::on_wire
 };
 
 Spec spec_for(const json::object& object) {
@@ -274,8 +275,10 @@ void Client::Impl::request(Spec spec, ObjectDone done) {
           }
           req.body = json::serialize(body);
         }
-        transport->send(std::move(req), [done = std::move(done)](ApiResult<HttpResponse> resp) {
+        transport->send(std::move(req), [done = std::move(done), on_wire = std::move(spec.on_wire)](
+                                            ApiResult<HttpResponse> resp) {
           if (!resp) return done(resp.error());
+          if (on_wire) on_wire(resp->on_wire);
           json::error_code ec;
           json::value v = json::parse(resp->body, ec, {}, json_limits());
           if (ec || !v.is_object())
@@ -408,6 +411,7 @@ Spec apply_spec(const json::object& object, const ApplyOptions& options) {
   s.content_type = "application/apply-patch+yaml";  // JSON is YAML
   s.body = object;
   s.idempotent = true;  // applying the same intent twice is the same as once
+  s.on_wire = options.on_wire;
   return s;
 }
 

@@ -53,6 +53,9 @@ struct ApplyOptions {
   // fieldValidation: "Strict" refuses a field the schema does not know (400) instead of pruning
   // it with a warning; empty: the server's default (Warn).
   std::string field_validation;
+  // Called just before the answer, on the transport's thread, with how long the request was on
+  // the wire (curl's total time of its last attempt); not called when no answer came.
+  std::function<void(std::chrono::microseconds)> on_wire;
 };
 
 struct DeleteOptions {

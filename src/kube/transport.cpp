@@ -439,10 +439,11 @@ void Transport::Impl::finish(CURL* easy, CURLcode result) {
   if (code > 0) (version == CURL_HTTP_VERSION_2_0 ? n_h2 : n_h1)++;
   call->resp.status = static_cast<int>(code);
   call->resp.attempts = call->attempts;
+  curl_off_t micros = 0;
+  curl_easy_getinfo(easy, call->streaming ? CURLINFO_STARTTRANSFER_TIME_T : CURLINFO_TOTAL_TIME_T,
+                    &micros);
+  call->resp.on_wire = std::chrono::microseconds(micros);
   if (options.observe && !call->cancelled) {
-    curl_off_t micros = 0;
-    curl_easy_getinfo(easy, call->streaming ? CURLINFO_STARTTRANSFER_TIME_T : CURLINFO_TOTAL_TIME_T,
-                      &micros);
     options.observe(options.name, call->streaming ? "WATCH" : call->req.method,
                     static_cast<int>(code), static_cast<double>(micros) / 1e6);
   }

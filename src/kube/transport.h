@@ -68,6 +68,8 @@ struct HttpResponse {
   std::string body;
   std::vector<std::string> warnings;  // Warning headers
   int attempts = 1;
+  std::chrono::microseconds on_wire{0};  // the last attempt's, from curl (to the headers, for
+                                         // a stream)
 };
 
 struct TransportStats {

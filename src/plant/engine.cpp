@@ -256,7 +256,9 @@ class Engine {
       return wake(dependents_[u]);
     }
     std::string first_wait, first_requirement;
-    for (const Requirement& r : unit.requirements) {
+    int32_t first_index = WaitSpan::kLinkWait;
+    for (size_t i = 0; i < unit.requirements.size(); ++i) {
+      const Requirement& r = unit.requirements[i];
       Check c = check(u, r);
       if (c.verdict == Check::kBlocked) {
         rec.error = "by " + c.text;
@@ -269,20 +271,35 @@ class Engine {
       if (c.verdict == Check::kWaiting && first_wait.empty()) {
         first_wait = std::move(c.text);
         first_requirement = std::move(c.requirement);
+        first_index = static_cast<int32_t>(i);
       }
     }
     if (!first_wait.empty()) {
       requirement_wait_[u] = std::move(first_requirement);
-      return wait(u, std::move(first_wait));
+      return wait(u, std::move(first_wait), first_index);
     }
     if (!fleet_->linked(unit.cluster))
-      return wait(u,
-                  fmt::format("cluster {}: {}", unit.cluster, fleet_->link_status(unit.cluster)));
+      return wait(u, fmt::format("cluster {}: {}", unit.cluster, fleet_->link_status(unit.cluster)),
+                  WaitSpan::kLinkWait);
     declare(u);
   }
 
-  void wait(size_t u, std::string why) {
+  // The unit's wait goes on, for `requirement` from now on (a new span when that changed).
+  void wait_span(UnitRecord& rec, int32_t requirement) {
+    if (!rec.waits.empty() && rec.waits.back().until < 0 &&
+        rec.waits.back().requirement == requirement)
+      return;
+    int64_t now = since_start().count();
+    end_span(rec, now);
+    rec.waits.push_back({now, -1, requirement});
+  }
+  static void end_span(UnitRecord& rec, int64_t now) {
+    if (!rec.waits.empty() && rec.waits.back().until < 0) rec.waits.back().until = now;
+  }
+
+  void wait(size_t u, std::string why, int32_t requirement) {
     UnitRecord& rec = records_[u];
+    wait_span(rec, requirement);
     if (rec.waiting_for == why) return;
     rec.waiting_for = std::move(why);
     if (options_.on_change) options_.on_change(u, rec);
@@ -294,6 +311,8 @@ class Engine {
     UnitRecord& rec = records_[u];
     const Unit& unit = plan_.units[u];
     if (!rec.ready) rec.ready = since_start();
+    rec.sent = since_start();
+    end_span(rec, rec.sent->count());
     if (auto it = requirement_wait_.find(u); it != requirement_wait_.end()) {
       rec.held_by = it->second;
       requirement_wait_.erase(it);
@@ -309,9 +328,15 @@ class Engine {
     // A custom resource planter wrote a stack's policies into: a field its schema would prune
     // (and the policy with it) is refused, never dropped with a warning.
     if (gates_->stack_fits().strict_fields(unit.object)) apply.field_validation = "Strict";
+    // Told on the transport's thread just before the answer, which then carries it to the loop.
+    auto on_wire = std::make_shared<std::chrono::microseconds>(0);
+    apply.on_wire = [on_wire](std::chrono::microseconds t) { *on_wire = t; };
     bool sent = fleet_->apply(unit, std::move(body.value()), apply,
-                              [this, u](kube::ApiResult<json::object> r) {
-                                loop_.post([this, u, r = std::move(r)] { on_applied(u, r); });
+                              [this, u, on_wire](kube::ApiResult<json::object> r) {
+                                loop_.post([this, u, r = std::move(r), t = *on_wire] {
+                                  records_[u].on_wire = t;
+                                  on_applied(u, r);
+                                });
                               });
     if (!sent) {
       rec.error = options_.write_as
@@ -351,6 +376,7 @@ class Engine {
   void reopen(size_t u, std::string why) {
     UnitRecord& rec = records_[u];
     requirement_wait_[u] = why.substr(0, why.find(':'));
+    wait_span(rec, WaitSpan::kRetryWait);
     rec.waiting_for = std::move(why);
     set_state(u, UnitState::kPending);
     milliseconds delay = backoff_[u];
@@ -440,6 +466,14 @@ class Engine {
 };
 
 }  // namespace
+
+std::string describe(const Plan& plan, const Unit& unit, const WaitSpan& span) {
+  if (span.requirement == WaitSpan::kLinkWait)
+    return fmt::format("cluster {} linked (its API answers)", unit.cluster);
+  if (span.requirement < 0 || static_cast<size_t>(span.requirement) >= unit.requirements.size())
+    return "a retry after the server's answer";
+  return plan.describe(unit.requirements[static_cast<size_t>(span.requirement)]);
+}
 
 PlantOutcome plant(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
                    const EngineOptions& options) {

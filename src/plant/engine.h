@@ -39,12 +39,32 @@ inline constexpr std::string_view kSeedLabel = "planter.nephio.org/seed";
 enum class UnitState { kPending, kDeclaring, kDeclared, kFailed, kBlocked, kNotChosen };
 std::string_view to_string(UnitState s);
 
+// One stretch of a unit's wait: from `since` until `until` (-1 while it lasts), for requirement
+// `requirement` (an index into Unit::requirements), or kLinkWait (its cluster's API not yet
+// linked) or kRetryWait (the server's answer sent it back to wait: a kind not served yet, a
+// cluster unreachable). Microseconds from the start of planting.
+struct WaitSpan {
+  static constexpr int32_t kLinkWait = -1;
+  static constexpr int32_t kRetryWait = -2;
+  int64_t since = 0;
+  int64_t until = -1;
+  int32_t requirement = kLinkWait;
+};
+
+// "Namespace cnf active", "cluster edge1 linked", "a retry after the server's answer".
+std::string describe(const Plan& plan, const Unit& unit, const WaitSpan& span);
+
 // What happened to one unit. Times are offsets from the start of planting.
 struct UnitRecord {
   UnitState state = UnitState::kPending;
   std::optional<std::chrono::microseconds> ready;     // every requirement held
   std::optional<std::chrono::microseconds> declared;  // the apply succeeded
   std::optional<std::chrono::microseconds> failed;
+  std::optional<std::chrono::microseconds> sent;  // its last apply was handed to the client
+  // How long the apply that declared it was on the wire (curl's time for its last attempt); the
+  // rest of sent..declared it was queued in planter (rate limit, connection room).
+  std::chrono::microseconds on_wire{0};
+  std::vector<WaitSpan> waits;  // in order; each change of what it waits for starts one
   // While pending: the first requirement that does not hold, and why ("Namespace cnf active:
   // phase is Terminating"). Once ready: the requirement that held it last, if any.
   std::string waiting_for;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
+#include <unordered_set>
 
 #include "model/object.h"
+#include "plant/timeline.h"
 
 namespace planter::plant {
 
@@ -16,28 +18,6 @@ namespace {
 
 double seconds(std::chrono::microseconds us) {
   return static_cast<double>(us.count()) / 1e6;
-}
-
-std::string escape_html(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  return out;
 }
 
 std::string what_now(const UnitRecord& r) {
@@ -114,6 +94,8 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
                                const std::string& seed_name) {
   json::array units;
   units.reserve(plan.units.size());
+  std::vector<size_t> path = critical_path(plan, out);
+  std::unordered_set<size_t> on_path(path.begin(), path.end());
   for (size_t i = 0; i < plan.units.size(); ++i) {
     const Unit& u = plan.units[i];
     const UnitRecord& r = out.units[i];
@@ -122,12 +104,25 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
         {"object", o.ref.id()}, {"cluster", u.cluster},        {"wave", u.wave},
         {"source", o.where()},  {"state", to_string(r.state)}, {"attempts", r.attempts}};
     if (r.ready) ju["readySeconds"] = seconds(*r.ready);
+    if (r.sent) ju["sentSeconds"] = seconds(*r.sent);
     if (r.declared) ju["declaredSeconds"] = seconds(*r.declared);
+    if (r.declared && r.sent) ju["onWireSeconds"] = seconds(r.on_wire);
     if (r.failed) ju["failedSeconds"] = seconds(*r.failed);
     if (!r.held_by.empty()) ju["heldBy"] = r.held_by;
     if (!r.steered.empty()) ju["steered"] = r.steered;
     if (!r.waiting_for.empty()) ju["waitingFor"] = r.waiting_for;
     if (!r.error.empty()) ju["error"] = r.error;
+    if (on_path.contains(i)) ju["criticalPath"] = true;
+    if (!r.waits.empty()) {
+      json::array waits;
+      for (const WaitSpan& w : r.waits) {
+        json::object jw{{"for", describe(plan, u, w)},
+                        {"fromSeconds", seconds(std::chrono::microseconds(w.since))}};
+        if (w.until >= 0) jw["toSeconds"] = seconds(std::chrono::microseconds(w.until));
+        waits.push_back(std::move(jw));
+      }
+      ju["waits"] = std::move(waits);
+    }
     units.push_back(std::move(ju));
   }
   json::object counts;
@@ -165,103 +160,6 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
       {"choices", std::move(choices)},
       {"units", std::move(units)}};
   return json::serialize(root) + "\n";
-}
-
-std::string render_timeline_svg(const Plan& plan, const PlantOutcome& out,
-                                const std::string& seed_name) {
-  constexpr int kLabel = 420, kChart = 900, kRow = 16, kTop = 40;
-  double total = std::max(seconds(out.elapsed), 0.001);
-  auto x = [&](std::chrono::microseconds t) {
-    return kLabel + static_cast<double>(kChart) * std::min(seconds(t) / total, 1.0);
-  };
-  std::string rows;
-  int y = kTop;
-  for (const auto& [c, members] : plan.units_by_cluster()) {
-    rows += fmt::format("<text x=\"4\" y=\"{}\" class=\"cluster\">cluster {}</text>\n", y + 12,
-                        escape_html(c));
-    y += kRow + 4;
-    for (size_t i : members) {
-      const UnitRecord& r = out.units[i];
-      const Object& o = plan.object_of(plan.units[i]);
-      std::string label = o.ref.short_form();
-      std::string end_state(to_string(r.state));
-      std::chrono::microseconds end = r.declared ? *r.declared : r.failed ? *r.failed : out.elapsed;
-      std::chrono::microseconds ready = r.ready ? *r.ready : end;
-      std::string tip = fmt::format("{} on {} ({})\n{}", o.display(), c, o.where(), end_state);
-      if (r.ready) tip += fmt::format("\nready to go at {:.3f}s", seconds(*r.ready));
-      if (r.declared) tip += fmt::format("\ndeclared at {:.3f}s", seconds(*r.declared));
-      if (!r.held_by.empty()) tip += "\nheld by: " + r.held_by;
-      if (!r.waiting_for.empty()) tip += "\nwaiting for: " + r.waiting_for;
-      if (!r.error.empty()) tip += "\n" + r.error;
-      rows += fmt::format("<g><title>{}</title>\n", escape_html(tip));
-      rows += fmt::format("<text x=\"12\" y=\"{}\">{}</text>\n", y + 11,
-                          escape_html(label.size() > 60 ? label.substr(0, 57) + "..." : label));
-      // The wait for requirements, then the declaration (or the failure).
-      double wx = x(std::chrono::microseconds(0)), rx = x(ready), ex = x(end);
-      if (rx - wx > 0.5)
-        rows += fmt::format(
-            "<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" class=\"wait\"/>\n", wx,
-            y + 2, rx - wx, kRow - 4);
-      rows +=
-          fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" class=\"{}\"/>\n",
-                      rx, y + 2, std::max(ex - rx, 2.0), kRow - 4, end_state);
-      if (!r.held_by.empty() && rx - wx > 60)
-        rows +=
-            fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"held\">{}</text>\n", wx + 3, y + 11,
-                        escape_html(r.held_by.substr(0, static_cast<size_t>((rx - wx) / 6))));
-      rows += "</g>\n";
-      y += kRow;
-    }
-  }
-  std::string axis;
-  for (int i = 0; i <= 10; ++i) {
-    double t = total * i / 10;
-    double px = kLabel + kChart * i / 10.0;
-    axis += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>"
-        "<text x=\"{0:.1f}\" y=\"{3}\" class=\"tick\">{4:.2f}s</text>\n",
-        px, kTop - 8, y, kTop - 12, t);
-  }
-  int height = y + 20, width = kLabel + kChart + 40;
-  // Standalone: the styles travel inside the SVG, so the file renders the same on its own (in
-  // docs, a pull request) as inside the HTML page.
-  return fmt::format(
-      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}">
-<title>planter timeline: {2}</title>
-<style>
-text {{ font-size: 11px; font-family: monospace; }}
-.cluster {{ font-weight: bold; font-size: 12px; }}
-.tick {{ fill: #666; text-anchor: middle; }}
-.grid {{ stroke: #ddd; }}
-.wait {{ fill: #f3d27a; }}
-.declared {{ fill: #4a9b5e; }}
-.declaring {{ fill: #8cc7a0; }}
-.pending {{ fill: #bbb; }}
-.failed {{ fill: #c0392b; }}
-.blocked {{ fill: #e59866; }}
-.held {{ fill: #5a4500; font-size: 10px; }}
-</style>
-<rect width="100%" height="100%" fill="white"/>
-{3}{4}</svg>
-)",
-      width, height, escape_html(seed_name), axis, rows);
-}
-
-std::string render_timeline_html(const Plan& plan, const PlantOutcome& out,
-                                 const std::string& seed_name) {
-  return fmt::format(
-      R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>planter timeline: {0}</title>
-<style>body {{ font-family: sans-serif; margin: 16px; }}</style></head><body>
-<h1>planter timeline: {0}</h1>
-<p>{1} units, {2} declared, {3:.3f}s{4}. Yellow: waiting for requirements (the label names the
-one that held it last); green: declared; red: failed; orange: blocked; grey: still pending.
-Hover a row for details.</p>
-{5}</body></html>
-)",
-      escape_html(seed_name), plan.units.size(), out.count(UnitState::kDeclared),
-      seconds(out.elapsed), out.timed_out ? " (timed out)" : "",
-      render_timeline_svg(plan, out, seed_name));
 }
 
 }  // namespace planter::plant

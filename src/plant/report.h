@@ -1,7 +1,5 @@
-// What planting did, for people and programs: the summary table printed at the end, the JSON
-// report (--report), and the timeline (--timeline): an SVG Gantt chart, one row per unit, grouped
-// by cluster, showing the wait for requirements (and the requirement that held it) and the
-// declaration; standalone, or inside a self-contained HTML page with a legend.
+// What planting did, for people and programs: the summary table printed at the end and the JSON
+// report (--report). The timeline is plant/timeline.h, the trace plant/trace.h.
 #pragma once
 
 #include <string>
@@ -16,13 +14,10 @@ namespace planter::plant {
 std::string render_summary(const Plan& plan, const PlantOutcome& outcome);
 
 // {"seed", "started", "elapsedSeconds", "timedOut", "counts", "units": [{object, cluster, wave,
-// source, state, readySeconds, declaredSeconds, heldBy, waitingFor, error, attempts}]}.
+// source, state, readySeconds, sentSeconds, declaredSeconds, onWireSeconds, heldBy, waitingFor,
+// error, attempts, criticalPath (true on the timeline's critical path), waits: [{for, fromSeconds,
+// toSeconds}]}]}.
 std::string render_report_json(const Plan& plan, const PlantOutcome& outcome,
                                const std::string& seed_name);
-
-std::string render_timeline_svg(const Plan& plan, const PlantOutcome& outcome,
-                                const std::string& seed_name);
-std::string render_timeline_html(const Plan& plan, const PlantOutcome& outcome,
-                                 const std::string& seed_name);
 
 }  // namespace planter::plant

@@ -101,9 +101,21 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   EXPECT_THAT(html, HasSubstr("<svg"));
   EXPECT_THAT(html, HasSubstr("cluster edge1"));
   EXPECT_THAT(html, HasSubstr("Instance/cnf/cnf"));
-  EXPECT_THAT(html, HasSubstr("held by: CustomResourceDefinition/instances.cnf.example.org"));
+  EXPECT_THAT(html,
+              HasSubstr("for CustomResourceDefinition/instances.cnf.example.org established"));
   for (const char* fetch : {"<script", "<link", "src=", "href=", "@import"})
     EXPECT_THAT(html, ::testing::Not(HasSubstr(fetch)));  // self-contained: no network
+  // What a reader sees, in headless Chromium, against the report
+  // (tests/plant/timeline_screenshot.py): a swatch per kind of wait, rows that went alike drawn
+  // once, the critical path (the Namespace the Cluster object lives in, the Cluster, the CRD its
+  // provisioned cluster waited for, the Instance of that CRD) on a band, and the Instance's row
+  // reading: waited for its cluster, then for its kind to be served, then declared.
+  CommandResult shot =
+      run_shell(python_with_kubernetes() + " " + q(kSource / "tests/plant/timeline_screenshot.py") +
+                " " + q(dir / "t.html") + " " + q(dir / "r.json") + " " + q(dir / "t.png") +
+                " --critical-rows 4 --last-row cluster,api,mark");
+  EXPECT_EQ(shot.code, 0) << shot.out << shot.err;
+  EXPECT_THAT(shot.out, HasSubstr("critical path rows: 4"));
 
   // A .svg file gets the chart alone, standalone (its styles inside), for docs and reviews.
   r = planter("plant --sim " + q(seed) + " --timeline " + q(dir / "t.svg"));
@@ -111,7 +123,7 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   std::string svg = read_file(dir / "t.svg");
   EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")) << svg.substr(0, 80);
   EXPECT_THAT(svg, HasSubstr("<style>"));
-  EXPECT_THAT(svg, HasSubstr(".declared { fill: #4a9b5e; }"));
+  EXPECT_THAT(svg, HasSubstr(".onwire { fill: #3f8f54; }"));
   EXPECT_THAT(svg, HasSubstr("Instance/cnf/cnf"));
   EXPECT_THAT(svg, ::testing::Not(HasSubstr("<html")));
 
