@@ -38,24 +38,32 @@ std::string render_trace_json(const Plan& plan, const PlantOutcome& outcome,
     events.push_back(std::move(thread));
     int64_t ready = r.ready ? r.ready->count() : -1;
     int64_t done = r.declared ? r.declared->count() : r.failed ? r.failed->count() : -1;
-    // Waiting: from the start until its requirements held (or the end of the run).
-    int64_t waited_until = ready >= 0 ? ready : (done >= 0 ? done : end);
-    json::object waiting =
-        event("X", r.held_by.empty() ? "waiting" : "waiting for " + r.held_by, pid, tid, 0);
-    waiting["cat"] = "wait";
-    waiting["dur"] = std::max<int64_t>(waited_until, 1);
-    if (!r.waiting_for.empty()) waiting["args"] = json::object{{"waitingFor", r.waiting_for}};
-    events.push_back(std::move(waiting));
+    int64_t stop = done >= 0 ? done : end;
+    // Waiting: a slice per stretch, named for the requirement it waited for.
+    for (const WaitSpan& w : r.waits) {
+      int64_t dur = (w.until >= 0 ? w.until : stop) - w.since;
+      if (dur <= 0) continue;  // a requirement that held as soon as it was looked at
+      json::object waiting =
+          event("X", "waiting for " + describe(plan, unit, w), pid, tid, w.since);
+      waiting["cat"] = "wait";
+      waiting["dur"] = dur;
+      events.push_back(std::move(waiting));
+    }
     if (ready < 0) continue;
+    int64_t sent = r.sent ? r.sent->count() : ready;
     int64_t until = done >= 0 ? done : end;
     json::object declaring = event(
-        "X", r.state == UnitState::kFailed ? "declaring (failed)" : "declaring", pid, tid, ready);
+        "X", r.state == UnitState::kFailed ? "declaring (failed)" : "declaring", pid, tid, sent);
     declaring["cat"] = "declare";
-    declaring["dur"] = std::max<int64_t>(until - ready, 2);
-    if (!r.error.empty()) declaring["args"] = json::object{{"error", r.error}};
+    declaring["dur"] = std::max<int64_t>(until - sent, 2);
+    json::object details;
+    if (r.declared) details["onWireMs"] = static_cast<double>(r.on_wire.count()) / 1e3;
+    details["attempts"] = r.attempts;
+    if (!r.error.empty()) details["error"] = r.error;
+    declaring["args"] = std::move(details);
     events.push_back(std::move(declaring));
-    begins[u] = ready;
-    ends[u] = ready + std::max<int64_t>(until - ready, 2);
+    begins[u] = sent;
+    ends[u] = sent + std::max<int64_t>(until - sent, 2);
   }
   // Flow arrows: a provider's declaration to the units it let go.
   int64_t flow = 0;
