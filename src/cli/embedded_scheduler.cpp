@@ -47,7 +47,8 @@ std::unique_ptr<OneScheduler> start_on(const std::string& cluster, const kube::R
     say(cluster, client.error().message);
     return nullptr;
   }
-  auto crd = op::plan_seed_text({std::string(kSchedulerManifests[0]), "deploy/scheduler"}, "", {});
+  auto crd = op::plan_seed_text(
+      op::SeedText::one(std::string(kSchedulerManifests[0]), "deploy/scheduler"), "", {});
   if (!crd || crd->plan.objects.empty()) {
     say(cluster, "cannot read the PodGroup CRD");
     return nullptr;

@@ -79,7 +79,8 @@ int run_install(const InstallFlags& f) {
     fmt::print("{}", manifests);
     return kExitOk;
   }
-  auto planned = op::plan_seed_text({manifests, "planter install"}, "planter-system", {});
+  auto planned =
+      op::plan_seed_text(op::SeedText::one(manifests, "planter install"), "planter-system", {});
   if (!planned) {
     fmt::print(stderr, "error: {}\n", planned.error().message);
     return kExitBadInput;

@@ -1,6 +1,7 @@
 #include "model/label_selector.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -129,6 +130,29 @@ Result<LabelSelector> LabelSelector::from_json(const json::value& v) {
     }
   }
   return sel;
+}
+
+std::string LabelSelector::str() const {
+  std::string out;
+  for (const Term& t : terms_) {
+    if (!out.empty()) out += ',';
+    switch (t.op) {
+      case Op::kIn:
+        out += t.values.size() == 1 ? fmt::format("{}={}", t.key, t.values[0])
+                                    : fmt::format("{} in ({})", t.key, fmt::join(t.values, ","));
+        break;
+      case Op::kNotIn:
+        out += fmt::format("{} notin ({})", t.key, fmt::join(t.values, ","));
+        break;
+      case Op::kExists:
+        out += t.key;
+        break;
+      case Op::kDoesNotExist:
+        out += "!" + t.key;
+        break;
+    }
+  }
+  return out;
 }
 
 bool LabelSelector::matches(const Labels& labels) const {

@@ -29,6 +29,8 @@ class LabelSelector {
 
   bool matches(const Labels& labels) const;
   bool empty() const { return terms_.empty(); }
+  // The string form, as a list's `labelSelector` query takes it: "a=b,c in (d,e),!f".
+  std::string str() const;
 
  private:
   std::vector<Term> terms_;

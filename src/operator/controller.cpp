@@ -392,13 +392,22 @@ struct Controller::Impl {
     SourceLimits limits = options.sources;
     limits.timeout = options.slice;  // a fetch is bounded like a slice
     limits.cancel = &run.cancel_fetch;
-    return fetch_seed_source(
-        spec, run.ns, limits,
-        [this](const std::string& ns, const std::string& name) -> Result<json::object> {
-          auto cm = client->get("v1", "ConfigMap", ns, name);
-          if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
-          return std::move(cm.value());
-        });
+    ConfigMapReader read;
+    read.get = [this](const std::string& ns, const std::string& name) -> Result<json::object> {
+      auto cm = client->get("v1", "ConfigMap", ns, name);
+      if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
+      return std::move(cm.value());
+    };
+    read.list = [this](const std::string& ns,
+                       const LabelSelector& selector) -> Result<std::vector<json::object>> {
+      kube::ResourceQuery q{"v1", "ConfigMap", ns, selector.str(), ""};
+      auto listed = client->list(q);
+      if (!listed)
+        return Error{fmt::format("the ConfigMaps of {} labelled {}: {}", ns, selector.str(),
+                                 listed.error().str())};
+      return std::move(listed->items);
+    };
+    return fetch_seed_source(spec, run.ns, limits, read);
   }
 
   void stop_run(const std::string& key) {

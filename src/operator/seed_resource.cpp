@@ -8,6 +8,8 @@
 #include <exception>
 #include <functional>
 
+#include "model/base64.h"
+#include "model/gzip.h"
 #include "model/object.h"
 #include "plan/planner.h"
 #include "plugins/runner.h"
@@ -30,6 +32,12 @@ Result<std::string> string_at(const json::object& o, std::string_view key,
   if (!v || v->is_null()) return std::string();
   if (!v->is_string()) return Error{fmt::format("{}.{} must be a string", path, key)};
   return std::string(v->as_string());
+}
+
+std::string meta_name(const json::object& o) {
+  const json::object* m = object_at(o, "metadata");
+  const json::value* name = m ? m->if_contains("name") : nullptr;
+  return name && name->is_string() ? std::string(name->get_string()) : std::string();
 }
 
 Result<bool> bool_at(const json::object& o, std::string_view key, bool fallback,
@@ -58,15 +66,62 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
       s.inline_text = *inl;
       ++given;
     }
-    if (const json::object* ref = object_at(*source, "configMapRef")) {
-      auto name = string_at(*ref, "name", "spec.source.configMapRef");
-      auto key = string_at(*ref, "key", "spec.source.configMapRef");
+    auto config_map_ref = [](const json::value& v,
+                             const std::string& path) -> Result<SeedSpec::ConfigMapRef> {
+      if (!v.is_object())
+        return Error{path + " must be an object: {name: <ConfigMap>, key: <key>}"};
+      auto name = string_at(v.get_object(), "name", path);
+      auto key = string_at(v.get_object(), "key", path);
       if (!name) return name.error();
       if (!key) return key.error();
-      if (name->empty()) return Error{"spec.source.configMapRef.name is empty: name a ConfigMap"};
+      if (name->empty()) return Error{path + ".name is empty: name a ConfigMap"};
+      return SeedSpec::ConfigMapRef{*name, *key};
+    };
+    if (const json::value* ref = source->if_contains("configMapRef"); ref && !ref->is_null()) {
+      auto one = config_map_ref(*ref, "spec.source.configMapRef");
+      if (!one) return one.error();
       s.source = SeedSpec::Source::kConfigMap;
-      s.config_map = *name;
-      s.config_map_key = *key;
+      s.config_maps.push_back(std::move(*one));
+      ++given;
+    }
+    if (const json::value* refs = source->if_contains("configMapRefs"); refs && !refs->is_null()) {
+      if (!refs->is_array() || refs->get_array().empty())
+        return Error{
+            "spec.source.configMapRefs must be a list of {name, key}: the ConfigMaps "
+            "read in that order"};
+      if (refs->get_array().size() > kMaxConfigMapRefs)
+        return Error{
+            fmt::format("spec.source.configMapRefs lists {} ConfigMaps, more than {}: "
+                        "select them with configMapSelector",
+                        refs->get_array().size(), kMaxConfigMapRefs)};
+      for (size_t i = 0; i < refs->get_array().size(); ++i) {
+        auto one =
+            config_map_ref(refs->get_array()[i], fmt::format("spec.source.configMapRefs[{}]", i));
+        if (!one) return one.error();
+        s.config_maps.push_back(std::move(*one));
+      }
+      s.source = SeedSpec::Source::kConfigMap;
+      ++given;
+    }
+    if (const json::value* sel = source->if_contains("configMapSelector"); sel && !sel->is_null()) {
+      auto selector = sel->is_object() ? LabelSelector::from_json(*sel)
+                                       : Result<LabelSelector>(Error{"it must be an object"});
+      // What the list request will carry must read back as the same selector.
+      if (selector) {
+        auto again = LabelSelector::parse(selector->str());
+        if (!again) selector = again.error();
+      }
+      if (!selector)
+        return Error{fmt::format(
+            "spec.source.configMapSelector is not a label selector ({}): write matchLabels "
+            "and/or matchExpressions",
+            selector.error().message)};
+      if (selector->empty())
+        return Error{
+            "spec.source.configMapSelector selects every ConfigMap of the namespace: "
+            "give it matchLabels (or matchExpressions)"};
+      s.source = SeedSpec::Source::kConfigMap;
+      s.config_map_selector = std::move(*selector);
       ++given;
     }
     auto url = string_at(*source, "url", "spec.source");
@@ -85,8 +140,10 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
     ++given;
   }
   if (given != 1)
-    return Error{fmt::format(
-        "spec.source must set exactly one of inline, configMapRef and url (it sets {})", given)};
+    return Error{
+        fmt::format("spec.source must set exactly one of inline, configMapRef, configMapRefs, "
+                    "configMapSelector and url (it sets {})",
+                    given)};
   auto planted = bool_at(*spec, "planted", true, "spec");
   if (!planted) return planted.error();
   s.planted = *planted;
@@ -193,34 +250,103 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
                              const SourceLimits& limits, const ConfigMapReader& read) {
   switch (spec.source) {
     case SeedSpec::Source::kInline:
-      return SeedText{spec.inline_text, "spec.source.inline"};
+      return SeedText{{{spec.inline_text, "spec.source.inline"}}, "spec.source.inline"};
     case SeedSpec::Source::kConfigMap: {
-      auto cm = read(ns, spec.config_map);
-      if (!cm) return cm.error();
-      std::string name = fmt::format("configmap {}/{}", ns, spec.config_map);
-      const json::object* data = object_at(*cm, "data");
-      if (!spec.config_map_key.empty()) {
-        auto* v = data ? data->if_contains(spec.config_map_key) : nullptr;
-        if (!v || !v->is_string())
-          return Error{
-              fmt::format("{} has no key \"{}\": set spec.source.configMapRef.key to "
-                          "one of its keys",
-                          name, spec.config_map_key)};
-        return SeedText{std::string(v->as_string()), name + " key " + spec.config_map_key};
+      SeedText out;
+      // A key's text: data as it is, binaryData ending in .gz gunzipped (a part too large for a
+      // ConfigMap's 1 MiB as text: a large CRD alone can be).
+      size_t room = limits.max_bytes;
+      auto text_of = [&](const std::string& name, std::string_view key,
+                         const json::value& v) -> Result<std::optional<std::string>> {
+        if (!v.is_string()) return std::optional<std::string>();
+        auto bytes = base64_decode(v.get_string());
+        if (!bytes) return Error{fmt::format("{} binaryData key {} is not base64", name, key)};
+        auto text = gunzip(*bytes, room);
+        if (!text)
+          return Error{fmt::format("{} binaryData key {}: {}", name, key, text.error().message)};
+        return std::optional<std::string>(std::move(*text));
+      };
+      auto add = [&](const json::object& cm, const std::string& key) -> std::optional<Error> {
+        std::string name = fmt::format("configmap {}/{}", ns, meta_name(cm));
+        const json::object* data = object_at(cm, "data");
+        const json::object* binary = object_at(cm, "binaryData");
+        std::vector<std::pair<std::string, std::string>> texts;  // key, text
+        auto take = [&](std::string_view k, const json::value& v,
+                        bool gzipped) -> std::optional<Error> {
+          if (!gzipped) {
+            if (v.is_string()) texts.emplace_back(k, v.get_string());
+          } else {
+            auto t = text_of(name, k, v);
+            if (!t) return t.error();
+            if (*t) texts.emplace_back(k, std::move(**t));
+          }
+          if (!texts.empty()) room -= std::min(room, texts.back().second.size());
+          return std::nullopt;
+        };
+        if (!key.empty()) {
+          const json::value* v = data ? data->if_contains(key) : nullptr;
+          bool gzipped = !v && key.ends_with(".gz");
+          if (gzipped) v = binary ? binary->if_contains(key) : nullptr;
+          if (!v || (!v->is_string()))
+            return Error{
+                fmt::format("{} has no key \"{}\": set the key to one of its keys", name, key)};
+          if (auto e = take(key, *v, gzipped)) return e;
+        } else {
+          // Every key, in key order: data's, and binaryData's ending in .gz.
+          std::vector<std::pair<std::string_view, const json::value*>> keys;
+          if (data)
+            for (const auto& [k, v] : *data) keys.emplace_back(k, &v);
+          if (binary)
+            for (const auto& [k, v] : *binary)
+              if (k.ends_with(".gz")) keys.emplace_back(k, &v);
+          std::sort(keys.begin(), keys.end());
+          for (const auto& [k, v] : keys)
+            if (auto e = take(k, *v, binary && binary->if_contains(k) == v)) return e;
+          if (texts.empty())
+            return Error{fmt::format(
+                "{} has no data: put the seed's YAML in it (binaryData only in keys ending in .gz, "
+                "gzipped)",
+                name)};
+        }
+        for (auto& [k, t] : texts)
+          out.parts.push_back({std::move(t), fmt::format("{} key {}", name, k)});
+        return std::nullopt;
+      };
+      if (spec.config_map_selector) {
+        auto listed = read.list(ns, *spec.config_map_selector);
+        if (!listed) return listed.error();
+        std::vector<const json::object*> selected;
+        for (const json::object& cm : *listed)
+          if (const json::object* m = object_at(cm, "metadata");
+              m && spec.config_map_selector->matches(labels_of(object_at(*m, "labels"))))
+            selected.push_back(&cm);
+        if (selected.empty())
+          return Error{fmt::format(
+              "no ConfigMap of namespace {} matches spec.source.configMapSelector {}: label the "
+              "seed's ConfigMaps so",
+              ns, spec.config_map_selector->str())};
+        std::sort(selected.begin(), selected.end(),
+                  [](const json::object* a, const json::object* b) {
+                    return meta_name(*a) < meta_name(*b);
+                  });
+        for (const json::object* cm : selected)
+          if (auto e = add(*cm, "")) return *e;
+        out.name = fmt::format("the ConfigMaps of {} that {} selects", ns,
+                               spec.config_map_selector->str());
+        return out;
       }
-      if (!data || data->empty())
-        return Error{fmt::format("{} has no data: put the seed's YAML in it", name)};
-      // Every key, in key order, as one stream.
-      std::vector<std::pair<std::string, std::string>> keys;
-      for (const auto& [k, v] : *data)
-        if (v.is_string()) keys.emplace_back(std::string(k), std::string(v.as_string()));
-      std::sort(keys.begin(), keys.end());
-      std::string text;
-      for (const auto& [k, v] : keys) {
-        if (!text.empty()) text += "\n---\n";
-        text += v;
+      for (const SeedSpec::ConfigMapRef& ref : spec.config_maps) {
+        auto cm = read.get(ns, ref.name);
+        if (!cm) return cm.error();
+        if (auto e = add(*cm, ref.key)) return *e;
       }
-      return SeedText{std::move(text), name};
+      out.name =
+          spec.config_maps.size() == 1 && !out.parts.empty() && !spec.config_maps[0].key.empty()
+              ? out.parts[0].name
+              : fmt::format("configmap {}/{}", ns, spec.config_maps[0].name);
+      if (spec.config_maps.size() > 1)
+        out.name += fmt::format(" and {} more", spec.config_maps.size() - 1);
+      return out;
     }
     case SeedSpec::Source::kUrl: {
       bool https = spec.url.starts_with("https://");
@@ -238,7 +364,7 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
       fl.ca_file = limits.ca_file;
       auto body = fetch_url(spec.url, fl);
       if (!body) return body.error();
-      return SeedText{std::move(body.value()), spec.url};
+      return SeedText{{{std::move(body.value()), spec.url}}, spec.url};
     }
   }
   return Error{"unknown source"};
@@ -246,10 +372,16 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
 
 }  // namespace
 
+size_t SeedText::size() const {
+  size_t n = 0;
+  for (const Part& p : parts) n += p.text.size();
+  return n;
+}
+
 Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
                                    const SourceLimits& limits, const ConfigMapReader& read) {
   auto text = source_text(spec, ns, limits, read);
-  if (text && text->text.size() > limits.max_bytes)
+  if (text && text->size() > limits.max_bytes)
     return Error{fmt::format("{} is larger than {} bytes (the operator's --max-seed-bytes)",
                              text->name, limits.max_bytes)};
   return text;
@@ -260,7 +392,8 @@ Result<PlannedSeed> plan_seed_text(
     std::function<Result<std::vector<ClusterInfo>>()> existing_clusters) {
   Diagnostics loading;
   Seed seed;
-  parse_seed_text(text.text, text.name, seed, loading);
+  for (const SeedText::Part& part : text.parts)
+    parse_seed_text(part.text, part.name, seed, loading);
   PlanOptions options;
   options.default_namespace = ns;
   options.existing_clusters = std::move(existing_clusters);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/diagnostics.h"
+#include "model/label_selector.h"
 #include "model/result.h"
 #include "plan/plan.h"
 
@@ -21,14 +22,23 @@ namespace planter::op {
 inline constexpr std::string_view kGroup = "planter.nephio.org";
 inline constexpr std::string_view kSeedApiVersion = "planter.nephio.org/v1alpha1";
 inline constexpr std::string_view kUprootFinalizer = "planter.nephio.org/uproot";
+inline constexpr size_t kMaxConfigMapRefs = 1000;
 
 struct SeedSpec {
   enum class Source { kInline, kConfigMap, kUrl };
   Source source = Source::kInline;
   std::string inline_text;
-  std::string config_map;      // configMapRef.name
-  std::string config_map_key;  // configMapRef.key; empty: every key, in key order
-  std::string url;             // source.url, or the proof of concept's spec.seedUrl
+  // configMapRef (one) or configMapRefs (several, up to kMaxConfigMapRefs), read in their order:
+  // with a key, that key; without, every key in key order.
+  struct ConfigMapRef {
+    std::string name;
+    std::string key;
+  };
+  std::vector<ConfigMapRef> config_maps;
+  // configMapSelector: every ConfigMap of the Seed's namespace it selects, in name order, each
+  // with every key in key order.
+  std::optional<LabelSelector> config_map_selector;
+  std::string url;  // source.url, or the proof of concept's spec.seedUrl
   bool planted = true;
   std::string replant;  // a token: a change replants
   bool hard = false;    // replantMode: hard
@@ -68,14 +78,28 @@ struct SourceLimits {
   std::string ca_file;
 };
 
-// Reads a ConfigMap's data: the object, or an error message.
-using ConfigMapReader =
-    std::function<Result<boost::json::object>(const std::string& ns, const std::string& name)>;
+// Reads ConfigMaps: one by name, or those a selector selects (in any order); an error message
+// when the server cannot answer.
+struct ConfigMapReader {
+  std::function<Result<boost::json::object>(const std::string& ns, const std::string& name)> get;
+  std::function<Result<std::vector<boost::json::object>>(const std::string& ns,
+                                                         const LabelSelector& selector)>
+      list;
+};
 
-// The seed's YAML and a name for it in messages ("configmap cnf/seed", "inline", the URL).
+// The seed's YAML, in parts read in order, each named in messages by its own name ("configmap
+// cnf/seed key a.yaml", "spec.source.inline", the URL), and a name for the whole.
 struct SeedText {
-  std::string text;
+  struct Part {
+    std::string text;
+    std::string name;
+  };
+  std::vector<Part> parts;
   std::string name;
+  static SeedText one(std::string text, std::string name) {
+    return {{{std::move(text), name}}, name};
+  }
+  size_t size() const;
 };
 Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
                                    const SourceLimits& limits, const ConfigMapReader& read);

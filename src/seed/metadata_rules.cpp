@@ -133,7 +133,7 @@ void check_annotations(const Object& o, const json::object& meta, Diagnostics& d
   if (total > kMaxAnnotationBytes)
     diags.add(
         o.where(), o.display(),
-        fmt::format("metadata.annotations: Too long: must have at most {} bytes (they have {})",
+        fmt::format("metadata.annotations: Too long: may not be more than {} bytes (they have {})",
                     kMaxAnnotationBytes, total),
         "move large values into a ConfigMap");
 }

@@ -185,7 +185,7 @@ std::vector<Cause> object_meta_causes(const json::object& obj) {
     }
     if (total > kAnnotationsMax)
       out.push_back({"FieldValueTooLong",
-                     "Too long: must have at most " + std::to_string(kAnnotationsMax) + " bytes",
+                     "Too long: may not be more than " + std::to_string(kAnnotationsMax) + " bytes",
                      "metadata.annotations"});
   }
   return out;
@@ -235,6 +235,9 @@ std::vector<Cause> workload_selector_causes(const ResourceType& t, const json::o
 
 namespace {
 
+// A ConfigMap's or Secret's data, all values together (core.MaxSecretSize).
+constexpr size_t kConfigDataMax = 1 << 20;
+
 // IsConfigMapKey's problems with `key`, in its order.
 std::vector<std::string> config_key_problems(std::string_view key) {
   std::vector<std::string> out;
@@ -264,10 +267,18 @@ std::vector<Cause> config_key_causes(const ResourceType& t, const json::object& 
   if (!t.group.empty() || (t.kind != "ConfigMap" && t.kind != "Secret")) return out;
   std::vector<std::string_view> maps = {"data"};
   maps.push_back(t.kind == "ConfigMap" ? "binaryData" : "stringData");
+  // What the values hold, in bytes (base64 decoded where the API carries bytes: binaryData, a
+  // Secret's data); kube-apiserver refuses more than 1 MiB in all.
+  size_t total = 0;
   for (std::string_view field : maps) {
     const json::object* entries = object_at(&obj, field);
     if (!entries) continue;
     for (const auto& [key, value] : *entries) {
+      if (value.is_string()) {
+        size_t n = value.get_string().size();
+        bool bytes = field == "binaryData" || (t.kind == "Secret" && field == "data");
+        total += bytes ? n / 4 * 3 : n;
+      }
       // A Secret's stringData is merged into data before kube-apiserver validates it.
       std::string path =
           std::string(field == "stringData" ? "data" : field) + "[" + std::string(key) + "]";
@@ -280,6 +291,10 @@ std::vector<Cause> config_key_causes(const ResourceType& t, const json::object& 
                          path});
     }
   }
+  if (total > kConfigDataMax)
+    out.push_back({"FieldValueTooLong",
+                   "Too long: may not be more than " + std::to_string(kConfigDataMax) + " bytes",
+                   "[]"});
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "model/diagnostics.h"
+#include "model/gzip.h"
 #include "model/yaml.h"
 #include "plant/audit_order.h"
 #include "seed/seed.h"
@@ -897,8 +898,9 @@ TEST(OperatorTest, EveryMalformedSeedFailsWithItsReasonAndTheOperatorLives) {
     // kubectl keeps what is not UTF-8 in binaryData, which is no seed text.
     bool binary = !sim.kubectl("get configmap " + names[i] + " -n bad -o jsonpath='{.binaryData}'")
                        .out.empty();
-    message_says(names[i], binary ? std::vector<std::string>{"has no data"}
-                                  : expected_in(seeds[i], "configmap bad/" + names[i]));
+    message_says(names[i],
+                 binary ? std::vector<std::string>{"has no data"}
+                        : expected_in(seeds[i], "configmap bad/" + names[i] + " key seed.yaml"));
   }
   EXPECT_THAT(failed_message("inline-resource-list"),
               HasSubstr("spec.source.inline:1: config.kubernetes.io/v1 ResourceList: items must be "
@@ -907,6 +909,158 @@ TEST(OperatorTest, EveryMalformedSeedFailsWithItsReasonAndTheOperatorLives) {
   EXPECT_EQ(http_get(op.port("health probes"), "/healthz"), "ok\n");
   for (const AuditEntry& a : parse_audit(sim.audit_lines()))
     EXPECT_NE(a.user, "system:serviceaccount:bad:default") << a.verb << " " << a.object;
+}
+
+// kube-prometheus (3 MiB) does not fit one ConfigMap (1 MiB, as kube-apiserver enforces): split in
+// parts, each its own ConfigMap labelled as the seed's, a Seed's configMapSelector reads them as
+// one seed, in name order. A ConfigMap without the label is not read.
+TEST(OperatorTest, ASeedLargerThanAConfigMapIsReadFromTheConfigMapsItsSelectorPicks) {
+  SKIP_WITHOUT_CORPUS();
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace monitoring").code, 0);
+  fs::path whole = kCorpus / "kube-prometheus/seed.yaml";
+  std::string text = read_file(whole), part;
+  ASSERT_GT(text.size(), 3u << 20);  // more than kube-apiserver takes in one request, even
+  fs::path half = sim.dir() / "half.yaml";
+  std::ofstream(half) << text.substr(0, 3u << 19);
+  CommandResult too_big =
+      sim.kubectl("create configmap kp -n monitoring --from-file=seed.yaml=" + q(half));
+  EXPECT_NE(too_big.code, 0);
+  EXPECT_THAT(too_big.err, HasSubstr("ConfigMap \"kp\" is invalid: []: Too long: may not be more "
+                                     "than 1048576 bytes"));
+  // The seed's documents, in order, in parts of at most 900 KiB; a document larger than that (a
+  // CRD of 1 MiB) gzipped alone, which kubectl keeps in binaryData.
+  std::vector<std::pair<std::string, bool>> parts;  // text, gzipped
+  auto flush = [&] {
+    if (!part.empty()) parts.push_back({std::move(part), false});
+    part.clear();
+  };
+  for (size_t at = 0; at < text.size();) {
+    size_t next = text.find("\n---", at + 1);
+    std::string doc = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    at = next == std::string::npos ? text.size() : next;
+    if (doc.size() > 900 * 1024) {
+      flush();
+      parts.push_back({gzip(doc), true});
+      continue;
+    }
+    if (part.size() + doc.size() > 900 * 1024) flush();
+    part += doc;
+  }
+  flush();
+  ASSERT_GE(parts.size(), 5u);
+  ASSERT_TRUE(std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.second; }));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string name = fmt::format("kp-{:02}", i);
+    std::string key = parts[i].second ? "seed.yaml.gz" : "seed.yaml";
+    fs::path f = sim.dir() / (name + "-" + key);
+    std::ofstream(f, std::ios::binary) << parts[i].first;
+    CommandResult made = sim.kubectl(
+        fmt::format("create configmap {} -n monitoring --from-file={}={}", name, key, q(f)));
+    ASSERT_EQ(made.code, 0) << made.err;
+    ASSERT_EQ(
+        sim.kubectl(fmt::format("label configmap {} -n monitoring seed-part=kube-prometheus", name))
+            .code,
+        0);
+  }
+  // Not the seed's: were it read, the seed would fail.
+  ASSERT_EQ(
+      sim.kubectl("create configmap notes -n monitoring --from-literal=seed.yaml='kind: ['").code,
+      0);
+  ASSERT_EQ(sim.kubectl("label configmap notes -n monitoring seed-part=other").code, 0);
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("monitoring", "kube-prometheus",
+                              "    configMapSelector:\n      matchLabels: {seed-part: "
+                              "kube-prometheus}"));
+  ASSERT_TRUE(
+      eventually([&] { return phase_is(sim, "monitoring", "kube-prometheus", "Planted"); }, 180s))
+      << sim.kubectl("get seed kube-prometheus -n monitoring -o yaml").out << op.log();
+  json::object plan = plan_of(q(whole) + " -n monitoring");
+  EXPECT_EQ(seed_field(sim, "monitoring", "kube-prometheus", ".status.counts.declared"),
+            std::to_string(plan.at("units").as_array().size()));
+  EXPECT_THAT(sim.kubectl("get deployment prometheus-operator -n monitoring").out,
+              HasSubstr("prometheus-operator"));
+  expect_in_order(plan, sim.audit_lines(), "system:serviceaccount:monitoring:default");
+}
+
+// The Seed's schema is structural, with descriptions: kubectl explain says what each field is, the
+// status included.
+TEST(OperatorTest, KubectlExplainDescribesTheSeedSpecAndStatus) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("apply --server-side -f " +
+                        q(kSource / "deploy/crds/planter.nephio.org_seeds.yaml"))
+                .code,
+            0);
+  CommandResult source = sim.kubectl("explain seed.spec.source");
+  ASSERT_EQ(source.code, 0) << source.err;
+  for (const char* field : {"configMapRef", "configMapRefs", "configMapSelector", "inline", "url"})
+    EXPECT_THAT(source.out, HasSubstr(std::string("  ") + field + "\t")) << source.out;
+  EXPECT_THAT(source.out, HasSubstr("read in name"));
+  CommandResult status = sim.kubectl("explain seed.status --recursive");
+  ASSERT_EQ(status.code, 0) << status.err;
+  for (const char* field : {"phase", "observedGeneration", "counts", "declared", "notDeclared",
+                            "waitingFor", "clusterChoices", "conditions", "lastTransitionTime"})
+    EXPECT_THAT(status.out, HasSubstr(field)) << status.out;
+  CommandResult phase = sim.kubectl("explain seed.status.phase");
+  EXPECT_THAT(phase.out, HasSubstr("Planting, Planted"));
+}
+
+// configMapRefs are read in their order, each part named in messages by its ConfigMap and key: a
+// problem in the second says where it is, and an unlabelled selector or a missing ConfigMap says
+// what to do.
+TEST(OperatorTest, ConfigMapRefsAreReadInTheirOrderAndAProblemNamesItsConfigMap) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace parts").code, 0);
+  fs::path bad = sim.dir() / "bad.yaml";
+  std::ofstream(bad) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n---\n"
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Not_A_Name}\n";
+  ASSERT_EQ(sim.kubectl("create configmap second -n parts --from-file=objects.yaml=" + q(bad)).code,
+            0);
+  hello_configmap(sim, "parts");
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("parts", "two",
+                              "    configMapRefs:\n    - {name: hello}\n    - {name: second, key: "
+                              "objects.yaml}"));
+  apply_yaml(sim, seed_object("parts", "missing",
+                              "    configMapRefs:\n    - {name: hello}\n    - {name: nowhere}"));
+  apply_yaml(sim, seed_object("parts", "nothing-selected",
+                              "    configMapSelector: {matchLabels: {seed-part: none}}"));
+  auto failed = [&](const std::string& name) {
+    return seed_field(sim, "parts", name, ".status.conditions[?(@.type==\"Failed\")].message");
+  };
+  ASSERT_TRUE(eventually(
+      [&] {
+        return phase_is(sim, "parts", "two", "Failed") &&
+               phase_is(sim, "parts", "missing", "Failed") &&
+               phase_is(sim, "parts", "nothing-selected", "Failed");
+      },
+      60s))
+      << sim.kubectl("get seeds -n parts -o yaml").out << op.log();
+  EXPECT_THAT(
+      failed("two"),
+      HasSubstr("configmap parts/second key objects.yaml:5: v1 ConfigMap parts/Not_A_Name"));
+  EXPECT_THAT(failed("two"), HasSubstr("Not_A_Name"));
+  EXPECT_THAT(failed("missing"), HasSubstr("configmap parts/nowhere"));
+  EXPECT_THAT(failed("missing"), HasSubstr("NotFound"));
+  EXPECT_THAT(failed("nothing-selected"),
+              HasSubstr("no ConfigMap of namespace parts matches spec.source.configMapSelector "
+                        "seed-part=none"));
+  // Fixed, the two parts plant as one seed: the hello-world's objects and the second's.
+  std::ofstream(bad) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, namespace: "
+                        "parts}\n";
+  ASSERT_EQ(sim.kubectl("delete configmap second -n parts").code, 0);
+  ASSERT_EQ(sim.kubectl("create configmap second -n parts --from-file=objects.yaml=" + q(bad)).code,
+            0);
+  ASSERT_EQ(
+      sim.kubectl("patch seed two -n parts --type merge -p '{\"spec\":{\"replant\":\"1\"}}'").code,
+      0);
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "parts", "two", "Planted"); }, 60s))
+      << sim.kubectl("get seed two -n parts -o yaml").out << op.log();
+  EXPECT_THAT(sim.kubectl("get configmap ok -n parts").out, HasSubstr("ok"));
+  EXPECT_EQ(seed_field(sim, "parts", "two", ".status.counts.total"), "11");
 }
 
 // Admin objects (CRDs, by the built-in rules) are written as the operator itself only for Seeds

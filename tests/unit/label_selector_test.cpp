@@ -43,5 +43,25 @@ TEST(LabelSelector, StructuredForm) {
   EXPECT_FALSE(s->matches({{"a", "2"}}));
 }
 
+// The string form a list request carries selects what the structured form does.
+TEST(LabelSelector, StructuredFormAsAQueryString) {
+  auto s = LabelSelector::from_json(boost::json::parse(
+      R"({"matchLabels":{"part-of":"kp"},"matchExpressions":[
+          {"key":"tier","operator":"In","values":["a","b"]},
+          {"key":"old","operator":"DoesNotExist"},{"key":"zone","operator":"Exists"},
+          {"key":"env","operator":"NotIn","values":["dev"]}]})"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->str(), "part-of=kp,tier in (a,b),!old,zone,env notin (dev)");
+  auto again = LabelSelector::parse(s->str());
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  for (const Labels& l :
+       std::vector<Labels>{{{"part-of", "kp"}, {"tier", "a"}, {"zone", "1"}},
+                           {{"part-of", "kp"}, {"tier", "c"}, {"zone", "1"}},
+                           {{"part-of", "kp"}, {"tier", "b"}, {"old", "y"}},
+                           {{"part-of", "kp"}, {"tier", "b"}, {"zone", "1"}, {"env", "dev"}}})
+    EXPECT_EQ(again->matches(l), s->matches(l));
+  EXPECT_TRUE(s->matches({{"part-of", "kp"}, {"tier", "b"}, {"zone", "z"}, {"env", "prod"}}));
+}
+
 }  // namespace
 }  // namespace planter
