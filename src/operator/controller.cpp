@@ -17,6 +17,7 @@
 #include "kube/informer.h"
 #include "model/object.h"
 #include "operator/decision.h"
+#include "operator/flux_artifact.h"
 #include "operator/shards.h"
 #include "operator/slice_pool.h"
 #include "plant/diff.h"
@@ -355,57 +356,77 @@ struct Controller::Impl {
       if (!again) run->done = true;
       return again;
     };
-    if (spec.source != SeedSpec::Source::kUrl) {
+    if (spec.source != SeedSpec::Source::kUrl && spec.source != SeedSpec::Source::kFluxSource) {
       std::lock_guard lock(run->mu);
       run->job = planters->submit(run->ns, std::move(slices));
       return;
     }
-    // A URL is read on a fetcher first: a server that answers slowly holds no planting worker.
-    run->fetch = fetchers->submit(run->ns,
-                                  [this, run, spec, replant = d.replant,
-                                   slices = std::move(slices)]() -> std::optional<milliseconds> {
-                                    if (run->kind == SeedRun::Kind::kPlant) {
-                                      {
-                                        std::lock_guard lock(run->mu);
-                                        run->phase = "Planting";
-                                        run->reason = replant ? "Replanting" : "Planting";
-                                        run->message = "reading the seed from " + spec.url;
-                                      }
-                                      publish(run, true);
-                                    }
-                                    auto text = read_source(*run, spec);
-                                    if (run->stop.stop_requested()) return std::nullopt;
-                                    if (!text) {
-                                      fail(run, "SourceUnavailable",
-                                           "cannot read the seed: " + text.error().message);
-                                      run->done = true;
-                                      return std::nullopt;
-                                    }
-                                    std::lock_guard lock(run->mu);
-                                    run->text = std::move(text.value());
-                                    run->job = planters->submit(run->ns, slices);
-                                    return std::nullopt;
-                                  });
+    // A URL (or a Flux source's artifact) is read on a fetcher first: a server that answers
+    // slowly holds no planting worker.
+    run->fetch = fetchers->submit(
+        run->ns,
+        [this, run, spec, replant = d.replant,
+         slices = std::move(slices)]() -> std::optional<milliseconds> {
+          if (run->kind == SeedRun::Kind::kPlant) {
+            {
+              std::lock_guard lock(run->mu);
+              run->phase = "Planting";
+              run->reason = replant ? "Replanting" : "Planting";
+              run->message =
+                  "reading the seed from " + (spec.source == SeedSpec::Source::kUrl
+                                                  ? spec.url
+                                                  : spec.source_kind + " " + spec.source_name);
+            }
+            publish(run, true);
+          }
+          auto text = read_source(*run, spec);
+          if (run->stop.stop_requested()) return std::nullopt;
+          if (!text) {
+            fail(run, "SourceUnavailable", "cannot read the seed: " + text.error().message);
+            run->done = true;
+            return std::nullopt;
+          }
+          std::lock_guard lock(run->mu);
+          run->text = std::move(text.value());
+          run->job = planters->submit(run->ns, slices);
+          return std::nullopt;
+        });
   }
 
   Result<SeedText> read_source(SeedRun& run, const SeedSpec& spec) {
     SourceLimits limits = options.sources;
     limits.timeout = options.slice;  // a fetch is bounded like a slice
     limits.cancel = &run.cancel_fetch;
-    ConfigMapReader read;
-    read.get = [this](const std::string& ns, const std::string& name) -> Result<json::object> {
+    SourceReader read;
+    read.config_map = [this](const std::string& ns,
+                             const std::string& name) -> Result<json::object> {
       auto cm = client->get("v1", "ConfigMap", ns, name);
       if (!cm) return Error{fmt::format("configmap {}/{}: {}", ns, name, cm.error().str())};
       return std::move(cm.value());
     };
-    read.list = [this](const std::string& ns,
-                       const LabelSelector& selector) -> Result<std::vector<json::object>> {
+    read.config_maps = [this](const std::string& ns,
+                              const LabelSelector& selector) -> Result<std::vector<json::object>> {
       kube::ResourceQuery q{"v1", "ConfigMap", ns, selector.str(), ""};
       auto listed = client->list(q);
       if (!listed)
         return Error{fmt::format("the ConfigMaps of {} labelled {}: {}", ns, selector.str(),
                                  listed.error().str())};
       return std::move(listed->items);
+    };
+    read.flux_source = [this](const std::string& kind, const std::string& ns,
+                              const std::string& name) -> Result<json::object> {
+      std::string tried;
+      for (const std::string& version : flux_source_versions(kind)) {
+        auto source = client->get(version, kind, ns, name);
+        if (source) return std::move(source.value());
+        if (!source.error().kind_unknown())
+          return Error{fmt::format("{} {}/{}: {}", kind, ns, name, source.error().str())};
+        tried += (tried.empty() ? "" : ", ") + version;
+      }
+      return Error{
+          fmt::format("{} {}/{}: the cluster serves no {} ({}): install Flux's "
+                      "source-controller",
+                      kind, ns, name, kind, tried)};
     };
     return fetch_seed_source(spec, run.ns, limits, read);
   }

@@ -11,6 +11,7 @@
 #include "model/base64.h"
 #include "model/gzip.h"
 #include "model/object.h"
+#include "operator/flux_artifact.h"
 #include "plan/planner.h"
 #include "plugins/runner.h"
 #include "seed/seed.h"
@@ -122,6 +123,35 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
             "give it matchLabels (or matchExpressions)"};
       s.source = SeedSpec::Source::kConfigMap;
       s.config_map_selector = std::move(*selector);
+      ++given;
+    }
+    if (const json::value* ref = source->if_contains("sourceRef"); ref && !ref->is_null()) {
+      if (!ref->is_object())
+        return Error{
+            "spec.source.sourceRef must be {kind: GitRepository|OCIRepository|Bucket, "
+            "name: <name>}"};
+      auto kind = string_at(ref->get_object(), "kind", "spec.source.sourceRef");
+      auto name = string_at(ref->get_object(), "name", "spec.source.sourceRef");
+      auto nsv = string_at(ref->get_object(), "namespace", "spec.source.sourceRef");
+      if (!kind) return kind.error();
+      if (!name) return name.error();
+      if (!nsv) return nsv.error();
+      if (!is_flux_source_kind(*kind))
+        return Error{
+            fmt::format("spec.source.sourceRef.kind is \"{}\": use GitRepository, "
+                        "OCIRepository or Bucket (Flux's source kinds)",
+                        *kind)};
+      if (name->empty()) return Error{"spec.source.sourceRef.name is empty: name the source"};
+      if (!nsv->empty())
+        return Error{
+            "spec.source.sourceRef.namespace is set: a Seed reads only a source of its "
+            "own namespace (as Flux with --no-cross-namespace-refs)"};
+      auto path = string_at(*source, "path", "spec.source");
+      if (!path) return path.error();
+      s.source = SeedSpec::Source::kFluxSource;
+      s.source_kind = *kind;
+      s.source_name = *name;
+      s.source_path = *path;
       ++given;
     }
     auto url = string_at(*source, "url", "spec.source");
@@ -247,7 +277,7 @@ std::string seed_label(const std::string& ns, const std::string& name) {
 namespace {
 
 Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
-                             const SourceLimits& limits, const ConfigMapReader& read) {
+                             const SourceLimits& limits, const SourceReader& read) {
   switch (spec.source) {
     case SeedSpec::Source::kInline:
       return SeedText{{{spec.inline_text, "spec.source.inline"}}, "spec.source.inline"};
@@ -313,7 +343,7 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
         return std::nullopt;
       };
       if (spec.config_map_selector) {
-        auto listed = read.list(ns, *spec.config_map_selector);
+        auto listed = read.config_maps(ns, *spec.config_map_selector);
         if (!listed) return listed.error();
         std::vector<const json::object*> selected;
         for (const json::object& cm : *listed)
@@ -336,7 +366,7 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
         return out;
       }
       for (const SeedSpec::ConfigMapRef& ref : spec.config_maps) {
-        auto cm = read.get(ns, ref.name);
+        auto cm = read.config_map(ns, ref.name);
         if (!cm) return cm.error();
         if (auto e = add(*cm, ref.key)) return *e;
       }
@@ -346,6 +376,35 @@ Result<SeedText> source_text(const SeedSpec& spec, const std::string& ns,
               : fmt::format("configmap {}/{}", ns, spec.config_maps[0].name);
       if (spec.config_maps.size() > 1)
         out.name += fmt::format(" and {} more", spec.config_maps.size() - 1);
+      return out;
+    }
+    case SeedSpec::Source::kFluxSource: {
+      std::string what = fmt::format("{} {}/{}", spec.source_kind, ns, spec.source_name);
+      auto source = read.flux_source(spec.source_kind, ns, spec.source_name);
+      if (!source) return source.error();
+      auto artifact = artifact_of(*source, what);
+      if (!artifact) return artifact.error();
+      FetchLimits fl;
+      fl.protocols = limits.allow_file_urls ? "http,https,file" : "http,https";
+      fl.max_bytes = limits.max_bytes;
+      fl.timeout = limits.timeout;
+      fl.cancel = limits.cancel;
+      fl.ca_file = limits.ca_file;
+      auto tarball = fetch_url(artifact->url, fl);
+      if (!tarball) return Error{fmt::format("{}'s artifact: {}", what, tarball.error().message)};
+      auto same = digest_matches(*tarball, artifact->digest);
+      if (!same) return Error{fmt::format("{}'s artifact: {}", what, same.error().message)};
+      if (!*same)
+        return Error{fmt::format("{}'s artifact from {} does not match its digest {}: not read",
+                                 what, artifact->url, artifact->digest)};
+      auto files = read_artifact(*tarball, spec.source_path, limits.max_bytes);
+      if (!files)
+        return Error{
+            fmt::format("{}'s artifact {}: {}", what, artifact->revision, files.error().message)};
+      SeedText out;
+      out.name = fmt::format("{} at {}", what, artifact->revision);
+      for (ArtifactFile& f : *files)
+        out.parts.push_back({std::move(f.text), fmt::format("{} {}", what, f.name)});
       return out;
     }
     case SeedSpec::Source::kUrl: {
@@ -379,7 +438,7 @@ size_t SeedText::size() const {
 }
 
 Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
-                                   const SourceLimits& limits, const ConfigMapReader& read) {
+                                   const SourceLimits& limits, const SourceReader& read) {
   auto text = source_text(spec, ns, limits, read);
   if (text && text->size() > limits.max_bytes)
     return Error{fmt::format("{} is larger than {} bytes (the operator's --max-seed-bytes)",

@@ -25,7 +25,7 @@ inline constexpr std::string_view kUprootFinalizer = "planter.nephio.org/uproot"
 inline constexpr size_t kMaxConfigMapRefs = 1000;
 
 struct SeedSpec {
-  enum class Source { kInline, kConfigMap, kUrl };
+  enum class Source { kInline, kConfigMap, kUrl, kFluxSource };
   Source source = Source::kInline;
   std::string inline_text;
   // configMapRef (one) or configMapRefs (several, up to kMaxConfigMapRefs), read in their order:
@@ -39,6 +39,9 @@ struct SeedSpec {
   // with every key in key order.
   std::optional<LabelSelector> config_map_selector;
   std::string url;  // source.url, or the proof of concept's spec.seedUrl
+  // sourceRef: a Flux source of the Seed's namespace (GitRepository, OCIRepository, Bucket)
+  // whose artifact holds the seed, read under `path` (operator/flux_artifact.h).
+  std::string source_kind, source_name, source_path;
   bool planted = true;
   std::string replant;  // a token: a change replants
   bool hard = false;    // replantMode: hard
@@ -78,13 +81,17 @@ struct SourceLimits {
   std::string ca_file;
 };
 
-// Reads ConfigMaps: one by name, or those a selector selects (in any order); an error message
-// when the server cannot answer.
-struct ConfigMapReader {
-  std::function<Result<boost::json::object>(const std::string& ns, const std::string& name)> get;
+// Reads ConfigMaps (one by name, or those a selector selects, in any order) and Flux sources (by
+// kind and name); an error message when the server cannot answer.
+struct SourceReader {
+  std::function<Result<boost::json::object>(const std::string& kind, const std::string& ns,
+                                            const std::string& name)>
+      flux_source;
+  std::function<Result<boost::json::object>(const std::string& ns, const std::string& name)>
+      config_map;
   std::function<Result<std::vector<boost::json::object>>(const std::string& ns,
                                                          const LabelSelector& selector)>
-      list;
+      config_maps;
 };
 
 // The seed's YAML, in parts read in order, each named in messages by its own name ("configmap
@@ -102,7 +109,7 @@ struct SeedText {
   size_t size() const;
 };
 Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
-                                   const SourceLimits& limits, const ConfigMapReader& read);
+                                   const SourceLimits& limits, const SourceReader& read);
 
 // Plans a Seed's text: its namespace is the default for namespaced objects that name none;
 // `plugins` are paths, run in order. The error lists every problem of the seed (bounded).

@@ -984,6 +984,100 @@ TEST(OperatorTest, ASeedLargerThanAConfigMapIsReadFromTheConfigMapsItsSelectorPi
   expect_in_order(plan, sim.audit_lines(), "system:serviceaccount:monitoring:default");
 }
 
+// A Seed from a Flux GitRepository: the artifact source-controller announces in its status is
+// fetched, checked against its digest and read under spec.source.path (files in path order, other
+// folders and non-YAML files left out). An artifact that does not match its digest is not read; a
+// source without an artifact yet says so.
+TEST(OperatorTest, ASeedIsReadFromAFluxSourcesArtifactCheckedAgainstItsDigest) {
+  SKIP_WITHOUT_CORPUS();
+  fs::path tmp = fs::temp_directory_path() / fmt::format("planter-flux-{}", getpid());
+  fs::remove_all(tmp);
+  fs::create_directories(tmp / "repo/deploy/app/sub");
+  fs::create_directories(tmp / "repo/other");
+  fs::create_directories(tmp / "served");
+  std::ofstream(tmp / "repo/deploy/app/10-namespace.yaml")
+      << "apiVersion: v1\nkind: Namespace\nmetadata: {name: web}\n";
+  std::ofstream(tmp / "repo/deploy/app/sub/20-settings.yaml")
+      << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: web}\n"
+         "data: {color: green}\n";
+  std::ofstream(tmp / "repo/deploy/app/README.md") << "# not a manifest\n";
+  std::ofstream(tmp / "repo/other/broken.yaml") << "kind: [\n";  // outside the path
+  ASSERT_EQ(
+      run_shell("tar czf " + q(tmp / "served/artifact.tar.gz") + " -C " + q(tmp / "repo") + " .")
+          .code,
+      0);
+  std::string digest =
+      "sha256:" + run_shell("sha256sum " + q(tmp / "served/artifact.tar.gz") + " | cut -c1-64")
+                      .out.substr(0, 64);
+  ServerProcess server(
+      "python3 -c 'import http.server, os, socketserver, sys; "
+      "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
+      "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
+      "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
+      q(tmp / "served") + " 2>/dev/null");
+  ASSERT_GT(server.port(), 0);
+  std::string url = fmt::format("http://127.0.0.1:{}/artifact.tar.gz", server.port());
+
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  // Flux's own GitRepository CRD, from the corpus's Flux install.
+  std::string flux = read_file(kCorpus / "flux/seed.yaml");
+  size_t at = flux.find("name: gitrepositories.source.toolkit.fluxcd.io");
+  ASSERT_NE(at, std::string::npos);
+  size_t begin = flux.rfind("\n---", at), end = flux.find("\n---", at);
+  std::string crd = flux.substr(begin + 4, end == std::string::npos ? end : end - begin - 4);
+  fs::path crd_file = sim.dir() / "gitrepositories.yaml";
+  std::ofstream(crd_file) << crd;
+  ASSERT_EQ(sim.kubectl("apply --server-side -f " + q(crd_file)).code, 0);
+  ASSERT_EQ(sim.kubectl("wait --for condition=established --timeout 30s "
+                        "crd/gitrepositories.source.toolkit.fluxcd.io")
+                .code,
+            0);
+  ASSERT_EQ(sim.kubectl("create namespace apps").code, 0);
+  auto git_repository = [&](const std::string& name, const std::string& artifact_digest) {
+    apply_yaml(sim, fmt::format("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
+                                "metadata: {{name: {}, namespace: apps}}\n"
+                                "spec: {{url: 'https://git.example.org/site', interval: 1m, "
+                                "ref: {{branch: main}}}}\n",
+                                name));
+    if (artifact_digest.empty()) return;
+    std::string patch = fmt::format(
+        R"({{"status":{{"artifact":{{"path":"gitrepository/apps/{0}/abc.tar.gz","url":"{1}",)"
+        R"("revision":"main@sha1:0123456789abcdef","digest":"{2}",)"
+        R"("lastUpdateTime":"2026-11-28T05:00:00Z"}}}}}})",
+        name, url, artifact_digest);
+    CommandResult r = sim.kubectl(fmt::format(
+        "patch gitrepository {} -n apps --subresource=status --type=merge -p '{}'", name, patch));
+    ASSERT_EQ(r.code, 0) << r.err;
+  };
+  git_repository("site", digest);
+  git_repository("tampered", "sha256:" + std::string(64, '0'));
+  git_repository("fresh", "");
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  for (const char* name : {"site", "tampered", "fresh"})
+    apply_yaml(sim, seed_object("apps", name,
+                                fmt::format("    sourceRef: {{kind: GitRepository, name: {}}}\n"
+                                            "    path: ./deploy/app",
+                                            name)));
+  ASSERT_TRUE(eventually(
+      [&] {
+        return phase_is(sim, "apps", "site", "Planted") &&
+               phase_is(sim, "apps", "tampered", "Failed") &&
+               phase_is(sim, "apps", "fresh", "Failed");
+      },
+      60s))
+      << sim.kubectl("get seeds -n apps -o yaml").out << op.log();
+  EXPECT_EQ(sim.kubectl("get configmap settings -n web -o jsonpath={.data.color}").out, "green");
+  EXPECT_EQ(seed_field(sim, "apps", "site", ".status.counts.total"), "2");
+  auto failed = [&](const std::string& name) {
+    return seed_field(sim, "apps", name, ".status.conditions[?(@.type==\"Failed\")].message");
+  };
+  EXPECT_THAT(failed("tampered"), HasSubstr("GitRepository apps/tampered's artifact from " + url +
+                                            " does not match its digest sha256:000"));
+  EXPECT_THAT(failed("fresh"), HasSubstr("GitRepository apps/fresh has no artifact yet"));
+  fs::remove_all(tmp);
+}
+
 // The Seed's schema is structural, with descriptions: kubectl explain says what each field is, the
 // status included.
 TEST(OperatorTest, KubectlExplainDescribesTheSeedSpecAndStatus) {
