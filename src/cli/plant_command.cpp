@@ -214,6 +214,13 @@ int interrupted(const Prepared& p, int rc) {
   return 128 + sig;
 }
 
+// When a question asked before the first write stops waiting: `cap` from now, or --timeout's
+// end when that is sooner.
+std::chrono::steady_clock::time_point asking_deadline(const PlantFlags& f,
+                                                      std::chrono::milliseconds cap) {
+  return std::chrono::steady_clock::now() + std::min(timeout_of(f).value_or(cap), cap);
+}
+
 Expected<Prepared, int> prepare(const PlantFlags& f) {
   // The management cluster is reached before planning only when the seed names clusters that
   // only its cluster objects define; otherwise a bad seed is refused without a connection.
@@ -234,7 +241,15 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
     return plant::read_existing_clusters(t->clusters[std::string(kSelf)], client_options(f.client),
                                          options);
   };
-  auto planned = plan_from_flags(f.seed, existing);
+  // A seed planning refuses is also shown to the servers that can be asked at once, so a bad name
+  // and a kind nothing serves are reported together, not one run after the other.
+  auto also = [&](const Plan& plan) -> Diagnostics {
+    Result<Targets>& t = connect();
+    if (!t) return {};
+    return plant::unserved_kinds(plan, t->clusters, client_options(f.client),
+                                 asking_deadline(f, std::chrono::seconds(10)));
+  };
+  auto planned = plan_from_flags(f.seed, existing, also);
   if (!planned) {
     fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
     return planned.error();
@@ -251,13 +266,6 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
 
 // The kinds of the seed that no cluster will serve, asked before the first write: exit 2 when
 // there are any (served_kinds.h).
-// When a question asked before the first write stops waiting: `cap` from now, or --timeout's
-// end when that is sooner.
-std::chrono::steady_clock::time_point asking_deadline(const PlantFlags& f,
-                                                      std::chrono::milliseconds cap) {
-  return std::chrono::steady_clock::now() + std::min(timeout_of(f).value_or(cap), cap);
-}
-
 bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
   auto deadline = asking_deadline(f, std::chrono::seconds(30));
   Diagnostics unserved =

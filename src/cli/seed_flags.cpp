@@ -132,7 +132,8 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
 }
 
 Expected<Plan, int> plan_from_flags(
-    const SeedFlags& f, std::function<Result<std::vector<ClusterInfo>>()> existing_clusters) {
+    const SeedFlags& f, std::function<Result<std::vector<ClusterInfo>>()> existing_clusters,
+    std::function<Diagnostics(const Plan&)> also) {
   auto req = make_request(f);
   if (!req) {
     fmt::print(stderr, "error: {}\n", req.error().message);
@@ -142,6 +143,10 @@ Expected<Plan, int> plan_from_flags(
   PlanOutcome out = build_plan(req.value());
   for (const Diagnostic& w : out.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
   if (!out.ok()) {
+    if (also && !out.plan.units.empty()) {
+      Diagnostics more = also(out.plan);
+      for (const Diagnostic& d : more.items()) out.diags.add(d);
+    }
     fmt::print(stderr, "{}", out.diags.str());
     return kExitBadInput;
   }

@@ -45,8 +45,11 @@ Result<PlanRequest> make_request(const SeedFlags& f);
 // or bad flags give the exit code (kExitBadInput) instead of a plan. `existing_clusters` reads the
 // management cluster's cluster objects when the seed needs them (see PlanOptions); without it the
 // plan is made offline.
+// `also`, when given, is asked for the problems the servers see in a seed planning refused (a
+// kind nothing serves), so that every problem is reported in one round.
 Expected<Plan, int> plan_from_flags(
     const SeedFlags& f,
-    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr);
+    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr,
+    std::function<Diagnostics(const Plan&)> also = nullptr);
 
 }  // namespace planter::cli

@@ -383,6 +383,30 @@ TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
     }
 }
 
+// Every problem in one round: a name kube-apiserver would refuse and a kind no cluster serves are
+// both reported, each with its file:line, and nothing is written.
+TEST(PlantTest, ABadNameAndAKindNothingServesAreReportedTogether) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  size_t before = sim.audit_lines().size();
+  fs::path seed = sim.dir() / "two-problems.yaml";
+  std::ofstream(seed) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name, namespace: "
+                         "default}\n---\napiVersion: example.org/v1\nkind: Widget\nmetadata: "
+                         "{name: w, namespace: default}\n";
+  CommandResult r = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("two-problems.yaml:1: v1 ConfigMap default/Bad_Name: metadata.name: "
+                               "Invalid value: \"Bad_Name\""));
+  EXPECT_THAT(r.err, HasSubstr("two-problems.yaml:5: example.org/v1 Widget default/w: kind "
+                               "example.org/v1 Widget is not served by cluster SELF"));
+  EXPECT_THAT(r.err, HasSubstr("2 errors in the seed; nothing was declared"));
+  EXPECT_EQ(sim.audit_lines().size(), before);
+  // Offline (`plan`), only what the seed itself shows.
+  CommandResult offline = planter("plan " + q(seed));
+  EXPECT_EQ(offline.code, 2);
+  EXPECT_THAT(offline.err, HasSubstr("1 error in the seed"));
+}
+
 // On a cluster that can be asked before planting, a kind that no discovery serves and no CRD of
 // the seed defines would wait forever: the seed is refused, naming every such object, and nothing
 // is written. Naming the kind's CRD as an external dependency says something else installs it: the
