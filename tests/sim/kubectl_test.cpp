@@ -573,6 +573,40 @@ spec:
   EXPECT_EQ(field(".spec.containers[1].readinessProbe"), "");  // no probe, none made up
 }
 
+// As a pod starts, its node's kubelet records, per container (init containers first), what
+// `kubectl describe pod` shows from a real one: the image present, the container created, started.
+TEST_F(KubectlTest, DescribePodShowsTheKubeletsEventsAsItStarts) {
+  fs::path file = sim_.dir() / "started.yaml";
+  write(file, R"(apiVersion: v1
+kind: Pod
+metadata: {name: started, namespace: default}
+spec:
+  initContainers:
+  - {name: setup, image: busybox:1.36}
+  containers:
+  - {name: web, image: nginx:1.27}
+)");
+  ASSERT_EQ(sim_.kubectl("apply -f " + file.string()).code, 0);
+  auto ready = sim_.kubectl("wait --for=condition=Ready pod/started --timeout=60s");
+  ASSERT_EQ(ready.code, 0) << ready.err;
+  auto described = sim_.kubectl("describe pod started");
+  ASSERT_EQ(described.code, 0) << described.err;
+  std::string events = described.out.substr(described.out.find("Events:"));
+  for (const char* line :
+       {"Scheduled", "Container image \"busybox:1.36\" already present on machine",
+        "Created container: setup", "Started container setup",
+        "Container image \"nginx:1.27\" already present on machine", "Created container: web",
+        "Started container web"})
+    EXPECT_THAT(events, HasSubstr(line)) << events;
+  EXPECT_THAT(events, ::testing::ContainsRegex("Normal +Started +[0-9a-z]+ +kubelet"));
+  // The init container's events come before the main container's.
+  EXPECT_LT(events.find("Started container setup"), events.find("Created container: web"));
+  auto listed = sim_.kubectl(
+      "get events --field-selector involvedObject.name=started,reason=Started "
+      "-o jsonpath={.items[*].source.component}");
+  EXPECT_EQ(listed.out, "kubelet kubelet");
+}
+
 // `kubectl top` once a metrics server's APIService is Available (docs/sim.md: a running container
 // uses what it requests); before that, kubectl's own answer that the API is not there.
 TEST_F(KubectlTest, TopShowsWhatPodsRequestOnceAMetricsServerIsAvailable) {

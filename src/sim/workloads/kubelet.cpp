@@ -1,7 +1,8 @@
 // The kubelets of every node: a pod bound to a node waits in ContainerCreating for
 // --workload-delay, then runs (Running, Ready, a pod IP), or, when it does not restart
 // (restartPolicy Never or OnFailure, as Job pods), completes (Succeeded). No container runs:
-// the images are not pulled and the commands are not run.
+// the images are not pulled and the commands are not run. As it starts a pod it records what a
+// kubelet records for each container (Pulled: the image already present, Created, Started).
 //
 // A ReadWriteOnce volume without node affinity (StorageClass standard) is attached to one node
 // at a time: a pod on another node that uses it waits in ContainerCreating with a
@@ -113,9 +114,25 @@ class Kubelet : public WorkloadController {
         return;
       bool completes = string_at(object_at(*cur, "spec"), "restartPolicy") != "Always" &&
                        !string_at(object_at(*cur, "spec"), "restartPolicy").empty();
+      record_starts(*cur);
       kit_.put_status(path(ns, name), *cur, started_status(*cur, completes), "kubelet");
       if (!completes) kit_.ready_event(audit_id("v1", "Pod", ns, name), "available");
     });
+  }
+
+  // What a kubelet records as it starts each container, init containers first: the image is
+  // there (no image is pulled here), the container created, then started.
+  void record_starts(const json::object& pod) {
+    EventRecorder& events = kit_.events("kubelet");
+    for (const char* field : {"initContainers", "containers"})
+      for (const json::object* c : containers(pod, field)) {
+        std::string name = string_at(c, "name");
+        events.record(
+            pod, "Normal", "Pulled",
+            "Container image \"" + string_at(c, "image") + "\" already present on machine");
+        events.record(pod, "Normal", "Created", "Created container: " + name);
+        events.record(pod, "Normal", "Started", "Started container " + name);
+      }
   }
 
   // A kubelet's admission: a pod that requests devices or hugepages, bound to a node that is not
