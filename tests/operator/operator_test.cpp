@@ -150,6 +150,11 @@ std::string seed_field(const SimProcess& sim, const std::string& ns, const std::
   return sim.kubectl(fmt::format("get seed {} -n {} -o jsonpath='{{{}}}'", name, ns, path)).out;
 }
 
+// The message of a Seed's Failed condition.
+std::string failed_message(const SimProcess& sim, const std::string& ns, const std::string& name) {
+  return seed_field(sim, ns, name, ".status.conditions[?(@.type==\"Failed\")].message");
+}
+
 bool phase_is(const SimProcess& sim, const std::string& ns, const std::string& name,
               const std::string& phase) {
   return seed_field(sim, ns, name, ".status.phase") == phase;
@@ -1009,12 +1014,7 @@ TEST(OperatorTest, ASeedIsReadFromAFluxSourcesArtifactCheckedAgainstItsDigest) {
   std::string digest =
       "sha256:" + run_shell("sha256sum " + q(tmp / "served/artifact.tar.gz") + " | cut -c1-64")
                       .out.substr(0, 64);
-  ServerProcess server(
-      "python3 -c 'import http.server, os, socketserver, sys; "
-      "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
-      "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
-      "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
-      q(tmp / "served") + " 2>/dev/null");
+  ServerProcess server(file_server_command(tmp / "served"));
   ASSERT_GT(server.port(), 0);
   std::string url = fmt::format("http://127.0.0.1:{}/artifact.tar.gz", server.port());
 
@@ -1069,9 +1069,7 @@ TEST(OperatorTest, ASeedIsReadFromAFluxSourcesArtifactCheckedAgainstItsDigest) {
       << sim.kubectl("get seeds -n apps -o yaml").out << op.log();
   EXPECT_EQ(sim.kubectl("get configmap settings -n web -o jsonpath={.data.color}").out, "green");
   EXPECT_EQ(seed_field(sim, "apps", "site", ".status.counts.total"), "2");
-  auto failed = [&](const std::string& name) {
-    return seed_field(sim, "apps", name, ".status.conditions[?(@.type==\"Failed\")].message");
-  };
+  auto failed = [&](const std::string& name) { return failed_message(sim, "apps", name); };
   EXPECT_THAT(failed("tampered"), HasSubstr("GitRepository apps/tampered's artifact from " + url +
                                             " does not match its digest sha256:000"));
   EXPECT_THAT(failed("fresh"), HasSubstr("GitRepository apps/fresh has no artifact yet"));
@@ -1122,9 +1120,7 @@ TEST(OperatorTest, ConfigMapRefsAreReadInTheirOrderAndAProblemNamesItsConfigMap)
                               "    configMapRefs:\n    - {name: hello}\n    - {name: nowhere}"));
   apply_yaml(sim, seed_object("parts", "nothing-selected",
                               "    configMapSelector: {matchLabels: {seed-part: none}}"));
-  auto failed = [&](const std::string& name) {
-    return seed_field(sim, "parts", name, ".status.conditions[?(@.type==\"Failed\")].message");
-  };
+  auto failed = [&](const std::string& name) { return failed_message(sim, "parts", name); };
   ASSERT_TRUE(eventually(
       [&] {
         return phase_is(sim, "parts", "two", "Failed") &&

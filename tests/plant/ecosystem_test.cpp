@@ -266,12 +266,7 @@ TEST(EcosystemTest, AKustomizationsRemoteResourcesAreFetchedOnlyWhenAllowed) {
   std::ofstream(tmp / "served/remote.yaml")
       << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched, namespace: default}\n";
   // A web server on loopback serves the remote resource.
-  ServerProcess server(
-      "python3 -c 'import http.server, os, socketserver, sys; "
-      "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
-      "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
-      "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
-      q(tmp / "served") + " 2>/dev/null");
+  ServerProcess server(file_server_command(tmp / "served"));
   int port = server.port();
   ASSERT_GT(port, 0);
   fs::create_directories(tmp / "app");

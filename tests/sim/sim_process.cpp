@@ -102,6 +102,14 @@ std::string helm_binary() {
   return fs::exists(tools) ? tools.string() : "helm";
 }
 
+std::string file_server_command(const fs::path& folder) {
+  return "python3 -c 'import http.server, os, socketserver, sys; "
+         "s = socketserver.TCPServer((\"127.0.0.1\", 0), "
+         "lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=sys.argv[1])); "
+         "print(s.server_address[1], os.getpid(), flush=True); s.serve_forever()' " +
+         q(folder) + " 2>/dev/null";
+}
+
 std::string python_with_kubernetes() {
   return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }

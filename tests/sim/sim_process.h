@@ -54,6 +54,10 @@ spec:
 
 // A server a test starts with a shell `command` that prints "PORT PID" on its first line (a
 // Python web server, say), killed when this goes. port() is 0 when it did not say.
+// The shell command of a Python web server on loopback serving the files of `folder`, for
+// ServerProcess.
+std::string file_server_command(const std::filesystem::path& folder);
+
 class ServerProcess {
  public:
   explicit ServerProcess(const std::string& command);
