@@ -1,6 +1,6 @@
 """Renders a plant's timeline (`--timeline t.html`) in headless Chromium and checks the picture
-against what the plant's report (`--report r.json`) says happened, as docs/cli.md describes the
-chart: a legend with a swatch for each kind of wait that occurred, one row per unit where rows
+against what the plant's report (`--report r.json`) says happened, as docs/plant.md ("The
+timeline") describes the chart: a legend with a swatch for each kind of wait that occurred, one row per unit where rows
 that look alike at the chart's resolution (900 pixels for the whole run, 420 pixels of labels
 before it) are drawn once, each row's stretches in time order, and the critical path's rows on a
 tinted band.
@@ -20,7 +20,7 @@ import tempfile
 
 from PIL import Image
 
-# The chart's documented palette (docs/cli.md, "The timeline").
+# The chart's documented palette (docs/plant.md, "The timeline").
 PALETTE = {
     "cluster": (0xB3, 0x9D, 0xDB),
     "api": (0x81, 0xB4, 0xE0),
