@@ -416,7 +416,7 @@ struct Controller::Impl {
     read.flux_source = [this](const std::string& kind, const std::string& ns,
                               const std::string& name) -> Result<json::object> {
       std::string tried;
-      for (const std::string& version : flux_source_versions(kind)) {
+      for (const std::string& version : flux_source_versions()) {
         auto source = client->get(version, kind, ns, name);
         if (source) return std::move(source.value());
         if (!source.error().kind_unknown())

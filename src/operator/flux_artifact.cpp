@@ -52,9 +52,8 @@ bool is_flux_source_kind(std::string_view kind) {
   return kind == "GitRepository" || kind == "OCIRepository" || kind == "Bucket";
 }
 
-std::vector<std::string> flux_source_versions(std::string_view kind) {
+std::vector<std::string> flux_source_versions() {
   std::string g = kFluxSourceGroup;
-  if (kind == "OCIRepository") return {g + "/v1", g + "/v1beta2"};
   return {g + "/v1", g + "/v1beta2"};
 }
 

@@ -14,11 +14,11 @@
 
 namespace planter::op {
 
-// The source kinds a Seed may name, and the versions tried in turn (Flux 2.5 serves
-// OCIRepository as v1beta2 only).
+// The source kinds a Seed may name, and the versions tried in turn for each: v1, then v1beta2
+// (Flux 2.5 serves OCIRepository as v1beta2 only).
 inline constexpr const char* kFluxSourceGroup = "source.toolkit.fluxcd.io";
 bool is_flux_source_kind(std::string_view kind);
-std::vector<std::string> flux_source_versions(std::string_view kind);
+std::vector<std::string> flux_source_versions();
 
 struct Artifact {
   std::string url;

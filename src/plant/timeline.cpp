@@ -233,8 +233,11 @@ std::vector<size_t> critical_path(const Plan& plan, const PlantOutcome& outcome)
   return path;
 }
 
-std::string render_timeline_svg(const Plan& plan, const PlantOutcome& out,
-                                const std::string& seed_name) {
+namespace {
+
+// The chart, for the critical path already found (the HTML page lists it too).
+std::string svg_with_path(const Plan& plan, const PlantOutcome& out, const std::string& seed_name,
+                          const std::vector<size_t>& path) {
   constexpr int kLabel = 420, kChart = 900, kRow = 16, kRight = 40;
   int64_t end = std::max<int64_t>(out.elapsed.count(), 1);
   auto x = [&](int64_t t) {
@@ -242,7 +245,6 @@ std::string render_timeline_svg(const Plan& plan, const PlantOutcome& out,
            static_cast<double>(kChart) * std::clamp(static_cast<double>(t) / end, 0.0, 1.0);
   };
   std::function<long(int64_t)> px = [&](int64_t t) { return std::lround(x(t)); };
-  std::vector<size_t> path = critical_path(plan, out);
   std::unordered_set<size_t> on_path(path.begin(), path.end());
 
   // Rows per cluster, identical ones merged; the parts that appear, for the legend.
@@ -385,6 +387,13 @@ text {{ font-size: 11px; font-family: monospace; }}
       width, height, escape_html(seed_name), styles, legend, axis, rows);
 }
 
+}  // namespace
+
+std::string render_timeline_svg(const Plan& plan, const PlantOutcome& out,
+                                const std::string& seed_name) {
+  return svg_with_path(plan, out, seed_name, critical_path(plan, out));
+}
+
 std::string render_timeline_html(const Plan& plan, const PlantOutcome& out,
                                  const std::string& seed_name) {
   std::vector<size_t> path = critical_path(plan, out);
@@ -413,7 +422,7 @@ was declared. Hover a row for the details.</p>
 )",
       escape_html(seed_name), plan.units.size(), out.count(UnitState::kDeclared),
       seconds(out.elapsed.count()), out.timed_out ? " (timed out)" : "", chain,
-      render_timeline_svg(plan, out, seed_name));
+      svg_with_path(plan, out, seed_name, path));
 }
 
 }  // namespace planter::plant
