@@ -28,7 +28,8 @@ fuzz: build-fuzz
 	scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_RUNS)
 
 # Builds only what it runs (the planter executable); `make test` builds the rest.
-build-planter: deps
+build-planter:
+	@scripts/install-deps build
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS) --target planter
 

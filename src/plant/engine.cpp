@@ -475,6 +475,53 @@ std::string describe(const Plan& plan, const Unit& unit, const WaitSpan& span) {
   return plan.describe(unit.requirements[static_cast<size_t>(span.requirement)]);
 }
 
+WaitKind wait_kind(const Unit& unit, const WaitSpan& span) {
+  if (span.requirement == WaitSpan::kLinkWait) return WaitKind::kCluster;
+  if (span.requirement < 0 || static_cast<size_t>(span.requirement) >= unit.requirements.size())
+    return WaitKind::kRetry;
+  switch (unit.requirements[static_cast<size_t>(span.requirement)].when.type) {
+    case Type::kClusterReady:
+    case Type::kClusterChoice:
+      return WaitKind::kCluster;
+    case Type::kEstablished:
+    case Type::kAvailable:
+      return WaitKind::kApi;
+    case Type::kActive:
+      return WaitKind::kNamespace;
+    case Type::kStackFits:
+    case Type::kAnchorScheduled:
+    case Type::kSchedulerReady:
+    case Type::kNodeCapability:
+      return WaitKind::kRoom;
+    case Type::kExists:
+    case Type::kEndpointsReady:
+    case Type::kCondition:
+    case Type::kJsonPath:
+    case Type::kFieldSet:
+    case Type::kHealthy:
+      return WaitKind::kReady;
+  }
+  return WaitKind::kReady;
+}
+
+std::string_view to_string(WaitKind kind) {
+  switch (kind) {
+    case WaitKind::kCluster:
+      return "cluster";
+    case WaitKind::kApi:
+      return "api";
+    case WaitKind::kNamespace:
+      return "namespace";
+    case WaitKind::kReady:
+      return "ready";
+    case WaitKind::kRoom:
+      return "room";
+    case WaitKind::kRetry:
+      return "retry";
+  }
+  return "ready";
+}
+
 PlantOutcome plant(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,
                    const EngineOptions& options) {
   FleetFactory real = [&](EventLoop& loop, FleetHandlers handlers) -> std::unique_ptr<Fleet> {

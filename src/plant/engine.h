@@ -54,6 +54,19 @@ struct WaitSpan {
 // "Namespace cnf active", "cluster edge1 linked", "a retry after the server's answer".
 std::string describe(const Plan& plan, const Unit& unit, const WaitSpan& span);
 
+// What kind of thing a stretch waited for: the timeline's colours, the report's `waits[].kind`.
+enum class WaitKind {
+  kCluster,    // a cluster: provisioned, linked, chosen
+  kApi,        // a kind served: a CRD Established, an APIService Available
+  kNamespace,  // its Namespace Active
+  kReady,      // an object to exist or be ready
+  kRoom,       // room or capabilities on nodes, an anchor, a scheduler
+  kRetry,      // sent back to wait by the server's answer
+};
+WaitKind wait_kind(const Unit& unit, const WaitSpan& span);
+// "cluster", "api", "namespace", "ready", "room", "retry".
+std::string_view to_string(WaitKind kind);
+
 // What happened to one unit. Times are offsets from the start of planting.
 struct UnitRecord {
   UnitState state = UnitState::kPending;

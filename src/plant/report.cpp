@@ -117,6 +117,7 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
       json::array waits;
       for (const WaitSpan& w : r.waits) {
         json::object jw{{"for", describe(plan, u, w)},
+                        {"kind", to_string(wait_kind(u, w))},
                         {"fromSeconds", seconds(std::chrono::microseconds(w.since))}};
         if (w.until >= 0) jw["toSeconds"] = seconds(std::chrono::microseconds(w.until));
         waits.push_back(std::move(jw));

@@ -15,7 +15,8 @@ std::string render_summary(const Plan& plan, const PlantOutcome& outcome);
 
 // {"seed", "started", "elapsedSeconds", "timedOut", "counts", "units": [{object, cluster, wave,
 // source, state, readySeconds, sentSeconds, declaredSeconds, onWireSeconds, heldBy, waitingFor,
-// error, attempts, criticalPath (true on the timeline's critical path), waits: [{for, fromSeconds,
+// error, attempts, criticalPath (true on the timeline's critical path), waits: [{for, kind
+// (cluster, api, namespace, ready, room, retry: the timeline's colours), fromSeconds,
 // toSeconds}]}]}.
 std::string render_report_json(const Plan& plan, const PlantOutcome& outcome,
                                const std::string& seed_name);

@@ -14,23 +14,22 @@ namespace planter::plant {
 
 namespace {
 
-using Type = ReadinessPredicate::Type;
-
-// What a stretch of a row shows; the order is the legend's.
+// What a stretch of a row shows; the order is the legend's. The first six are WaitKind's.
 enum class Part {
-  kCluster,    // waiting for a cluster: provisioned, linked, chosen
-  kApi,        // waiting for a kind to be served: a CRD Established, an APIService Available
-  kNamespace,  // waiting for its Namespace to be Active
-  kReady,      // waiting for an object of the seed to exist or be ready
-  kRoom,       // waiting for room or capabilities on nodes, an anchor, a scheduler
-  kRetry,      // sent back to wait by the server's answer
-  kQueued,     // the apply queued in planter (rate limit, connection room)
-  kOnWire,     // the apply on the wire
-  kInFlight,   // an earlier attempt, or one the run ended during
+  kCluster,
+  kApi,
+  kNamespace,
+  kReady,
+  kRoom,
+  kRetry,
+  kQueued,    // the apply queued in planter (rate limit, connection room)
+  kOnWire,    // the apply on the wire
+  kInFlight,  // an earlier attempt, or one the run ended during
   kFailed,
   kBlocked,
 };
 constexpr size_t kParts = static_cast<size_t>(Part::kBlocked) + 1;
+static_assert(static_cast<int>(Part::kRetry) == static_cast<int>(WaitKind::kRetry));
 
 struct PartStyle {
   const char* cls;
@@ -54,33 +53,9 @@ const PartStyle& style(Part p) {
   return kStyle[static_cast<size_t>(p)];
 }
 
+// The kinds of wait come first, in WaitKind's order.
 Part part_of(const Unit& unit, const WaitSpan& span) {
-  if (span.requirement == WaitSpan::kLinkWait) return Part::kCluster;
-  if (span.requirement < 0 || static_cast<size_t>(span.requirement) >= unit.requirements.size())
-    return Part::kRetry;
-  switch (unit.requirements[static_cast<size_t>(span.requirement)].when.type) {
-    case Type::kClusterReady:
-    case Type::kClusterChoice:
-      return Part::kCluster;
-    case Type::kEstablished:
-    case Type::kAvailable:
-      return Part::kApi;
-    case Type::kActive:
-      return Part::kNamespace;
-    case Type::kStackFits:
-    case Type::kAnchorScheduled:
-    case Type::kSchedulerReady:
-    case Type::kNodeCapability:
-      return Part::kRoom;
-    case Type::kExists:
-    case Type::kEndpointsReady:
-    case Type::kCondition:
-    case Type::kJsonPath:
-    case Type::kFieldSet:
-    case Type::kHealthy:
-      return Part::kReady;
-  }
-  return Part::kReady;
+  return static_cast<Part>(static_cast<int>(wait_kind(unit, span)));
 }
 
 std::string escape_html(std::string_view s) {

@@ -44,21 +44,6 @@ def fail(why):
     sys.exit(1)
 
 
-def part_of(what):
-    """The kind of wait a requirement's description names (plan.cpp's describe())."""
-    if what.startswith("cluster ") or " chooses cluster " in what:
-        return "cluster"
-    if what.endswith(" established") or " Available" in what or "condition=Available" in what:
-        return "api"
-    if what.startswith("Namespace/") and what.endswith(" active"):
-        return "namespace"
-    if what.startswith(("node-capability ", "stack ", "scheduler ", "the anchor pod ")):
-        return "room"
-    if what.startswith("a retry"):
-        return "retry"
-    return "ready"
-
-
 args = argparse.ArgumentParser()
 args.add_argument("html")
 args.add_argument("report")
@@ -92,7 +77,10 @@ for u in units:
                px(u.get("declaredSeconds", -1))))
     clusters.add(u["cluster"])
 declared_rows = sum(1 for look in looks if look[1] == "declared")
-expected_parts = {part_of(w["for"]) for u in units for w in u.get("waits", [])}
+expected_parts = {w["kind"] for u in units for w in u.get("waits", [])}
+unknown = expected_parts - PALETTE.keys()
+if unknown:
+    fail(f"the report names kinds of wait the chart has no colour for: {sorted(unknown)}")
 
 browser = shutil.which("chromium") or fail("chromium is not installed: run scripts/install-deps")
 height = 420 + 16 * len(units) + 24 * len(clusters) + 200

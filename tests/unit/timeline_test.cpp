@@ -6,8 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <regex>
 
+#include "plant/report.h"
 #include "test_support.h"
 
 namespace planter::plant {
@@ -154,6 +156,23 @@ TEST_F(TimelineTest, TicksAreEvenAndTheLegendNamesWhatAppears) {
   std::string html = render_timeline_html(plan_, out_, "demo");
   EXPECT_THAT(html, HasSubstr("<li>v1 Namespace app on SELF, declared at 0.100s</li>\n<li>apps/v1 "
                               "Deployment app/web on SELF, declared at 1.000s</li>"));
+}
+
+// The report names each stretch's kind of wait as the chart colours it, so a reader (or a script)
+// can sum what a run waited for.
+TEST_F(TimelineTest, TheReportNamesTheKindOfEachWait) {
+  boost::json::value report = boost::json::parse(render_report_json(plan_, out_, "demo"));
+  std::vector<std::string> web_waits;
+  for (const boost::json::value& u : report.at("units").as_array())
+    if (u.at("object").as_string() == "apps/v1|Deployment|app|web")
+      for (const boost::json::value& w : u.at("waits").as_array())
+        web_waits.push_back(std::string(w.at("for").as_string()) + ": " +
+                            std::string(w.at("kind").as_string()));
+  EXPECT_THAT(web_waits, ElementsAre("Namespace/app active: namespace",
+                                     "a retry after the server's answer: retry"));
+  const Unit& web = plan_.units[web_];
+  EXPECT_EQ(to_string(wait_kind(web, {0, 1, WaitSpan::kLinkWait})), "cluster");
+  EXPECT_EQ(to_string(wait_kind(web, {0, 1, 1000})), "retry");  // no such requirement
 }
 
 }  // namespace
