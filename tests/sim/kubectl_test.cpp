@@ -574,7 +574,8 @@ spec:
 }
 
 // As a pod starts, its node's kubelet records, per container (init containers first), what
-// `kubectl describe pod` shows from a real one: the image present, the container created, started.
+// `kubectl describe pod` shows from a real one: the image present (or pulled, for an image without
+// a tag, which imagePullPolicy Always pulls each time), the container created, started.
 TEST_F(KubectlTest, DescribePodShowsTheKubeletsEventsAsItStarts) {
   fs::path file = sim_.dir() / "started.yaml";
   write(file, R"(apiVersion: v1
@@ -585,6 +586,7 @@ spec:
   - {name: setup, image: busybox:1.36}
   containers:
   - {name: web, image: nginx:1.27}
+  - {name: sidecar, image: envoyproxy/envoy}
 )");
   ASSERT_EQ(sim_.kubectl("apply -f " + file.string()).code, 0);
   auto ready = sim_.kubectl("wait --for=condition=Ready pod/started --timeout=60s");
@@ -596,15 +598,21 @@ spec:
        {"Scheduled", "Container image \"busybox:1.36\" already present on machine",
         "Created container: setup", "Started container setup",
         "Container image \"nginx:1.27\" already present on machine", "Created container: web",
-        "Started container web"})
+        "Started container web", "Pulling image \"envoyproxy/envoy\"", "Started container sidecar"})
     EXPECT_THAT(events, HasSubstr(line)) << events;
+  // kubelet's own wording, in the sim's --workload-delay, no bytes fetched.
+  EXPECT_THAT(events,
+              ::testing::ContainsRegex(
+                  "Successfully pulled image \"envoyproxy/envoy\" in [0-9.]+m?s \\([0-9.]+m?s "
+                  "including waiting\\)\\. Image size: 0 bytes\\."));
+  EXPECT_THAT(events, Not(HasSubstr("Container image \"envoyproxy/envoy\" already present")));
   EXPECT_THAT(events, ::testing::ContainsRegex("Normal +Started +[0-9a-z]+ +kubelet"));
   // The init container's events come before the main container's.
   EXPECT_LT(events.find("Started container setup"), events.find("Created container: web"));
   auto listed = sim_.kubectl(
       "get events --field-selector involvedObject.name=started,reason=Started "
       "-o jsonpath={.items[*].source.component}");
-  EXPECT_EQ(listed.out, "kubelet kubelet");
+  EXPECT_EQ(listed.out, "kubelet kubelet kubelet");
 }
 
 // `kubectl top` once a metrics server's APIService is Available (docs/sim.md: a running container

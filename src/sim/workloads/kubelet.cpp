@@ -2,7 +2,8 @@
 // --workload-delay, then runs (Running, Ready, a pod IP), or, when it does not restart
 // (restartPolicy Never or OnFailure, as Job pods), completes (Succeeded). No container runs:
 // the images are not pulled and the commands are not run. As it starts a pod it records what a
-// kubelet records for each container (Pulled: the image already present, Created, Started).
+// kubelet records for each container (Pulling and Pulled for imagePullPolicy Always, else Pulled:
+// the image already present; Created, Started).
 //
 // A ReadWriteOnce volume without node affinity (StorageClass standard) is attached to one node
 // at a time: a pod on another node that uses it waits in ContainerCreating with a
@@ -13,10 +14,13 @@
 // admit the pod's node, cannot be mounted: it waits in ContainerCreating with kubelet's
 // FailedMount event, and starts once the claim is bound there (a scheduler that bound the pod
 // before its WaitForFirstConsumer claims is caught here, as a real kubelet catches it).
+#include <algorithm>
 #include <boost/json/object.hpp>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
@@ -31,6 +35,20 @@ namespace planter::sim {
 namespace json = boost::json;
 
 namespace {
+
+// A duration as Go's time.Duration prints one truncated to milliseconds: "0s", "250ms", "1.5s",
+// "2m0s", as kubelet's messages show it.
+std::string go_duration(std::chrono::milliseconds d) {
+  int64_t ms = std::max<int64_t>(d.count(), 0);
+  if (ms == 0) return "0s";
+  if (ms < 1000) return std::to_string(ms) + "ms";
+  std::string out;
+  if (ms >= 3'600'000) out += std::to_string(ms / 3'600'000) + "h";
+  if (ms >= 60'000) out += std::to_string(ms / 60'000 % 60) + "m";
+  std::string frac = std::to_string(1000 + ms % 1000).substr(1);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  return out + std::to_string(ms / 1000 % 60) + (frac.empty() ? "" : "." + frac) + "s";
+}
 
 class Kubelet : public WorkloadController {
  public:
@@ -120,16 +138,25 @@ class Kubelet : public WorkloadController {
     });
   }
 
-  // What a kubelet records as it starts each container, init containers first: the image is
-  // there (no image is pulled here), the container created, then started.
+  // What a kubelet records as it starts each container, init containers first: the image pulled
+  // (imagePullPolicy Always: the sim fetches nothing, so in the time the kubelet took, 0 bytes)
+  // or already present, the container created, then started.
   void record_starts(const json::object& pod) {
     EventRecorder& events = kit_.events("kubelet");
+    std::string took = go_duration(kit_.cluster().options().workload_delay);
     for (const char* field : {"initContainers", "containers"})
       for (const json::object* c : containers(pod, field)) {
         std::string name = string_at(c, "name");
-        events.record(
-            pod, "Normal", "Pulled",
-            "Container image \"" + string_at(c, "image") + "\" already present on machine");
+        std::string image = "\"" + string_at(c, "image") + "\"";
+        if (string_at(c, "imagePullPolicy") == "Always") {
+          events.record(pod, "Normal", "Pulling", "Pulling image " + image);
+          events.record(pod, "Normal", "Pulled",
+                        "Successfully pulled image " + image + " in " + took + " (" + took +
+                            " including waiting). Image size: 0 bytes.");
+        } else {
+          events.record(pod, "Normal", "Pulled",
+                        "Container image " + image + " already present on machine");
+        }
         events.record(pod, "Normal", "Created", "Created container: " + name);
         events.record(pod, "Normal", "Started", "Started container " + name);
       }
