@@ -154,6 +154,14 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
       s.source_path = *path;
       ++given;
     }
+    if (s.source != SeedSpec::Source::kFluxSource) {
+      auto path = string_at(*source, "path", "spec.source");
+      if (!path) return path.error();
+      if (!path->empty())
+        return Error{
+            "spec.source.path is a folder of a Flux source's artifact: give the source as "
+            "spec.source.sourceRef, or leave path out"};
+    }
     auto url = string_at(*source, "url", "spec.source");
     if (!url) return url.error();
     if (!url->empty()) {
@@ -172,7 +180,7 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
   if (given != 1)
     return Error{
         fmt::format("spec.source must set exactly one of inline, configMapRef, configMapRefs, "
-                    "configMapSelector and url (it sets {})",
+                    "configMapSelector, sourceRef and url (it sets {})",
                     given)};
   auto planted = bool_at(*spec, "planted", true, "spec");
   if (!planted) return planted.error();

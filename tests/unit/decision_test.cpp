@@ -155,6 +155,28 @@ TEST(SeedSpecTest, ClusterChoicesAreReadBackFromTheStatus) {
             (std::map<std::string, std::vector<std::string>>{{"stack web", {"big", "wide"}}}));
 }
 
+// A path belongs to a Flux source's artifact: alone it would be ignored, so it is refused; two
+// sources are refused naming every kind of source.
+TEST(SeedSpecTest, APathWithoutAFluxSourceIsRefused) {
+  auto spec = [](const char* source) {
+    return parse_seed_spec(
+        boost::json::parse(std::string(R"({"spec":{"source":)") + source + "}}").as_object());
+  };
+  auto alone = spec(R"({"url":"https://example.org/seed.yaml","path":"edge"})");
+  ASSERT_FALSE(alone);
+  EXPECT_EQ(alone.error().message,
+            "spec.source.path is a folder of a Flux source's artifact: give the source as "
+            "spec.source.sourceRef, or leave path out");
+  auto flux = spec(R"({"sourceRef":{"kind":"GitRepository","name":"fleet"},"path":"edge"})");
+  ASSERT_TRUE(flux) << flux.error().message;
+  EXPECT_EQ(flux->source_path, "edge");
+  auto both = spec(R"({"sourceRef":{"kind":"GitRepository","name":"fleet"},"inline":"x"})");
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().message,
+            "spec.source must set exactly one of inline, configMapRef, configMapRefs, "
+            "configMapSelector, sourceRef and url (it sets 2)");
+}
+
 TEST(SeedSpecTest, DriftCheckIntervalIsAKubernetesDuration) {
   EXPECT_EQ(parse_duration("90s"), milliseconds(90'000));
   EXPECT_EQ(parse_duration("1h30m"), milliseconds(5'400'000));
