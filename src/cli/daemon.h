@@ -4,6 +4,7 @@
 // whatever the API servers do.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -23,6 +24,14 @@
 #include "model/result.h"
 
 namespace planter::cli {
+
+// A flag given in seconds (--lease-duration 15, --retry-period 0.5) as milliseconds; a negative
+// or NaN flag reads as 0 and one past a hundred years as a hundred years, never an overflow.
+inline std::chrono::milliseconds milliseconds_of(double seconds) {
+  constexpr double kMax = 100.0 * 365 * 24 * 3600;
+  if (!(seconds > 0)) return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(static_cast<int64_t>(std::min(seconds, kMax) * 1000));
+}
 
 // The cluster a serving command works on: the in-cluster config inside a pod when neither
 // --kubeconfig nor --context is given, else the kubeconfig ($KUBECONFIG, ~/.kube/config).

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <boost/json.hpp>
 #include <mutex>
 #include <set>
@@ -10,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/manifests.h"
 #include "daemon/leader.h"
 #include "operator/seed_resource.h"
 #include "plan/stacks/stack_policy.h"
@@ -18,11 +18,6 @@
 namespace planter::cli {
 
 namespace {
-
-// deploy/scheduler/: the PodGroup CRD first.
-constexpr std::array kSchedulerManifests = {
-#include "cli/scheduler_manifests.inc"
-};
 
 // Planter's scheduler on one cluster: its client, the Lease it leads by, and the thread it runs
 // on while it leads.
@@ -48,7 +43,7 @@ std::unique_ptr<OneScheduler> start_on(const std::string& cluster, const kube::R
     return nullptr;
   }
   auto crd = op::plan_seed_text(
-      op::SeedText::one(std::string(kSchedulerManifests[0]), "deploy/scheduler"), "", {});
+      op::SeedText::one(std::string(scheduler_manifests()[0]), "deploy/scheduler"), "", {});
   if (!crd || crd->plan.objects.empty()) {
     say(cluster, "cannot read the PodGroup CRD");
     return nullptr;

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <array>
 #include <string_view>
+#include <vector>
 
+#include "cli/manifests.h"
 #include "cli/operator_command.h"
 #include "cli/seed_flags.h"
 #include "kube/kubeconfig.h"
@@ -16,24 +17,10 @@
 
 namespace planter::cli {
 
-namespace {
-
-// deploy/: namespace.yaml, the CRDs, rbac.yaml, deployment.yaml, service.yaml (in that order).
-constexpr std::array kManifests = {
-#include "cli/install_manifests.inc"
-};
-
-// deploy/scheduler/: the PodGroup CRD, rbac.yaml, deployment.yaml.
-constexpr std::array kSchedulerManifests = {
-#include "cli/scheduler_manifests.inc"
-};
-
-}  // namespace
-
 std::string install_manifests(const std::string& image, bool scheduler) {
   std::string out;
-  std::vector<std::string_view> all(kManifests.begin(), kManifests.end());
-  if (scheduler) all.insert(all.end(), kSchedulerManifests.begin(), kSchedulerManifests.end());
+  std::vector<std::string_view> all(operator_manifests().begin(), operator_manifests().end());
+  if (scheduler) all.insert(all.end(), scheduler_manifests().begin(), scheduler_manifests().end());
   for (std::string_view m : all) {
     std::string text(m);
     if (!image.empty()) {

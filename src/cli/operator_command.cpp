@@ -25,10 +25,6 @@ namespace planter::cli {
 
 namespace {
 
-std::chrono::milliseconds ms(double seconds) {
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-}
-
 // In a pod, the namespace it runs in; else planter-system.
 std::string pod_namespace() {
   std::ifstream in("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
@@ -153,8 +149,8 @@ int run_operator(const OperatorFlags& f) {
   co.sources.allow_file_urls = f.allow_file_urls;
   co.sources.max_bytes = f.max_seed_bytes;
   co.sources.ca_file = f.seed_ca_file;
-  co.retry_min = ms(f.retry_failed_s);
-  co.retry_max = ms(f.retry_failed_s * 10);
+  co.retry_min = milliseconds_of(f.retry_failed_s);
+  co.retry_max = milliseconds_of(f.retry_failed_s * 10);
   co.workers = f.concurrent_seeds;
   co.fetchers = f.concurrent_fetches;
   co.shards = f.shards;
@@ -165,7 +161,7 @@ int run_operator(const OperatorFlags& f) {
         {});
     return kExitBadInput;
   }
-  co.slice = ms(f.planting_slice_s);
+  co.slice = milliseconds_of(f.planting_slice_s);
   co.client = client_options(f.client);
   op::Metrics metrics;
   co.client.transport.observe = [&metrics](std::string_view cluster, std::string_view method,
@@ -178,9 +174,9 @@ int run_operator(const OperatorFlags& f) {
   lo.ns = f.lease_namespace.empty() ? pod_namespace() : f.lease_namespace;
   lo.name = f.lease_name;
   lo.identity = f.identity;
-  lo.lease_duration = ms(f.lease_duration_s);
-  lo.renew_deadline = ms(f.renew_deadline_s);
-  lo.retry_period = ms(f.retry_period_s);
+  lo.lease_duration = milliseconds_of(f.lease_duration_s);
+  lo.renew_deadline = milliseconds_of(f.renew_deadline_s);
+  lo.retry_period = milliseconds_of(f.retry_period_s);
   auto lease_client = kube::Client::create(*config, co.client);
   if (!lease_client) {
     log.error("cannot make a client", {{"error", lease_client.error().message}});

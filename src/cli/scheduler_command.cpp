@@ -22,14 +22,6 @@
 
 namespace planter::cli {
 
-namespace {
-
-std::chrono::milliseconds ms(double seconds) {
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-}
-
-}  // namespace
-
 CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
   CLI::App* cmd = app.add_subcommand(
       "scheduler",
@@ -97,16 +89,16 @@ int run_scheduler(const SchedulerFlags& f) {
   lo.ns = f.lease_namespace;
   lo.name = f.lease_name;
   lo.identity = f.identity;
-  lo.lease_duration = ms(f.lease_duration_s);
-  lo.renew_deadline = ms(f.renew_deadline_s);
-  lo.retry_period = ms(f.retry_period_s);
+  lo.lease_duration = milliseconds_of(f.lease_duration_s);
+  lo.renew_deadline = milliseconds_of(f.renew_deadline_s);
+  lo.retry_period = milliseconds_of(f.retry_period_s);
   daemon::LeaderElector elector(**client, lo, [&log, &lo](const std::string& what) {
     log.info(what, {{"lease", lo.ns + "/" + lo.name}});
   });
 
   scheduler::SchedulerOptions so;
   so.name = f.scheduler_name;
-  so.bind_interval = ms(f.bind_interval_s);
+  so.bind_interval = milliseconds_of(f.bind_interval_s);
   so.log = [&log](const std::string& m) { log.info(m, {}); };
   scheduler::Scheduler scheduler(**client, so);
   std::atomic<bool> working{false};

@@ -49,6 +49,11 @@ inline std::string meta_string(const boost::json::object& o, std::string_view ke
   return string_at(object_at(&o, "metadata"), key);
 }
 
+// metadata.labels, or nullptr.
+inline const boost::json::object* labels_of(const boost::json::object& o) {
+  return object_at(object_at(&o, "metadata"), "labels");
+}
+
 // The condition of `type` in a status object's `conditions`, or nullptr.
 inline const boost::json::object* find_condition(const boost::json::object* status,
                                                  std::string_view type) {

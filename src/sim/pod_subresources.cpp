@@ -14,7 +14,7 @@ namespace planter::sim {
 namespace {
 
 // The names of a pod's containers, in order.
-std::vector<std::string> containers_of(const json::object& pod) {
+std::vector<std::string> container_names(const json::object& pod) {
   std::vector<std::string> out;
   const json::object* spec = object_at(&pod, "spec");
   if (const json::value* cs = spec ? spec->if_contains("containers") : nullptr;
@@ -32,7 +32,7 @@ Response Handler::pod_subresource(const Cluster::Target& t) {
   if (t.subresource != "log")
     return bad_request("planter sim: pods/" + t.subresource + " is not served for pod \"" + t.name +
                        "\": the sim's containers are simulated and run no process");
-  std::vector<std::string> containers = containers_of(*pod);
+  std::vector<std::string> containers = container_names(*pod);
   std::string container(query(req, "container"));
   if (container.empty()) {
     if (containers.size() != 1) {

@@ -4,19 +4,13 @@
 #include <set>
 
 #include "model/strings.h"
+#include "sim/json_access.h"
 
 namespace planter::sim {
 
 namespace json = boost::json;
 
 namespace {
-
-const json::object* labels_of(const json::object& o) {
-  auto* meta = o.if_contains("metadata");
-  if (!meta || !meta->is_object()) return nullptr;
-  auto* labels = meta->as_object().if_contains("labels");
-  return labels && labels->is_object() ? &labels->as_object() : nullptr;
-}
 
 // Splits on commas outside parentheses.
 std::vector<std::string_view> split_requirements(std::string_view s) {

@@ -20,7 +20,7 @@ const char* event_name(EventType t) {
 }
 
 namespace {
-std::string_view meta_string(const json::object& o, std::string_view key) {
+std::string_view meta_view(const json::object& o, std::string_view key) {
   auto* m = o.if_contains("metadata");
   if (!m || !m->is_object()) return {};
   auto* v = m->as_object().if_contains(key);
@@ -54,8 +54,8 @@ StoredObject Store::put(const std::string& storage_key, json::object object) {
   auto& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object{};
   meta.as_object()["resourceVersion"] = std::to_string(rv_);
-  std::string ns(meta_string(object, "namespace"));
-  std::string key = bucket_key(ns, meta_string(object, "name"));
+  std::string ns(meta_view(object, "namespace"));
+  std::string key = bucket_key(ns, meta_view(object, "name"));
   auto stored = std::make_shared<const json::object>(std::move(object));
   auto& slot = buckets_[storage_key][key];
   StoredObject previous = std::move(slot);
@@ -88,7 +88,7 @@ void Store::erase_all(const std::string& storage_key) {
   if (it == buckets_.end()) return;
   std::vector<std::pair<std::string, std::string>> names;
   for (const auto& [_, obj] : it->second)
-    names.emplace_back(meta_string(*obj, "namespace"), meta_string(*obj, "name"));
+    names.emplace_back(meta_view(*obj, "namespace"), meta_view(*obj, "name"));
   for (const auto& [ns, name] : names) erase(storage_key, ns, name);
 }
 
@@ -132,7 +132,7 @@ std::vector<std::pair<std::string, StoredObject>> Store::dependents(
 
 void Store::restore(std::vector<std::pair<std::string, json::object>> objects, uint64_t rv) {
   for (auto& [storage_key, object] : objects) {
-    std::string key = bucket_key(meta_string(object, "namespace"), meta_string(object, "name"));
+    std::string key = bucket_key(meta_view(object, "namespace"), meta_view(object, "name"));
     auto stored = std::make_shared<const json::object>(std::move(object));
     index_owners(storage_key, key, nullptr, stored.get());
     buckets_[storage_key][key] = std::move(stored);

@@ -11,8 +11,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int64_t kHardPodAffinityWeight = 1;
-
 AffinityTerm term_of(const json::object& t, const std::string& ns, int64_t weight) {
   AffinityTerm term;
   term.selector = CompiledSelector(t.if_contains("labelSelector"));

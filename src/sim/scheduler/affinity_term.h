@@ -5,6 +5,7 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "sim/scheduler/node_match.h"
 
 namespace planter::sim::sched {
+
+// The weight of a required (anti-)affinity term when InterPodAffinity scores.
+constexpr int64_t kHardPodAffinityWeight = 1;
 
 // The labels of a namespace (nullptr when it does not exist), for namespaceSelector.
 using NamespaceLabels = std::function<const boost::json::object*(const std::string&)>;

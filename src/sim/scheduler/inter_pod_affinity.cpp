@@ -10,12 +10,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int64_t kHardPodAffinityWeight = 1;
-
-const json::object* labels_of(const json::object& pod) {
-  return object_at(object_at(pod, "metadata"), "labels");
-}
-
 void bump(std::unordered_map<std::string, std::unordered_map<std::string, int64_t>>& counts,
           const std::string& key, const NodeInfo* node, int64_t by) {
   if (!node) return;

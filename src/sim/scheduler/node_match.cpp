@@ -28,10 +28,6 @@ std::optional<int64_t> integer(std::string_view s) {
   return v;
 }
 
-const json::object* labels_of(const json::object& obj) {
-  return object_at(object_at(obj, "metadata"), "labels");
-}
-
 // One NodeSelectorRequirement against a label (present or not, with its value).
 bool requirement_matches(const json::object& req, const json::object* labels, bool field = false) {
   std::string key = string_at(req, "key");

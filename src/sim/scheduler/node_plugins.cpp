@@ -11,8 +11,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int64_t kMaxNodeScore = 100;
-
 std::optional<Rejection> node_unschedulable(const IncomingPod& pod, const NodeInfo& node) {
   if (!node.unschedulable) return std::nullopt;
   // A pod that tolerates the unschedulable taint may still go there (DaemonSet pods do).

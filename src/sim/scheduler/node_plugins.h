@@ -15,6 +15,9 @@
 
 namespace planter::sim::sched {
 
+// A score plugin's best score for a node (kube-scheduler's framework.MaxNodeScore).
+constexpr int64_t kMaxNodeScore = 100;
+
 // What the plugins need of the incoming pod, read once per attempt.
 struct IncomingPod {
   const boost::json::object* pod = nullptr;

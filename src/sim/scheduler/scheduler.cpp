@@ -21,7 +21,6 @@ namespace {
 
 constexpr const char* kUser = "system:kube-scheduler";
 constexpr const char* kAgent = "kube-scheduler/v1.32.0 (linux/amd64) kubernetes/planter-sim";
-constexpr int64_t kMaxNodeScore = 100;
 // Weights of the default profile's score plugins.
 constexpr int64_t kResourcesWeight = 1, kBalancedWeight = 1, kNodeAffinityWeight = 2,
                   kTaintWeight = 3, kInterPodAffinityWeight = 2;

@@ -31,7 +31,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char* kOperatorAnnotation = "sim.planter.io/operator";
-constexpr const char* kComponent = "sim-operator";
+constexpr const char* kSimOperator = "sim-operator";
 // The most workloads one custom resource makes: a 60 KB annotation once made 30,000.
 constexpr size_t kMaxOperatorWorkloads = 64;
 
@@ -239,8 +239,8 @@ class CustomOperators : public WorkloadController {
                        {"spec", std::move(spec)}};
       std::string plural = k.workload == "StatefulSet" ? "statefulsets" : "deployments";
       kit_.write("PATCH", "/apis/apps/v1/namespaces/" + ns + "/" + plural + "/" + workload_name,
-                 "application/apply-patch+yaml", obj, kComponent,
-                 {{"fieldManager", kComponent}, {"force", "true"}});
+                 "application/apply-patch+yaml", obj, kSimOperator,
+                 {{"fieldManager", kSimOperator}, {"force", "true"}});
     }
   }
 

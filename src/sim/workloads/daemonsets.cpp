@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "daemon-set-controller";
+constexpr const char* kDaemonSetController = "daemon-set-controller";
 
 // The node a daemon pod is for: where it runs, or the node its affinity pins it to.
 std::string node_of(const json::object& pod) {
@@ -113,21 +113,23 @@ class DaemonSetController : public WorkloadController {
       }
       if (!should_run) {
         if (!pods.empty()) ++misscheduled;
-        for (const auto& p : pods) delete_pod(kit_, *ds, *p, kComponent);
+        for (const auto& p : pods) delete_pod(kit_, *ds, *p, kDaemonSetController);
         continue;
       }
       ++desired;
       // One pod per node, of the current template.
-      for (size_t i = 1; i < pods.size(); ++i) delete_pod(kit_, *ds, *pods[i], kComponent);
+      for (size_t i = 1; i < pods.size(); ++i)
+        delete_pod(kit_, *ds, *pods[i], kDaemonSetController);
       if (!pods.empty()) {
         const json::object* labels = object_at(object_at(*pods[0], "metadata"), "labels");
         if (string_at(labels, "controller-revision-hash") != revision) {
-          delete_pod(kit_, *ds, *pods[0], kComponent);
+          delete_pod(kit_, *ds, *pods[0], kDaemonSetController);
           pods.clear();
         }
       }
       if (pods.empty()) {
-        create_pod(kit_, *ds, pod_for(*ds, *tmpl, spec, node_name, revision, gen), kComponent);
+        create_pod(kit_, *ds, pod_for(*ds, *tmpl, spec, node_name, revision, gen),
+                   kDaemonSetController);
         continue;
       }
       ++scheduled;
@@ -136,7 +138,7 @@ class DaemonSetController : public WorkloadController {
     }
     // Pods of nodes that are gone.
     for (const auto& [_, pods] : by_node)
-      for (const auto& p : pods) delete_pod(kit_, *ds, *p, kComponent);
+      for (const auto& p : pods) delete_pod(kit_, *ds, *p, kDaemonSetController);
 
     const json::object* old = object_at(*ds, "status");
     json::object st{{"currentNumberScheduled", scheduled},
@@ -152,7 +154,7 @@ class DaemonSetController : public WorkloadController {
                     int_at(old, "numberReady") == desired &&
                     int_at(old, "desiredNumberScheduled") == desired;
     kit_.put_status("/apis/apps/v1/namespaces/" + ns + "/daemonsets/" + name, *ds, std::move(st),
-                    kComponent);
+                    kDaemonSetController);
     if (done && !was_done)
       kit_.ready_event(audit_id("apps/v1", "DaemonSet", ns, name), "available");
   }

@@ -19,7 +19,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "deployment-controller";
+constexpr const char* kDeploymentController = "deployment-controller";
 constexpr const char* kRevision = "deployment.kubernetes.io/revision";
 
 std::string rs_path(const std::string& ns, const std::string& name = "") {
@@ -75,9 +75,9 @@ class DeploymentController : public WorkloadController {
     if (from == to) return;
     std::string ns = meta_string(rs, "namespace"), name = meta_string(rs, "name");
     Response r = kit_.write("PATCH", rs_path(ns, name), "application/merge-patch+json",
-                            json::object{{"spec", {{"replicas", to}}}}, kComponent);
+                            json::object{{"spec", {{"replicas", to}}}}, kDeploymentController);
     if (r.status < 300)
-      kit_.events(kComponent)
+      kit_.events(kDeploymentController)
           .record(deploy, "Normal", "ScalingReplicaSet",
                   std::string(to > from ? "Scaled up" : "Scaled down") + " replica set " + name +
                       " from " + std::to_string(from) + " to " + std::to_string(to));
@@ -145,9 +145,9 @@ class DeploymentController : public WorkloadController {
                       {"minReadySeconds", int_at(object_at(deploy, "spec"), "minReadySeconds")},
                       {"selector", std::move(selector)},
                       {"template", std::move(pod_template)}}}};
-    Response r = kit_.write("POST", rs_path(ns), "application/json", rs, kComponent);
+    Response r = kit_.write("POST", rs_path(ns), "application/json", rs, kDeploymentController);
     if (r.status != 201) return nullptr;
-    kit_.events(kComponent)
+    kit_.events(kDeploymentController)
         .record(deploy, "Normal", "ScalingReplicaSet",
                 "Scaled up replica set " + name + " from 0 to " + std::to_string(replicas));
     return kit_.store().get("apps/replicasets", ns, name);
@@ -197,7 +197,7 @@ class DeploymentController : public WorkloadController {
                         int_at(old, "updatedReplicas") == want && int_at(old, "replicas") == want &&
                         int_at(old, "availableReplicas") == want;
     kit_.put_status("/apis/apps/v1/namespaces/" + ns + "/deployments/" + name, *deploy,
-                    std::move(st), kComponent);
+                    std::move(st), kDeploymentController);
     if (complete && !was_complete)
       kit_.ready_event(audit_id("apps/v1", "Deployment", ns, name), "available");
   }

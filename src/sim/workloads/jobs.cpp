@@ -17,7 +17,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "job-controller";
+constexpr const char* kJobController = "job-controller";
 
 bool finished(const json::object& job) {
   return condition_true(job, "Complete") || condition_true(job, "Failed");
@@ -68,7 +68,7 @@ class JobController : public WorkloadController {
       want = counted ? std::min(parallelism, completions - succeeded)
                      : (succeeded > 0 ? 0 : parallelism);
     for (int64_t i = active; i < want; ++i) {
-      create_pod(kit_, *job, pod_from_template(*tmpl, *job, {}, "", name + "-"), kComponent);
+      create_pod(kit_, *job, pod_from_template(*tmpl, *job, {}, "", name + "-"), kJobController);
       ++active;
     }
 
@@ -89,21 +89,21 @@ class JobController : public WorkloadController {
                                      "Reached expected number of succeeded pods"),
                       kit_.condition(old, "Complete", "True", "CompletionsReached",
                                      "Reached expected number of succeeded pods")};
-      kit_.events(kComponent).record(*job, "Normal", "Completed", "Job completed");
+      kit_.events(kJobController).record(*job, "Normal", "Completed", "Job completed");
     } else if (failing) {
       st["conditions"] =
           json::array{kit_.condition(old, "FailureTarget", "True", "BackoffLimitExceeded",
                                      "Job has reached the specified backoff limit"),
                       kit_.condition(old, "Failed", "True", "BackoffLimitExceeded",
                                      "Job has reached the specified backoff limit")};
-      kit_.events(kComponent)
+      kit_.events(kJobController)
           .record(*job, "Warning", "BackoffLimitExceeded",
                   "Job has reached the specified backoff limit");
     } else if (old && old->contains("conditions")) {
       st["conditions"] = old->at("conditions");
     }
     kit_.put_status("/apis/batch/v1/namespaces/" + ns + "/jobs/" + name, *job, std::move(st),
-                    kComponent);
+                    kJobController);
     if (complete) kit_.ready_event(audit_id("batch/v1", "Job", ns, name), "complete");
   }
 

@@ -27,7 +27,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "node-configuration";
+constexpr const char* kNodeConfigurator = "node-configuration";
 constexpr const char* kRebootReason = "KubeletNotReady";
 constexpr const char* kRebootMessage = "node is rebooting into its configuration";
 
@@ -158,7 +158,8 @@ class NodeConfiguration : public WorkloadController {
   }
 
   bool write_node(const std::string& name, const json::object& body) {
-    Response r = kit_.write("PUT", "/api/v1/nodes/" + name, "application/json", body, kComponent);
+    Response r =
+        kit_.write("PUT", "/api/v1/nodes/" + name, "application/json", body, kNodeConfigurator);
     return r.status < 300;
   }
 

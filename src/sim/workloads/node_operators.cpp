@@ -26,10 +26,6 @@ constexpr const char* kModules = "kmm.sigs.x-k8s.io/modules";
 constexpr const char* kSriovCapable = "feature.node.kubernetes.io/network-sriov.capable";
 constexpr const char* kNvidiaDevice = "feature.node.kubernetes.io/pci-10de.present";
 
-const json::object* labels_of(const json::object& node) {
-  return object_at(object_at(node, "metadata"), "labels");
-}
-
 // Every key=value of `selector` is a label of the node (an absent selector selects every node).
 bool selects(const json::object* selector, const json::object& node) {
   if (!selector) return true;

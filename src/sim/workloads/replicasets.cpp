@@ -18,7 +18,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "replicaset-controller";
+constexpr const char* kReplicaSetController = "replicaset-controller";
 
 class ReplicaSetController : public WorkloadController {
  public:
@@ -43,7 +43,8 @@ class ReplicaSetController : public WorkloadController {
     const json::object* tmpl = object_at(spec, "template");
     if (have < want && tmpl) {
       for (int64_t i = have; i < want; ++i)
-        create_pod(kit_, *rs, pod_from_template(*tmpl, *rs, {}, "", name + "-"), kComponent);
+        create_pod(kit_, *rs, pod_from_template(*tmpl, *rs, {}, "", name + "-"),
+                   kReplicaSetController);
     } else if (have > want) {
       // Unscheduled before scheduled, pending before running, unready before ready, newest
       // first.
@@ -63,7 +64,7 @@ class ReplicaSetController : public WorkloadController {
             return meta_string(*a, "creationTimestamp") > meta_string(*b, "creationTimestamp");
           });
       for (int64_t i = 0; i < have - want; ++i)
-        delete_pod(kit_, *rs, *active[size_t(i)], kComponent);
+        delete_pod(kit_, *rs, *active[size_t(i)], kReplicaSetController);
     }
     update_status(ns, name);
   }
@@ -91,7 +92,7 @@ class ReplicaSetController : public WorkloadController {
     if (ready) st["availableReplicas"] = ready;
     st["observedGeneration"] = generation_of(*rs);
     kit_.put_status("/apis/apps/v1/namespaces/" + ns + "/replicasets/" + name, *rs, std::move(st),
-                    kComponent);
+                    kReplicaSetController);
   }
 
   ControllerKit& kit_;

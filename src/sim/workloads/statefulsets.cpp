@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "statefulset-controller";
+constexpr const char* kStatefulSetController = "statefulset-controller";
 
 // The ordinal of a pod named <sts>-<i>, or -1.
 int64_t ordinal_of(const std::string& sts, const std::string& pod) {
@@ -71,7 +71,7 @@ class StatefulSetController : public WorkloadController {
       auto it = pods.find(i);
       if (it == pods.end()) {
         ensure_claims(*sts, i);
-        create_pod(kit_, *sts, pod_for(*sts, *tmpl, i, revision), kComponent);
+        create_pod(kit_, *sts, pod_for(*sts, *tmpl, i, revision), kStatefulSetController);
         all_ready = false;
         if (!parallel) break;
         continue;
@@ -93,7 +93,7 @@ class StatefulSetController : public WorkloadController {
         continue;
       }
       if (!parallel && !all_ready) break;
-      delete_pod(kit_, *sts, *pod, kComponent);
+      delete_pod(kit_, *sts, *pod, kStatefulSetController);
       if (!parallel) break;
     }
     // Roll outdated pods from the highest ordinal down, one at a time.
@@ -102,7 +102,7 @@ class StatefulSetController : public WorkloadController {
         if (it->first < partition) break;
         const json::object* labels = object_at(object_at(*it->second, "metadata"), "labels");
         if (string_at(labels, "controller-revision-hash") == revision) continue;
-        delete_pod(kit_, *sts, *it->second, kComponent);
+        delete_pod(kit_, *sts, *it->second, kStatefulSetController);
         break;
       }
     update_status(ns, name, revision);
@@ -159,9 +159,9 @@ class StatefulSetController : public WorkloadController {
       pvc["metadata"] = std::move(meta);
       if (const json::object* spec = object_at(c.as_object(), "spec")) pvc["spec"] = *spec;
       Response r = kit_.write("POST", "/api/v1/namespaces/" + ns + "/persistentvolumeclaims",
-                              "application/json", pvc, kComponent);
+                              "application/json", pvc, kStatefulSetController);
       if (r.status == 201)
-        kit_.events(kComponent)
+        kit_.events(kStatefulSetController)
             .record(sts, "Normal", "SuccessfulCreate",
                     "create Claim " + claim + " Pod " + meta_string(sts, "name") + "-" +
                         std::to_string(i) + " in StatefulSet " + meta_string(sts, "name") +
@@ -208,7 +208,7 @@ class StatefulSetController : public WorkloadController {
         int_at(old, "observedGeneration", -1) == gen && int_at(old, "readyReplicas") == want &&
         int_at(old, "updatedReplicas") == want && string_at(old, "updateRevision") == revision;
     kit_.put_status("/apis/apps/v1/namespaces/" + ns + "/statefulsets/" + name, *sts, std::move(st),
-                    kComponent);
+                    kStatefulSetController);
     if (done && !was_done)
       kit_.ready_event(audit_id("apps/v1", "StatefulSet", ns, name), "available");
   }

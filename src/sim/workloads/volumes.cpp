@@ -21,7 +21,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kComponent = "persistent-volume-binder";
+constexpr const char* kVolumeBinder = "persistent-volume-binder";
 constexpr const char* kSelectedNode = "volume.kubernetes.io/selected-node";
 
 class VolumeController : public WorkloadController {
@@ -90,7 +90,7 @@ class VolumeController : public WorkloadController {
                             {{"pv.kubernetes.io/bind-completed", "yes"},
                              {"pv.kubernetes.io/bound-by-controller", "yes"}}}}},
                          {"spec", {{"volumeName", meta_string(*pv, "name")}}}};
-      kit_.write("PATCH", pvc_path(ns, name), "application/merge-patch+json", patch, kComponent);
+      kit_.write("PATCH", pvc_path(ns, name), "application/merge-patch+json", patch, kVolumeBinder);
       if (StoredObject now = kit_.store().get("/persistentvolumeclaims", ns, name))
         mark_bound(*now, *pv);
       return;
@@ -99,7 +99,7 @@ class VolumeController : public WorkloadController {
     if (class_name.empty()) return;  // static binding only: the sim has no unclaimed volumes
     StoredObject sc = kit_.store().get("storage.k8s.io/storageclasses", "", class_name);
     if (!sc) {
-      kit_.events(kComponent)
+      kit_.events(kVolumeBinder)
           .record(*pvc, "Warning", "ProvisioningFailed",
                   "storageclass.storage.k8s.io \"" + class_name + "\" not found");
       pending(*pvc);
@@ -109,7 +109,7 @@ class VolumeController : public WorkloadController {
         string_at(object_at(object_at(*pvc, "metadata"), "annotations"), kSelectedNode);
     bool delayed = string_at(*sc, "volumeBindingMode") == "WaitForFirstConsumer";
     if (delayed && node.empty()) {
-      kit_.events(kComponent)
+      kit_.events(kVolumeBinder)
           .record(*pvc, "Normal", "WaitForFirstConsumer",
                   "waiting for first consumer to be created before binding");
       pending(*pvc);
@@ -139,7 +139,7 @@ class VolumeController : public WorkloadController {
 
   void pending(const json::object& pvc) {
     kit_.put_status(pvc_path(meta_string(pvc, "namespace"), meta_string(pvc, "name")), pvc,
-                    json::object{{"phase", "Pending"}}, kComponent);
+                    json::object{{"phase", "Pending"}}, kVolumeBinder);
   }
 
   void provision(const json::object& pvc, const json::object& sc, const std::string& node) {
@@ -187,16 +187,16 @@ class VolumeController : public WorkloadController {
         {"spec", std::move(pv_spec)}};
     if (!kit_.store().get("/persistentvolumes", "", pv_name)) {
       Response r =
-          kit_.write("POST", "/api/v1/persistentvolumes", "application/json", pv, kComponent);
+          kit_.write("POST", "/api/v1/persistentvolumes", "application/json", pv, kVolumeBinder);
       if (r.status != 201) return;
-      kit_.events(kComponent)
+      kit_.events(kVolumeBinder)
           .record(pvc, "Normal", "ProvisioningSucceeded",
                   "Successfully provisioned volume " + pv_name);
     }
     StoredObject stored = kit_.store().get("/persistentvolumes", "", pv_name);
     if (!stored) return;
     kit_.put_status("/api/v1/persistentvolumes/" + pv_name, *stored,
-                    json::object{{"phase", "Bound"}}, kComponent);
+                    json::object{{"phase", "Bound"}}, kVolumeBinder);
     json::object patch{
         {"metadata",
          {{"annotations",
@@ -204,19 +204,19 @@ class VolumeController : public WorkloadController {
             {"pv.kubernetes.io/bound-by-controller", "yes"},
             {"volume.kubernetes.io/storage-provisioner", string_at(sc, "provisioner")}}}}},
         {"spec", {{"volumeName", pv_name}}}};
-    kit_.write("PATCH", pvc_path(ns, name), "application/merge-patch+json", patch, kComponent);
+    kit_.write("PATCH", pvc_path(ns, name), "application/merge-patch+json", patch, kVolumeBinder);
   }
 
   void mark_bound(const json::object& pvc, const json::object& pv) {
     const json::object* pv_spec = object_at(pv, "spec");
     if (string_at(object_at(pv, "status"), "phase") != "Bound")  // a volume bound statically
       kit_.put_status("/api/v1/persistentvolumes/" + meta_string(pv, "name"), pv,
-                      json::object{{"phase", "Bound"}}, kComponent);
+                      json::object{{"phase", "Bound"}}, kVolumeBinder);
     json::object st{{"phase", "Bound"}};
     if (auto* m = pv_spec ? pv_spec->if_contains("accessModes") : nullptr) st["accessModes"] = *m;
     if (const json::object* cap = object_at(pv_spec, "capacity")) st["capacity"] = *cap;
     kit_.put_status(pvc_path(meta_string(pvc, "namespace"), meta_string(pvc, "name")), pvc,
-                    std::move(st), kComponent);
+                    std::move(st), kVolumeBinder);
   }
 
   // A claim went: its provisioned volume goes too (reclaim policy Delete).
@@ -226,7 +226,7 @@ class VolumeController : public WorkloadController {
     std::string policy = string_at(object_at(*pv, "spec"), "persistentVolumeReclaimPolicy");
     if (policy != "Delete") return;
     kit_.write("DELETE", "/api/v1/persistentvolumes/pvc-" + claim_uid, "application/json",
-               json::object{}, kComponent);
+               json::object{}, kVolumeBinder);
   }
 
   ControllerKit& kit_;
