@@ -59,7 +59,6 @@ FleetView::FleetView(EventLoop& loop, const Plan& plan,
                      std::map<std::string, kube::RestConfig> known, kube::ClientOptions options,
                      FleetHandlers handlers)
     : loop_(loop),
-      plan_(plan),
       options_(std::move(options)),
       handlers_(std::move(handlers)),
       alive_(std::make_shared<bool>(true)) {

@@ -104,7 +104,6 @@ class FleetView : public Fleet {
   const ClusterLink* find_link(const std::string& cluster) const;
 
   EventLoop& loop_;
-  const Plan& plan_;
   kube::ClientOptions options_;
   FleetHandlers handlers_;
   std::map<std::string, std::unique_ptr<ClusterLink>> links_;
