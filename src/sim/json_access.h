@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace planter::sim {
 
@@ -52,6 +53,18 @@ inline std::string meta_string(const boost::json::object& o, std::string_view ke
 // metadata.labels, or nullptr.
 inline const boost::json::object* labels_of(const boost::json::object& o) {
   return object_at(object_at(&o, "metadata"), "labels");
+}
+
+// The objects of a pod spec's list `field` ("containers", "initContainers"), in order; none
+// when `spec` is nullptr.
+inline std::vector<const boost::json::object*> containers_in(const boost::json::object* spec,
+                                                             std::string_view field) {
+  std::vector<const boost::json::object*> out;
+  auto* list = spec ? spec->if_contains(field) : nullptr;
+  if (list && list->is_array())
+    for (const auto& c : list->as_array())
+      if (c.is_object()) out.push_back(&c.as_object());
+  return out;
 }
 
 // The condition of `type` in a status object's `conditions`, or nullptr.

@@ -16,11 +16,8 @@ namespace {
 // The names of a pod's containers, in order.
 std::vector<std::string> container_names(const json::object& pod) {
   std::vector<std::string> out;
-  const json::object* spec = object_at(&pod, "spec");
-  if (const json::value* cs = spec ? spec->if_contains("containers") : nullptr;
-      cs && cs->is_array())
-    for (const json::value& c : cs->as_array())
-      if (c.is_object()) out.push_back(string_at(c.as_object(), "name"));
+  for (const json::object* c : containers_in(object_at(pod, "spec"), "containers"))
+    out.push_back(string_at(c, "name"));
   return out;
 }
 

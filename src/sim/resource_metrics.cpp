@@ -59,16 +59,6 @@ json::object metadata_of(const json::object& source, std::string_view now) {
   return meta;
 }
 
-std::vector<const json::object*> containers_of(const json::object& pod) {
-  std::vector<const json::object*> out;
-  const json::object* spec = object_at(pod, "spec");
-  auto* cs = spec ? spec->if_contains("containers") : nullptr;
-  if (cs && cs->is_array())
-    for (const json::value& c : cs->as_array())
-      if (c.is_object()) out.push_back(&c.as_object());
-  return out;
-}
-
 }  // namespace
 
 std::vector<ResourceType> resource_metrics_types() {
@@ -94,7 +84,7 @@ std::string_view resource_metrics_source(const ResourceType& type) {
 json::object pod_metrics(const json::object& pod, std::string_view now) {
   if (!running(pod)) return {};
   json::array containers;
-  for (const json::object* c : containers_of(pod))
+  for (const json::object* c : containers_in(object_at(pod, "spec"), "containers"))
     containers.push_back(
         json::object{{"name", string_at(*c, "name")}, {"usage", usage_json(container_usage(*c))}});
   return json::object{{"kind", "PodMetrics"},
@@ -110,7 +100,8 @@ json::object node_metrics(const json::object& node, const std::vector<const json
   Usage total;
   for (const json::object* pod : pods)
     if (running(*pod))
-      for (const json::object* c : containers_of(*pod)) total += container_usage(*c);
+      for (const json::object* c : containers_in(object_at(*pod, "spec"), "containers"))
+        total += container_usage(*c);
   return json::object{{"kind", "NodeMetrics"},
                       {"apiVersion", "metrics.k8s.io/v1beta1"},
                       {"metadata", metadata_of(node, now)},

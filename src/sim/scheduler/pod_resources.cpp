@@ -21,14 +21,6 @@ int64_t saturating_add(int64_t a, int64_t b) {
   return out;
 }
 
-std::vector<const json::object*> containers(const json::object& spec, std::string_view field) {
-  std::vector<const json::object*> out;
-  if (auto* cs = spec.if_contains(field); cs && cs->is_array())
-    for (const auto& c : cs->as_array())
-      if (c.is_object()) out.push_back(&c.as_object());
-  return out;
-}
-
 const json::object* resource_list(const json::object& container, std::string_view which) {
   return object_at(object_at(container, "resources"), which);
 }
@@ -85,12 +77,12 @@ Resources Resources::from_list(const json::object* list) {
 
 Resources pod_requests(const json::object& spec) {
   Resources sum;
-  for (const auto* c : containers(spec, "containers"))
+  for (const auto* c : containers_in(&spec, "containers"))
     sum.add(Resources::from_list(resource_list(*c, "requests")));
   // Init containers run one at a time before the others; sidecars (restartPolicy Always) keep
   // running, so they count in the sum and under every init container that starts after them.
   Resources init_peak, sidecars;
-  for (const auto* c : containers(spec, "initContainers")) {
+  for (const auto* c : containers_in(&spec, "initContainers")) {
     Resources r = Resources::from_list(resource_list(*c, "requests"));
     if (is_sidecar(*c)) {
       sum.add(r);
@@ -113,12 +105,12 @@ NonZeroRequests pod_nonzero_requests(const json::object& spec) {
                            r.memory ? r.memory : kDefaultMemory};
   };
   NonZeroRequests sum, init_peak, sidecars;
-  for (const auto* c : containers(spec, "containers")) {
+  for (const auto* c : containers_in(&spec, "containers")) {
     auto r = one(*c);
     sum.cpu_milli += r.cpu_milli;
     sum.memory += r.memory;
   }
-  for (const auto* c : containers(spec, "initContainers")) {
+  for (const auto* c : containers_in(&spec, "initContainers")) {
     auto r = one(*c);
     if (is_sidecar(*c)) {
       sum.cpu_milli += r.cpu_milli;
@@ -143,7 +135,7 @@ NonZeroRequests pod_nonzero_requests(const json::object& spec) {
 
 std::vector<HostPortClaim> host_ports(const json::object& spec) {
   std::vector<HostPortClaim> out;
-  for (const auto* c : containers(spec, "containers")) {
+  for (const auto* c : containers_in(&spec, "containers")) {
     auto* ports = c->if_contains("ports");
     if (!ports || !ports->is_array()) continue;
     for (const auto& p : ports->as_array()) {
@@ -161,8 +153,8 @@ std::vector<HostPortClaim> host_ports(const json::object& spec) {
 std::string qos_class(const json::object& spec) {
   // As the API's QoS helper: only cpu and memory count; a zero amount counts as not set.
   bool any = false, guaranteed = true;
-  auto all = containers(spec, "containers");
-  for (const auto* c : containers(spec, "initContainers")) all.push_back(c);
+  auto all = containers_in(&spec, "containers");
+  for (const auto* c : containers_in(&spec, "initContainers")) all.push_back(c);
   for (const auto* c : all) {
     const json::object* requests = resource_list(*c, "requests");
     const json::object* limits = resource_list(*c, "limits");

@@ -90,15 +90,6 @@ class Kubelet : public WorkloadController {
     return "/api/v1/namespaces/" + ns + "/pods/" + name;
   }
 
-  static std::vector<const json::object*> containers(const json::object& pod, const char* field) {
-    std::vector<const json::object*> out;
-    const json::object* spec = object_at(pod, "spec");
-    if (auto* cs = spec ? spec->if_contains(field) : nullptr; cs && cs->is_array())
-      for (const auto& c : cs->as_array())
-        if (c.is_object()) out.push_back(&c.as_object());
-    return out;
-  }
-
   void reconcile(const std::string& ns, const std::string& name) {
     StoredObject pod = kit_.store().get("/pods", ns, name);
     if (!pod || pod_deleting(*pod) || pod_terminal(*pod)) return;
@@ -145,7 +136,7 @@ class Kubelet : public WorkloadController {
     EventRecorder& events = kit_.events("kubelet");
     std::string took = go_duration(kit_.cluster().options().workload_delay);
     for (const char* field : {"initContainers", "containers"})
-      for (const json::object* c : containers(pod, field)) {
+      for (const json::object* c : containers_in(object_at(pod, "spec"), field)) {
         std::string name = string_at(c, "name");
         std::string image = "\"" + string_at(c, "image") + "\"";
         if (string_at(c, "imagePullPolicy") == "Always") {
@@ -322,7 +313,7 @@ class Kubelet : public WorkloadController {
     st["phase"] = "Pending";
     std::string names;
     json::array statuses;
-    for (const auto* c : containers(pod, "containers")) {
+    for (const auto* c : containers_in(object_at(pod, "spec"), "containers")) {
       std::string cname = string_at(c, "name");
       names += (names.empty() ? "" : " ") + cname;
       statuses.push_back(json::object{{"name", cname},
@@ -347,7 +338,7 @@ class Kubelet : public WorkloadController {
   json::array container_statuses(const json::object& pod, const char* field, bool running,
                                  const std::string& t) {
     json::array out;
-    for (const auto* c : containers(pod, field)) {
+    for (const auto* c : containers_in(object_at(pod, "spec"), field)) {
       std::string cname = string_at(c, "name");
       std::string image = string_at(c, "image");
       json::object state;
