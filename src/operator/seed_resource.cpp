@@ -146,22 +146,20 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
         return Error{
             "spec.source.sourceRef.namespace is set: a Seed reads only a source of its "
             "own namespace (as Flux with --no-cross-namespace-refs)"};
-      auto path = string_at(*source, "path", "spec.source");
-      if (!path) return path.error();
       s.source = SeedSpec::Source::kFluxSource;
       s.source_kind = *kind;
       s.source_name = *name;
-      s.source_path = *path;
       ++given;
     }
-    if (s.source != SeedSpec::Source::kFluxSource) {
-      auto path = string_at(*source, "path", "spec.source");
-      if (!path) return path.error();
-      if (!path->empty())
-        return Error{
-            "spec.source.path is a folder of a Flux source's artifact: give the source as "
-            "spec.source.sourceRef, or leave path out"};
-    }
+    // A folder of a Flux source's artifact: without a sourceRef it would be ignored.
+    auto path = string_at(*source, "path", "spec.source");
+    if (!path) return path.error();
+    if (s.source == SeedSpec::Source::kFluxSource)
+      s.source_path = *path;
+    else if (!path->empty())
+      return Error{
+          "spec.source.path is a folder of a Flux source's artifact: give the source as "
+          "spec.source.sourceRef, or leave path out"};
     auto url = string_at(*source, "url", "spec.source");
     if (!url) return url.error();
     if (!url->empty()) {
