@@ -179,9 +179,11 @@ class Builder {
             !e->scalar.anchor && !e->scalar.tag) {
           Frame& top = stack_.back();
           std::string_view text = token_text(e->scalar.value);
-          if (fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN && text.empty()) text = "null";
+          const bool plain = fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN;
+          if (plain && text.empty()) text = "null";
           top.key.assign(text.data(), text.size());
           top.have_key = true;
+          top.merge_key = plain && text == "<<";
           top.bytes += kValueBytes + text.size();
           return {};
         }
@@ -243,6 +245,7 @@ class Builder {
     std::string anchor;
     std::string key;                  // for mappings: the key waiting for its value
     bool have_key = false;            // for mappings
+    bool merge_key = false;           // the key is a plain `<<`; a quoted "<<" is only a string
     std::vector<std::string> merged;  // keys that came from `<<` and may be overridden
     int line = 0;
     int column = 0;              // where a flow collection's bracket is, for "not closed" errors
@@ -274,14 +277,11 @@ class Builder {
     fy_token* start =
         container.is_object() ? e->mapping_start.mapping_start : e->sequence_start.sequence_start;
     fy_token_type type = start ? fy_token_get_type(start) : FYTT_NONE;
-    stack_.push_back({std::move(container),
-                      std::string(token_text(anchor)),
-                      {},
-                      false,
-                      {},
-                      line,
-                      m ? m->column + 1 : 0,
-                      type == FYTT_FLOW_SEQUENCE_START || type == FYTT_FLOW_MAPPING_START});
+    stack_.push_back({.value = std::move(container),
+                      .anchor = std::string(token_text(anchor)),
+                      .line = line,
+                      .column = m ? m->column + 1 : 0,
+                      .flow = type == FYTT_FLOW_SEQUENCE_START || type == FYTT_FLOW_MAPPING_START});
     return {};
   }
 
@@ -322,10 +322,13 @@ class Builder {
     if (!top.have_key) {
       top.key = key_text(v);
       top.have_key = true;
+      // An anchored plain `<<` is still a merge key; a tagged, quoted or aliased one is not.
+      top.merge_key = e->type == FYET_SCALAR && !e->scalar.tag && top.key == "<<" &&
+                      fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN;
       return {};
     }
     top.have_key = false;
-    if (top.key == "<<") return merge(top, v, e);
+    if (top.merge_key) return merge(top, v, e);
     if (obj.contains(top.key)) {
       auto m = std::find(top.merged.begin(), top.merged.end(), top.key);
       if (m == top.merged.end())

@@ -125,6 +125,18 @@ TEST(YamlBlock, ReadsWhatManifestsUseExactlyAsLibfyaml) {
   }
 }
 
+// Only a plain `<<` is a merge key; quoted, it is the string key "<<" (found by
+// yaml_readers_fuzz: libfyaml's reading refused `{"<<": x}` as a merge of a string).
+TEST(YamlBlock, AQuotedMergeKeyIsAStringKeyInBothReaders) {
+  for (const char* text : {"{\"<<\": x}\n", "'<<': x\n", "a:\n  \"<<\": [1, 2]\n"}) {
+    auto full = read_yaml_libfyaml(text, "t.yaml", {});
+    ASSERT_TRUE(full.ok()) << text << ": " << full.error().message;
+    EXPECT_NE(json::serialize(full.value().front().value).find("\"<<\""), std::string::npos)
+        << text;
+    check(text, text);
+  }
+}
+
 TEST(YamlBlock, LeavesTheRestToLibfyaml) {
   const char* cases[] = {
       "a: &x 1\nb: *x\n",

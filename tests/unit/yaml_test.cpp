@@ -57,6 +57,18 @@ TEST(Yaml, AnchorsAliasesAndMergeKeys) {
   EXPECT_EQ(o.at("merged").as_object().at("y"), json::value(3));  // own key wins
 }
 
+TEST(Yaml, OnlyAPlainLessLessIsAMergeKey) {
+  json::value v =
+      one("base: &b {x: 1}\n"
+          "plain: {<<: *b}\n"
+          "quoted: {\"<<\": *b}\n"
+          "tagged: {!!str <<: 2}\n");
+  const json::object& o = v.as_object();
+  EXPECT_EQ(o.at("plain"), o.at("base"));
+  EXPECT_EQ(o.at("quoted").as_object().at("<<"), o.at("base"));
+  EXPECT_EQ(o.at("tagged").as_object().at("<<"), json::value(2));
+}
+
 TEST(Yaml, NonStringKeysBecomeText) {
   json::value v = one("8080: http\ntrue: yes\n");
   EXPECT_EQ(v.as_object().at("8080"), json::value("http"));
