@@ -992,7 +992,8 @@ TEST(OperatorTest, ASeedLargerThanAConfigMapIsReadFromTheConfigMapsItsSelectorPi
 // A Seed from a Flux GitRepository: the artifact source-controller announces in its status is
 // fetched, checked against its digest and read under spec.source.path (files in path order, other
 // folders and non-YAML files left out). An artifact that does not match its digest is not read; a
-// source without an artifact yet says so.
+// source without an artifact yet says so. An OCIRepository, which the corpus's Flux serves only as
+// v1beta2, is found there after source.toolkit.fluxcd.io/v1.
 TEST(OperatorTest, ASeedIsReadFromAFluxSourcesArtifactCheckedAgainstItsDigest) {
   SKIP_WITHOUT_CORPUS();
   fs::path tmp = fs::temp_directory_path() / fmt::format("planter-flux-{}", getpid());
@@ -1007,6 +1008,11 @@ TEST(OperatorTest, ASeedIsReadFromAFluxSourcesArtifactCheckedAgainstItsDigest) {
          "data: {color: green}\n";
   std::ofstream(tmp / "repo/deploy/app/README.md") << "# not a manifest\n";
   std::ofstream(tmp / "repo/other/broken.yaml") << "kind: [\n";  // outside the path
+  fs::create_directories(tmp / "repo/deploy/oci");
+  std::ofstream(tmp / "repo/deploy/oci/app.yaml")
+      << "apiVersion: v1\nkind: Namespace\nmetadata: {name: from-oci}\n---\n"
+         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: from-oci}\n"
+         "data: {color: blue}\n";
   ASSERT_EQ(
       run_shell("tar czf " + q(tmp / "served/artifact.tar.gz") + " -C " + q(tmp / "repo") + " .")
           .code,
@@ -1020,54 +1026,74 @@ TEST(OperatorTest, ASeedIsReadFromAFluxSourcesArtifactCheckedAgainstItsDigest) {
 
   SimProcess sim;
   ASSERT_TRUE(sim.running());
-  // Flux's own GitRepository CRD, from the corpus's Flux install.
+  // Flux's own source CRDs, from the corpus's Flux install.
   std::string flux = read_file(kCorpus / "flux/seed.yaml");
-  size_t at = flux.find("name: gitrepositories.source.toolkit.fluxcd.io");
-  ASSERT_NE(at, std::string::npos);
-  size_t begin = flux.rfind("\n---", at), end = flux.find("\n---", at);
-  std::string crd = flux.substr(begin + 4, end == std::string::npos ? end : end - begin - 4);
-  fs::path crd_file = sim.dir() / "gitrepositories.yaml";
-  std::ofstream(crd_file) << crd;
-  ASSERT_EQ(sim.kubectl("apply --server-side -f " + q(crd_file)).code, 0);
-  ASSERT_EQ(sim.kubectl("wait --for condition=established --timeout 30s "
-                        "crd/gitrepositories.source.toolkit.fluxcd.io")
-                .code,
-            0);
+  for (std::string plural : {"gitrepositories", "ocirepositories"}) {
+    size_t at = flux.find("name: " + plural + ".source.toolkit.fluxcd.io");
+    ASSERT_NE(at, std::string::npos) << plural;
+    size_t begin = flux.rfind("\n---", at), end = flux.find("\n---", at);
+    fs::path crd_file = sim.dir() / (plural + ".yaml");
+    std::ofstream(crd_file) << flux.substr(begin + 4,
+                                           end == std::string::npos ? end : end - begin - 4);
+    ASSERT_EQ(sim.kubectl("apply --server-side -f " + q(crd_file)).code, 0);
+    ASSERT_EQ(sim.kubectl("wait --for condition=established --timeout 30s crd/" + plural +
+                          ".source.toolkit.fluxcd.io")
+                  .code,
+              0);
+  }
+  ASSERT_EQ(sim.kubectl("get crd ocirepositories.source.toolkit.fluxcd.io "
+                        "-o jsonpath={.spec.versions[*].name}")
+                .out,
+            "v1beta2");
   ASSERT_EQ(sim.kubectl("create namespace apps").code, 0);
-  auto git_repository = [&](const std::string& name, const std::string& artifact_digest) {
-    apply_yaml(sim, fmt::format("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n"
-                                "metadata: {{name: {}, namespace: apps}}\n"
-                                "spec: {{url: 'https://git.example.org/site', interval: 1m, "
-                                "ref: {{branch: main}}}}\n",
-                                name));
+  // A source of `kind` (GitRepository or OCIRepository), with an artifact of that digest.
+  auto flux_source = [&](const std::string& kind, const std::string& name,
+                         const std::string& artifact_digest) {
+    const bool oci = kind == "OCIRepository";
+    apply_yaml(sim,
+               fmt::format("apiVersion: source.toolkit.fluxcd.io/{}\nkind: {}\n"
+                           "metadata: {{name: {}, namespace: apps}}\n"
+                           "spec: {{url: '{}', interval: 1m, ref: {{{}}}}}\n",
+                           oci ? "v1beta2" : "v1", kind, name,
+                           oci ? "oci://registry.example.org/site" : "https://git.example.org/site",
+                           oci ? "tag: latest" : "branch: main"));
     if (artifact_digest.empty()) return;
     std::string patch = fmt::format(
-        R"({{"status":{{"artifact":{{"path":"gitrepository/apps/{0}/abc.tar.gz","url":"{1}",)"
-        R"("revision":"main@sha1:0123456789abcdef","digest":"{2}",)"
+        R"({{"status":{{"artifact":{{"path":"{0}/apps/{1}/abc.tar.gz","url":"{2}",)"
+        R"("revision":"{3}","digest":"{4}",)"
         R"("lastUpdateTime":"2026-11-28T05:00:00Z"}}}}}})",
-        name, url, artifact_digest);
-    CommandResult r = sim.kubectl(fmt::format(
-        "patch gitrepository {} -n apps --subresource=status --type=merge -p '{}'", name, patch));
+        oci ? "ocirepository" : "gitrepository", name, url,
+        oci ? "latest@sha256:0123456789abcdef" : "main@sha1:0123456789abcdef", artifact_digest);
+    CommandResult r =
+        sim.kubectl(fmt::format("patch {} {} -n apps --subresource=status --type=merge -p '{}'",
+                                oci ? "ocirepository" : "gitrepository", name, patch));
     ASSERT_EQ(r.code, 0) << r.err;
   };
-  git_repository("site", digest);
-  git_repository("tampered", "sha256:" + std::string(64, '0'));
-  git_repository("fresh", "");
+  flux_source("GitRepository", "site", digest);
+  flux_source("GitRepository", "tampered", "sha256:" + std::string(64, '0'));
+  flux_source("GitRepository", "fresh", "");
+  flux_source("OCIRepository", "oci", digest);
   OperatorProcess op(sim.kubeconfig(), sim.dir());
   for (const char* name : {"site", "tampered", "fresh"})
     apply_yaml(sim, seed_object("apps", name,
                                 fmt::format("    sourceRef: {{kind: GitRepository, name: {}}}\n"
                                             "    path: ./deploy/app",
                                             name)));
+  apply_yaml(sim, seed_object("apps", "oci",
+                              "    sourceRef: {kind: OCIRepository, name: oci}\n"
+                              "    path: deploy/oci"));
   ASSERT_TRUE(eventually(
       [&] {
         return phase_is(sim, "apps", "site", "Planted") &&
                phase_is(sim, "apps", "tampered", "Failed") &&
-               phase_is(sim, "apps", "fresh", "Failed");
+               phase_is(sim, "apps", "fresh", "Failed") && phase_is(sim, "apps", "oci", "Planted");
       },
       60s))
       << sim.kubectl("get seeds -n apps -o yaml").out << op.log();
   EXPECT_EQ(sim.kubectl("get configmap settings -n web -o jsonpath={.data.color}").out, "green");
+  EXPECT_EQ(sim.kubectl("get configmap settings -n from-oci -o jsonpath={.data.color}").out,
+            "blue");
+  EXPECT_EQ(seed_field(sim, "apps", "oci", ".status.counts.total"), "2");
   EXPECT_EQ(seed_field(sim, "apps", "site", ".status.counts.total"), "2");
   auto failed = [&](const std::string& name) { return failed_message(sim, "apps", name); };
   EXPECT_THAT(failed("tampered"), HasSubstr("GitRepository apps/tampered's artifact from " + url +
