@@ -1,17 +1,10 @@
 #include "sim/server.h"
 
-#include <nghttp2/nghttp2.h>
-
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
-#include <boost/json/serialize.hpp>
+#include <boost/json/object.hpp>
 #include <condition_variable>
-#include <deque>
 #include <fstream>
-#include <future>
 #include <map>
 #include <mutex>
 #include <random>
@@ -22,6 +15,7 @@
 #include "model/files.h"
 #include "model/strings.h"
 #include "sim/rbac.h"
+#include "sim/server_front.h"
 #include "sim/state_dir.h"
 #include "sim/tls.h"
 
@@ -29,87 +23,15 @@ namespace planter::sim {
 
 namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
-namespace beast = boost::beast;
-namespace http = boost::beast::http;
 namespace json = boost::json;
 using tcp = net::ip::tcp;
-
-namespace {
-
-// kube-apiserver's limit on a request body (--max-request-body-bytes): 3 MiB, answered with 413.
-constexpr size_t kBodyLimit = 3 * 1024 * 1024;
-// A TLS handshake that has not finished in this long is closed (as are connections idle for
-// ServerOptions::idle_timeout): idle clients must not hold descriptors forever.
-constexpr std::chrono::seconds kHandshakeTimeout{10};
 
 Response too_large() {
   return api_status(413, "RequestEntityTooLarge",
                     "Request entity too large: limit is " + std::to_string(kBodyLimit));
 }
-// A watcher this far behind is cut off, as a real server drops slow watchers.
-constexpr size_t kMaxQueuedFrames = 100000;
 
-int hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string url_decode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::string path_decode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-// Who a request comes from, once authenticated.
-struct Identity {
-  std::string user;
-  std::vector<std::string> groups;
-};
-
-// The user a verified client certificate names: its subject's CN, its O entries the groups.
-Identity peer_user(SSL* ssl) {
-  X509* cert = SSL_get1_peer_certificate(ssl);
-  if (!cert) return {};
-  Identity id;
-  if (SSL_get_verify_result(ssl) == X509_V_OK) {
-    X509_NAME* subject = X509_get_subject_name(cert);
-    char cn[256] = {0};
-    if (X509_NAME_get_text_by_NID(subject, NID_commonName, cn, sizeof cn) > 0) id.user = cn;
-    for (int i = X509_NAME_get_index_by_NID(subject, NID_organizationName, -1); i >= 0;
-         i = X509_NAME_get_index_by_NID(subject, NID_organizationName, i)) {
-      ASN1_STRING* value = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
-      id.groups.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(value)),
-                             static_cast<size_t>(ASN1_STRING_length(value)));
-    }
-  }
-  X509_free(cert);
-  return id;
-}
+namespace {
 
 // kube-apiserver's CSV files: SECRET,user,uid[,"group1,group2"]; returns secret -> identity.
 Result<std::map<std::string, Identity>> read_auth_csv(const std::string& path) {
@@ -147,37 +69,9 @@ std::string random_token(std::mt19937_64& rng) {
   return t;
 }
 
-// Parses "/api/v1/pods?labelSelector=a%3Db" into the decoded path and the query.
-std::string parse_target(std::string_view target, Request& req) {
-  size_t q = target.find('?');
-  std::string path = path_decode(target.substr(0, q));
-  if (q != std::string_view::npos) {
-    std::string_view qs = target.substr(q + 1);
-    while (!qs.empty()) {
-      size_t amp = qs.find('&');
-      std::string_view pair = qs.substr(0, amp);
-      size_t eq = pair.find('=');
-      std::string key = url_decode(pair.substr(0, eq));
-      std::string value = eq == std::string_view::npos ? "" : url_decode(pair.substr(eq + 1));
-      if (!key.empty()) req.query[key] = value;
-      if (amp == std::string_view::npos) break;
-      qs.remove_prefix(amp + 1);
-    }
-  }
-  return path;
-}
-
-// One request on its way back to its client, over HTTP/1.1 or HTTP/2.
-class Exchange {
- public:
-  virtual ~Exchange() = default;
-  virtual void respond(Response r) = 0;
-  virtual void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) = 0;
-};
-
 }  // namespace
 
-struct Server::Impl {
+struct Server::Impl final : Front {
   ServerOptions options;
   net::io_context io{1};
   tcp::acceptor acceptor{io};
@@ -205,7 +99,7 @@ struct Server::Impl {
     env.now = [] { return std::chrono::system_clock::now(); };
     env.after = [this](std::chrono::milliseconds delay, std::function<void()> fn) {
       auto timer = std::make_shared<net::steady_timer>(io, delay);
-      timer->async_wait([timer, fn = std::move(fn)](beast::error_code ec) {
+      timer->async_wait([timer, fn = std::move(fn)](boost::system::error_code ec) {
         if (!ec) fn();
       });
     };
@@ -291,12 +185,12 @@ struct Server::Impl {
   void accept();
   bool out_of_descriptors_said = false;
 
-  // What every request goes through, whatever its protocol: authentication, impersonation,
-  // routing to its cluster, the cluster's latency and injected errors.
+  std::chrono::seconds idle_timeout() const override { return options.idle_timeout; }
+
   void process(std::shared_ptr<Exchange> ex, Request req, std::string path,
                std::string_view authorization, const Identity& cert_user,
                const std::string& impersonate_user,
-               const std::vector<std::string>& impersonate_groups) {
+               const std::vector<std::string>& impersonate_groups) override {
     bool open_path =
         path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version";
     Identity who = authenticate(authorization, cert_user);
@@ -318,9 +212,8 @@ struct Server::Impl {
     auto delay = delay_of(cluster->faults(), Cluster::is_write(req));
     if (delay.count() > 0) {
       auto timer = std::make_shared<net::steady_timer>(io, delay);
-      timer->async_wait([this, ex, timer, cluster, req = std::move(req)](beast::error_code) {
-        serve(ex, cluster, req);
-      });
+      timer->async_wait([this, ex, timer, cluster, req = std::move(req)](
+                            boost::system::error_code) { serve(ex, cluster, req); });
       return;
     }
     serve(ex, cluster, req);
@@ -385,337 +278,6 @@ struct Server::Impl {
 
 namespace {
 
-// HTTP/2 (RFC 9113) over TLS, chosen by ALPN, with nghttp2 doing the framing: many requests on
-// one connection, each stream an Exchange of its own; watches stream DATA frames.
-class H2Session : public std::enable_shared_from_this<H2Session> {
- public:
-  using Stream = beast::ssl_stream<beast::tcp_stream>;
-
-  H2Session(Server::Impl& server, Stream stream, Identity cert_user)
-      : server_(server),
-        stream_(std::move(stream)),
-        cert_user_(std::move(cert_user)),
-        idle_(stream_.get_executor()) {}
-
-  ~H2Session() {
-    for (auto& [id, st] : streams_) st->stop_watch();
-    if (session_) nghttp2_session_del(session_);
-  }
-
-  void start() {
-    nghttp2_session_callbacks* cb;
-    nghttp2_session_callbacks_new(&cb);
-    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, &H2Session::on_begin_headers);
-    nghttp2_session_callbacks_set_on_header_callback(cb, &H2Session::on_header);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &H2Session::on_data);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &H2Session::on_frame);
-    nghttp2_session_callbacks_set_on_stream_close_callback(cb, &H2Session::on_close);
-    // curl (7.88) follows every finished stream with a RST_STREAM(STREAM_CLOSED); a Go server
-    // ignores those, but nghttp2's rapid-reset guard counts them and would end the connection
-    // after 1,000 streams.
-    nghttp2_option* opt;
-    nghttp2_option_new(&opt);
-    nghttp2_option_set_stream_reset_rate_limit(opt, 1u << 30, 1u << 30);
-    nghttp2_session_server_new2(&session_, cb, this, opt);
-    nghttp2_option_del(opt);
-    nghttp2_session_callbacks_del(cb);
-    nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 1000},
-                                         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20}};
-    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 2);
-    // The connection's own window, so uploads of many streams are not held back.
-    nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, 16 << 20);
-    flush();
-    read();
-    arm_idle();
-  }
-
- private:
-  // One stream: its request as it arrives, then its response (whole, or a watch's frames).
-  struct H2Stream : Exchange {
-    std::weak_ptr<H2Session> session;
-    int32_t id = 0;
-    std::string method, target, content_type, accept, user_agent, authorization, impersonate;
-    std::vector<std::string> impersonate_groups;
-    std::string body;
-    std::string out;  // response bytes not yet framed
-    size_t out_off = 0;
-    bool eof = false;
-    bool closed = false;
-    bool too_large = false;  // the body passed kBodyLimit: answered 413, never handled
-    std::shared_ptr<Cluster> watch_cluster;
-    uint64_t watch_id = 0;
-
-    void respond(Response r) override {
-      if (auto s = session.lock()) s->respond(*this, std::move(r));
-    }
-    void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) override {
-      if (auto s = session.lock()) s->start_watch(*this, cluster, req);
-    }
-    void stop_watch() {
-      if (watch_cluster && watch_id) watch_cluster->cancel_watch(watch_id);
-      watch_id = 0;
-      watch_cluster.reset();
-    }
-  };
-
-  class Sink : public WatchSink {
-   public:
-    Sink(std::weak_ptr<H2Session> s, std::weak_ptr<H2Stream> st)
-        : session_(std::move(s)), stream_(std::move(st)) {}
-    void send(std::string frame) override {
-      auto s = session_.lock();
-      auto st = stream_.lock();
-      if (!s || !st || st->closed) return;
-      if (st->out.size() - st->out_off > (64u << 20)) {  // a watcher this far behind is cut off
-        nghttp2_submit_rst_stream(s->session_, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
-        return s->flush();
-      }
-      st->out += frame;
-      nghttp2_session_resume_data(s->session_, st->id);
-      s->flush();
-    }
-    void finish() override {
-      auto s = session_.lock();
-      auto st = stream_.lock();
-      if (!s || !st || st->closed) return;
-      st->eof = true;
-      nghttp2_session_resume_data(s->session_, st->id);
-      s->flush();
-    }
-
-   private:
-    std::weak_ptr<H2Session> session_;
-    std::weak_ptr<H2Stream> stream_;
-  };
-
-  static H2Session* self(void* user) { return static_cast<H2Session*>(user); }
-
-  H2Stream* find(int32_t id) {
-    auto it = streams_.find(id);
-    return it == streams_.end() ? nullptr : it->second.get();
-  }
-
-  static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
-    auto st = std::make_shared<H2Stream>();
-    st->session = self(user)->weak_from_this();
-    st->id = frame->hd.stream_id;
-    self(user)->streams_.emplace(st->id, std::move(st));
-    self(user)->idle_.cancel();
-    return 0;
-  }
-
-  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
-                       size_t namelen, const uint8_t* value, size_t valuelen, uint8_t, void* user) {
-    H2Stream* st = self(user)->find(frame->hd.stream_id);
-    if (!st) return 0;
-    std::string_view n(reinterpret_cast<const char*>(name), namelen);
-    std::string v(reinterpret_cast<const char*>(value), valuelen);
-    if (n == ":method")
-      st->method = std::move(v);
-    else if (n == ":path")
-      st->target = std::move(v);
-    else if (n == "content-type")
-      st->content_type = std::move(v);
-    else if (n == "accept")
-      st->accept = std::move(v);
-    else if (n == "user-agent")
-      st->user_agent = std::move(v);
-    else if (n == "authorization")
-      st->authorization = std::move(v);
-    else if (n == "impersonate-user")
-      st->impersonate = std::move(v);
-    else if (n == "impersonate-group")
-      st->impersonate_groups.push_back(std::move(v));
-    return 0;
-  }
-
-  static int on_data(nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len,
-                     void* user) {
-    H2Stream* st = self(user)->find(id);
-    if (!st) return 0;
-    if (st->too_large || st->body.size() + len > kBodyLimit) {
-      st->too_large = true;
-      st->body.clear();
-      return 0;
-    }
-    st->body.append(reinterpret_cast<const char*>(data), len);
-    return 0;
-  }
-
-  static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
-        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
-      auto it = self(user)->streams_.find(frame->hd.stream_id);
-      if (it != self(user)->streams_.end()) self(user)->dispatch(it->second);
-    }
-    return 0;
-  }
-
-  static int on_close(nghttp2_session*, int32_t id, uint32_t, void* user) {
-    auto it = self(user)->streams_.find(id);
-    if (it == self(user)->streams_.end()) return 0;
-    it->second->closed = true;
-    it->second->stop_watch();
-    self(user)->streams_.erase(it);
-    if (self(user)->streams_.empty()) self(user)->arm_idle();
-    return 0;
-  }
-
-  // A connection without a stream for ServerOptions::idle_timeout is told GOAWAY and closed, as
-  // Go's HTTP/2 server does with its IdleTimeout: idle clients must not hold descriptors forever.
-  void arm_idle() {
-    if (closed_) return;
-    idle_.expires_after(server_.options.idle_timeout);
-    idle_.async_wait([weak = weak_from_this()](beast::error_code ec) {
-      auto self = weak.lock();
-      if (ec || !self || self->closed_ || !self->streams_.empty()) return;
-      nghttp2_session_terminate_session(self->session_, NGHTTP2_NO_ERROR);
-      self->flush();
-    });
-  }
-
-  static ssize_t read_out(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
-                          nghttp2_data_source* source, void*) {
-    auto* st = static_cast<H2Stream*>(source->ptr);
-    size_t n = std::min(length, st->out.size() - st->out_off);
-    std::memcpy(buf, st->out.data() + st->out_off, n);
-    st->out_off += n;
-    if (st->out_off == st->out.size()) {
-      st->out.clear();
-      st->out_off = 0;
-      if (st->eof)
-        *flags |= NGHTTP2_DATA_FLAG_EOF;
-      else if (n == 0)
-        return NGHTTP2_ERR_DEFERRED;
-    }
-    return static_cast<ssize_t>(n);
-  }
-
-  void dispatch(const std::shared_ptr<H2Stream>& st) {
-    if (st->too_large) return st->respond(too_large());
-    Request req;
-    req.method = st->method;
-    std::string path = parse_target(st->target, req);
-    req.content_type = st->content_type;
-    req.accept = st->accept;
-    req.user_agent = st->user_agent;
-    req.body = std::move(st->body);
-    server_.process(st, std::move(req), std::move(path), st->authorization, cert_user_,
-                    st->impersonate, st->impersonate_groups);
-  }
-
-  void submit(H2Stream& st, int status, const std::string& content_type,
-              const std::vector<std::pair<std::string, std::string>>& headers) {
-    std::string code = std::to_string(status);
-    std::vector<std::pair<std::string, std::string>> all{
-        {":status", code}, {"content-type", content_type}, {"cache-control", "no-cache, private"}};
-    for (const auto& [k, v] : headers) {
-      std::string name = k;
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      all.emplace_back(std::move(name), v);
-    }
-    std::vector<nghttp2_nv> nva;
-    for (auto& [k, v] : all)
-      nva.push_back({reinterpret_cast<uint8_t*>(k.data()), reinterpret_cast<uint8_t*>(v.data()),
-                     k.size(), v.size(), NGHTTP2_NV_FLAG_NONE});
-    nghttp2_data_provider provider;
-    provider.source.ptr = &st;
-    provider.read_callback = &H2Session::read_out;
-    nghttp2_submit_response(session_, st.id, nva.data(), nva.size(), &provider);
-  }
-
-  void respond(H2Stream& st, Response r) {
-    if (st.closed) return;
-    st.out = std::move(r.body);
-    st.out_off = 0;
-    st.eof = true;
-    submit(st, r.status, r.content_type, r.headers);
-    flush();
-  }
-
-  void start_watch(H2Stream& st, const std::shared_ptr<Cluster>& cluster, const Request& req) {
-    if (st.closed) return;
-    auto it = streams_.find(st.id);
-    if (it == streams_.end()) return;
-    auto sink = std::make_shared<Sink>(weak_from_this(), it->second);
-    uint64_t id = 0;
-    // Frames the watch sends as it starts wait in st.out until the headers go out.
-    auto err = cluster->watch(req, sink, &id);
-    if (err) {
-      st.out.clear();
-      return respond(st, std::move(*err));
-    }
-    st.watch_cluster = cluster;
-    st.watch_id = id;
-    submit(st, 200, "application/json", {});
-    flush();
-  }
-
-  void read() {
-    stream_.async_read_some(
-        net::buffer(rbuf_), [self = shared_from_this()](beast::error_code ec, size_t n) {
-          if (ec) return self->close();
-          self->in_recv_ = true;
-          ssize_t rv = nghttp2_session_mem_recv(
-              self->session_, reinterpret_cast<const uint8_t*>(self->rbuf_.data()), n);
-          self->in_recv_ = false;
-          if (rv < 0) return self->close();
-          self->flush();
-          if (!self->closed_) self->read();
-        });
-  }
-
-  // Sends what nghttp2 has framed; one write at a time.
-  void flush() {
-    if (writing_ || in_recv_ || closed_) return;
-    wbuf_.clear();
-    while (wbuf_.size() < (256u << 10)) {
-      const uint8_t* data = nullptr;
-      ssize_t n = nghttp2_session_mem_send(session_, &data);
-      if (n < 0) return close();
-      if (n == 0) break;
-      wbuf_.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
-    }
-    if (wbuf_.empty()) {
-      if (!nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_)) close();
-      return;
-    }
-    writing_ = true;
-    net::async_write(stream_, net::buffer(wbuf_),
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->writing_ = false;
-                       if (ec) return self->close();
-                       self->flush();
-                     });
-  }
-
-  void close() {
-    if (closed_) return;
-    closed_ = true;
-    idle_.cancel();
-    for (auto& [id, st] : streams_) {
-      st->closed = true;
-      st->stop_watch();
-    }
-    beast::error_code ec;
-    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
-    beast::get_lowest_layer(stream_).close();
-  }
-
-  Server::Impl& server_;
-  Stream stream_;
-  Identity cert_user_;
-  net::steady_timer idle_;
-  nghttp2_session* session_ = nullptr;
-  std::map<int32_t, std::shared_ptr<H2Stream>> streams_;
-  std::array<char, 16384> rbuf_;
-  std::string wbuf_;
-  bool writing_ = false;
-  bool in_recv_ = false;
-  bool closed_ = false;
-};
-
 // ALPN: h2 when the client offers it, else HTTP/1.1.
 int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
                 unsigned int inlen, void*) {
@@ -735,223 +297,10 @@ int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const un
   return SSL_TLSEXT_ERR_OK;
 }
 
-template <class Stream>
-class Session : public Exchange, public std::enable_shared_from_this<Session<Stream>> {
- public:
-  Session(Server::Impl& server, Stream stream) : server_(server), stream_(std::move(stream)) {}
-
-  void start() {
-    if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
-      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
-      stream_.async_handshake(
-          ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
-            if (ec) return;
-            beast::get_lowest_layer(self->stream_).expires_never();
-            SSL* ssl = self->stream_.native_handle();
-            self->cert_user_ = peer_user(ssl);
-            const unsigned char* proto = nullptr;
-            unsigned int len = 0;
-            SSL_get0_alpn_selected(ssl, &proto, &len);
-            if (len == 2 && std::memcmp(proto, "h2", 2) == 0) {
-              std::make_shared<H2Session>(self->server_, std::move(self->stream_), self->cert_user_)
-                  ->start();
-              return;
-            }
-            self->read();
-          });
-    } else {
-      read();
-    }
-  }
-
-  ~Session() {
-    if (watch_cluster_ && watch_id_) watch_cluster_->cancel_watch(watch_id_);
-  }
-
-  // Frames of a running watch go through here.
-  class Sink : public WatchSink {
-   public:
-    explicit Sink(std::weak_ptr<Session> s) : session_(std::move(s)) {}
-    void send(std::string frame) override {
-      if (auto s = session_.lock()) s->queue_chunk(std::move(frame));
-    }
-    void finish() override {
-      if (auto s = session_.lock()) s->finish_watch();
-    }
-
-   private:
-    std::weak_ptr<Session> session_;
-  };
-
- private:
-  void read() {
-    parser_.emplace();
-    parser_->body_limit(kBodyLimit);
-    beast::get_lowest_layer(stream_).expires_after(server_.options.idle_timeout);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
-  }
-
-  void on_read(beast::error_code ec) {
-    beast::get_lowest_layer(stream_).expires_never();  // the answer (or a watch) may take long
-    if (ec == http::error::body_limit) {
-      keep_alive_ = false;
-      draining_ = true;  // read what the client still sends, so it sees the answer
-      return respond(too_large());
-    }
-    // A request that is not HTTP gets kube-apiserver's (Go's) answer, not a dropped connection.
-    if (ec && ec.category() == http::make_error_code(http::error::bad_method).category() &&
-        ec != http::error::end_of_stream && ec != http::error::partial_message) {
-      keep_alive_ = false;
-      Response bad;
-      bad.status = 400;
-      bad.content_type = "text/plain; charset=utf-8";
-      bad.body = "400 Bad Request";
-      return respond(std::move(bad));
-    }
-    if (ec) return close();
-    auto& msg = parser_->get();
-    keep_alive_ = msg.keep_alive();
-    Request req;
-    req.method = std::string(msg.method_string());
-    std::string path = parse_target(msg.target(), req);
-    req.content_type = std::string(msg[http::field::content_type]);
-    req.accept = std::string(msg[http::field::accept]);
-    req.user_agent = std::string(msg[http::field::user_agent]);
-    req.body = std::move(msg.body());
-    std::vector<std::string> groups;
-    for (auto [it, end] = msg.equal_range("Impersonate-Group"); it != end; ++it)
-      groups.emplace_back(it->value());
-    server_.process(this->shared_from_this(), std::move(req), std::move(path),
-                    msg[http::field::authorization], cert_user_,
-                    std::string(msg["Impersonate-User"]), groups);
-  }
-
-  void respond(Response r) override {
-    auto res = std::make_shared<http::response<http::string_body>>(
-        static_cast<http::status>(r.status), 11);
-    res->set(http::field::content_type, r.content_type);
-    res->set(http::field::cache_control, "no-cache, private");
-    for (auto& [k, v] : r.headers) res->insert(k, v);
-    res->keep_alive(keep_alive_);
-    res->body() = std::move(r.body);
-    res->prepare_payload();
-    http::async_write(stream_, *res,
-                      [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
-                        if (!ec && self->draining_) return self->drain();
-                        if (ec || !self->keep_alive_) return self->close();
-                        self->read();
-                      });
-  }
-
-  void start_watch(const std::shared_ptr<Cluster>& cluster, const Request& req) override {
-    auto sink = std::make_shared<Sink>(this->weak_from_this());
-    // Frames produced while the watch starts queue up behind the header.
-    pending_.push_back(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-cache, "
-        "private\r\nTransfer-Encoding: chunked\r\n\r\n");
-    writing_ = true;  // hold writes until we know whether the watch started
-    uint64_t id = 0;
-    auto err = cluster->watch(req, sink, &id);
-    writing_ = false;
-    if (err) {
-      pending_.clear();
-      finishing_ = false;
-      return respond(std::move(*err));
-    }
-    watch_cluster_ = cluster;
-    watch_id_ = id;
-    write_next();
-    // Notice a client that goes away: it sends nothing more on a watch connection.
-    stream_.async_read_some(net::buffer(probe_), [self = this->shared_from_this()](
-                                                     beast::error_code, size_t) { self->close(); });
-  }
-
-  void queue_chunk(std::string frame) {
-    if (closed_) return;
-    if (pending_.size() > kMaxQueuedFrames) return close();
-    char head[20];
-    int n = std::snprintf(head, sizeof head, "%zx\r\n", frame.size());
-    frame.insert(0, head, static_cast<size_t>(n));
-    frame += "\r\n";
-    pending_.push_back(std::move(frame));
-    if (!writing_) write_next();
-  }
-
-  void finish_watch() {
-    if (closed_ || finishing_) return;
-    finishing_ = true;
-    pending_.push_back("0\r\n\r\n");
-    if (!writing_) write_next();
-  }
-
-  void write_next() {
-    if (closed_) return;
-    if (pending_.empty()) {
-      if (finishing_) close();
-      return;
-    }
-    writing_ = true;
-    net::async_write(stream_, net::buffer(pending_.front()),
-                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                       self->writing_ = false;
-                       if (ec) return self->close();
-                       self->pending_.pop_front();
-                       self->write_next();
-                     });
-  }
-
-  // After a 413: the rest of the body is read and dropped (for at most 10 s) before the
-  // connection closes; closing at once would reset it under a client still sending, which then
-  // never reads the answer.
-  void drain() {
-    if (!draining_started_) {
-      draining_started_ = true;
-      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(10));
-      drain_buffer_.resize(16384);
-    }
-    stream_.async_read_some(net::buffer(drain_buffer_),
-                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                              if (ec) return self->close();
-                              self->drain();
-                            });
-  }
-
-  void close() {
-    if (closed_) return;
-    closed_ = true;
-    if (watch_cluster_ && watch_id_) {
-      watch_cluster_->cancel_watch(watch_id_);
-      watch_id_ = 0;
-    }
-    beast::error_code ec;
-    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
-    beast::get_lowest_layer(stream_).close();
-  }
-
-  Server::Impl& server_;
-  Stream stream_;
-  beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  bool keep_alive_ = true;
-  bool writing_ = false;
-  bool finishing_ = false;
-  bool closed_ = false;
-  std::deque<std::string> pending_;
-  std::shared_ptr<Cluster> watch_cluster_;  // kept alive while its watch streams
-  uint64_t watch_id_ = 0;
-  Identity cert_user_;  // of a verified client certificate: CN and O
-  char probe_[64];
-  bool draining_ = false;
-  bool draining_started_ = false;
-  std::string drain_buffer_;
-};
-
 }  // namespace
 
 void Server::Impl::accept() {
-  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+  acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted) return;
       // Out of descriptors (EMFILE, ENFILE): accepting again at once would spin at 100% CPU.
@@ -964,20 +313,16 @@ void Server::Impl::accept() {
           out_of_descriptors_said = true;
         }
         auto timer = std::make_shared<net::steady_timer>(io, std::chrono::milliseconds(100));
-        return timer->async_wait([this, timer](beast::error_code) { accept(); });
+        return timer->async_wait([this, timer](boost::system::error_code) { accept(); });
       }
       return accept();
     }
     out_of_descriptors_said = false;
     socket.set_option(tcp::no_delay(true));
-    if (options.insecure_http) {
-      std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(socket)))
-          ->start();
-    } else {
-      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
-          *this, beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), tls))
-          ->start();
-    }
+    if (options.insecure_http)
+      serve_http(*this, std::move(socket));
+    else
+      serve_https(*this, std::move(socket), tls);
     accept();
   });
 }
@@ -1017,7 +362,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
       if (!certs) return certs.error();
       impl->certs = std::move(certs.value());
     }
-    beast::error_code ec;
+    boost::system::error_code ec;
     impl->tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                           ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
                           ssl::context::no_tlsv1_1);
@@ -1030,7 +375,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
     SSL_CTX_set_alpn_select_cb(impl->tls.native_handle(), &select_alpn, nullptr);
     if (ec) return Error{"cannot load the sim's TLS certificate: " + ec.message()};
   }
-  beast::error_code ec;
+  boost::system::error_code ec;
   auto address = net::ip::make_address(options.address, ec);
   if (ec) return Error{"invalid listen address " + options.address + ": " + ec.message()};
   tcp::endpoint endpoint(address, options.port);
