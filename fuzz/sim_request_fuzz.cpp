@@ -3,7 +3,8 @@
 //   CONTENT-TYPE\n
 //   BODY
 // and goes to one cluster's handler (routing, authorization, admission, decoding, patches,
-// writes), as the server hands it a parsed HTTP request. Any answer is fine; a crash is not.
+// writes), its target read as the server reads it (request_target.h). Any answer is fine; a crash
+// is not.
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "sim/cluster.h"
+#include "sim/request_target.h"
 
 namespace {
 
@@ -62,19 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t space = first.find(' ');
   if (space == std::string_view::npos) return 0;
   r.method = std::string(first.substr(0, space));
-  std::string_view target = first.substr(space + 1);
-  size_t q = target.find('?');
-  r.path = std::string(target.substr(0, q));
-  if (q != std::string_view::npos) {
-    std::string_view query = target.substr(q + 1);
-    while (!query.empty()) {
-      std::string_view pair = query.substr(0, query.find('&'));
-      query.remove_prefix(std::min(query.size(), pair.size() + 1));
-      size_t eq = pair.find('=');
-      r.query[std::string(pair.substr(0, eq))] =
-          eq == std::string_view::npos ? "" : std::string(pair.substr(eq + 1));
-    }
-  }
+  r.path = split_request_target(first.substr(space + 1), r);  // as the server reads it
   r.content_type = std::string(next_line(in));
   r.body = std::string(in);
   r.user = "admin";
