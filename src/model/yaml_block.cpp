@@ -675,6 +675,12 @@ class BlockReader {
     // No text: libfyaml 0.7.12 then takes lines at the key's own indentation as the text (`a: |`
     // over `b: 1` in a nested mapping gives "b: 1\n"), where the spec ends the scalar.
     if (last_text == pieces.size()) unsupported();
+    // The stream ends on the scalar's last line, without a line break: by the spec there is no
+    // final break to keep, and a last blank line without a break is no line (PyYAML reads `a: |+`
+    // over ` x` as "x", and over ` x` and ` ` as "x\n"). This reader added the break (found by
+    // fuzzing); libfyaml 0.7.12 agrees with the spec for keep and adds a break for clip. libfyaml
+    // decides.
+    if (pieces.back().end == t_.size()) unsupported();
     std::string out;
     bool prev_text = false, prev_normal = false;
     size_t empties = 0;

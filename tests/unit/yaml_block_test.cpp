@@ -170,6 +170,13 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       // A block scalar's header on a line of its own, deeper than its text: valid YAML (the
       // text is measured from the parent); libfyaml 0.7.12 rejects it (found by fuzzing).
       "metadata:\n  >\n name: x\n",
+      // A block scalar at the end of a stream without a final line break: no break to keep by
+      // the spec ("x", and "x\n" with the blank last line, as PyYAML reads them); this reader
+      // added one (found by fuzzing); libfyaml 0.7.12 reads "x\n" for clip.
+      "a: |\n x",
+      "a: >+\n x",
+      "a: |+\n x\n ",
+      "(: >+\n \"\n >nul",
   };
   int i = 0;
   for (const char* c : cases)
