@@ -177,6 +177,10 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       "a: >+\n x",
       "a: |+\n x\n ",
       "(: >+\n \"\n >nul",
+      // An escaped line break right after an escape: a backslash and 0 by the spec and PyYAML;
+      // libfyaml 0.7.12 reads a backslash, a space and 0 (found by fuzzing, twice).
+      "k: \"\\\\\\\n0\"\n",
+      "c: \"\\\"\\\\\\\n&\\\n{ma \"",
   };
   int i = 0;
   for (const char* c : cases)
