@@ -181,6 +181,10 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       // libfyaml 0.7.12 reads a backslash, a space and 0 (found by fuzzing, twice).
       "k: \"\\\\\\\n0\"\n",
       "c: \"\\\"\\\\\\\n&\\\n{ma \"",
+      // Escaped quotes starting the lines of a single-quoted scalar: "' ' ' " by the spec and
+      // PyYAML; libfyaml 0.7.12 reads "' '\n' " (found by fuzzing).
+      "- '''\n''\n''\n'",
+      "a: 'it\n  ''s'\n",
   };
   int i = 0;
   for (const char* c : cases)
