@@ -185,6 +185,10 @@ TEST(YamlBlock, LeavesTheRestToLibfyaml) {
       // PyYAML; libfyaml 0.7.12 reads "' '\n' " (found by fuzzing).
       "- '''\n''\n''\n'",
       "a: 'it\n  ''s'\n",
+      // A block scalar's header on a line of its own, with a last line of spaces deeper than its
+      // text: "x\n \n" by the spec and PyYAML; libfyaml 0.7.12 reads "x\n" (found by fuzzing).
+      "a:\n >\n x\n  \n",
+      "a:\n  |\n    x\n",
   };
   int i = 0;
   for (const char* c : cases)
