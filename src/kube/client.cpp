@@ -5,7 +5,6 @@
 #include <boost/json.hpp>
 #include <future>
 #include <mutex>
-#include <random>
 
 #include "kube/json_limits.h"
 #include "kube/watch_decoder.h"
@@ -576,9 +575,8 @@ std::shared_ptr<Client::WatchHandle> Client::watch(ResourceQuery query,
                     add_query(q, "labelSelector", query.label_selector);
                     add_query(q, "fieldSelector", query.field_selector);
                     // Like client-go, ask for a stream of 5 to 10 minutes, so connections rotate.
-                    thread_local std::mt19937 gen{std::random_device{}()};
-                    std::uniform_int_distribution<int> seconds(300, 600);
-                    add_query(q, "timeoutSeconds", std::to_string(seconds(gen)));
+                    add_query(q, "timeoutSeconds",
+                              std::to_string(300 + impl_->transport->jitter() % 301));
                     req.path = r->path(r->namespaced ? query.ns : "") + q;
                     auto decoder = std::make_shared<WatchDecoder>();
                     auto failed = std::make_shared<std::string>();

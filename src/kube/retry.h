@@ -5,22 +5,25 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <thread>
 
 #include "kube/api_error.h"
 #include "kube/rate_limiter.h"
+#include "model/jitter_seed.h"
 
 namespace planter::kube {
 
 // Calls `call` (returning ApiResult<T>) until it succeeds, fails for good, or the next try would
-// start after `deadline`; `on_retry` hears each transient failure before the wait.
+// start after `deadline`; `on_retry` hears each transient failure before the wait. `random` spreads
+// the waits (a test fixes it); when empty, a generator of this call's own.
 template <class Call>
 auto retry_transient(Call call, std::chrono::steady_clock::time_point deadline,
-                     const std::function<void(const ApiError&)>& on_retry = nullptr)
-    -> decltype(call()) {
-  thread_local std::mt19937_64 random{std::random_device{}()};
+                     const std::function<void(const ApiError&)>& on_retry = nullptr,
+                     std::function<uint64_t()> random = nullptr) -> decltype(call()) {
+  if (!random) random = [gen = std::mt19937_64{jitter_seed()}]() mutable { return gen(); };
   for (int attempt = 1;; ++attempt) {
     auto result = call();
     if (result || !result.error().transient()) return result;

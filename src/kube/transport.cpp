@@ -922,4 +922,8 @@ TransportStats Transport::stats() const {
   return s;
 }
 
+uint64_t Transport::jitter() {
+  return impl_->random();
+}
+
 }  // namespace planter::kube

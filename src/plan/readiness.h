@@ -5,12 +5,16 @@
 // `anchor-scheduled`, `cluster-choice`).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/result.h"
 
 namespace planter {
+
+struct JsonPathStep;
 
 struct ReadinessPredicate {
   enum class Type {
@@ -37,14 +41,24 @@ struct ReadinessPredicate {
   Type type = Type::kExists;
   std::string arg;
   std::string value;
+  // kJsonPath, kFieldSet: `arg` parsed once, when the predicate is made (parse, jsonpath), and
+  // shared by its copies. Null in one made otherwise: its check parses `arg` each time.
+  std::shared_ptr<const std::vector<JsonPathStep>> steps;
 
   static ReadinessPredicate of(Type t) { return {t, {}, {}}; }
+  // kJsonPath (`expression` equals `value`) or kFieldSet (`expression` is set), with its steps;
+  // an error names a malformed expression.
+  static Result<ReadinessPredicate> jsonpath(Type type, std::string_view expression,
+                                             std::string value = {});
   // The plan format's `when` string: "exists", "condition=Ready", "jsonpath={.status.phase}=Ok".
   std::string str() const;
   // Parses the user-facing forms of `planter.nephio.org/ready-when`.
   static Result<ReadinessPredicate> parse(std::string_view text);
 
-  bool operator==(const ReadinessPredicate&) const = default;
+  // The same predicate: `steps` follow from `arg`.
+  bool operator==(const ReadinessPredicate& o) const {
+    return type == o.type && arg == o.arg && value == o.value;
+  }
 };
 
 }  // namespace planter

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <ctime>
 #include <optional>
-#include <unordered_map>
 
 #include "kube/credentials.h"
 #include "model/object.h"
@@ -68,6 +67,23 @@ Readiness lease_held(const json::object& lease) {
   return {true, {}};
 }
 
+// The value `steps` lead to, as kubectl prints it; empty when missing.
+std::optional<std::string> eval_steps(const json::object& object,
+                                      const std::vector<JsonPathStep>& steps) {
+  if (steps.empty()) return json::serialize(object);
+  const json::value* found = locate_jsonpath(object, steps);
+  if (!found) return std::nullopt;
+  if (found->is_object() || found->is_array()) return json::serialize(*found);
+  return jsonpath_text(*found);
+}
+
+// A predicate's expression: parsed when it was made, else now.
+Result<std::optional<std::string>> eval_predicate(const ReadinessPredicate& p,
+                                                  const json::object& object) {
+  if (p.steps) return eval_steps(object, *p.steps);
+  return eval_jsonpath(object, p.arg);
+}
+
 }  // namespace
 
 Readiness check_readiness(const ReadinessPredicate& p, const json::object* object) {
@@ -96,14 +112,14 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
       return {false, where.error()};
     }
     case T::kJsonPath: {
-      auto got = eval_jsonpath(*object, p.arg);
+      auto got = eval_predicate(p, *object);
       if (!got) return {false, got.error().message};
       if (!got.value()) return {false, fmt::format("{} is not set", p.arg)};
       if (*got.value() == p.value) return {true, {}};
       return {false, fmt::format("{} is \"{}\", not \"{}\"", p.arg, *got.value(), p.value)};
     }
     case T::kFieldSet: {
-      auto got = eval_jsonpath(*object, p.arg);
+      auto got = eval_predicate(p, *object);
       if (!got) return {false, got.error().message};
       if (!got.value() || got.value()->empty()) return {false, fmt::format("{} is not set", p.arg)};
       return {true, {}};
@@ -121,31 +137,11 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
   return {false, "unknown predicate"};
 }
 
-namespace {
-
-// An expression parsed once per thread: a predicate is evaluated again on every change of its
-// object. Bounded: the cache starts over past kParsedMax expressions (the operator plants Seed
-// after Seed on one thread).
-constexpr size_t kParsedMax = 4096;
-const Result<std::vector<JsonPathStep>>& parsed_jsonpath(std::string_view expr) {
-  thread_local std::unordered_map<std::string, Result<std::vector<JsonPathStep>>> parsed;
-  if (auto it = parsed.find(std::string(expr)); it != parsed.end()) return it->second;
-  if (parsed.size() >= kParsedMax) parsed.clear();
-  return parsed.emplace(std::string(expr), parse_jsonpath(expr)).first->second;
-}
-
-}  // namespace
-
 Result<std::optional<std::string>> eval_jsonpath(const json::object& object,
                                                  std::string_view expr) {
-  const auto& steps = parsed_jsonpath(expr);
+  auto steps = parse_jsonpath(expr);
   if (!steps) return steps.error();
-  if (steps->empty()) return std::optional<std::string>(json::serialize(object));
-  const json::value* found = locate_jsonpath(object, steps.value());
-  if (!found) return std::optional<std::string>{};
-  if (found->is_object() || found->is_array())
-    return std::optional<std::string>(json::serialize(*found));
-  return std::optional<std::string>(jsonpath_text(*found));
+  return eval_steps(object, steps.value());
 }
 
 std::optional<std::string> cluster_failed_for_good(const json::object& cluster) {

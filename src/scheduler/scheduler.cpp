@@ -7,12 +7,12 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 
 #include "daemon/time_format.h"
 #include "kube/informer.h"
+#include "model/jitter_seed.h"
 #include "model/object.h"
 #include "scheduler/binder.h"
 #include "scheduler/cache.h"
@@ -531,12 +531,6 @@ struct Scheduler::Impl {
                     key, pods.size()));
   }
 
-  // Any thread: a random suffix for an Event's name.
-  static uint64_t event_suffix() {
-    thread_local std::mt19937_64 names{std::random_device{}()};
-    return names();
-  }
-
   void event(const std::string& ns, const std::string& kind, const std::string& api_version,
              const std::string& name, const std::string& uid, const std::string& type,
              const std::string& reason, const std::string& message) {
@@ -544,7 +538,8 @@ struct Scheduler::Impl {
     json::object e{{"apiVersion", "v1"},
                    {"kind", "Event"},
                    {"metadata",
-                    {{"name", fmt::format("{}.{:016x}", name, event_suffix())}, {"namespace", ns}}},
+                    // A suffix distinct per call, as an Event's name must be.
+                    {{"name", fmt::format("{}.{:016x}", name, jitter_seed())}, {"namespace", ns}}},
                    {"involvedObject",
                     {{"apiVersion", api_version},
                      {"kind", kind},

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "daemon/time_format.h"
+#include "plan/jsonpath.h"
 
 namespace planter::plant {
 namespace {
@@ -82,6 +83,36 @@ TEST(ReadinessCheckTest, PredicatesOnObjects) {
   EXPECT_FALSE(check_readiness(ReadinessPredicate::of(T::kEndpointsReady), &endpoints).holds);
   endpoints = parse(R"({"subsets": [{"addresses": [{"ip": "10.0.0.1"}]}]})");
   EXPECT_TRUE(check_readiness(ReadinessPredicate::of(T::kEndpointsReady), &endpoints).holds);
+}
+
+// A ready-when expression is parsed when the seed is planned, once: the engine checks the steps
+// on every change of the object, and copies of the predicate share them.
+TEST(ReadinessCheckTest, AReadyWhenExpressionIsParsedOnceAndItsCopiesShareTheSteps) {
+  auto ready =
+      ReadinessPredicate::parse(R"(jsonpath={.status.conditions[?(@.type=="Ready")].status}=True)");
+  ASSERT_TRUE(ready) << ready.error().message;
+  ASSERT_TRUE(ready->steps);
+  EXPECT_EQ(ready->steps->size(), 4u);  // status, conditions, the filter, status
+  ReadinessPredicate copy = ready.value();
+  EXPECT_EQ(copy.steps.get(), ready->steps.get());
+  EXPECT_TRUE(check_readiness(copy, &kPod).holds);
+
+  auto ip = ReadinessPredicate::parse("jsonpath={.status.podIP}");
+  ASSERT_TRUE(ip) << ip.error().message;
+  ASSERT_TRUE(ip->steps);
+  EXPECT_EQ(check_readiness(ip.value(), &kPod).why, "{.status.podIP} is not set");
+  json::object with_ip = parse(R"({"status": {"podIP": "10.0.0.7"}})");
+  EXPECT_TRUE(check_readiness(ip.value(), &with_ip).holds);
+
+  // Made without parse (as a test does): its expression is parsed at each check instead.
+  ReadinessPredicate unparsed{ReadinessPredicate::Type::kFieldSet, "{.status.podIP}", {}};
+  EXPECT_FALSE(unparsed.steps);
+  EXPECT_EQ(unparsed, ip.value());
+  EXPECT_EQ(check_readiness(unparsed, &kPod).why, "{.status.podIP} is not set");
+
+  auto bad = ReadinessPredicate::parse("jsonpath={.status.phase=Running");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("closing brace"), std::string::npos) << bad.error().message;
 }
 
 TEST(KubeconfigLocationTest, PlanterClusterApiAndProofOfConceptClusters) {

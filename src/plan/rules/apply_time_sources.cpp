@@ -48,8 +48,15 @@ void require_apply_time_sources(const RuleContext& ctx, const Unit& unit,
                       "copy from another object");
       continue;
     }
-    ctx.need_placed(unit, found, "apply-time-mutation", out,
-                    ReadinessPredicate{ReadinessPredicate::Type::kFieldSet, s.source_path, {}},
+    auto when = ReadinessPredicate::jsonpath(ReadinessPredicate::Type::kFieldSet, s.source_path);
+    if (!when) {
+      if (report)
+        ctx.diags.add(o.where(), o.display(),
+                      fmt::format("{}: {}", kApplyTimeMutationAnnotation, when.error().message),
+                      "fix sourcePath: $. followed by fields and list indices");
+      continue;
+    }
+    ctx.need_placed(unit, found, "apply-time-mutation", out, std::move(when).value(),
                     /*own_ready_when=*/false);
   }
 }

@@ -18,7 +18,7 @@ ReadinessPredicate hook_done(const RuleContext& ctx, size_t object) {
   if (string_in(ctx.index.annotations(object), kReadyWhenAnnotation)) return ctx.ready_when(object);
   if (ref.kind == "Job" && ref.group() == "batch") return {Type::kCondition, "Complete", {}};
   if (ref.kind == "Pod" && ref.group().empty())
-    return {Type::kJsonPath, "{.status.phase}", "Succeeded"};
+    return ReadinessPredicate::jsonpath(Type::kJsonPath, "{.status.phase}", "Succeeded").value();
   return ReadinessPredicate::of(Type::kExists);
 }
 
