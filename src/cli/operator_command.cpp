@@ -71,32 +71,11 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--max-seed-bytes", f.max_seed_bytes, "Largest seed source accepted")
       ->capture_default_str();
-  cmd->add_option("--metrics-addr", f.metrics_addr,
-                  "Where /metrics is served ([HOST]:PORT; 0 turns it off)")
-      ->capture_default_str();
-  cmd->add_option("--health-addr", f.health_addr,
-                  "Where /healthz and /readyz are served ([HOST]:PORT; 0 turns it off)")
-      ->capture_default_str();
-  cmd->add_flag("--leader-elect", f.leader_elect,
-                "Work only while holding the Lease (run several replicas, one works)");
-  cmd->add_option("--leader-elect-lease-duration", f.lease_duration_s,
-                  "Seconds a standby waits after the leader's last renewal before taking over")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-renew-deadline", f.renew_deadline_s,
-                  "Seconds the leader keeps trying to renew before giving up")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-retry-period", f.retry_period_s,
-                  "Seconds between attempts to take or renew the Lease")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-resource-name", f.lease_name, "The Lease's name")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-resource-namespace", f.lease_namespace,
-                  "The Lease's namespace (default: the pod's, else planter-system)");
-  cmd->add_option("--identity", f.identity,
-                  "This replica's name in the Lease and in Events (default: hostname_pid)");
-  cmd->add_option("--log-format", f.log_format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_daemon_flags(cmd, f.daemon,
+                   {.leader_elect = "Work only while holding the Lease (run several replicas, one "
+                                    "works)",
+                    .lease_namespace = " (default: the pod's, else planter-system)",
+                    .identity = "in the Lease and in Events (default: hostname_pid)"});
   cmd->add_option("--retry-failed", f.retry_failed_s,
                   "Seconds before a failed Seed is planted again (doubling up to 10x)")
       ->capture_default_str();
@@ -131,7 +110,7 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
 }
 
 int run_operator(const OperatorFlags& f) {
-  daemon::Log log(f.log_format == "json" ? daemon::Log::Format::kJson : daemon::Log::Format::kText);
+  daemon::Log log(log_format(f.daemon));
   // SIGINT and SIGTERM end the operator cleanly within Daemon::kStopGrace (the Lease is released);
   // blocked before any thread starts so that only the Daemon's waiting thread sees them.
   block_stop_signals();
@@ -154,7 +133,7 @@ int run_operator(const OperatorFlags& f) {
   co.workers = f.concurrent_seeds;
   co.fetchers = f.concurrent_fetches;
   co.shards = f.shards;
-  if (f.shards > 1 && !f.leader_elect) {
+  if (f.shards > 1 && !f.daemon.leader_elect) {
     log.error(
         "--shards needs --leader-elect: each shard is planted by the replica holding its "
         "Lease",
@@ -170,13 +149,8 @@ int run_operator(const OperatorFlags& f) {
                             seconds);
   };
 
-  daemon::LeaseOptions lo;
-  lo.ns = f.lease_namespace.empty() ? pod_namespace() : f.lease_namespace;
-  lo.name = f.lease_name;
-  lo.identity = f.identity;
-  lo.lease_duration = milliseconds_of(f.lease_duration_s);
-  lo.renew_deadline = milliseconds_of(f.renew_deadline_s);
-  lo.retry_period = milliseconds_of(f.retry_period_s);
+  daemon::LeaseOptions lo = lease_options(f.daemon);
+  if (lo.ns.empty()) lo.ns = pod_namespace();
   auto lease_client = kube::Client::create(*config, co.client);
   if (!lease_client) {
     log.error("cannot make a client", {{"error", lease_client.error().message}});
@@ -194,11 +168,11 @@ int run_operator(const OperatorFlags& f) {
         }));
   }
   daemon::LeaderElector* elector = electors.front().get();
-  if (f.leader_elect) metrics.set_lease(lo.name);
+  if (f.daemon.leader_elect) metrics.set_lease(lo.name);
   co.identity = elector->identity();
 
   op::Controller controller(*config, co, metrics, log);
-  std::atomic<bool> leading{!f.leader_elect};
+  std::atomic<bool> leading{!f.daemon.leader_elect};
   std::atomic<bool> working{false};
   metrics.set_gauges([&] {
     op::Metrics::Gauges g = controller.gauges();
@@ -207,9 +181,9 @@ int run_operator(const OperatorFlags& f) {
   });
 
   Daemon daemon(log);
-  bool ok = daemon.serve_metrics(f.metrics_addr, [&] { return metrics.render(); });
+  bool ok = daemon.serve_metrics(f.daemon.metrics_addr, [&] { return metrics.render(); });
   // A standby is ready (it waits for the Lease); a worker once it has listed the Seeds.
-  ok = ok && daemon.serve_health(f.health_addr, [&]() -> std::string {
+  ok = ok && daemon.serve_health(f.daemon.health_addr, [&]() -> std::string {
     return !working || controller.synced() ? "" : "seeds not listed yet";
   });
   if (!ok) return kExitBadInput;
@@ -219,7 +193,7 @@ int run_operator(const OperatorFlags& f) {
   auto finish = [&](int rc) {
     controller.stop();
     daemon.close_endpoints();
-    if (f.leader_elect && leading) release_lease(*elector, *config, co.client);
+    if (f.daemon.leader_elect && leading) release_lease(*elector, *config, co.client);
     return rc;
   };
 
@@ -227,9 +201,9 @@ int run_operator(const OperatorFlags& f) {
            {{"identity", elector->identity()},
             {"namespace", co.watch_namespace.empty() ? "(all)" : co.watch_namespace},
             {"server", config->server},
-            {"leader-elect", f.leader_elect ? "true" : "false"}});
+            {"leader-elect", f.daemon.leader_elect ? "true" : "false"}});
   uint32_t shard = 0;
-  if (f.leader_elect) {
+  if (f.daemon.leader_elect) {
     if (std::string why = elector->blocker(); !why.empty()) {
       log.error("cannot elect a leader", {{"error", why}});
       return finish(kExitBadInput);
@@ -259,7 +233,7 @@ int run_operator(const OperatorFlags& f) {
     return finish(kExitFailure);
   }
   working = true;
-  if (f.leader_elect) {
+  if (f.daemon.leader_elect) {
     if (!elector->hold(daemon.stop_token())) {
       // Another replica may be working already: stop writing at once, and let the kubelet
       // restart this one as a standby.

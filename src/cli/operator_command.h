@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/client_flags.h"
+#include "cli/daemon_flags.h"
 
 namespace planter::cli {
 
@@ -21,14 +22,11 @@ struct OperatorFlags {
   bool allow_file_urls = false;
   size_t max_seed_bytes = 64u << 20;
   std::string seed_ca_file;
-  std::string metrics_addr = ":8080";
-  std::string health_addr = ":8081";
-  bool leader_elect = false;
-  double lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
-  std::string lease_name = "planter-operator";
-  std::string lease_namespace;  // empty: the pod's namespace, else planter-system
-  std::string identity;
-  std::string log_format = "text";
+  // The Lease's namespace empty: the pod's namespace, else planter-system.
+  DaemonFlags daemon{.metrics_addr = ":8080",
+                     .health_addr = ":8081",
+                     .leader_elect = false,
+                     .lease_name = "planter-operator"};
   double retry_failed_s = 30;
   size_t concurrent_seeds = 16;
   size_t concurrent_fetches = 8;

@@ -34,32 +34,12 @@ CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
   cmd->add_option("--scheduler-name", f.scheduler_name,
                   "The spec.schedulerName of the pods it schedules")
       ->capture_default_str();
-  cmd->add_option("--metrics-addr", f.metrics_addr,
-                  "Where to serve /metrics ([HOST]:PORT; 0 to turn off)")
-      ->capture_default_str();
-  cmd->add_option("--health-addr", f.health_addr,
-                  "Where to serve /healthz and /readyz ([HOST]:PORT; 0 to turn off)")
-      ->capture_default_str();
-  cmd->add_flag("--leader-elect", f.leader_elect,
-                "Schedule only while holding the Lease (default; --leader-elect=false: at once); "
-                "planter's plant waits for it to be held");
-  cmd->add_option("--leader-elect-resource-name", f.lease_name, "Name of the Lease")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-resource-namespace", f.lease_namespace, "Namespace of the Lease")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-lease-duration", f.lease_duration_s,
-                  "Seconds a standby waits after the last renewal before taking the Lease")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-renew-deadline", f.renew_deadline_s,
-                  "Seconds the leader tries to renew before it gives up leading")
-      ->capture_default_str();
-  cmd->add_option("--leader-elect-retry-period", f.retry_period_s,
-                  "Seconds between attempts to take or renew the Lease")
-      ->capture_default_str();
-  cmd->add_option("--identity", f.identity, "This replica's name in the Lease (default: host_pid)");
-  cmd->add_option("--log-format", f.log_format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_daemon_flags(
+      cmd, f.daemon,
+      {.leader_elect = "Schedule only while holding the Lease (default; --leader-elect=false: at "
+                       "once); planter's plant waits for it to be held",
+       .lease_namespace = "",
+       .identity = "in the Lease (default: hostname_pid)"});
   cmd->add_option("--bind-interval", f.bind_interval_s,
                   "Seconds between two bindings of one group (fault injection for tests; 0)")
       ->capture_default_str();
@@ -73,7 +53,7 @@ CLI::App* add_scheduler_command(CLI::App& app, SchedulerFlags& f) {
 }
 
 int run_scheduler(const SchedulerFlags& f) {
-  daemon::Log log(f.log_format == "json" ? daemon::Log::Format::kJson : daemon::Log::Format::kText);
+  daemon::Log log(log_format(f.daemon));
   block_stop_signals();
   auto config = serving_config(f.kubeconfig, f.context);
   if (!config) {
@@ -85,13 +65,7 @@ int run_scheduler(const SchedulerFlags& f) {
     log.error("cannot make a client", {{"error", client.error().message}});
     return kExitBadInput;
   }
-  daemon::LeaseOptions lo;
-  lo.ns = f.lease_namespace;
-  lo.name = f.lease_name;
-  lo.identity = f.identity;
-  lo.lease_duration = milliseconds_of(f.lease_duration_s);
-  lo.renew_deadline = milliseconds_of(f.renew_deadline_s);
-  lo.retry_period = milliseconds_of(f.retry_period_s);
+  daemon::LeaseOptions lo = lease_options(f.daemon);
   daemon::LeaderElector elector(**client, lo, [&log, &lo](const std::string& what) {
     log.info(what, {{"lease", lo.ns + "/" + lo.name}});
   });
@@ -105,9 +79,10 @@ int run_scheduler(const SchedulerFlags& f) {
 
   Daemon daemon(log);
   scheduler::Metrics metrics(f.scheduler_name, PLANTER_VERSION);
-  bool ok = daemon.serve_metrics(f.metrics_addr, [&] { return metrics.render(scheduler.stats()); });
+  bool ok = daemon.serve_metrics(f.daemon.metrics_addr,
+                                 [&] { return metrics.render(scheduler.stats()); });
   // A standby is ready (it waits for the Lease); a worker once it has listed pods and nodes.
-  ok = ok && daemon.serve_health(f.health_addr, [&]() -> std::string {
+  ok = ok && daemon.serve_health(f.daemon.health_addr, [&]() -> std::string {
     return !working || scheduler.synced() ? "" : "pods not listed yet";
   });
   if (!ok) return kExitBadInput;
@@ -127,7 +102,7 @@ int run_scheduler(const SchedulerFlags& f) {
   log.info("planter scheduler starting", {{"identity", elector.identity()},
                                           {"scheduler-name", f.scheduler_name},
                                           {"server", config->server}});
-  if (f.leader_elect) {
+  if (f.daemon.leader_elect) {
     if (std::string why = elector.blocker(); !why.empty()) {
       log.error("cannot elect a leader", {{"error", why}});
       return finish(kExitBadInput);
@@ -138,7 +113,7 @@ int run_scheduler(const SchedulerFlags& f) {
   }
   working = true;
   worker = std::jthread([&](std::stop_token t) { scheduler.run(t); });
-  if (f.leader_elect) {
+  if (f.daemon.leader_elect) {
     if (!elector.hold(daemon.stop_token())) {
       leading = false;
       log.error("lost the Lease: exiting", {{"lease", lo.ns + "/" + lo.name}});

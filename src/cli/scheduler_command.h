@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/client_flags.h"
+#include "cli/daemon_flags.h"
 
 namespace planter::cli {
 
@@ -13,14 +14,11 @@ struct SchedulerFlags {
   std::string kubeconfig;  // empty: in-cluster config, else $KUBECONFIG / ~/.kube/config
   std::string context;
   std::string scheduler_name = "planter";
-  std::string metrics_addr = ":10261";
-  std::string health_addr = ":10262";
-  bool leader_elect = true;
-  double lease_duration_s = 15, renew_deadline_s = 10, retry_period_s = 2;
-  std::string lease_name = "planter-scheduler";
-  std::string lease_namespace = "kube-system";
-  std::string identity;
-  std::string log_format = "text";
+  DaemonFlags daemon{.metrics_addr = ":10261",
+                     .health_addr = ":10262",
+                     .leader_elect = true,
+                     .lease_name = "planter-scheduler",
+                     .lease_namespace = "kube-system"};
   double bind_interval_s = 0;
   ClientFlags client;
 };
