@@ -44,21 +44,22 @@ Result<LabelSelector> LabelSelector::parse(std::string_view text) {
   if (text.empty()) return sel;
   for (std::string_view req : split_requirements(text)) {
     if (req.empty()) return Error{"unable to parse requirement: found ',', expected: identifier"};
-    Requirement r;
+    LabelRequirement r;
+    using Op = LabelRequirement::Op;
     if (req.front() == '!') {
       r.key = std::string(trim(req.substr(1)));
-      r.op = Op::kNotExists;
+      r.op = Op::kDoesNotExist;
     } else if (size_t p = req.find("!="); p != std::string_view::npos) {
       r.key = std::string(trim(req.substr(0, p)));
-      r.op = Op::kNotEquals;
+      r.op = Op::kNotIn;
       r.values.emplace_back(trim(req.substr(p + 2)));
     } else if (size_t p = req.find("=="); p != std::string_view::npos) {
       r.key = std::string(trim(req.substr(0, p)));
-      r.op = Op::kEquals;
+      r.op = Op::kIn;
       r.values.emplace_back(trim(req.substr(p + 2)));
     } else if (size_t p = req.find('='); p != std::string_view::npos) {
       r.key = std::string(trim(req.substr(0, p)));
-      r.op = Op::kEquals;
+      r.op = Op::kIn;
       r.values.emplace_back(trim(req.substr(p + 1)));
     } else if (size_t p = req.find('('); p != std::string_view::npos) {
       std::string_view head = trim(req.substr(0, p));
@@ -87,31 +88,33 @@ Result<LabelSelector> LabelSelector::parse(std::string_view text) {
   return sel;
 }
 
-bool LabelSelector::matches(const json::object& object) const {
-  const json::object* labels = labels_of(object);
-  for (const auto& r : requirements_) {
+bool labels_match(const std::vector<LabelRequirement>& requirements, const json::object* labels) {
+  using Op = LabelRequirement::Op;
+  for (const LabelRequirement& r : requirements) {
     const json::value* v = labels ? labels->if_contains(r.key) : nullptr;
-    std::string_view value = v && v->is_string() ? std::string_view(v->as_string()) : "";
-    bool has = v != nullptr;
-    auto in = [&] { return std::find(r.values.begin(), r.values.end(), value) != r.values.end(); };
+    bool has = v && v->is_string();
+    bool in = has && std::find(r.values.begin(), r.values.end(),
+                               std::string_view(v->as_string())) != r.values.end();
     switch (r.op) {
-      case Op::kEquals:
       case Op::kIn:
-        if (!has || !in()) return false;
+        if (!in) return false;
         break;
-      case Op::kNotEquals:
       case Op::kNotIn:
-        if (has && in()) return false;
+        if (in) return false;
         break;
       case Op::kExists:
         if (!has) return false;
         break;
-      case Op::kNotExists:
+      case Op::kDoesNotExist:
         if (has) return false;
         break;
     }
   }
   return true;
+}
+
+bool LabelSelector::matches(const json::object& object) const {
+  return labels_match(requirements_, labels_of(object));
 }
 
 namespace {

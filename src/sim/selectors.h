@@ -11,6 +11,22 @@
 
 namespace planter::sim {
 
+// One requirement of a label selector, whichever form it was written in: a query's
+// `tier in (a,b)`, `!legacy`, `env!=prod`, or a metav1.LabelSelector's matchLabels and
+// matchExpressions. `=` is In with one value and `!=` NotIn with one value, as in apimachinery's
+// labels.Requirement.
+struct LabelRequirement {
+  enum class Op { kIn, kNotIn, kExists, kDoesNotExist };
+  std::string key;
+  Op op = Op::kExists;
+  std::vector<std::string> values;
+};
+
+// Every requirement holds for `labels` (null: an object without labels). NotIn and DoesNotExist
+// hold where the label is missing.
+bool labels_match(const std::vector<LabelRequirement>& requirements,
+                  const boost::json::object* labels);
+
 class LabelSelector {
  public:
   // "app=x,tier in (a,b),!legacy,env!=prod"; an empty string selects everything.
@@ -19,13 +35,7 @@ class LabelSelector {
   bool empty() const { return requirements_.empty(); }
 
  private:
-  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kNotExists };
-  struct Requirement {
-    std::string key;
-    Op op;
-    std::vector<std::string> values;
-  };
-  std::vector<Requirement> requirements_;
+  std::vector<LabelRequirement> requirements_;
 };
 
 class FieldSelector {

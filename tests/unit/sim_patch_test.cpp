@@ -5,7 +5,9 @@
 #include <boost/json/serialize.hpp>
 
 #include "sim/field_manager.h"
+#include "sim/json_access.h"
 #include "sim/patch.h"
+#include "sim/scheduler/node_match.h"
 #include "sim/selectors.h"
 #include "sim/store.h"
 
@@ -83,6 +85,37 @@ TEST(SelectorTest, LabelSelectorGrammar) {
   EXPECT_FALSE(sel->matches(obj(R"({"app":"web","tier":"front","legacy":"1"})")));
   EXPECT_FALSE(sel->matches(obj(R"({"app":"web","tier":"front","env":"prod"})")));
   EXPECT_FALSE(LabelSelector::parse("tier in (a").ok());
+}
+
+// A query's labelSelector and an object's metav1.LabelSelector are read into the same
+// requirements and matched by one function: written alike, they select the same objects.
+TEST(SelectorTest, AQuerysSelectorAndAnObjectsSelectorSelectAlike) {
+  auto query = LabelSelector::parse("app=web,tier in (front, back),!legacy,env!=prod");
+  ASSERT_TRUE(query.ok()) << query.error().message;
+  json::value written = J(R"({"matchLabels": {"app": "web"}, "matchExpressions": [
+      {"key": "tier", "operator": "In", "values": ["front", "back"]},
+      {"key": "legacy", "operator": "DoesNotExist"},
+      {"key": "env", "operator": "NotIn", "values": ["prod"]}]})");
+  sched::CompiledSelector object(&written);
+  int selected = 0, cases = 0;
+  for (std::string_view labels :
+       {R"({"app":"web","tier":"back"})", R"({"app":"web","tier":"front","env":"dev"})",
+        R"({"app":"web","tier":"db"})", R"({"app":"web","tier":"front","legacy":"1"})",
+        R"({"app":"web","tier":"front","env":"prod"})", R"({"tier":"front"})", R"({})"}) {
+    json::object o =
+        J(std::string(R"({"metadata":{"labels":)") + std::string(labels) + "}}").as_object();
+    bool by_query = query->matches(o);
+    EXPECT_EQ(by_query, object.matches(labels_of(o))) << labels;
+    selected += by_query;
+    ++cases;
+  }
+  EXPECT_EQ(selected, 2);
+  EXPECT_EQ(cases, 7);
+  json::object unlabelled = J(R"({"metadata":{"name":"x"}})").as_object();
+  EXPECT_FALSE(object.matches(labels_of(unlabelled)));
+  json::value empty = J("{}");  // selects everything, as metav1.LabelSelector{} does
+  EXPECT_TRUE(sched::CompiledSelector(&empty).matches(labels_of(unlabelled)));
+  EXPECT_FALSE(sched::CompiledSelector(nullptr).matches(labels_of(unlabelled)));
 }
 
 TEST(SelectorTest, FieldSelectorsAreLimitedPerKindAsOnARealServer) {

@@ -59,6 +59,7 @@ bool requirement_matches(const json::object& req, const json::object* labels, bo
 }  // namespace
 
 CompiledSelector::CompiledSelector(const json::value* selector) {
+  using Op = LabelRequirement::Op;
   if (!selector || !selector->is_object()) {
     nothing_ = true;
     return;
@@ -70,13 +71,13 @@ CompiledSelector::CompiledSelector(const json::value* selector) {
         nothing_ = true;
         return;
       }
-      requirements_.push_back({std::string(k), Op::kEquals, {std::string(v.as_string())}});
+      requirements_.push_back({std::string(k), Op::kIn, {std::string(v.as_string())}});
     }
   if (auto* exprs = sel.if_contains("matchExpressions"); exprs && exprs->is_array())
     for (const auto& e : exprs->as_array()) {
       std::string op = e.is_object() ? string_at(e.as_object(), "operator") : "";
-      Requirement r{e.is_object() ? string_at(e.as_object(), "key") : "", Op::kIn,
-                    strings_of(e.is_object() ? e.as_object().if_contains("values") : nullptr)};
+      LabelRequirement r{e.is_object() ? string_at(e.as_object(), "key") : "", Op::kIn,
+                         strings_of(e.is_object() ? e.as_object().if_contains("values") : nullptr)};
       if (op == "In")
         r.op = Op::kIn;
       else if (op == "NotIn")
@@ -94,30 +95,7 @@ CompiledSelector::CompiledSelector(const json::value* selector) {
 }
 
 bool CompiledSelector::matches(const json::object* labels) const {
-  if (nothing_) return false;
-  for (const auto& r : requirements_) {
-    auto* v = labels ? labels->if_contains(r.key) : nullptr;
-    bool has = v && v->is_string();
-    std::string_view value = has ? std::string_view(v->as_string()) : std::string_view();
-    switch (r.op) {
-      case Op::kEquals:
-        if (!has || value != r.values.front()) return false;
-        break;
-      case Op::kIn:
-      case Op::kNotIn: {
-        bool in = has && std::find(r.values.begin(), r.values.end(), value) != r.values.end();
-        if (in != (r.op == Op::kIn)) return false;
-        break;
-      }
-      case Op::kExists:
-        if (!has) return false;
-        break;
-      case Op::kDoesNotExist:
-        if (has) return false;
-        break;
-    }
-  }
-  return true;
+  return !nothing_ && labels_match(requirements_, labels);
 }
 
 bool label_selector_matches(const json::value* selector, const json::object* labels) {

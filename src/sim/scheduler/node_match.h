@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/selectors.h"
+
 namespace planter::sim::sched {
 
 // A metav1.LabelSelector against labels: null (or not an object) selects nothing, {} selects
@@ -25,14 +27,8 @@ class CompiledSelector {
   bool selects_everything() const { return !nothing_ && requirements_.empty(); }
 
  private:
-  enum class Op { kEquals, kIn, kNotIn, kExists, kDoesNotExist };
-  struct Requirement {
-    std::string key;
-    Op op;
-    std::vector<std::string> values;
-  };
   bool nothing_ = false;
-  std::vector<Requirement> requirements_;
+  std::vector<LabelRequirement> requirements_;
 };
 
 // One NodeSelectorTerm: its matchExpressions (In, NotIn, Exists, DoesNotExist, Gt, Lt on the
