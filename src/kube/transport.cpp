@@ -180,7 +180,13 @@ struct Transport::Impl {
         credentials(std::move(c)),
         limiter(options.qps, options.burst) {}
 
-  uint64_t random() { return options.random ? options.random() : rng(); }
+  // Any thread: Transport::jitter's callers include a watch started from the caller's thread
+  // when the kind's mapping is cached.
+  std::mutex rng_mu;
+  uint64_t random() {
+    std::lock_guard lock(rng_mu);
+    return options.random ? options.random() : rng();
+  }
 
   void wake();
 

@@ -109,7 +109,7 @@ class Transport {
   const RestConfig& config() const;
   TransportStats stats() const;
   // A number to spread waits with (jitter): from options.random, else the transport's seeded
-  // generator. On the transport's thread only.
+  // generator. Any thread.
   uint64_t jitter();
 
   struct Impl;
