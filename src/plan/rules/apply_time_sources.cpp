@@ -48,16 +48,11 @@ void require_apply_time_sources(const RuleContext& ctx, const Unit& unit,
                       "copy from another object");
       continue;
     }
-    auto when = ReadinessPredicate::jsonpath(ReadinessPredicate::Type::kFieldSet, s.source_path);
-    if (!when) {
-      if (report)
-        ctx.diags.add(o.where(), o.display(),
-                      fmt::format("{}: {}", kApplyTimeMutationAnnotation, when.error().message),
-                      "fix sourcePath: $. followed by fields and list indices");
-      continue;
-    }
-    ctx.need_placed(unit, found, "apply-time-mutation", out, std::move(when).value(),
-                    /*own_ready_when=*/false);
+    // read_substitutions has refused a sourcePath that does not parse.
+    ctx.need_placed(
+        unit, found, "apply-time-mutation", out,
+        ReadinessPredicate::jsonpath(ReadinessPredicate::Type::kFieldSet, s.source_path).value(),
+        /*own_ready_when=*/false);
   }
 }
 
