@@ -28,7 +28,8 @@ struct ApiError {
   int code = 0;        // the HTTP status; 0 when no response came back
   std::string reason;  // the Status reason: "NotFound", "Conflict", ...; client-side:
                        // "NoKindMatch", "Transport", "Decode", "Credentials", "TLS"
-                       // (the server's certificate does not verify), "BadURL"
+                       // (the server's certificate does not verify), "BadURL", "BadHeader" (a
+                       // header value or path with a control character: never sent)
   std::string message;
   std::vector<StatusCause> causes;
   std::string details_kind;  // Status details: the kind/resource and name the error is about
@@ -52,9 +53,11 @@ struct ApiError {
   // A permanent rejection of the request itself: 400, 403, 422 (and 401 after refreshing).
   bool permanent() const { return code == 400 || code == 401 || code == 403 || code == 422; }
   // The client cannot reach this server as configured, however often it tries: credentials that
-  // cannot be had, a certificate that does not verify, a server URL that is not one.
+  // cannot be had, a certificate that does not verify, a server URL that is not one, a header
+  // that would split the request.
   bool unusable_config() const {
-    return code == 0 && (reason == "Credentials" || reason == "TLS" || reason == "BadURL");
+    return code == 0 && (reason == "Credentials" || reason == "TLS" || reason == "BadURL" ||
+                         reason == "BadHeader");
   }
 
   // "deployments.apps \"x\" not found (404 NotFound)", with the causes of an Invalid.

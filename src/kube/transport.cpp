@@ -200,6 +200,7 @@ struct Transport::Impl {
   void start(const std::shared_ptr<Call>& call);
   void finish(CURL* easy, CURLcode result);
   void complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result);
+  std::optional<ApiError> unsafe_request(const Call& call, const Credentials& c) const;
   void retry_later(const std::shared_ptr<Call>& call, std::chrono::milliseconds delay);
   // Ends every call (in curl, ready, waiting to retry) with "Cancelled": abandon_requests().
   void end_all();
@@ -311,6 +312,48 @@ ApiError Transport::Impl::transport_error(const Call& call, CURLcode code) const
   return e;
 }
 
+namespace {
+
+// A CR, LF or NUL in a header value ends the header there and starts another one: a name that
+// carries "\r\nImpersonate-Group: system:masters" would add a group nobody granted. Other
+// control characters are not valid in a field value either (RFC 9110, 5.5).
+bool unsafe_header_value(std::string_view v) {
+  for (char c : v) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Refuses a request whose headers or path would not reach the server as written (see
+// unsafe_header_value); the values themselves are never echoed, a token may be among them.
+std::optional<ApiError> Transport::Impl::unsafe_request(const Call& call,
+                                                        const Credentials& c) const {
+  const std::string& user =
+      options.impersonate_user.empty() ? config.auth.impersonate : options.impersonate_user;
+  const auto& groups = options.impersonate_user.empty() ? config.auth.impersonate_groups
+                                                        : options.impersonate_groups;
+  std::string_view bad;
+  if (unsafe_header_value(c.bearer_token)) bad = "the bearer token";
+  if (unsafe_header_value(user)) bad = "the user to impersonate (Impersonate-User)";
+  for (const std::string& g : groups)
+    if (unsafe_header_value(g)) bad = "a group to impersonate (Impersonate-Group)";
+  if (unsafe_header_value(call.req.accept)) bad = "Accept";
+  if (unsafe_header_value(call.req.content_type)) bad = "Content-Type";
+  if (unsafe_header_value(options.user_agent)) bad = "the user agent";
+  for (char ch : call.req.path)
+    if (ch == ' ' || unsafe_header_value(std::string_view(&ch, 1))) bad = "the request path";
+  if (bad.empty()) return std::nullopt;
+  ApiError e = client_error(
+      "BadHeader", fmt::format("{} {}: not sent: {} holds a control character (CR, LF or NUL "
+                               "would split the request); fix the name it was made from",
+                               call.req.method, config.server, bad));
+  e.attempts = call.attempts;
+  return e;
+}
+
 void Transport::Impl::retry_later(const std::shared_ptr<Call>& call,
                                   std::chrono::milliseconds delay) {
   ++n_retries;
@@ -328,6 +371,8 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
     e.attempts = call->attempts;
     return complete(call, std::move(e));
   }
+  if (auto refused = unsafe_request(*call, creds.value()))
+    return complete(call, std::move(*refused));
   ++call->attempts;
   ++n_requests;
   call->creds = std::move(creds.value());

@@ -516,8 +516,10 @@ struct Controller::Impl {
                                    const Plan* plan = nullptr) const {
     if (!plan) plan = run.plan.get();
     plant::WriteIdentity id;
+    // Only the user: kube-apiserver adds a service account's groups (system:serviceaccounts and
+    // system:serviceaccounts:<ns>) itself when none are sent, and a group sent would need a
+    // grant of its own (deploy/rbac.yaml grants impersonating service accounts only).
     id.user = fmt::format("system:serviceaccount:{}:{}", run.ns, spec.service_account);
-    id.groups = {"system:serviceaccounts", "system:serviceaccounts:" + run.ns};
     id.on_workload_clusters = options.workload_impersonation;
     bool admin_namespace =
         std::find(options.admin_namespaces.begin(), options.admin_namespaces.end(), run.ns) !=

@@ -10,6 +10,7 @@
 
 #include "model/base64.h"
 #include "model/gzip.h"
+#include "model/names.h"
 #include "model/object.h"
 #include "operator/flux_artifact.h"
 #include "plan/planner.h"
@@ -210,6 +211,12 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
   }
   auto sa = string_at(*spec, "serviceAccountName", "spec");
   if (!sa) return sa.error();
+  // It becomes the user the Seed's objects are written as (Impersonate-User): only a name the API
+  // server could have given a ServiceAccount, so it can never carry another header or user.
+  if (!sa->empty() && !is_dns_subdomain(*sa))
+    return Error{fmt::format(
+        "spec.serviceAccountName {} is not a ServiceAccount name: {} (e.g. \"deployer\")",
+        json::serialize(json::value(*sa)), kSubdomainRule)};
   if (!sa->empty()) s.service_account = *sa;
   if (auto* plugins = spec->if_contains("plugins"); plugins && !plugins->is_null()) {
     if (!plugins->is_array()) return Error{"spec.plugins must be a list of plugin names"};

@@ -182,6 +182,7 @@ TEST(KubeClient, RunsAnExecPluginAgainWhenItsCredentialExpires) {
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
   EXPECT_EQ(read_file((state / "runs").string()).value(), "1\n");
+  // sleep-ok(time): the credential's expiry is the condition (a timestamp in seconds)
   std::this_thread::sleep_until(expiry + std::chrono::milliseconds(1100));
   ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
   EXPECT_EQ(read_file((state / "runs").string()).value(), "2\n");
@@ -208,11 +209,13 @@ TEST(KubeClient, AHangingExecPluginDoesNotHoldTheClientsEnd) {
   std::string user =
       "exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: /bin/sh\n"
       "  args: [-c, 'touch " +
+      // sleep-ok(child): the exec plugin hangs, the hostile input
       started.string() + "; sleep 300']\n  interactiveMode: Never\n";
   auto client = connect(rest_config_of(fleet, kubeconfig_for(fleet, user)));
   for (int i = 0; i < 5; ++i) client->list_async({"v1", "Namespace"}, [](auto) {});
   // The plugin runs (and hangs) before the client is dropped.
   for (int i = 0; i < 600 && !fs::exists(started); ++i)
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(fs::exists(started)) << "the exec plugin never ran";
   fs::remove(started);
@@ -295,6 +298,37 @@ TEST(KubeClient, ImpersonationReachesTheAuditLog) {
   auto client = connect(fleet.rest_config(), options);
   ASSERT_TRUE(client->apply(config_map("default", "impersonated")).ok());
   EXPECT_EQ(writer_of(fleet, "impersonated"), "system:serviceaccount:cnf:deployer");
+}
+
+// A line break in a header value would end the header and start another one: the issue's
+// "deployer\r\nImpersonate-Group: system:masters". The transport refuses to send it, whatever the
+// value came from, and the server sees nothing.
+TEST(KubeClient, AHeaderValueWithALineBreakIsNeverSent) {
+  SimFleet fleet;
+  for (std::string user : {std::string("system:serviceaccount:team:deployer\r\nImpersonate-Group: "
+                                       "system:masters"),
+                           std::string("deployer\nx"), std::string("deployer\0x", 10)}) {
+    ClientOptions options;
+    options.transport.impersonate_user = user;
+    options.transport.max_attempts = 1;
+    auto client = connect(fleet.rest_config(), options);
+    auto written = client->apply(config_map("default", "smuggled"));
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(written.error().reason, "BadHeader") << written.error().str();
+    EXPECT_TRUE(written.error().unusable_config());
+    EXPECT_NE(written.error().message.find("Impersonate-User"), std::string::npos)
+        << written.error().message;
+    EXPECT_EQ(written.error().message.find("system:masters"), std::string::npos)
+        << "the value is not echoed: " << written.error().message;
+  }
+  ClientOptions grouped;
+  grouped.transport.impersonate_user = "system:serviceaccount:team:deployer";
+  grouped.transport.impersonate_groups = {"system:serviceaccounts\r\nX-Evil: 1"};
+  auto client = connect(fleet.rest_config(), grouped);
+  auto written = client->apply(config_map("default", "smuggled"));
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().reason, "BadHeader");
+  EXPECT_EQ(writer_of(fleet, "smuggled"), "(not in the audit log)");
 }
 
 TEST(KubeClient, VerbsAndTheirErrors) {
@@ -419,6 +453,7 @@ TEST(KubeClient, FindsAKindOnceItsCrdIsEstablished) {
   };
   for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
        !established() && std::chrono::steady_clock::now() < end;)
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(established());
   auto later = client->apply(widget);

@@ -2,6 +2,8 @@
 // and real clients (kubectl, helm, the Python client) run against it as subprocesses.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +20,16 @@ struct CommandResult {
 };
 
 std::string read_file(const std::filesystem::path& p);
+
+// kubectl's answer that an object is not there: a non-zero exit and the server's NotFound. Any
+// other failure (a wrong context, a server that is down, a kubectl that did not run) is not
+// "absent", and fails the check.
+inline ::testing::AssertionResult is_not_found(const CommandResult& r) {
+  if (r.code != 0 && r.err.find("(NotFound)") != std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "kubectl did not say NotFound (exit " << r.code << "): " << r.err << r.out;
+}
 
 // Whether the file another process writes (a `planter plant -v` log, say) comes to hold `text`
 // within `limit`: the wait on a state that process reports.

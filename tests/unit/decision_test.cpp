@@ -177,6 +177,32 @@ TEST(SeedSpecTest, APathWithoutAFluxSourceIsRefused) {
             "configMapSelector, sourceRef and url (it sets 2)");
 }
 
+// spec.serviceAccountName becomes the impersonated user: only a ServiceAccount name (a DNS-1123
+// subdomain) is taken, so no line break, colon or upper case reaches a header.
+TEST(SeedSpecTest, AServiceAccountNameThatIsNotOneIsRefused) {
+  auto spec = [](std::string sa) {
+    boost::json::object seed{{"spec", {{"source", {{"inline", "x"}}}, {"serviceAccountName", sa}}}};
+    return parse_seed_spec(seed);
+  };
+  for (std::string good : {"deployer", "team.deployer", "a-1"}) {
+    auto s = spec(good);
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(s->service_account, good);
+  }
+  EXPECT_EQ(spec("")->service_account, "default");
+  for (std::string bad : {std::string("deployer\r\nImpersonate-Group: system:masters"),
+                          std::string("Deployer"), std::string("team:deployer"), std::string("-x"),
+                          std::string(254, 'a'), std::string("a\0b", 3)}) {
+    auto s = spec(bad);
+    ASSERT_FALSE(s) << bad;
+    EXPECT_NE(
+        s.error().message.find("is not a ServiceAccount name: a lowercase RFC 1123 subdomain"),
+        std::string::npos)
+        << s.error().message;
+    EXPECT_EQ(s.error().message.find('\n'), std::string::npos) << "escaped: " << s.error().message;
+  }
+}
+
 TEST(SeedSpecTest, DriftCheckIntervalIsAKubernetesDuration) {
   EXPECT_EQ(parse_duration("90s"), milliseconds(90'000));
   EXPECT_EQ(parse_duration("1h30m"), milliseconds(5'400'000));
