@@ -16,6 +16,7 @@
 #include "model/arena.h"
 #include "model/utf8.h"
 #include "model/yaml_block.h"
+#include "model/yaml_quoted.h"
 
 namespace planter {
 
@@ -35,36 +36,6 @@ std::string_view token_text(fy_token* t) {
   size_t len = 0;
   const char* s = fy_token_get_text(t, &len);
   return s ? std::string_view(s, len) : std::string_view{};
-}
-
-bool is_digits(std::string_view s, int base) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    bool ok = base == 8    ? (c >= '0' && c <= '7')
-              : base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
-                           : (c >= '0' && c <= '9');
-    if (!ok) return false;
-  }
-  return true;
-}
-
-json::value parse_int(std::string_view digits, int base,
-                      bool negative) {  // small values: no storage needed
-  uint64_t u = 0;
-  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
-  if (ec == std::errc() && p == digits.data() + digits.size()) {
-    if (!negative) {
-      if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        return static_cast<int64_t>(u);
-      return u;
-    }
-    if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1)
-      return static_cast<int64_t>(0 - u);
-  }
-  // Too large for 64 bits: a float, as Go's YAML reader does.
-  double d = 0;
-  for (char c : digits) d = d * base + (std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : 0);
-  return negative ? -d : d;
 }
 
 bool looks_like_float(std::string_view s) {
@@ -88,33 +59,115 @@ bool looks_like_float(std::string_view s) {
   return i == s.size();
 }
 
+// A mapping key that is not a string, as sigs.k8s.io/yaml turns it into a JSON key (for kubectl):
+// true/false, an integer in decimal, a float as Go's FormatFloat(f, 'g', -1, 32) writes it.
+std::string key_text(const json::value& v) {
+  if (v.is_string()) return std::string(v.get_string());
+  if (v.is_null()) return "null";
+  if (v.is_bool()) return v.get_bool() ? "true" : "false";
+  if (v.is_int64()) return std::to_string(v.get_int64());
+  if (v.is_uint64()) return std::to_string(v.get_uint64());
+  if (v.is_double()) {
+    double d = v.get_double();
+    if (std::isnan(d)) return ".nan";
+    if (std::isinf(d)) return d < 0 ? "-.inf" : ".inf";
+    char buf[64];
+    auto [end, ec] =
+        std::to_chars(buf, buf + sizeof buf, static_cast<float>(d), std::chars_format::general);
+    return std::string(buf, ec == std::errc() ? end : buf);
+  }
+  return json::serialize(v);
+}
+
 }  // namespace
 
+// As kubectl resolves a plain scalar: sigs.k8s.io/yaml reads YAML with go-yaml v2 (YAML 1.1's
+// booleans, Go's integer syntax), so a seed means to planter what it means to `kubectl apply`
+// (docs/yaml.md lists where that differs from YAML 1.2 and from PyYAML).
 json::value resolve_plain_scalar(std::string_view s, const json::storage_ptr& sp) {
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
+  static constexpr std::string_view kNull[] = {"", "~", "null", "Null", "NULL"};
+  static constexpr std::string_view kTrue[] = {"true", "True", "TRUE", "y",  "Y", "yes",
+                                               "Yes",  "YES",  "on",   "On", "ON"};
+  static constexpr std::string_view kFalse[] = {"false", "False", "FALSE", "n",   "N",  "no",
+                                                "No",    "NO",    "off",   "Off", "OFF"};
+  auto in = [&](const auto& words) {
+    return std::find(std::begin(words), std::end(words), s) != std::end(words);
+  };
+  if (s.size() <= 5) {
+    if (in(kNull)) return nullptr;
+    if (in(kTrue)) return true;
+    if (in(kFalse)) return false;
+  }
   char c = s[0];
-  if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.'))
-    return json::string(s, sp);
-  if (s.starts_with("0o") && is_digits(s.substr(2), 8)) return parse_int(s.substr(2), 8, false);
-  if (s.starts_with("0x") && is_digits(s.substr(2), 16)) return parse_int(s.substr(2), 16, false);
-  {
-    bool neg = c == '-';
-    std::string_view digits = (c == '-' || c == '+') ? s.substr(1) : s;
-    if (is_digits(digits, 10)) return parse_int(digits, 10, neg);
-  }
-  if (looks_like_float(s)) {
-    double d = 0;
-    auto [p, ec] = std::from_chars(s.data() + (c == '+' ? 1 : 0), s.data() + s.size(), d);
-    if (ec == std::errc() && p == s.data() + s.size()) return d;
-  }
   std::string_view body = (c == '-' || c == '+') ? s.substr(1) : s;
   if (body == ".inf" || body == ".Inf" || body == ".INF")
     return c == '-' ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::numeric_limits<double>::quiet_NaN();
+  if (c == '.') {
+    double d = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (looks_like_float(s) && ec == std::errc() && p == s.data() + s.size()) return d;
+    return json::string(s, sp);
+  }
+  if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+'))
+    return json::string(s, sp);
+  // Go's strconv.ParseInt(s, 0, 64) after go-yaml drops every '_': a sign, then 0x, 0o, 0b or a
+  // leading 0 (octal: kubectl reads 010 as 8), else decimal; past int64, ParseUint (no sign).
+  std::string plain;
+  plain.reserve(s.size());
+  for (char ch : s)
+    if (ch != '_') plain += ch;
+  {
+    std::string_view d = plain;
+    bool neg = false, sign = false;
+    if (!d.empty() && (d[0] == '-' || d[0] == '+')) {
+      neg = d[0] == '-';
+      sign = true;
+      d.remove_prefix(1);
+    }
+    int base = 10;
+    if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) {
+      base = 16;
+      d.remove_prefix(2);
+    } else if (d.size() > 2 && d[0] == '0' && (d[1] == 'o' || d[1] == 'O')) {
+      base = 8;
+      d.remove_prefix(2);
+    } else if (d.size() > 2 && d[0] == '0' && (d[1] == 'b' || d[1] == 'B')) {
+      base = 2;
+      d.remove_prefix(2);
+    } else if (d.size() > 1 && d[0] == '0') {
+      base = 8;
+      d.remove_prefix(1);
+    }
+    uint64_t u = 0;
+    auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), u, base);
+    if (!d.empty() && ec == std::errc() && p == d.data() + d.size()) {
+      if (!neg && u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return static_cast<int64_t>(u);
+      if (neg && u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1)
+        return static_cast<int64_t>(0 - u);
+      if (!sign) return u;
+    }
+  }
+  if (looks_like_float(plain)) {
+    double d = 0;
+    size_t skip = plain[0] == '+' ? 1 : 0;
+    auto [p, ec] = std::from_chars(plain.data() + skip, plain.data() + plain.size(), d);
+    if (ec == std::errc() && p == plain.data() + plain.size()) return d;
+  }
   return json::string(s, sp);
+}
+
+std::optional<std::string> plain_key_text(std::string_view s) {
+  char c = s.empty() ? '\0' : s[0];
+  bool maybe = s.size() <= 5 || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+               c == '+' || c == '.';
+  if (!maybe) return std::nullopt;
+  json::value v = resolve_plain_scalar(s, {});
+  if (v.is_string()) return std::nullopt;
+  if (v.is_null()) return std::string(s.empty() ? "null" : s);
+  return key_text(v);
 }
 
 namespace {
@@ -131,28 +184,63 @@ bool core_tag(std::string_view tag) {
   return std::find(std::begin(kCore), std::end(kCore), name) != std::end(kCore);
 }
 
-json::value scalar_value(fy_event* e, const json::storage_ptr& sp) {
-  fy_token* value = e->scalar.value;
-  std::string_view text = token_text(value);
-  if (e->scalar.tag) {
-    std::string_view tag = token_text(e->scalar.tag);
-    if (tag == "tag:yaml.org,2002:str" || tag == "!!str" || tag == "!")
-      return json::string(text, sp);
-  }
-  if (fy_token_scalar_style(value) != FYSS_PLAIN) return json::string(text, sp);
-  return resolve_plain_scalar(text, sp);
+// The text of a scalar token: libfyaml's for plain and block scalars; a quoted scalar's is decoded
+// from the source between its quotes (yaml_quoted.h: libfyaml 0.7.12 misreads some, and may leave
+// the end of the string it returns unwritten). nullopt when that text does not decode.
+std::optional<std::string_view> scalar_text(fy_token* t, std::string_view source,
+                                            std::string& buffer) {
+  fy_scalar_style style = fy_token_scalar_style(t);
+  if (style != FYSS_SINGLE_QUOTED && style != FYSS_DOUBLE_QUOTED) return token_text(t);
+  const fy_mark* start = fy_token_start_mark(t);
+  const fy_mark* end = fy_token_end_mark(t);
+  if (!start || !end || start->input_pos > end->input_pos || end->input_pos > source.size())
+    return std::nullopt;
+  auto text =
+      decode_quoted_scalar(source.substr(start->input_pos, end->input_pos - start->input_pos),
+                           style == FYSS_DOUBLE_QUOTED ? '"' : '\'');
+  if (!text) return std::nullopt;
+  buffer = std::move(*text);
+  return std::string_view(buffer);
 }
 
-std::string key_text(const json::value& v) {
-  if (v.is_string()) return std::string(v.get_string());
-  if (v.is_null()) return "null";
-  return json::serialize(v);
+// A scalar's value: a plain one resolved by the core schema; a quoted or block one is a string.
+// A core tag says which: `!!str 1` is "1", and `!!int "1"` is 1 (as PyYAML and go-yaml read it);
+// a tagged text that is not of its tag's type is an error (go-yaml: "cannot decode !!str `x` as a
+// !!int"). `!` alone (the non-specific tag) makes it a string.
+Result<json::value> scalar_value(fy_event* e, std::string_view text, const json::storage_ptr& sp) {
+  fy_token* value = e->scalar.value;
+  const bool plain = fy_token_scalar_style(value) == FYSS_PLAIN;
+  if (!e->scalar.tag) {
+    if (!plain) return json::value(json::string(text, sp));
+    return resolve_plain_scalar(text, sp);
+  }
+  std::string_view tag = token_text(e->scalar.tag);
+  std::string_view name = tag.starts_with("!!")                   ? tag.substr(2)
+                          : tag.starts_with("tag:yaml.org,2002:") ? tag.substr(18)
+                                                                  : std::string_view{};
+  if (tag == "!" || name == "str") return json::value(json::string(text, sp));
+  json::value resolved = resolve_plain_scalar(text, sp);
+  bool fits = name == "int" ? resolved.is_int64() || resolved.is_uint64()
+              : name == "float"
+                  ? resolved.is_double() || resolved.is_int64() || resolved.is_uint64()
+              : name == "bool" ? resolved.is_bool()
+              : name == "null" ? resolved.is_null()
+                               : false;
+  if (!fits)
+    return Error{
+        fmt::format("the value {} is tagged {} but is not one: write it without the tag, or "
+                    "as a value of that type",
+                    json::serialize(json::value(json::string(text))),
+                    name.empty() ? std::string(tag) : "!!" + std::string(name))};
+  if (name == "float" && !resolved.is_double()) return json::value(resolved.to_number<double>());
+  return resolved;
 }
 
 // Builds JSON values from the parser's events.
 class Builder {
  public:
-  Builder(std::string_view name, json::storage_ptr sp) : name_(name), sp_(std::move(sp)) {}
+  Builder(std::string_view name, std::string_view source, json::storage_ptr sp)
+      : name_(name), source_(source), sp_(std::move(sp)) {}
 
   // Returns an error message, or "" on success.
   std::string on_event(fy_event* e, YamlDocument& doc) {
@@ -178,16 +266,24 @@ class Builder {
         if (!stack_.empty() && !stack_.back().have_key && stack_.back().value.is_object() &&
             !e->scalar.anchor && !e->scalar.tag) {
           Frame& top = stack_.back();
-          std::string_view text = token_text(e->scalar.value);
+          auto decoded = scalar_text(e->scalar.value, source_, text_buffer_);
+          if (!decoded) return not_decoded(e);
+          std::string_view text = *decoded;
           const bool plain = fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN;
           if (plain && text.empty()) text = "null";
+          std::optional<std::string> resolved = plain ? plain_key_text(text) : std::nullopt;
+          if (resolved) text = *resolved;
           top.key.assign(text.data(), text.size());
           top.have_key = true;
           top.merge_key = plain && text == "<<";
           top.bytes += kValueBytes + text.size();
           return {};
         }
-        json::value v = scalar_value(e, sp_);
+        auto decoded = scalar_text(e->scalar.value, source_, text_buffer_);
+        if (!decoded) return not_decoded(e);
+        auto scalar = scalar_value(e, *decoded, sp_);
+        if (!scalar) return where(e) + ": " + scalar.error().message;
+        json::value v = std::move(scalar.value());
         size_t bytes = kValueBytes + (v.is_string() ? v.get_string().size() : 0);
         if (e->scalar.anchor) anchors_[std::string(token_text(e->scalar.anchor))] = {v, bytes};
         return add(std::move(v), bytes, e, doc);
@@ -259,6 +355,11 @@ class Builder {
   // A value's share of the alias budget: its slot, plus the text of its strings and keys.
   static constexpr size_t kValueBytes = 16;
 
+  std::string not_decoded(fy_event* e) const {
+    return where(e) +
+           ": this quoted scalar does not read as YAML 1.2 says (an escape or quote "
+           "out of place); write it again, e.g. as a block scalar (|)";
+  }
   std::string where(fy_event* e) const {
     const fy_mark* m = fy_event_start_mark(e);
     return fmt::format("{}:{}:{}", name_, m ? m->line + 1 : 0, m ? m->column + 1 : 0);
@@ -363,7 +464,9 @@ class Builder {
   }
 
   std::string name_;
+  std::string_view source_;  // the stream libfyaml reads, for quoted scalars' source text
   json::storage_ptr sp_;
+  std::string text_buffer_;  // a decoded quoted scalar's text, until the next one
   std::vector<Frame> stack_;
   std::unordered_map<std::string, Anchor> anchors_;
   size_t alias_uses_ = 0;
@@ -424,7 +527,7 @@ Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std:
     return Error{fmt::format("{}: cannot read the input", name)};
 
   std::vector<YamlDocument> docs;
-  Builder builder(name, sp);
+  Builder builder(name, text, sp);
   YamlDocument current;
   while (fy_event* e = fy_parser_parse(parser.get())) {
     std::string err;
@@ -506,7 +609,7 @@ class Writer {
       for (const auto& kv : v.get_object()) {
         if (!first) indent(level);
         first = false;
-        string(kv.key());
+        key(kv.key(), level);
         out_ += ':';
         value_after(kv.value(), level, /*in_sequence=*/false);
       }
@@ -557,9 +660,49 @@ class Writer {
       case json::kind::bool_:
         out_ += v.get_bool() ? "true" : "false";
         break;
+      case json::kind::double_:
+        number(v.get_double());
+        break;
       default:
         out_ += json::serialize(v);
         break;
+    }
+  }
+
+  // A float as YAML 1.1 readers (PyYAML, go-yaml v2) read one too: with a '.' and, when there is
+  // an exponent, its sign (`0.005`, `1.0e+20`), where JSON's `5E-3` would be a string to them.
+  void number(double d) {
+    if (std::isnan(d)) {
+      out_ += ".nan";
+      return;
+    }
+    if (std::isinf(d)) {
+      out_ += d < 0 ? "-.inf" : ".inf";
+      return;
+    }
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+    std::string text(buf, ec == std::errc() ? end : buf);
+    size_t e = text.find('e');
+    if (text.find('.') == std::string::npos)
+      text.insert(e == std::string::npos ? text.size() : e, ".0");
+    out_ += text;
+  }
+
+  // A mapping key: never a block scalar (a key is one line), and `<<` quoted, which a plain key
+  // would make a merge key for YAML 1.1 readers. A key longer than a simple key may be (1024
+  // characters) is written as an explicit one, `? key` then `:` on the next line.
+  void key(std::string_view s, int level) {
+    bool plain = plain_safe(s);
+    bool explicit_key = s.size() > 1000;
+    if (explicit_key) out_ += "? ";
+    if (plain)
+      out_ += s;
+    else
+      quoted(s);
+    if (explicit_key) {
+      out_ += '\n';
+      indent(level);
     }
   }
 
@@ -572,6 +715,10 @@ class Writer {
     if (s.size() <= 3)
       for (std::string_view w : kWords)
         if (s == w) return true;
+    // YAML 1.1's value key and merge key; and its timestamps (`2024-01-02`, which PyYAML reads
+    // as a date).
+    if (s == "=" || s == "<<") return true;
+    if (s.size() >= 8 && s.find_first_not_of("0123456789") == 4 && s[4] == '-') return true;
     // Numbers with `_` separators and base 60 (`1:20`, `-1_000`, `0b101`).
     std::string_view digits = s.substr(s.front() == '-' || s.front() == '+' ? 1 : 0);
     if (digits.starts_with("0b") || digits.starts_with("0x"))
@@ -582,8 +729,77 @@ class Writer {
            digits.find_first_of("_:") != std::string_view::npos;
   }
 
+  // A code point that YAML readers do not take as it stands: C0 controls but for tab and line
+  // feed (which the caller decides on), DEL, the C1 controls (NEL is a line break to YAML 1.1),
+  // the line and paragraph separators, a byte order mark, U+FFFE and U+FFFF (not printable, which
+  // PyYAML refuses anywhere in a stream). Written escaped, in a double-quoted scalar.
+  static bool needs_escape(uint32_t cp) {
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+           cp == 0xfeff || cp == 0xfffe || cp == 0xffff;
+  }
+  // Whether `s` holds only what a plain or block scalar can carry (tabs and, when `breaks`, line
+  // feeds aside, nothing needs_escape names; and UTF-8 that reads).
+  static bool printable(std::string_view s, bool breaks) {
+    for (size_t i = 0; i < s.size();) {
+      uint32_t cp = 0;
+      size_t len = utf8_sequence(s, i, cp);
+      if (len == 0) return false;
+      if (needs_escape(cp) && !(breaks && cp == '\n')) return false;
+      i += len;
+    }
+    return true;
+  }
+
+  // A double-quoted scalar: JSON's escapes for what needs one (all valid YAML escapes), and
+  // YAML's \N, \L, \P, \uXXXX for the code points needs_escape names above 0x7e.
+  void quoted(std::string_view s) {
+    out_ += '"';
+    for (size_t i = 0; i < s.size();) {
+      uint32_t cp = 0;
+      size_t len = utf8_sequence(s, i, cp);
+      if (len == 0) {  // not UTF-8 (nothing planter read): each byte as the code point it is
+        cp = static_cast<unsigned char>(s[i]);
+        len = 1;
+      }
+      switch (cp) {
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
+        case 0x85:
+          out_ += "\\N";
+          break;
+        case 0x2028:
+          out_ += "\\L";
+          break;
+        case 0x2029:
+          out_ += "\\P";
+          break;
+        default:
+          if (needs_escape(cp) || (len == 1 && cp >= 0x80))
+            out_ += fmt::format("\\u{:04X}", cp);
+          else
+            out_.append(s.substr(i, len));
+      }
+      i += len;
+    }
+    out_ += '"';
+  }
+
   static bool plain_safe(std::string_view s) {
     if (s.empty() || !resolve_plain_scalar(s, {}).is_string() || yaml11_special(s)) return false;
+    if (!printable(s, false) || s.find('\t') != std::string_view::npos) return false;
     if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos &&
         !(s.front() == '-' && s.size() > 1 && s[1] != ' ' && s != "---"))
       return false;
@@ -597,8 +813,7 @@ class Writer {
   static bool literal_safe(std::string_view s) {
     if (s.find('\n') == std::string_view::npos || s.front() == ' ' || s.front() == '\n')
       return false;
-    for (char c : s)
-      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) return false;
+    if (!printable(s, true)) return false;
     // Trailing spaces on a line would be kept, but are easy to misread; quote those instead.
     return s.find(" \n") == std::string_view::npos;
   }
@@ -625,8 +840,7 @@ class Writer {
       for (size_t i = 1; i < trailing; ++i) out_ += '\n';
       return;
     }
-    // JSON's string escapes are all valid in a YAML double-quoted scalar.
-    out_ += json::serialize(json::string(s));
+    quoted(s);
   }
 
   std::string out_;

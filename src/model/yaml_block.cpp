@@ -12,6 +12,7 @@
 #include <string>
 
 #include "model/utf8.h"
+#include "model/yaml_quoted.h"
 
 namespace planter {
 
@@ -57,24 +58,6 @@ bool needs_full_reader(std::string_view text) {
     i += len;
   }
   return false;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
 }
 
 // Characters that may not start a plain scalar (YAML 1.2 c-indicator, less `-?:` which may when a
@@ -402,6 +385,8 @@ class BlockReader {
         if (!plain_may_start(p) || !scan_plain(p, q)) unsupported();
         key = rtrim(t_.substr(p, q - p));
         if (key == "<<") unsupported();  // merge keys
+        if (auto resolved = plain_key_text(key))
+          key = quoted_keys_.emplace_back(std::move(*resolved));
         // A key that starts with ':' after a multi-line plain scalar is refused by libfyaml (when
         // a flow collection came before), accepted by PyYAML: libfyaml decides (found by fuzzing).
         if (key.front() == ':') unsupported();
@@ -439,109 +424,36 @@ class BlockReader {
 
   // A quoted scalar starting at the quote at p; returns the position after the closing quote.
   // With `parent` kOneLine it must close on this line (npos when it does not); otherwise it may go
-  // on over lines indented deeper than `parent`, folded as YAML folds them, and line_ is then the
-  // line where it closes.
+  // on over lines indented deeper than `parent`, and line_ is then the line where it closes. The
+  // text between the quotes is decoded by decode_quoted_scalar, as libfyaml's reading is.
   size_t quoted(size_t p, std::string& out, int parent) {
     char quote = t_[p];
     size_t i = p + 1;
-    out.clear();
-    size_t keep = 0;  // out's length without the trailing spaces of the line, which fold away
-    size_t escape_end = std::string_view::npos;  // where the last escape sequence ended
-    bool folded_lines = false;                   // the scalar went on to another line
     while (true) {
       size_t end = line_.end;
-      bool escaped_break = false;
       while (i < end) {
         char c = t_[i];
         if (c == quote) {
           if (quote == '\'' && i + 1 < end && t_[i + 1] == '\'') {
-            // libfyaml 0.7.12 misreads some runs of escaped quotes (7 quotes and a bracket read
-            // as 4 quotes; found by fuzzing): a run of more than one goes to libfyaml.
-            if (i + 3 < end && t_[i + 2] == '\'' && t_[i + 3] == '\'') unsupported();
-            // It misreads an escaped quote that starts a folded line too (`'''`, `''`, `''`, `'` on
-            // four lines: a line break where the spec and PyYAML fold to a space; found by
-            // fuzzing).
-            if (folded_lines && i == line_.first()) unsupported();
-            out += '\'';
-            keep = out.size();
             i += 2;
             continue;
           }
+          auto text = decode_quoted_scalar(t_.substr(p + 1, i - p - 1), quote);
+          if (!text) unsupported();  // libfyaml says what is wrong with it
+          out = std::move(*text);
           return i + 1;
         }
-        if (c == '\\' && quote == '"') {
-          if (i + 1 == end) {  // an escaped line break: no space, spaces before it stay
-            // Right after an escape (`"\\\` at a line's end, then `0"`): libfyaml 0.7.12 reads
-            // a space there, where the spec and PyYAML read nothing (found by fuzzing).
-            if (i == escape_end) unsupported();
-            escaped_break = true;
-            keep = out.size();
-            break;
-          }
-          // libfyaml 0.7.12 garbles an escaped space that ends a line (the fold gives NULs).
-          if (t_[i + 1] == ' ' && parent != kOneLine && t_.find_first_not_of(' ', i + 2) >= end)
-            unsupported();
-          i = escape(i + 1, out);
-          escape_end = i;
-          keep = out.size();
-          continue;
-        }
-        out += c;
-        if (c != ' ') keep = out.size();
-        ++i;
+        // An escape is two characters at least; at the line's end, an escaped line break.
+        i += c == '\\' && quote == '"' ? 2 : 1;
       }
       if (parent == kOneLine) return std::string_view::npos;
       if (parent < 0) unsupported();  // a multi-line root scalar
-      folded_lines = true;
-      out.resize(keep);
       consume();
-      size_t blanks = 0;
-      while (raw_line().kind == Line::kContent && blank(line_)) {
-        ++blanks;
-        consume();
-      }
+      while (raw_line().kind == Line::kContent && blank(line_)) consume();
       // Like libfyaml (and go-yaml), any indentation will do: the closing quote ends the scalar.
       if (line_.kind != Line::kContent) unsupported();
-      if (escaped_break || blanks > 0)
-        out.append(blanks, '\n');
-      else
-        out += ' ';
-      keep = out.size();
       i = line_.first();
     }
-  }
-
-  // The escape sequence after a backslash at i - 1 of a double-quoted scalar; returns the position
-  // after it.
-  size_t escape(size_t i, std::string& out) const {
-    static constexpr std::string_view kFrom = "0abtnvfre \"/\\";
-    static constexpr std::string_view kTo{"\0\a\b\t\n\v\f\r\x1b \"/\\", kFrom.size()};
-    static constexpr std::string_view kUnicodeFrom = "N_LP";
-    static constexpr uint32_t kUnicodeTo[] = {0x85, 0xa0, 0x2028, 0x2029};
-    char e = t_[i++];
-    if (size_t k = kFrom.find(e); k != std::string_view::npos) {
-      out += kTo[k];
-      return i;
-    }
-    if (size_t k = kUnicodeFrom.find(e); k != std::string_view::npos) {
-      append_utf8(out, kUnicodeTo[k]);
-      return i;
-    }
-    size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
-    if (digits == 0 || i + digits > line_.end) unsupported();
-    uint32_t cp = 0;
-    for (size_t k = 0; k < digits; ++k) {
-      char h = t_[i + k];
-      uint32_t d = h >= '0' && h <= '9'   ? static_cast<uint32_t>(h - '0')
-                   : h >= 'a' && h <= 'f' ? static_cast<uint32_t>(h - 'a' + 10)
-                   : h >= 'A' && h <= 'F' ? static_cast<uint32_t>(h - 'A' + 10)
-                                          : 0xffu;
-      if (d == 0xffu) unsupported();
-      cp = cp * 16 + d;
-    }
-    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) unsupported();
-    append_utf8(out, cp);
-    return i + digits;
   }
 
   // A flow collection that ends on this line; p moves past its closing bracket.
@@ -573,6 +485,10 @@ class BlockReader {
           if (!flow_plain(p)) unsupported();  // `{a}` or `{a, b}`
           key = rtrim(t_.substr(start, p - start));
           if (key.empty() || key == "<<") unsupported();
+          if (auto resolved = plain_key_text(key)) {
+            key_buf = std::move(*resolved);
+            key = key_buf;
+          }
         }
         ++p;  // ':'
         skip_spaces(p, end);

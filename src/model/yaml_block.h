@@ -33,7 +33,12 @@ std::optional<std::vector<YamlDocument>> read_block_yaml(std::string_view text,
 Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std::string_view name,
                                                      const boost::json::storage_ptr& sp);
 
-// YAML 1.2 core schema resolution of a plain scalar (null, bool, int, float or string).
+// A plain scalar's value as kubectl reads it (go-yaml v2: YAML 1.1's booleans and Go's integers;
+// docs/yaml.md): null, bool, int, float or string.
 boost::json::value resolve_plain_scalar(std::string_view s, const boost::json::storage_ptr& sp);
+
+// A plain mapping key that is not a string to kubectl, as kubectl's JSON key: `yes` is "true",
+// `0x1F` is "31", `010` is "8"; nullopt for a key that is the string it reads as.
+std::optional<std::string> plain_key_text(std::string_view s);
 
 }  // namespace planter

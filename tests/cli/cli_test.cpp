@@ -227,7 +227,7 @@ TEST(Cli, DatabaseFirstPluginMakesTheFrontEndWaitForItsDatabase) {
       << r.out;
   // The Service of the database is no workload: it waits for nothing of the database.
   EXPECT_NE(r.out.find("shop/db    Namespace/shop active\n"), std::string::npos) << r.out;
-  // YAML 1.2 through a YAML 1.1 library: the string "on" stays a string.
+  // Through a YAML 1.1 library (the plugin's PyYAML) and back, the string "on" stays one.
   Result annotated = planter("annotate " + args);
   ASSERT_EQ(annotated.code, 0) << annotated.err;
   EXPECT_NE(annotated.out.find("value: \"on\""), std::string::npos) << annotated.out;

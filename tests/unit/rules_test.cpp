@@ -89,9 +89,9 @@ TEST(Rules, AggregatedApiWaitsForItsApiService) {
       "v1beta1.metrics.k8s.io}\n"
       "spec: {group: metrics.k8s.io, version: v1beta1, service: {name: metrics, namespace: "
       "kube-system}}\n---\n"
-      "apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: n}\n");
+      "apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: node-1}\n");
   ASSERT_TRUE(out.ok()) << out.diags.str();
-  const Unit* u = find_unit(out.plan, "NodeMetrics/n");
+  const Unit* u = find_unit(out.plan, "NodeMetrics/node-1");
   ASSERT_TRUE(u);
   ASSERT_EQ(u->requirements.size(), 1u);
   EXPECT_EQ(out.plan.target(u->requirements[0]).short_form(), "APIService/v1beta1.metrics.k8s.io");

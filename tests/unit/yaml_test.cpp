@@ -28,7 +28,7 @@ TEST(Yaml, ResolvesScalarsLikeKubectl) {
           "t: true\nquoted: \"8080\"\nsingle: 'true'\nplain: hello world\nempty:\n");
   const json::object& o = v.as_object();
   EXPECT_EQ(o.at("eq"), json::value("="));
-  EXPECT_EQ(o.at("yes_"), json::value("yes"));  // YAML 1.2: not a boolean
+  EXPECT_EQ(o.at("yes_"), json::value(true));  // go-yaml v2, as kubectl reads it
   EXPECT_EQ(o.at("hex"), json::value(31));
   EXPECT_EQ(o.at("oct"), json::value(15));
   EXPECT_EQ(o.at("int"), json::value(-42));
@@ -42,19 +42,82 @@ TEST(Yaml, ResolvesScalarsLikeKubectl) {
   EXPECT_TRUE(o.at("empty").is_null());
 }
 
+// Core tags say the type: PyYAML's all-quoted style writes `!!int "1"`, which is 1, not "1".
+TEST(Yaml, CoreTagsOnQuotedScalarsAreHonoured) {
+  json::value v =
+      one("i: !!int \"1\"\nb: !!bool \"true\"\nnil: !!null \"null\"\nf: !!float \"1.5\"\nw: !!float "
+          "'2'\ns: !!str 1\nl: !<tag:yaml.org,2002:int> '7'\n");
+  const json::object& o = v.as_object();
+  EXPECT_EQ(o.at("i"), json::value(1));
+  EXPECT_EQ(o.at("b"), json::value(true));
+  EXPECT_TRUE(o.at("nil").is_null());
+  EXPECT_EQ(o.at("f"), json::value(1.5));
+  EXPECT_EQ(o.at("w"), json::value(2.0));
+  EXPECT_EQ(o.at("s"), json::value("1"));
+  EXPECT_EQ(o.at("l"), json::value(7));
+  auto bad = parse_yaml_stream("replicas: !!int \"one\"\n", "seed.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("seed.yaml:1:"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("\"one\" is tagged !!int but is not one"), std::string::npos)
+      << bad.error().message;
+}
+
+// Where YAML 1.1 (kubectl's go-yaml v2) and 1.2 differ, planter reads as kubectl: booleans of
+// YAML 1.1, Go's integers (a leading 0 is octal, `_` dropped), and no base 60 (docs/yaml.md).
+TEST(Yaml, Yaml11ScalarsReadAsKubectlReadsThem) {
+  json::value v =
+      one("a: yes\nb: Off\nc: y\nd: N\ne: 010203\nf: 0777\ng: 1_000\nh: 0b101\ni: -0x1F\nj: 1:20\n"
+          "k: 2024-01-02\nl: 08\nm: +1\n");
+  const json::object& o = v.as_object();
+  EXPECT_EQ(o.at("a"), json::value(true));
+  EXPECT_EQ(o.at("b"), json::value(false));
+  EXPECT_EQ(o.at("c"), json::value(true));
+  EXPECT_EQ(o.at("d"), json::value(false));
+  EXPECT_EQ(o.at("e"), json::value(4227));
+  EXPECT_EQ(o.at("f"), json::value(511));
+  EXPECT_EQ(o.at("g"), json::value(1000));
+  EXPECT_EQ(o.at("h"), json::value(5));
+  EXPECT_EQ(o.at("i"), json::value(-31));
+  EXPECT_EQ(o.at("j"), json::value("1:20"));
+  EXPECT_EQ(o.at("k"), json::value("2024-01-02"));
+  EXPECT_EQ(o.at("l"), json::value(8.0));
+  EXPECT_EQ(o.at("m"), json::value(1));
+}
+
+// What planter writes, YAML 1.1 readers (PyYAML, go-yaml v2) read as written: floats with a '.'
+// and a signed exponent, `<<` and long keys quoted or explicit, never a block scalar as a key,
+// characters YAML 1.1 breaks lines at escaped.
+TEST(Yaml, WritesWhatYaml11ReadersReadBack) {
+  json::object o{{"small", 0.005},   {"big", 1e20},        {"whole", 2.0},
+                 {"<<", "merge?"},   {"line\nbreak", "k"}, {"nel", "a\u0085b"},
+                 {"ls", "a\u2028b"}, {"bom", "\ufeffx"},   {"date", "2024-01-02"},
+                 {"octal", "010"},   {"eq", "="},          {std::string(1100, 'k'), "long key"}};
+  json::value v = o;
+  std::string text = to_yaml(v);
+  for (const char* want :
+       {"small: 0.005\n", "big: 1.0e+20\n", "whole: 2.0\n", "\"<<\": merge?\n",
+        "\"line\\nbreak\": k\n", "nel: \"a\\Nb\"\n", "ls: \"a\\Lb\"\n", "bom: \"\\uFEFFx\"\n",
+        "date: \"2024-01-02\"\n", "octal: \"010\"\n", "eq: \"=\"\n"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << " in\n" << text;
+  EXPECT_NE(text.find("? " + std::string(1100, 'k') + "\n: long key\n"), std::string::npos);
+  auto back = parse_yaml_stream(text, "out.yaml");
+  ASSERT_TRUE(back.ok()) << back.error().message << "\n" << text;
+  EXPECT_EQ(back->at(0).value, v) << text;
+}
+
 TEST(Yaml, ExplicitStringTagKeepsText) {
   EXPECT_EQ(one("a: !!str 123\n").as_object().at("a"), json::value("123"));
 }
 
 TEST(Yaml, AnchorsAliasesAndMergeKeys) {
   json::value v =
-      one("base: &b {x: 1, y: 2}\n"
+      one("base: &b {x: 1, z: 2}\n"
           "copy: *b\n"
-          "merged:\n  <<: *b\n  y: 3\n");
+          "merged:\n  <<: *b\n  z: 3\n");
   const json::object& o = v.as_object();
   EXPECT_EQ(o.at("copy"), o.at("base"));
   EXPECT_EQ(o.at("merged").as_object().at("x"), json::value(1));
-  EXPECT_EQ(o.at("merged").as_object().at("y"), json::value(3));  // own key wins
+  EXPECT_EQ(o.at("merged").as_object().at("z"), json::value(3));  // own key wins
 }
 
 TEST(Yaml, OnlyAPlainLessLessIsAMergeKey) {
@@ -69,10 +132,20 @@ TEST(Yaml, OnlyAPlainLessLessIsAMergeKey) {
   EXPECT_EQ(o.at("tagged").as_object().at("<<"), json::value(2));
 }
 
-TEST(Yaml, NonStringKeysBecomeText) {
-  json::value v = one("8080: http\ntrue: yes\n");
-  EXPECT_EQ(v.as_object().at("8080"), json::value("http"));
-  EXPECT_EQ(v.as_object().at("true"), json::value("yes"));
+// As kubectl (sigs.k8s.io/yaml over go-yaml v2) makes JSON keys of keys that are not strings: the
+// text of the value they resolve to, so `y:` and `Off:` are "true" and "false", `0x1F:` is "31".
+TEST(Yaml, NonStringKeysBecomeTextAsKubectlWritesThem) {
+  json::value v = one("8080: http\ntrue: yes\nOff: 2\n0x1F: a\n010: b\n1.5: c\n");
+  const json::object& o = v.as_object();
+  EXPECT_EQ(o.at("8080"), json::value("http"));
+  EXPECT_EQ(o.at("true"), json::value(true));
+  EXPECT_EQ(o.at("false"), json::value(2));
+  EXPECT_EQ(o.at("31"), json::value("a"));
+  EXPECT_EQ(o.at("8"), json::value("b"));
+  EXPECT_EQ(o.at("1.5"), json::value("c"));
+  EXPECT_EQ(one("y: 1\n").as_object().at("true"), json::value(1));
+  // Quoted, a key is the string it spells.
+  EXPECT_EQ(one("\"y\": 1\n").as_object().at("y"), json::value(1));
 }
 
 TEST(Yaml, DuplicateKeyIsAnErrorWithItsLine) {
