@@ -15,12 +15,25 @@ using tcp = net::ip::tcp;
 struct HttpEndpoint::Impl {
   net::io_context io{1};
   tcp::acceptor acceptor{io};
+  net::steady_timer pause{io};
   Handler handler;
   std::thread thread;
 
+  // Accepts for as long as the endpoint lives. A failed accept (EMFILE or ENFILE: out of file
+  // descriptors, while idle clients hold them; ECONNABORTED) does not end it: it waits a moment
+  // for connections to close (each lasts 5 s at most, see serve) and accepts again, so a burst
+  // of connections never leaves /healthz or /metrics unanswered for good.
   void accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
-      if (ec) return;
+      if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+      if (ec) {
+        pause.expires_after(
+            std::chrono::milliseconds(ec == net::error::connection_aborted ? 0 : 100));
+        pause.async_wait([this](beast::error_code waited) {
+          if (!waited) accept();
+        });
+        return;
+      }
       serve(std::move(socket));
       accept();
     });

@@ -118,6 +118,7 @@ void wait_until_cache_has(const Informer& informer, const std::string& ns,
       if (!all) break;
     }
     if (all) return;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ADD_FAILURE() << "the informer's cache did not catch up within 30 s";
@@ -140,6 +141,7 @@ TEST(KubeFaults, AnInformerSeesEveryChangeOnceAcrossDroppedStreamsAndA410) {
   informer.start();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!informer.synced() && std::chrono::steady_clock::now() < deadline)
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(informer.synced());
 
@@ -184,6 +186,7 @@ TEST(KubeFaults, AnInformerSeesEveryChangeOnceAcrossDroppedStreamsAndA410) {
     released.wait();
   });
   stalled.get_future().wait();
+  // sleep-ok(time): a watcher stalled past the sim's 2 s stream timeout
   std::this_thread::sleep_for(std::chrono::milliseconds(2100));
   std::atomic<int> left{400};
   std::promise<void> burst;

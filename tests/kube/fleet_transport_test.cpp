@@ -185,6 +185,7 @@ TEST(FleetTransport, ClientsDroppedWithRequestsInFlightGiveBackTheirWorkersRoom)
     } else if (now_sent >= 256 && Clock::now() - steady_since > std::chrono::milliseconds(300)) {
       break;
     }
+    // sleep-ok(poll): until the requests sent stop growing
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_GE(now_sent, 256u);
@@ -217,6 +218,7 @@ TEST(FleetTransport, AbandonedRequestsEndAtOnceAndLaterClientsWork) {
   };
   for (int i = 0; i < 10; ++i)
     for (auto& c : clients) c->apply_async(config_map("cm-" + std::to_string(i)), {}, note);
+  // sleep-ok(time): requests under way (retrying, hanging) before they are abandoned
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // retrying, hanging, or done
   auto start = Clock::now();
   abandon_requests();
@@ -225,6 +227,7 @@ TEST(FleetTransport, AbandonedRequestsEndAtOnceAndLaterClientsWork) {
     return answers == 30;
   };
   while (!all_answered() && Clock::now() - start < std::chrono::seconds(10))
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
   {

@@ -79,6 +79,7 @@ TEST(SocketInterest, ForgottenSocketsAreNotReportedAndForgettingAClosedOneIsHarm
 TEST(SocketInterest, WakeEndsAWaitFromAnotherThread) {
   SocketInterest sockets;
   std::jthread waker([&] {
+    // sleep-ok(time): the wait a wake() from another thread must end is under way
     std::this_thread::sleep_for(milliseconds(20));
     sockets.wake();
   });

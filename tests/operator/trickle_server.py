@@ -21,6 +21,7 @@ class Trickle(http.server.BaseHTTPRequestHandler):
         try:
             self.wfile.write(b"#")
             while True:
+                # sleep-ok(time): the trickle's pace is the hostile input
                 time.sleep(float(sys.argv[3]))
                 self.wfile.write(b" ")
                 self.wfile.flush()

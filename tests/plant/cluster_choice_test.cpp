@@ -121,6 +121,7 @@ std::vector<std::string> running_on(const SimProcess& sim, const std::string& cl
         nodes.emplace_back(p.at("spec").at("nodeName").as_string());
       if (nodes.size() == count) return nodes;
     }
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ADD_FAILURE() << count << " pods of " << ns << " did not run on " << cluster << ": "

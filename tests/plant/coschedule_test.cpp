@@ -115,6 +115,7 @@ std::map<std::string, PodAt> job_pods(const SimProcess& sim, size_t bound,
       }
       if (n >= bound) return out;
     }
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return out;
@@ -207,6 +208,7 @@ TEST(CoscheduleTest, AnAnchorWhoseNodeIsCordonedBeforeTheMembersStartIsPlacedAga
   // The anchor is declared again, steered elsewhere, and its StatefulSet replaces its pod.
   std::string moved;
   for (int i = 0; i < 100 && (moved.empty() || moved == cordoned); ++i) {
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     moved = sim.kubectl("get pod ci-anchor-0 -o jsonpath={.spec.nodeName}").out;
   }

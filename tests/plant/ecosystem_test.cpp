@@ -321,11 +321,11 @@ TEST(EcosystemTest, UprootLeavesWhatHelmKeeps) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("helm.sh/resource-policy: keep: left alone"));
   EXPECT_EQ(sim.kubectl("get configmap data -n default").code, 0);
-  EXPECT_NE(sim.kubectl("get configmap cache -n default").code, 0);
+  EXPECT_TRUE(is_not_found(sim.kubectl("get configmap cache -n default")));
   // Without Helm's convention, uproot deletes it like anything else the seed planted.
   r = planter("uproot --ignore-annotations helm " + q(seed) + kubeconfig);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(sim.kubectl("get configmap data -n default").code, 0);
+  EXPECT_TRUE(is_not_found(sim.kubectl("get configmap data -n default")));
 }
 
 }  // namespace

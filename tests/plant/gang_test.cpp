@@ -33,6 +33,7 @@ bool eventually(const std::function<bool()>& done, std::chrono::milliseconds lim
   auto end = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < end) {
     if (done()) return true;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(step);
   }
   return done();
@@ -340,8 +341,9 @@ TEST_F(GangTest, AGangOnASharedWaitForFirstConsumerClaimBindsItWhereItsPodsGo) {
   EXPECT_EQ(json::value_to<std::string>(
                 pvc.at("metadata").at("annotations").at("volume.kubernetes.io/selected-node")),
             pods["w-0"]);
-  EXPECT_EQ(sim_.kubectl("get events --field-selector reason=FailedMount -o name").out, "")
-      << "never bound before its claim";
+  CommandResult mounts = sim_.kubectl("get events --field-selector reason=FailedMount -o name");
+  ASSERT_EQ(mounts.code, 0) << mounts.err;
+  EXPECT_EQ(mounts.out, "") << "never bound before its claim";
 }
 
 // A claim that is not there yet holds its pods back (kube-scheduler's VolumeBinding PreFilter),

@@ -377,6 +377,7 @@ TEST(PlantTest, AnInterruptLeavesTheSummaryOfWhatWaits) {
       auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
       while (read_file(log).find("Namespace far") == std::string::npos &&
              std::chrono::steady_clock::now() < until)
+        // sleep-ok(poll): the step of a wait for observed state with a deadline
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       ASSERT_THAT(read_file(log), HasSubstr("Namespace far")) << "declared, and said on the pipe";
       int code = plant.stop(sig);
@@ -478,6 +479,7 @@ TEST(PlantTest, AnObjectOfAnAggregatedApiIsPlantedOnceItsApiServiceIsAvailable) 
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
     gone = sim.kubectl("get widgets -n ext").code != 0;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_TRUE(gone);
@@ -495,7 +497,7 @@ TEST(PlantTest, ClusterFlagPlantsIntoAnExistingContext) {
                             " --cluster edge1=edge1");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(sim.kubectl("--context edge1 get configmap c -n far -o name").out, "configmap/c\n");
-  EXPECT_NE(sim.kubectl("get namespace far").code, 0);  // not on the management cluster
+  EXPECT_TRUE(is_not_found(sim.kubectl("get namespace far")));  // not on the management cluster
 
   CommandResult missing = planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) +
                                   " --cluster edge1=nowhere");
@@ -530,13 +532,13 @@ TEST(PlantTest, ClustersOnTheManagementClusterAreKnownTargets) {
   EXPECT_THAT(r.out, HasSubstr("waited for cluster edge1 ready (not in seed)"));
   EXPECT_EQ(sim.kubectl("--context edge1 get configmap c -n far -o name").out, "configmap/c\n");
   EXPECT_EQ(sim.kubectl("--context edge3 get configmap edgy -o name").out, "configmap/edgy\n");
-  EXPECT_NE(sim.kubectl("--context edge2 get configmap edgy").code, 0);
-  EXPECT_NE(sim.kubectl("get namespace far").code, 0);  // not on the management cluster
+  EXPECT_TRUE(is_not_found(sim.kubectl("--context edge2 get configmap edgy")));
+  EXPECT_TRUE(is_not_found(sim.kubectl("get namespace far")));  // not on the management cluster
 
   // What was found there is uprooted from there.
   CommandResult gone = planter("uproot --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed));
   EXPECT_EQ(gone.code, 0) << gone.out << gone.err;
-  EXPECT_NE(sim.kubectl("--context edge3 get configmap edgy").code, 0);
+  EXPECT_TRUE(is_not_found(sim.kubectl("--context edge3 get configmap edgy")));
 
   size_t before = sim.audit_lines().size();
   std::ofstream(sim.dir() / "typo.yaml")
@@ -633,10 +635,12 @@ TEST(PlantTest, APlantOutlivesAnApiServerOutage) {
                    " --timeout 120 --report " + q(sim.dir() / "r.json"));
   });
   for (int i = 0; i < 400 && written() < 20; ++i)
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   int port = sim.port();
   sim.kill_hard();
   // Longer than the client's own retries of one request (3-6 s): the engine must go on.
+  // sleep-ok(time): an outage longer than the client's retries
   std::this_thread::sleep_for(std::chrono::seconds(9));
   sim.start({"--state-dir", state.string(), "--write-latency", "20"}, port);
   ASSERT_TRUE(sim.running());
@@ -722,7 +726,7 @@ TEST(PlantTest, TheDefaultSeedNameIsTheSameFromAnyFolder) {
                                      " uproot shop/seed.yaml" + kubeconfig);
   EXPECT_EQ(uprooted.code, 0) << uprooted.out << uprooted.err;
   EXPECT_THAT(uprooted.out, HasSubstr("uprooting seed shop:"));
-  EXPECT_NE(sim.kubectl("get configmap price -n default").code, 0);
+  EXPECT_TRUE(is_not_found(sim.kubectl("get configmap price -n default")));
   // Again: nothing of it is left.
   CommandResult nothing = planter("uproot " + q(sim.dir() / "shop" / "seed.yaml") + kubeconfig);
   EXPECT_EQ(nothing.code, 1) << nothing.out << nothing.err;

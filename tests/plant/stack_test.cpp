@@ -115,6 +115,7 @@ Pods placement(SimProcess& sim, size_t count, const std::string& context = "edge
       }
       if (running == count) return out;
     }
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   ADD_FAILURE() << "the pods did not all run: " << sim.kubectl(on + "get pods -o wide").out;

@@ -87,9 +87,11 @@ for _ in range(80):
     except OSError:
         break
 before = cpu_seconds(sim.pid)
+# sleep-ok(time): the sim's idle timeout
 time.sleep(1.5)
 spent = cpu_seconds(sim.pid) - before
 check("out of descriptors, the sim does not spin", spent < 0.5, f"{spent:.2f}s of CPU in 1.5s")
+# sleep-ok(time): the sim's idle timeout
 time.sleep(3)  # the idle ones time out and give their descriptors back
 for s in idle:
     s.close()

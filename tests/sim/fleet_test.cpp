@@ -129,6 +129,7 @@ spec:
        std::chrono::steady_clock::now() < end;) {
     auto now = ready_events(sim);
     if (std::find(now.begin(), now.end(), removed) != now.end()) break;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   auto contexts = sim.kubectl("config get-contexts -o name");
@@ -292,6 +293,7 @@ TEST(FleetTest, FaultsChangePerClusterThroughClusterAnnotations) {
        std::chrono::steady_clock::now() < end;) {
     bad = sim.kubectl("--context edge2 get ns --request-timeout=5s");
     if (bad.code != 0) break;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_NE(bad.code, 0);

@@ -90,7 +90,7 @@ spec:
   EXPECT_THAT(r.err, HasSubstr("spec.parallelism: Invalid value: -3: must be greater than or "
                                "equal to 0"));
   // The sim is alive: nothing of the three was stored, and it answers.
-  EXPECT_NE(sim.kubectl("get replicaset neg").code, 0);
+  EXPECT_TRUE(is_not_found(sim.kubectl("get replicaset neg")));
   EXPECT_EQ(sim.kubectl("get --raw /readyz").code, 0);
 }
 
@@ -108,6 +108,7 @@ TEST(HostileInputTest, TheMostReplicasKubeApiserverAcceptsMakeAtMostTheSimsBound
   while (std::chrono::steady_clock::now() < deadline) {
     count = sim.kubectl("get replicaset max -o jsonpath={.status.replicas}").out;
     if (count == "300") break;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(200ms);
   }
   ASSERT_EQ(count, "300");

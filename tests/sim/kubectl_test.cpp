@@ -117,6 +117,7 @@ TEST_F(KubectlTest, ImperativeCommandsAndTheColumnsKubectlPrints) {
                           "create rolebinding reader --role=reader --serviceaccount=default:robot",
                           "create clusterrole creader --verb=get --resource=nodes",
                           "create clusterrolebinding creader --clusterrole=creader --user=alice",
+                          // sleep-ok(child): the pod's command, which the sim never runs
                           "run solo --image=busybox --restart=Never -- sleep 1"}) {
     auto r = sim_.kubectl(cmd);
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
@@ -277,7 +278,7 @@ metadata:
                                "1123 subdomain"));
   EXPECT_THAT(r.err, HasSubstr("metadata.annotations: Invalid value: \"/x\": prefix part must "
                                "be non-empty"));
-  EXPECT_NE(sim_.kubectl("get configmap a").code, 0);
+  EXPECT_TRUE(is_not_found(sim_.kubectl("get configmap a")));
 
   write(sim_.dir() / "number.json",
         R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","labels":{"n":5}}})");
@@ -339,6 +340,7 @@ TEST_F(KubectlTest, GetWatchShowsTheColumnsOfEveryChange) {
       std::stringstream ss;
       ss << in.rdbuf();
       if (ss.str().find(text) != std::string::npos) return ss.str();
+      // sleep-ok(poll): the step of a wait for observed state with a deadline
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return std::string("(not shown) ") + text;
@@ -405,6 +407,7 @@ TEST_F(KubectlTest, ServerSideApplyAgainIsNoWrite) {
   std::string versions =
       "get ns/again crd/widgets.example.org -o jsonpath={.items[*].metadata.resourceVersion}";
   std::string before = sim_.kubectl(versions).out;
+  // sleep-ok(time): managedFields timestamps are in seconds
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // timestamps are in seconds
   auto again = sim_.kubectl(apply);
   ASSERT_EQ(again.code, 0) << again.err;
@@ -433,6 +436,7 @@ TEST_F(KubectlTest, GetWatchSeesEvents) {
   auto wait_for = [&](const std::string& text) {
     std::string seen;
     for (int i = 0; i < 200 && seen.find(text) == std::string::npos; ++i) {
+      // sleep-ok(poll): the step of a wait for observed state with a deadline
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       seen = read_file(out);
     }

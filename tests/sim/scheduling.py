@@ -65,6 +65,7 @@ def settled(ns, count=None):
         if time.time() > deadline:
             raise SystemExit(f"FAIL {ns} did not settle: " + json.dumps(
                 [(p["metadata"]["name"], p["status"].get("phase")) for p in items]))
+        # sleep-ok(poll): the step of a wait for observed state with a deadline
         time.sleep(0.2)
 
 
@@ -157,6 +158,7 @@ check("a template change makes a new ReplicaSet and scales the old one to zero",
 kubectl("delete", "deploy", "web", "-n", "big")
 deadline = time.time() + 20
 while time.time() < deadline and any(p["metadata"]["name"].startswith("web-") for p in pods("big")):
+    # sleep-ok(poll): the step of a wait for observed state with a deadline
     time.sleep(0.2)
 check("deleting the Deployment collects its ReplicaSets and pods",
       not any(p["metadata"]["name"].startswith("web-") for p in pods("big")) and
@@ -260,6 +262,7 @@ while time.time() < deadline:
     items = settled("affinity", 3)
     if all(p["spec"].get("nodeName") for p in items):
         break
+    # sleep-ok(poll): the step of a wait for observed state with a deadline
     time.sleep(0.2)
 db = next(p for p in items if p["metadata"]["labels"]["app"] == "db")
 check("once the db runs, the front pods join it on its node",
@@ -720,6 +723,7 @@ check("each has its claim data-db-<i>, bound on its node",
 kubectl("scale", "sts/db", "-n", "ordered", "--replicas=1")
 deadline = time.time() + 20
 while time.time() < deadline and len(pods("ordered")) != 1:
+    # sleep-ok(poll): the step of a wait for observed state with a deadline
     time.sleep(0.2)
 check("scaled down, the highest ordinals go and their claims stay",
       [p["metadata"]["name"] for p in pods("ordered")] == ["db-0"] and
@@ -738,6 +742,7 @@ while time.time() < deadline:
     items = [p for p in pods("nodes") if not p["metadata"].get("deletionTimestamp")]
     if len(items) == 3 and all(p["spec"].get("nodeName") not in (None, victim) for p in items):
         break
+    # sleep-ok(poll): the step of a wait for observed state with a deadline
     time.sleep(0.2)
 check("the deleted node's pods were replaced on the others",
       len(items) == 3 and all(p["spec"].get("nodeName") in NODES[1:] for p in items),

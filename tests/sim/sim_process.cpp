@@ -66,6 +66,7 @@ bool file_says(const fs::path& p, std::string_view text, std::chrono::seconds li
   auto deadline = std::chrono::steady_clock::now() + limit;
   while (slurp(p).find(text) == std::string::npos) {
     if (std::chrono::steady_clock::now() > deadline) return false;
+    // sleep-ok(poll): file_says(), a line another process logs
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return true;
@@ -160,6 +161,7 @@ void SimProcess::start(std::vector<std::string> extra_args, int port) {
       size_t end = text.find('\n', p);
       if (end != std::string::npos) url_ = text.substr(p + marker.size(), end - p - marker.size());
     }
+    // sleep-ok(poll): the sim's URL in its output
     if (url_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   if (url_.empty()) ADD_FAILURE() << "planter sim did not come up: " << slurp(dir_ / "sim.out");

@@ -8,5 +8,6 @@ def until(predicate, limit_s=30, step_s=0.05):
     while not predicate():
         if time.time() > deadline:
             return False
+        # sleep-ok(poll): until(), the Python scripts' wait on state
         time.sleep(step_s)
     return True

@@ -132,6 +132,7 @@ try:
 except OSError as e:
     reached = "no"
 # A grandchild that leaves the process group and outlives the plugin by a second, unless stopped.
+# sleep-ok(child): the grandchild acts a second after it starts
 subprocess.Popen(["setsid", "sh", "-c", "sleep 1; echo alive > {}"])
 notes = docs[0]["metadata"].setdefault("annotations", {{}})
 notes["network"] = reached
@@ -183,6 +184,8 @@ TEST(Plugins, RunInASandboxWithoutNetworkOrLeftovers) {
   EXPECT_EQ(env.find("PLANTER_TEST_SECRET"), std::string::npos) << env;
   if (pid_namespace) {
     // The grandchild writes the flag a second after it starts, unless the sandbox's end killed it.
+    // sleep-ok(none): a leftover grandchild acts 1 s after it starts; its absence is checked after
+    // that
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     EXPECT_FALSE(fs::exists(flag)) << "a process the plugin started outlived it";
   }

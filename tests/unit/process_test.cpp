@@ -24,12 +24,14 @@ bool gone(const std::string& pid) {
     auto close = line.rfind(')');
     if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z')
       return true;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(100ms);
   }
   return false;
 }
 
 TEST(Process, AGrandchildHoldingStdoutDoesNotHoldTheCaller) {
+  // sleep-ok(child): a grandchild that outlives its shell
   ProcessSpec spec{.path = "/bin/sh", .args = {"-c", "sleep 30 & echo $!"}};
   auto start = Clock::now();
   auto run = run_process(spec);
@@ -44,8 +46,10 @@ TEST(Process, AGrandchildHoldingStdoutDoesNotHoldTheCaller) {
 
 TEST(Process, CancelKillsTheChildAndItsGroup) {
   std::atomic<bool> cancel = false;
+  // sleep-ok(child): a child that runs until cancelled
   ProcessSpec spec{.path = "/bin/sh", .args = {"-c", "sleep 30; echo never"}, .cancel = &cancel};
   std::thread canceller([&] {
+    // sleep-ok(time): a cancel while the child runs
     std::this_thread::sleep_for(200ms);
     cancel = true;
   });
@@ -65,6 +69,7 @@ TEST(Process, CancelKillsTheChildAndItsGroup) {
 }
 
 TEST(Process, TimeoutKillsWhatTheChildStarted) {
+  // sleep-ok(child): children that outlive the timeout
   ProcessSpec spec{.path = "/bin/sh", .args = {"-c", "sleep 30 & sleep 30"}, .timeout = 300ms};
   auto start = Clock::now();
   auto run = run_process(spec);

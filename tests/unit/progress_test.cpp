@@ -85,6 +85,7 @@ TEST_F(ProgressTest, OnATerminalEachDrawFitsTheWidthItHasThen) {
   // Drawn by the ticker at 100 columns, then the terminal shrinks before the final draw.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (written().empty() && std::chrono::steady_clock::now() < deadline)
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_FALSE(written().empty());
   columns = 30;
@@ -141,6 +142,7 @@ TEST_F(ProgressTest, OnAPipeAQuietWaitIsSaidAgainAndAgain) {
   };
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (said() < 2 && std::chrono::steady_clock::now() < deadline)
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   progress.finish();
   EXPECT_GE(said(), 2u);

@@ -21,6 +21,7 @@ bool eventually(Pred pred, std::chrono::milliseconds within = 5s) {
   auto end = std::chrono::steady_clock::now() + within;
   while (std::chrono::steady_clock::now() < end) {
     if (pred()) return true;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
     std::this_thread::sleep_for(5ms);
   }
   return pred();
@@ -35,6 +36,7 @@ TEST(SlicePool, RunsEveryJobToItsEndWithAtMostItsWorkersAtOnce) {
       int now = ++running;
       for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
       }
+      // sleep-ok(time): work inside a job
       std::this_thread::sleep_for(10ms);
       --running;
       if (--*slices == 0) {
@@ -55,6 +57,7 @@ TEST(SlicePool, AJobThatKeepsWaitingHoldsNoWorkerBetweenSlices) {
   std::atomic<int> waiter_slices{0};
   pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
     ++waiter_slices;
+    // sleep-ok(time): work inside a job: a slice that ends with the job still waiting
     std::this_thread::sleep_for(20ms);  // a slice that ends with the job still waiting
     return 50ms;
   });
@@ -77,6 +80,7 @@ TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
   auto job = pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
     inside = true;
     ++slices;
+    // sleep-ok(time): work inside a job
     std::this_thread::sleep_for(100ms);
     inside = false;
     return 1ms;
@@ -98,6 +102,7 @@ TEST(SlicePool, ACancelledJobRunsNoFurtherSliceAndCancelWaitsForTheRunningOne) {
   std::atomic<bool> ran{false};
   SlicePool busy(1);
   busy.submit("t", []() -> std::optional<std::chrono::milliseconds> {
+    // sleep-ok(time): work inside a job
     std::this_thread::sleep_for(100ms);
     return std::nullopt;
   });
@@ -123,6 +128,7 @@ TEST(SlicePool, TenantsTakeTurnsSoManyJobsOfOneDoNotStarveAnother) {
   std::atomic<bool> release{false};
   auto job = [&](std::string name, bool hold) {
     return [&, name, hold]() -> std::optional<std::chrono::milliseconds> {
+      // sleep-ok(poll): a held job waits for its release
       while (hold && !release) std::this_thread::sleep_for(1ms);
       std::lock_guard lock(mu);
       order.push_back(name);
