@@ -240,7 +240,10 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
                   [](const plant::ChoiceRecord& c) { return c.result.complete; });
   if (output == "json" || output == "yaml") {
     json::object doc = json::parse(render_json(plan.value())).as_object();
-    json::array& stacks = doc["stacks"].as_array();  // in the plan's order
+    // In the plan's order; a plan without stacks (a cluster choice alone) has none.
+    json::array no_stacks;
+    json::value* listed = doc.if_contains("stacks");
+    json::array& stacks = listed && listed->is_array() ? listed->get_array() : no_stacks;
     for (size_t i = 0; i < stacks.size() && i < plan.value().stacks.size(); ++i) {
       json::array fits;
       for (const FitLine& l : lines)

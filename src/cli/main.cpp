@@ -138,15 +138,42 @@ int main(int argc, char** argv) {
       "  source <(planter completion zsh)\n"
       "  planter completion fish | source");
 
+  std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
+  std::string commands;
+  for (const CLI::App* c : all)
+    commands += fmt::format("  {:<10} {}\n", c->get_name(), c->get_description());
+  // No command at all: kubectl's answer, its description, the commands and how to use them (on
+  // stdout, exit 0), instead of CLI11's "A subcommand is required".
+  if (argc == 1) {
+    fmt::print(
+        "{}\n\nCommands:\n{}\nUsage:\n  {} [command] [flags] [options]\n\nUse \"{} <command> "
+        "--help\" for more information about a given command.\n",
+        app.get_description(), commands, program, program);
+    return kExitOk;
+  }
+  // kubectl's `-o=yaml`: a short flag with `=` and its value, which CLI11 reads only for long
+  // flags, is given to it as the flag and its value.
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
+      std::string value = a.substr(3);
+      args[i] = a.substr(0, 2);
+      args.insert(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, value);
+      ++i;
+    }
+  }
+  std::vector<char*> split_argv;
+  for (std::string& a : args) split_argv.push_back(a.data());
+  argc = static_cast<int>(split_argv.size());
+  split_argv.push_back(nullptr);
+  argv = split_argv.data();
+
   // A word that is no command is answered as kubectl answers it, with the commands there are.
   if (argc > 1 && argv[1][0] != '-') {
-    std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
     bool known = false;
-    std::string commands;
-    for (const CLI::App* c : all) {
-      known = known || c->get_name() == argv[1];
-      commands += fmt::format("  {:<10} {}\n", c->get_name(), c->get_description());
-    }
+    for (const CLI::App* c : all) known = known || c->get_name() == argv[1];
     if (!known) {
       fmt::print(stderr,
                  "error: unknown command \"{}\" for \"{}\"\n\nCommands:\n{}\nRun "

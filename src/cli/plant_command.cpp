@@ -1,6 +1,7 @@
 #include "cli/plant_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -298,6 +299,8 @@ Pruned prune(const PlantFlags& f, const Prepared& p, const plant::Inventories& i
   for (const Plan& wave : plant::stale_plans(p.plan, inventories)) {
     plant::UprootOptions options;
     options.seed_name = p.seed_name;
+    options.removal = plant::Removal::kPrune;
+    options.conventions = p.plan.conventions;
     options.client = client_options(f.client);
     options.timeout = timeout_of(f);
     options.stop = p.interrupts->stop_token();
@@ -354,8 +357,8 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     if (auto it = inventories.choices.find(c.name); it != inventories.choices.end())
       choices.insert(*it);
   options.kept_choices = choices;
-  warn_all(
-      plant::write_inventories(p.plan, p.targets.clusters, inventories.by_cluster, io, choices));
+  warn_all(plant::write_inventories(p.plan, p.targets.clusters, inventories.by_cluster, io, choices,
+                                    inventories.unreadable));
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
   bool chose_anew = false;
   for (const plant::ChoiceRecord& c : out.choices) {
@@ -383,7 +386,8 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   // Once every unit is declared: what the seed no longer holds goes (or, --prune=false, stays
   // listed), and the inventory lists what the seed holds now.
   bool pruned = true;
-  if (out.all_declared() && p.interrupts->signal() == 0 && inventories.errors.empty()) {
+  bool finished = out.all_declared() && p.interrupts->signal() == 0;
+  if (finished && inventories.errors.empty()) {
     Pruned r;
     if (f.prune) {
       r = prune(f, p, inventories);
@@ -394,6 +398,16 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     }
     if (p.interrupts->signal() == 0)
       warn_all(plant::write_inventories(p.plan, p.targets.clusters, r.kept, io, choices));
+  } else if (finished && f.prune) {
+    // An inventory that cannot be read hides what the seed planted before: nothing is pruned,
+    // anywhere, and the run says so and fails instead of passing for a prune.
+    std::vector<std::string> unread(inventories.unreadable.begin(), inventories.unreadable.end());
+    fmt::print(
+        "not pruned: the inventory of cluster(s) {} could not be read (see the warnings above), "
+        "so nothing the seed no longer holds was deleted on any cluster; fix access to ConfigMap "
+        "{}/{} there and run again\n",
+        fmt::join(unread, ", "), plant::kInventoryNamespace, plant::inventory_name(p.seed_name));
+    pruned = false;
   } else if (chose_anew && inventories.errors.empty()) {
     // Not complete, but what was chosen is kept for the next run.
     warn_all(
@@ -406,7 +420,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
 int uproot_prepared(const PlantFlags& f, Prepared& p) {
   plant::UprootOptions options;
   options.seed_name = p.seed_name;
-  options.keep_by_resource_policy = p.plan.conventions.helm;
+  options.conventions = p.plan.conventions;
   options.client = client_options(f.client);
   options.timeout = timeout_of(f);
   options.stop = p.interrupts->stop_token();
@@ -438,7 +452,9 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
   fmt::print("\n{}", plant::render_uproot_summary(p.plan, out));
   if (out.complete() && inventories.errors.empty())
     warn_all(plant::delete_inventories(p.targets.clusters, io));
-  if (out.complete() && out.count(plant::RemovalState::kDeleted) + beyond.deleted == 0) {
+  size_t kept = std::count_if(out.units.begin(), out.units.end(),
+                              [](const plant::RemovalRecord& r) { return r.kept; });
+  if (out.complete() && out.count(plant::RemovalState::kDeleted) + beyond.deleted + kept == 0) {
     fmt::print(
         "nothing labelled planter.nephio.org/seed={} was found: was it planted under another "
         "--seed-name?\n",

@@ -27,9 +27,10 @@ void add_seed_flags(CLI::App* cmd, SeedFlags& f) {
       throw CLI::RequiredError(cmd->get_name() +
                                ": a seed (a file, a folder, - or a URL; or -f SOURCE) or -k DIR");
   });
-  cmd->add_option("--ignore-annotations", f.ignore_annotations,
-                  "Do not honour these tools' annotations (comma-separated: kpt, helm, argocd); "
-                  "their objects are then planted as planter's own rules say")
+  cmd->add_option(
+         "--ignore-annotations", f.ignore_annotations,
+         "Do not honour these tools' annotations (comma-separated: kpt, helm, argocd, kapp); "
+         "their objects are then planted as planter's own rules say")
       ->delimiter(',')
       ->allow_extra_args(false);
   cmd->add_option("--plugin", f.plugins, "Run this plugin executable (repeatable, in order)")

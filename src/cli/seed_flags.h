@@ -21,7 +21,7 @@ struct SeedFlags {
   std::vector<std::string> filenames;           // -f, as kubectl's
   std::vector<std::string> kustomize;           // -k DIR: folders with a kustomization
   bool allow_remote_bases = false;              // a kustomization's remote resources
-  std::vector<std::string> ignore_annotations;  // kpt, helm, argocd
+  std::vector<std::string> ignore_annotations;  // kpt, helm, argocd, kapp
   std::vector<std::string> plugins;
   std::string plugin_dir;
   int plugin_timeout_s = 30;

@@ -29,7 +29,8 @@ struct ApiError {
   std::string reason;  // the Status reason: "NotFound", "Conflict", ...; client-side:
                        // "NoKindMatch", "Transport", "Decode", "Credentials", "TLS"
                        // (the server's certificate does not verify), "BadURL", "BadHeader" (a
-                       // header value or path with a control character: never sent)
+                       // header value or path with a control character: never sent), "ReadOnly"
+                       // (a write from a read-only client: never sent)
   std::string message;
   std::vector<StatusCause> causes;
   std::string details_kind;  // Status details: the kind/resource and name the error is about
@@ -57,7 +58,7 @@ struct ApiError {
   // that would split the request.
   bool unusable_config() const {
     return code == 0 && (reason == "Credentials" || reason == "TLS" || reason == "BadURL" ||
-                         reason == "BadHeader");
+                         reason == "BadHeader" || reason == "ReadOnly");
   }
 
   // "deployments.apps \"x\" not found (404 NotFound)", with the causes of an Invalid.

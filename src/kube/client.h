@@ -32,6 +32,12 @@ struct ClientOptions {
   std::chrono::milliseconds discovery_refresh{500};  // the shortest time between refreshes
 };
 
+// `options` for a client that can only read and dry-run (TransportOptions::read_only).
+inline ClientOptions read_only(ClientOptions options) {
+  options.transport.read_only = true;
+  return options;
+}
+
 // What a list or watch is about. An empty `ns` on a namespaced kind means all namespaces.
 struct ResourceQuery {
   std::string api_version;

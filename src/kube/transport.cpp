@@ -325,10 +325,28 @@ bool unsafe_header_value(std::string_view v) {
   return false;
 }
 
+// A GET or HEAD, or a request whose query says dryRun=All as kube-apiserver reads it (the first
+// dryRun of the query; url.ParseQuery's unescaping is not needed: planter writes it plainly).
+bool reads_or_dry_runs(const HttpRequest& req) {
+  if (req.method == "GET" || req.method == "HEAD") return true;
+  size_t q = req.path.find('?');
+  if (q == std::string::npos) return false;
+  std::string_view query = std::string_view(req.path).substr(q + 1);
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    if (pair.starts_with("dryRun=") || pair == "dryRun") return pair == "dryRun=All";
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return false;
+}
+
 }  // namespace
 
 // Refuses a request whose headers or path would not reach the server as written (see
-// unsafe_header_value); the values themselves are never echoed, a token may be among them.
+// unsafe_header_value; the values themselves are never echoed, a token may be among them), and a
+// write from a read-only transport.
 std::optional<ApiError> Transport::Impl::unsafe_request(const Call& call,
                                                         const Credentials& c) const {
   const std::string& user =
@@ -345,6 +363,15 @@ std::optional<ApiError> Transport::Impl::unsafe_request(const Call& call,
   if (unsafe_header_value(options.user_agent)) bad = "the user agent";
   for (char ch : call.req.path)
     if (ch == ' ' || unsafe_header_value(std::string_view(&ch, 1))) bad = "the request path";
+  if (bad.empty() && options.read_only && !reads_or_dry_runs(call.req)) {
+    ApiError e = client_error(
+        "ReadOnly", fmt::format("{} {}{}: not sent: this client only reads and dry-runs (a "
+                                "write without dryRun=All from a read-only step is a bug)",
+                                call.req.method, config.server,
+                                call.req.path.substr(0, call.req.path.find('?'))));
+    e.attempts = call.attempts;
+    return e;
+  }
   if (bad.empty()) return std::nullopt;
   ApiError e = client_error(
       "BadHeader", fmt::format("{} {}: not sent: {} holds a control character (CR, LF or NUL "

@@ -41,6 +41,11 @@ struct TransportOptions {
   int max_attempts = 8;
   std::chrono::milliseconds backoff_base{50};
   std::chrono::milliseconds backoff_cap{5'000};
+  // A client that cannot write: any request but a GET or HEAD that is not a dry run
+  // (`dryRun=All`) fails before it is sent, retries included (reason "ReadOnly"). What `planter
+  // diff`, the preflight and the drift check use, so that a read-only step is unable to write,
+  // not merely unlikely to.
+  bool read_only = false;
   std::string user_agent;        // "planter/VERSION (linux/amd64)" when empty
   std::string impersonate_user;  // Impersonate-User (a kubeconfig's `as` when empty)
   std::vector<std::string> impersonate_groups;

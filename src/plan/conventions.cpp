@@ -7,7 +7,7 @@
 namespace planter {
 
 std::string_view convention_names() {
-  return "kpt, helm, argocd";
+  return "kpt, helm, argocd, kapp";
 }
 
 Result<Conventions> Conventions::ignoring(const std::vector<std::string>& names) {
@@ -20,6 +20,8 @@ Result<Conventions> Conventions::ignoring(const std::vector<std::string>& names)
         c.helm = false;
       else if (name == "argocd")
         c.argocd = false;
+      else if (name == "kapp")
+        c.kapp = false;
       else
         return Error{fmt::format("--ignore-annotations: unknown convention \"{}\"; one of {}", name,
                                  convention_names())};

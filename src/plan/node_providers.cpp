@@ -51,30 +51,42 @@ Provided performance_profile(const Object& o, const std::vector<Object>&) {
   return p;
 }
 
-// The MachineConfigPool a PerformanceProfile renders for: the seed's pool whose labels its
-// machineConfigPoolSelector matches, else the pool named after the role its nodeSelector names
-// (node-role.kubernetes.io/<role>), as the Node Tuning Operator's documentation pairs them.
+// The MachineConfigPool a PerformanceProfile renders for, as the Node Tuning Operator picks it
+// (performanceprofile_types.go): the pool whose labels its machineConfigPoolSelector matches,
+// which defaults to machineconfiguration.openshift.io/role: <role> for the role its nodeSelector
+// names (node-role.kubernetes.io/<role>). A seed's pool with those labels, whatever its name;
+// without one in the seed, the pool named after the role (the name OpenShift gives the pools of
+// its roles), as a fallback.
 std::optional<ObjectRef> profile_pool(const Object& o, const std::vector<Object>& objects) {
-  const json::object* selector = object_at(o.body, {"spec", "machineConfigPoolSelector"});
-  if (selector && !selector->empty())
+  std::string role;
+  if (const json::object* nodes = object_at(o.body, {"spec", "nodeSelector"}))
+    for (const auto& [k, _] : *nodes) {
+      constexpr std::string_view kRole = "node-role.kubernetes.io/";
+      if (std::string_view(k).starts_with(kRole) && k.size() > kRole.size()) {
+        role = std::string(std::string_view(k).substr(kRole.size()));
+        break;
+      }
+    }
+  json::object selector;
+  if (const json::object* given = object_at(o.body, {"spec", "machineConfigPoolSelector"});
+      given && !given->empty())
+    selector = *given;
+  else if (!role.empty())
+    selector["machineconfiguration.openshift.io/role"] = role;
+  if (!selector.empty())
     for (const Object& pool : objects) {
       if (pool.ref.kind != "MachineConfigPool" ||
           pool.ref.group() != "machineconfiguration.openshift.io")
         continue;
       const json::object* labels = pool.labels();
       bool all = labels != nullptr;
-      for (const auto& [k, v] : *selector)
+      for (const auto& [k, v] : selector)
         all =
             all && v.is_string() && string_in(labels, k) && *string_in(labels, k) == v.as_string();
       if (all) return pool.ref;
     }
-  if (const json::object* nodes = object_at(o.body, {"spec", "nodeSelector"}))
-    for (const auto& [k, _] : *nodes) {
-      constexpr std::string_view kRole = "node-role.kubernetes.io/";
-      if (std::string_view(k).starts_with(kRole) && k.size() > kRole.size())
-        return ObjectRef{"machineconfiguration.openshift.io/v1", "MachineConfigPool", "",
-                         std::string(std::string_view(k).substr(kRole.size()))};
-    }
+  if (!role.empty())
+    return ObjectRef{"machineconfiguration.openshift.io/v1", "MachineConfigPool", "", role};
   return std::nullopt;
 }
 

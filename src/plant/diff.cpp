@@ -103,7 +103,7 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
     }
     auto& client = clients[unit.cluster];
     if (!client) {
-      auto made = kube::Client::create(config->second, options.client);
+      auto made = kube::Client::create(config->second, read_only(options.client));
       if (!made) {
         out[u].state = ObjectDiff::State::kError;
         out[u].note = made.error().message;

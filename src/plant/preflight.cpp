@@ -30,15 +30,21 @@ std::optional<std::string> refusal(const kube::ApiError& e) {
   return std::nullopt;
 }
 
-std::string hint_for(const kube::ApiError& e) {
+}  // namespace
+
+std::string preflight_hint(const kube::ApiError& e) {
   if (e.conflict())
     return "another field manager owns these fields; plant with --force-conflicts to take them "
            "over, or leave them out of the seed";
   if (e.forbidden()) return "grant planter's identity the right, or leave the object out";
+  // kube-apiserver's refusal to call a webhook whose sideEffects are not None or NoneOnDryRun:
+  // nothing is wrong with the object, the dry run itself cannot be judged.
+  if (e.message.find("does not support dry run") != std::string::npos)
+    return "an admission webhook of the cluster cannot judge a dry run (its sideEffects are not "
+           "None or NoneOnDryRun); plant with --preflight=false to skip the server-side dry run, "
+           "or have the webhook declare sideEffects: None";
   return "fix the object in the seed";
 }
-
-}  // namespace
 
 PreflightOutcome preflight(const Plan& plan,
                            const std::map<std::string, kube::RestConfig>& reachable,
@@ -56,7 +62,7 @@ PreflightOutcome preflight(const Plan& plan,
     if (!id || !id->impersonates(unit)) return own;
     std::unique_ptr<kube::Client>& as = impersonating[unit.cluster];
     if (!as) {
-      auto made = kube::Client::create(own->config(), id->impersonating(options.client));
+      auto made = kube::Client::create(own->config(), read_only(id->impersonating(options.client)));
       if (!made) return nullptr;  // never the client's own identity instead: not judged
       as = std::move(made.value());
     }
@@ -92,7 +98,7 @@ PreflightOutcome preflight(const Plan& plan,
     if (config == reachable.end()) continue;  // a cluster the seed creates
     auto& client = clients[unit.cluster];
     if (!client) {
-      auto made = kube::Client::create(config->second, options.client);
+      auto made = kube::Client::create(config->second, read_only(options.client));
       if (!made) continue;
       client = std::move(made.value());
       // One list instead of a 404 per object whose Namespace the seed has yet to create.
@@ -176,7 +182,7 @@ PreflightOutcome preflight(const Plan& plan,
     out.refused.add(
         o.where(), o.display(),
         fmt::format("cluster {} refuses it (server-side dry run): {}", unit.cluster, *why),
-        hint_for(*a.error));
+        preflight_hint(*a.error));
   }
   out.later = plan.units.size() - out.checked;
   return out;

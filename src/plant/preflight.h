@@ -36,6 +36,10 @@ struct PreflightOptions {
   std::chrono::steady_clock::time_point deadline;
 };
 
+// What to do about a server's refusal of a dry run, in the words the refused object's diagnostic
+// ends with: a conflict, missing rights, a webhook that cannot dry-run, or the object itself.
+std::string preflight_hint(const kube::ApiError& e);
+
 struct PreflightOutcome {
   Diagnostics refused;  // one per object a server refused, with its words
   size_t checked = 0;   // objects a server accepted or refused

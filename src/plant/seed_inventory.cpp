@@ -130,12 +130,17 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
   std::string name = inventory_name(options.seed_name);
   for (const auto& [cluster, _] : reachable) {
     kube::Client* c = clients.of(cluster, out.errors);
-    if (!c) continue;
+    if (!c) {
+      out.unreadable.insert(cluster);
+      continue;
+    }
     auto got = c->get("v1", "ConfigMap", std::string(kInventoryNamespace), name);
     if (!got) {
-      if (!got.error().not_found())
+      if (!got.error().not_found()) {
         out.errors.push_back(fmt::format("cluster {}: reading ConfigMap {}/{}: {}", cluster,
                                          kInventoryNamespace, name, got.error().str()));
+        out.unreadable.insert(cluster);
+      }
       continue;
     }
     // Another seed's whose name maps to the same: not ours to read.
@@ -181,7 +186,7 @@ std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) 
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
     const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
-    const ChoiceRecords& choices) {
+    const ChoiceRecords& choices, const std::set<std::string>& skip) {
   std::vector<std::string> errors;
   Clients clients(reachable, options.client);
   std::map<std::string, std::vector<InventoryItem>> items;
@@ -202,6 +207,7 @@ std::vector<std::string> write_inventories(
   apply.field_manager = seed_field_manager(options.seed_name);
   apply.force = true;  // planter's own record of the seed
   for (auto& [cluster, list] : items) {
+    if (skip.contains(cluster)) continue;
     kube::Client* c = clients.of(cluster, errors);
     if (!c) continue;
     json::object cm{

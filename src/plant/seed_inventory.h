@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,11 +50,13 @@ struct InventoryOptions {
 };
 
 // Per reachable cluster, what its inventory lists (none: no inventory there); `errors` says which
-// could not be read.
+// could not be read, and `unreadable` names them: what they list is unknown, so nothing may be
+// pruned from them, and their inventories are not written over (which would forget it).
 struct Inventories {
   std::map<std::string, std::vector<InventoryItem>> by_cluster;
   ChoiceRecords choices;  // the management cluster's
   std::vector<std::string> errors;
+  std::set<std::string> unreadable;
 };
 Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reachable,
                              const InventoryOptions& options);
@@ -64,11 +67,12 @@ std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories);
 
 // Writes each reachable cluster's inventory: the plan's objects on it, and `also` (items to keep
 // listing: an earlier inventory's, what could not be pruned); the management cluster's keeps
-// `choices` too. Errors, one per cluster.
+// `choices` too. Not the clusters in `skip` (inventories that could not be read). Errors, one per
+// cluster.
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
     const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
-    const ChoiceRecords& choices = {});
+    const ChoiceRecords& choices = {}, const std::set<std::string>& skip = {});
 
 // Deletes the inventories (after an uproot left nothing of the seed). Errors, one per cluster.
 std::vector<std::string> delete_inventories(

@@ -182,12 +182,10 @@ class Uprooter {
       return set(u, RemovalState::kLeft,
                  seed.empty() ? "not planted by planter: left alone"
                               : fmt::format("planted by seed \"{}\": left alone", seed));
-    if (options_.keep_by_resource_policy &&
-        string_field(r.value(), {"metadata", "annotations",
-                                 std::string(kHelmResourcePolicyAnnotation)}) == "keep")
-      return set(u, RemovalState::kLeft,
-                 fmt::format("{}: keep: left alone, as helm uninstall does",
-                             kHelmResourcePolicyAnnotation));
+    if (auto kept = kept_by_tools(r.value(), options_.removal, options_.conventions)) {
+      records_[u].kept = true;
+      return set(u, RemovalState::kLeft, *kept);
+    }
     const Unit& unit = plan_.units[u];
     const ObjectRef& ref = plan_.object_of(unit).ref;
     fleet_->watch(unit.cluster, ref.api_version, ref.kind);

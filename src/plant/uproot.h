@@ -19,6 +19,7 @@
 #include "kube/client.h"
 #include "plan/plan.h"
 #include "plant/fleet_view.h"
+#include "plant/kept_by_tools.h"
 
 namespace planter::plant {
 
@@ -39,6 +40,7 @@ struct RemovalRecord {
   std::optional<std::chrono::microseconds> gone;     // seen gone
   std::string waiting_for;                           // while waiting or deleting
   std::string note;                                  // absent, left, failed, blocked: why
+  bool kept = false;  // left alone, though the seed planted it: another tool's annotation keeps it
 };
 
 struct UprootOutcome {
@@ -59,9 +61,11 @@ struct UprootOptions {
   std::function<void(size_t unit, const RemovalRecord& record)> on_change;
   std::optional<WriteIdentity> write_as;  // as EngineOptions
   std::stop_token stop;
-  // Leave objects annotated helm.sh/resource-policy: keep, as `helm uninstall` does (off with
-  // --ignore-annotations=helm).
-  bool keep_by_resource_policy = true;
+  // Which removal this is, and whose annotations keep an object from it (kept_by_tools.h: Helm's
+  // resource-policy, Argo CD's Prune=false or Delete=false, kapp's orphan strategy; each off
+  // with --ignore-annotations).
+  Removal removal = Removal::kUproot;
+  Conventions conventions;
 };
 
 UprootOutcome uproot(const Plan& plan, std::map<std::string, kube::RestConfig> clusters,

@@ -114,6 +114,18 @@ TEST(Cli, VersionAndUnknownCommandsAnswerAsKubectlDoes) {
       << r.err;
   EXPECT_NE(r.err.find("  plant "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Run 'planter --help' for usage."), std::string::npos) << r.err;
+  // No command: kubectl's usage (its commands and how to ask about one), exit 0.
+  r = planter("");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Commands:\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  plant "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Use \"planter <command> --help\" for more information"), std::string::npos)
+      << r.out;
+  // kubectl's `-o=yaml` form of a short flag.
+  r = planter(fmt::format("plan -o=json '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  EXPECT_EQ(planter("version -o=yaml").out, std::string("version: ") + PLANTER_VERSION + "\n");
 }
 
 // `planter completion bash` loads in bash and completes commands, a command's flags and the values

@@ -331,6 +331,30 @@ TEST(KubeClient, AHeaderValueWithALineBreakIsNeverSent) {
   EXPECT_EQ(writer_of(fleet, "smuggled"), "(not in the audit log)");
 }
 
+// The client diff, the preflight and the drift check use: it reads and dry-runs, and a write is
+// refused before it is sent, whatever asks for it.
+TEST(KubeClient, AReadOnlyClientCannotWrite) {
+  SimFleet fleet;
+  ClientOptions options = read_only({});
+  options.transport.max_attempts = 1;
+  auto client = connect(fleet.rest_config(), options);
+  ASSERT_TRUE(client->list({"v1", "Namespace"}).ok());
+  ApplyOptions dry;
+  dry.dry_run = true;
+  EXPECT_TRUE(client->apply(config_map("default", "tried"), dry).ok());
+  auto applied = client->apply(config_map("default", "tried"));
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.error().reason, "ReadOnly") << applied.error().str();
+  auto created = client->create(config_map("default", "tried"));
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().reason, "ReadOnly");
+  auto removed = client->remove("v1", "Namespace", "", "default");
+  ASSERT_FALSE(removed.ok());
+  EXPECT_EQ(removed.error().reason, "ReadOnly");
+  EXPECT_EQ(writer_of(fleet, "tried"), "(not in the audit log)");
+  EXPECT_TRUE(connect(fleet.rest_config())->get("v1", "Namespace", "", "default").ok());
+}
+
 TEST(KubeClient, VerbsAndTheirErrors) {
   SimFleet fleet;
   auto client = connect(fleet.rest_config());

@@ -216,5 +216,38 @@ TEST_F(ClusterChoiceTest, AGpuStackGoesToTheGpuClusterAndACountTooHighWaitsSayin
   EXPECT_THAT(written_on(sim_, "|Namespace||many", before), IsEmpty());
 }
 
+// A choice of one object, no Stack: `plan --fit` says the same as JSON and YAML (it printed
+// nothing: "array required", for a plan without stacks).
+TEST_F(ClusterChoiceTest, PlanFitWritesAChoiceWithoutStacksAsJsonAndYaml) {
+  std::string seed = R"(apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: solo
+  namespace: default
+  annotations:
+    planter.nephio.org/cluster-selector: tier=edge
+    planter.nephio.org/cluster-count: "1"
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: solo}}
+  template:
+    metadata: {labels: {app: solo}}
+    spec:
+      containers:
+      - {name: c, image: nginx, resources: {requests: {cpu: "3", memory: 2Gi}}}
+)";
+  CommandResult r = plant("plan --fit -o json", seed);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  json::object doc = json::parse(r.out).as_object();
+  ASSERT_TRUE(doc.contains("choices")) << r.out;
+  const json::object& choice = doc.at("choices").as_array().at(0).as_object();
+  EXPECT_EQ(choice.at("count"), json::value(1));
+  EXPECT_EQ(choice.at("chosen"), (json::array{"big"})) << r.out;
+  EXPECT_EQ(choice.at("candidates").as_array().size(), 6u);
+  r = plant("plan --fit -o yaml", seed);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  chosen:\n  - big\n")) << r.out;
+}
+
 }  // namespace
 }  // namespace planter::testing

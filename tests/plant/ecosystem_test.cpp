@@ -328,5 +328,43 @@ TEST(EcosystemTest, UprootLeavesWhatHelmKeeps) {
   EXPECT_TRUE(is_not_found(sim.kubectl("get configmap data -n default")));
 }
 
+// Argo CD's Prune=false and kapp's orphan strategy keep an object the seed no longer holds from
+// planting's prune, as Helm's keep does; Argo CD's Delete=false keeps one from uproot only.
+TEST(EcosystemTest, PruneLeavesWhatArgoCdAndKappKeep) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "app.yaml";
+  auto config_map = [](const std::string& name, const std::string& annotations) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name +
+           ", namespace: default, annotations: {" + annotations + "}}\n---\n";
+  };
+  std::string kubeconfig = " --kubeconfig " + q(sim.kubeconfig()) + " --seed-name app";
+  std::ofstream(seed) << config_map("argo", "argocd.argoproj.io/sync-options: 'Prune=false'")
+                      << config_map("kapp", "kapp.k14s.io/delete-strategy: orphan")
+                      << config_map("nodelete",
+                                    "argocd.argoproj.io/sync-options: "
+                                    "'ServerSideApply=true,Delete=false'")
+                      << config_map("plain", "") << config_map("stays", "");
+  ASSERT_EQ(planter("plant " + q(seed) + kubeconfig).code, 0);
+  std::ofstream(seed, std::ios::trunc) << config_map("stays", "");
+  CommandResult r = planter("plant " + q(seed) + kubeconfig);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("argocd.argoproj.io/sync-options: Prune=false: left alone"));
+  EXPECT_THAT(r.out, HasSubstr("kapp.k14s.io/delete-strategy: orphan: left alone"));
+  EXPECT_EQ(sim.kubectl("get configmap argo -n default").code, 0);
+  EXPECT_EQ(sim.kubectl("get configmap kapp -n default").code, 0);
+  EXPECT_TRUE(is_not_found(sim.kubectl("get configmap plain -n default")));
+  // Delete=false is about deleting the app, not pruning: the prune deletes it.
+  EXPECT_TRUE(is_not_found(sim.kubectl("get configmap nodelete -n default")));
+  // An uproot leaves what Delete=false keeps.
+  std::ofstream(seed, std::ios::trunc)
+      << config_map("stays", "argocd.argoproj.io/sync-options: Delete=false");
+  ASSERT_EQ(planter("plant " + q(seed) + kubeconfig).code, 0);
+  r = planter("uproot -v " + q(seed) + kubeconfig);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Delete=false: left alone, as Argo CD's app deletion does"));
+  EXPECT_EQ(sim.kubectl("get configmap stays -n default").code, 0);
+}
+
 }  // namespace
 }  // namespace planter::testing

@@ -849,7 +849,7 @@ TEST(PlantTest, AnObjectAnotherSeedPlantedIsNotTakenOverUnlessAdopted) {
   fs::path a = sim.dir() / "a.yaml", b = sim.dir() / "b.yaml";
   std::ofstream(a) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"
                       "data: {k: a}\n";
-  std::ofstream(b) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y, namespace: default}\n"
+  std::ofstream(b) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: z, namespace: default}\n"
                       "---\napiVersion: v1\nkind: ConfigMap\n"
                       "metadata: {name: x, namespace: default}\ndata: {k: b}\n";
   std::string kc = "--kubeconfig " + q(sim.kubeconfig()) + " ";
@@ -878,7 +878,7 @@ TEST(PlantTest, AnObjectAnotherSeedPlantedIsNotTakenOverUnlessAdopted) {
   EXPECT_THAT(r.out, HasSubstr("planted by seed \"a\"; use --adopt to take it over"));
   EXPECT_EQ(x(".metadata.labels.planter\\.nephio\\.org/seed"), "a");
   EXPECT_EQ(x(".data.k"), "a");
-  EXPECT_EQ(sim.kubectl("get configmap y -o name").out, "configmap/y\n") << "the rest is planted";
+  EXPECT_EQ(sim.kubectl("get configmap z -o name").out, "configmap/z\n") << "the rest is planted";
 
   r = planter("plant " + kc + q(b) + " --seed-name b --adopt");
   EXPECT_EQ(r.code, 0) << r.out << r.err;

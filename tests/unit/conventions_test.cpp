@@ -352,7 +352,7 @@ TEST(Conventions, IgnoreAnnotationsPlantsTheObjectsAsPlantersOwnRulesSay) {
   auto bad = Conventions::ignoring({"helm,flux"});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message,
-            "--ignore-annotations: unknown convention \"flux\"; one of kpt, helm, argocd");
+            "--ignore-annotations: unknown convention \"flux\"; one of kpt, helm, argocd, kapp");
 }
 
 TEST(Conventions, ASeedOfHooksOnlyIsBadInput) {

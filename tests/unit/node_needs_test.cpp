@@ -456,5 +456,43 @@ spec:
   EXPECT_GT(train->wave, find_unit(out.plan, "ClusterPolicy/gpu-cluster-policy")->wave);
 }
 
+// The Node Tuning Operator's default machineConfigPoolSelector is the role label
+// (machineconfiguration.openshift.io/role: <role>), not the pool's name: a seed's pool named
+// otherwise is the one its consumers wait for.
+TEST(NodeCapabilityRule, APerformanceProfilesPoolIsFoundByItsRoleLabel) {
+  auto out = plan_yaml(R"(apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfigPool
+metadata:
+  name: realtime-workers
+  labels: {machineconfiguration.openshift.io/role: cnf}
+spec:
+  nodeSelector: {matchLabels: {node-role.kubernetes.io/cnf: ""}}
+---
+apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata: {name: cnf-perf}
+spec:
+  cpu: {isolated: "2-7", reserved: "0-1"}
+  hugepages: {pages: [{size: 1G, count: 4}]}
+  nodeSelector: {node-role.kubernetes.io/cnf: ""}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cnf, namespace: default}
+spec:
+  selector: {matchLabels: {app: cnf}}
+  template:
+    metadata: {labels: {app: cnf}}
+    spec:
+      nodeSelector: {node-role.kubernetes.io/cnf: ""}
+      containers: [{name: a, resources: {limits: {hugepages-1Gi: 2Gi, memory: 1Gi}}}]
+)");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* cnf = find_unit(out.plan, "Deployment/default/cnf");
+  ASSERT_TRUE(cnf);
+  EXPECT_TRUE(find_requirement(out.plan, *cnf, "MachineConfigPool/realtime-workers"));
+  EXPECT_FALSE(find_requirement(out.plan, *cnf, "MachineConfigPool/cnf"));
+}
+
 }  // namespace
 }  // namespace planter

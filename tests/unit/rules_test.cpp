@@ -229,12 +229,18 @@ TEST(Rules, RolloutBatches) {
   EXPECT_EQ(waits_on("e5"), std::vector<std::string>{"e1"});
   for (const char* bad :
        {"{canaries: 1}", "{maxConcurrency: 0}", "{maxConcurrency: 101}",
-        "{maxConcurrency: 2, canaries: [e9]}", "{maxConcurrency: 2, pace: 3}", "[1]"}) {
+        "{maxConcurrency: 2, canaries: [e9]}", "{maxConcurrency: 2, pace: 3}", "[1]",
+        "{maxConcurrency: 2, canaries: 6}", "{maxConcurrency: 2, canaries: 99999999999}"}) {
     auto refused = plan(bad);
     EXPECT_FALSE(refused.ok()) << bad;
     EXPECT_NE(refused.diags.str().find("planter.nephio.org/rollout: "), std::string::npos)
         << refused.diags.str();
   }
+  // More canaries than clusters would make one batch of them all, silently.
+  EXPECT_NE(plan("{maxConcurrency: 2, canaries: 6}")
+                .diags.str()
+                .find("canaries: 6 is more than the 5 cluster(s) the object is placed on"),
+            std::string::npos);
 }
 
 TEST(Rules, ExplicitDependenciesInEveryForm) {

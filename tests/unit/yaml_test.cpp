@@ -44,9 +44,9 @@ TEST(Yaml, ResolvesScalarsLikeKubectl) {
 
 // Core tags say the type: PyYAML's all-quoted style writes `!!int "1"`, which is 1, not "1".
 TEST(Yaml, CoreTagsOnQuotedScalarsAreHonoured) {
-  json::value v =
-      one("i: !!int \"1\"\nb: !!bool \"true\"\nnil: !!null \"null\"\nf: !!float \"1.5\"\nw: !!float "
-          "'2'\ns: !!str 1\nl: !<tag:yaml.org,2002:int> '7'\n");
+  json::value v = one(
+      "i: !!int \"1\"\nb: !!bool \"true\"\nnil: !!null \"null\"\nf: !!float \"1.5\"\nw: !!float "
+      "'2'\ns: !!str 1\nl: !<tag:yaml.org,2002:int> '7'\n");
   const json::object& o = v.as_object();
   EXPECT_EQ(o.at("i"), json::value(1));
   EXPECT_EQ(o.at("b"), json::value(true));

@@ -100,6 +100,17 @@ RolloutIndex RolloutIndex::build(const std::vector<Object>& objects, const std::
       }
       canary.insert(*it);
     }
+    // More canaries than clusters would silently make one batch of them all: refused.
+    if (rollout->canary_count > static_cast<int64_t>(by_name.size())) {
+      diags.add(obj.where(), obj.display(),
+                fmt::format("{}: canaries: {} is more than the {} cluster(s) the object is "
+                            "placed on",
+                            kRolloutAnnotation, rollout->canary_count, by_name.size()),
+                fmt::format("write a count below {}, so that clusters are left for the batches "
+                            "after the canaries, or name the canary clusters",
+                            by_name.size()));
+      continue;
+    }
     for (size_t i = 0; i < by_name.size() && static_cast<int64_t>(i) < rollout->canary_count; ++i)
       canary.insert(by_name[i]);
     if (!canary.empty()) {
