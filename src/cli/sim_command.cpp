@@ -95,6 +95,13 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
                               "Retry-After; only requests that would have succeeded, and they "
                               "change nothing.") +
                       per_cluster);
+  cmd->add_option("--volume-delay", f.volume_delay_ms,
+                  "Milliseconds before a claim that can be provisioned is (a slow storage "
+                  "backend); it stays Pending until then")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--fault-seed", f.fault_seed,
+                  "Seed of the faults' and controllers' random choices, to tell a run again "
+                  "(default: a random one)");
   cmd->add_option("--watch-drop", f.watch_drop,
                   std::string("Seconds after which every watch stream is cut.") + per_cluster);
   cmd->add_option("--state-dir", f.state_dir,
@@ -179,11 +186,13 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   options.basic_auth_file = f.basic_auth_file;
   options.audit_log = f.audit_log;
   options.kubeconfig_out = f.kubeconfig_out;
+  options.fault_seed = f.fault_seed;
   sim::ClusterOptions& c = options.fleet.cluster;
   c.crd_delay = std::chrono::milliseconds(f.crd_delay_ms);
   c.bookmark_interval = std::chrono::seconds(f.bookmark_interval_s);
   c.history_limit = static_cast<size_t>(f.watch_history);
   c.workload_delay = std::chrono::milliseconds(f.workload_delay_ms);
+  c.volume_delay = std::chrono::milliseconds(f.volume_delay_ms);
   c.configure_delay = std::chrono::milliseconds(f.configure_delay_ms);
   c.reboot_time = std::chrono::milliseconds(f.reboot_ms);
   c.max_pods_per_workload = f.max_pods_per_workload;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct SimFlags {
   std::vector<std::string> node_resources;  // NAME=QUANTITY, extended resources of every node
   int zones = 0;
   uint64_t scheduler_seed = 1;
+  std::optional<uint64_t> fault_seed;
+  int volume_delay_ms = 0;
   int clusters = 0;
   int bookmark_interval_s = 60;
   int idle_timeout_s = 90;

@@ -86,6 +86,9 @@ struct ClusterOptions {
   size_t history_limit = 20000;
   // Until Deployments, StatefulSets, DaemonSets and Pods report ready.
   std::chrono::milliseconds workload_delay{1000};
+  // Until a claim that can be provisioned is (a slow storage backend): it stays Pending so long,
+  // and a scheduler must wait for it to be Bound before it binds the pods that use it.
+  std::chrono::milliseconds volume_delay{0};
   // Nodes run kubelets (pods bound to them start). Off only in benchmarks of schedulers, whose
   // nodes are fake as in Kubernetes' scheduler_perf: bound pods then stay as bound.
   bool kubelets = true;

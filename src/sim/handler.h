@@ -181,6 +181,10 @@ struct Handler {
   // the Binding's target node, once.
   Response bind_pod(const Cluster::Target& t);
 
+  // POST selfsubjectreviews (self_subject_review.cpp): who the caller is, for any authenticated
+  // user.
+  Response self_subject_review();
+
   Response update_scale(const Cluster::Target& t, const json::object& old,
                         const json::object& scale);
 

@@ -1,5 +1,7 @@
 #include "sim/object_validation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include "sim/handler.h"
 #include "sim/json_access.h"
 #include "sim/scheduler/node_match.h"
+#include "sim/scheduler/quantity.h"
 
 namespace planter::sim {
 
@@ -381,6 +384,78 @@ std::vector<Cause> workload_count_causes(const ResourceType& t, const json::obje
           {"FieldValueInvalid",
            "Invalid value: " + json::serialize(*v) + ": must be greater than or equal to 0",
            dotted(f.path)});
+  }
+  return out;
+}
+
+namespace {
+
+// An extended resource, as apimachinery's IsExtendedResourceName says: a qualified name with a
+// '/', outside the kubernetes.io domain, and not a quota's requests.* name.
+bool extended_resource(std::string_view name) {
+  if (name.find('/') == std::string_view::npos) return false;
+  if (name.find("kubernetes.io/") != std::string_view::npos) return false;
+  return !name.starts_with("requests.");
+}
+
+// Quantity.String() of a plain decimal amount given in thousandths: "-1", "500m", "1500m".
+std::string canonical(int64_t milli, bool negative) {
+  std::string sign = negative ? "-" : "";
+  if (milli % 1000 == 0) return sign + std::to_string(milli / 1000);
+  return sign + std::to_string(milli) + "m";
+}
+
+// Where a kind holds its pod spec, as a path from the object's root; none for other kinds.
+std::vector<std::string_view> pod_spec_path(const ResourceType& t) {
+  if (t.group.empty() && t.kind == "Pod") return {"spec"};
+  if ((t.group.empty() && (t.kind == "ReplicationController" || t.kind == "PodTemplate")) ||
+      (t.group == "apps" && (t.kind == "Deployment" || t.kind == "ReplicaSet" ||
+                             t.kind == "StatefulSet" || t.kind == "DaemonSet")) ||
+      (t.group == "batch" && t.kind == "Job"))
+    return t.kind == "PodTemplate" ? std::vector<std::string_view>{"template", "spec"}
+                                   : std::vector<std::string_view>{"spec", "template", "spec"};
+  if (t.group == "batch" && t.kind == "CronJob")
+    return {"spec", "jobTemplate", "spec", "template", "spec"};
+  return {};
+}
+
+}  // namespace
+
+std::vector<Cause> container_resource_causes(const ResourceType& t, const json::object& obj) {
+  std::vector<Cause> out;
+  std::vector<std::string_view> path = pod_spec_path(t);
+  if (path.empty()) return out;
+  const json::value* spec_value = value_at(obj, path);
+  const json::object* spec = spec_value ? spec_value->if_object() : nullptr;
+  if (!spec) return out;
+  std::string base = dotted(path);
+  for (std::string_view list : {"initContainers", "containers"}) {
+    std::vector<const json::object*> containers = containers_in(spec, list);
+    for (size_t i = 0; i < containers.size(); ++i) {
+      const json::object* resources = object_at(containers[i], "resources");
+      for (std::string_view kind : {"limits", "requests"}) {
+        const json::object* amounts = object_at(resources, kind);
+        if (!amounts) continue;
+        for (const auto& [name, value] : *amounts) {
+          std::string text = value.is_string()   ? std::string(value.get_string())
+                             : value.is_number() ? json::serialize(value)
+                                                 : std::string();
+          bool negative = text.starts_with("-");
+          auto milli = sched::parse_milli(std::string_view(text).substr(negative ? 1 : 0));
+          if (!milli) continue;  // not a quantity: refused when the body is decoded
+          std::string field = fmt::format("{}.{}[{}].resources.{}[{}]", base, list, i, kind,
+                                          std::string_view(name));
+          std::string shown = canonical(*milli, negative);
+          if (negative && *milli > 0)
+            out.push_back({"FieldValueInvalid",
+                           "Invalid value: \"" + shown + "\": must be greater than or equal to 0",
+                           field});
+          if (extended_resource(name) && *milli % 1000 != 0)
+            out.push_back({"FieldValueInvalid",
+                           "Invalid value: \"" + shown + "\": must be an integer", field});
+        }
+      }
+    }
   }
   return out;
 }

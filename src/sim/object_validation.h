@@ -56,4 +56,11 @@ std::optional<std::string> workload_count_decode_error(const ResourceType& t,
 // equal to 0").
 std::vector<Cause> workload_count_causes(const ResourceType& t, const boost::json::object& obj);
 
+// The resources of a pod's containers (a Pod's, or a workload's pod template's), as
+// ValidateResourceRequirements judges each request and limit: not below 0 ("must be greater than
+// or equal to 0"), and for an extended resource (a name with a '/' outside kubernetes.io, such as
+// nvidia.com/gpu) a whole number ("must be an integer"). One cause each, at
+// spec.containers[0].resources.limits[nvidia.com/gpu].
+std::vector<Cause> container_resource_causes(const ResourceType& t, const boost::json::object& obj);
+
 }  // namespace planter::sim

@@ -137,6 +137,12 @@ Response Handler::handle() {
   if (auto err = parse_target(t)) return *err;
   if (t.watch || truthy(query(req, "watch")))
     return bad_request("watch requests need a streaming connection");
+  // Every authenticated user may ask who it is (kube-apiserver's bootstrap ClusterRole
+  // system:basic-user grants creating SelfSubjectReviews to system:authenticated): `kubectl auth
+  // whoami`. Nothing is stored.
+  if (req.method == "POST" && t.name.empty() && t.type->group == "authentication.k8s.io" &&
+      t.type->kind == "SelfSubjectReview")
+    return self_subject_review();
   if (auto denied = authorize(t, verb_of(t))) return *denied;
   const ResourceType& type = *t.type;
   if (t.name.empty()) {

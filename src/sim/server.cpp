@@ -346,6 +346,7 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   impl->token = !options.token.empty() ? options.token
                 : kept                 ? kept->token
                                        : random_token(impl->rng);
+  if (options.fault_seed) impl->rng.seed(*options.fault_seed);
   auto tokens = read_auth_csv(options.token_auth_file);
   if (!tokens) return tokens.error();
   impl->tokens = std::move(tokens.value());

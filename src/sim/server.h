@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct ServerOptions {
   std::string kubeconfig_out;
   // An HTTP/1.1 connection that sends no whole request for this long is closed.
   std::chrono::seconds idle_timeout{90};
+  // Seeds the generator behind the faults (--error-rate, latency jitter) and the controllers'
+  // random choices, so that a run can be told again; none: a random seed. Never the token's.
+  std::optional<uint64_t> fault_seed;
   FleetOptions fleet;
 };
 

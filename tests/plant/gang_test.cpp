@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -119,7 +120,9 @@ class GangTest : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     return std::make_unique<PlanterProcess>(args, sim_.dir() / "scheduler.log");
   }
-  SimProcess sim_{std::vector<std::string>{"--workload-delay", "100"}};  // three 8-cpu nodes
+  // Three 8-cpu nodes; a claim is provisioned 300 ms after it can be (a slow backend), so that a
+  // binding that does not wait for its claims to be Bound is seen in the audit log.
+  SimProcess sim_{std::vector<std::string>{"--workload-delay", "100", "--volume-delay", "300"}};
 };
 
 TEST_F(GangTest, AGangBindsOnlyWhenAllOfItFitsAndANewNodeCompletesIt) {
@@ -344,6 +347,19 @@ TEST_F(GangTest, AGangOnASharedWaitForFirstConsumerClaimBindsItWhereItsPodsGo) {
   CommandResult mounts = sim_.kubectl("get events --field-selector reason=FailedMount -o name");
   ASSERT_EQ(mounts.code, 0) << mounts.err;
   EXPECT_EQ(mounts.out, "") << "never bound before its claim";
+  // kube-scheduler's PreBind: each pod is bound only once its claims are Bound (the sim's audit
+  // log has the claim's "bound", then the pods' bindings).
+  std::optional<size_t> claim_bound;
+  std::vector<size_t> pod_bindings;
+  for (const AuditEntry& e : parse_audit(sim_.audit_lines())) {
+    if (e.what == "bound" && e.object == "|PersistentVolumeClaim|default|work")
+      claim_bound = e.index;
+    if (e.verb == "bind" && e.object.starts_with("|Pod|default|w-"))
+      pod_bindings.push_back(e.index);
+  }
+  ASSERT_TRUE(claim_bound) << "the audit log says when the claim became Bound";
+  ASSERT_EQ(pod_bindings.size(), 2u);
+  for (size_t b : pod_bindings) EXPECT_GT(b, *claim_bound) << "a pod bound before its claim";
 }
 
 // A claim that is not there yet holds its pods back (kube-scheduler's VolumeBinding PreFilter),

@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "plant/audit_order.h"
+#include "sanitized.h"
 #include "shared_dir.h"
 #include "sim/sim_process.h"
 
@@ -113,9 +114,12 @@ TEST(NodeConfigurationTest, EachConsumerIsDeclaredOnceItsNodesAreConfiguredAndIt
   for (const char* node : {"edge1-gpu-1", "edge1-gpu-2"})
     EXPECT_LT(configured_at.at(node), train->second.first) << node;
   // Released by the change that enables it, not by polling: within a second of the last node
-  // its provider waited for.
-  EXPECT_LT(upf->second.second - configured.at("edge1-cnf-3"), 1.0);
-  EXPECT_LT(train->second.second - configured.at("edge1-gpu-2"), 1.0);
+  // its provider waited for. A wall-time bound, so not under the sanitizers (planter and the sim
+  // at -O0 with ASan on two cores): there the order above is the check.
+  if (!kSanitized) {
+    EXPECT_LT(upf->second.second - configured.at("edge1-cnf-3"), 1.0);
+    EXPECT_LT(train->second.second - configured.at("edge1-gpu-2"), 1.0);
+  }
 
   // What the providers say, as their operators write it.
   EXPECT_EQ(sim.kubectl("--context edge1 get mcp worker-cnf -o jsonpath="

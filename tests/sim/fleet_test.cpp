@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <boost/json/parse.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -237,7 +240,12 @@ TEST(FleetTest, PodsAreBoundToNodesAndRun) {
 }
 
 TEST(FleetTest, ErrorRateFailsAboutAFifthAndFailedRequestsChangeNothing) {
-  SimProcess sim({"--insecure-http", "--error-rate", "0.2"});
+  // The sim's faults are drawn from a seed this test prints: PLANTER_TEST_SEED tells a run again.
+  uint64_t seed = std::getenv("PLANTER_TEST_SEED") ? std::stoull(std::getenv("PLANTER_TEST_SEED"))
+                                                   : std::random_device{}();
+  std::cout << "PLANTER_TEST_SEED=" << seed << std::endl;
+  RecordProperty("PLANTER_TEST_SEED", std::to_string(seed));
+  SimProcess sim({"--insecure-http", "--error-rate", "0.2", "--fault-seed", std::to_string(seed)});
   ASSERT_TRUE(sim.running());
   auto r = run_shell(python_with_kubernetes() + " " + std::string(PLANTER_SOURCE_DIR) +
                      "/tests/sim/error_rate.py " + sim.url());
