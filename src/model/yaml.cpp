@@ -184,17 +184,29 @@ bool core_tag(std::string_view tag) {
   return std::find(std::begin(kCore), std::end(kCore), name) != std::end(kCore);
 }
 
-// The text of a scalar token: libfyaml's for plain and block scalars; a quoted scalar's is decoded
-// from the source between its quotes (yaml_quoted.h: libfyaml 0.7.12 misreads some, and may leave
-// the end of the string it returns unwritten). nullopt when that text does not decode.
+// The text of a scalar token: libfyaml's for plain and block scalars (unless it holds a NUL its
+// source does not); a quoted scalar's is decoded from the source between its quotes
+// (yaml_quoted.h: libfyaml 0.7.12 misreads some, and may leave the end of the string it returns
+// unwritten). nullopt when that text does not decode.
 std::optional<std::string_view> scalar_text(fy_token* t, std::string_view source,
                                             std::string& buffer) {
   fy_scalar_style style = fy_token_scalar_style(t);
-  if (style != FYSS_SINGLE_QUOTED && style != FYSS_DOUBLE_QUOTED) return token_text(t);
   const fy_mark* start = fy_token_start_mark(t);
   const fy_mark* end = fy_token_end_mark(t);
-  if (!start || !end || start->input_pos > end->input_pos || end->input_pos > source.size())
-    return std::nullopt;
+  bool spanned =
+      start && end && start->input_pos <= end->input_pos && end->input_pos <= source.size();
+  if (style != FYSS_SINGLE_QUOTED && style != FYSS_DOUBLE_QUOTED) {
+    // A plain or block scalar has no escapes: a NUL in libfyaml's text that its source does not
+    // hold is a misreading (0.7.12 appends one to some folded scalars), refused, never passed on.
+    std::string_view text = token_text(t);
+    if (text.find('\0') != std::string_view::npos &&
+        (!spanned ||
+         source.substr(start->input_pos, end->input_pos - start->input_pos).find('\0') ==
+             std::string_view::npos))
+      return std::nullopt;
+    return text;
+  }
+  if (!spanned) return std::nullopt;
   auto text =
       decode_quoted_scalar(source.substr(start->input_pos, end->input_pos - start->input_pos),
                            style == FYSS_DOUBLE_QUOTED ? '"' : '\'');
