@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "plant/audit_order.h"
+#include "plant/plant_support.h"
 #include "sanitized.h"
 #include "shared_dir.h"
 #include "sim/planter_process.h"
@@ -33,40 +34,6 @@ namespace json = boost::json;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
-
-[[maybe_unused]] const fs::path kCorpus = fs::path(PLANTER_SHARED_DIR) / "corpus";
-[[maybe_unused]] const fs::path kSource = PLANTER_SOURCE_DIR;
-[[maybe_unused]] const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
-
-[[maybe_unused]] json::object plan_of(const std::string& seed_args) {
-  CommandResult r = planter("plan -o json " + seed_args);
-  EXPECT_EQ(r.code, 0) << r.err;
-  return json::parse(r.out).as_object();
-}
-
-[[maybe_unused]] json::object report_of(const fs::path& p) {
-  return json::parse(read_file(p)).as_object();
-}
-
-// Units of a report by state: "declared" -> {"apps/v1|Deployment|ns|name@SELF", ...}.
-[[maybe_unused]] std::map<std::string, std::set<std::string>> by_state(const json::object& report) {
-  std::map<std::string, std::set<std::string>> out;
-  for (const json::value& u : report.at("units").as_array())
-    out[std::string(u.at("state").as_string())].insert(
-        std::string(u.at("object").as_string()) + "@" + std::string(u.at("cluster").as_string()));
-  return out;
-}
-
-[[maybe_unused]] void expect_in_order(const json::object& plan,
-                                      const std::vector<std::string>& audit_lines,
-                                      size_t expected_units) {
-  OrderCheck check = check_plant_order(plan, parse_audit(audit_lines));
-  EXPECT_EQ(check.units_written, expected_units);
-  EXPECT_GT(check.requirements_checked, 0u);
-  EXPECT_THAT(check.violations, IsEmpty());
-}
-
-#define SKIP_WITHOUT_CORPUS() REQUIRE_SHARED(kCorpus)
 
 // uproot deletes dependents first and waits for each deletion; afterwards the management
 // cluster is as it was and the workload cluster is gone.
