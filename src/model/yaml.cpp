@@ -16,6 +16,7 @@
 #include "model/arena.h"
 #include "model/utf8.h"
 #include "model/yaml_block.h"
+#include "model/yaml_block_scalar.h"
 #include "model/yaml_quoted.h"
 
 namespace planter {
@@ -188,16 +189,25 @@ bool core_tag(std::string_view tag) {
 // source does not); a quoted scalar's is decoded from the source between its quotes
 // (yaml_quoted.h: libfyaml 0.7.12 misreads some, and may leave the end of the string it returns
 // unwritten). nullopt when that text does not decode.
-std::optional<std::string_view> scalar_text(fy_token* t, std::string_view source,
+std::optional<std::string_view> scalar_text(fy_token* t, std::string_view source, int parent,
                                             std::string& buffer) {
   fy_scalar_style style = fy_token_scalar_style(t);
   const fy_mark* start = fy_token_start_mark(t);
   const fy_mark* end = fy_token_end_mark(t);
   bool spanned =
       start && end && start->input_pos <= end->input_pos && end->input_pos <= source.size();
+  if (style == FYSS_LITERAL || style == FYSS_FOLDED) {
+    // libfyaml 0.7.12 leaves the last bytes of some folded scalars unwritten, and misreads
+    // others (model/yaml_block_scalar.h): the text is planter's reading of the source.
+    if (!spanned) return std::nullopt;
+    auto text = decode_block_scalar(source, start->input_pos, parent);
+    if (!text) return std::nullopt;
+    buffer = std::move(*text);
+    return std::string_view(buffer);
+  }
   if (style != FYSS_SINGLE_QUOTED && style != FYSS_DOUBLE_QUOTED) {
-    // A plain or block scalar has no escapes: a NUL in libfyaml's text that its source does not
-    // hold is a misreading (0.7.12 appends one to some folded scalars), refused, never passed on.
+    // A plain scalar has no escapes: a NUL in libfyaml's text that its source does not hold is a
+    // misreading, refused, never passed on.
     std::string_view text = token_text(t);
     if (text.find('\0') != std::string_view::npos &&
         (!spanned ||
@@ -278,7 +288,7 @@ class Builder {
         if (!stack_.empty() && !stack_.back().have_key && stack_.back().value.is_object() &&
             !e->scalar.anchor && !e->scalar.tag) {
           Frame& top = stack_.back();
-          auto decoded = scalar_text(e->scalar.value, source_, text_buffer_);
+          auto decoded = scalar_text(e->scalar.value, source_, block_parent(), text_buffer_);
           if (!decoded) return not_decoded(e);
           std::string_view text = *decoded;
           const bool plain = fy_token_scalar_style(e->scalar.value) == FYSS_PLAIN;
@@ -291,7 +301,7 @@ class Builder {
           top.bytes += kValueBytes + text.size();
           return {};
         }
-        auto decoded = scalar_text(e->scalar.value, source_, text_buffer_);
+        auto decoded = scalar_text(e->scalar.value, source_, block_parent(), text_buffer_);
         if (!decoded) return not_decoded(e);
         auto scalar = scalar_value(e, *decoded, sp_);
         if (!scalar) return where(e) + ": " + scalar.error().message;
@@ -367,6 +377,9 @@ class Builder {
   // A value's share of the alias budget: its slot, plus the text of its strings and keys.
   static constexpr size_t kValueBytes = 16;
 
+  // The indentation of the block collection a scalar is in (its keys' or dashes' column), -1 at
+  // a document's root: what a block scalar's indentation indicator counts from.
+  int block_parent() const { return stack_.empty() ? -1 : stack_.back().column - 1; }
   std::string not_decoded(fy_event* e) const {
     return where(e) +
            ": this quoted scalar does not read as YAML 1.2 says (an escape or quote "
