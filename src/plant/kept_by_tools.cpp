@@ -26,7 +26,9 @@ std::optional<std::string> kept_by_tools(const boost::json::object& live, Remova
   if (conventions.argocd) {
     // A comma-separated list of Option=value, as Argo CD reads it.
     std::string_view wanted = removal == Removal::kPrune ? "Prune=false" : "Delete=false";
-    for (std::string_view option : split(annotation(live, kArgoSyncOptions), ','))
+    // Kept in a variable: split's views point into it (a temporary in the range would be gone).
+    std::string options = annotation(live, kArgoSyncOptions);
+    for (std::string_view option : split(options, ','))
       if (trim(option) == wanted)
         return fmt::format("{}: {}: left alone, as Argo CD's {} does", kArgoSyncOptions, wanted,
                            removal == Removal::kPrune ? "prune" : "app deletion");
