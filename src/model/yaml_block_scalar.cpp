@@ -58,17 +58,20 @@ struct Line {
 std::optional<std::string> decode_block_scalar(std::string_view s, size_t content, int parent) {
   auto header = header_before(s, content);
   if (!header) return std::nullopt;
-  // The lines from `content` on, each without its break (LF, CRLF or CR).
-  std::vector<Line> lines;
-  for (size_t i = content; i < s.size();) {
-    size_t j = i;
+  // The lines from `content` on, each without its break (LF, CRLF or CR), read one at a time:
+  // only as far as the scalar goes (a stream holds many block scalars; splitting the whole rest
+  // of it for each one was quadratic).
+  size_t cursor = content;
+  auto next_line = [&](Line& l) {
+    if (cursor >= s.size()) return false;
+    size_t j = cursor;
     while (j < s.size() && s[j] != '\n' && s[j] != '\r') ++j;
-    size_t next = j;
-    if (next < s.size())
-      next += (s[next] == '\r' && next + 1 < s.size() && s[next + 1] == '\n') ? 2 : 1;
-    lines.push_back({i, j, j < s.size()});
-    i = next;
-  }
+    l = {cursor, j, j < s.size()};
+    cursor =
+        j < s.size() ? j + ((s[j] == '\r' && j + 1 < s.size() && s[j + 1] == '\n') ? 2 : 1) : j;
+    return true;
+  };
+  std::vector<Line> lines;
   auto spaces = [&](const Line& l) {
     size_t n = 0;
     while (l.begin + n < l.end && s[l.begin + n] == ' ') ++n;
@@ -87,7 +90,8 @@ std::optional<std::string> decode_block_scalar(std::string_view s, size_t conten
     indent = static_cast<size_t>(std::max(parent + 1, 1) + header->increment - 1);
   } else {
     size_t deepest_blank = 0;
-    for (const Line& l : lines) {
+    for (Line l; next_line(l);) {
+      lines.push_back(l);  // read again below, from `lines`
       if (blank(l)) {
         deepest_blank = std::max(deepest_blank, spaces(l));
         continue;
@@ -107,7 +111,12 @@ std::optional<std::string> decode_block_scalar(std::string_view s, size_t conten
   };
   std::vector<Piece> pieces;
   bool last_broken = false;
-  for (const Line& l : lines) {
+  size_t read_ahead = 0;  // the lines the indentation was detected from come first
+  for (Line l;;) {
+    if (read_ahead < lines.size())
+      l = lines[read_ahead++];
+    else if (!next_line(l))
+      break;
     std::string_view whole = s.substr(l.begin, l.end - l.begin);
     if ((whole.starts_with("---") || whole.starts_with("...")) &&
         (whole.size() == 3 || whole[3] == ' ' || whole[3] == '\t'))
