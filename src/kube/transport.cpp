@@ -20,6 +20,7 @@
 
 #include "kube/credentials.h"
 #include "kube/rate_limiter.h"
+#include "kube/request_guard.h"
 #include "kube/socket_interest.h"
 #include "model/jitter_seed.h"
 #include "model/strings.h"
@@ -201,6 +202,12 @@ struct Transport::Impl {
   void finish(CURL* easy, CURLcode result);
   void complete(const std::shared_ptr<Call>& call, ApiResult<HttpResponse> result);
   std::optional<ApiError> unsafe_request(const Call& call, const Credentials& c) const;
+  // Whom requests impersonate: the options' user and groups, else the kubeconfig's `as`.
+  std::pair<const std::string&, const std::vector<std::string>&> impersonation() const {
+    if (!options.impersonate_user.empty())
+      return {options.impersonate_user, options.impersonate_groups};
+    return {config.auth.impersonate, config.auth.impersonate_groups};
+  }
   void retry_later(const std::shared_ptr<Call>& call, std::chrono::milliseconds delay);
   // Ends every call (in curl, ready, waiting to retry) with "Cancelled": abandon_requests().
   void end_all();
@@ -312,71 +319,30 @@ ApiError Transport::Impl::transport_error(const Call& call, CURLcode code) const
   return e;
 }
 
-namespace {
-
-// A CR, LF or NUL in a header value ends the header there and starts another one: a name that
-// carries "\r\nImpersonate-Group: system:masters" would add a group nobody granted. Other
-// control characters are not valid in a field value either (RFC 9110, 5.5).
-bool unsafe_header_value(std::string_view v) {
-  for (char c : v) {
-    auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f) return true;
-  }
-  return false;
-}
-
-// A GET or HEAD, or a request whose query says dryRun=All as kube-apiserver reads it (the first
-// dryRun of the query; url.ParseQuery's unescaping is not needed: planter writes it plainly).
-bool reads_or_dry_runs(const HttpRequest& req) {
-  if (req.method == "GET" || req.method == "HEAD") return true;
-  size_t q = req.path.find('?');
-  if (q == std::string::npos) return false;
-  std::string_view query = std::string_view(req.path).substr(q + 1);
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    if (pair.starts_with("dryRun=") || pair == "dryRun") return pair == "dryRun=All";
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return false;
-}
-
-}  // namespace
-
-// Refuses a request whose headers or path would not reach the server as written (see
-// unsafe_header_value; the values themselves are never echoed, a token may be among them), and a
-// write from a read-only transport.
+// Refuses a request whose headers or path would not reach the server as written, and a write
+// from a read-only transport (kube/request_guard.h).
 std::optional<ApiError> Transport::Impl::unsafe_request(const Call& call,
                                                         const Credentials& c) const {
-  const std::string& user =
-      options.impersonate_user.empty() ? config.auth.impersonate : options.impersonate_user;
-  const auto& groups = options.impersonate_user.empty() ? config.auth.impersonate_groups
-                                                        : options.impersonate_groups;
-  std::string_view bad;
-  if (unsafe_header_value(c.bearer_token)) bad = "the bearer token";
-  if (unsafe_header_value(user)) bad = "the user to impersonate (Impersonate-User)";
-  for (const std::string& g : groups)
-    if (unsafe_header_value(g)) bad = "a group to impersonate (Impersonate-Group)";
-  if (unsafe_header_value(call.req.accept)) bad = "Accept";
-  if (unsafe_header_value(call.req.content_type)) bad = "Content-Type";
-  if (unsafe_header_value(options.user_agent)) bad = "the user agent";
-  for (char ch : call.req.path)
-    if (ch == ' ' || unsafe_header_value(std::string_view(&ch, 1))) bad = "the request path";
-  if (bad.empty() && options.read_only && !reads_or_dry_runs(call.req)) {
-    ApiError e = client_error(
-        "ReadOnly", fmt::format("{} {}{}: not sent: this client only reads and dry-runs (a "
-                                "write without dryRun=All from a read-only step is a bug)",
-                                call.req.method, config.server,
-                                call.req.path.substr(0, call.req.path.find('?'))));
-    e.attempts = call.attempts;
-    return e;
-  }
-  if (bad.empty()) return std::nullopt;
+  auto [user, groups] = impersonation();
+  std::string_view bad = unsafe_part({c.bearer_token, user, &groups, call.req.accept,
+                                      call.req.content_type, options.user_agent, call.req.path});
+  std::string what;
+  if (!bad.empty())
+    what = fmt::format(
+        "{} holds a control character (CR, LF or NUL would split the request); "
+        "fix the name it was made from",
+        bad);
+  else if (options.read_only && !reads_or_dry_runs(call.req))
+    what =
+        "this client only reads and dry-runs (a write without dryRun=All from a read-only "
+        "step is a bug)";
+  if (what.empty()) return std::nullopt;
   ApiError e = client_error(
-      "BadHeader", fmt::format("{} {}: not sent: {} holds a control character (CR, LF or NUL "
-                               "would split the request); fix the name it was made from",
-                               call.req.method, config.server, bad));
+      bad.empty() ? "ReadOnly" : "BadHeader",
+      fmt::format("{} {}{}: not sent: {}", call.req.method, config.server,
+                  // a bad path is never echoed
+                  bad.empty() ? call.req.path.substr(0, call.req.path.find('?')) : std::string(),
+                  what));
   e.attempts = call.attempts;
   return e;
 }
@@ -459,10 +425,7 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   h = curl_slist_append(h, ("Accept: " + call->req.accept).c_str());
   if (!call->req.content_type.empty())
     h = curl_slist_append(h, ("Content-Type: " + call->req.content_type).c_str());
-  std::string user =
-      options.impersonate_user.empty() ? config.auth.impersonate : options.impersonate_user;
-  const auto& groups = options.impersonate_user.empty() ? config.auth.impersonate_groups
-                                                        : options.impersonate_groups;
+  auto [user, groups] = impersonation();
   if (!user.empty()) {
     h = curl_slist_append(h, ("Impersonate-User: " + user).c_str());
     for (const std::string& g : groups)

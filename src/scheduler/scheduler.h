@@ -23,7 +23,7 @@
 #include <string>
 
 #include "kube/client.h"
-#include "plan/stacks/stack_policy.h"
+#include "model/well_known_labels.h"
 
 namespace planter::scheduler {
 

@@ -25,10 +25,7 @@ inline constexpr std::string_view kPlanterSchedulerName = "planter";
 // The Lease `planter scheduler` holds while it schedules (its --leader-elect-resource-* default).
 inline constexpr std::string_view kSchedulerLeaseNamespace = "kube-system";
 inline constexpr std::string_view kSchedulerLease = "planter-scheduler";
-inline constexpr std::string_view kPodGroupApiVersionText = "scheduling.x-k8s.io/v1alpha1";
-// The PodGroup annotations planter's scheduler reads (src/scheduler/scheduler.h).
-inline constexpr std::string_view kSameNodeAnnotationKey = "planter.nephio.org/same-node";
-inline constexpr std::string_view kIsolateAnnotationKey = "planter.nephio.org/isolate";
+// The PodGroup's apiVersion and annotations: model/well_known_labels.h (the scheduler reads them).
 // A StatefulSet's name leaves room for its pods' controller-revision-hash label (63 characters).
 inline constexpr size_t kMaxStatefulSetName = 52;
 
