@@ -161,9 +161,13 @@ json::value resolve_plain_scalar(std::string_view s, const json::storage_ptr& sp
 }
 
 std::optional<std::string> plain_key_text(std::string_view s) {
+  // Most keys are words (`name`, `spec`): only what go-yaml's resolve table hints at (its first
+  // character: a digit, a sign, '.', or one of y n t f o ~ in a word of five at most) is resolved,
+  // so that an ordinary key costs no allocation on the readers' hot path.
   char c = s.empty() ? '\0' : s[0];
-  bool maybe = s.size() <= 5 || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
-               c == '+' || c == '.';
+  bool maybe = s.empty() || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' ||
+               c == '.' ||
+               (s.size() <= 5 && std::string_view("yYnNtTfFoO~").find(c) != std::string_view::npos);
   if (!maybe) return std::nullopt;
   json::value v = resolve_plain_scalar(s, {});
   if (v.is_string()) return std::nullopt;
