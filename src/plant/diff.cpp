@@ -16,9 +16,32 @@ namespace {
 
 namespace json = boost::json;
 
+// Keys in name order at every depth, as kubectl diff writes them (Go marshals a map sorted): the
+// live object and the dry run's answer list the same fields in different orders.
+json::value sorted(const json::value& v) {
+  if (const json::array* a = v.if_array()) {
+    json::array out;
+    out.reserve(a->size());
+    for (const json::value& e : *a) out.push_back(sorted(e));
+    return out;
+  }
+  const json::object* o = v.if_object();
+  if (!o) return v;
+  std::vector<const json::key_value_pair*> fields;
+  fields.reserve(o->size());
+  for (const json::key_value_pair& kv : *o) fields.push_back(&kv);
+  std::sort(fields.begin(), fields.end(),
+            [](const auto* a, const auto* b) { return a->key() < b->key(); });
+  json::object out;
+  out.reserve(fields.size());
+  for (const json::key_value_pair* kv : fields) out.emplace(kv->key(), sorted(kv->value()));
+  return out;
+}
+
 void strip(json::object& o) {
   if (auto* meta = o.if_contains("metadata"); meta && meta->is_object())
     meta->as_object().erase("managedFields");
+  o = sorted(o).as_object();
 }
 
 void collect_changes(const json::value& a, const json::value& b, const std::string& path,
@@ -92,7 +115,11 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
     auto config = reachable.find(unit.cluster);
     if (config == reachable.end()) {
       out[u].state = ObjectDiff::State::kLater;
-      out[u].note = fmt::format("cluster {} does not exist yet: planting creates it", unit.cluster);
+      auto why = options.not_reached.find(unit.cluster);
+      out[u].note =
+          why != options.not_reached.end()
+              ? fmt::format("cluster {} cannot be asked now: {}", unit.cluster, why->second)
+              : fmt::format("cluster {} does not exist yet: planting creates it", unit.cluster);
       continue;
     }
     std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
@@ -151,6 +178,7 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
         // Its Namespace is not there yet: what planter would send, without the server's defaults.
         d.state = ObjectDiff::State::kCreated;
         d.merged = a.sent;
+        strip(*d.merged);
       } else {
         d.state = ObjectDiff::State::kError;
         d.note = e.str();

@@ -21,6 +21,8 @@ struct DiffOptions {
   std::string seed_name;
   kube::ClientOptions client;
   std::chrono::steady_clock::time_point deadline;
+  // Why a cluster of the plan cannot be asked (created_clusters.h), for the units placed on it.
+  std::map<std::string, std::string> not_reached;
 };
 
 struct ObjectDiff {

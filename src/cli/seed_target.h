@@ -1,0 +1,54 @@
+// The target of `planter plant`, `replant`, `uproot` and `diff`: the seed planned from the
+// flags (exit code 2 and every problem when it is bad), the clusters it goes to (the management
+// cluster of the kubeconfig or of the simulated fleet started here, --cluster contexts, and the
+// clusters the seed creates once they exist), and the seed run (plant/seed_run.h) over them.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/interrupts.h"
+#include "cli/plant_command.h"
+#include "kube/kubeconfig.h"
+#include "plan/plan.h"
+#include "plant/seed_run.h"
+#include "sim/server.h"
+
+namespace planter::cli {
+
+// Where planting goes: the clusters' RestConfigs, and the simulated fleet when --sim.
+struct Targets {
+  std::unique_ptr<sim::Server> sim;
+  std::map<std::string, kube::RestConfig> clusters;
+  std::string kubeconfig_path;  // with --sim, where its kubeconfig was written
+  std::optional<kube::Kubeconfig> kubeconfig;
+};
+
+struct Prepared {
+  Plan plan;
+  Targets targets;
+  std::string seed_name;
+  Interrupts* interrupts = nullptr;
+  // Over `plan` and the targets' clusters, with the created clusters that exist added.
+  std::unique_ptr<plant::SeedRun> run;
+};
+
+std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f);
+// When a question asked before the first write stops waiting: `cap` from now, or --timeout's
+// end when that is sooner.
+std::chrono::steady_clock::time_point asking_deadline(const PlantFlags& f,
+                                                      std::chrono::milliseconds cap);
+// What a run says and returns when a signal stopped it (rc otherwise).
+int interrupted(const Prepared& p, int rc);
+// Writes a file the run was asked for (--report, --timeline, --trace); false, said, when it
+// cannot.
+bool write_text(const std::string& path, const std::string& text);
+
+// Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
+int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work);
+
+}  // namespace planter::cli

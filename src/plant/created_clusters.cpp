@@ -1,0 +1,175 @@
+#include "plant/created_clusters.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "kube/kubeconfig.h"
+#include "kube/retry.h"
+#include "model/base64.h"
+#include "model/files.h"
+#include "model/object.h"
+#include "plant/readiness_check.h"
+#include "seed/seed.h"
+
+namespace planter::plant {
+
+namespace json = boost::json;
+
+namespace {
+
+// A cluster to reach: its cluster object and the cluster that object is declared on.
+struct Wanted {
+  std::string name;
+  ObjectRef object;
+  std::string host;
+};
+
+std::vector<Wanted> wanted_clusters(const Plan& plan,
+                                    const std::map<std::string, kube::RestConfig>& reachable,
+                                    const std::set<std::string>& also) {
+  std::set<std::string_view> used;
+  for (const Unit& u : plan.units) used.insert(u.cluster);
+  for (const ClusterChoice& choice : plan.choices)
+    for (uint32_t c : choice.candidates) used.insert(plan.clusters[c].name);
+  std::vector<Wanted> out;
+  for (const ClusterInfo& info : plan.clusters) {
+    if ((!info.object && !info.existing) || reachable.contains(info.name)) continue;
+    if (!info.object && !used.contains(info.name) && !also.contains(info.name)) continue;
+    Wanted w{info.name, info.object ? plan.objects[*info.object].ref : *info.existing,
+             std::string(kSelf)};
+    if (info.object)
+      for (const Unit& u : plan.units)
+        if (u.object == *info.object) {
+          w.host = u.cluster;
+          break;
+        }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+class Reacher {
+ public:
+  Reacher(const std::map<std::string, kube::RestConfig>& reachable,
+          const CreatedClustersOptions& options, CreatedClusters& out)
+      : reachable_(reachable), options_(options), out_(out) {}
+
+  // Reaches `w` when its host is reachable: true when it is done with (reached or not), false
+  // when its host is not reachable yet.
+  bool reach(const Wanted& w) {
+    kube::Client* host = client(w.host, false);
+    if (!host) return false;
+    auto got = kube::retry_transient(
+        [&] { return host->get(w.object.api_version, w.object.kind, w.object.ns, w.object.name); },
+        options_.deadline);
+    if (!got) {
+      if (got.error().not_found() || got.error().kind_unknown()) {
+        out_.gone.insert(w.name);
+        return why(w, fmt::format("{} does not exist yet", w.object.short_form()));
+      }
+      return why(
+          w, fmt::format("reading {} on {}: {}", w.object.short_form(), w.host, got.error().str()));
+    }
+    if (auto failed = cluster_failed_for_good(*got))
+      return why(w, fmt::format("{} will not be provisioned: {}", w.object.short_form(), *failed));
+    auto where = kubeconfig_location(*got);
+    if (!where) return why(w, fmt::format("{}: {}", w.object.short_form(), where.error()));
+    std::string bytes, origin;
+    if (!where->secret_name.empty()) {
+      origin = where->secret_origin();
+      // The Seed's identity reads the credentials it would use (fleet_view.cpp says why).
+      kube::Client* reader = client(w.host, w.host == kSelf && options_.write_as);
+      auto secret = kube::retry_transient(
+          [&] { return reader->get("v1", "Secret", where->secret_namespace, where->secret_name); },
+          options_.deadline);
+      if (!secret)
+        return why(w, fmt::format("reading its kubeconfig ({}): {}", origin, secret.error().str()));
+      std::string data = string_field(*secret, {"data", where->secret_key});
+      auto decoded = base64_decode(data);
+      if (data.empty() || !decoded)
+        return why(w,
+                   fmt::format("{} has no kubeconfig under key \"{}\"", origin, where->secret_key));
+      bytes = std::move(*decoded);
+    } else {
+      origin = where->url;
+      std::string_view url = where->url;
+      Result<std::string> got_url =
+          url.starts_with("http://") || url.starts_with("https://")
+              ? fetch_url(where->url)
+              : read_file(std::string(url.starts_with("file://") ? url.substr(7) : url));
+      if (!got_url) return why(w, "cannot read its kubeconfig: " + got_url.error().message);
+      bytes = std::move(got_url.value());
+    }
+    auto config = kube::Kubeconfig::parse(bytes, origin, "");
+    Result<kube::RestConfig> rest =
+        config ? config->rest_config(where->context) : Result<kube::RestConfig>(config.error());
+    if (!rest)
+      return why(
+          w, fmt::format("its kubeconfig ({}) is not usable: {}", origin, rest.error().message));
+    out_.reached[w.name] = std::move(rest.value());
+    return true;
+  }
+
+ private:
+  bool why(const Wanted& w, std::string text) {
+    out_.not_reached[w.name] = std::move(text);
+    return true;
+  }
+
+  const kube::RestConfig* config_of(const std::string& cluster) const {
+    if (auto it = reachable_.find(cluster); it != reachable_.end()) return &it->second;
+    if (auto it = out_.reached.find(cluster); it != out_.reached.end()) return &it->second;
+    return nullptr;
+  }
+
+  kube::Client* client(const std::string& cluster, bool impersonating) {
+    auto& c = clients_[{cluster, impersonating}];
+    if (c) return c.get();
+    const kube::RestConfig* config = config_of(cluster);
+    if (!config) return nullptr;
+    kube::ClientOptions o = kube::read_only(options_.client);
+    if (impersonating) o = options_.write_as->impersonating(std::move(o));
+    auto made = kube::Client::create(*config, o);
+    if (!made) return nullptr;
+    c = std::move(made.value());
+    return c.get();
+  }
+
+  const std::map<std::string, kube::RestConfig>& reachable_;
+  const CreatedClustersOptions& options_;
+  CreatedClusters& out_;
+  std::map<std::pair<std::string, bool>, std::unique_ptr<kube::Client>> clients_;
+};
+
+}  // namespace
+
+CreatedClusters reach_created_clusters(const Plan& plan,
+                                       const std::map<std::string, kube::RestConfig>& reachable,
+                                       const CreatedClustersOptions& options) {
+  CreatedClusters out;
+  std::vector<Wanted> left = wanted_clusters(plan, reachable, options.also);
+  Reacher reacher(reachable, options, out);
+  // Hosts first: each pass reaches what the clusters reached so far host.
+  for (bool progress = true; progress && !left.empty();) {
+    progress = false;
+    std::vector<Wanted> next;
+    for (Wanted& w : left) {
+      if (reacher.reach(w))
+        progress = true;
+      else
+        next.push_back(std::move(w));
+    }
+    left = std::move(next);
+  }
+  for (const Wanted& w : left) {
+    std::string host_why =
+        out.not_reached.contains(w.host) ? out.not_reached[w.host] : "not reached";
+    out.not_reached[w.name] =
+        fmt::format("its cluster object is on cluster {}: {}", w.host, host_why);
+    if (out.gone.contains(w.host)) out.gone.insert(w.name);
+  }
+  return out;
+}
+
+}  // namespace planter::plant
