@@ -1,0 +1,147 @@
+// planter keeps sight of what it planted on the clusters a seed creates, as on the management
+// cluster: `diff` diffs there, `replant` prunes there, `uproot` leaves nothing anywhere, fleets of
+// fleets included. Judged by kubectl on each cluster and the sim's audit log.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "plant/audit_order.h"
+#include "plant/plant_support.h"
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Writes by planter (the admin) on a cluster, from the audit log.
+size_t writes_on(const SimProcess& sim, const std::string& cluster) {
+  size_t n = 0;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    n += !e.verb.empty() && e.user == "admin" && e.cluster == cluster;
+  return n;
+}
+
+bool deleted(const SimProcess& sim, const std::string& cluster, const std::string& key) {
+  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+    if (e.verb == "delete" && e.cluster == cluster && e.object == key) return true;
+  return false;
+}
+
+// hello-world planted, then edited as a user would (the Deployment's replicas changed, the
+// Service removed), in a folder of the same name so that the seed keeps its name.
+TEST(EveryClusterTest, TheClusterASeedCreatedIsDiffedPrunedAndUprooted) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::string kubeconfig = "--kubeconfig " + q(sim.kubeconfig());
+  fs::path original = kSource / "examples/hello-world/seed.yaml";
+  CommandResult planted = planter("plant " + kubeconfig + " " + q(original) + " --timeout 60");
+  ASSERT_EQ(planted.code, 0) << planted.out << planted.err;
+  ASSERT_EQ(sim.kubectl("--context edge1 get service cnf -n cnf").code, 0);
+
+  CommandResult same = planter("diff " + kubeconfig + " " + q(original));
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_EQ(same.out, "");
+
+  fs::path edited = sim.dir() / "hello-world" / "seed.yaml";
+  fs::create_directories(edited.parent_path());
+  std::string text = read_file(original);
+  std::string edited_text;
+  for (size_t at = 0; at < text.size();) {
+    size_t next = text.find("\n---", at + 1);
+    std::string doc = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    if (doc.find("\nkind: Service\n") == std::string::npos) edited_text += doc;
+    at = next == std::string::npos ? text.size() : next;
+  }
+  ASSERT_NE(edited_text.find("replicas: 1"), std::string::npos);
+  edited_text.replace(edited_text.find("replicas: 1"), 11, "replicas: 2");
+  std::ofstream(edited) << edited_text;
+
+  size_t before = writes_on(sim, "edge1") + writes_on(sim, "management");
+  CommandResult diff = planter("diff " + kubeconfig + " " + q(edited));
+  EXPECT_EQ(diff.code, 1) << diff.out << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("edge1/apps.v1.Deployment.cnf.cnf"));
+  EXPECT_THAT(diff.out, HasSubstr("-  replicas: 1"));
+  EXPECT_THAT(diff.out, HasSubstr("+  replicas: 2"));
+  EXPECT_THAT(diff.out, HasSubstr("to be pruned (the seed no longer holds them):\n"
+                                  "  v1 Service cnf/cnf on edge1\n"));
+  EXPECT_THAT(diff.out, Not(HasSubstr("not diffed now")));
+  // The Cluster object (a custom resource the sim's controller writes the status of) is the same
+  // object: its keys are compared in one order.
+  EXPECT_THAT(diff.out, Not(HasSubstr("Cluster.network-service.edge1")));
+  EXPECT_EQ(writes_on(sim, "edge1") + writes_on(sim, "management"), before);
+
+  CommandResult replanted = planter("replant " + kubeconfig + " " + q(edited) + " --timeout 60");
+  EXPECT_EQ(replanted.code, 0) << replanted.out << replanted.err;
+  EXPECT_THAT(replanted.out, HasSubstr("pruned: v1 Service cnf/cnf on edge1: deleted"));
+  EXPECT_TRUE(is_not_found(sim.kubectl("--context edge1 get service cnf -n cnf")));
+  EXPECT_TRUE(deleted(sim, "edge1", "|Service|cnf|cnf"));
+  EXPECT_EQ(
+      sim.kubectl("--context edge1 get deployment cnf -n cnf -o jsonpath={.spec.replicas}").out,
+      "2");
+  // edge1's inventory no longer lists the Service.
+  CommandResult inventory = sim.kubectl(
+      "--context edge1 get configmap planter-inventory-hello-world -n kube-system "
+      "-o jsonpath={.data.objects}");
+  EXPECT_EQ(inventory.code, 0) << inventory.err;
+  EXPECT_THAT(inventory.out, HasSubstr("apps/v1 Deployment cnf cnf"));
+  EXPECT_THAT(inventory.out, Not(HasSubstr("v1 Service cnf cnf")));
+
+  CommandResult uprooted = planter("uproot " + kubeconfig + " " + q(edited) + " --timeout 60");
+  EXPECT_EQ(uprooted.code, 0) << uprooted.out << uprooted.err;
+  EXPECT_THAT(uprooted.err, Not(HasSubstr("warning")));
+  EXPECT_EQ(sim.kubectl("get clusters.planter.nephio.org -A -o name").out, "");
+  EXPECT_TRUE(
+      is_not_found(sim.kubectl("get configmap planter-inventory-hello-world -n kube-system")));
+  EXPECT_TRUE(deleted(sim, "management", "|ConfigMap|kube-system|planter-inventory-hello-world"));
+}
+
+// A hub creates a regional cluster, which creates a far-edge cluster; a ConfigMap the seed drops
+// from the far edge is pruned there, two levels down.
+TEST(EveryClusterTest, AFleetOfFleetsIsPrunedOnItsEdge) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::string crd = read_file(kSource / "deploy/crds/planter.nephio.org_clusters.yaml");
+  const std::string name_line = "  name: clusters.planter.nephio.org\n";
+  ASSERT_NE(crd.find(name_line), std::string::npos);
+  crd.replace(crd.find(name_line), name_line.size(),
+              name_line + "  annotations: {planter.nephio.org/cluster: regional}\n");
+  auto config_map = [](const std::string& name, const std::string& cluster) {
+    return "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations: {planter.nephio.org/cluster: " + cluster + "}\n";
+  };
+  std::string fleet =
+      "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+      "metadata: {name: regional, namespace: default}\nspec: {}\n---\n" +
+      crd +
+      "---\napiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata:\n"
+      "  name: faredge\n  namespace: default\n"
+      "  annotations: {planter.nephio.org/cluster: regional}\nspec: {}\n" +
+      config_map("kept", "faredge");
+  fs::path seed = sim.dir() / "fleet" / "seed.yaml";
+  fs::create_directories(seed.parent_path());
+  std::ofstream(seed) << fleet << config_map("dropped", "faredge");
+  std::string args = "--kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 60";
+  CommandResult planted = planter("plant " + args);
+  ASSERT_EQ(planted.code, 0) << planted.out << planted.err;
+  ASSERT_EQ(sim.kubectl("--context faredge get configmap dropped -n default").code, 0);
+
+  std::ofstream(seed) << fleet;
+  CommandResult diff = planter("diff " + args);
+  EXPECT_EQ(diff.code, 1) << diff.out << diff.err;
+  EXPECT_THAT(diff.out, HasSubstr("  v1 ConfigMap default/dropped on faredge\n"));
+  CommandResult replanted = planter("replant " + args);
+  EXPECT_EQ(replanted.code, 0) << replanted.out << replanted.err;
+  EXPECT_TRUE(is_not_found(sim.kubectl("--context faredge get configmap dropped -n default")));
+  EXPECT_EQ(sim.kubectl("--context faredge get configmap kept -n default").code, 0);
+  EXPECT_TRUE(deleted(sim, "faredge", "|ConfigMap|default|dropped"));
+}
+
+}  // namespace
+}  // namespace planter::testing
