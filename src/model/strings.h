@@ -2,6 +2,7 @@
 // results point into the input, which must outlive them.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,24 @@ inline std::vector<std::string_view> split_list(std::string_view s) {
   for (std::string_view item : split(s, ','))
     if (!(item = trim(item)).empty()) out.push_back(item);
   return out;
+}
+
+// Levenshtein distance ignoring case, for "did you mean" (names and keys are short).
+inline size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                  std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
 }
 
 }  // namespace planter

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/strings.h"
+
 namespace planter {
 
 namespace {
@@ -60,24 +62,6 @@ const RemovedApi* removed(const ObjectRef& r) {
          std::find(api.kinds.begin(), api.kinds.end(), r.kind) != api.kinds.end()))
       return &api;
   return nullptr;
-}
-
-// Levenshtein distance ignoring case, for "did you mean" (kind names are short).
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                  std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string api_version_of(std::string_view group, std::string_view version) {

@@ -8,6 +8,7 @@
 #include "model/names.h"
 #include "seed/builtin_kind_rules.h"
 #include "seed/metadata_rules.h"
+#include "seed/planter_annotations.h"
 #include "seed/workload_rules.h"
 
 namespace planter {
@@ -122,6 +123,7 @@ void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
     if (info && info->scope == Scope::kNamespaced && o.ref.ns.empty())
       o.set_namespace(options.default_namespace);
     check_metadata(o, diags);
+    check_planter_annotations(o, diags);
     check_builtin_kind(o, info, kinds, diags);
     check_workload_numbers(o, diags);
     if (info && !info->builtin && !info->versions.empty()) {

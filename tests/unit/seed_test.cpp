@@ -1,10 +1,12 @@
 #include "seed/seed.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "seed/planter_annotations.h"
 #include "seed/validate.h"
 #include "test_support.h"
 
@@ -149,6 +151,38 @@ TEST(Validate, ClusterScopedNamespaceIsDroppedWithAWarning) {
   ASSERT_EQ(d.warnings().size(), 1u);
   EXPECT_EQ(s.objects[0].ref.ns, "");
   EXPECT_FALSE(find_path(s.objects[0].body, {"metadata", "namespace"}));
+}
+
+// A mistyped planter annotation would place or order the object as if it were absent: it is bad
+// input naming the object, its line and the key meant; every key planter documents passes.
+TEST(Validate, AnUnknownPlanterAnnotationIsRefusedWithTheKeyMeant) {
+  Diagnostics d;
+  Seed s = parse(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x, annotations: "
+      "{planter.nephio.org/clustr: edge9, example.com/clustr: free}}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: x\n  annotations:\n"
+      "    planter.nephio.org/sparkle: 'yes'\n",
+      d);
+  KindTable kinds = KindTable::builtin();
+  validate_seed(s, kinds, {}, d);
+  ASSERT_EQ(d.size(), 2u) << d.str();
+  EXPECT_EQ(d.items()[0].str(),
+            "seed.yaml:1: v1 ConfigMap x/a: metadata.annotations: planter reads no annotation "
+            "\"planter.nephio.org/clustr\"\n  hint: did you mean `planter.nephio.org/cluster`?");
+  EXPECT_NE(d.items()[1].str().find("seed.yaml:5: v1 ConfigMap x/b"), std::string::npos) << d.str();
+  EXPECT_NE(d.items()[1].str().find("docs/annotations.md"), std::string::npos) << d.str();
+
+  Diagnostics known;
+  std::string every;
+  for (std::string_view key : planter_annotation_keys()) every += fmt::format("    {}: x\n", key);
+  Seed all = parse(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: x\n"
+      "  annotations:\n" +
+          every,
+      known);
+  validate_seed(all, kinds, {}, known);
+  for (const Diagnostic& item : known.items())
+    EXPECT_EQ(item.str().find("planter reads no annotation"), std::string::npos) << item.str();
 }
 
 TEST(Validate, TemplateVariablesAreNamed) {
