@@ -90,6 +90,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   options.client = client_options(f.client);
   options.force_conflicts = f.force_conflicts;
   options.adopt = f.adopt;
+  options.adopt_hint = adopt_hint(f, p.seed_name);
   options.timeout = p.run->remaining();
   options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
   options.stop = p.interrupts->stop_token();
@@ -238,6 +239,7 @@ bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
   po.client = client_options(f.client);
   po.force_conflicts = f.force_conflicts;
   po.adopt = f.adopt;
+  po.adopt_hint = adopt_hint(f, p.seed_name);
   po.deadline = asking_deadline(f, std::chrono::seconds(60));
   plant::PreflightOutcome out = plant::preflight(p.plan, p.run->clusters(), po);
   if (!out.refused.empty()) {

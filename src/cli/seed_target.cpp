@@ -54,6 +54,19 @@ std::string default_seed_name(const std::vector<std::string>& sources) {
   return out.empty() ? "seed" : out;
 }
 
+std::string adopt_hint(const PlantFlags& f, const std::string& seed_name) {
+  std::string origin = "given with --seed-name";
+  if (f.seed_name.empty()) {
+    std::vector<std::string> sources = all_sources(f.seed);
+    origin = sources.empty() ? "the default"
+                             : fmt::format("derived from {} (--seed-name sets it)", sources.front());
+  }
+  return fmt::format(
+      "this run is seed \"{}\" ({}): if that object is this seed's, planted under another name, "
+      "run with --seed-name set to that name; to take it over, use --adopt",
+      seed_name, origin);
+}
+
 std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f) {
   if (f.timeout_s <= 0) return std::nullopt;
   return std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));

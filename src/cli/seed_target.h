@@ -38,6 +38,9 @@ struct Prepared {
 };
 
 std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f);
+// What to do about an object another seed planted: the seed name this run has and where it came
+// from (a copied seed.yaml in another folder gets another name), --seed-name, then --adopt.
+std::string adopt_hint(const PlantFlags& f, const std::string& seed_name);
 // When a question asked before the first write stops waiting: `cap` from now, or --timeout's
 // end when that is sooner.
 std::chrono::steady_clock::time_point asking_deadline(const PlantFlags& f,

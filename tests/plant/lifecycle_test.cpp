@@ -115,13 +115,21 @@ TEST(PlantTest, AnObjectAnotherSeedPlantedIsNotTakenOverUnlessAdopted) {
   CommandResult r = planter("plant " + kc + q(b) + " --seed-name b --force-conflicts");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("v1 ConfigMap default/x"));
-  EXPECT_THAT(r.err, HasSubstr("planted by seed \"a\"; use --adopt to take it over"));
+  EXPECT_THAT(r.err, HasSubstr("planted by seed \"a\"; this run is seed \"b\" (given with "
+                               "--seed-name): if that object is this seed's, planted under "
+                               "another name, run with --seed-name set to that name; to take it "
+                               "over, use --adopt"));
   EXPECT_EQ(writes_by_b(), after_a) << "nothing declared";
+  // Without --seed-name, the name's origin: the file it was derived from.
+  r = planter("plant " + kc + q(b));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("this run is seed \"b\" (derived from " + b.string() +
+                               " (--seed-name sets it))"));
 
   r = planter("plant " + kc + q(b) + " --seed-name b --preflight=false");
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("failed v1 ConfigMap default/x on SELF"));
-  EXPECT_THAT(r.out, HasSubstr("planted by seed \"a\"; use --adopt to take it over"));
+  EXPECT_THAT(r.out, HasSubstr("planted by seed \"a\"; this run is seed \"b\""));
   EXPECT_EQ(x(".metadata.labels.planter\\.nephio\\.org/seed"), "a");
   EXPECT_EQ(x(".data.k"), "a");
   EXPECT_EQ(sim.kubectl("get configmap z -o name").out, "configmap/z\n") << "the rest is planted";
