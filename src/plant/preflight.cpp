@@ -11,6 +11,7 @@
 
 #include "model/object.h"
 #include "plant/engine.h"
+#include "plant/existing_clusters.h"
 #include "plant/ownership.h"
 
 namespace planter::plant {
@@ -28,6 +29,47 @@ std::optional<std::string> refusal(const kube::ApiError& e) {
   if (e.code == 0 || e.code == 404 || e.unauthorized() || e.transient()) return std::nullopt;
   if (e.permanent() || e.conflict() || e.code == 413) return e.str();
   return std::nullopt;
+}
+
+// A cluster the seed defines whose name a cluster object already on its host holds (another
+// namespace, or the other cluster kind): the provisioner refuses it (planter's Cluster reports
+// NameTaken, and placement names clusters by name alone), and everything placed on it would wait
+// for a cluster that never comes.
+void check_cluster_names(const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
+                         const PreflightOptions& options, Diagnostics& refused) {
+  std::map<std::string, std::vector<ClusterInfo>> on_host;  // the hosts asked, what they hold
+  for (const ClusterInfo& info : plan.clusters) {
+    if (!info.object) continue;
+    std::string host(kSelf);
+    for (const Unit& u : plan.units)
+      if (u.object == *info.object) {
+        host = u.cluster;
+        break;
+      }
+    auto config = reachable.find(host);
+    if (config == reachable.end()) continue;
+    if (!on_host.contains(host)) {
+      ExistingClustersOptions eo;
+      eo.deadline = options.deadline;
+      auto existing = read_existing_clusters(config->second, read_only(options.client), eo);
+      on_host[host] = existing ? std::move(existing.value()) : std::vector<ClusterInfo>{};
+    }
+    const Object& own = plan.objects[*info.object];
+    for (const ClusterInfo& other : on_host[host]) {
+      if (other.name != info.name || !other.existing) continue;
+      const ObjectRef& holder = *other.existing;
+      if (holder.ns == own.ref.ns && holder.group() == own.ref.group()) continue;  // itself
+      refused.add(own.where(), own.display(),
+                  fmt::format("cluster {}: the workload cluster name \"{}\" is taken: {} {}/{} "
+                              "({}) already holds it, and cluster names are unique on a "
+                              "management cluster",
+                              host, info.name, holder.kind, holder.ns, holder.name,
+                              holder.api_version),
+                  fmt::format("rename this Cluster, or plant into the existing one: leave this "
+                              "Cluster out and place objects with planter.nephio.org/cluster: {}",
+                              info.name));
+    }
+  }
 }
 
 }  // namespace
@@ -185,6 +227,7 @@ PreflightOutcome preflight(const Plan& plan,
         preflight_hint(*a.error));
   }
   out.later = plan.units.size() - out.checked;
+  check_cluster_names(plan, reachable, options, out.refused);
   return out;
 }
 

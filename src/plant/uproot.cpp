@@ -159,6 +159,10 @@ class Uprooter {
     if (!fleet_->linked(cluster)) {
       if (fleet_->link(cluster) == FleetView::Link::kAbsent)
         return set(u, RemovalState::kAbsent, "its cluster is gone");
+      // A cluster that will never be provisioned (its name is taken, its provisioning failed)
+      // holds nothing: nothing was ever declared there.
+      if (fleet_->link(cluster) == FleetView::Link::kFailed)
+        return set(u, RemovalState::kAbsent, fleet_->link_status(cluster));
       rec.waiting_for = fleet_->link_status(cluster);
       return;
     }

@@ -161,6 +161,23 @@ struct Fleet::Provisioner {
            ns + "|" + name;
   }
 
+  // An owner key in a person's words: "Cluster default/edge1 (planter.nephio.org) on cluster
+  // regional".
+  static std::string holder_words(const std::string& owner) {
+    std::vector<std::string> parts;
+    for (size_t at = 0;;) {
+      size_t bar = owner.find('|', at);
+      parts.push_back(owner.substr(at, bar == std::string::npos ? std::string::npos : bar - at));
+      if (bar == std::string::npos) break;
+      at = bar + 1;
+    }
+    if (parts.size() < 3) return owner;
+    size_t n = parts.size();
+    std::string group = parts[n - 3].substr(0, parts[n - 3].find('/'));
+    std::string words = "Cluster " + parts[n - 2] + "/" + parts[n - 1] + " (" + group + ")";
+    return n > 3 ? words + " on cluster " + parts[0] : words;
+  }
+
   static std::string path_of(const ClusterKind& k, const std::string& ns, const std::string& name) {
     return std::string(k.base_path) + "/namespaces/" + ns + "/clusters/" + name;
   }
@@ -275,7 +292,8 @@ struct Fleet::Provisioner {
     if (taken != owners.end() && taken->second != owner) {
       report_failure(
           k, *obj,
-          "a workload cluster named \"" + name + "\" is already provisioned for " + taken->second);
+          "a workload cluster named \"" + name + "\" is already provisioned for " +
+              holder_words(taken->second));
       return;
     }
     if (taken != owners.end()) {

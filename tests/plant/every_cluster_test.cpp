@@ -143,5 +143,39 @@ TEST(EveryClusterTest, AFleetOfFleetsIsPrunedOnItsEdge) {
   EXPECT_TRUE(deleted(sim, "faredge", "|ConfigMap|default|dropped"));
 }
 
+// A fleet whose edge1 exists already (`planter sim --clusters 3`): hello-world's own Cluster edge1
+// (in another namespace) can never be provisioned. The preflight says so in the user's words,
+// with nothing declared; planted anyway (--preflight=false), its units fail naming the Cluster
+// that holds the name, and uproot deletes the Cluster and finishes, leaving the other edge1 and
+// everything on it alone.
+TEST(EveryClusterTest, ACreatedClusterWhoseNameIsTakenIsRefusedAndUprootFinishes) {
+  SimProcess sim({"--clusters", "3"});
+  ASSERT_TRUE(sim.running());
+  std::string args = "--kubeconfig " + q(sim.kubeconfig()) + " " +
+                     q(kSource / "examples/hello-world/seed.yaml") + " --timeout 20";
+  CommandResult refused = planter("plant " + args);
+  EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  EXPECT_THAT(refused.err,
+              HasSubstr("planter.nephio.org/v1alpha1 Cluster fleet/edge1: cluster SELF: the "
+                        "workload cluster name \"edge1\" is taken: Cluster default/edge1 "
+                        "(planter.nephio.org/v1alpha1) already holds it"));
+  EXPECT_THAT(refused.err, HasSubstr("planter.nephio.org/cluster: edge1"));
+  EXPECT_EQ(writes_on(sim, "management") + writes_on(sim, "edge1"), 0u);
+
+  CommandResult planted = planter("plant --preflight=false " + args);
+  EXPECT_EQ(planted.code, 1) << planted.out << planted.err;
+  EXPECT_THAT(planted.out, HasSubstr("NameTaken: a workload cluster named \"edge1\" is already "
+                                     "provisioned for Cluster default/edge1 (planter.nephio.org)"));
+  EXPECT_EQ(writes_on(sim, "edge1"), 0u);
+
+  CommandResult uprooted = planter("uproot " + args);
+  EXPECT_EQ(uprooted.code, 0) << uprooted.out << uprooted.err;
+  EXPECT_THAT(uprooted.out, HasSubstr("planter.nephio.org/v1alpha1 Cluster fleet/edge1: deleted"));
+  EXPECT_TRUE(is_not_found(sim.kubectl("get clusters.planter.nephio.org edge1 -n fleet")));
+  EXPECT_EQ(sim.kubectl("get clusters.planter.nephio.org edge1 -n default -o name").out,
+            "cluster.planter.nephio.org/edge1\n");
+  EXPECT_EQ(writes_on(sim, "edge1"), 0u);
+}
+
 }  // namespace
 }  // namespace planter::testing
