@@ -9,6 +9,7 @@
 
 #include "cli/seed_target.h"
 #include "plant/engine.h"
+#include "plant/health_wait.h"
 #include "plant/preflight.h"
 #include "plant/progress.h"
 #include "plant/report.h"
@@ -61,6 +62,10 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
   cmd->add_flag("--prune", f.prune,
                 "After planting every unit, delete what the seed's inventory lists and the seed "
                 "no longer holds (default; --prune=false keeps them, still listed)");
+  cmd->add_flag("--wait", f.wait,
+                "After every unit is declared (and the prune), wait until every object is healthy "
+                "as kstatus reads it (rolled out, complete, bound, Ready), or its ready-when "
+                "holds; exit 1 naming what is not at --timeout (default with --wait: 300s)");
   cmd->add_flag("--preflight", f.preflight,
                 "Before the first write, send every object a cluster can judge now through a "
                 "server-side dry run; a refusal is bad input (default; --preflight=false skips "
@@ -76,6 +81,28 @@ bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
   if (unserved.empty()) return false;
   fmt::print(stderr, "{}", unserved.str());
   return true;
+}
+
+// --wait: every object healthy (health_wait.h), by --timeout's end or 300 s when there is none.
+bool wait_healthy(const PlantFlags& f, Prepared& p) {
+  plant::HealthWaitOptions o;
+  o.seed_name = p.seed_name;
+  o.client = client_options(f.client);
+  o.deadline = p.run->deadline(std::chrono::seconds(300));
+  o.stop = p.interrupts->stop_token();
+  auto start = std::chrono::steady_clock::now();
+  o.on_change = [&](size_t u, const plant::Readiness& r) {
+    if (!r.holds && !f.verbose) return;
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const Unit& unit = p.plan.units[u];
+    fmt::print("{:7.3f}s  {}  {}: {}\n", t, unit.cluster, p.plan.object_of(unit).display(),
+               r.holds ? "healthy" : r.why);
+  };
+  fmt::print("\nwaiting for {} objects to be healthy\n", p.plan.units.size());
+  plant::HealthOutcome h = plant::wait_healthy(p.plan, p.run->clusters(), o);
+  if (h.timed_out) fmt::print("timed out waiting for health\n");
+  fmt::print("{}", plant::render_health_summary(p.plan, h));
+  return h.all_healthy();
 }
 
 int plant_prepared(const PlantFlags& f, Prepared& p) {
@@ -133,8 +160,10 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     fmt::print("pruned {} object(s) the seed no longer holds\n", closed.pruned.deleted);
   if (!closed.not_pruned.empty()) fmt::print("{}\n", closed.not_pruned);
   bool pruned = closed.complete;
+  bool healthy = true;
+  if (f.wait && out.all_declared() && p.interrupts->signal() == 0) healthy = wait_healthy(f, p);
   std::fflush(stdout);
-  return interrupted(p, out.all_declared() && wrote && pruned ? kExitOk : kExitFailure);
+  return interrupted(p, out.all_declared() && wrote && pruned && healthy ? kExitOk : kExitFailure);
 }
 
 int uproot_prepared(const PlantFlags& f, Prepared& p) {

@@ -30,6 +30,7 @@ struct PlantFlags {
   ClientFlags client;
   bool hard = false;  // replant: uproot, then plant
   bool prune = true;  // delete what the seed's inventory lists and the seed no longer holds
+  bool wait = false;  // after declaring, wait until every object is healthy (kstatus)
 };
 
 struct PlantCommands {
