@@ -24,6 +24,7 @@
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/preflight.h"
+#include "plant/seed_run.h"
 #include "plant/served_kinds.h"
 #include "plant/uproot.h"
 
@@ -129,6 +130,8 @@ struct SeedRun {
   std::string reason, message;         // of the phase
   std::optional<std::string> replant;  // status.replant: the token last planted
   std::shared_ptr<const Plan> plan;
+  // Over `plan` (kept with it, dropped with it): the clusters it reaches, its inventories, prune.
+  std::shared_ptr<plant::SeedRun> seed_run;
   std::vector<plant::UnitRecord> records;
   bool failed = false;
   milliseconds backoff{0};
@@ -569,10 +572,14 @@ struct Controller::Impl {
       fail(run, planned.error().reason, planned.error().message);
       return false;
     }
+    auto plan = std::make_shared<const Plan>(std::move(planned->plan));
+    // The clusters the Seed creates that exist now are judged, listed and pruned as the
+    // management cluster is (plant/seed_run.h), reached as the Seed's identity.
+    auto seed_run = make_seed_run(*run, spec, plan);
     // Planting (not uprooting: a Seed whose CRD went away must still be uprootable) refuses a
     // kind nothing will serve, before the first write.
     Diagnostics unserved =
-        plant::unserved_kinds(planned->plan, {{std::string(kSelf), config}}, options.client,
+        plant::unserved_kinds(*plan, seed_run->clusters(), options.client,
                               std::chrono::steady_clock::now() + kExistingClustersPatience);
     if (!unserved.empty()) {
       fail(run, "InvalidSeed", describe_problems(unserved));
@@ -588,21 +595,20 @@ struct Controller::Impl {
       po.force_conflicts = replant;
       po.adopt = spec.adopt;
       po.adopt_hint = kAdoptHint;
-      po.write_as = identity_of(*run, spec, &planned->plan);
+      po.write_as = identity_of(*run, spec, plan.get());
       po.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
-      plant::PreflightOutcome checked =
-          plant::preflight(planned->plan, {{std::string(kSelf), config}}, po);
+      plant::PreflightOutcome checked = plant::preflight(*plan, seed_run->clusters(), po);
       if (!checked.refused.empty()) {
         fail(run, "PreflightRefused", describe_problems(checked.refused));
         return false;
       }
     }
-    auto plan = std::make_shared<const Plan>(std::move(planned->plan));
     for (const std::string& w : planned->warnings)
       log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
     {
       std::lock_guard lock(run->mu);
       run->plan = plan;
+      run->seed_run = seed_run;
       run->records.assign(plan->units.size(), {});
       run->message =
           fmt::format("{} units on {} cluster(s)", plan->units.size(), plan->clusters.size());
@@ -619,7 +625,6 @@ struct Controller::Impl {
             fmt::format("{} {} units on {} cluster(s) as {}", replant ? "replanting" : "planting",
                         plan->units.size(), plan->clusters.size(), id.user));
     }
-    std::map<std::string, kube::RestConfig> clusters{{std::string(kSelf), config}};
     if (replant && spec.hard) {
       plant::UprootOptions uo;
       uo.seed_name = label;
@@ -631,14 +636,42 @@ struct Controller::Impl {
         run->message = "uprooting before planting again (replantMode: hard)";
       }
       publish(run, true);
-      plant::UprootOutcome out = plant::uproot(*plan, clusters, uo);
+      plant::UprootOutcome out = plant::uproot(*plan, seed_run->clusters(), uo);
       if (out.stopped) return false;
       if (!out.complete()) {
         fail(run, "UprootFailed", truncate(plant::render_uproot_summary(*plan, out), 2000));
         return false;
       }
     }
+    // Each cluster's inventory lists, before the first write, all this run may write.
+    seed_run->open();
     return true;
+  }
+
+  // The seed run (plant/seed_run.h) of a Seed's plan: the clusters it reaches now, reads and
+  // deletes as the Seed's identity, warnings to the log.
+  std::shared_ptr<plant::SeedRun> make_seed_run(const SeedRun& run, const SeedSpec& spec,
+                                                const std::shared_ptr<const Plan>& plan) {
+    plant::SeedRunOptions o;
+    o.seed_name = seed_label(run.ns, run.name);
+    o.client = options.client;
+    o.write_as = identity_of(run, spec, plan.get());
+    o.stop = run.stop.get_token();
+    o.warn = [this, key = run.key](const std::string& w) {
+      log.warn("seed inventory", {{"seed", key}, {"warning", w}});
+    };
+    o.on_pruned = [this, key = run.key](const Plan& wave, size_t u, const plant::RemovalRecord& r) {
+      if (r.state == plant::RemovalState::kDeleted || r.state == plant::RemovalState::kFailed)
+        log.info(r.state == plant::RemovalState::kDeleted ? "pruned" : "prune failed",
+                 {{"seed", key},
+                  {"cluster", wave.units[u].cluster},
+                  {"object", wave.object_of(wave.units[u]).display()},
+                  {"note", r.note}});
+    };
+    auto seed_run = std::make_shared<plant::SeedRun>(
+        *plan, std::map<std::string, kube::RestConfig>{{std::string(kSelf), config}}, std::move(o));
+    seed_run->reach();
+    return seed_run;
   }
 
   // One slice of planting a Seed. The first plans it (and, for a hard replant, uproots it first);
@@ -731,6 +764,34 @@ struct Controller::Impl {
     }
     if (out.stopped || stop.stop_requested()) return std::nullopt;
     if (out.all_declared()) {
+      // What the Seed no longer holds goes, on every cluster, as the Seed's identity; each
+      // cluster's inventory then lists what it holds now.
+      std::shared_ptr<plant::SeedRun> seed_run;
+      plant::ChoiceRecords choices;
+      {
+        std::lock_guard lock(run->mu);
+        seed_run = run->seed_run;
+        if (run->choices) choices = *run->choices;
+      }
+      seed_run->set_deadline(std::chrono::steady_clock::now() + options.slice);
+      plant::CloseOutcome closed = seed_run->close(true, true, choices, false);
+      if (stop.stop_requested()) return std::nullopt;
+      if (!closed.complete) {
+        std::string why = closed.not_pruned;
+        if (why.empty()) {
+          size_t kept = 0;
+          for (const auto& [_, items] : closed.pruned.kept) kept += items.size();
+          why = fmt::format(
+              "{} object(s) the Seed no longer holds could not be pruned; they stay "
+              "listed in its inventory (the operator's log names them)",
+              kept);
+        }
+        fail(run, "PruneFailed", why);
+        return std::nullopt;
+      }
+      if (closed.pruned.deleted > 0)
+        event(*run, "Normal", "Pruned",
+              fmt::format("pruned {} object(s) the Seed no longer holds", closed.pruned.deleted));
       {
         std::lock_guard lock(run->mu);
         run->phase = "Planted";
@@ -751,6 +812,7 @@ struct Controller::Impl {
       // Planted, and nothing will read the plan again (the status counts the records; a later
       // run plans anew): it goes, so a planted Seed costs its records, not its plan.
       std::lock_guard lock(run->mu);
+      run->seed_run.reset();
       run->plan.reset();
       return std::nullopt;
     }
@@ -791,8 +853,16 @@ struct Controller::Impl {
     o.seed_name = seed_label(run->ns, run->name);
     o.client = options.client;
     o.deadline = Steady::now() + options.slice;
-    std::vector<plant::ObjectDiff> diffs =
-        plant::diff_seed(*plan, {{std::string(kSelf), config}}, o);
+    std::shared_ptr<plant::SeedRun> seed_run;
+    {
+      std::lock_guard lock(run->mu);
+      seed_run = run->seed_run;
+    }
+    // The clusters the Seed created since it was planned are judged too.
+    seed_run->set_deadline(o.deadline);
+    seed_run->reach();
+    o.not_reached = seed_run->not_reached();
+    std::vector<plant::ObjectDiff> diffs = plant::diff_seed(*plan, seed_run->clusters(), o);
     if (run->stop.get_token().stop_requested()) return std::nullopt;
     int64_t count = 0, judged = 0;
     std::map<std::string, int64_t> by_cluster{{std::string(kSelf), 0}};  // the clusters judged
@@ -892,8 +962,21 @@ struct Controller::Impl {
                   {"cluster", plan->units[u].cluster},
                   {"object", plan->object_of(plan->units[u]).display()}});
     };
-    plant::UprootOutcome out = plant::uproot(*plan, {{std::string(kSelf), config}}, uo);
-    if (out.stopped || run->stop.stop_requested()) return std::nullopt;
+    // What the inventories list beyond the Seed first, then the Seed, then the inventories, on
+    // every cluster it reaches (plant/seed_run.h).
+    auto seed_run = make_seed_run(*run, spec, plan);
+    seed_run->set_deadline(std::chrono::steady_clock::now() + options.slice);
+    plant::SeedUprootOutcome done = seed_run->uproot(uo);
+    if (run->stop.stop_requested()) return std::nullopt;
+    if (!done.started) {
+      if (!done.beyond.complete && !done.beyond.stopped) {
+        run->pause = std::clamp(run->pause * 2, kFirstPause, kLongestPause);
+        return run->pause;
+      }
+      return std::nullopt;
+    }
+    const plant::UprootOutcome& out = done.seed;
+    if (out.stopped) return std::nullopt;
     if (out.timed_out) {
       run->pause = std::clamp(run->pause * 2, kFirstPause, kLongestPause);
       return run->pause;

@@ -100,6 +100,10 @@ class SeedRun {
   // The deadline for a step: the run's, or `patience` from now when the run has none or it is
   // later.
   std::chrono::steady_clock::time_point deadline(std::chrono::milliseconds patience) const;
+  // Moves the run's deadline (the operator bounds each slice's steps).
+  void set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline) {
+    options_.deadline = deadline;
+  }
   // What is left of the run's deadline (none: no deadline), for the engine and uproot.
   std::optional<std::chrono::milliseconds> remaining() const;
 
