@@ -25,6 +25,8 @@ namespace {
 // -N -r` between them; then what cannot be diffed yet. Exit 0: no differences, 1: some, 2: an
 // error (a refusal, no answer, no diff program).
 int diff_prepared(const PlantFlags& f, Prepared& p) {
+  p.interrupts->doing("diffing the seed");
+  p.interrupts->nothing_done("nothing was written");
   plant::DiffOptions o;
   o.seed_name = p.seed_name;
   o.client = client_options(f.client);
@@ -83,6 +85,7 @@ int diff_prepared(const PlantFlags& f, Prepared& p) {
   plant::InventoryOptions io;
   io.seed_name = p.seed_name;
   io.client = kube::read_only(client_options(f.client));
+  io.deadline = p.run->deadline(std::chrono::seconds(60));
   plant::Inventories inventories = plant::read_inventories(p.run->clusters(), io);
   for (const std::string& e : inventories.errors) {
     fmt::print(stderr, "error: {}\n", e);

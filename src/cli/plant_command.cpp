@@ -75,6 +75,7 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
 // The kinds of the seed that no cluster will serve, asked before the first write: exit 2 when
 // there are any (served_kinds.h).
 bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
+  p.interrupts->doing("asking the clusters which kinds they serve");
   auto deadline = asking_deadline(f, std::chrono::seconds(30));
   Diagnostics unserved =
       plant::unserved_kinds(p.plan, p.run->clusters(), client_options(f.client), deadline);
@@ -127,8 +128,11 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   for (const SetAside& a : p.plan.set_aside)
     fmt::print("not declared: {} ({}): {}\n", a.ref.short_form(), a.source.str(), a.why);
   // The inventory lists, before the first write, all this run may write (seed_run.h).
+  p.interrupts->doing("reading and writing the seed's inventories");
   plant::ChoiceRecords choices = p.run->open();
   options.kept_choices = choices;
+  p.interrupts->doing("planting");
+  p.interrupts->running(true);
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
   bool chose_anew = false;
   for (const plant::ChoiceRecord& c : out.choices) {
@@ -186,6 +190,8 @@ int uproot_prepared(const PlantFlags& f, Prepared& p) {
     std::fflush(stdout);
   };
   fmt::print("uprooting seed {}: {} units\n", p.seed_name, p.plan.units.size());
+  p.interrupts->doing("uprooting");
+  p.interrupts->running(true);
   // What the inventories list beyond the seed goes first (seed_run.h).
   plant::SeedUprootOutcome done = p.run->uproot(options);
   if (!done.started) {
@@ -263,6 +269,7 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
 // refusal when there is one.
 bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
   if (!f.preflight) return false;
+  p.interrupts->doing("the preflight (a server-side dry run of the seed)");
   plant::PreflightOptions po;
   po.seed_name = p.seed_name;
   po.client = client_options(f.client);

@@ -58,8 +58,9 @@ std::string adopt_hint(const PlantFlags& f, const std::string& seed_name) {
   std::string origin = "given with --seed-name";
   if (f.seed_name.empty()) {
     std::vector<std::string> sources = all_sources(f.seed);
-    origin = sources.empty() ? "the default"
-                             : fmt::format("derived from {} (--seed-name sets it)", sources.front());
+    origin = sources.empty()
+                 ? "the default"
+                 : fmt::format("derived from {} (--seed-name sets it)", sources.front());
   }
   return fmt::format(
       "this run is seed \"{}\" ({}): if that object is this seed's, planted under another name, "
@@ -98,12 +99,33 @@ int interrupted(const Prepared& p, int rc) {
 
 // When a question asked before the first write stops waiting: `cap` from now, or --timeout's
 // end when that is sooner.
+namespace {
+// The end of the whole command (--timeout from its start): every step's own patience stops there.
+std::optional<std::chrono::steady_clock::time_point> run_deadline;
+}  // namespace
+
 std::chrono::steady_clock::time_point asking_deadline(const PlantFlags& f,
                                                       std::chrono::milliseconds cap) {
-  return std::chrono::steady_clock::now() + std::min(timeout_of(f).value_or(cap), cap);
+  auto own = std::chrono::steady_clock::now() + std::min(timeout_of(f).value_or(cap), cap);
+  return run_deadline ? std::min(own, *run_deadline) : own;
 }
 
 namespace {
+
+// "SELF at https://10.0.0.1:6443, edge1 at ...": the clusters a step talks to, for an early
+// signal or the deadline to name (three at most).
+std::string describe_clusters(const std::map<std::string, kube::RestConfig>& clusters) {
+  std::string out;
+  size_t n = 0;
+  for (const auto& [name, config] : clusters) {
+    if (n++ == 3) {
+      out += fmt::format(" and {} more", clusters.size() - 3);
+      break;
+    }
+    out += fmt::format("{}cluster {} at {}", out.empty() ? "" : ", ", name, config.server);
+  }
+  return out;
+}
 
 // The management cluster: the simulated fleet started here (--sim), or the kubeconfig's context.
 // Workload clusters given with --cluster are added by add_cluster_contexts once the plan is made.
@@ -153,7 +175,7 @@ std::optional<Error> add_cluster_contexts(const Plan& plan, Targets& t) {
   return std::nullopt;
 }
 
-Expected<Prepared, int> prepare(const PlantFlags& f) {
+Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
   // The management cluster is reached before planning only when the seed names clusters that
   // only its cluster objects define; otherwise a bad seed is refused without a connection.
   std::optional<Result<Targets>> targets;
@@ -164,9 +186,10 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
   auto existing = [&]() -> Result<std::vector<ClusterInfo>> {
     Result<Targets>& t = connect();
     if (!t) return t.error();
+    interrupts.talking_to(describe_clusters(t->clusters));
+    interrupts.doing("reading the management cluster's cluster objects");
     plant::ExistingClustersOptions options;
-    options.deadline = std::chrono::steady_clock::now() +
-                       timeout_of(f).value_or(std::chrono::milliseconds(plant::kTransientGiveUp));
+    options.deadline = asking_deadline(f, std::chrono::milliseconds(plant::kTransientGiveUp));
     options.on_unreachable = [](const std::string& why) {
       fmt::print(stderr, "the management cluster does not answer, retrying: {}\n", why);
     };
@@ -178,6 +201,8 @@ Expected<Prepared, int> prepare(const PlantFlags& f) {
   auto also = [&](const Plan& plan) -> Diagnostics {
     Result<Targets>& t = connect();
     if (!t) return {};
+    interrupts.talking_to(describe_clusters(t->clusters));
+    interrupts.doing("asking the clusters which kinds they serve");
     return plant::unserved_kinds(plan, t->clusters, client_options(f.client),
                                  asking_deadline(f, std::chrono::seconds(10)));
   };
@@ -239,14 +264,21 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   auto start = std::chrono::steady_clock::now();
   Interrupts interrupts;  // before any thread starts
-  auto p = prepare(f);
+  if (auto timeout = timeout_of(f)) {
+    run_deadline = start + *timeout;
+    interrupts.set_deadline(*run_deadline, f.timeout_s);
+  }
+  interrupts.doing("planning the seed");
+  auto p = prepare(f, interrupts);
   if (!p) return p.error();
   p->interrupts = &interrupts;
+  interrupts.talking_to(describe_clusters(p->targets.clusters));
+  interrupts.doing("reaching the clusters the seed creates");
   plant::SeedRunOptions so;
   so.seed_name = p->seed_name;
   so.client = client_options(f.client);
   so.stop = interrupts.stop_token();
-  if (auto timeout = timeout_of(f)) so.deadline = start + *timeout;
+  so.deadline = run_deadline;
   so.warn = [](const std::string& w) { fmt::print(stderr, "warning: {}\n", w); };
   so.on_pruned = [verbose = f.verbose](const Plan& wave, size_t u, const plant::RemovalRecord& r) {
     if (r.state == plant::RemovalState::kAbsent && !verbose) return;
@@ -270,8 +302,9 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
           return std::move(rc.value());
         });
   }
-  interrupts.running(true);
+  interrupts.talking_to(describe_clusters(p->run->clusters()));
   int rc = work(p.value());
+  interrupts.disarm();
   if (rc != kExitBadInput && interrupts.signal() == 0)
     keep_serving(f, p->targets, p->plan, interrupts);
   scheduler.reset();

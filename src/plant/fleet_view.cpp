@@ -297,14 +297,22 @@ Readiness FleetView::readiness(const std::string& cluster, const std::string& ap
                                const std::string& kind, const std::string& ns,
                                const std::string& name, const ReadinessPredicate& p) const {
   std::optional<Readiness> found;
+  bool listed = false;
   if (auto ws = watches_.find(cluster); ws != watches_.end())
     for (const auto& [key, w] : ws->second) {
       if (found || w->api_version != api_version || w->kind != kind || !w->informer) continue;
+      listed = listed || w->synced;
       w->informer->inspect(ns, name, [&](const json::object* o) {
         if (o) found = check_readiness(p, o);
       });
     }
-  return found ? *found : check_readiness(p, nullptr);
+  if (found) return *found;
+  Readiness absent = check_readiness(p, nullptr);
+  // Not seen because nothing was listed yet: the cluster has not answered, which is not "absent".
+  if (!listed && !absent.holds)
+    absent.why = fmt::format("not listed yet: cluster {} has not answered ({})", cluster,
+                             link_status(cluster));
+  return absent;
 }
 
 std::vector<json::object> FleetView::items(const std::string& cluster,

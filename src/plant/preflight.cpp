@@ -59,15 +59,15 @@ void check_cluster_names(const Plan& plan, const std::map<std::string, kube::Res
       if (other.name != info.name || !other.existing) continue;
       const ObjectRef& holder = *other.existing;
       if (holder.ns == own.ref.ns && holder.group() == own.ref.group()) continue;  // itself
-      refused.add(own.where(), own.display(),
-                  fmt::format("cluster {}: the workload cluster name \"{}\" is taken: {} {}/{} "
-                              "({}) already holds it, and cluster names are unique on a "
-                              "management cluster",
-                              host, info.name, holder.kind, holder.ns, holder.name,
-                              holder.api_version),
-                  fmt::format("rename this Cluster, or plant into the existing one: leave this "
-                              "Cluster out and place objects with planter.nephio.org/cluster: {}",
-                              info.name));
+      refused.add(
+          own.where(), own.display(),
+          fmt::format("cluster {}: the workload cluster name \"{}\" is taken: {} {}/{} "
+                      "({}) already holds it, and cluster names are unique on a "
+                      "management cluster",
+                      host, info.name, holder.kind, holder.ns, holder.name, holder.api_version),
+          fmt::format("rename this Cluster, or plant into the existing one: leave this "
+                      "Cluster out and place objects with planter.nephio.org/cluster: {}",
+                      info.name));
     }
   }
 }
@@ -134,27 +134,51 @@ PreflightOutcome preflight(const Plan& plan,
   apply.field_manager = seed_field_manager(options.seed_name);
   kube::ApplyOptions forced = apply;
   forced.force = true;
+  // Per cluster, one list of Namespaces instead of a 404 per object whose Namespace the seed has
+  // yet to create; all at once, for as long as the deadline allows.
+  size_t listing = 0;
+  for (const Unit& unit : plan.units) {
+    auto config = reachable.find(unit.cluster);
+    if (config == reachable.end() || clients.contains(unit.cluster)) continue;
+    auto made = kube::Client::create(config->second, read_only(options.client));
+    if (!made) {
+      clients[unit.cluster] = nullptr;
+      continue;
+    }
+    clients[unit.cluster] = std::move(made.value());
+    {
+      std::lock_guard lock(mu);
+      ++listing;
+    }
+    clients[unit.cluster]->list_async(
+        {"v1", "Namespace", "", "", ""},
+        [&, cluster = unit.cluster](kube::ApiResult<kube::ObjectList> list) {
+          std::lock_guard lock(mu);
+          if (list) {
+            std::set<std::string>& names = namespaces[cluster];
+            names.insert("");  // cluster-scoped objects
+            for (const json::object& n : list->items)
+              if (const auto* name = find_string(n, {"metadata", "name"})) names.emplace(*name);
+          }
+          if (--listing == 0) cv.notify_all();
+        });
+  }
+  {
+    std::unique_lock lock(mu);
+    cv.wait_until(lock, options.deadline, [&] { return listing == 0; });
+  }
   for (size_t u = 0; u < plan.units.size(); ++u) {
     const Unit& unit = plan.units[u];
-    auto config = reachable.find(unit.cluster);
-    if (config == reachable.end()) continue;  // a cluster the seed creates
-    auto& client = clients[unit.cluster];
-    if (!client) {
-      auto made = kube::Client::create(config->second, read_only(options.client));
-      if (!made) continue;
-      client = std::move(made.value());
-      // One list instead of a 404 per object whose Namespace the seed has yet to create.
-      auto list = client->list({"v1", "Namespace", "", "", ""});
-      if (list) {
-        std::set<std::string>& names = namespaces[unit.cluster];
-        names.insert("");  // cluster-scoped objects
-        for (const json::object& n : list->items)
-          if (const auto* name = find_string(n, {"metadata", "name"})) names.emplace(*name);
-      }
+    auto client = clients.find(unit.cluster);
+    if (client == clients.end() || !client->second) continue;  // a cluster the seed creates
+    {
+      std::lock_guard lock(mu);
+      // A cluster that did not list its Namespaces by the deadline is not asked more.
+      if (listing > 0 && std::chrono::steady_clock::now() >= options.deadline) break;
+      if (auto known = namespaces.find(unit.cluster);
+          known != namespaces.end() && !known->second.contains(plan.object_of(unit).ref.ns))
+        continue;
     }
-    if (auto known = namespaces.find(unit.cluster);
-        known != namespaces.end() && !known->second.contains(plan.object_of(unit).ref.ns))
-      continue;
     // Made only for what is sent: the copy of each object is the cost here.
     std::optional<json::object> body = body_known_before(plan, unit, options.seed_name);
     if (!body) continue;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "kube/bounded_call.h"
 #include "model/stable_hash.h"
 #include "plant/engine.h"
 #include "plant/ownership.h"
@@ -134,7 +135,11 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
       out.unreadable.insert(cluster);
       continue;
     }
-    auto got = c->get("v1", "ConfigMap", std::string(kInventoryNamespace), name);
+    auto got = kube::bounded_call<json::object>(
+        [&](auto done) {
+          c->get_async("v1", "ConfigMap", std::string(kInventoryNamespace), name, std::move(done));
+        },
+        options.deadline);
     if (!got) {
       if (!got.error().not_found()) {
         out.errors.push_back(fmt::format("cluster {}: reading ConfigMap {}/{}: {}", cluster,
@@ -220,7 +225,10 @@ std::vector<std::string> write_inventories(
         {"data", json::object{{kObjectsKey, format_items(std::move(list))}}}};
     if (cluster == kSelf && !choices.empty())
       cm["data"].as_object()[kChoicesKey] = format_choices(choices);
-    if (auto r = c->apply(cm, apply); !r)
+    auto r = kube::bounded_call<json::object>(
+        [&](auto done) { c->apply_async(std::move(cm), apply, std::move(done)); },
+        options.deadline);
+    if (!r)
       errors.push_back(
           fmt::format("cluster {}: writing the seed's inventory: {}", cluster, r.error().str()));
   }
@@ -234,8 +242,12 @@ std::vector<std::string> delete_inventories(
   for (const auto& [cluster, _] : reachable) {
     kube::Client* c = clients.of(cluster, errors);
     if (!c) continue;
-    auto r = c->remove("v1", "ConfigMap", std::string(kInventoryNamespace),
-                       inventory_name(options.seed_name), {});
+    auto r = kube::bounded_call<json::object>(
+        [&](auto done) {
+          c->remove_async("v1", "ConfigMap", std::string(kInventoryNamespace),
+                          inventory_name(options.seed_name), {}, std::move(done));
+        },
+        options.deadline);
     if (!r && !r.error().not_found())
       errors.push_back(
           fmt::format("cluster {}: deleting the seed's inventory: {}", cluster, r.error().str()));

@@ -10,7 +10,9 @@
 // cluster, --cluster contexts); docs/plant.md, "Inventory and prune", says what it does not cover.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -47,6 +49,8 @@ ChoiceRecords parse_choices(std::string_view text);
 struct InventoryOptions {
   std::string seed_name;
   kube::ClientOptions client;
+  // Each read, write or delete is waited for until then (none: until it answers).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // Per reachable cluster, what its inventory lists (none: no inventory there); `errors` says which

@@ -49,6 +49,7 @@ InventoryOptions SeedRun::inventory_options() const {
   InventoryOptions o;
   o.seed_name = options_.seed_name;
   o.client = options_.client;
+  o.deadline = options_.deadline;
   return o;
 }
 
