@@ -23,6 +23,7 @@
 #include "plant/diff.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/health_wait.h"
 #include "plant/preflight.h"
 #include "plant/seed_run.h"
 #include "plant/served_kinds.h"
@@ -46,6 +47,8 @@ constexpr std::chrono::minutes kExistingClustersPatience{2};
 // slices declare nothing new.
 constexpr milliseconds kFirstPause{500};
 constexpr milliseconds kLongestPause{30'000};
+// How long one look at a planted Seed's health may wait for it (spec.wait).
+constexpr milliseconds kHealthLook{5'000};
 
 std::string meta(const json::object& o, std::string_view key) {
   return string_field(o, {"metadata", key});
@@ -141,6 +144,9 @@ struct SeedRun {
   // from the seed at the last check, and that in words (none before the first check).
   std::optional<std::map<std::string, int64_t>> drifted;
   std::string drift_message;
+  // With spec.wait, once planted: whether every object was healthy at the last look, and why not.
+  std::optional<bool> healthy;
+  std::string health_message;
   // The clusters each cluster choice chose (status.clusterChoices): kept from slice to slice and
   // by later runs.
   std::optional<std::map<std::string, std::vector<std::string>>> choices;
@@ -686,13 +692,15 @@ struct Controller::Impl {
       plan = run->plan;
     }
     bool first = !plan;
-    if (!first && spec.drift_check_interval) {
-      bool planted;
+    if (!first && (spec.drift_check_interval || spec.wait)) {
+      bool planted, healthy;
       {
         std::lock_guard lock(run->mu);
         planted = run->phase == "Planted";
+        healthy = run->healthy.value_or(false);
       }
-      if (planted) return check_drift(run, spec);
+      if (planted && spec.wait && !healthy) return check_health(run, spec);
+      if (planted && spec.drift_check_interval) return check_drift(run, spec);
     }
     if (first && !plan_first_slice(run, spec, replant, confirming)) return std::nullopt;
     {
@@ -808,6 +816,7 @@ struct Controller::Impl {
               fmt::format("all {} units declared in {}", plan->units.size(), seconds(out.elapsed)));
       }
       publish(run, true);
+      if (spec.wait) return check_health(run, spec);
       if (spec.drift_check_interval) return check_drift(run, spec);
       // Planted, and nothing will read the plan again (the status counts the records; a later
       // run plans anew): it goes, so a planted Seed costs its records, not its plan.
@@ -835,6 +844,67 @@ struct Controller::Impl {
          truncate(fmt::format("{} unit(s) failed, {} blocked by them; first: {}", failed, blocked,
                               first_failure),
                   2000));
+    return std::nullopt;
+  }
+
+  // With spec.wait: whether every object of a planted Seed is healthy (plant/health_wait.h), on
+  // every cluster it reaches, looked at for at most a slice: condition Healthy, an Event when it
+  // becomes so. Returns the pause before the next look, or, once healthy, what follows (drift
+  // checks, or nothing).
+  std::optional<milliseconds> check_health(const std::shared_ptr<SeedRun>& run,
+                                           const SeedSpec& spec) {
+    std::shared_ptr<const Plan> plan;
+    std::shared_ptr<plant::SeedRun> seed_run;
+    {
+      std::lock_guard lock(run->mu);
+      plan = run->plan;
+      seed_run = run->seed_run;
+    }
+    // A short look: what is not healthy yet is said soon, and the worker is not held meanwhile.
+    auto deadline = Steady::now() + std::min<milliseconds>(options.slice, kHealthLook);
+    seed_run->set_deadline(deadline);
+    seed_run->reach();
+    plant::HealthWaitOptions o;
+    o.seed_name = seed_label(run->ns, run->name);
+    o.client = options.client;
+    o.deadline = deadline;
+    o.stop = run->stop.get_token();
+    plant::HealthOutcome h = plant::wait_healthy(*plan, seed_run->clusters(), o);
+    if (h.stopped || run->stop.get_token().stop_requested()) return std::nullopt;
+    std::string message;
+    if (h.all_healthy()) {
+      message = fmt::format("all {} objects are healthy", h.units.size());
+    } else {
+      message = fmt::format("{} of {} objects are healthy", h.healthy(), h.units.size());
+      size_t shown = 0;
+      for (size_t u = 0; u < h.units.size() && shown < 3; ++u) {
+        if (h.units[u].holds) continue;
+        message +=
+            fmt::format("{} {} on {}: {}",
+                        shown++ ? ";" : "; not yet:", plan->object_of(plan->units[u]).display(),
+                        plan->units[u].cluster, h.units[u].why);
+      }
+    }
+    bool became;
+    {
+      std::lock_guard lock(run->mu);
+      became = h.all_healthy() && !run->healthy.value_or(false);
+      run->healthy = h.all_healthy();
+      run->health_message = truncate(message, 2000);
+    }
+    publish(run, true);
+    if (!h.all_healthy()) {
+      run->pause = std::clamp(run->pause * 2, kFirstPause, kLongestPause);
+      return run->pause;
+    }
+    if (became) {
+      log.info("seed healthy", {{"seed", run->key}});
+      event(*run, "Normal", "Healthy", message);
+    }
+    if (spec.drift_check_interval) return check_drift(run, spec);
+    std::lock_guard lock(run->mu);
+    run->seed_run.reset();
+    run->plan.reset();
     return std::nullopt;
   }
 
@@ -1079,6 +1149,10 @@ struct Controller::Impl {
       conditions.push_back(
           cond("Drifted", drifted, drifted ? "Drifted" : "NoDrift", run.drift_message));
     }
+    // Healthy, with spec.wait once planted: every object as kstatus reads it.
+    if (planted && run.healthy)
+      conditions.push_back(cond("Healthy", *run.healthy, *run.healthy ? "Healthy" : "NotHealthy",
+                                run.health_message));
     st["conditions"] = std::move(conditions);
     return st;
   }

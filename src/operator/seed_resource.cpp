@@ -198,6 +198,9 @@ Result<SeedSpec> parse_seed_spec(const json::object& seed) {
   auto adopt = bool_at(*spec, "adopt", false, "spec");
   if (!adopt) return adopt.error();
   s.adopt = *adopt;
+  auto wait = bool_at(*spec, "wait", false, "spec");
+  if (!wait) return wait.error();
+  s.wait = *wait;
   auto drift = string_at(*spec, "driftCheckInterval", "spec");
   if (!drift) return drift.error();
   if (!drift->empty()) {

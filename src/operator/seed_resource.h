@@ -47,6 +47,9 @@ struct SeedSpec {
   bool hard = false;    // replantMode: hard
   bool uproot_on_delete = false;
   bool adopt = false;  // take over objects another seed planted (plant/ownership.h)
+  // Once planted, watch that every object becomes healthy (plant/health_wait.h): condition
+  // Healthy.
+  bool wait = false;
   // spec.driftCheckInterval: once planted, how often the objects are compared with the seed
   // (a server-side dry run, as `planter diff`); none: never.
   std::optional<std::chrono::seconds> drift_check_interval;

@@ -69,5 +69,47 @@ TEST(OperatorTest, ANewGenerationThatDropsAnObjectPrunesItOnTheClusterTheSeedCre
   EXPECT_EQ(sim.kubectl("get clusters.planter.nephio.org -A -o name").out, "");
 }
 
+std::string shop_inline(const std::string& name, const std::string& cpu) {
+  return fmt::format(
+      "    inline: |\n      apiVersion: v1\n      kind: Namespace\n      metadata: {{name: {0}}}\n"
+      "      ---\n      apiVersion: apps/v1\n      kind: Deployment\n"
+      "      metadata: {{name: {0}, namespace: {0}}}\n      spec:\n        replicas: 2\n"
+      "        selector: {{matchLabels: {{app: {0}}}}}\n        template:\n"
+      "          metadata: {{labels: {{app: {0}}}}}\n          spec:\n"
+      "            containers: [{{name: c, image: nginx:1.27, resources: {{requests: {{cpu: "
+      "\"{1}\"}}}}}}]\n",
+      name, cpu);
+}
+
+// spec.wait: a Seed is Ready once declared and Healthy once its objects are (kstatus), which
+// `kubectl wait --for=condition=Healthy` waits for; one whose Deployment never fits says which
+// object is not healthy and why.
+TEST(OperatorTest, WithSpecWaitASeedIsHealthyOnlyOnceItsObjectsAre) {
+  SimProcess sim({"--workload-delay", "2000"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "web", shop_inline("web", "100m"), "  wait: true\n"));
+  CommandResult waited = sim.kubectl("wait --for=condition=Healthy seed/web --timeout=60s");
+  ASSERT_EQ(waited.code, 0) << waited.out << waited.err << op.log();
+  CommandResult rollout = sim.kubectl("rollout status deployment/web -n web --timeout=1s");
+  EXPECT_EQ(rollout.code, 0) << rollout.out << rollout.err;
+  EXPECT_THAT(sim.kubectl("describe seed web").out, HasSubstr("all 2 objects are healthy"));
+
+  apply_yaml(sim, seed_object("default", "big", shop_inline("big", "1000"), "  wait: true\n"));
+  std::string healthy = ".status.conditions[?(@.type==\"Healthy\")].message";
+  ASSERT_TRUE(eventually(
+      [&] {
+        return seed_field(sim, "default", "big", healthy).find("big/big on SELF") !=
+               std::string::npos;
+      },
+      60s))
+      << op.log();
+  EXPECT_THAT(seed_field(sim, "default", "big", healthy),
+              HasSubstr("not yet: apps/v1 Deployment big/big on SELF: 0 of 2 updated replicas "
+                        "available"));
+  EXPECT_EQ(seed_field(sim, "default", "big", ".status.conditions[?(@.type==\"Ready\")].status"),
+            "True");
+}
+
 }  // namespace
 }  // namespace planter::testing

@@ -84,23 +84,47 @@ TEST(OperatorTest, ASeedWritesOnAWorkloadClusterOnlyWhatItsServiceAccountMayTher
         annotations: {planter.nephio.org/cluster: edge1}
       stringData: {token: x})",
                               "  serviceAccountName: deployer\n"));
+  // The preflight judges edge1's objects as the service account before anything is written: the
+  // Secret is refused, and nothing is written there.
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Failed"); }, 60s)) << op.log();
+  EXPECT_EQ(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].reason"),
+            "PreflightRefused");
   EXPECT_THAT(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].message"),
               HasSubstr("secrets \"token\" is forbidden: User "
                         "\"system:serviceaccount:team:deployer\" cannot patch resource "
                         "\"secrets\""));
+  auto written_on_edge1 = [&] {
+    std::vector<AuditEntry> out;
+    for (const AuditEntry& e : parse_audit(sim.audit_lines()))
+      if (e.cluster == "edge1" && !e.verb.empty() &&
+          e.object.find("|ConfigMap|kube-system|planter-inventory-") == std::string::npos &&
+          e.user.starts_with("system:serviceaccount:team:"))
+        out.push_back(e);
+    return out;
+  };
+  EXPECT_TRUE(written_on_edge1().empty());
+  EXPECT_THAT(sim.kubectl("--context edge1 get configmap settings").err, HasSubstr("NotFound"));
+  EXPECT_THAT(sim.kubectl("--context edge1 get secret token").err, HasSubstr("NotFound"));
+
+  // Without the Secret, the ConfigMap is written, as the service account, through the operator's
+  // impersonation.
+  apply_yaml(sim, seed_object("team", "app", R"(    inline: |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+        namespace: default
+        annotations: {planter.nephio.org/cluster: edge1})",
+                              "  serviceAccountName: deployer\n"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Planted"); }, 60s)) << op.log();
   EXPECT_EQ(sim.kubectl("--context edge1 get configmap settings -o name").out,
             "configmap/settings\n");
-  EXPECT_THAT(sim.kubectl("--context edge1 get secret token").err, HasSubstr("NotFound"));
-  // The workload cluster's audit: the ConfigMap written as the service account, through the
-  // operator's impersonation.
-  bool seen = false;
-  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
-    if (e.cluster == "edge1" && e.object == "|ConfigMap|default|settings" && !e.verb.empty()) {
-      EXPECT_EQ(e.user, "system:serviceaccount:team:deployer");
-      seen = true;
-    }
-  EXPECT_TRUE(seen);
+  std::vector<AuditEntry> writes = written_on_edge1();
+  ASSERT_FALSE(writes.empty());
+  for (const AuditEntry& e : writes) {
+    EXPECT_EQ(e.object, "|ConfigMap|default|settings");
+    EXPECT_EQ(e.user, "system:serviceaccount:team:deployer");
+  }
 }
 
 // Admin objects (CRDs, by the built-in rules) are written as the operator itself only for Seeds

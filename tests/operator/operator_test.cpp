@@ -234,6 +234,8 @@ TEST(OperatorTest, KilledAtRandomMomentsItStillPlantsEverythingOnceAndInOrder) {
     std::string object(e.at("object").as_string());
     if (object.find("|Seed|") != std::string::npos || object.find("|Event|") != std::string::npos)
       continue;
+    // The operator's own record of what the Seed planted, written at each start (seed_run.h).
+    if (object.find("|ConfigMap|kube-system|planter-inventory-") != std::string::npos) continue;
     std::string user(e.at("user").as_string());
     if (user != "admin" && !user.starts_with("system:serviceaccount:default:")) continue;
     EXPECT_NE(e.at("verb").as_string(), "delete") << object;
