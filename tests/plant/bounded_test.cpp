@@ -96,7 +96,7 @@ TEST(BoundedTest, AHangingExecPluginAndPlainHttpBehindHttpsEndAtTheTimeout) {
   ServerProcess http(kPlainHttp);
   ASSERT_GT(http.port(), 0);
   fs::path seed = seed_in(dir);
-  // sleep-ok(child): the exec credential plugin that never returns
+  // An exec credential plugin that never returns.
   std::string hanging =
       "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
       "      command: sleep\n      args: [\"600\"]\n"
