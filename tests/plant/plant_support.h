@@ -24,6 +24,18 @@ inline const std::filesystem::path kData = std::filesystem::path(PLANTER_TEST_DA
 
 #define SKIP_WITHOUT_CORPUS() REQUIRE_SHARED(kCorpus)
 
+// planter's Cluster CRD, placed on the workload cluster `regional` (a fleet of fleets: the
+// regional cluster serves Cluster objects of its own), and a ConfigMap placed on `cluster`.
+inline std::string cluster_crd_on_regional() {
+  std::string crd = read_file(kSource / "deploy/crds/planter.nephio.org_clusters.yaml");
+  const std::string name_line = "  name: clusters.planter.nephio.org\n";
+  EXPECT_NE(crd.find(name_line), std::string::npos);
+  if (crd.find(name_line) != std::string::npos)
+    crd.replace(crd.find(name_line), name_line.size(),
+                name_line + "  annotations: {planter.nephio.org/cluster: regional}\n");
+  return crd;
+}
+
 // `planter plan -o json` of these seed arguments.
 inline boost::json::object plan_of(const std::string& seed_args) {
   CommandResult r = planter("plan -o json " + seed_args);

@@ -590,11 +590,7 @@ metadata:
 TEST(PlantTest, AThreeLevelFleetPlantsEachLevelAfterTheOneAbove) {
   fs::path dir = fs::temp_directory_path() / fmt::format("planter-fof-{}", getpid());
   fs::create_directories(dir);
-  std::string crd = read_file(kSource / "deploy/crds/planter.nephio.org_clusters.yaml");
-  const std::string name_line = "  name: clusters.planter.nephio.org\n";
-  ASSERT_NE(crd.find(name_line), std::string::npos);
-  crd.replace(crd.find(name_line), name_line.size(),
-              name_line + "  annotations: {planter.nephio.org/cluster: regional}\n");
+  std::string crd = cluster_crd_on_regional();
   auto config_map = [](const std::string& name, const std::string& cluster) {
     return "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
            "\n  namespace: default\n" +

@@ -27,8 +27,8 @@ std::string deployment(const std::string& name, int replicas, const std::string&
       name, replicas, cpu);
 }
 
-// Pods take four seconds to start: without --wait planting ends before they run; with it, not before
-// `kubectl rollout status` would say the rollout is done.
+// Pods take four seconds to start: without --wait planting ends before they run; with it, not
+// before `kubectl rollout status` would say the rollout is done.
 TEST(PlantWaitTest, WaitEndsOnlyWhenKubectlRolloutStatusWould) {
   SimProcess sim({"--workload-delay", "4000"});
   ASSERT_TRUE(sim.running());
