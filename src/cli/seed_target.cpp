@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <boost/json.hpp>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "cli/embedded_scheduler.h"
 #include "cli/sim_command.h"
 #include "model/files.h"
+#include "model/names.h"
 #include "plant/existing_clusters.h"
 #include "plant/served_kinds.h"
 
@@ -215,6 +217,15 @@ Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
   std::optional<Error> bad = t ? add_cluster_contexts(planned.value(), t.value()) : t.error();
   if (bad) {
     fmt::print(stderr, "error: {}\nnothing was declared\n", bad->message);
+    return kExitBadInput;
+  }
+  // It becomes a label value, a field manager and the inventory's name: refused before any
+  // request when it cannot be one.
+  if (std::string why = label_value_problem(f.seed_name); !f.seed_name.empty() && !why.empty()) {
+    fmt::print(stderr,
+               "error: --seed-name {}: {}; it becomes the planter.nephio.org/seed label's "
+               "value\nnothing was declared\n",
+               boost::json::serialize(boost::json::value(f.seed_name)), why);
     return kExitBadInput;
   }
   std::string name = f.seed_name.empty() ? default_seed_name(all_sources(f.seed)) : f.seed_name;

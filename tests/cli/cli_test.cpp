@@ -98,6 +98,18 @@ TEST(Cli, LabelsForAClusterNobodyDefinesAreSaidOffline) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// --seed-name becomes a label value, a field manager and an inventory's name: one that cannot be
+// a label value is refused before any request, named as JSON would quote it.
+TEST(Cli, ASeedNameThatCannotBeALabelValueIsRefused) {
+  Result r = planter(fmt::format(
+      "plant --sim --seed-name 'shop/v2' '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("error: --seed-name \"shop/v2\": a valid label must be"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("nothing was declared"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("planted"), std::string::npos) << r.out;
+}
+
 // As kubectl, flux and helm: `planter version` (and as JSON), and a word that is no command named
 // with the commands there are, exit 2, rather than "A subcommand is required".
 TEST(Cli, VersionAndUnknownCommandsAnswerAsKubectlDoes) {
