@@ -9,7 +9,6 @@
 
 #include "cli/seed_target.h"
 #include "plant/engine.h"
-#include "plant/health_wait.h"
 #include "plant/preflight.h"
 #include "plant/progress.h"
 #include "plant/report.h"
@@ -82,28 +81,6 @@ bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
   if (unserved.empty()) return false;
   fmt::print(stderr, "{}", unserved.str());
   return true;
-}
-
-// --wait: every object healthy (health_wait.h), by --timeout's end or 300 s when there is none.
-bool wait_healthy(const PlantFlags& f, Prepared& p) {
-  plant::HealthWaitOptions o;
-  o.seed_name = p.seed_name;
-  o.client = client_options(f.client);
-  o.deadline = p.run->deadline(std::chrono::seconds(300));
-  o.stop = p.interrupts->stop_token();
-  auto start = std::chrono::steady_clock::now();
-  o.on_change = [&](size_t u, const plant::Readiness& r) {
-    if (!r.holds && !f.verbose) return;
-    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const Unit& unit = p.plan.units[u];
-    fmt::print("{:7.3f}s  {}  {}: {}\n", t, unit.cluster, p.plan.object_of(unit).display(),
-               r.holds ? "healthy" : r.why);
-  };
-  fmt::print("\nwaiting for {} objects to be healthy\n", p.plan.units.size());
-  plant::HealthOutcome h = plant::wait_healthy(p.plan, p.run->clusters(), o);
-  if (h.timed_out) fmt::print("timed out waiting for health\n");
-  fmt::print("{}", plant::render_health_summary(p.plan, h));
-  return h.all_healthy();
 }
 
 int plant_prepared(const PlantFlags& f, Prepared& p) {

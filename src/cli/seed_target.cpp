@@ -14,6 +14,7 @@
 #include "model/files.h"
 #include "model/names.h"
 #include "plant/existing_clusters.h"
+#include "plant/health_wait.h"
 #include "plant/served_kinds.h"
 
 namespace planter::cli {
@@ -268,6 +269,28 @@ void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan, Inter
 }
 
 }  // namespace
+
+// --wait: every object healthy (health_wait.h), by --timeout's end or 300 s when there is none.
+bool wait_healthy(const PlantFlags& f, Prepared& p) {
+  plant::HealthWaitOptions o;
+  o.seed_name = p.seed_name;
+  o.client = client_options(f.client);
+  o.deadline = p.run->deadline(std::chrono::seconds(300));
+  o.stop = p.interrupts->stop_token();
+  auto start = std::chrono::steady_clock::now();
+  o.on_change = [&](size_t u, const plant::Readiness& r) {
+    if (!r.holds && !f.verbose) return;
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const Unit& unit = p.plan.units[u];
+    fmt::print("{:7.3f}s  {}  {}: {}\n", t, unit.cluster, p.plan.object_of(unit).display(),
+               r.holds ? "healthy" : r.why);
+  };
+  fmt::print("\nwaiting for {} objects to be healthy\n", p.plan.units.size());
+  plant::HealthOutcome h = plant::wait_healthy(p.plan, p.run->clusters(), o);
+  if (h.timed_out) fmt::print("timed out waiting for health\n");
+  fmt::print("{}", plant::render_health_summary(p.plan, h));
+  return h.all_healthy();
+}
 
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
 int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work) {

@@ -51,6 +51,10 @@ int interrupted(const Prepared& p, int rc);
 // cannot.
 bool write_text(const std::string& path, const std::string& text);
 
+// --wait: every object healthy (plant/health_wait.h), by --timeout's end or 300 s when there is
+// none; says each that becomes so, then the summary. False when some are not.
+bool wait_healthy(const PlantFlags& f, Prepared& p);
+
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
 int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work);
 
