@@ -38,9 +38,16 @@ json::value sorted(const json::value& v) {
   return out;
 }
 
+// What planting never changes is left out of both sides: the server's bookkeeping (managed
+// fields, the resource version, which any status write moves) and the status, which a controller
+// may write between the GET and the dry run (a Deployment rolling out): a diff of an object that
+// planting would leave as it is says nothing.
 void strip(json::object& o) {
-  if (auto* meta = o.if_contains("metadata"); meta && meta->is_object())
+  if (auto* meta = o.if_contains("metadata"); meta && meta->is_object()) {
     meta->as_object().erase("managedFields");
+    meta->as_object().erase("resourceVersion");
+  }
+  o.erase("status");
   o = sorted(o).as_object();
 }
 

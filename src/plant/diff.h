@@ -35,7 +35,8 @@ struct ObjectDiff {
   };
   size_t unit = 0;
   State state = State::kSame;
-  std::optional<boost::json::object> live, merged;  // managed fields left out
+  // Keys sorted; managed fields, resourceVersion and status left out (planting changes none).
+  std::optional<boost::json::object> live, merged;
   std::string note;
 };
 
