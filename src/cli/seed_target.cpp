@@ -13,6 +13,7 @@
 #include "cli/sim_command.h"
 #include "model/files.h"
 #include "model/names.h"
+#include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/health_wait.h"
 #include "plant/served_kinds.h"

@@ -108,7 +108,7 @@ HealthOutcome wait_healthy(const Plan& plan,
         ++round->outstanding;
       }
       clients.at(g.cluster)->list_async({g.api_version, g.kind, "", selector, ""},
-                                        [round, key](kube::ApiResult<kube::ObjectList> r) {
+                                        [round, key = key](kube::ApiResult<kube::ObjectList> r) {
                                           std::lock_guard lock(round->mu);
                                           round->answers[key] = std::move(r);
                                           if (--round->outstanding == 0) round->cv.notify_all();
