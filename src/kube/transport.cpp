@@ -21,7 +21,8 @@
 #include "kube/credentials.h"
 #include "kube/rate_limiter.h"
 #include "kube/request_guard.h"
-#include "kube/socket_interest.h"
+#include "kube/server_url.h"
+#include "kube/transport_worker.h"
 #include "model/jitter_seed.h"
 #include "model/strings.h"
 
@@ -34,49 +35,6 @@ namespace planter::kube {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// The parts of a server URL: "https://host:port/prefix".
-struct ServerUrl {
-  std::string scheme, host, port, prefix;
-};
-
-Result<ServerUrl> parse_server(const std::string& server) {
-  ServerUrl u;
-  size_t sep = server.find("://");
-  if (sep == std::string::npos)
-    return Error{fmt::format("server \"{}\" is not a URL (expected https://HOST:PORT)", server)};
-  u.scheme = lower(server.substr(0, sep));
-  if (u.scheme != "https" && u.scheme != "http")
-    return Error{fmt::format("server \"{}\": scheme must be https or http", server)};
-  std::string_view rest = std::string_view(server).substr(sep + 3);
-  size_t slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  if (size_t at = authority.rfind('@'); at != std::string_view::npos)
-    authority.remove_prefix(at + 1);  // userinfo in a server URL is not used
-  u.prefix = slash == std::string_view::npos ? "" : std::string(rest.substr(slash));
-  while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
-  if (!authority.empty() && authority.front() == '[') {
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos)
-      return Error{fmt::format("server \"{}\": bad IPv6 host", server)};
-    u.host = std::string(authority.substr(0, close + 1));
-    if (close + 1 < authority.size() && authority[close + 1] == ':')
-      u.port = std::string(authority.substr(close + 2));
-  } else {
-    size_t colon = authority.rfind(':');
-    u.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) u.port = std::string(authority.substr(colon + 1));
-  }
-  if (u.host.empty()) return Error{fmt::format("server \"{}\" has no host", server)};
-  if (u.port.empty()) u.port = u.scheme == "https" ? "443" : "80";
-  return u;
-}
 
 struct Call {
   uint64_t id = 0;
@@ -123,13 +81,6 @@ void ensure_curl_global_init() {
 }
 
 }  // namespace
-
-class Worker;
-
-// Requests in flight on one worker, all its transports together (streams not counted): each
-// holds curl's buffers (about 20 KiB) from start to end, and thousands of clusters' requests
-// queued on a few shared connections would hold a gigabyte.
-constexpr int kWorkerMaxInFlight = 256;
 
 struct Transport::Impl {
   RestConfig config;
@@ -259,7 +210,7 @@ size_t Transport::Impl::on_header(char* data, size_t size, size_t n, void* user)
   }
   size_t colon = line.find(':');
   if (colon == std::string_view::npos) return size * n;
-  std::string name = lower(line.substr(0, colon));
+  std::string name = ascii_lower(line.substr(0, colon));
   std::string_view value = trim(line.substr(colon + 1));
   if (name == "retry-after")
     call->retry_after = std::string(value);
@@ -663,161 +614,32 @@ void Transport::Impl::detach() {
   active.clear();
 }
 
-// A thread and a curl multi handle that drive many transports: every cluster's connections,
-// retries, timers and callbacks, without a thread per cluster. The shared ones are made on first
-// use (Worker::shared) and live as long as the process; a transport whose credentials come from
-// an exec plugin gets a worker of its own, so that a slow plugin holds up no other cluster.
-class Worker {
- public:
-  Worker() : multi_(curl_multi_init()) {
-    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-    curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L);
-    // curl says which sockets to wait on and when to call it back (its socket interface): a
-    // turn costs what the sockets that are ready cost, not a pass over every transfer, which the
-    // watches of 5,000 clusters made most of the time.
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Worker::on_socket);
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
-    thread_ = std::thread([this] { run(); });
-  }
-  ~Worker() {
-    stopping_ = true;
-    wake();
-    if (thread_.joinable()) thread_.join();
-    curl_multi_cleanup(multi_);
-  }
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
+// What the worker (transport_worker.h) asks of the transports it drives.
+bool step_transport(Transport::Impl& t, SteadyClock::time_point now, bool room,
+                    SteadyClock::time_point& deadline) {
+  bool more = false;
+  // A transport held back by the worker's bound steps again once there is room.
+  if (t.dirty.exchange(false) || t.next_due <= now || (room && t.held_by_worker))
+    more = t.step(now);
+  deadline = std::min(deadline, t.next_due);
+  return more;
+}
 
-  // The shared workers, one per core up to four, handed out in turn.
-  static Worker* shared() {
-    static const size_t n = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-    // Never destroyed: transports may outlive static destruction at exit.
-    static auto* workers = [] {
-      auto* v = new std::vector<std::unique_ptr<Worker>>();
-      for (size_t i = 0; i < n; ++i) v->push_back(std::make_unique<Worker>());
-      return v;
-    }();
-    static std::atomic<size_t> next{0};
-    return (*workers)[next++ % n].get();
-  }
+void detach_transport(Transport::Impl& t) {
+  t.detach();
+}
 
-  CURLM* multi() const { return multi_; }
-  int* in_flight() { return &in_flight_; }
-  std::thread::id thread_id() const { return thread_.get_id(); }
-  void wake() { sockets_.wake(); }
-
-  void attach(Transport::Impl* impl) {
-    {
-      std::lock_guard lock(mu_);
-      joining_.push_back(impl);
-    }
-    wake();
-  }
-  // Returns once the worker has let go of `impl` (never from the worker's own thread).
-  void detach(Transport::Impl* impl) {
-    std::unique_lock lock(mu_);
-    leaving_.push_back(impl);
-    wake();
-    left_.wait(lock, [&] { return std::find(gone_.begin(), gone_.end(), impl) != gone_.end(); });
-    std::erase(gone_, impl);
-  }
-
- private:
-  void run() {
-    std::vector<Transport::Impl*> impls;
-    while (!stopping_) {
-      {
-        std::lock_guard lock(mu_);
-        for (Transport::Impl* j : joining_) impls.push_back(j);
-        joining_.clear();
-        for (Transport::Impl* l : leaving_) {
-          std::erase(impls, l);
-          l->detach();
-          gone_.push_back(l);
-        }
-        if (!leaving_.empty()) left_.notify_all();
-        leaving_.clear();
-      }
-      auto now = SteadyClock::now();
-      auto deadline = now + std::chrono::seconds(1);
-      bool more = false;
-      // A transport held back by the worker's bound steps again once there is room.
-      bool room = in_flight_ < kWorkerMaxInFlight;
-      for (Transport::Impl* impl : impls) {
-        if (impl->dirty.exchange(false) || impl->next_due <= now || (room && impl->held_by_worker))
-          more |= impl->step(now);
-        deadline = std::min(deadline, impl->next_due);
-        room = in_flight_ < kWorkerMaxInFlight;
-      }
-      more |= finish_done();
-      auto wait_until = deadline;
-      if (timer_) wait_until = std::min(wait_until, *timer_);
-      auto ms =
-          std::chrono::duration_cast<std::chrono::milliseconds>(wait_until - SteadyClock::now());
-      int running = 0;
-      for (const SocketInterest::Ready& r :
-           sockets_.wait(more ? std::chrono::milliseconds(0) : ms)) {
-        int flags = (r.read ? CURL_CSELECT_IN : 0) | (r.write ? CURL_CSELECT_OUT : 0) |
-                    (r.error ? CURL_CSELECT_ERR : 0);
-        curl_multi_socket_action(multi_, r.fd, flags, &running);
-      }
-      if (timer_ && *timer_ <= SteadyClock::now()) {
-        timer_.reset();
-        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
-      }
-    }
-  }
-
-  // The transfers curl finished: each call is completed. True when there were some.
-  bool finish_done() {
-    bool any = false;
-    int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      char* owner = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &owner);
-      auto* call = reinterpret_cast<Call*>(owner);
-      // finish() may free the call: its transport is read first.
-      Transport::Impl* transport = call ? call->transport : nullptr;
-      if (!transport) continue;
-      transport->finish(msg->easy_handle, msg->data.result);
-      transport->dirty = true;  // a slot is free: go round again at once
-      any = true;
-    }
-    return any;
-  }
-
-  // curl's socket interface: wait on `s` for `what` (CURL_POLL_*), or no more.
-  static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*) {
-    auto* w = static_cast<Worker*>(self);
-    if (what == CURL_POLL_REMOVE)
-      w->sockets_.forget(s);
-    else
-      w->sockets_.watch(s, (what & CURL_POLL_IN) != 0, (what & CURL_POLL_OUT) != 0);
-    return 0;
-  }
-  // curl's timer: call it back (CURL_SOCKET_TIMEOUT) in `ms`; -1: no timer.
-  static int on_timer(CURLM*, long ms, void* self) {
-    auto* w = static_cast<Worker*>(self);
-    if (ms < 0)
-      w->timer_.reset();
-    else
-      w->timer_ = SteadyClock::now() + std::chrono::milliseconds(ms);
-    return 0;
-  }
-
-  CURLM* multi_;
-  SocketInterest sockets_;                        // what curl waits on; wake() makes it return
-  std::optional<SteadyClock::time_point> timer_;  // when curl wants to be called back
-  std::thread thread_;
-  std::atomic<bool> stopping_{false};
-  std::mutex mu_;
-  std::condition_variable left_;
-  std::vector<Transport::Impl*> joining_, leaving_, gone_;
-  int in_flight_ = 0;  // on the worker's thread only
-};
+bool finish_transfer(CURL* easy, CURLcode result) {
+  char* owner = nullptr;
+  curl_easy_getinfo(easy, CURLINFO_PRIVATE, &owner);
+  auto* call = reinterpret_cast<Call*>(owner);
+  // finish() may free the call: its transport is read first.
+  Transport::Impl* transport = call ? call->transport : nullptr;
+  if (!transport) return false;
+  transport->finish(easy, result);
+  transport->dirty = true;  // a slot is free: go round again at once
+  return true;
+}
 
 namespace {
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,13 @@ inline std::vector<std::string_view> split_list(std::string_view s) {
   std::vector<std::string_view> out;
   for (std::string_view item : split(s, ','))
     if (!(item = trim(item)).empty()) out.push_back(item);
+  return out;
+}
+
+// `s` with ASCII letters lowercased (HTTP header names, URL schemes).
+inline std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
