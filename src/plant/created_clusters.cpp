@@ -28,23 +28,13 @@ struct Wanted {
 std::vector<Wanted> wanted_clusters(const Plan& plan,
                                     const std::map<std::string, kube::RestConfig>& reachable,
                                     const std::set<std::string>& also) {
-  std::set<std::string_view> used;
-  for (const Unit& u : plan.units) used.insert(u.cluster);
-  for (const ClusterChoice& choice : plan.choices)
-    for (uint32_t c : choice.candidates) used.insert(plan.clusters[c].name);
+  std::set<std::string_view> used = clusters_in_use(plan);
   std::vector<Wanted> out;
   for (const ClusterInfo& info : plan.clusters) {
     if ((!info.object && !info.existing) || reachable.contains(info.name)) continue;
     if (!info.object && !used.contains(info.name) && !also.contains(info.name)) continue;
-    Wanted w{info.name, info.object ? plan.objects[*info.object].ref : *info.existing,
-             std::string(kSelf)};
-    if (info.object)
-      for (const Unit& u : plan.units)
-        if (u.object == *info.object) {
-          w.host = u.cluster;
-          break;
-        }
-    out.push_back(std::move(w));
+    out.push_back({info.name, info.object ? plan.objects[*info.object].ref : *info.existing,
+                   host_of(plan, info)});
   }
   return out;
 }
@@ -143,6 +133,21 @@ class Reacher {
 };
 
 }  // namespace
+
+std::set<std::string_view> clusters_in_use(const Plan& plan) {
+  std::set<std::string_view> used;
+  for (const Unit& u : plan.units) used.insert(u.cluster);
+  for (const ClusterChoice& choice : plan.choices)
+    for (uint32_t c : choice.candidates) used.insert(plan.clusters[c].name);
+  return used;
+}
+
+std::string host_of(const Plan& plan, const ClusterInfo& info) {
+  if (info.object)
+    for (const Unit& u : plan.units)
+      if (u.object == *info.object) return u.cluster;
+  return std::string(kSelf);
+}
 
 CreatedClusters reach_created_clusters(const Plan& plan,
                                        const std::map<std::string, kube::RestConfig>& reachable,

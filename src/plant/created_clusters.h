@@ -13,12 +13,19 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "kube/client.h"
 #include "plan/plan.h"
 #include "plant/fleet.h"
 
 namespace planter::plant {
+
+// The clusters the plan puts something on, or may (a cluster choice's candidates).
+std::set<std::string_view> clusters_in_use(const Plan& plan);
+// The cluster a cluster object of the seed is declared on (SELF for one already on the management
+// cluster).
+std::string host_of(const Plan& plan, const ClusterInfo& info);
 
 struct CreatedClustersOptions {
   kube::ClientOptions client;

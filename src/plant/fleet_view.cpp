@@ -9,6 +9,7 @@
 #include "model/base64.h"
 #include "model/files.h"
 #include "model/object.h"
+#include "plant/created_clusters.h"
 #include "plant/readiness_check.h"
 #include "seed/seed.h"
 
@@ -70,23 +71,14 @@ FleetView::FleetView(EventLoop& loop, const Plan& plan,
   // Only the clusters the plan puts something on (or may: a cluster choice's candidates) are
   // linked: a management cluster's other clusters cost a kubeconfig read, a connection and a
   // discovery each, for nothing (the operator plants thousands of Seeds, each on a few of them).
-  std::set<std::string_view> used;
-  for (const Unit& u : plan.units) used.insert(u.cluster);
-  for (const ClusterChoice& choice : plan.choices)
-    for (uint32_t c : choice.candidates) used.insert(plan.clusters[c].name);
+  std::set<std::string_view> used = clusters_in_use(plan);
   for (const ClusterInfo& info : plan.clusters) {
     if ((!info.object && !info.existing) || links_.contains(info.name)) continue;
     if (!used.contains(info.name)) continue;
     auto link = std::make_unique<ClusterLink>();
     link->name = info.name;
     link->object = info.object ? plan.objects[*info.object].ref : *info.existing;
-    link->host = std::string(kSelf);
-    if (info.object)
-      for (const Unit& u : plan.units)
-        if (u.object == *info.object) {
-          link->host = u.cluster;
-          break;
-        }
+    link->host = host_of(plan, info);
     link->why = fmt::format("{} not provisioned yet", link->object->short_form());
     cluster_objects_[link->host + "\n" + link->object->key()] = info.name;
     links_[info.name] = std::move(link);

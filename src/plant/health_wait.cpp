@@ -28,20 +28,28 @@ struct Group {
   std::vector<size_t> units;
 };
 
-// What decides whether a unit is healthy: its own ready-when, else kstatus.
-Readiness judge(const Plan& plan, const Unit& unit, const json::object* live) {
+// A unit's own ready-when, parsed once: what decides its health instead of kstatus.
+struct OwnReadiness {
+  ReadinessPredicate predicate;
+  std::string text;
+};
+
+std::optional<OwnReadiness> own_readiness(const Plan& plan, const Unit& unit) {
+  const json::string* when = find_string(
+      plan.object_of(unit).body, {"metadata", "annotations", std::string(kReadyWhenAnnotation)});
+  if (!when) return std::nullopt;
+  auto predicate = ReadinessPredicate::parse(*when);
+  if (!predicate) return std::nullopt;  // planning refused a malformed one already
+  return OwnReadiness{std::move(predicate.value()), std::string(*when)};
+}
+
+Readiness judge(const std::optional<OwnReadiness>& own, const json::object* live) {
   if (!live) return {false, "not found", false};
-  const Object& o = plan.object_of(unit);
-  if (const json::string* when =
-          find_string(o.body, {"metadata", "annotations", std::string(kReadyWhenAnnotation)})) {
-    if (auto predicate = ReadinessPredicate::parse(*when); predicate) {
-      Readiness r = check_readiness(predicate.value(), live);
-      if (!r.holds && r.why.empty())
-        r.why = fmt::format("its ready-when ({}) does not hold", *when);
-      return r;
-    }
-  }
-  return check_current(*live);
+  if (!own) return check_current(*live);
+  Readiness r = check_readiness(own->predicate, live);
+  if (!r.holds && r.why.empty())
+    r.why = fmt::format("its ready-when ({}) does not hold", own->text);
+  return r;
 }
 
 }  // namespace
@@ -57,6 +65,7 @@ HealthOutcome wait_healthy(const Plan& plan,
   HealthOutcome out;
   out.units.assign(plan.units.size(), Readiness{false, "not looked at yet"});
   std::map<std::string, Group> groups;
+  std::vector<std::optional<OwnReadiness>> own(plan.units.size());
   std::map<std::string, std::unique_ptr<kube::Client>> clients;
   auto set = [&](size_t u, Readiness r) {
     Readiness& now = out.units[u];
@@ -85,6 +94,7 @@ HealthOutcome wait_healthy(const Plan& plan,
     g.api_version = ref.api_version;
     g.kind = ref.kind;
     g.units.push_back(u);
+    own[u] = own_readiness(plan, unit);
   }
 
   std::string selector = fmt::format("{}={}", kSeedLabel, options.seed_name);
@@ -144,7 +154,7 @@ HealthOutcome wait_healthy(const Plan& plan,
           if (out.units[u].holds) continue;
           const ObjectRef& ref = plan.object_of(plan.units[u]).ref;
           auto it = live.find(ref.ns + "/" + ref.name);
-          Readiness r = judge(plan, plan.units[u], it == live.end() ? nullptr : it->second);
+          Readiness r = judge(own[u], it == live.end() ? nullptr : it->second);
           progress = progress || r.holds;
           set(u, std::move(r));
         }

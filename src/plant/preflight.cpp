@@ -10,6 +10,7 @@
 #include <set>
 
 #include "model/object.h"
+#include "plant/created_clusters.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/ownership.h"
@@ -40,12 +41,7 @@ void check_cluster_names(const Plan& plan, const std::map<std::string, kube::Res
   std::map<std::string, std::vector<ClusterInfo>> on_host;  // the hosts asked, what they hold
   for (const ClusterInfo& info : plan.clusters) {
     if (!info.object) continue;
-    std::string host(kSelf);
-    for (const Unit& u : plan.units)
-      if (u.object == *info.object) {
-        host = u.cluster;
-        break;
-      }
+    std::string host = host_of(plan, info);
     auto config = reachable.find(host);
     if (config == reachable.end()) continue;
     if (!on_host.contains(host)) {
