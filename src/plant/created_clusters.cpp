@@ -65,9 +65,9 @@ class Reacher {
       return why(w, fmt::format("{} will not be provisioned: {}", w.object.short_form(), *failed));
     auto where = kubeconfig_location(*got);
     if (!where) return why(w, fmt::format("{}: {}", w.object.short_form(), where.error()));
-    std::string bytes, origin;
+    std::string origin = where->secret_name.empty() ? where->url : where->secret_origin();
+    Result<std::string> bytes = Error{""};
     if (!where->secret_name.empty()) {
-      origin = where->secret_origin();
       // The Seed's identity reads the credentials it would use (fleet_view.cpp says why).
       kube::Client* reader = client(w.host, w.host == kSelf && options_.write_as);
       auto secret = kube::retry_transient(
@@ -75,28 +75,13 @@ class Reacher {
           options_.deadline);
       if (!secret)
         return why(w, fmt::format("reading its kubeconfig ({}): {}", origin, secret.error().str()));
-      std::string data = string_field(*secret, {"data", where->secret_key});
-      auto decoded = base64_decode(data);
-      if (data.empty() || !decoded)
-        return why(w,
-                   fmt::format("{} has no kubeconfig under key \"{}\"", origin, where->secret_key));
-      bytes = std::move(*decoded);
+      bytes = kubeconfig_in_secret(*secret, *where);
     } else {
-      origin = where->url;
-      std::string_view url = where->url;
-      Result<std::string> got_url =
-          url.starts_with("http://") || url.starts_with("https://")
-              ? fetch_url(where->url)
-              : read_file(std::string(url.starts_with("file://") ? url.substr(7) : url));
-      if (!got_url) return why(w, "cannot read its kubeconfig: " + got_url.error().message);
-      bytes = std::move(got_url.value());
+      bytes = kubeconfig_at_url(*where);
     }
-    auto config = kube::Kubeconfig::parse(bytes, origin, "");
-    Result<kube::RestConfig> rest =
-        config ? config->rest_config(where->context) : Result<kube::RestConfig>(config.error());
-    if (!rest)
-      return why(
-          w, fmt::format("its kubeconfig ({}) is not usable: {}", origin, rest.error().message));
+    if (!bytes) return why(w, bytes.error().message);
+    auto rest = kubeconfig_rest_config(*bytes, origin, *where);
+    if (!rest) return why(w, rest.error().message);
     out_.reached[w.name] = std::move(rest.value());
     return true;
   }
@@ -133,6 +118,37 @@ class Reacher {
 };
 
 }  // namespace
+
+Result<std::string> kubeconfig_in_secret(const json::object& secret,
+                                         const KubeconfigLocation& where) {
+  std::string data = string_field(secret, {"data", where.secret_key});
+  auto decoded = base64_decode(data);
+  if (data.empty() || !decoded)
+    return Error{fmt::format("{} has no kubeconfig under key \"{}\"", where.secret_origin(),
+                             where.secret_key)};
+  return std::move(*decoded);
+}
+
+Result<std::string> kubeconfig_at_url(const KubeconfigLocation& where) {
+  std::string_view url = where.url;
+  Result<std::string> got =
+      url.starts_with("http://") || url.starts_with("https://")
+          ? fetch_url(where.url)
+          : read_file(std::string(url.starts_with("file://") ? url.substr(7) : url));
+  if (!got) return Error{"cannot read its kubeconfig: " + got.error().message};
+  return got;
+}
+
+Result<kube::RestConfig> kubeconfig_rest_config(const std::string& bytes, const std::string& origin,
+                                                const KubeconfigLocation& where) {
+  auto config = kube::Kubeconfig::parse(bytes, origin, "");
+  Result<kube::RestConfig> rest =
+      config ? config->rest_config(where.context) : Result<kube::RestConfig>(config.error());
+  if (!rest)
+    return Error{
+        fmt::format("its kubeconfig ({}) is not usable: {}", origin, rest.error().message)};
+  return rest;
+}
 
 std::set<std::string_view> clusters_in_use(const Plan& plan) {
   std::set<std::string_view> used;

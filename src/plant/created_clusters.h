@@ -18,6 +18,7 @@
 #include "kube/client.h"
 #include "plan/plan.h"
 #include "plant/fleet.h"
+#include "plant/readiness_check.h"
 
 namespace planter::plant {
 
@@ -26,6 +27,18 @@ std::set<std::string_view> clusters_in_use(const Plan& plan);
 // The cluster a cluster object of the seed is declared on (SELF for one already on the management
 // cluster).
 std::string host_of(const Plan& plan, const ClusterInfo& info);
+
+// Reading a workload cluster's kubeconfig from where its cluster object says it is
+// (KubeconfigLocation), shared by the engine's links (fleet_view.cpp) and the reach below; each
+// error is in the words the link states show.
+// The kubeconfig in a Secret's data under the location's key.
+Result<std::string> kubeconfig_in_secret(const boost::json::object& secret,
+                                         const KubeconfigLocation& where);
+// The kubeconfig at the location's URL (http(s), file:// or a path).
+Result<std::string> kubeconfig_at_url(const KubeconfigLocation& where);
+// The client configuration of the context the location names, from the kubeconfig's bytes.
+Result<kube::RestConfig> kubeconfig_rest_config(const std::string& bytes, const std::string& origin,
+                                                const KubeconfigLocation& where);
 
 struct CreatedClustersOptions {
   kube::ClientOptions client;

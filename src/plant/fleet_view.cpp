@@ -6,12 +6,9 @@
 #include <set>
 
 #include "kube/kubeconfig.h"
-#include "model/base64.h"
-#include "model/files.h"
 #include "model/object.h"
 #include "plant/created_clusters.h"
 #include "plant/readiness_check.h"
-#include "seed/seed.h"
 
 namespace planter::plant {
 
@@ -422,23 +419,18 @@ void FleetView::read_kubeconfig(const std::string& workload) {
       check_secret_access(workload, milliseconds(500));
       return;
     }
-    std::string data = string_field(*secret, {"data", where.secret_key});
-    auto decoded = base64_decode(data);
-    if (data.empty() || !decoded) {
-      l.why = fmt::format("{} has no kubeconfig under key \"{}\"", origin, where.secret_key);
+    auto in_secret = kubeconfig_in_secret(*secret, where);
+    if (!in_secret) {
+      l.why = in_secret.error().message;
       if (handlers_.linked) handlers_.linked(workload);
       return;
     }
-    bytes = std::move(*decoded);
+    bytes = std::move(in_secret.value());
   } else {
     origin = where.url;
-    std::string_view url = where.url;
-    Result<std::string> got =
-        url.starts_with("http://") || url.starts_with("https://")
-            ? fetch_url(where.url)
-            : read_file(std::string(url.starts_with("file://") ? url.substr(7) : url));
+    Result<std::string> got = kubeconfig_at_url(where);
     if (!got) {
-      l.why = "cannot read its kubeconfig: " + got.error().message;
+      l.why = got.error().message;
       if (handlers_.linked) handlers_.linked(workload);
       return;
     }
@@ -446,11 +438,9 @@ void FleetView::read_kubeconfig(const std::string& workload) {
   }
   if (origin == l.kubeconfig_origin && l.state != Link::kWaiting && l.state != Link::kAbsent)
     return;
-  auto config = kube::Kubeconfig::parse(bytes, origin, "");
-  Result<kube::RestConfig> rest =
-      config ? config->rest_config(where.context) : Result<kube::RestConfig>(config.error());
+  Result<kube::RestConfig> rest = kubeconfig_rest_config(bytes, origin, where);
   if (!rest) {
-    l.why = fmt::format("its kubeconfig ({}) is not usable: {}", origin, rest.error().message);
+    l.why = rest.error().message;
     if (handlers_.linked) handlers_.linked(workload);
     return;
   }
