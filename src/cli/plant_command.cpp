@@ -108,6 +108,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   p.interrupts->doing("reading and writing the seed's inventories");
   plant::ChoiceRecords choices = p.run->open();
   options.kept_choices = choices;
+  options.live_versions = std::move(p.live_versions);
   p.interrupts->doing("planting");
   p.interrupts->running(true);
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
@@ -244,7 +245,7 @@ PlantCommands add_plant_commands(CLI::App& app, PlantFlags& plant, PlantFlags& u
 
 // The server-side dry run of what the clusters can judge now (preflight.h): exit 2 with every
 // refusal when there is one.
-bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
+bool refused_by_preflight(const PlantFlags& f, Prepared& p) {
   if (!f.preflight) return false;
   p.interrupts->doing("the preflight (a server-side dry run of the seed)");
   plant::PreflightOptions po;
@@ -259,6 +260,7 @@ bool refused_by_preflight(const PlantFlags& f, const Prepared& p) {
     fmt::print(stderr, "{}", out.refused.str());
     return true;
   }
+  p.live_versions = std::move(out.live_versions);
   fmt::print("preflight: {} object(s) accepted by a server-side dry run{}\n", out.checked,
              out.later == 0 ? std::string() : fmt::format("; {} checked when planted", out.later));
   return false;

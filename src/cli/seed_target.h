@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/interrupts.h"
 #include "cli/plant_command.h"
@@ -35,6 +36,8 @@ struct Prepared {
   Interrupts* interrupts = nullptr;
   // Over `plan` and the targets' clusters, with the created clusters that exist added.
   std::unique_ptr<plant::SeedRun> run;
+  // What the preflight saw on the clusters (PreflightOutcome::live_versions).
+  std::vector<std::string> live_versions;
 };
 
 std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f);

@@ -48,7 +48,7 @@ struct Spec {
   std::optional<json::object> body;
   std::string content_type;
   bool idempotent = true;
-  std::function<void(std::chrono::microseconds)> on_wire;  // ApplyOptions::on_wire
+  std::function<void(std::chrono::microseconds, int)> on_answer;  // ApplyOptions::on_answer
 };
 
 Spec spec_for(const json::object& object) {
@@ -274,19 +274,20 @@ void Client::Impl::request(Spec spec, ObjectDone done) {
           }
           req.body = json::serialize(body);
         }
-        transport->send(std::move(req), [done = std::move(done), on_wire = std::move(spec.on_wire)](
-                                            ApiResult<HttpResponse> resp) {
-          if (!resp) return done(resp.error());
-          if (on_wire) on_wire(resp->on_wire);
-          json::error_code ec;
-          json::value v = json::parse(resp->body, ec, {}, json_limits());
-          if (ec || !v.is_object())
-            return done(client_error(
-                "Decode",
-                fmt::format("the server's answer (HTTP {}, {} bytes) is not a JSON object{}",
-                            resp->status, resp->body.size(), ec ? ": " + ec.message() : "")));
-          done(std::move(v.get_object()));
-        });
+        transport->send(
+            std::move(req), [done = std::move(done),
+                             on_answer = std::move(spec.on_answer)](ApiResult<HttpResponse> resp) {
+              if (!resp) return done(resp.error());
+              if (on_answer) on_answer(resp->on_wire, resp->status);
+              json::error_code ec;
+              json::value v = json::parse(resp->body, ec, {}, json_limits());
+              if (ec || !v.is_object())
+                return done(client_error(
+                    "Decode",
+                    fmt::format("the server's answer (HTTP {}, {} bytes) is not a JSON object{}",
+                                resp->status, resp->body.size(), ec ? ": " + ec.message() : "")));
+              done(std::move(v.get_object()));
+            });
       });
 }
 
@@ -410,7 +411,7 @@ Spec apply_spec(const json::object& object, const ApplyOptions& options) {
   s.content_type = "application/apply-patch+yaml";  // JSON is YAML
   s.body = object;
   s.idempotent = true;  // applying the same intent twice is the same as once
-  s.on_wire = options.on_wire;
+  s.on_answer = options.on_answer;
   return s;
 }
 

@@ -60,8 +60,9 @@ struct ApplyOptions {
   // it with a warning; empty: the server's default (Warn).
   std::string field_validation;
   // Called just before the answer, on the transport's thread, with how long the request was on
-  // the wire (curl's total time of its last attempt); not called when no answer came.
-  std::function<void(std::chrono::microseconds)> on_wire;
+  // the wire (curl's total time of its last attempt) and the HTTP status (an apply's 201 says
+  // it created the object, 200 that it was there); not called when no answer came.
+  std::function<void(std::chrono::microseconds on_wire, int status)> on_answer;
 };
 
 struct DeleteOptions {

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/object.h"
 #include "plan/stacks/stack_policy.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
@@ -39,6 +40,22 @@ std::string_view to_string(UnitState s) {
       return "not-chosen";
   }
   return "pending";
+}
+
+std::string_view to_string(Applied a) {
+  switch (a) {
+    case Applied::kNotYet:
+      return "";
+    case Applied::kCreated:
+      return "created";
+    case Applied::kConfigured:
+      return "configured";
+    case Applied::kUnchanged:
+      return "unchanged";
+    case Applied::kApplied:
+      return "serverside-applied";
+  }
+  return "";
 }
 
 size_t PlantOutcome::count(UnitState s) const {
@@ -329,13 +346,13 @@ class Engine {
     // (and the policy with it) is refused, never dropped with a warning.
     if (gates_->stack_fits().strict_fields(unit.object)) apply.field_validation = "Strict";
     // Told on the transport's thread just before the answer, which then carries it to the loop.
-    auto on_wire = std::make_shared<std::chrono::microseconds>(0);
-    apply.on_wire = [on_wire](std::chrono::microseconds t) { *on_wire = t; };
+    auto answer = std::make_shared<std::pair<std::chrono::microseconds, int>>();
+    apply.on_answer = [answer](std::chrono::microseconds t, int status) { *answer = {t, status}; };
     bool sent = fleet_->apply(unit, std::move(body.value()), apply,
-                              [this, u, on_wire](kube::ApiResult<json::object> r) {
-                                loop_.post([this, u, r = std::move(r), t = *on_wire] {
-                                  records_[u].on_wire = t;
-                                  on_applied(u, r);
+                              [this, u, answer](kube::ApiResult<json::object> r) {
+                                loop_.post([this, u, r = std::move(r), a = *answer] {
+                                  records_[u].on_wire = a.first;
+                                  on_applied(u, r, a.second);
                                 });
                               });
     if (!sent) {
@@ -372,6 +389,22 @@ class Engine {
     return false;
   }
 
+  // What the apply did, from its status and the resourceVersion before it: the one this run's
+  // last apply left, else the one the preflight saw.
+  void note_applied(size_t u, const json::object& answer, int status) {
+    UnitRecord& rec = records_[u];
+    std::string before = std::move(rec.resource_version);
+    if (before.empty() && u < options_.live_versions.size()) before = options_.live_versions[u];
+    const json::string* after = find_string(answer, {"metadata", "resourceVersion"});
+    rec.resource_version = after ? std::string(*after) : std::string();
+    if (status == 201)
+      rec.applied = Applied::kCreated;
+    else if (before.empty() || rec.resource_version.empty())
+      rec.applied = Applied::kApplied;
+    else
+      rec.applied = before == rec.resource_version ? Applied::kUnchanged : Applied::kConfigured;
+  }
+
   // Back to pending, looked at again after a backoff: the server disagrees with the cache.
   void reopen(size_t u, std::string why) {
     UnitRecord& rec = records_[u];
@@ -384,13 +417,14 @@ class Engine {
     loop_.post_after(delay, [this, u] { evaluate(u); });
   }
 
-  void on_applied(size_t u, const kube::ApiResult<json::object>& r) {
+  void on_applied(size_t u, const kube::ApiResult<json::object>& r, int status) {
     UnitRecord& rec = records_[u];
     const Unit& unit = plan_.units[u];
     const Object& obj = plan_.object_of(unit);
     if (r) {
       unreachable_since_.erase(unit.cluster);
       rec.declared = since_start();
+      note_applied(u, r.value(), status);
       set_state(u, UnitState::kDeclared);
       // Their gates learn that the object their dependents wait on is there (they may watch it).
       for (size_t d : dependents_[u])

@@ -67,6 +67,14 @@ WaitKind wait_kind(const Unit& unit, const WaitSpan& span);
 // "cluster", "api", "namespace", "ready", "room", "retry".
 std::string_view to_string(WaitKind kind);
 
+// What the apply that declared a unit did, as kubectl says it: the server created the object
+// (HTTP 201), changed it (a new resourceVersion), or found it as declared (the same one; a
+// server-side apply that changes nothing writes nothing). kApplied: it was there, and planter had
+// not seen its resourceVersion before (no preflight saw it), so which of the two is not known:
+// kubectl --server-side's "serverside-applied".
+enum class Applied { kNotYet, kCreated, kConfigured, kUnchanged, kApplied };
+std::string_view to_string(Applied a);
+
 // What happened to one unit. Times are offsets from the start of planting.
 struct UnitRecord {
   UnitState state = UnitState::kPending;
@@ -86,8 +94,10 @@ struct UnitRecord {
   // Where its pods were steered, as its stack was found to fit: "node edge-pool-1 (leaves 5 cpu,
   // 20Gi free)".
   std::string steered;
-  bool cluster_unreachable = false;  // pending because its cluster failed transiently
-  int attempts = 0;                  // applies sent (a re-opened requirement sends again)
+  bool cluster_unreachable = false;    // pending because its cluster failed transiently
+  int attempts = 0;                    // applies sent (a re-opened requirement sends again)
+  Applied applied = Applied::kNotYet;  // by the last apply that succeeded
+  std::string resource_version;        // the object's after that apply
 };
 
 // A cluster choice made while planting (plan/cluster_choice.h).
@@ -133,6 +143,10 @@ struct EngineOptions {
   // The clusters an earlier run chose, by choice name: they stay chosen (the seed's inventory
   // keeps them, seed_inventory.h).
   std::map<std::string, std::vector<std::string>> kept_choices;
+  // Parallel to Plan::units, or empty: the resourceVersion each unit's object had before
+  // planting, where the preflight's dry run found it (PreflightOutcome::live_versions); an
+  // apply that leaves it as it was is `unchanged`.
+  std::vector<std::string> live_versions;
 };
 
 // Plants `plan`. `clusters`: how to reach the management cluster ("SELF") and the clusters given

@@ -114,16 +114,28 @@ PreflightOutcome preflight(const Plan& plan,
   struct Answer {
     size_t unit;
     std::optional<kube::ApiError> error;
-    std::string why, owner;  // a conflict planting would not force: what it says, and whose
+    std::string why, owner;    // a conflict planting would not force: what it says, and whose
+    std::string live_version;  // accepted, and the object is there: its resourceVersion
   };
   std::vector<Answer> answers;
 
-  auto answered = [&](size_t u) {
-    return [&, u](kube::ApiResult<json::object> r) {
-      std::lock_guard lock(mu);
-      answers.push_back({u, r ? std::nullopt : std::optional<kube::ApiError>(r.error()), "", ""});
-      if (--outstanding == 0) cv.notify_all();
-    };
+  // One dry run of unit `u`'s body. Its status comes just before its answer, on the same thread.
+  auto send = [&](kube::Client& writer, size_t u, json::object body, kube::ApplyOptions how) {
+    auto status = std::make_shared<int>(0);
+    how.on_answer = [status](std::chrono::microseconds, int s) { *status = s; };
+    writer.apply_async(
+        std::move(body), std::move(how), [&, u, status](kube::ApiResult<json::object> r) {
+          Answer a{u, std::nullopt, "", "", ""};
+          if (!r) {
+            a.error = r.error();
+          } else if (*status == 200) {  // 201: the apply would create it
+            const json::string* rv = find_string(r.value(), {"metadata", "resourceVersion"});
+            if (rv) a.live_version = std::string(*rv);
+          }
+          std::lock_guard lock(mu);
+          answers.push_back(std::move(a));
+          if (--outstanding == 0) cv.notify_all();
+        });
   };
   kube::ApplyOptions apply;
   apply.dry_run = true;
@@ -184,7 +196,7 @@ PreflightOutcome preflight(const Plan& plan,
       std::lock_guard lock(mu);
       ++outstanding;
     }
-    writer->apply_async(std::move(*body), apply, answered(u));
+    send(*writer, u, std::move(*body), apply);
   }
   auto wait = [&] {
     std::unique_lock lock(mu);
@@ -214,7 +226,7 @@ PreflightOutcome preflight(const Plan& plan,
     json::object body = *body_known_before(plan, plan.units[u], options.seed_name);
     if (!from.empty()) mark_adopted(body, from);
     if (kube::Client* writer = writer_of(u)) {
-      writer->apply_async(std::move(body), forced, answered(u));
+      send(*writer, u, std::move(body), forced);
     } else {
       std::lock_guard lock(mu);
       --outstanding;
@@ -225,9 +237,11 @@ PreflightOutcome preflight(const Plan& plan,
   clients.clear();  // what did not answer by the deadline answers no more (its callback dropped)
   std::sort(answers.begin(), answers.end(),
             [](const Answer& a, const Answer& b) { return a.unit < b.unit; });
-  for (const Answer& a : answers) {
+  out.live_versions.resize(plan.units.size());
+  for (Answer& a : answers) {
     if (!a.error) {
       ++out.checked;
+      out.live_versions[a.unit] = std::move(a.live_version);
       continue;
     }
     const Unit& unit = plan.units[a.unit];

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kube/client.h"
 #include "model/diagnostics.h"
@@ -44,6 +45,10 @@ struct PreflightOutcome {
   Diagnostics refused;  // one per object a server refused, with its words
   size_t checked = 0;   // objects a server accepted or refused
   size_t later = 0;     // objects that could not be judged now (see above)
+  // Parallel to Plan::units: the resourceVersion of each object the dry run found on its
+  // cluster (empty: not there, or not judged), for saying which apply left it unchanged
+  // (EngineOptions::live_versions).
+  std::vector<std::string> live_versions;
 };
 
 PreflightOutcome preflight(const Plan& plan,

@@ -128,7 +128,8 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
   std::string what;
   switch (r.state) {
     case UnitState::kDeclared:
-      what = r.held_by.empty() ? "declared" : "declared (waited for " + r.held_by + ")";
+      what = r.applied == Applied::kNotYet ? "declared" : std::string(to_string(r.applied));
+      if (!r.held_by.empty()) what += " (waited for " + r.held_by + ")";
       if (!r.steered.empty()) what += ", its pods steered to " + r.steered;
       break;
     case UnitState::kFailed:

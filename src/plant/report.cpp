@@ -39,6 +39,22 @@ std::string what_now(const UnitRecord& r) {
 
 }  // namespace
 
+namespace {
+
+// ": 3 created, 1 configured, 5 unchanged", as kapp's summary counts its operations.
+std::string applied_counts(const PlantOutcome& out) {
+  std::map<Applied, size_t> n;
+  for (const UnitRecord& r : out.units)
+    if (r.state == UnitState::kDeclared) ++n[r.applied];
+  std::string text;
+  for (Applied a :
+       {Applied::kCreated, Applied::kConfigured, Applied::kUnchanged, Applied::kApplied})
+    if (n[a] > 0) text += fmt::format("{}{} {}", text.empty() ? ": " : ", ", n[a], to_string(a));
+  return text;
+}
+
+}  // namespace
+
 std::string render_summary(const Plan& plan, const PlantOutcome& out) {
   std::string text;
   auto clusters = plan.units_by_cluster();
@@ -79,11 +95,11 @@ std::string render_summary(const Plan& plan, const PlantOutcome& out) {
   size_t declared = out.count(UnitState::kDeclared);
   size_t to_declare = out.units.size() - out.count(UnitState::kNotChosen);
   if (declared == to_declare)
-    text += fmt::format("\nplanted {} units on {} cluster{} in {:.2f}s\n", declared, used,
-                        used == 1 ? "" : "s", seconds(out.elapsed));
+    text += fmt::format("\nplanted {} units on {} cluster{} in {:.2f}s{}\n", declared, used,
+                        used == 1 ? "" : "s", seconds(out.elapsed), applied_counts(out));
   else
-    text += fmt::format("\n{} of {} units declared in {:.2f}s{}\n", declared, to_declare,
-                        seconds(out.elapsed),
+    text += fmt::format("\n{} of {} units declared in {:.2f}s{}{}\n", declared, to_declare,
+                        seconds(out.elapsed), applied_counts(out),
                         out.timed_out ? " (timed out)"
                         : out.stopped ? " (interrupted)"
                                       : "");
@@ -103,6 +119,7 @@ std::string render_report_json(const Plan& plan, const PlantOutcome& out,
     json::object ju{
         {"object", o.ref.id()}, {"cluster", u.cluster},        {"wave", u.wave},
         {"source", o.where()},  {"state", to_string(r.state)}, {"attempts", r.attempts}};
+    if (r.applied != Applied::kNotYet) ju["applied"] = to_string(r.applied);
     if (r.ready) ju["readySeconds"] = seconds(*r.ready);
     if (r.sent) ju["sentSeconds"] = seconds(*r.sent);
     if (r.declared) ju["declaredSeconds"] = seconds(*r.declared);

@@ -172,10 +172,10 @@ TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStay
   r = plant("replant", stack_seed("web", 2, 2));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack web: big (kept), wide (kept)"));
-  // (An apply that changes nothing is no write, so the sim audits none: planter says it declared.)
+  // An apply that changes nothing is no write, so the sim audits none, and planter says so.
   EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web", before), IsEmpty()) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: declared"));
-  EXPECT_THAT(r.out, HasSubstr("wide  apps/v1 Deployment web/web: declared"));
+  EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: unchanged"));
+  EXPECT_THAT(r.out, HasSubstr("wide  apps/v1 Deployment web/web: unchanged"));
 
   // Losing a chosen cluster moves only its share: big stays, wide's goes to the best of the rest.
   ASSERT_EQ(sim_.kubectl("delete cluster wide --wait").code, 0);
@@ -184,7 +184,7 @@ TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStay
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack web: big (kept), mid (score"));
   EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web", before), ElementsAre("mid"));
-  EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: declared"));
+  EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: unchanged"));
   EXPECT_EQ(running_on(sim_, "mid", "web", 2).size(), 2u);
   // The choice is kept on the management cluster, where the next run reads it.
   EXPECT_EQ(sim_.kubectl("get configmap -n kube-system -l planter.nephio.org/inventory -o "

@@ -327,8 +327,7 @@ TEST(CoscheduleTest, PlantWithTheEmbeddedSimSchedulesOnAWorkloadClusterTheSeedCr
   CommandResult r = planter("plant --sim --default-cluster edge1 " + q(seed) + " --timeout 30");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("planted 6 units"));
-  EXPECT_THAT(r.out,
-              HasSubstr("edge1  scheduling.x-k8s.io/v1alpha1 PodGroup default/ci: declared"));
+  EXPECT_THAT(r.out, HasSubstr("edge1  scheduling.x-k8s.io/v1alpha1 PodGroup default/ci: created"));
   fs::remove_all(dir);
 }
 

@@ -44,6 +44,9 @@ TEST(EveryClusterTest, TheClusterASeedCreatedIsDiffedPrunedAndUprooted) {
   CommandResult planted = planter("plant " + kubeconfig + " " + q(original) + " --timeout 60");
   ASSERT_EQ(planted.code, 0) << planted.out << planted.err;
   ASSERT_EQ(sim.kubectl("--context edge1 get service cnf -n cnf").code, 0);
+  // Each unit's line says what its apply did, as kubectl does.
+  EXPECT_THAT(planted.out, HasSubstr("edge1  apps/v1 Deployment cnf/cnf: created"));
+  EXPECT_THAT(planted.out, HasSubstr(": 10 created\n"));
 
   CommandResult same = planter("diff " + kubeconfig + " " + q(original));
   EXPECT_EQ(same.code, 0) << same.out << same.err;
@@ -77,8 +80,27 @@ TEST(EveryClusterTest, TheClusterASeedCreatedIsDiffedPrunedAndUprooted) {
   EXPECT_THAT(diff.out, Not(HasSubstr("Cluster.network-service.edge1")));
   EXPECT_EQ(writes_on(sim, "edge1") + writes_on(sim, "management"), before);
 
+  auto namespace_version = [&] {
+    return sim
+        .kubectl("--context edge1 get namespace cnf -o " +
+                 q("jsonpath={.metadata.resourceVersion}"))
+        .out;
+  };
+  std::string namespace_before = namespace_version();
   CommandResult replanted = planter("replant " + kubeconfig + " " + q(edited) + " --timeout 60");
   EXPECT_EQ(replanted.code, 0) << replanted.out << replanted.err;
+  // The Deployment's replicas changed; the rest is as it was, and the server wrote none of it.
+  EXPECT_THAT(replanted.out, HasSubstr("edge1  apps/v1 Deployment cnf/cnf: configured"));
+  EXPECT_THAT(replanted.out, HasSubstr("edge1  v1 Namespace cnf: unchanged"));
+  EXPECT_THAT(replanted.out, HasSubstr(": 1 configured, 8 unchanged\n"));
+  EXPECT_EQ(namespace_version(), namespace_before);
+  // Without the preflight planter has not seen the objects before: it says what kubectl
+  // --server-side says rather than guess.
+  CommandResult blind =
+      planter("replant --preflight=false " + kubeconfig + " " + q(edited) + " --timeout 60");
+  EXPECT_EQ(blind.code, 0) << blind.out << blind.err;
+  EXPECT_THAT(blind.out, HasSubstr("edge1  v1 Namespace cnf: serverside-applied"));
+  EXPECT_THAT(blind.out, HasSubstr(": 9 serverside-applied\n"));
   EXPECT_THAT(replanted.out, HasSubstr("pruned: v1 Service cnf/cnf on edge1: deleted"));
   EXPECT_TRUE(is_not_found(sim.kubectl("--context edge1 get service cnf -n cnf")));
   EXPECT_TRUE(deleted(sim, "edge1", "|Service|cnf|cnf"));

@@ -139,7 +139,7 @@ TEST(PlantTest, TheProofOfConceptsHelloWorldConfiguresItsNodesBeforeItsCnf) {
   // While the nodes are configured, the CNF says what it waits for in kube-scheduler's words.
   EXPECT_THAT(r.out + r.err, HasSubstr("waiting for 1 node of edge1 with profile=performance: 0/3 "
                                        "nodes have it (3 node(s) were unschedulable)"));
-  EXPECT_THAT(r.out + r.err, HasSubstr("declared (waited for node-capability profile=performance "
+  EXPECT_THAT(r.out + r.err, HasSubstr("created (waited for node-capability profile=performance "
                                        "on edge1 (Cluster/network-service/edge1))"));
   EXPECT_THAT(read_file(sim.dir() / "t.html"), HasSubstr("node-capability profile=performance"));
 
