@@ -3,59 +3,19 @@
 namespace planter::op {
 
 void Controller::Impl::enqueue(const std::string& key) {
-  if (!owns(key)) return;
-  std::lock_guard lock(qmu);
-  push(key);
-  qcv.notify_one();
+  if (owns(key)) queue.add(key);
 }
 
 void Controller::Impl::enqueue_after(const std::string& key, milliseconds delay) {
-  if (!owns(key)) return;
-  std::lock_guard lock(qmu);
-  later.emplace(Steady::now() + delay, key);
-  if (key == reconciling) requeued = true;
-  metrics.queue_retried();
-  qcv.notify_one();
-}
-
-void Controller::Impl::push(const std::string& key) {
-  if (!queued.insert(key).second) return;
-  queue.push_back(key);
-  queued_at[key] = Steady::now();
-  metrics.queue_added(queue.size());
+  if (owns(key)) queue.add_after(key, delay);
 }
 
 void Controller::Impl::work() {
-  std::unique_lock lock(qmu);
-  while (!stopping) {
-    auto now = Steady::now();
-    while (!later.empty() && later.begin()->first <= now) {
-      std::string key = later.begin()->second;
-      later.erase(later.begin());
-      push(key);
-    }
-    if (queue.empty()) {
-      if (later.empty())
-        qcv.wait(lock);
-      else
-        qcv.wait_until(lock, later.begin()->first);
-      continue;
-    }
-    std::string key = std::move(queue.front());
-    queue.pop_front();
-    queued.erase(key);
-    auto since = queued_at.extract(key);
-    metrics.queue_taken(
-        since ? std::chrono::duration<double>(Steady::now() - since.mapped()).count() : 0,
-        queue.size());
-    reconciling = key;
-    requeued = false;
-    lock.unlock();
+  while (std::optional<std::string> key = queue.get()) {
     auto start = Steady::now();
     metrics.reconcile_started();
-    reconcile(key);
-    lock.lock();
-    reconciling.clear();
+    reconcile(*key);
+    bool requeued = queue.done(*key);
     metrics.reconcile_finished(std::chrono::duration<double>(Steady::now() - start).count(),
                                requeued ? "requeue_after" : "success");
   }
@@ -326,12 +286,11 @@ Result<bool> Controller::start(uint32_t shard) {
 void Controller::stop() {
   Impl& m = *impl_;
   {
-    std::lock_guard l1(m.qmu);
-    std::lock_guard l2(m.smu);
+    std::lock_guard lock(m.smu);
     if (m.stopping) return;
     m.stopping = true;
   }
-  m.qcv.notify_all();
+  m.queue.shut_down();
   m.scv.notify_all();
   if (m.worker.joinable()) m.worker.join();
   if (m.writer.joinable()) m.writer.join();

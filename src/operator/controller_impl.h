@@ -27,6 +27,7 @@
 #include "operator/flux_artifact.h"
 #include "operator/shards.h"
 #include "operator/slice_pool.h"
+#include "operator/work_queue.h"
 #include "plant/diff.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
@@ -172,17 +173,10 @@ struct Controller::Impl {
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<kube::Informer> informer;
 
-  // The queue of Seeds to look at ("ns/name"), and those to look at later.
-  std::mutex qmu;
-  std::condition_variable qcv;
-  std::deque<std::string> queue;
-  std::set<std::string> queued;
-  std::multimap<Steady::time_point, std::string> later;
-  std::map<std::string, Steady::time_point> queued_at;  // for workqueue_queue_duration_seconds
-  std::string reconciling;  // the key the worker is on; empty between reconciles
-  bool requeued = false;    // it was queued again with a delay while being reconciled
-  bool stopping = false;
+  // The Seeds to look at ("ns/name"), now or after a delay, and the worker that reconciles them.
+  WorkQueue queue;
   std::thread worker;
+  bool stopping = false;  // smu held
 
   std::mutex runs_mu;
   std::map<std::string, std::shared_ptr<SeedRun>> runs;
@@ -198,7 +192,12 @@ struct Controller::Impl {
   std::thread writer;
 
   Impl(kube::RestConfig c, ControllerOptions o, Metrics& m, const daemon::Log& l)
-      : config(std::move(c)), options(std::move(o)), metrics(m), log(l) {}
+      : config(std::move(c)),
+        options(std::move(o)),
+        metrics(m),
+        log(l),
+        queue({[&m](size_t depth) { m.queue_added(depth); }, [&m] { m.queue_retried(); },
+               [&m](double waited, size_t depth) { m.queue_taken(waited, depth); }}) {}
 
   // ---- the queue ----
 
@@ -208,9 +207,6 @@ struct Controller::Impl {
   void enqueue(const std::string& key);
 
   void enqueue_after(const std::string& key, milliseconds delay);
-
-  // qmu held: queues `key` unless it is queued already.
-  void push(const std::string& key);
 
   void work();
 

@@ -66,7 +66,7 @@ void SlicePool::cancel(const std::shared_ptr<Job>& job) {
       std::erase(turns_, job->tenant);
     }
   }
-  std::erase_if(resting_, [&](const auto& entry) { return entry.second == job; });
+  resting_.erase_if([&](const std::shared_ptr<Job>& j) { return j == job; });
   settled_.wait(lock, [&] { return !job->running; });
 }
 
@@ -77,7 +77,7 @@ void SlicePool::stop() {
     stopping_ = true;
     for (auto& [_, queue] : ready_)
       for (auto& job : queue) job->cancelled = true;
-    for (auto& [_, job] : resting_) job->cancelled = true;
+    resting_.for_each([](std::shared_ptr<Job>& job) { job->cancelled = true; });
     ready_.clear();
     turns_.clear();
     resting_.clear();
@@ -97,17 +97,13 @@ SlicePool::Gauges SlicePool::gauges() const {
 void SlicePool::work() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    auto now = Clock::now();
-    while (!resting_.empty() && resting_.begin()->first <= now) {
-      ready(std::move(resting_.begin()->second));
-      resting_.erase(resting_.begin());
-    }
+    resting_.take_due(Clock::now(), [this](std::shared_ptr<Job> job) { ready(std::move(job)); });
     std::shared_ptr<Job> job = next();
     if (!job) {
-      if (resting_.empty())
+      if (std::optional<Clock::time_point> due = resting_.next_due())
+        cv_.wait_until(lock, *due);
+      else
         cv_.wait(lock);
-      else  // a copy: another worker may take that job (and free its entry) meanwhile
-        cv_.wait_until(lock, Clock::time_point(resting_.begin()->first));
       continue;
     }
     job->running = true;
@@ -118,7 +114,7 @@ void SlicePool::work() {
     job->running = false;
     --running_;
     if (again && !job->cancelled && !stopping_) {
-      resting_.emplace(Clock::now() + *again, job);
+      resting_.add(job, Clock::now() + *again);
       cv_.notify_one();  // a worker may need a shorter wait
     }
     settled_.notify_all();

@@ -2,7 +2,8 @@
 // Seed's engine runs for at most a slice, then yields its worker if it still waits for something,
 // and is run again after a pause). Planting again resumes where it stood, since applying is
 // idempotent, so slicing costs only the re-applies of what was declared. This is controller-
-// runtime's bounded MaxConcurrentReconciles with a per-key requeue delay, for jobs that wait.
+// runtime's bounded MaxConcurrentReconciles with a per-key requeue delay, for jobs that wait; the
+// pauses wait in the same delay queue as the controller's requeues (delay_queue.h).
 //
 // Fair between tenants: each job belongs to a tenant (a Seed's namespace), and a free worker
 // takes the next job of the next tenant in turn (round robin over the tenants with jobs waiting),
@@ -25,6 +26,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "operator/delay_queue.h"
 
 namespace planter::op {
 
@@ -66,8 +69,8 @@ class SlicePool {
   std::condition_variable cv_;                                     // work for the workers
   std::condition_variable settled_;                                // a slice ended
   std::map<std::string, std::deque<std::shared_ptr<Job>>> ready_;  // by tenant
-  std::deque<std::string> turns_;  // tenants with jobs in ready_, the next one first
-  std::multimap<Clock::time_point, std::shared_ptr<Job>> resting_;
+  std::deque<std::string> turns_;             // tenants with jobs in ready_, the next one first
+  DelayQueue<std::shared_ptr<Job>> resting_;  // pausing between slices
   size_t running_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
