@@ -109,6 +109,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   plant::ChoiceRecords choices = p.run->open();
   options.kept_choices = choices;
   options.live_versions = std::move(p.live_versions);
+  options.first_writes = p.run->first_writes();
   p.interrupts->doing("planting");
   p.interrupts->running(true);
   plant::PlantOutcome out = plant::plant(p.plan, p.targets.clusters, options);
@@ -118,6 +119,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     choices[c.name] = c.result.chosen;
   }
   progress.finish();
+  for (const std::string& w : out.warnings) fmt::print(stderr, "warning: {}\n", w);
   if (out.timed_out)
     fmt::print("\ntimed out after {}s with {} unit(s) not declared\n", f.timeout_s,
                out.units.size() - out.count(plant::UnitState::kDeclared));

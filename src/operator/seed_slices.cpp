@@ -232,6 +232,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
           run->choices->insert(*it);
     }
     eo.kept_choices = *run->choices;
+    if (run->seed_run) eo.first_writes = run->seed_run->first_writes();
   }
   eo.on_change = [this, run, plan, confirming, first](size_t u, const plant::UnitRecord& r) {
     UnitState before;
@@ -270,6 +271,8 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     if (!confirming) publish(run, false);
   };
   plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
+  for (const std::string& w : out.warnings)
+    log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
   if (!out.choices.empty()) {
     std::lock_guard lock(run->mu);
     for (const plant::ChoiceRecord& c : out.choices) (*run->choices)[c.name] = c.result.chosen;

@@ -9,6 +9,7 @@
 #include "model/object.h"
 #include "plan/stacks/stack_policy.h"
 #include "plant/event_loop.h"
+#include "plant/first_writes.h"
 #include "plant/fleet_view.h"
 #include "plant/gates/gate.h"
 #include "plant/gates/stack_fits.h"
@@ -23,46 +24,6 @@ namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using Type = ReadinessPredicate::Type;
-
-std::string_view to_string(UnitState s) {
-  switch (s) {
-    case UnitState::kPending:
-      return "pending";
-    case UnitState::kDeclaring:
-      return "declaring";
-    case UnitState::kDeclared:
-      return "declared";
-    case UnitState::kFailed:
-      return "failed";
-    case UnitState::kBlocked:
-      return "blocked";
-    case UnitState::kNotChosen:
-      return "not-chosen";
-  }
-  return "pending";
-}
-
-std::string_view to_string(Applied a) {
-  switch (a) {
-    case Applied::kNotYet:
-      return "";
-    case Applied::kCreated:
-      return "created";
-    case Applied::kConfigured:
-      return "configured";
-    case Applied::kUnchanged:
-      return "unchanged";
-    case Applied::kApplied:
-      return "serverside-applied";
-  }
-  return "";
-}
-
-size_t PlantOutcome::count(UnitState s) const {
-  size_t n = 0;
-  for (const UnitRecord& r : units) n += r.state == s ? 1 : 0;
-  return n;
-}
 
 json::object declared_body(const Object& object, const std::string& seed_name) {
   // A copy on the heap, freed once sent: a plain copy would share the seed's arena, which only
@@ -119,7 +80,8 @@ class Engine {
         options_(options),
         records_(plan.units.size()),
         dependents_(plan.units.size()),
-        backoff_(plan.units.size(), milliseconds(50)) {
+        backoff_(plan.units.size(), milliseconds(50)),
+        first_writes_(options.first_writes) {
     FleetHandlers h;
     h.changed = [this](const std::string& c, const std::string& key, const json::object& o) {
       gates_->changed(c, o);
@@ -168,6 +130,7 @@ class Engine {
     out.elapsed = since_start();
     out.units = std::move(records_);  // the engine is done with them
     out.choices = choices_;
+    out.warnings = warnings_;
     return out;
   }
 
@@ -298,7 +261,35 @@ class Engine {
     if (!fleet_->linked(unit.cluster))
       return wait(u, fmt::format("cluster {}: {}", unit.cluster, fleet_->link_status(unit.cluster)),
                   WaitSpan::kLinkWait);
+    if (first_writes_.pending(unit.cluster)) return write_first(u);
     declare(u);
+  }
+
+  // Unit `u` waits for its cluster's first write (first_writes.h), sent with the first unit held.
+  void write_first(size_t u) {
+    const std::string& cluster = plan_.units[u].cluster;
+    wait(u, fmt::format("cluster {}: the seed's inventory written there first", cluster),
+         WaitSpan::kLinkWait);
+    if (!first_writes_.hold(cluster, u)) return;
+    kube::ApplyOptions apply;
+    apply.field_manager = seed_field_manager(options_.seed_name);
+    apply.force = true;  // planter's own record
+    auto answered = [this, cluster](kube::ApiResult<json::object> r) {
+      loop_.post([this, cluster, r = std::move(r)] {
+        if (!r && r.error().transient())  // a cluster just provisioned may not answer at once
+          return loop_.post_after(milliseconds(500),
+                                  [this, cluster] { wake(first_writes_.again(cluster)); });
+        if (!r)
+          warnings_.push_back(fmt::format("cluster {}: writing the seed's inventory: {}", cluster,
+                                          r.error().str()));
+        wake(first_writes_.done(cluster));
+      });
+    };
+    if (!fleet_->apply(plan_.units[u], first_writes_.object(cluster), apply, answered)) {
+      warnings_.push_back(
+          fmt::format("cluster {}: no client to write the seed's inventory with", cluster));
+      wake(first_writes_.done(cluster));
+    }
   }
 
   // The unit's wait goes on, for `requirement` from now on (a new span when that changed).
@@ -493,6 +484,8 @@ class Engine {
   std::unordered_map<size_t, std::string> forced_;
   std::unordered_map<std::string, Clock::time_point> unreachable_since_;  // by cluster name
   std::vector<ChoiceRecord> choices_;  // the cluster choices made, in order
+  FirstWrites first_writes_;
+  std::vector<std::string> warnings_;
   // The gates of the requirement kinds (src/plant/gates/): their state lives there.
   std::unique_ptr<Gates> gates_;
   Clock::time_point start_;

@@ -113,6 +113,7 @@ struct PlantOutcome {
   bool stopped = false;               // EngineOptions::stop was requested
   std::vector<UnitRecord> units;      // parallel to Plan::units
   std::vector<ChoiceRecord> choices;  // in the order they were made
+  std::vector<std::string> warnings;  // what did not stop planting but should be heard
 
   size_t count(UnitState s) const;
   // Every unit is declared, or on a cluster its choice did not choose: the seed is planted.
@@ -147,6 +148,9 @@ struct EngineOptions {
   // planting, where the preflight's dry run found it (PreflightOutcome::live_versions); an
   // apply that leaves it as it was is `unchanged`.
   std::vector<std::string> live_versions;
+  // Per cluster: an object to apply there before any unit (first_writes.h; the seed's inventory
+  // on a cluster the seed creates). A refusal is a warning, not a failure of the units.
+  std::map<std::string, boost::json::object> first_writes;
 };
 
 // Plants `plan`. `clusters`: how to reach the management cluster ("SELF") and the clusters given

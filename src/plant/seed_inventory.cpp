@@ -188,6 +188,20 @@ std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) 
   return out;
 }
 
+json::object inventory_object(const std::string& seed_name, std::vector<InventoryItem> items,
+                              const ChoiceRecords& choices) {
+  json::object cm{
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata", json::object{{"name", inventory_name(seed_name)},
+                                {"namespace", kInventoryNamespace},
+                                {"labels", json::object{{kManagedByLabel, "planter"},
+                                                        {kInventoryLabel, seed_name}}}}},
+      {"data", json::object{{kObjectsKey, format_items(std::move(items))}}}};
+  if (!choices.empty()) cm["data"].as_object()[kChoicesKey] = format_choices(choices);
+  return cm;
+}
+
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
     const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
@@ -215,16 +229,8 @@ std::vector<std::string> write_inventories(
     if (skip.contains(cluster)) continue;
     kube::Client* c = clients.of(cluster, errors);
     if (!c) continue;
-    json::object cm{
-        {"apiVersion", "v1"},
-        {"kind", "ConfigMap"},
-        {"metadata", json::object{{"name", inventory_name(options.seed_name)},
-                                  {"namespace", kInventoryNamespace},
-                                  {"labels", json::object{{kManagedByLabel, "planter"},
-                                                          {kInventoryLabel, options.seed_name}}}}},
-        {"data", json::object{{kObjectsKey, format_items(std::move(list))}}}};
-    if (cluster == kSelf && !choices.empty())
-      cm["data"].as_object()[kChoicesKey] = format_choices(choices);
+    json::object cm = inventory_object(options.seed_name, std::move(list),
+                                       cluster == kSelf ? choices : ChoiceRecords{});
     auto r = kube::bounded_call<json::object>(
         [&](auto done) { c->apply_async(std::move(cm), apply, std::move(done)); },
         options.deadline);

@@ -69,6 +69,11 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
 // after the other: one per wave, deepest first (a unit per object: no body but its identity).
 std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories);
 
+// The inventory ConfigMap of a seed on one cluster: `items`, and the management cluster's
+// `choices`.
+boost::json::object inventory_object(const std::string& seed_name, std::vector<InventoryItem> items,
+                                     const ChoiceRecords& choices = {});
+
 // Writes each reachable cluster's inventory: the plan's objects on it, and `also` (items to keep
 // listing: an earlier inventory's, what could not be pruned); the management cluster's keeps
 // `choices` too. Not the clusters in `skip` (inventories that could not be read). Errors, one per

@@ -71,6 +71,17 @@ ChoiceRecords SeedRun::open() {
   return choices;
 }
 
+std::map<std::string, boost::json::object> SeedRun::first_writes() const {
+  std::map<std::string, std::vector<InventoryItem>> items;
+  for (const Unit& u : plan_.units)
+    if (!clusters_.contains(u.cluster))
+      items[u.cluster].push_back({plan_.object_of(u).ref, u.wave});
+  std::map<std::string, boost::json::object> out;
+  for (auto& [cluster, list] : items)
+    out.emplace(cluster, inventory_object(options_.seed_name, std::move(list)));
+  return out;
+}
+
 std::vector<Plan> SeedRun::stale() const {
   return stale_plans(plan_, inventories_);
 }

@@ -82,6 +82,10 @@ class SeedRun {
   // Before the first write (see above). The cluster choices earlier runs made that the plan still
   // has: the engine keeps them.
   ChoiceRecords open();
+  // The inventories open() could not write, on the clusters the seed creates that were not there
+  // yet: each listing what this run may write there, for the engine to write before the first
+  // unit there (EngineOptions::first_writes).
+  std::map<std::string, boost::json::object> first_writes() const;
   const Inventories& inventories() const { return inventories_; }
 
   // What the inventories list and the plan does not hold, one plan per wave, deepest first.

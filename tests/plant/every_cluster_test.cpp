@@ -124,6 +124,42 @@ TEST(EveryClusterTest, TheClusterASeedCreatedIsDiffedPrunedAndUprooted) {
   EXPECT_TRUE(deleted(sim, "management", "|ConfigMap|kube-system|planter-inventory-hello-world"));
 }
 
+// A first run that stops after writing on a cluster it just created has left the inventory there
+// (written before the first unit on it), so the next run prunes what the seed dropped.
+TEST(EveryClusterTest, AnInterruptedFirstRunLeavesTheInventoryOnTheClusterItCreated) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  auto config_map = [](const std::string& name, const std::string& more) {
+    return "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations:\n    planter.nephio.org/cluster: edge1\n" + more;
+  };
+  std::string cluster =
+      "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+      "metadata: {name: edge1, namespace: default}\nspec: {}\n";
+  // `waits` waits for a Secret nobody makes: the run ends at its --timeout.
+  std::string waits = config_map(
+      "waits", "    planter.nephio.org/external-dependencies: v1|Secret|default|never\n");
+  fs::path seed = sim.dir() / "edge" / "seed.yaml";
+  fs::create_directories(seed.parent_path());
+  std::ofstream(seed) << cluster << config_map("dropped", "") << waits;
+  std::string kubeconfig = "--kubeconfig " + q(sim.kubeconfig()) + " ";
+  CommandResult first = planter("plant " + kubeconfig + q(seed) + " --timeout 8");
+  ASSERT_EQ(first.code, 1) << first.out << first.err;
+  ASSERT_EQ(sim.kubectl("--context edge1 get configmap dropped").code, 0) << first.out;
+  CommandResult inventory =
+      sim.kubectl("--context edge1 get configmap planter-inventory-edge -n kube-system -o " +
+                  q("jsonpath={.data.objects}"));
+  ASSERT_EQ(inventory.code, 0) << inventory.err << first.out;
+  EXPECT_THAT(inventory.out, HasSubstr("v1 ConfigMap default dropped"));
+  EXPECT_THAT(inventory.out, HasSubstr("v1 ConfigMap default waits"));
+
+  std::ofstream(seed) << cluster << config_map("waits", "");
+  CommandResult second = planter("replant " + kubeconfig + q(seed) + " --timeout 60");
+  EXPECT_EQ(second.code, 0) << second.out << second.err;
+  EXPECT_THAT(second.out, HasSubstr("pruned: v1 ConfigMap default/dropped on edge1: deleted"));
+  EXPECT_TRUE(is_not_found(sim.kubectl("--context edge1 get configmap dropped")));
+}
+
 // A hub creates a regional cluster, which creates a far-edge cluster; a ConfigMap the seed drops
 // from the far edge is pruned there, two levels down.
 TEST(EveryClusterTest, AFleetOfFleetsIsPrunedOnItsEdge) {
