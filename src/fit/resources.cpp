@@ -183,6 +183,11 @@ Resources pod_requests(const json::object& spec) {
   return total;
 }
 
+Resources at_least(Resources r, const Resources& floor) {
+  raise_to(r, floor);
+  return r;
+}
+
 std::string resources_text(const Resources& r, const Resources* asked) {
   std::string out = fmt::format("{} cpu, {}", cpu_text(static_cast<double>(r.milli_cpu) / 1000),
                                 memory_text(static_cast<double>(r.memory)));

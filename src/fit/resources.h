@@ -46,6 +46,9 @@ int64_t allowed_pods(const boost::json::object* allocatable);
 // defaults it so; a pod template from a manifest is not defaulted yet). `spec` is a pod spec.
 Resources pod_requests(const boost::json::object& spec);
 
+// Each resource the larger of the two (the biggest pod of several kinds).
+Resources at_least(Resources r, const Resources& floor);
+
 // For people: "2 cpu, 4Gi, 1 nvidia.com/gpu, 2Gi hugepages-1Gi" (amounts that are 0 left out,
 // cpu and memory always said). With `asked`, only the other resources it asks for are said (what a
 // node has free, next to what a stack needs).

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <map>
 
-#include "plan/stacks/mutate.h"
+#include "plan/stacks/pod_kinds.h"
 
 namespace planter {
 
@@ -139,7 +139,7 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
   }
   // What the fit model places for a choice that is not a stack's: its objects' pods.
   Diagnostics scratch;  // a malformed pod-template annotation is reported by the stack step
-  std::optional<std::map<std::pair<std::string, std::string>, std::vector<PodShape>>> shapes;
+  std::optional<PodShapesByKind> shapes;
   for (ClusterChoice& choice : out.choices) {
     if (choice.stack) continue;
     for (size_t i : choice.objects) {
@@ -147,9 +147,7 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       std::vector<PodShape> kind_shapes;
       if (!kinds.is_builtin_group(o.ref.group())) {
         if (!shapes) shapes = seed_pod_shapes(objects, scratch);
-        auto it = shapes->find({std::string(o.ref.group()), o.ref.kind});
-        kind_shapes =
-            it != shapes->end() ? it->second : builtin_pod_shapes(o.ref.group(), o.ref.kind);
+        kind_shapes = pod_shapes_of(o, *shapes);
         if (kind_shapes.empty()) continue;
       }
       for (StackPods& p : pod_kinds_of(o, kinds, kind_shapes))

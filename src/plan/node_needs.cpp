@@ -11,7 +11,7 @@
 #include "model/quantity.h"
 #include "model/strings.h"
 #include "plan/node_providers.h"
-#include "plan/stacks/mutate.h"
+#include "plan/stacks/pod_kinds.h"
 #include "plan/stacks/pod_targets.h"
 
 namespace planter {
@@ -181,11 +181,7 @@ class Reader {
       return add(i, *w->pod, w->per_node ? 1 : w->replicas, out);
     if (kinds_.is_builtin_group(o.ref.group())) return;
     if (!shapes_) shapes_ = seed_pod_shapes(objects_, scratch_);
-    std::vector<PodShape> shapes;
-    if (auto it = shapes_->find({std::string(o.ref.group()), o.ref.kind}); it != shapes_->end())
-      shapes = it->second;
-    else
-      shapes = builtin_pod_shapes(o.ref.group(), o.ref.kind);
+    std::vector<PodShape> shapes = pod_shapes_of(o, *shapes_);
     if (shapes.empty()) return;
     for (const StackPods& kind : pod_kinds_of(o, kinds_, shapes))
       add(i, kind.pod, kind.per_node ? 1 : kind.count, out);
@@ -311,7 +307,7 @@ class Reader {
   std::map<std::pair<std::string, std::string>, Attachment> attachments_;
   std::map<std::string, size_t> runtime_classes_;
   std::vector<Provided> provided_;  // what each of the seed's providers gives, in their order
-  std::optional<std::map<std::pair<std::string, std::string>, std::vector<PodShape>>> shapes_;
+  std::optional<PodShapesByKind> shapes_;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "plan/inventory.h"
 #include "plan/node_needs.h"
 #include "plan/readiness.h"
+#include "plan/stacks/stack_needs.h"
 
 namespace planter {
 
@@ -40,49 +41,6 @@ struct Unit {
   uint32_t cluster_index = 0;  // the cluster's index into Plan::clusters
   std::vector<Requirement> requirements;
   int wave = 0;  // longest-path depth; 0 for units that need nothing of the seed
-};
-
-// One kind of pod a stack's member makes, as the fit model needs it.
-struct StackPods {
-  int64_t count = 0;
-  bool per_node = false;       // a DaemonSet's: one on every node the stack uses
-  double cpu = 0, memory = 0;  // what one pod asks: cores, bytes
-  // One pod of the kind as its object will make it, policies written: metadata (name: the
-  // member's, namespace, labels) and the pod spec (the template's, or for an operator's fields
-  // what planter knows of them: containers' resources, tolerations, nodeSelector, affinity,
-  // volumes). The fit model reads everything it filters on from here.
-  boost::json::object pod;
-};
-
-// A member object of a stack, and where its pods' affinity is (to steer them at declare time).
-struct StackMember {
-  size_t object = 0;                        // index into Plan::objects
-  std::vector<std::string> affinity_paths;  // "spec.template.spec.affinity"
-};
-
-// What a stack asks of its cluster, from its members' pods as planned (docs/stacks.md).
-struct StackNeeds {
-  std::string name;
-  int64_t pods = 0;            // replicas of its members' pods (DaemonSets' not counted)
-  bool per_node_pods = false;  // a DaemonSet is a member: a pod per node on top
-  double cpu = 0, memory = 0;  // summed requests: cores, bytes
-  std::string colocated_on;    // the colocate topology key, or empty
-  // What one domain must hold: all of it when co-located on nodes, else the biggest pod.
-  double share_cpu = 0, share_memory = 0;
-  // atomic: declared only when its cluster holds all of it (the stack-fits requirement).
-  bool atomic = false;
-  // Stacks it never shares a node with: its separateFrom, and those that name it in theirs
-  // (kube-scheduler honours an existing pod's anti-affinity too).
-  std::vector<std::string> avoid;
-  std::vector<StackPods> pod_kinds;
-  std::vector<StackMember> members;
-  boost::json::object body;  // the Stack as the seed wrote it (`planter annotate` prints it back)
-  // coschedule mode anchor: the anchor StatefulSet planter added (an index into Plan::objects).
-  // It waits for stack-fits and is steered; the other members wait for it to be bound.
-  std::optional<size_t> anchor;
-  // coschedule mode scheduler: the PodGroup planter added; every member waits for it and for the
-  // scheduler to answer.
-  std::optional<size_t> pod_group;
 };
 
 // N of the clusters a selector (or list) names, chosen while planting where the group fits, by

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "fit/resources.h"
 #include "model/quantity.h"
 #include "model/yaml.h"
 #include "plan/graph_edges.h"
@@ -84,19 +85,18 @@ std::vector<std::string> used_clusters(const Plan& plan) {
 std::string stack_lines(const Plan& plan) {
   std::string out;
   for (const StackNeeds& s : plan.stacks) {
-    out += fmt::format("stack {}: {} pod{}{} asking {} cpu, {} memory", s.name, s.pods,
-                       s.pods == 1 ? "" : "s", s.per_node_pods ? " (and one per node)" : "",
-                       cpu_text(s.cpu), memory_text(s.memory));
+    // Every resource the pods ask, by kube-scheduler's rule (fit::pod_requests): what
+    // `plan --fit` places.
+    out +=
+        fmt::format("stack {}: {} pod{}{} asking {}", s.name, s.pods, s.pods == 1 ? "" : "s",
+                    s.per_node_pods ? " (and one per node)" : "", fit::resources_text(s.requests));
     if (s.colocated_on == "kubernetes.io/hostname")
       out += fmt::format("; co-located: one node must hold all of it");
     else if (!s.colocated_on.empty())
-      out += fmt::format(
-          "; co-located on {}: one domain holds all of it, its biggest pod asks {} "
-          "cpu, {}",
-          s.colocated_on, cpu_text(s.share_cpu), memory_text(s.share_memory));
+      out += fmt::format("; co-located on {}: one domain holds all of it, its biggest pod asks {}",
+                         s.colocated_on, fit::resources_text(s.share));
     else
-      out += fmt::format("; its biggest pod asks {} cpu, {}", cpu_text(s.share_cpu),
-                         memory_text(s.share_memory));
+      out += fmt::format("; its biggest pod asks {}", fit::resources_text(s.share));
     out += "\n";
   }
   return out;

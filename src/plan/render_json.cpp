@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "fit/resources.h"
 #include "plan/render.h"
 
 namespace planter {
@@ -104,14 +105,27 @@ void append_unit(std::string& out, const Plan& plan, const Unit& u) {
   out += '}';
 }
 
+double cores(const fit::Resources& r) {
+  return static_cast<double>(r.milli_cpu) / 1000;
+}
+
+// Every resource by its name, as a ResourceList's keys: cpu in cores, the rest in base units.
+json::object resources_json(const fit::Resources& r) {
+  json::object out{{"cpu", cores(r)}, {"memory", r.memory}};
+  if (r.ephemeral_storage > 0) out["ephemeral-storage"] = r.ephemeral_storage;
+  for (const auto& [name, v] : r.scalar) out[name] = v;
+  return out;
+}
+
 json::array stacks_json(const Plan& plan) {
   json::array stacks;
   for (const StackNeeds& s : plan.stacks) {
     json::object js{{"name", s.name},
                     {"pods", s.pods},
-                    {"cpu", s.cpu},
-                    {"memory", s.memory},
-                    {"share", {{"cpu", s.share_cpu}, {"memory", s.share_memory}}}};
+                    {"cpu", cores(s.requests)},
+                    {"memory", s.requests.memory},
+                    {"requests", resources_json(s.requests)},
+                    {"share", resources_json(s.share)}};
     if (s.per_node_pods) js["perNodePods"] = true;
     if (!s.colocated_on.empty()) js["colocatedOn"] = s.colocated_on;
     stacks.push_back(std::move(js));

@@ -443,6 +443,65 @@ spec:
   containers: [{name: filler, image: pause, resources: {requests: {cpu: "6", memory: 1Gi}}}]
 )";
 
+// A pod with a sidecar (an init container that keeps running) and an init container asks what
+// kube-scheduler counts: the larger of its containers with the sidecar (1 + 0.5 cpu) and the init
+// container with the sidecar started before it (2 + 0.5 cpu), 2.5 cpu. `planter plan` says so,
+// `plan --fit` refuses nodes of 2.4 cpu for it, and so does the sim's scheduler.
+const char* kSidecarStack = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: side}
+spec:
+  selector: {matchLabels: {app: side}}
+  atomic: {}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: side, namespace: default, labels: {app: side}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: side}}
+  template:
+    metadata: {labels: {app: side}}
+    spec:
+      initContainers:
+      - name: proxy
+        image: proxy
+        restartPolicy: Always
+        resources: {limits: {cpu: 500m, memory: 64Mi}}
+      - name: migrate
+        image: migrate
+        resources: {limits: {cpu: "2", memory: 64Mi}}
+      containers:
+      - name: main
+        image: app
+        resources: {limits: {cpu: "1", memory: 64Mi}}
+)";
+
+TEST(StackTest, PlanAndPlanFitAskWhatTheSchedulerCountsForAPodWithASidecar) {
+  SimProcess sim({"--node-cpu", "2400m"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "side.yaml";
+  std::ofstream(seed) << kSidecarStack;
+  CommandResult table = planter("plan " + q(seed));
+  ASSERT_EQ(table.code, 0) << table.out << table.err;
+  EXPECT_THAT(table.out, ::testing::HasSubstr("stack side: 1 pod asking 2.5 cpu, 128Mi;"));
+  CommandResult fit = planter("plan " + q(seed) + " --fit --kubeconfig " + q(sim.kubeconfig()));
+  EXPECT_EQ(fit.code, 1) << fit.out << fit.err;
+  EXPECT_THAT(fit.out, ::testing::HasSubstr("stack side: 1 pod asking 2.5 cpu, 128Mi;"));
+  EXPECT_THAT(fit.out, ::testing::HasSubstr("stack side needs 2.5 cpu, 128Mi"));
+  EXPECT_THAT(fit.out, ::testing::HasSubstr("0/3 nodes are available: 3 Insufficient cpu"))
+      << fit.out;
+  // The judge: the same pod, created as it is, stays unscheduled for want of cpu.
+  ASSERT_EQ(sim.kubectl("apply -f " + q(seed)).code, 0);
+  CommandResult unscheduled =
+      sim.kubectl("wait pods -l app=side --for=condition=PodScheduled=False --timeout=60s");
+  ASSERT_EQ(unscheduled.code, 0) << unscheduled.err;
+  EXPECT_THAT(sim.kubectl("get pods -l app=side -o " +
+                          q("jsonpath={.items[0].status.conditions[0].message}"))
+                  .out,
+              ::testing::HasSubstr("Insufficient cpu"));
+}
+
 TEST(StackTest, MembersThatKeepApartFitOnlyWhenEachHasANode) {
   SimProcess sim({"--workload-delay", "100"});  // three nodes of 8 cpu, 32Gi
   ASSERT_TRUE(sim.running());

@@ -140,11 +140,11 @@ spec:
   const StackNeeds& db = out.plan.stacks[0];
   EXPECT_EQ(db.name, "db");
   EXPECT_EQ(db.pods, 2);
-  EXPECT_DOUBLE_EQ(db.cpu, 3);
-  EXPECT_DOUBLE_EQ(db.memory, 5.0 * 1024 * 1024 * 1024);
-  EXPECT_DOUBLE_EQ(db.share_cpu, 3);
+  EXPECT_EQ(db.requests.milli_cpu, 3000);
+  EXPECT_EQ(db.requests.memory, int64_t{5} * 1024 * 1024 * 1024);
+  EXPECT_EQ(db.share.milli_cpu, 3000);
   EXPECT_THAT(render_table(out.plan),
-              HasSubstr("stack db: 2 pods asking 3 cpu, 5Gi memory; co-located: one node must "
+              HasSubstr("stack db: 2 pods asking 3 cpu, 5Gi; co-located: one node must "
                         "hold all of it"));
 }
 
@@ -463,7 +463,7 @@ spec:
   ASSERT_EQ(plan.stacks[0].pod_kinds.size(), 1u);
   const StackPods& pods = plan.stacks[0].pod_kinds[0];
   EXPECT_EQ(pods.count, 2);
-  EXPECT_DOUBLE_EQ(pods.cpu, 1);  // the stack's defaults
+  EXPECT_EQ(pods.asks.milli_cpu, 1000);  // the stack's defaults
   // The pod the fit model reads carries the policies written into the template.
   const json::value* spec = pods.pod.if_contains("spec");
   ASSERT_TRUE(spec);

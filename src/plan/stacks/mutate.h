@@ -15,16 +15,12 @@
 // Each change is recorded in the object's `mutations` (plan -o json shows them).
 #pragma once
 
-#include <map>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
-#include "plan/plan.h"
-#include "plan/stacks/pod_shapes.h"
+#include "plan/stacks/stack_needs.h"
 
 namespace planter {
 
@@ -37,16 +33,5 @@ struct StackOptions {
 // Returns what each stack asks of its cluster.
 std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
                                      const StackOptions& options, Diagnostics& diags);
-
-// The pod shapes of every custom kind a CRD of the seed defines: its
-// planter.nephio.org/pod-template annotation, else the built-in table, else its schema (a malformed
-// annotation goes to `diags`).
-std::map<std::pair<std::string, std::string>, std::vector<PodShape>> seed_pod_shapes(
-    const std::vector<Object>& objects, Diagnostics& diags);
-
-// The kinds of pods `o` makes, each as one pod the fit model reads (StackPods::pod), from a copy
-// of it: `o` is left as it is. `shapes`: its kind's, when it is a custom resource.
-std::vector<StackPods> pod_kinds_of(const Object& o, const KindTable& kinds,
-                                    const std::vector<PodShape>& shapes);
 
 }  // namespace planter
