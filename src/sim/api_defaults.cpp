@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/pod_resources.h"
+#include "sim/kube_scheduler/pod_resources.h"
 
 namespace planter::sim {
 

@@ -5,7 +5,7 @@
 #include "sim/controllers.h"
 #include "sim/handler.h"
 #include "sim/json_access.h"
-#include "sim/scheduler/scheduler.h"
+#include "sim/kube_scheduler/scheduler.h"
 
 namespace planter::sim {
 

@@ -9,8 +9,8 @@
 
 #include "sim/handler.h"
 #include "sim/json_access.h"
-#include "sim/scheduler/node_match.h"
-#include "sim/scheduler/quantity.h"
+#include "sim/kube_scheduler/node_match.h"
+#include "sim/kube_scheduler/quantity.h"
 
 namespace planter::sim {
 

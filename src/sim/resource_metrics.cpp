@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/pod_resources.h"
+#include "sim/kube_scheduler/pod_resources.h"
 
 namespace planter::sim {
 

@@ -7,7 +7,7 @@
 #include "sim/field_manager.h"
 #include "sim/json_access.h"
 #include "sim/patch.h"
-#include "sim/scheduler/node_match.h"
+#include "sim/kube_scheduler/node_match.h"
 #include "sim/selectors.h"
 #include "sim/store.h"
 

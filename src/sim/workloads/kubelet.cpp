@@ -25,8 +25,8 @@
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
-#include "sim/scheduler/pod_resources.h"
-#include "sim/scheduler/volume_binding.h"
+#include "sim/kube_scheduler/pod_resources.h"
+#include "sim/kube_scheduler/volume_binding.h"
 #include "sim/workloads/pods.h"
 #include "sim/workloads/workload_controllers.h"
 

@@ -8,7 +8,7 @@
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
 #include "sim/json_access.h"
-#include "sim/scheduler/node_match.h"
+#include "sim/kube_scheduler/node_match.h"
 #include "sim/workloads/pods.h"
 #include "sim/workloads/workload_controllers.h"
 

@@ -1,9 +1,9 @@
-#include "sim/scheduler/affinity_term.h"
+#include "sim/kube_scheduler/affinity_term.h"
 
 #include <algorithm>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/node_match.h"
+#include "sim/kube_scheduler/node_match.h"
 
 namespace planter::sim::sched {
 

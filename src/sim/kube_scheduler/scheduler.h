@@ -1,5 +1,6 @@
-// The sim's scheduler: what kube-scheduler's default profile does for pods whose
-// spec.schedulerName is empty or "default-scheduler". Pods of any other scheduler stay Pending,
+// The sim's kube-scheduler, the judge of everything planter does to pods (src/scheduler is
+// planter's own second scheduler, judged by this one): what kube-scheduler's default profile does
+// for pods whose spec.schedulerName is empty or "default-scheduler". Pods of any other scheduler stay Pending,
 // untouched, until someone binds them (POST .../pods/<name>/binding).
 //
 // One pod at a time from an active queue: filters (node_plugins.h, topology_spread.h,
@@ -27,7 +28,7 @@
 #include <vector>
 
 #include "sim/events.h"
-#include "sim/scheduler/cache.h"
+#include "sim/kube_scheduler/cache.h"
 
 namespace planter::sim {
 class Cluster;

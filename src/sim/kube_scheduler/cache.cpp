@@ -1,9 +1,9 @@
-#include "sim/scheduler/cache.h"
+#include "sim/kube_scheduler/cache.h"
 
 #include <algorithm>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/quantity.h"
+#include "sim/kube_scheduler/quantity.h"
 
 namespace planter::sim::sched {
 

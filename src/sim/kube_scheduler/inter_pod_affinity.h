@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/scheduler/affinity_term.h"
-#include "sim/scheduler/cache.h"
+#include "sim/kube_scheduler/affinity_term.h"
+#include "sim/kube_scheduler/cache.h"
 
 namespace planter::sim::sched {
 

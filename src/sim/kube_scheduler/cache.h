@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/scheduler/affinity_term.h"
-#include "sim/scheduler/node_match.h"
-#include "sim/scheduler/pod_resources.h"
+#include "sim/kube_scheduler/affinity_term.h"
+#include "sim/kube_scheduler/node_match.h"
+#include "sim/kube_scheduler/pod_resources.h"
 #include "sim/store.h"
 
 namespace planter::sim::sched {

@@ -1,4 +1,4 @@
-#include "sim/scheduler/quantity.h"
+#include "sim/kube_scheduler/quantity.h"
 
 #include <cctype>
 #include <cmath>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scheduler/cache.h"
+#include "sim/kube_scheduler/cache.h"
 
 namespace planter::sim::sched {
 

@@ -1,4 +1,4 @@
-#include "sim/scheduler/inter_pod_affinity.h"
+#include "sim/kube_scheduler/inter_pod_affinity.h"
 
 #include <algorithm>
 

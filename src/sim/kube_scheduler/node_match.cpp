@@ -1,4 +1,4 @@
-#include "sim/scheduler/node_match.h"
+#include "sim/kube_scheduler/node_match.h"
 
 #include <algorithm>
 #include <charconv>

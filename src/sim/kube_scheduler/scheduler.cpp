@@ -1,4 +1,4 @@
-#include "sim/scheduler/scheduler.h"
+#include "sim/kube_scheduler/scheduler.h"
 
 #include <algorithm>
 #include <boost/json/serialize.hpp>
@@ -7,10 +7,10 @@
 
 #include "sim/cluster.h"
 #include "sim/json_access.h"
-#include "sim/scheduler/inter_pod_affinity.h"
-#include "sim/scheduler/node_plugins.h"
-#include "sim/scheduler/topology_spread.h"
-#include "sim/scheduler/volume_binding.h"
+#include "sim/kube_scheduler/inter_pod_affinity.h"
+#include "sim/kube_scheduler/node_plugins.h"
+#include "sim/kube_scheduler/topology_spread.h"
+#include "sim/kube_scheduler/volume_binding.h"
 
 namespace planter::sim::sched {
 

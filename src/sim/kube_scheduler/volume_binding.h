@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/scheduler/cache.h"
+#include "sim/kube_scheduler/cache.h"
 #include "sim/store.h"
 
 namespace planter::sim::sched {

@@ -1,4 +1,4 @@
-#include "sim/scheduler/topology_spread.h"
+#include "sim/kube_scheduler/topology_spread.h"
 
 #include <algorithm>
 #include <limits>

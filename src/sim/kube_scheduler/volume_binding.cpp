@@ -1,11 +1,11 @@
-#include "sim/scheduler/volume_binding.h"
+#include "sim/kube_scheduler/volume_binding.h"
 
 #include <algorithm>
 #include <set>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/node_match.h"
-#include "sim/scheduler/quantity.h"
+#include "sim/kube_scheduler/node_match.h"
+#include "sim/kube_scheduler/quantity.h"
 
 namespace planter::sim::sched {
 

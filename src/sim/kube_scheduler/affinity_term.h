@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scheduler/node_match.h"
+#include "sim/kube_scheduler/node_match.h"
 
 namespace planter::sim::sched {
 

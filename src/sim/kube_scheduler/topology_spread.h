@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/scheduler/cache.h"
+#include "sim/kube_scheduler/cache.h"
 
 namespace planter::sim::sched {
 

@@ -1,10 +1,10 @@
-#include "sim/scheduler/pod_resources.h"
+#include "sim/kube_scheduler/pod_resources.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "sim/json_access.h"
-#include "sim/scheduler/quantity.h"
+#include "sim/kube_scheduler/quantity.h"
 
 namespace planter::sim::sched {
 

@@ -1,4 +1,4 @@
-#include "sim/scheduler/node_plugins.h"
+#include "sim/kube_scheduler/node_plugins.h"
 
 #include <algorithm>
 #include <cmath>
