@@ -7,34 +7,19 @@
 #include <set>
 #include <unordered_map>
 
+#include "plan/predicate_traits.h"
+
 namespace planter {
 
 std::string Plan::describe(const Requirement& r) const {
   const ObjectRef& object = target(r);
-  std::string what;
-  if (r.when.type == ReadinessPredicate::Type::kClusterReady) {
-    what = fmt::format("cluster {} ready", object.name);
-  } else if (r.when.type == ReadinessPredicate::Type::kStackFits) {
-    return fmt::format("stack {} fits on cluster {}", object.name, r.cluster);
-  } else if (r.when.type == ReadinessPredicate::Type::kClusterChoice) {
-    return fmt::format("{} chooses cluster {}", object.name, r.cluster);
-  } else if (r.when.type == ReadinessPredicate::Type::kNodeCapability) {
-    what = fmt::format("node-capability {} on {}", r.when.arg, r.cluster);
-    std::string_view by(r.when.value);
-    by.remove_prefix(std::min(by.size(), by.find(';') + 1));
-    if (!by.empty()) what += fmt::format(" ({})", by);
-    return what;
-  } else if (r.when.type == ReadinessPredicate::Type::kSchedulerReady) {
-    return fmt::format("scheduler {} answers (Lease {}/{} held)", r.when.arg, object.ns,
-                       object.name);
-  } else if (r.when.type == ReadinessPredicate::Type::kAnchorScheduled) {
-    return fmt::format("the anchor pod of {} bound", object.short_form());
-  } else if (object.name.empty()) {
-    what = fmt::format("kind {} {} {}", object.api_version, object.kind, r.when.str());
-  } else {
-    what = fmt::format("{} {}", object.short_form(), r.when.str());
-  }
-  if (r.external()) what += " (not in seed)";
+  const PredicateTraits& traits = traits_of(r.when.type);
+  std::string what =
+      traits.describe ? traits.describe(r.when, r.cluster, object)
+      : object.name.empty()
+          ? fmt::format("kind {} {} {}", object.api_version, object.kind, r.when.str())
+          : fmt::format("{} {}", object.short_form(), r.when.str());
+  if (r.external() && traits.about_object && !traits.never_in_seed) what += " (not in seed)";
   return what;
 }
 
@@ -62,11 +47,7 @@ size_t Plan::external_requirement_count() const {
   size_t n = 0;
   for (const Unit& u : units)
     for (const Requirement& r : u.requirements)
-      n += r.external() && r.when.type != ReadinessPredicate::Type::kStackFits &&
-                   r.when.type != ReadinessPredicate::Type::kNodeCapability &&
-                   r.when.type != ReadinessPredicate::Type::kClusterChoice
-               ? 1
-               : 0;
+      n += r.external() && traits_of(r.when.type).about_object ? 1 : 0;
   return n;
 }
 

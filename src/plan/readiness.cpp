@@ -6,42 +6,6 @@
 
 namespace planter {
 
-std::string ReadinessPredicate::str() const {
-  switch (type) {
-    case Type::kExists:
-      return "exists";
-    case Type::kActive:
-      return "active";
-    case Type::kEstablished:
-      return "established";
-    case Type::kAvailable:
-      return "available";
-    case Type::kEndpointsReady:
-      return "endpoints-ready";
-    case Type::kClusterReady:
-      return "cluster-ready";
-    case Type::kCondition:
-      return "condition=" + arg;
-    case Type::kJsonPath:
-      return fmt::format("jsonpath={}={}", arg, value);
-    case Type::kFieldSet:
-      return "jsonpath=" + arg;
-    case Type::kStackFits:
-      return "stack-fits";
-    case Type::kAnchorScheduled:
-      return "anchor-scheduled";
-    case Type::kSchedulerReady:
-      return "scheduler-ready";
-    case Type::kHealthy:
-      return "healthy";
-    case Type::kNodeCapability:
-      return "node-capability=" + arg;
-    case Type::kClusterChoice:
-      return "cluster-choice";
-  }
-  return "exists";
-}
-
 Result<ReadinessPredicate> ReadinessPredicate::jsonpath(Type type, std::string_view expression,
                                                         std::string value) {
   auto steps = parse_jsonpath(expression);

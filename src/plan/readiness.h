@@ -50,7 +50,8 @@ struct ReadinessPredicate {
   // an error names a malformed expression.
   static Result<ReadinessPredicate> jsonpath(Type type, std::string_view expression,
                                              std::string value = {});
-  // The plan format's `when` string: "exists", "condition=Ready", "jsonpath={.status.phase}=Ok".
+  // The plan format's `when` string: "exists", "condition=Ready", "jsonpath={.status.phase}=Ok"
+  // (from the type's row: predicate_traits.cpp).
   std::string str() const;
   // Parses the user-facing forms of `planter.nephio.org/ready-when`.
   static Result<ReadinessPredicate> parse(std::string_view text);

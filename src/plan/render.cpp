@@ -13,6 +13,7 @@
 #include "model/yaml.h"
 #include "plan/graph_edges.h"
 #include "plan/placement.h"
+#include "plan/predicate_traits.h"
 #include "plan/rules.h"
 
 namespace planter {
@@ -35,7 +36,7 @@ std::string waits_for(const Plan& plan, const Unit& u, bool wide) {
   for (const Requirement& r : u.requirements) {
     if (!out.empty()) out += ", ";
     out += plan.describe(r);
-    if (r.cluster != u.cluster && r.when.type != ReadinessPredicate::Type::kClusterReady)
+    if (r.cluster != u.cluster && !traits_of(r.when.type).names_its_cluster)
       out += " on " + r.cluster;
     if (wide) out += fmt::format(" ({})", r.rule);
   }
@@ -157,7 +158,7 @@ struct CapabilityNodes {
     std::map<std::pair<std::string, std::string>, std::string> ids;
     for (size_t i = 0; i < plan.units.size(); ++i)
       for (const Requirement& r : plan.units[i].requirements) {
-        if (r.when.type != ReadinessPredicate::Type::kNodeCapability) continue;
+        if (!traits_of(r.when.type).about_nodes) continue;
         auto [it, fresh] =
             ids.try_emplace({r.cluster, r.when.arg}, "nc" + std::to_string(ids.size()));
         if (fresh)

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "fit/resources.h"
+#include "plan/predicate_traits.h"
 #include "plan/render.h"
 
 namespace planter {
@@ -87,10 +88,7 @@ void append_unit(std::string& out, const Plan& plan, const Unit& u) {
     append_member(out, "cluster", r.cluster);
     append_member(out, "when", r.when.str());
     append_member(out, "rule", r.rule);
-    if (r.external() && r.when.type != ReadinessPredicate::Type::kStackFits &&
-        r.when.type != ReadinessPredicate::Type::kNodeCapability &&
-        r.when.type != ReadinessPredicate::Type::kClusterChoice)
-      out += ",\"external\":true";
+    if (r.external() && traits_of(r.when.type).about_object) out += ",\"external\":true";
     out += '}';
   }
   out += ']';

@@ -46,7 +46,7 @@ constexpr RequirementRule kRequirementRules[] = {
     {"rollout",
      "planter.nephio.org/rollout: an object on several clusters is declared batch by batch, "
      "canaries first, each batch once the one before it is healthy",
-     require_rollout},
+     require_rollout, false, true},
     {"stack-fits",
      "a member of an atomic stack (and a co-scheduled stack's anchor) waits until its cluster "
      "holds the whole stack (the fit model, docs/fit.md)",
@@ -54,9 +54,9 @@ constexpr RequirementRule kRequirementRules[] = {
     {"anchor",
      "a member of a co-scheduled stack that makes pods waits for the anchor's pod to be bound "
      "where the whole group fits",
-     require_anchor},
+     require_anchor, true},
     {"pod-group", "a member of a stack co-scheduled by planter's scheduler waits for its PodGroup",
-     require_pod_group},
+     require_pod_group, true},
     {"scheduler-ready",
      "a member of a stack co-scheduled by planter's scheduler waits for the scheduler to answer "
      "(its Lease held and renewed)",
@@ -65,7 +65,7 @@ constexpr RequirementRule kRequirementRules[] = {
      "a unit whose pods need something of a node (extended resources, huge pages, node labels, a "
      "RuntimeClass, an SR-IOV network) waits for enough schedulable nodes that have it, and for "
      "the seed's providers of it on its cluster to be done (docs/node-configuration.md)",
-     require_node_capability},
+     require_node_capability, true},
 };
 
 }  // namespace
@@ -74,12 +74,15 @@ std::span<const RequirementRule> requirement_rules() {
   return kRequirementRules;
 }
 
-bool derived_again(std::string_view rule) {
-  if (rule == "anchor" || rule == "pod-group") return true;  // from the Stack, printed first
-  if (rule == "node-capability") return true;                // from the pods and the providers
+const RequirementRule* rule_named(std::string_view name) {
   for (const RequirementRule& r : kRequirementRules)
-    if (r.name == rule) return r.from_kept_annotation;
-  return false;
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+bool derived_again(std::string_view rule) {
+  const RequirementRule* r = rule_named(rule);
+  return r && r->derived_again;
 }
 
 ReadinessPredicate RuleContext::ready_when(size_t object) const {

@@ -137,15 +137,19 @@ struct RequirementRule {
   std::string_view name;
   std::string_view summary;
   void (*derive)(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out);
-  // It reads another tool's annotation, which `planter annotate` prints back as it was: planning
-  // the annotated seed derives the requirement again, with its own predicate.
-  bool from_kept_annotation = false;
+  // Planning `planter annotate`'s output derives the requirement again from what the seed keeps
+  // (another tool's annotation, printed back as it was; a Stack's anchor or PodGroup; the pods and
+  // the node providers), so annotate does not restate it in planter.nephio.org/dependencies (where
+  // it would wait for the dependency's ready-when instead of the rule's predicate).
+  bool derived_again = false;
+  // A provider on a cluster its choice did not choose holds nothing back (a roll-out batch that
+  // went nowhere); for other rules the unit is blocked by it.
+  bool unchosen_provider_holds_nothing = false;
 };
 
-// True when planning `planter annotate`'s output derives a requirement of `rule` again from what
-// the seed keeps (another tool's annotations, a Stack's anchor or PodGroup), so that annotate does
-// not restate it in planter.nephio.org/dependencies (where it would wait for the dependency's
-// ready-when instead of the rule's predicate).
+// The rule of that name; null for a name no built-in rule has (a plugin's).
+const RequirementRule* rule_named(std::string_view name);
+// rule_named(rule)->derived_again, false for a name no built-in rule has.
 bool derived_again(std::string_view rule);
 
 // The built-in requirement rules, in order. When two rules require the same object on the same

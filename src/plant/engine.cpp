@@ -7,6 +7,8 @@
 #include <unordered_map>
 
 #include "model/object.h"
+#include "plan/predicate_traits.h"
+#include "plan/rules.h"
 #include "plan/stacks/stack_policy.h"
 #include "plant/event_loop.h"
 #include "plant/first_writes.h"
@@ -23,7 +25,6 @@ namespace planter::plant {
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-using Type = ReadinessPredicate::Type;
 
 json::object declared_body(const Object& object, const std::string& seed_name) {
   // A copy on the heap, freed once sent: a plain copy would share the seed's arena, which only
@@ -181,7 +182,9 @@ class Engine {
       const UnitRecord& provider = records_[*r.unit];
       if (provider.state == UnitState::kNotChosen) {
         // A roll-out batch that went to no chosen cluster holds nothing back.
-        if (r.rule == "rollout") return {};
+        if (const RequirementRule* rule = rule_named(r.rule);
+            rule && rule->unchosen_provider_holds_nothing)
+          return {};
         const Unit& p = plan_.units[*r.unit];
         return {Check::kBlocked, fmt::format("{} on {}, whose cluster was not chosen",
                                              plan_.object_of(p).display(), p.cluster)};
@@ -192,9 +195,10 @@ class Engine {
                 fmt::format("{} on {} {}", plan_.object_of(p).display(), p.cluster,
                             provider.state == UnitState::kFailed ? "failed" : "is blocked")};
       }
-      if (r.when.type != Type::kClusterReady && provider.state != UnitState::kDeclared)
+      const PredicateTraits& traits = traits_of(r.when.type);
+      if (!traits.before_provider_declared && provider.state != UnitState::kDeclared)
         return waiting("");
-      if (r.when.type == Type::kExists) return {};
+      if (traits.declared_is_enough) return {};
     }
     std::optional<Gate::Wait> wait = gates_->of(r.when.type).check(u, r);
     if (!wait) return {};
@@ -220,7 +224,7 @@ class Engine {
     // while the choice is open, a cluster that cannot be reached is the choice's to refuse.
     bool choosing = false;
     for (const Requirement& r : unit.requirements) {
-      if (r.when.type != Type::kClusterChoice) continue;
+      if (!traits_of(r.when.type).decides_the_cluster) continue;
       std::optional<Gate::Wait> wait = gates_->of(r.when.type).check(u, r);
       if (wait && !wait->skip) choosing = true;
       if (!wait || !wait->skip) continue;
@@ -376,7 +380,7 @@ class Engine {
 
   bool waits_for_kind(const Unit& unit) const {
     for (const Requirement& r : unit.requirements)
-      if (r.when.type == Type::kEstablished || r.when.type == Type::kAvailable) return true;
+      if (traits_of(r.when.type).serves_a_kind) return true;
     return false;
   }
 
@@ -506,26 +510,16 @@ WaitKind wait_kind(const Unit& unit, const WaitSpan& span) {
   if (span.requirement == WaitSpan::kLinkWait) return WaitKind::kCluster;
   if (span.requirement < 0 || static_cast<size_t>(span.requirement) >= unit.requirements.size())
     return WaitKind::kRetry;
-  switch (unit.requirements[static_cast<size_t>(span.requirement)].when.type) {
-    case Type::kClusterReady:
-    case Type::kClusterChoice:
+  switch (traits_of(unit.requirements[static_cast<size_t>(span.requirement)].when.type).wait) {
+    case WaitClass::kCluster:
       return WaitKind::kCluster;
-    case Type::kEstablished:
-    case Type::kAvailable:
+    case WaitClass::kApi:
       return WaitKind::kApi;
-    case Type::kActive:
+    case WaitClass::kNamespace:
       return WaitKind::kNamespace;
-    case Type::kStackFits:
-    case Type::kAnchorScheduled:
-    case Type::kSchedulerReady:
-    case Type::kNodeCapability:
+    case WaitClass::kRoom:
       return WaitKind::kRoom;
-    case Type::kExists:
-    case Type::kEndpointsReady:
-    case Type::kCondition:
-    case Type::kJsonPath:
-    case Type::kFieldSet:
-    case Type::kHealthy:
+    case WaitClass::kReady:
       return WaitKind::kReady;
   }
   return WaitKind::kReady;

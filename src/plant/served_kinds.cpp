@@ -7,15 +7,17 @@
 
 #include "kube/retry.h"
 #include "model/object.h"
+#include "plan/predicate_traits.h"
 
 namespace planter::plant {
 
 namespace {
 
-// The requirement the "crd" rule adds for a kind whose CRD is not in the seed.
+// The requirement on the kind itself (no object named) whose CRD is not in the seed.
 const Requirement* kind_wait(const Plan& plan, const Unit& unit) {
   for (const Requirement& r : unit.requirements)
-    if (r.external() && r.rule == "crd" && plan.target(r).name.empty()) return &r;
+    if (r.external() && traits_of(r.when.type).serves_a_kind && plan.target(r).name.empty())
+      return &r;
   return nullptr;
 }
 
@@ -24,7 +26,7 @@ const Requirement* kind_wait(const Plan& plan, const Unit& unit) {
 bool installed_by_another(const Plan& plan, const Unit& unit) {
   std::string suffix = "." + std::string(plan.object_of(unit).ref.group());
   for (const Requirement& r : unit.requirements) {
-    if (!r.external() || r.rule == "crd") continue;
+    if (!r.external() || traits_of(r.when.type).serves_a_kind) continue;
     const ObjectRef& t = plan.target(r);
     if (t.kind == "CustomResourceDefinition" && t.name.ends_with(suffix)) return true;
   }
