@@ -24,6 +24,9 @@ class AnchorGate : public Gate {
 
   void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override;
   std::optional<Wait> check(size_t u, const Requirement& r) override;
+  std::vector<std::string_view> kinds_read() const override {
+    return StackFitsGate::snapshot_kinds();
+  }
   void changed(const std::string& cluster, const boost::json::object& o) override;
 
  private:

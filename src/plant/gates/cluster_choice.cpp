@@ -86,6 +86,9 @@ class ClusterChoiceGate : public Gate {
     return not_chosen;
   }
 
+  std::vector<std::string_view> kinds_read() const override {
+    return StackFitsGate::snapshot_kinds();
+  }
   void changed(const std::string& cluster, const boost::json::object& o) override {
     if (StackFitsGate::reads(o)) touched(cluster);
   }

@@ -58,8 +58,9 @@ class EstablishedGate : public Gate {
     return Wait{fmt::format("{} {} not discoverable yet", served.api_version, served.kind)};
   }
 
+  std::vector<std::string_view> kinds_read() const override { return {"CustomResourceDefinition"}; }
   void changed(const std::string& cluster, const boost::json::object& o) override {
-    if (string_field(o, {"kind"}) != "CustomResourceDefinition") return;
+    if (string_field(o, {"apiVersion"}) != kCrdApiVersion) return;
     std::string kk = kind_key(cluster, string_field(o, {"spec", "group"}),
                               string_field(o, {"spec", "names", "kind"}));
     crd_for_kind_[kk] = string_field(o, {"metadata", "name"});

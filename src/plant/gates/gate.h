@@ -58,7 +58,11 @@ class Gate {
   virtual std::optional<Wait> check(size_t u, const Requirement& r) = 0;
   // The unit `r` is on (r.unit) was declared.
   virtual void provider_declared(const Requirement& /*r*/) {}
-  // An object of a watched kind on `cluster` was added, changed or deleted.
+  // The kinds of objects whose changes it hears (changed()), as kube-scheduler's plugins
+  // register the events they need: Gates routes a change only to the gates that name its kind;
+  // "*" for every kind (a gate whose kinds are known only while planting).
+  virtual std::vector<std::string_view> kinds_read() const { return {}; }
+  // An object of a kind it reads changed on `cluster`: added, changed or deleted.
   virtual void changed(const std::string& /*cluster*/, const boost::json::object& /*o*/) {}
   // The watches of `cluster` caught up with it.
   virtual void synced(const std::string& /*cluster*/) {}
@@ -81,8 +85,9 @@ class Gates {
   explicit Gates(GateContext context);
   ~Gates();
   Gate& of(ReadinessPredicate::Type type);
-  // Every gate hears these.
+  // To the gates that read its kind (Gate::kinds_read).
   void changed(const std::string& cluster, const boost::json::object& o);
+  // Every gate hears these.
   void synced(const std::string& cluster);
   void linked(const std::string& cluster);
   void kind_checked(const std::string& cluster, const std::string& api_version,
@@ -94,6 +99,7 @@ class Gates {
   GateContext context_;
   std::vector<std::unique_ptr<Gate>> gates_;
   std::map<ReadinessPredicate::Type, Gate*> by_type_;
+  std::map<std::string, std::vector<Gate*>, std::less<>> by_kind_;  // "*": every kind
   StackFitsGate* stack_fits_ = nullptr;
 };
 

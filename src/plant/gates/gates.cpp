@@ -21,6 +21,8 @@ std::string object_wake_key(std::string_view cluster, const ObjectRef& ref) {
 Gates::Gates(GateContext context) : context_(std::move(context)) {
   auto add = [&](std::unique_ptr<Gate> gate, std::initializer_list<Type> types) {
     for (Type t : types) by_type_[t] = gate.get();
+    for (std::string_view kind : gate->kinds_read())
+      by_kind_[std::string(kind)].push_back(gate.get());
     gates_.push_back(std::move(gate));
   };
   auto fits = std::make_unique<StackFitsGate>(context_);
@@ -44,7 +46,12 @@ Gate& Gates::of(Type type) {
 }
 
 void Gates::changed(const std::string& cluster, const boost::json::object& o) {
-  for (auto& g : gates_) g->changed(cluster, o);
+  const boost::json::value* kind = o.if_contains("kind");
+  for (std::string_view k :
+       {std::string_view("*"),
+        kind && kind->is_string() ? std::string_view(kind->get_string()) : std::string_view()})
+    if (auto it = by_kind_.find(k); !k.empty() && it != by_kind_.end())
+      for (Gate* g : it->second) g->changed(cluster, o);
 }
 
 void Gates::synced(const std::string& cluster) {

@@ -59,6 +59,8 @@ class NodeCapabilityGate : public Gate {
     return Wait{d.why + progress(u), true};
   }
 
+  // Nodes, and the state kinds of the node providers its needs name (known while planting).
+  std::vector<std::string_view> kinds_read() const override { return {"*"}; }
   void changed(const std::string& cluster, const json::object& o) override {
     if (!waited_on_.contains(cluster)) return;
     std::pair<std::string, std::string> kind{string_field(o, {"apiVersion"}),

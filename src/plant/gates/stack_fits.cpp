@@ -72,6 +72,12 @@ const std::set<std::string>& StackFitsGate::stacks_on(const std::string& cluster
   return it == on_cluster_.end() ? kNone : it->second;
 }
 
+std::vector<std::string_view> StackFitsGate::snapshot_kinds() {
+  std::vector<std::string_view> out;
+  for (const fit::SnapshotKind& r : fit::kSnapshotKinds) out.push_back(r.kind);
+  return out;
+}
+
 bool StackFitsGate::reads(const json::object& o) {
   std::string kind = string_field(o, {"kind"}), api_version = string_field(o, {"apiVersion"});
   return std::any_of(

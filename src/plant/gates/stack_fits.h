@@ -48,6 +48,9 @@ class StackFitsGate : public Gate {
                                    const std::string& node);
   // True for the kinds whose changes invalidate the decisions.
   static bool reads(const boost::json::object& o);
+  // The kinds the fit model reads (fit::kSnapshotKinds).
+  static std::vector<std::string_view> snapshot_kinds();
+  std::vector<std::string_view> kinds_read() const override { return snapshot_kinds(); }
   // The key that wakes the members of `stack` on `cluster`.
   static std::string key(std::string_view cluster, std::string_view stack);
 
