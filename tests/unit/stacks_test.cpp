@@ -475,8 +475,9 @@ spec:
           .size(),
       1u);
   ASSERT_EQ(plan.stacks[0].members.size(), 2u);
-  EXPECT_EQ(plan.stacks[0].members[0].affinity_paths,
-            std::vector<std::string>{"spec.template.spec.affinity"});
+  ASSERT_EQ(plan.stacks[0].members[0].affinity_paths.size(), 1u);
+  EXPECT_EQ(pod_path::text(plan.stacks[0].members[0].affinity_paths[0]),
+            "spec.template.spec.affinity");
   EXPECT_TRUE(plan.stacks[0].members[1].affinity_paths.empty()) << "a Service makes no pods";
   json::value rendered = json::parse(render_json(plan));
   bool listed = false;

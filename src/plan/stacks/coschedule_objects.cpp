@@ -160,7 +160,7 @@ void add_coschedule_objects(const StackPolicy& stack, const AnchorInputs& in,
     StackPods pods = pod_kind(anchor, t);
     needs.requests += pods.asks;
     needs.pod_kinds.push_back(std::move(pods));
-    member.affinity_paths.push_back(t.affinity_path);
+    member.affinity_paths.push_back(t.affinity_at);
     needs.pods += 1;
   }
   anchor.mutations.clear();  // planter made it: the whole object is planter's

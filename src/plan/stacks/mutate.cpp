@@ -161,7 +161,7 @@ void add_member(std::vector<Object>& objects, size_t object, const StackPolicy& 
     w.write(t);
     if (schema) check_policies_kept(*schema, t, o, diags);
     if (t.replicas > 0 || t.per_node) collect(anchor, o, t);
-    if (t.affinity) member.affinity_paths.push_back(t.affinity_path);
+    if (t.affinity) member.affinity_paths.push_back(t.affinity_at);
     StackPods pods = pod_kind(o, t);
     if (t.per_node) {
       n.per_node_pods = true;

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "model/strings.h"
+#include "plan/stacks/pod_path.h"
 
 namespace planter {
 
@@ -16,124 +17,10 @@ namespace json = boost::json;
 
 namespace {
 
-// A concrete path: object keys, and list indices (as "[i]").
-using Path = std::vector<std::string>;
-
-std::string text_of(const Path& p) {
-  std::string out;
-  for (const auto& step : p) out += step.front() == '[' ? step : (out.empty() ? "" : ".") + step;
-  return out;
-}
-
-Path concat(Path p, std::initializer_list<std::string_view> more) {
-  for (std::string_view s : more) p.emplace_back(s);
-  return p;
-}
-
-Path parse_plain(std::string_view dotted) {
-  Path p;
-  for (std::string_view s : split(dotted, '.')) p.emplace_back(s);
-  return p;
-}
-
-// The index of a list step "[i]"; SIZE_MAX (past every list's end) when it is not one. Paths
-// from a CRD's annotation hold no such steps (parse_pod_shapes refuses them); planter makes them
-// while expanding "[*]", so this never sees a user's text, but it stays total.
-size_t index_of(const std::string& step) {
-  size_t i = SIZE_MAX;
-  if (step.size() < 3 || step.front() != '[' || step.back() != ']') return i;
-  auto [end, ec] = std::from_chars(step.data() + 1, step.data() + step.size() - 1, i);
-  if (ec != std::errc() || end != step.data() + step.size() - 1) return SIZE_MAX;
-  return i;
-}
-
-// Follows steps [from, to) from `at` (a json::value, const or not); nullptr when one is missing.
-template <class Value>
-Value* walk(Value* at, Path::const_iterator from, Path::const_iterator to) {
-  for (; at && from != to; ++from) {
-    const std::string& step = *from;
-    if (step.front() == '[')
-      at = at->is_array() && index_of(step) < at->as_array().size()
-               ? &at->as_array()[index_of(step)]
-               : nullptr;
-    else
-      at = at->is_object() ? at->as_object().if_contains(step) : nullptr;
-  }
-  return at;
-}
-
-const json::value* resolve(const json::value& root, const Path& p) {
-  return walk(&root, p.begin(), p.end());
-}
-
-// Makes the objects along `p` (and the leaf, as an object or a list) where they are missing.
-// Returns false when something in the way is neither (the author's value stays, planter writes
-// nothing there).
-bool ensure(json::value& root, const Path& p, bool leaf_is_list) {
-  json::value* at = &root;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const std::string& step = p[i];
-    bool last = i + 1 == p.size();
-    if (step.front() == '[') {
-      if (!at->is_array() || index_of(step) >= at->as_array().size()) return false;
-      at = &at->as_array()[index_of(step)];
-      continue;
-    }
-    if (!at->is_object()) return false;
-    json::value& next = at->as_object()[step];
-    if (next.is_null()) {
-      if (last && leaf_is_list)
-        next = json::array{};
-      else
-        next = json::object{};
-    }
-    at = &next;
-  }
-  return leaf_is_list ? at->is_array() : at->is_object();
-}
-
-// Every concrete path a pattern with "*" and "[*]" steps reaches in `root`.
-// `make_leaf`: the last step may name what planter is to make (a container's resources).
-void expand(const json::value& at, const std::vector<std::string_view>& steps, size_t i, Path& cur,
-            std::vector<Path>& out, bool make_leaf) {
-  if (i == steps.size()) {
-    out.push_back(cur);
-    return;
-  }
-  std::string_view step = steps[i];
-  bool each_item = step.ends_with("[*]");
-  if (each_item) step.remove_suffix(3);
-  auto go_into = [&](const json::value& v, std::string key) {
-    cur.push_back(std::move(key));
-    if (!each_item) {
-      expand(v, steps, i + 1, cur, out, make_leaf);
-    } else if (v.is_array()) {
-      for (size_t k = 0; k < v.as_array().size(); ++k) {
-        cur.push_back("[" + std::to_string(k) + "]");
-        expand(v.as_array()[k], steps, i + 1, cur, out, make_leaf);
-        cur.pop_back();
-      }
-    }
-    cur.pop_back();
-  };
-  if (!at.is_object()) return;
-  if (make_leaf && i + 1 == steps.size() && !each_item && step != "*") {
-    cur.emplace_back(step);
-    out.push_back(cur);
-    cur.pop_back();
-    return;
-  }
-  if (step == "*") {
-    for (const auto& [k, v] : at.as_object()) go_into(v, std::string(k));
-  } else if (auto* v = at.as_object().if_contains(step)) {
-    go_into(*v, std::string(step));
-  }
-}
-
 // The role paths of one target, before anything is made.
 struct Roles {
-  Path labels, affinity, tolerations, node_selector, volumes, pod_spec;
-  std::vector<std::pair<Path, std::string>> resources;  // path, container name
+  PodPath labels, affinity, tolerations, node_selector, volumes, pod_spec;
+  std::vector<std::pair<PodPath, std::string>> resources;  // path, container name
   int64_t replicas = 1;
 };
 
@@ -143,39 +30,40 @@ int64_t count_of(const json::value* v, int64_t fallback) {
   return std::clamp<int64_t>(v->as_int64(), 0, std::numeric_limits<int32_t>::max());
 }
 
-int64_t integer_at(const json::value& root, const Path& p, int64_t fallback) {
-  return count_of(resolve(root, p), fallback);
+int64_t integer_at(const json::value& root, const PodPath& p, int64_t fallback) {
+  return count_of(pod_path::resolve(root, p), fallback);
 }
 
 // The value at dotted `path` below an object; nullptr when a step is missing.
 const json::value* at_path(const json::object& o, std::string_view dotted) {
-  Path path = parse_plain(dotted);
-  return walk(o.if_contains(path.front()), path.begin() + 1, path.end());
+  PodPath path = pod_path::plain(dotted);
+  return pod_path::walk(o.if_contains(path.front()), path.begin() + 1, path.end());
 }
 
 // A PodTemplateSpec at `t`: its containers' resources are those present now.
-Roles template_plan(const json::value& root, const Path& t) {
-  Roles p{concat(t, {"metadata", "labels"}),
-          concat(t, {"spec", "affinity"}),
-          concat(t, {"spec", "tolerations"}),
-          concat(t, {"spec", "nodeSelector"}),
-          concat(t, {"spec", "volumes"}),
-          concat(t, {"spec"}),
+Roles template_plan(const json::value& root, const PodPath& t) {
+  Roles p{pod_path::concat(t, {"metadata", "labels"}),
+          pod_path::concat(t, {"spec", "affinity"}),
+          pod_path::concat(t, {"spec", "tolerations"}),
+          pod_path::concat(t, {"spec", "nodeSelector"}),
+          pod_path::concat(t, {"spec", "volumes"}),
+          pod_path::concat(t, {"spec"}),
           {}};
   if (!t.empty())
-    p.replicas = integer_at(root, concat(Path(t.begin(), t.end() - 1), {"replicas"}), 1);
+    p.replicas =
+        integer_at(root, pod_path::concat(PodPath(t.begin(), t.end() - 1), {"replicas"}), 1);
   for (const char* field : {"initContainers", "containers"}) {
-    Path list = concat(t, {"spec", field});
-    const json::value* cs = resolve(root, list);
+    PodPath list = pod_path::concat(t, {"spec", field});
+    const json::value* cs = pod_path::resolve(root, list);
     if (!cs || !cs->is_array()) continue;
     for (size_t i = 0; i < cs->as_array().size(); ++i) {
       const json::value& c = cs->as_array()[i];
       if (!c.is_object()) continue;
-      Path item = concat(list, {"[" + std::to_string(i) + "]"});
+      PodPath item = pod_path::concat(list, {"[" + std::to_string(i) + "]"});
       auto* name = c.as_object().if_contains("name");
-      p.resources.emplace_back(concat(item, {"resources"}), name && name->is_string()
-                                                                ? std::string(name->as_string())
-                                                                : text_of(item));
+      p.resources.emplace_back(
+          pod_path::concat(item, {"resources"}),
+          name && name->is_string() ? std::string(name->as_string()) : pod_path::text(item));
     }
   }
   return p;
@@ -186,44 +74,44 @@ std::vector<Roles> shape_plans(const json::value& root, const PodShape& s) {
   switch (s.form) {
     case PodShape::Form::kTemplate: {
       std::vector<std::string_view> steps = split(s.path, '.');
-      std::vector<Path> found;
-      Path cur;
+      std::vector<PodPath> found;
+      PodPath cur;
       bool wild = s.path.find('*') != std::string::npos;
       if (s.path.empty())
         found.push_back({});  // the object itself (a Pod)
       else if (wild)
-        expand(root, steps, 0, cur, found, false);
+        pod_path::expand(root, steps, 0, cur, found, false);
       else
-        found.push_back(parse_plain(s.path));
-      for (const Path& t : found) out.push_back(template_plan(root, t));
+        found.push_back(pod_path::plain(s.path));
+      for (const PodPath& t : found) out.push_back(template_plan(root, t));
       break;
     }
     case PodShape::Form::kPodLike: {
-      Path b = parse_plain(s.path);
-      out.push_back(Roles{concat(b, {"labels"}),
-                          concat(b, {"affinity"}),
-                          concat(b, {"tolerations"}),
-                          concat(b, {"nodeSelector"}),
-                          concat(b, {"volumes"}),
+      PodPath b = pod_path::plain(s.path);
+      out.push_back(Roles{pod_path::concat(b, {"labels"}),
+                          pod_path::concat(b, {"affinity"}),
+                          pod_path::concat(b, {"tolerations"}),
+                          pod_path::concat(b, {"nodeSelector"}),
+                          pod_path::concat(b, {"volumes"}),
                           b,
-                          {{concat(b, {"resources"}), s.path}}});
+                          {{pod_path::concat(b, {"resources"}), s.path}}});
       break;
     }
     case PodShape::Form::kFields: {
       Roles p;
-      if (!s.labels.empty()) p.labels = parse_plain(s.labels);
-      if (!s.affinity.empty()) p.affinity = parse_plain(s.affinity);
-      if (!s.tolerations.empty()) p.tolerations = parse_plain(s.tolerations);
-      if (!s.node_selector.empty()) p.node_selector = parse_plain(s.node_selector);
+      if (!s.labels.empty()) p.labels = pod_path::plain(s.labels);
+      if (!s.affinity.empty()) p.affinity = pod_path::plain(s.affinity);
+      if (!s.tolerations.empty()) p.tolerations = pod_path::plain(s.tolerations);
+      if (!s.node_selector.empty()) p.node_selector = pod_path::plain(s.node_selector);
       for (const auto& r : s.resources) {
         std::vector<std::string_view> steps = split(r, '.');
-        std::vector<Path> found;
-        Path cur;
+        std::vector<PodPath> found;
+        PodPath cur;
         if (r.find('*') != std::string::npos)
-          expand(root, steps, 0, cur, found, true);
+          pod_path::expand(root, steps, 0, cur, found, true);
         else
-          found.push_back(parse_plain(r));
-        for (const Path& f : found) p.resources.emplace_back(f, text_of(f));
+          found.push_back(pod_path::plain(r));
+        for (const PodPath& f : found) p.resources.emplace_back(f, pod_path::text(f));
       }
       out.push_back(std::move(p));
       break;
@@ -261,7 +149,7 @@ const BuiltinWorkload* builtin_workload(std::string_view group, std::string_view
 // How many pods a built-in workload makes.
 int64_t workload_replicas(const json::value& root, const BuiltinWorkload& w) {
   if (!w.makes_pods) return 0;
-  return w.replicas_path.empty() ? 1 : integer_at(root, parse_plain(w.replicas_path), 1);
+  return w.replicas_path.empty() ? 1 : integer_at(root, pod_path::plain(w.replicas_path), 1);
 }
 
 std::vector<PodShape> builtin_workload_shapes(std::string_view group, std::string_view kind) {
@@ -272,7 +160,7 @@ std::vector<PodShape> builtin_workload_shapes(std::string_view group, std::strin
   return {t};
 }
 
-bool is_prefix(const Path& a, const Path& b) {
+bool is_prefix(const PodPath& a, const PodPath& b) {
   return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
@@ -283,14 +171,14 @@ bool is_prefix(const Path& a, const Path& b) {
 // target's own pod spec holding its other places (the pod spec's shape).
 std::string overlap(const std::vector<Roles>& plans) {
   struct Place {
-    const Path* path;
+    const PodPath* path;
     size_t target;
     const char* role;
   };
   std::vector<Place> places;
   for (size_t i = 0; i < plans.size(); ++i) {
     const Roles& p = plans[i];
-    auto add = [&](const Path& path, const char* role) {
+    auto add = [&](const PodPath& path, const char* role) {
       if (!path.empty()) places.push_back({&path, i, role});
     };
     add(p.labels, "labels");
@@ -311,7 +199,7 @@ std::string overlap(const std::vector<Roles>& plans) {
                           holder->path->size() < here.path->size();
       if (!own_pod_spec)
         return fmt::format("the {} path {} and the {} path {} overlap", holder->role,
-                           text_of(*holder->path), here.role, text_of(*here.path));
+                           pod_path::text(*holder->path), here.role, pod_path::text(*here.path));
     }
     holders.push_back(&here);
   }
@@ -340,21 +228,22 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
   std::vector<Roles> plans;
   for (const PodShape& s : *use)
     for (Roles& p : shape_plans(root, s)) {
-      if (!s.replicas.empty()) p.replicas = integer_at(root, parse_plain(s.replicas), 1);
+      if (!s.replicas.empty()) p.replicas = integer_at(root, pod_path::plain(s.replicas), 1);
       if (!s.enabled.empty())
-        if (const json::value* on = resolve(root, parse_plain(s.enabled));
+        if (const json::value* on = pod_path::resolve(root, pod_path::plain(s.enabled));
             on && on->is_bool() && !on->as_bool())
           p.replicas = 0;
       plans.push_back(std::move(p));
     }
   // Everything is made first, then pointed at: making a key may move its siblings.
   for (Roles& p : plans) {
-    if (!p.labels.empty() && !ensure(root, p.labels, false)) p.labels.clear();
-    if (!p.affinity.empty() && !ensure(root, p.affinity, false)) p.affinity.clear();
-    if (!p.tolerations.empty() && !ensure(root, p.tolerations, true)) p.tolerations.clear();
-    if (!p.pod_spec.empty() && !ensure(root, p.pod_spec, false)) p.pod_spec.clear();
+    if (!p.labels.empty() && !pod_path::ensure(root, p.labels, false)) p.labels.clear();
+    if (!p.affinity.empty() && !pod_path::ensure(root, p.affinity, false)) p.affinity.clear();
+    if (!p.tolerations.empty() && !pod_path::ensure(root, p.tolerations, true))
+      p.tolerations.clear();
+    if (!p.pod_spec.empty() && !pod_path::ensure(root, p.pod_spec, false)) p.pod_spec.clear();
     for (auto& [r, _] : p.resources)
-      if (!ensure(root, r, false)) r.clear();
+      if (!pod_path::ensure(root, r, false)) r.clear();
   }
   const BuiltinWorkload* builtin = builtin_workload(group, o.ref.kind);
   if (builtin && !plans.empty()) plans.front().replicas = workload_replicas(root, *builtin);
@@ -362,9 +251,9 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
   out.conflict = overlap(plans);
   if (!out.conflict.empty()) return out;
   // Pointers into the body where it now lives.
-  auto at = [&o](const Path& path) -> json::value* {
+  auto at = [&o](const PodPath& path) -> json::value* {
     if (path.empty()) return nullptr;
-    return walk(o.body.if_contains(path.front()), path.begin() + 1, path.end());
+    return pod_path::walk(o.body.if_contains(path.front()), path.begin() + 1, path.end());
   };
   // A pod spec holds the other places of its target (its affinity, tolerations, containers):
   // room for the key the writer adds there (schedulerName) first, so that adding it moves none
@@ -374,10 +263,11 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
       v->as_object().reserve(v->as_object().size() + 1);
   for (const Roles& p : plans) {
     PodTarget t;
-    t.labels_path = text_of(p.labels);
-    t.affinity_path = text_of(p.affinity);
-    t.tolerations_path = text_of(p.tolerations);
-    t.node_selector_path = text_of(p.node_selector);
+    t.labels_path = pod_path::text(p.labels);
+    t.affinity_path = pod_path::text(p.affinity);
+    t.affinity_at = p.affinity;
+    t.tolerations_path = pod_path::text(p.tolerations);
+    t.node_selector_path = pod_path::text(p.node_selector);
     t.replicas = p.replicas;
     t.per_node = builtin && builtin->per_node;
     if (json::value* v = at(p.labels)) t.labels = v->if_object();
@@ -385,11 +275,12 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
     if (json::value* v = at(p.tolerations)) t.tolerations = v->if_array();
     if (json::value* v = at(p.node_selector)) t.node_selector = v->if_object();
     if (json::value* v = at(p.volumes)) t.volumes = v->if_array();
-    t.pod_spec_path = text_of(p.pod_spec);
+    t.pod_spec_path = pod_path::text(p.pod_spec);
     if (json::value* v = at(p.pod_spec)) t.pod_spec = v->if_object();
     for (const auto& [r, name] : p.resources)
       if (json::value* v = at(r); v && v->is_object())
-        t.resources.push_back({text_of(Path(r.begin(), r.end() - 1)), name, &v->as_object()});
+        t.resources.push_back(
+            {pod_path::text(PodPath(r.begin(), r.end() - 1)), name, &v->as_object()});
     out.targets.push_back(std::move(t));
   }
   return out;

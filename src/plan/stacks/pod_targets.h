@@ -13,6 +13,7 @@
 
 #include "model/kinds.h"
 #include "model/object.h"
+#include "plan/stacks/pod_path.h"
 #include "plan/stacks/pod_shapes.h"
 
 namespace planter {
@@ -20,6 +21,7 @@ namespace planter {
 // One kind of pod an object makes, as pointers into the object's body (created where missing).
 struct PodTarget {
   std::string labels_path, affinity_path, tolerations_path, node_selector_path;  // for messages
+  PodPath affinity_at;  // where `affinity` is, as steps (planting steers pods there)
   boost::json::object* labels = nullptr;
   boost::json::object* affinity = nullptr;
   boost::json::array* tolerations = nullptr;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fit/resources.h"
+#include "plan/stacks/pod_path.h"
 
 namespace planter {
 
@@ -27,8 +28,8 @@ struct StackPods {
 
 // A member object of a stack, and where its pods' affinity is (to steer them at declare time).
 struct StackMember {
-  size_t object = 0;                        // index into Plan::objects
-  std::vector<std::string> affinity_paths;  // "spec.template.spec.affinity"
+  size_t object = 0;                    // index into Plan::objects
+  std::vector<PodPath> affinity_paths;  // spec.template.spec.affinity
 };
 
 // What a stack asks of its cluster, from its members' pods as planned (docs/stacks.md).

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "plan/stacks/pod_path.h"
+
 namespace planter {
 
 // Adds the term at each of `affinity_paths` ("spec.template.spec.affinity",
 // "spec.workerGroupSpecs[0].template.spec.affinity") of `body`; returns how many it wrote.
-size_t steer_pods(boost::json::object& body, const std::vector<std::string>& affinity_paths,
+size_t steer_pods(boost::json::object& body, const std::vector<PodPath>& affinity_paths,
                   const std::string& key, const std::vector<std::string>& values);
 
 }  // namespace planter
