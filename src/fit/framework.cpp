@@ -52,6 +52,13 @@ Status filter_node_only(const PodInfo& pod, const NodeInfo& node) {
   return first_refusal(kNone, pod, node, [](const FilterPlugin& p) { return p.node_only; });
 }
 
+std::string lacks_capacity(const NodeInfo& node,
+                           const std::vector<std::pair<std::string, int64_t>>& amounts) {
+  for (const auto& [name, amount] : amounts)
+    if (node.allocatable.get(name) < amount) return "Insufficient " + name;
+  return {};
+}
+
 PodCycle::PodCycle(const Snapshot& snapshot, const PodInfo& pod) : pod_(pod) {
   for (const FilterPlugin& p : default_filters())
     if (p.prefilter) p.prefilter(state_, pod, snapshot);

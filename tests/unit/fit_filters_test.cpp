@@ -876,6 +876,30 @@ TEST(FitFiltersTest, VolumeRestrictions) {
         });
 }
 
+// A node capability is what the node has at all, not what its pods leave: a node whose one GPU
+// is in use still has a GPU; one without the resource, or with less, lacks it.
+TEST(FitFiltersTest, LacksCapacityReadsAllocatableNotRoom) {
+  Snapshot snapshot;
+  snapshot.add_node(
+      json::parse(N("gpu", "", "{}", R"({"cpu":"4","nvidia.com/gpu":"1"})")).as_object());
+  snapshot.add_node(json::parse(N("plain")).as_object());
+  snapshot.add_pod(
+      json::parse(
+          P(R"("containers":[{"name":"c","resources":{"requests":{"nvidia.com/gpu":"1"}}}])", "{}",
+            "gpu"))
+          .as_object());
+  const std::vector<std::pair<std::string, int64_t>> one_gpu{{"nvidia.com/gpu", 1}};
+  const std::vector<std::pair<std::string, int64_t>> two_gpus{{"nvidia.com/gpu", 2}};
+  for (const NodeInfo& node : snapshot.nodes()) {
+    if (node.name == "gpu") {
+      EXPECT_EQ(lacks_capacity(node, one_gpu), "");
+      EXPECT_EQ(lacks_capacity(node, two_gpus), "Insufficient nvidia.com/gpu");
+    } else {
+      EXPECT_EQ(lacks_capacity(node, one_gpu), "Insufficient nvidia.com/gpu");
+    }
+  }
+}
+
 TEST(FitResourcesTest, AmountsAreRoundedUpAndSumsSaturate) {
   json::object list = json::parse(R"({"cpu":"0.1","memory":"1.5Gi","nvidia.com/gpu":2,
                                       "example.com/odd":"1.2","pods":"10"})")

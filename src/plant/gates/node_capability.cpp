@@ -164,12 +164,7 @@ class NodeCapabilityGate : public Gate {
         diagnosis.add(s);
         continue;
       }
-      std::string lacks;
-      for (const auto& [name, amount] : need.resources)
-        if (node.allocatable.get(name) < amount) {
-          lacks = "Insufficient " + name;
-          break;
-        }
+      std::string lacks = fit::lacks_capacity(node, need.resources);
       // A provider that says "done" per node has not said it for this one yet.
       for (const NodeState& s : states) {
         if (!lacks.empty()) break;
