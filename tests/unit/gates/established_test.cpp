@@ -38,7 +38,8 @@ struct Row {
 TEST(EstablishedGate, SaysOfEachStepOfACrdWhatTheClusterShows) {
   const Row rows[] = {
       {"the seed's CRD not there yet", true, "", Fleet::KindState::kUnknown, "waits: not found"},
-      {"not Established", true, established("False"), Fleet::KindState::kMissing, "waits: Established is False"},
+      {"not Established", true, established("False"), Fleet::KindState::kMissing,
+       "waits: Established is False"},
       {"Established, not discoverable yet", true, established("True"), Fleet::KindState::kMissing,
        "waits: cnf.example.org/v1alpha1 Instance not discoverable yet"},
       {"served", true, established("True"), Fleet::KindState::kServed, "holds"},

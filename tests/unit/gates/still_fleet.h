@@ -121,8 +121,22 @@ struct GateBench {
                     const std::string& cluster = "SELF") {
     const Unit* u = planter::testing::find_unit(plan, unit, cluster);
     if (!u) return "no unit " + unit + " on " + cluster;
-    const Requirement* r = planter::testing::find_requirement(plan, *u, on);
-    if (!r) return "no requirement on " + on;
+    return check(*u, planter::testing::find_requirement(plan, *u, on));
+  }
+  // The same for the unit's requirement of a type (one that names no object of its own).
+  std::string check(const std::string& unit, ReadinessPredicate::Type type,
+                    const std::string& cluster = "SELF") {
+    const Unit* u = planter::testing::find_unit(plan, unit, cluster);
+    if (!u) return "no unit " + unit + " on " + cluster;
+    for (const Requirement& r : u->requirements)
+      if (r.when.type == type) return check(*u, &r);
+    return check(*u, nullptr);
+  }
+
+ private:
+  std::string check(const Unit& unit, const Requirement* r) {
+    if (!r) return "no such requirement";
+    const Unit* u = &unit;
     size_t index = static_cast<size_t>(u - plan.units.data());
     std::vector<std::string> keys;
     gate->require(index, *r, keys);
@@ -130,7 +144,6 @@ struct GateBench {
     return wait ? "waits: " + wait->why : "holds";
   }
 
- private:
   static Plan planned(const std::string& seed) {
     PlanOutcome out = planter::testing::plan_yaml(seed);
     EXPECT_TRUE(out.diags.empty()) << out.diags.str();
