@@ -54,17 +54,17 @@ PredicateTraits row(Type type) {
       break;
     case Type::kActive:
       t.name = "active";
-      t.wait = WaitClass::kNamespace;
+      t.wait = WaitKind::kNamespace;
       break;
     case Type::kEstablished:
       t.name = "established";
       t.serves_a_kind = true;
-      t.wait = WaitClass::kApi;
+      t.wait = WaitKind::kApi;
       break;
     case Type::kAvailable:
       t.name = "available";
       t.serves_a_kind = true;
-      t.wait = WaitClass::kApi;
+      t.wait = WaitKind::kApi;
       break;
     case Type::kEndpointsReady:
       t.name = "endpoints-ready";
@@ -72,7 +72,7 @@ PredicateTraits row(Type type) {
     case Type::kClusterReady:
       t.name = "cluster-ready";
       t.before_provider_declared = t.names_its_cluster = true;
-      t.wait = WaitClass::kCluster;
+      t.wait = WaitKind::kCluster;
       t.describe = cluster_ready;
       break;
     case Type::kCondition:
@@ -94,18 +94,18 @@ PredicateTraits row(Type type) {
       t.name = "stack-fits";
       t.about_object = false;
       t.names_its_cluster = true;
-      t.wait = WaitClass::kRoom;
+      t.wait = WaitKind::kRoom;
       t.describe = stack_fits;
       break;
     case Type::kAnchorScheduled:
       t.name = "anchor-scheduled";
-      t.wait = WaitClass::kRoom;
+      t.wait = WaitKind::kRoom;
       t.describe = anchor_scheduled;
       break;
     case Type::kSchedulerReady:
       t.name = "scheduler-ready";
       t.never_in_seed = true;
-      t.wait = WaitClass::kRoom;
+      t.wait = WaitKind::kRoom;
       t.describe = scheduler_ready;
       break;
     case Type::kHealthy:
@@ -116,7 +116,7 @@ PredicateTraits row(Type type) {
       t.name = "cluster-choice";
       t.about_object = false;
       t.decides_the_cluster = t.names_its_cluster = true;
-      t.wait = WaitClass::kCluster;
+      t.wait = WaitKind::kCluster;
       t.describe = cluster_choice;
       break;
     case Type::kNodeCapability:
@@ -124,7 +124,7 @@ PredicateTraits row(Type type) {
       t.shown = PredicateTraits::Shown::kWithArg;
       t.about_object = false;
       t.names_its_cluster = t.about_nodes = true;
-      t.wait = WaitClass::kRoom;
+      t.wait = WaitKind::kRoom;
       t.describe = node_capability;
       break;
   }

@@ -14,13 +14,14 @@
 
 namespace planter {
 
-// What a requirement's wait is for: the timeline's colours, the report's `waits[].kind`.
-enum class WaitClass {
+// What a wait is for: the timeline's colours, the report's `waits[].kind`.
+enum class WaitKind {
   kCluster,    // a cluster: provisioned, linked, chosen
   kApi,        // a kind served: a CRD Established, an APIService Available
   kNamespace,  // its Namespace Active
   kReady,      // an object to exist or be ready
   kRoom,       // room or capabilities on nodes, an anchor, a scheduler
+  kRetry,      // sent back to wait by the server's answer (planting's, no row's)
 };
 
 struct PredicateTraits {
@@ -48,7 +49,7 @@ struct PredicateTraits {
   bool names_its_cluster = false;
   // Waits on the nodes of its cluster: the plan's graph draws it as a node of its own.
   bool about_nodes = false;
-  WaitClass wait = WaitClass::kReady;
+  WaitKind wait = WaitKind::kReady;
   // How the plan says it ("stack web fits on cluster edge1"), from the predicate, the cluster it
   // is checked on and the object it names; null: "<object> <when>". Either way " (not in seed)"
   // follows for an object outside the seed (about_object, not never_in_seed).

@@ -510,19 +510,7 @@ WaitKind wait_kind(const Unit& unit, const WaitSpan& span) {
   if (span.requirement == WaitSpan::kLinkWait) return WaitKind::kCluster;
   if (span.requirement < 0 || static_cast<size_t>(span.requirement) >= unit.requirements.size())
     return WaitKind::kRetry;
-  switch (traits_of(unit.requirements[static_cast<size_t>(span.requirement)].when.type).wait) {
-    case WaitClass::kCluster:
-      return WaitKind::kCluster;
-    case WaitClass::kApi:
-      return WaitKind::kApi;
-    case WaitClass::kNamespace:
-      return WaitKind::kNamespace;
-    case WaitClass::kRoom:
-      return WaitKind::kRoom;
-    case WaitClass::kReady:
-      return WaitKind::kReady;
-  }
-  return WaitKind::kReady;
+  return traits_of(unit.requirements[static_cast<size_t>(span.requirement)].when.type).wait;
 }
 
 std::string_view to_string(WaitKind kind) {

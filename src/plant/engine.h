@@ -26,6 +26,7 @@
 #include "fit/cluster_choice.h"
 #include "kube/client.h"
 #include "plan/plan.h"
+#include "plan/predicate_traits.h"
 #include "plant/event_loop.h"
 #include "plant/fleet.h"
 #include "plant/fleet_view.h"
@@ -54,15 +55,9 @@ struct WaitSpan {
 // "Namespace cnf active", "cluster edge1 linked", "a retry after the server's answer".
 std::string describe(const Plan& plan, const Unit& unit, const WaitSpan& span);
 
-// What kind of thing a stretch waited for: the timeline's colours, the report's `waits[].kind`.
-enum class WaitKind {
-  kCluster,    // a cluster: provisioned, linked, chosen
-  kApi,        // a kind served: a CRD Established, an APIService Available
-  kNamespace,  // its Namespace Active
-  kReady,      // an object to exist or be ready
-  kRoom,       // room or capabilities on nodes, an anchor, a scheduler
-  kRetry,      // sent back to wait by the server's answer
-};
+// What kind of thing a stretch waited for (plan/predicate_traits.h): its requirement's, a
+// cluster's link, or a retry.
+using planter::WaitKind;
 WaitKind wait_kind(const Unit& unit, const WaitSpan& span);
 // "cluster", "api", "namespace", "ready", "room", "retry".
 std::string_view to_string(WaitKind kind);
