@@ -102,7 +102,9 @@ struct GateBench {
   GateContext context;
   std::unique_ptr<Gate> gate;
 
-  GateBench(const std::string& seed, std::unique_ptr<Gate> (*make)(GateContext&))
+  // `kept`: the clusters earlier runs chose, by choice name.
+  GateBench(const std::string& seed, std::unique_ptr<Gate> (*make)(GateContext&),
+            std::map<std::string, std::vector<std::string>> kept = {})
       : plan(planned(seed)),
         context{plan,
                 fleet,
@@ -111,8 +113,8 @@ struct GateBench {
                 [](size_t) { return true; },
                 [](size_t) { return false; },
                 [](size_t, std::string) {},
-                {},
-                nullptr},
+                std::move(kept),
+                [](const ClusterChoice&, const fit::ClusterChoiceResult&) {}},
         gate(make(context)) {}
 
   // "holds", or why it waits: the gate's check of the requirement of the unit `unit` (a short
