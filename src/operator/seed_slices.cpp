@@ -273,6 +273,10 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
   plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
   for (const std::string& w : out.warnings)
     log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
+  if (!out.first_written.empty()) {
+    std::lock_guard lock(run->mu);
+    if (run->seed_run) run->seed_run->written_first(out.first_written);
+  }
   if (!out.choices.empty()) {
     std::lock_guard lock(run->mu);
     for (const plant::ChoiceRecord& c : out.choices) (*run->choices)[c.name] = c.result.chosen;

@@ -17,6 +17,7 @@
 #include "plant/gates/stack_fits.h"
 #include "plant/ownership.h"
 #include "plant/readiness_check.h"
+#include "plant/seed_inventory.h"
 #include "plant/substitutions.h"
 #include "plant/unit_runner.h"
 
@@ -132,6 +133,7 @@ class Engine {
     out.units = std::move(records_);  // the engine is done with them
     out.choices = choices_;
     out.warnings = warnings_;
+    out.first_written = first_written_;
     return out;
   }
 
@@ -275,15 +277,15 @@ class Engine {
     wait(u, fmt::format("cluster {}: the seed's inventory written there first", cluster),
          WaitSpan::kLinkWait);
     if (!first_writes_.hold(cluster, u)) return;
-    kube::ApplyOptions apply;
-    apply.field_manager = seed_field_manager(options_.seed_name);
-    apply.force = true;  // planter's own record
+    kube::ApplyOptions apply = inventory_apply_options(options_.seed_name);
     auto answered = [this, cluster](kube::ApiResult<json::object> r) {
       loop_.post([this, cluster, r = std::move(r)] {
         if (!r && r.error().transient())  // a cluster just provisioned may not answer at once
           return loop_.post_after(milliseconds(500),
                                   [this, cluster] { wake(first_writes_.again(cluster)); });
-        if (!r)
+        if (r)
+          first_written_.push_back(cluster);
+        else
           warnings_.push_back(fmt::format("cluster {}: writing the seed's inventory: {}", cluster,
                                           r.error().str()));
         wake(first_writes_.done(cluster));
@@ -490,6 +492,7 @@ class Engine {
   std::vector<ChoiceRecord> choices_;  // the cluster choices made, in order
   FirstWrites first_writes_;
   std::vector<std::string> warnings_;
+  std::vector<std::string> first_written_;
   // The gates of the requirement kinds (src/plant/gates/): their state lives there.
   std::unique_ptr<Gates> gates_;
   Clock::time_point start_;

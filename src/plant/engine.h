@@ -109,6 +109,8 @@ struct PlantOutcome {
   std::vector<UnitRecord> units;      // parallel to Plan::units
   std::vector<ChoiceRecord> choices;  // in the order they were made
   std::vector<std::string> warnings;  // what did not stop planting but should be heard
+  // The clusters whose EngineOptions::first_writes object was written.
+  std::vector<std::string> first_written;
 
   size_t count(UnitState s) const;
   // Every unit is declared, or on a cluster its choice did not choose: the seed is planted.

@@ -188,6 +188,13 @@ std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) 
   return out;
 }
 
+kube::ApplyOptions inventory_apply_options(const std::string& seed_name) {
+  kube::ApplyOptions apply;
+  apply.field_manager = seed_field_manager(seed_name);
+  apply.force = true;
+  return apply;
+}
+
 json::object inventory_object(const std::string& seed_name, std::vector<InventoryItem> items,
                               const ChoiceRecords& choices) {
   json::object cm{
@@ -222,9 +229,7 @@ std::vector<std::string> write_inventories(
   // The management cluster keeps the choices, whether or not the seed places objects there.
   if (!choices.empty() && reachable.contains(std::string(kSelf)))
     items.try_emplace(std::string(kSelf));
-  kube::ApplyOptions apply;
-  apply.field_manager = seed_field_manager(options.seed_name);
-  apply.force = true;  // planter's own record of the seed
+  kube::ApplyOptions apply = inventory_apply_options(options.seed_name);
   for (auto& [cluster, list] : items) {
     if (skip.contains(cluster)) continue;
     kube::Client* c = clients.of(cluster, errors);

@@ -69,6 +69,10 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
 // after the other: one per wave, deepest first (a unit per object: no body but its identity).
 std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories);
 
+// How an inventory is written: server-side apply as the seed's field manager, forced (it is
+// planter's own record of the seed).
+kube::ApplyOptions inventory_apply_options(const std::string& seed_name);
+
 // The inventory ConfigMap of a seed on one cluster: `items`, and the management cluster's
 // `choices`.
 boost::json::object inventory_object(const std::string& seed_name, std::vector<InventoryItem> items,

@@ -68,18 +68,18 @@ ChoiceRecords SeedRun::open() {
       choices.insert(*it);
   warn_all(write_inventories(plan_, clusters_, inventories_.by_cluster, inventory_options(),
                              choices, inventories_.unreadable));
-  return choices;
-}
-
-std::map<std::string, boost::json::object> SeedRun::first_writes() const {
   std::map<std::string, std::vector<InventoryItem>> items;
   for (const Unit& u : plan_.units)
     if (!clusters_.contains(u.cluster))
       items[u.cluster].push_back({plan_.object_of(u).ref, u.wave});
-  std::map<std::string, boost::json::object> out;
+  first_writes_.clear();
   for (auto& [cluster, list] : items)
-    out.emplace(cluster, inventory_object(options_.seed_name, std::move(list)));
-  return out;
+    first_writes_.emplace(cluster, inventory_object(options_.seed_name, std::move(list)));
+  return choices;
+}
+
+void SeedRun::written_first(const std::vector<std::string>& clusters) {
+  for (const std::string& c : clusters) first_writes_.erase(c);
 }
 
 std::vector<Plan> SeedRun::stale() const {

@@ -84,8 +84,10 @@ class SeedRun {
   ChoiceRecords open();
   // The inventories open() could not write, on the clusters the seed creates that were not there
   // yet: each listing what this run may write there, for the engine to write before the first
-  // unit there (EngineOptions::first_writes).
-  std::map<std::string, boost::json::object> first_writes() const;
+  // unit there (EngineOptions::first_writes). Made by open(); those the engine wrote
+  // (PlantOutcome::first_written) are dropped, so a later slice of the run writes them no more.
+  const std::map<std::string, boost::json::object>& first_writes() const { return first_writes_; }
+  void written_first(const std::vector<std::string>& clusters);
   const Inventories& inventories() const { return inventories_; }
 
   // What the inventories list and the plan does not hold, one plan per wave, deepest first.
@@ -121,6 +123,7 @@ class SeedRun {
   std::set<std::string> gone_;
   SeedRunOptions options_;
   Inventories inventories_;
+  std::map<std::string, boost::json::object> first_writes_;
 };
 
 }  // namespace planter::plant
