@@ -9,6 +9,10 @@ WorkQueue::WorkQueue(Hooks hooks) : hooks_(std::move(hooks)) {}
 void WorkQueue::queue_locked(const std::string& key) {
   if (!dirty_.insert(key).second) return;
   if (processing_.contains(key)) return;  // queued by done()
+  push_locked(key);
+}
+
+void WorkQueue::push_locked(const std::string& key) {
   queue_.push_back(key);
   queued_at_[key] = Clock::now();
   if (hooks_.added) hooks_.added(queue_.size());
@@ -63,9 +67,7 @@ bool WorkQueue::done(const std::string& key) {
   processing_.erase(key);
   bool requeued = requeued_.erase(key) > 0;
   if (dirty_.contains(key)) {  // added while the worker had it
-    queue_.push_back(key);
-    queued_at_[key] = Clock::now();
-    if (hooks_.added) hooks_.added(queue_.size());
+    push_locked(key);
     cv_.notify_one();
   }
   return requeued;

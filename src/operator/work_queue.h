@@ -50,6 +50,8 @@ class WorkQueue {
  private:
   // mu_ held: queues `key` unless it is queued already or a worker has it.
   void queue_locked(const std::string& key);
+  // mu_ held: `key` joins the queue's end.
+  void push_locked(const std::string& key);
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
