@@ -53,7 +53,8 @@ struct ReadinessPredicate {
   // The plan format's `when` string: "exists", "condition=Ready", "jsonpath={.status.phase}=Ok"
   // (from the type's row: predicate_traits.cpp).
   std::string str() const;
-  // Parses the user-facing forms of `planter.nephio.org/ready-when`.
+  // Parses the user-facing forms of `planter.nephio.org/ready-when` (the rows that say so:
+  // predicate_traits.cpp).
   static Result<ReadinessPredicate> parse(std::string_view text);
 
   // The same predicate: `steps` follow from `arg`.
