@@ -264,7 +264,6 @@ PodTargets pod_targets(Object& o, const KindTable& kinds, const std::vector<PodS
   for (const Roles& p : plans) {
     PodTarget t;
     t.labels_path = pod_path::text(p.labels);
-    t.affinity_path = pod_path::text(p.affinity);
     t.affinity_at = p.affinity;
     t.tolerations_path = pod_path::text(p.tolerations);
     t.node_selector_path = pod_path::text(p.node_selector);

@@ -20,8 +20,9 @@ namespace planter {
 
 // One kind of pod an object makes, as pointers into the object's body (created where missing).
 struct PodTarget {
-  std::string labels_path, affinity_path, tolerations_path, node_selector_path;  // for messages
+  std::string labels_path, tolerations_path, node_selector_path;  // for messages
   PodPath affinity_at;  // where `affinity` is, as steps (planting steers pods there)
+  std::string affinity_path() const { return pod_path::text(affinity_at); }
   boost::json::object* labels = nullptr;
   boost::json::object* affinity = nullptr;
   boost::json::array* tolerations = nullptr;

@@ -91,13 +91,13 @@ void PolicyWriter::write(PodTarget& t) {
     return error(
         fmt::format("{} is not an object; planter cannot write the stack's affinity "
                     "there",
-                    t.affinity_path));
+                    t.affinity_path()));
   if (stack.colocate) {
     json::object& aff = child(*t.affinity, "podAffinity");
     if (add_unique(list(aff, "requiredDuringSchedulingIgnoredDuringExecution"),
                    stack_term(stack.name, stack.topology_key)))
-      note(fmt::format("{}.podAffinity: required, with the pods of stack {} on {}", t.affinity_path,
-                       stack.name, stack.topology_key));
+      note(fmt::format("{}.podAffinity: required, with the pods of stack {} on {}",
+                       t.affinity_path(), stack.name, stack.topology_key));
   }
   if (stack.coschedule == StackPolicy::Coschedule::kAnchor && !is_anchor) {
     json::object& aff = child(*t.affinity, "podAffinity");
@@ -106,7 +106,7 @@ void PolicyWriter::write(PodTarget& t) {
                       {"topologyKey", kHostnameKey}};
     if (add_unique(list(aff, "requiredDuringSchedulingIgnoredDuringExecution"), std::move(term)))
       note(fmt::format("{}.podAffinity: required, with the anchor of stack {} on {}",
-                       t.affinity_path, stack.name, kHostnameKey));
+                       t.affinity_path(), stack.name, kHostnameKey));
   }
   if (stack.coschedule == StackPolicy::Coschedule::kScheduler) {
     if (!t.pod_spec || !t.labels)
@@ -146,7 +146,7 @@ void PolicyWriter::write(PodTarget& t) {
                         "requiredDuringSchedulingIgnoredDuringExecution"),
                    std::move(term)))
       note(fmt::format("{}.podAntiAffinity: required, never on a node with the pods of {}",
-                       t.affinity_path, stacks_text(names)));
+                       t.affinity_path(), stacks_text(names)));
   }
   if (stack.dedicated) dedicate(t);
   // What kube-apiserver refuses of the pods this object's operator would make (the request
@@ -204,12 +204,12 @@ void PolicyWriter::dedicate(PodTarget& t) {
       if (contradicts)
         return error(fmt::format("{}.nodeAffinity term {} asks {} {} of the nodes, but "
                                  "stack {} is dedicated to {}={}",
-                                 t.affinity_path, i, key, op, stack.name, key, value),
+                                 t.affinity_path(), i, key, op, stack.name, key, value),
                      "drop that expression, or the object from the stack");
     }
     add_unique(exprs, expression);
   }
-  note(fmt::format("{}.nodeAffinity: required, {} In [{}]", t.affinity_path, key, value));
+  note(fmt::format("{}.nodeAffinity: required, {} In [{}]", t.affinity_path(), key, value));
 }
 
 void PolicyWriter::size(json::object& res, const std::string& path, const std::string& name) {
@@ -264,7 +264,7 @@ void check_policies_kept(const json::object& schema, const PodTarget& t, const O
               "planter.nephio.org/pod-template annotation at a field it keeps");
   };
   check(t.labels != nullptr, t.labels_path, "label");
-  check(t.affinity && !t.affinity->empty(), t.affinity_path, "affinity");
+  check(t.affinity && !t.affinity->empty(), t.affinity_path(), "affinity");
   check(t.tolerations && !t.tolerations->empty(), t.tolerations_path, "tolerations");
   if (t.pod_spec && t.pod_spec->contains("schedulerName"))
     check(true, t.pod_spec_path + ".schedulerName", "scheduler");
