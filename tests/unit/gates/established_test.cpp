@@ -60,7 +60,7 @@ TEST(EstablishedGate, SaysOfEachStepOfACrdWhatTheClusterShows) {
   }
 }
 
-TEST(EstablishedGate, WatchesTheClustersCrdsAndAsksDiscoveryOnce) {
+TEST(EstablishedGate, WatchesTheClustersCrdsAndAsksDiscovery) {
   GateBench bench(kInstance, make_established_gate);
   bench.check("Instance/default/cnf", "Instance/");
   EXPECT_TRUE(
