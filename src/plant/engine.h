@@ -30,11 +30,9 @@
 #include "plant/event_loop.h"
 #include "plant/fleet.h"
 #include "plant/fleet_view.h"
+#include "plant/ownership.h"
 
 namespace planter::plant {
-
-inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
-inline constexpr std::string_view kSeedLabel = "planter.nephio.org/seed";
 
 // kNotChosen: on a cluster its cluster choice did not choose; never declared (terminal).
 enum class UnitState { kPending, kDeclaring, kDeclared, kFailed, kBlocked, kNotChosen };

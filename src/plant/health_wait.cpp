@@ -13,6 +13,7 @@
 #include "plan/rules.h"
 #include "plant/engine.h"
 #include "plant/kstatus.h"
+#include "plant/ownership.h"
 
 namespace planter::plant {
 

@@ -17,6 +17,9 @@
 namespace planter::plant {
 
 inline constexpr std::string_view kFieldManagerPrefix = "planter/";
+// The labels on everything a seed plants: who manages it, and which seed.
+inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
+inline constexpr std::string_view kSeedLabel = "planter.nephio.org/seed";
 inline constexpr std::string_view kAdoptedFromAnnotation = "planter.nephio.org/adopted-from";
 
 // The field manager a seed applies as.

@@ -11,7 +11,6 @@
 
 #include "kube/bounded_call.h"
 #include "model/stable_hash.h"
-#include "plant/engine.h"
 #include "plant/ownership.h"
 
 namespace planter::plant {

@@ -10,6 +10,7 @@
 #include "plant/engine.h"
 #include "plant/event_loop.h"
 #include "plant/fleet_view.h"
+#include "plant/ownership.h"
 #include "plant/unit_runner.h"
 
 namespace planter::plant {
