@@ -167,39 +167,25 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
 
   // One unit per (object, cluster); the same object twice on one cluster is an error.
   std::vector<size_t> first_unit(objs.size() + 1, 0);
-  std::vector<Webhook> webhooks = collect_webhooks(objs, diags);
-  ReleaseOrder release;    // built once every unit is made
-  StackIndex stack_index;  // built once every unit is made
-  RolloutIndex rollouts;   // built once every unit is made
   NodeNeeds node_needs = read_node_needs(objs, kinds, diags);
   plan.node_needs = std::move(node_needs.needs);
   plan.node_providers = std::move(node_needs.providers);
+  plan.choices = std::move(choices.choices);
   warn_unmatched_providers(objs, placements, inventory, diags);
   std::unordered_map<uint64_t, size_t> unit_by_key;  // filled as units are made
-  std::vector<size_t> needs_from(objs.size() + 1, 0);
-  for (size_t i = 0, n = 0; i <= objs.size(); ++i) {
-    while (n < plan.node_needs.size() && plan.node_needs[n].object < i) ++n;
-    needs_from[i] = n;
-  }
-  RuleContext ctx{objs,
-                  placements,
-                  index,
-                  kinds,
-                  inventory,
-                  webhooks,
-                  plan.units,
-                  first_unit,
-                  release,
-                  options.conventions,
-                  stack_index,
-                  rollouts,
-                  choices.choices,
-                  choices.of_object,
-                  plan.node_needs,
-                  plan.node_providers,
-                  needs_from,
-                  unit_by_key,
-                  diags};
+  std::vector<FamilyIndex> families;                 // prepared once every unit is made
+  RuleContext ctx{.objects = objs,
+                  .placements = placements,
+                  .index = index,
+                  .kinds = kinds,
+                  .inventory = inventory,
+                  .plan = plan,
+                  .units = plan.units,
+                  .first_unit = first_unit,
+                  .conventions = options.conventions,
+                  .unit_by_key = unit_by_key,
+                  .families = families,
+                  .diags = diags};
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
@@ -220,9 +206,15 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     first_unit[i + 1] = plan.units.size();
   }
 
-  release = ReleaseOrder::build(objs, plan.units, index, options.conventions);
-  stack_index = StackIndex::build(plan.stacks, objs.size(), plan.units);
-  rollouts = RolloutIndex::build(objs, plan.units, first_unit, index, diags);
+  // Each rule family's index, once (rules of one family name the same prepare).
+  std::vector<FamilyIndex (*)(const RuleContext&)> prepared;
+  for (const RequirementRule& rule : requirement_rules()) {
+    if (!rule.prepare ||
+        std::find(prepared.begin(), prepared.end(), rule.prepare) != prepared.end())
+      continue;
+    prepared.push_back(rule.prepare);
+    families.push_back(rule.prepare(ctx));
+  }
 
   std::vector<Requirement> derived;
   std::vector<size_t> kept;
@@ -245,7 +237,6 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     unit.requirements.reserve(kept.size());
     for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));
   }
-  plan.choices = std::move(choices.choices);
   if (diags.empty()) order_units(plan, diags);
   return plan;
 }

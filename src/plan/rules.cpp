@@ -9,63 +9,101 @@ namespace planter {
 namespace {
 
 constexpr RequirementRule kRequirementRules[] = {
-    {"cluster-choice",
-     "a unit of an object that chooses N of its clusters (planter.nephio.org/cluster-count, a "
-     "Stack's spec.clusters), and a Namespace or CRD placed only for such units, waits for the "
-     "choice; on a cluster not chosen it is not declared",
-     require_cluster_choice},
-    {"cluster-ready", "a unit on a workload cluster the seed defines waits for that cluster",
-     require_cluster_ready},
-    {"namespace", "a namespaced unit waits for its Namespace to be Active", require_namespace},
-    {"crd", "a custom resource waits for its CRD to be Established", require_crd},
-    {"apiservice", "a kind served by an APIService waits for it to be Available",
-     require_apiservice},
-    {"webhook",
-     "an object an admission or conversion webhook must answer for waits for the "
-     "webhook's Service to have a ready endpoint",
-     require_webhook_service},
-    {"pod-references", "a bare Pod waits for its ServiceAccount, PriorityClass and RuntimeClass",
-     require_pod_references},
-    {"dependencies", "planter.nephio.org/dependencies, written by the author or a plugin",
-     require_explicit_dependencies},
-    {"depends-on",
-     "config.kubernetes.io/depends-on, as kpt, Config Sync and cli-utils read it (cli-utils' "
-     "object references)",
-     require_depends_on, true},
-    {"apply-time-mutation",
-     "config.kubernetes.io/apply-time-mutation: the object waits until each source's field is "
-     "set, and gets it copied in when declared",
-     require_apply_time_sources, true},
-    {"helm-hooks",
-     "Helm's install order: pre-install hooks one by one, then the release, then post-install "
-     "hooks",
-     require_helm_hooks, true},
-    {"sync-waves",
-     "Argo CD's sync order: each phase and wave waits for the one before it to be healthy",
-     require_sync_waves, true},
-    {"rollout",
-     "planter.nephio.org/rollout: an object on several clusters is declared batch by batch, "
-     "canaries first, each batch once the one before it is healthy",
-     require_rollout, false, true},
-    {"stack-fits",
-     "a member of an atomic stack (and a co-scheduled stack's anchor) waits until its cluster "
-     "holds the whole stack (the fit model, docs/fit.md)",
-     require_stack_fits},
-    {"anchor",
-     "a member of a co-scheduled stack that makes pods waits for the anchor's pod to be bound "
-     "where the whole group fits",
-     require_anchor, true},
-    {"pod-group", "a member of a stack co-scheduled by planter's scheduler waits for its PodGroup",
-     require_pod_group, true},
-    {"scheduler-ready",
-     "a member of a stack co-scheduled by planter's scheduler waits for the scheduler to answer "
-     "(its Lease held and renewed)",
-     require_scheduler_ready},
-    {"node-capability",
-     "a unit whose pods need something of a node (extended resources, huge pages, node labels, a "
-     "RuntimeClass, an SR-IOV network) waits for enough schedulable nodes that have it, and for "
-     "the seed's providers of it on its cluster to be done (docs/node-configuration.md)",
-     require_node_capability, true},
+    {.name = "cluster-choice",
+     .summary =
+         "a unit of an object that chooses N of its clusters (planter.nephio.org/cluster-count, a "
+         "Stack's spec.clusters), and a Namespace or CRD placed only for such units, waits for the "
+         "choice; on a cluster not chosen it is not declared",
+     .derive = require_cluster_choice,
+     .prepare = &prepare_cluster_choices},
+    {.name = "cluster-ready",
+     .summary = "a unit on a workload cluster the seed defines waits for that cluster",
+     .derive = require_cluster_ready},
+    {.name = "namespace",
+     .summary = "a namespaced unit waits for its Namespace to be Active",
+     .derive = require_namespace},
+    {.name = "crd",
+     .summary = "a custom resource waits for its CRD to be Established",
+     .derive = require_crd},
+    {.name = "apiservice",
+     .summary = "a kind served by an APIService waits for it to be Available",
+     .derive = require_apiservice},
+    {.name = "webhook",
+     .summary = "an object an admission or conversion webhook must answer for waits for the "
+                "webhook's Service to have a ready endpoint",
+     .derive = require_webhook_service,
+     .prepare = &prepare_webhooks},
+    {.name = "pod-references",
+     .summary = "a bare Pod waits for its ServiceAccount, PriorityClass and RuntimeClass",
+     .derive = require_pod_references},
+    {.name = "dependencies",
+     .summary = "planter.nephio.org/dependencies, written by the author or a plugin",
+     .derive = require_explicit_dependencies},
+    {.name = "depends-on",
+     .summary =
+         "config.kubernetes.io/depends-on, as kpt, Config Sync and cli-utils read it (cli-utils' "
+         "object references)",
+     .derive = require_depends_on,
+     .derived_again = true},
+    {.name = "apply-time-mutation",
+     .summary =
+         "config.kubernetes.io/apply-time-mutation: the object waits until each source's field is "
+         "set, and gets it copied in when declared",
+     .derive = require_apply_time_sources,
+     .derived_again = true},
+    {.name = "helm-hooks",
+     .summary =
+         "Helm's install order: pre-install hooks one by one, then the release, then post-install "
+         "hooks",
+     .derive = require_helm_hooks,
+     .derived_again = true,
+     .prepare = &prepare_release_order},
+    {.name = "sync-waves",
+     .summary =
+         "Argo CD's sync order: each phase and wave waits for the one before it to be healthy",
+     .derive = require_sync_waves,
+     .derived_again = true,
+     .prepare = &prepare_release_order},
+    {.name = "rollout",
+     .summary =
+         "planter.nephio.org/rollout: an object on several clusters is declared batch by batch, "
+         "canaries first, each batch once the one before it is healthy",
+     .derive = require_rollout,
+     .unchosen_provider_holds_nothing = true,
+     .prepare = &prepare_rollouts},
+    {.name = "stack-fits",
+     .summary =
+         "a member of an atomic stack (and a co-scheduled stack's anchor) waits until its cluster "
+         "holds the whole stack (the fit model, docs/fit.md)",
+     .derive = require_stack_fits,
+     .prepare = &prepare_stack_index},
+    {.name = "anchor",
+     .summary =
+         "a member of a co-scheduled stack that makes pods waits for the anchor's pod to be bound "
+         "where the whole group fits",
+     .derive = require_anchor,
+     .derived_again = true,
+     .prepare = &prepare_stack_index},
+    {.name = "pod-group",
+     .summary = "a member of a stack co-scheduled by planter's scheduler waits for its PodGroup",
+     .derive = require_pod_group,
+     .derived_again = true,
+     .prepare = &prepare_stack_index},
+    {.name = "scheduler-ready",
+     .summary = "a member of a stack co-scheduled by planter's scheduler waits for the scheduler "
+                "to answer "
+                "(its Lease held and renewed)",
+     .derive = require_scheduler_ready,
+     .prepare = &prepare_stack_index},
+    {.name = "node-capability",
+     .summary = "a unit whose pods need something of a node (extended resources, huge pages, node "
+                "labels, a "
+                "RuntimeClass, an SR-IOV network) waits for enough schedulable nodes that have it, "
+                "and for "
+                "the seed's providers of it on its cluster to be done (docs/node-configuration.md)",
+     .derive = require_node_capability,
+     .derived_again = true,
+     .prepare = &prepare_node_needs_index},
 };
 
 }  // namespace

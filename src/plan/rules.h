@@ -4,8 +4,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,8 +18,6 @@
 #include "plan/inventory.h"
 #include "plan/placement.h"
 #include "plan/plan.h"
-#include "plan/rules/release_order.h"
-#include "plan/rules/webhook.h"
 #include "plan/seed_index.h"
 
 namespace planter {
@@ -31,38 +31,33 @@ inline constexpr std::string_view kRolloutAnnotation = "planter.nephio.org/rollo
 
 struct RuleContext;
 
-// What the stack rules (rules/stack_fits.cpp, anchor.cpp, pod_group.cpp, scheduler_ready.cpp)
-// read: each object's stack, and each stack's anchor and PodGroup units per cluster.
-struct StackIndex {
-  const std::vector<StackNeeds>* stacks = nullptr;
-  struct Membership {
-    size_t stack = 0;
-    bool makes_pods = false;
-  };
-  std::vector<std::optional<Membership>> member;                // by object
-  std::vector<std::map<uint32_t, size_t>> anchor_on, group_on;  // stack -> cluster -> unit
+// What a family of rules builds once per plan, after every unit is made and before any unit's
+// requirements are derived (RequirementRule::prepare): the seed's webhooks, Helm's and Argo CD's
+// release order, the stacks' anchors, the roll-out batches. Its type is the family's own, declared
+// in the family's file; a rule reads it back with RuleContext::family<T>().
+class FamilyIndex {
+ public:
+  template <typename T>
+  static FamilyIndex of(T value) {
+    return FamilyIndex(key<T>(), std::make_shared<const T>(std::move(value)));
+  }
+  // The index when it is a T, else null.
+  template <typename T>
+  const T* as() const {
+    return key_ == key<T>() ? static_cast<const T*>(value_.get()) : nullptr;
+  }
 
-  // The unit on the member's cluster of what leads a co-scheduled stack (`on`: its anchor_on or
-  // group_on entry); none when the member is planted where that is not, which is reported at
-  // the member (`what`: "anchor", "PodGroup").
-  std::optional<size_t> lead_unit(const RuleContext& ctx, const Unit& unit, size_t stack,
-                                  const std::map<uint32_t, size_t>& on,
-                                  std::string_view what) const;
-
-  static StackIndex build(const std::vector<StackNeeds>& stacks, size_t objects,
-                          const std::vector<Unit>& units);
-};
-
-// What the rollout rule (rules/rollout.cpp) reads: the batch of each unit whose object rolls out
-// over its clusters (planter.nephio.org/rollout), and each such object's units by batch.
-struct RolloutIndex {
-  std::vector<int> batch;  // by unit: 0 for the first batch (the canaries); -1 when none
-  std::map<size_t, std::vector<std::vector<size_t>>> batches;  // object -> units by batch
-
-  // Reports a malformed annotation at its object.
-  static RolloutIndex build(const std::vector<Object>& objects, const std::vector<Unit>& units,
-                            const std::vector<size_t>& first_unit, const SeedIndex& index,
-                            Diagnostics& diags);
+ private:
+  FamilyIndex(const void* key, std::shared_ptr<const void> value)
+      : key_(key), value_(std::move(value)) {}
+  // One address per type, with no RTTI: the type's own static.
+  template <typename T>
+  static const void* key() {
+    static constexpr char kKey = 0;
+    return &kKey;
+  }
+  const void* key_;
+  std::shared_ptr<const void> value_;
 };
 
 // What a rule can look at. Everything is read-only but the diagnostics.
@@ -72,25 +67,17 @@ struct RuleContext {
   const SeedIndex& index;
   const KindTable& kinds;
   const Inventory& inventory;
-  const std::vector<Webhook>& webhooks;
-  const std::vector<Unit>& units;
+  // The plan being made: its stacks, cluster choices, and what objects' pods need of their nodes
+  // (node_needs, node_providers) are read before its units are made.
+  const Plan& plan;
+  const std::vector<Unit>& units;  // plan.units
   // An object's units are consecutive: first_unit[i] up to first_unit[i + 1].
   const std::vector<size_t>& first_unit;
-  // Helm's releases and Argo CD's sync steps (rules helm-hooks, sync-waves).
-  const ReleaseOrder& release;
   const Conventions& conventions;  // which other tools' annotations count
-  const StackIndex& stacks;
-  const RolloutIndex& rollouts;
-  // The choices of N clusters of M (rules/cluster_choice.cpp), and each object's (-1: none).
-  const std::vector<ClusterChoice>& choices;
-  const std::vector<int32_t>& choice_of;
-  // What objects' pods need of their nodes: object i's are node_needs[needs_from[i]] up to
-  // node_needs[needs_from[i + 1]].
-  const std::vector<NodeNeed>& node_needs;
-  const std::vector<SeedProvider>& node_providers;  // what NodeNeed::providers index
-  const std::vector<size_t>& needs_from;
   // The unit of each identity on each cluster: (SeedIndex::key_group << 32 | cluster) -> unit.
   const std::unordered_map<uint64_t, size_t>& unit_by_key;
+  // What each family of rules prepared (RequirementRule::prepare), once.
+  const std::vector<FamilyIndex>& families;
   Diagnostics& diags;
 
   // Clusters are named by their index into inventory.clusters(), as units and placements do.
@@ -129,6 +116,13 @@ struct RuleContext {
   // Reports, once per object, that an annotation (`entry` of it) names the object itself.
   void report_self_reference(const Unit& unit, std::string_view annotation,
                              std::string_view entry) const;
+  // What the rule's family prepared (its table row's prepare returned a FamilyIndex::of<T>).
+  template <typename T>
+  const T& family() const {
+    for (const FamilyIndex& f : families)
+      if (const T* index = f.as<T>()) return *index;
+    throw std::logic_error("a requirement rule reads an index its table row does not prepare");
+  }
   // The index of one of `units` (a rule is handed a reference into it).
   size_t unit_index(const Unit& unit) const { return static_cast<size_t>(&unit - units.data()); }
 };
@@ -145,6 +139,10 @@ struct RequirementRule {
   // A provider on a cluster its choice did not choose holds nothing back (a roll-out batch that
   // went nowhere); for other rules the unit is blocked by it.
   bool unchosen_provider_holds_nothing = false;
+  // Builds the index the rule's family reads (kube-scheduler's PreFilter, once per plan rather
+  // than once per pod): run once every unit is made, before any is derived; rules that share a
+  // family name the same function, which runs once. Null: the rule reads the plan alone.
+  FamilyIndex (*prepare)(const RuleContext& ctx) = nullptr;
 };
 
 // The rule of that name; null for a name no built-in rule has (a plugin's).
@@ -155,9 +153,6 @@ bool derived_again(std::string_view rule);
 // The built-in requirement rules, in order. When two rules require the same object on the same
 // cluster, the earlier one (the more specific predicate) wins.
 std::span<const RequirementRule> requirement_rules();
-
-// Reads the admission webhooks (and CRD conversion webhooks) of the seed, reporting malformed ones.
-std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects, Diagnostics& diags);
 
 // Rule functions, one family per file under src/plan/rules/.
 void require_stack_fits(const RuleContext&, const Unit&, std::vector<Requirement>&);
@@ -178,5 +173,13 @@ void require_helm_hooks(const RuleContext&, const Unit&, std::vector<Requirement
 void require_sync_waves(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_rollout(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_cluster_choice(const RuleContext&, const Unit&, std::vector<Requirement>&);
+
+// Family indices (RequirementRule::prepare), each in its family's file.
+FamilyIndex prepare_cluster_choices(const RuleContext&);   // cluster_choice.cpp
+FamilyIndex prepare_webhooks(const RuleContext&);          // webhook.cpp
+FamilyIndex prepare_release_order(const RuleContext&);     // release_order.cpp
+FamilyIndex prepare_rollouts(const RuleContext&);          // rollout.cpp
+FamilyIndex prepare_stack_index(const RuleContext&);       // stack_index.cpp
+FamilyIndex prepare_node_needs_index(const RuleContext&);  // node_capability.cpp
 
 }  // namespace planter

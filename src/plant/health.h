@@ -7,7 +7,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "plant/readiness_check.h"
+#include "plant/conditions.h"
 
 namespace planter::plant {
 

@@ -9,21 +9,13 @@
 
 #include "model/result.h"
 #include "plan/readiness.h"
+#include "plant/conditions.h"
 
 namespace planter::plant {
-
-struct Readiness {
-  bool holds = false;
-  std::string why;     // when it does not hold: "phase is Terminating", "not found"
-  bool exists = true;  // false when there was no object to look at
-};
 
 // `object` is null when the cluster does not have it. kEndpointsReady looks at the Service's
 // Endpoints object; kClusterReady at the cluster object (see kubeconfig_location).
 Readiness check_readiness(const ReadinessPredicate& predicate, const boost::json::object* object);
-
-// The condition `type` of an object's status.conditions, or null.
-const boost::json::object* find_condition(const boost::json::object& object, std::string_view type);
 
 // Evaluates the JSONPath subset that readiness annotations use, kubectl's form: `{.a.b}`,
 // `.a.b[0].c`, `.status.conditions[?(@.type=="Ready")].status`. Scalars come back as kubectl

@@ -10,7 +10,7 @@
 
 #include "model/base64.h"
 #include "model/names.h"
-#include "seed/validate.h"
+#include "seed/template_variables.h"
 
 namespace planter {
 

@@ -21,11 +21,4 @@ struct ValidateOptions {
 void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
                    Diagnostics& diags);
 
-// True when `s` holds `${VAR}` or `$VAR`, as left behind by an unrendered template.
-bool has_template_variable(std::string_view s);
-
-// Reports that `field` of `o` ("metadata.name", "data") holds `value`, an unrendered template.
-void report_template_variable(const Object& o, std::string_view field, std::string_view value,
-                              Diagnostics& diags);
-
 }  // namespace planter

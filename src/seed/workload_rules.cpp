@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/quantity.h"
-#include "seed/validate.h"
+#include "seed/template_variables.h"
 
 namespace planter {
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "seed/planter_annotations.h"
+#include "seed/template_variables.h"
 #include "seed/validate.h"
 #include "test_support.h"
 

@@ -5,6 +5,7 @@
 // hooks wait for everything else to be declared, then run one at a time like the first ones.
 // Hooks of other events never reach the plan (src/plan/set_aside.cpp).
 #include "plan/rules.h"
+#include "plan/rules/release_order.h"
 
 namespace planter {
 
@@ -30,7 +31,7 @@ Requirement on_unit(const RuleContext& ctx, size_t unit, ReadinessPredicate when
 
 void require_helm_hooks(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
   size_t self = ctx.unit_index(unit);
-  ReleaseOrder::HelmPlace place = ctx.release.helm(self);
+  ReleaseOrder::HelmPlace place = ctx.family<ReleaseOrder>().helm(self);
   if (!place.release) return;
   const ReleaseOrder::Release& rel = *place.release;
   auto after_hook = [&](size_t hook_unit) {

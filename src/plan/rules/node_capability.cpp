@@ -12,17 +12,38 @@ namespace planter {
 
 using Type = ReadinessPredicate::Type;
 
+namespace {
+
+// The family index: object i's needs are plan.node_needs[from[i]] up to [from[i + 1]] (the needs
+// are in object order).
+struct NeedsFrom {
+  std::vector<size_t> from;
+};
+
+}  // namespace
+
+FamilyIndex prepare_node_needs_index(const RuleContext& ctx) {
+  const std::vector<NodeNeed>& needs = ctx.plan.node_needs;
+  NeedsFrom out{std::vector<size_t>(ctx.objects.size() + 1, 0)};
+  for (size_t i = 0, n = 0; i <= ctx.objects.size(); ++i) {
+    while (n < needs.size() && needs[n].object < i) ++n;
+    out.from[i] = n;
+  }
+  return FamilyIndex::of(std::move(out));
+}
+
 void require_node_capability(const RuleContext& ctx, const Unit& unit,
                              std::vector<Requirement>& out) {
   uint32_t cluster = unit.cluster_index;
-  for (size_t n = ctx.needs_from[unit.object]; n < ctx.needs_from[unit.object + 1]; ++n) {
-    const NodeNeed& need = ctx.node_needs[n];
+  const std::vector<size_t>& needs_from = ctx.family<NeedsFrom>().from;
+  for (size_t n = needs_from[unit.object]; n < needs_from[unit.object + 1]; ++n) {
+    const NodeNeed& need = ctx.plan.node_needs[n];
     // Who provides it for this cluster (for people), and what waits for them: the seed's
     // providers on the cluster are done, and the network definitions exist.
     std::string by;
     std::vector<Requirement> providers;
     for (size_t p : need.providers) {
-      const SeedProvider& provider = ctx.node_providers[p];
+      const SeedProvider& provider = ctx.plan.node_providers[p];
       const std::string short_form = ctx.objects[provider.object].ref.short_form();
       // A Cluster's node pools, on the cluster it defines: the cluster-ready rule waits for it.
       if (!provider.kind->same_cluster) {

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "plan/rules.h"
+
 namespace planter {
 
 namespace {
@@ -150,6 +152,10 @@ ReleaseOrder ReleaseOrder::build(const std::vector<Object>& objects, const std::
     }
   }
   return r;
+}
+
+FamilyIndex prepare_release_order(const RuleContext& ctx) {
+  return FamilyIndex::of(ReleaseOrder::build(ctx.objects, ctx.units, ctx.index, ctx.conventions));
 }
 
 ReleaseOrder::HelmPlace ReleaseOrder::helm(size_t unit) const {

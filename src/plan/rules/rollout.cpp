@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "model/yaml.h"
@@ -19,6 +20,13 @@
 namespace planter {
 
 namespace {
+
+// What the rule reads: the batch of each unit whose object rolls out over its clusters, and each
+// such object's units by batch.
+struct RolloutIndex {
+  std::vector<int> batch;  // by unit: 0 for the first batch (the canaries); -1 when none
+  std::map<size_t, std::vector<std::vector<size_t>>> batches;  // object -> units by batch
+};
 
 constexpr int64_t kMaxConcurrency = 100;  // docs/limits.md: each unit waits on at most this many
 
@@ -62,13 +70,15 @@ Result<Rollout> parse_rollout(std::string_view text) {
 
 }  // namespace
 
-RolloutIndex RolloutIndex::build(const std::vector<Object>& objects, const std::vector<Unit>& units,
-                                 const std::vector<size_t>& first_unit, const SeedIndex& index,
-                                 Diagnostics& diags) {
+// Each rolled-out object's batches; a malformed annotation is reported at its object.
+FamilyIndex prepare_rollouts(const RuleContext& ctx) {
+  const std::vector<Object>& objects = ctx.objects;
+  const std::vector<Unit>& units = ctx.units;
+  Diagnostics& diags = ctx.diags;
   RolloutIndex out;
   out.batch.assign(units.size(), -1);
   for (size_t o = 0; o < objects.size(); ++o) {
-    const auto* text = string_in(index.annotations(o), kRolloutAnnotation);
+    const auto* text = string_in(ctx.index.annotations(o), kRolloutAnnotation);
     if (!text) continue;
     const Object& obj = objects[o];
     auto rollout = parse_rollout(*text);
@@ -80,7 +90,7 @@ RolloutIndex RolloutIndex::build(const std::vector<Object>& objects, const std::
     }
     // Its units by cluster name.
     std::vector<size_t> by_name;
-    for (size_t u = first_unit[o]; u < first_unit[o + 1]; ++u) by_name.push_back(u);
+    for (size_t u = ctx.first_unit[o]; u < ctx.first_unit[o + 1]; ++u) by_name.push_back(u);
     std::sort(by_name.begin(), by_name.end(),
               [&](size_t a, size_t b) { return units[a].cluster < units[b].cluster; });
     std::vector<std::vector<size_t>> batches;
@@ -130,18 +140,19 @@ RolloutIndex RolloutIndex::build(const std::vector<Object>& objects, const std::
       for (size_t u : batches[b]) out.batch[u] = static_cast<int>(b);
     out.batches[o] = std::move(batches);
   }
-  return out;
+  return FamilyIndex::of(std::move(out));
 }
 
 void require_rollout(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
+  const RolloutIndex& rollouts = ctx.family<RolloutIndex>();
   size_t u = ctx.unit_index(unit);
-  int b = ctx.rollouts.batch[u];
+  int b = rollouts.batch[u];
   if (b <= 0) return;
   // Healthy, unless the object says what ready means for it.
   ReadinessPredicate when = string_in(ctx.index.annotations(unit.object), kReadyWhenAnnotation)
                                 ? ctx.ready_when(unit.object)
                                 : ReadinessPredicate::of(ReadinessPredicate::Type::kHealthy);
-  for (size_t before : ctx.rollouts.batches.at(unit.object)[static_cast<size_t>(b) - 1])
+  for (size_t before : rollouts.batches.at(unit.object)[static_cast<size_t>(b) - 1])
     out.push_back(ctx.need(unit.object, ctx.units[before].cluster_index, when, "rollout"));
 }
 

@@ -5,15 +5,16 @@
 // one: its members are declared when the whole gang fits, so that a gang that can never fit says
 // why at --timeout rather than leaving pods pending (docs/decisions.md). The requirement names the
 // Stack, which is never declared; the engine's gate decides it with the fit model (docs/fit.md).
-#include "plan/rules.h"
+#include "plan/rules/stack_index.h"
 #include "plan/stacks/stack_policy.h"
 
 namespace planter {
 
 void require_stack_fits(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
-  const auto& m = ctx.stacks.member[unit.object];
+  const StackIndex& stacks = ctx.family<StackIndex>();
+  const auto& m = stacks.member[unit.object];
   if (!m) return;
-  const StackNeeds& s = (*ctx.stacks.stacks)[m->stack];
+  const StackNeeds& s = ctx.plan.stacks[m->stack];
   bool gang = s.pod_group.has_value();
   if ((!s.atomic && !s.anchor && !gang) || s.members.empty()) return;
   bool is_anchor = s.anchor && unit.object == *s.anchor;

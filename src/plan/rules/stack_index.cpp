@@ -1,14 +1,13 @@
 // The index the stack rules share: built once per plan, after the units are made.
-#include <fmt/format.h>
+#include "plan/rules/stack_index.h"
 
-#include "plan/rules.h"
+#include <fmt/format.h>
 
 namespace planter {
 
 StackIndex StackIndex::build(const std::vector<StackNeeds>& stacks, size_t objects,
                              const std::vector<Unit>& units) {
   StackIndex out;
-  out.stacks = &stacks;
   out.member.assign(objects, std::nullopt);
   out.anchor_on.resize(stacks.size());
   out.group_on.resize(stacks.size());
@@ -25,6 +24,10 @@ StackIndex StackIndex::build(const std::vector<StackNeeds>& stacks, size_t objec
   return out;
 }
 
+FamilyIndex prepare_stack_index(const RuleContext& ctx) {
+  return FamilyIndex::of(StackIndex::build(ctx.plan.stacks, ctx.objects.size(), ctx.units));
+}
+
 std::optional<size_t> StackIndex::lead_unit(const RuleContext& ctx, const Unit& unit, size_t stack,
                                             const std::map<uint32_t, size_t>& on,
                                             std::string_view what) const {
@@ -33,7 +36,7 @@ std::optional<size_t> StackIndex::lead_unit(const RuleContext& ctx, const Unit& 
   ctx.diags.add(o.where(), o.display(),
                 fmt::format("the object is in the co-scheduled stack {} but planted on cluster {}, "
                             "where its {} is not",
-                            (*stacks)[stack].name, unit.cluster, what),
+                            ctx.plan.stacks[stack].name, unit.cluster, what),
                 fmt::format("place every member of a co-scheduled stack on one cluster (the {} "
                             "follows the first member that makes pods)",
                             what));

@@ -4,12 +4,13 @@
 // of the step before its own to be healthy as Argo CD judges the built-in kinds (the `healthy`
 // predicate), as Argo CD waits before the next wave.
 #include "plan/rules.h"
+#include "plan/rules/release_order.h"
 
 namespace planter {
 
 void require_sync_waves(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
   size_t self = ctx.unit_index(unit);
-  auto previous = ctx.release.previous_step(self);
+  auto previous = ctx.family<ReleaseOrder>().previous_step(self);
   if (previous.empty() || applied_first(ctx.objects[unit.object])) return;
   for (size_t u : previous) {
     size_t object = ctx.units[u].object;

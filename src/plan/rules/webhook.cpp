@@ -1,13 +1,12 @@
 // Rule "webhook": an object that an admission webhook (failurePolicy Fail) must answer for, or a
 // custom resource whose CRD converts through a webhook, waits for the webhook's Service to have a
 // ready endpoint. The webhook's own backing workloads are exempt: they are what makes it answer.
-#include "plan/rules/webhook.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "model/label_selector.h"
 #include "plan/rules.h"
 
 namespace planter {
@@ -15,6 +14,29 @@ namespace planter {
 namespace json = boost::json;
 
 namespace {
+
+// A webhook of the seed that can hold up other objects: an admission webhook
+// (Mutating/ValidatingWebhookConfiguration) or a CRD conversion webhook, each backed by a Service.
+struct Webhook {
+  struct Rule {
+    std::vector<std::string> groups, versions, resources, operations;
+    std::string scope = "*";
+  };
+
+  size_t config = 0;  // the configuration object (or the CRD, for a conversion webhook)
+  std::string name;
+  ObjectRef service;  // v1 Service <namespace>/<name>
+  // Conversion webhooks hold up every object of one kind (empty for admission webhooks).
+  std::string conversion_group, conversion_kind;
+  std::vector<Rule> rules;
+  LabelSelector namespace_selector;
+  LabelSelector object_selector;
+};
+
+// The family index: the seed's webhooks.
+struct Webhooks {
+  std::vector<Webhook> all;
+};
 
 std::vector<std::string> strings_at(const json::object& o, std::string_view key) {
   std::vector<std::string> out;
@@ -166,7 +188,10 @@ void read_conversion(const Object& crd, size_t index, std::vector<Webhook>& out)
 
 }  // namespace
 
-std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects, Diagnostics& diags) {
+// Reads the admission webhooks (and CRD conversion webhooks) of the seed, reporting malformed ones.
+FamilyIndex prepare_webhooks(const RuleContext& ctx) {
+  const std::vector<Object>& objects = ctx.objects;
+  Diagnostics& diags = ctx.diags;
   std::vector<Webhook> out;
   for (size_t i = 0; i < objects.size(); ++i) {
     const Object& o = objects[i];
@@ -179,14 +204,15 @@ std::vector<Webhook> collect_webhooks(const std::vector<Object>& objects, Diagno
       read_conversion(o, i, out);
     }
   }
-  return out;
+  return FamilyIndex::of(Webhooks{std::move(out)});
 }
 
 void require_webhook_service(const RuleContext& ctx, const Unit& unit,
                              std::vector<Requirement>& out) {
-  if (ctx.webhooks.empty()) return;
+  const std::vector<Webhook>& webhooks = ctx.family<Webhooks>().all;
+  if (webhooks.empty()) return;
   const Object& o = ctx.objects[unit.object];
-  for (const Webhook& w : ctx.webhooks) {
+  for (const Webhook& w : webhooks) {
     if (unit.object == w.config || !ctx.placed_on(w.config, unit.cluster_index)) continue;
     if (o.ref.same_object(w.service)) continue;
     bool matches = w.conversion_kind.empty()
