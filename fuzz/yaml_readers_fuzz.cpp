@@ -15,6 +15,7 @@
 
 #include "model/utf8.h"
 #include "model/yaml_block.h"
+#include "model/yaml_libfyaml.h"
 
 namespace json = boost::json;
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli/interrupts.h"
-#include "cli/plant_command.h"
+#include "cli/plant_flags.h"
 #include "kube/kubeconfig.h"
 #include "plan/plan.h"
 #include "plant/seed_run.h"
@@ -39,6 +39,12 @@ struct Prepared {
   // What the preflight saw on the clusters (PreflightOutcome::live_versions).
   std::vector<std::string> live_versions;
 };
+
+// The seed's name for the planter.nephio.org/seed label when --seed-name is not given: the first
+// source's file name without extension ("cnf.yaml" -> "cnf"), its folder's name for a file called
+// seed.yaml ("examples/hello-world/seed.yaml" -> "hello-world"), a folder's own name, "stdin" for
+// -; cut to a valid label value.
+std::string default_seed_name(const std::vector<std::string>& sources);
 
 std::optional<std::chrono::milliseconds> timeout_of(const PlantFlags& f);
 // What to do about an object another seed planted: the seed name this run has and where it came

@@ -24,6 +24,7 @@
 #include "kube/discovery.h"
 #include "kube/kubeconfig.h"
 #include "kube/transport.h"
+#include "kube/watch_event.h"
 
 namespace planter::kube {
 
@@ -70,13 +71,6 @@ struct DeleteOptions {
   std::string precondition_uid;
   std::string precondition_resource_version;
   std::optional<int64_t> grace_period_seconds;
-};
-
-// One event of a watch stream.
-struct WatchEvent {
-  enum class Type { Added, Modified, Deleted, Bookmark, Error };
-  Type type = Type::Added;
-  boost::json::object object;  // the object, or the Status of an Error
 };
 
 class Client {

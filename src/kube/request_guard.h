@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kube/transport.h"
+#include "kube/http_message.h"
 
 namespace planter::kube {
 

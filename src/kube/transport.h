@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kube/api_error.h"
+#include "kube/http_message.h"
 #include "kube/kubeconfig.h"
 
 namespace planter::kube {
@@ -56,25 +57,6 @@ struct TransportOptions {
   std::function<void(std::string_view cluster, std::string_view method, int status, double seconds)>
       observe;
   std::string name;  // the cluster's name, for observe
-};
-
-struct HttpRequest {
-  std::string method = "GET";
-  std::string path;  // below the server URL, query included: "/api/v1/namespaces?limit=500"
-  std::string accept = "application/json";
-  std::string content_type;
-  std::string body;
-  bool idempotent = true;  // see the header comment
-};
-
-struct HttpResponse {
-  int status = 0;
-  std::string content_type;
-  std::string body;
-  std::vector<std::string> warnings;  // Warning headers
-  int attempts = 1;
-  std::chrono::microseconds on_wire{0};  // the last attempt's, from curl (to the headers, for
-                                         // a stream)
 };
 
 struct TransportStats {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "kube/client.h"
 #include "kube/json_limits.h"
+#include "kube/watch_event.h"
 
 namespace planter::kube {
 

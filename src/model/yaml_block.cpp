@@ -12,6 +12,7 @@
 #include <string>
 
 #include "model/utf8.h"
+#include "model/yaml_plain.h"
 #include "model/yaml_quoted.h"
 
 namespace planter {

@@ -1,4 +1,5 @@
-// The two YAML readers behind parse_yaml_stream (model/yaml.h), exposed for tests and benchmarks.
+// The fast one of the two YAML readers behind parse_yaml_stream (model/yaml.h; the other is
+// yaml_libfyaml.h), exposed for tests and benchmarks.
 //
 // read_block_yaml reads the block-style YAML that manifests are written in, about ten times faster
 // than libfyaml's event stream. It returns nullopt for anything outside that subset; it never
@@ -19,8 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/result.h"
-#include "model/yaml.h"
+#include "model/yaml_document.h"
 
 namespace planter {
 
@@ -28,17 +28,5 @@ namespace planter {
 std::optional<std::vector<YamlDocument>> read_block_yaml(std::string_view text,
                                                          const boost::json::storage_ptr& sp,
                                                          std::string* declined = nullptr);
-
-// libfyaml's reading of any YAML 1.2 stream; errors are "NAME:LINE:COL: what".
-Result<std::vector<YamlDocument>> read_yaml_libfyaml(std::string_view text, std::string_view name,
-                                                     const boost::json::storage_ptr& sp);
-
-// A plain scalar's value as kubectl reads it (go-yaml v2: YAML 1.1's booleans and Go's integers;
-// docs/yaml.md): null, bool, int, float or string.
-boost::json::value resolve_plain_scalar(std::string_view s, const boost::json::storage_ptr& sp);
-
-// A plain mapping key that is not a string to kubectl, as kubectl's JSON key: `yes` is "true",
-// `0x1F` is "31", `010` is "8"; nullopt for a key that is the string it reads as.
-std::optional<std::string> plain_key_text(std::string_view s);
 
 }  // namespace planter

@@ -10,7 +10,7 @@
 
 #include "model/utf8.h"
 #include "model/yaml.h"
-#include "model/yaml_block.h"
+#include "model/yaml_plain.h"
 
 namespace planter {
 

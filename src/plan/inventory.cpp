@@ -5,7 +5,7 @@
 #include <set>
 
 #include "model/strings.h"
-#include "plan/placement.h"
+#include "plan/placement_annotations.h"
 
 namespace planter {
 

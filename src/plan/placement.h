@@ -16,17 +16,10 @@
 #include "model/diagnostics.h"
 #include "model/object.h"
 #include "plan/inventory.h"
+#include "plan/placement_annotations.h"
 #include "plan/seed_index.h"
 
 namespace planter {
-
-inline constexpr std::string_view kClusterAnnotation = "planter.nephio.org/cluster";
-inline constexpr std::string_view kClustersAnnotation = "planter.nephio.org/clusters";
-inline constexpr std::string_view kClusterSelectorAnnotation =
-    "planter.nephio.org/cluster-selector";
-// With /cluster-selector or /clusters: choose this many of those clusters, by room
-// (plan/cluster_choice.h).
-inline constexpr std::string_view kClusterCountAnnotation = "planter.nephio.org/cluster-count";
 
 // Clusters as indices into Inventory::clusters(), ascending (inventory order), no duplicates. Most
 // objects go to one or two clusters, which fit without an allocation.

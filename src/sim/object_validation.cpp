@@ -11,6 +11,7 @@
 #include "sim/json_access.h"
 #include "sim/kube_scheduler/node_match.h"
 #include "sim/kube_scheduler/quantity.h"
+#include "sim/name_validation.h"
 
 namespace planter::sim {
 
@@ -18,83 +19,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr size_t kNameMax = 63;                 // a qualified name's name part, a label value
-constexpr size_t kSubdomainMax = 253;           // a DNS-1123 subdomain
 constexpr size_t kAnnotationsMax = 256 * 1024;  // all annotations together, keys included
-constexpr const char* kQualifiedRule =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-constexpr const char* kLabelValueRule =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-    "'my_value',  or '12345', regex used for validation is "
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-constexpr const char* kSubdomainRule =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-bool alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], for a non-empty string.
-bool qualified_token(std::string_view s) {
-  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) return false;
-  for (char c : s)
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  return true;
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, no length limit.
-bool subdomain(std::string_view s) {
-  if (s.empty()) return false;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i < s.size() && s[i] != '.') {
-      char c = s[i];
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-      continue;
-    }
-    std::string_view part = s.substr(start, i - start);
-    if (part.empty() || part.front() == '-' || part.back() == '-') return false;
-    start = i + 1;
-  }
-  return true;
-}
-
-// IsQualifiedName: the messages for a label or annotation key.
-std::vector<std::string> qualified_name_problems(std::string_view key) {
-  std::vector<std::string> out;
-  std::string_view name = key;
-  if (auto slash = key.find('/'); slash != std::string_view::npos) {
-    if (key.find('/', slash + 1) != std::string_view::npos) {
-      out.push_back(std::string("a qualified name ") + kQualifiedRule +
-                    " with an optional DNS subdomain prefix and '/' (e.g. "
-                    "'example.com/MyName')");
-      return out;
-    }
-    std::string_view prefix = key.substr(0, slash);
-    name = key.substr(slash + 1);
-    if (prefix.empty()) {
-      out.emplace_back("prefix part must be non-empty");
-    } else {
-      if (prefix.size() > kSubdomainMax)
-        out.push_back("prefix part must be no more than " + std::to_string(kSubdomainMax) +
-                      " characters");
-      if (!subdomain(prefix)) out.push_back(std::string("prefix part ") + kSubdomainRule);
-    }
-  }
-  if (name.empty()) {
-    out.emplace_back("name part must be non-empty");
-    return out;
-  }
-  if (name.size() > kNameMax)
-    out.push_back("name part must be no more than " + std::to_string(kNameMax) + " characters");
-  if (!qualified_token(name)) out.push_back(std::string("name part ") + kQualifiedRule);
-  return out;
-}
 
 std::string quoted(std::string_view s) {
   return "\"" + std::string(s) + "\"";
@@ -122,22 +47,6 @@ std::string go_map(const json::object* labels) {
 }
 
 }  // namespace
-
-bool is_label_value(std::string_view s) {
-  return s.size() <= kNameMax && (s.empty() || qualified_token(s));
-}
-
-bool is_label_key(std::string_view s) {
-  return qualified_name_problems(std::string(s)).empty();
-}
-
-bool is_rfc1123_label(std::string_view s) {
-  return s.size() <= kNameMax && s.find('.') == std::string_view::npos && subdomain(s);
-}
-
-bool is_rfc1123_subdomain(std::string_view s) {
-  return s.size() <= kSubdomainMax && subdomain(s);
-}
 
 std::optional<std::string> object_meta_decode_error(const json::object& obj) {
   const json::object* meta = object_at(&obj, "metadata");
@@ -172,7 +81,7 @@ std::vector<Cause> object_meta_causes(const json::object& obj) {
                        "Invalid value: " + quoted(value) + ": must be no more than " +
                            std::to_string(kNameMax) + " characters",
                        "metadata.labels"});
-      if (!value.empty() && !qualified_token(value))
+      if (!value.empty() && !is_qualified_token(value))
         out.push_back({"FieldValueInvalid",
                        "Invalid value: " + quoted(value) + ": " + kLabelValueRule,
                        "metadata.labels"});
@@ -247,7 +156,7 @@ std::vector<std::string> config_key_problems(std::string_view key) {
   if (key.size() > kSubdomainMax)
     out.push_back("must be no more than " + std::to_string(kSubdomainMax) + " characters");
   bool allowed = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-    return alnum(c) || c == '-' || c == '_' || c == '.';
+    return is_alnum(c) || c == '-' || c == '_' || c == '.';
   });
   if (!allowed)
     out.push_back(

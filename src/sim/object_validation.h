@@ -13,17 +13,9 @@
 
 #include "sim/api_errors.h"
 #include "sim/catalog.h"
+#include "sim/name_validation.h"
 
 namespace planter::sim {
-
-// RFC 1123 as kube-apiserver checks names: a label (Namespace and Service names; at most 63) and
-// a subdomain (most kinds' names; at most 253).
-bool is_rfc1123_label(std::string_view s);
-// A label value (at most 63 characters of [A-Za-z0-9._-], alphanumeric at both ends, or empty)
-// and a label key (a qualified name), as kube-apiserver's validation says.
-bool is_label_value(std::string_view s);
-bool is_label_key(std::string_view s);
-bool is_rfc1123_subdomain(std::string_view s);
 
 // A body the API server could not decode into ObjectMeta: `labels` or `annotations` that is not
 // a map of strings. The message of the 400 that kube-apiserver answers ("json: cannot unmarshal

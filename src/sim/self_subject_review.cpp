@@ -2,6 +2,8 @@
 // user and groups, as kube-apiserver answers any authenticated user (its bootstrap ClusterRole
 // system:basic-user grants it to system:authenticated). Nothing is stored, and the body (empty
 // but for its kind; kubectl sends it as protobuf) is not read: the answer is the server's alone.
+#include <boost/json.hpp>
+
 #include "sim/handler.h"
 
 namespace planter::sim {

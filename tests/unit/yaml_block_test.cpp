@@ -3,6 +3,7 @@
 // libfyaml reads. Checked on hand-written edge cases, on every YAML file of the repo and of
 // ../shared/corpus, and on thousands of random mutations of them.
 #include "model/yaml_block.h"
+#include "model/yaml_libfyaml.h"
 
 #include <gtest/gtest.h>
 

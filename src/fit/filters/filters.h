@@ -3,7 +3,7 @@
 // semantics from the Kubernetes documentation and kube-scheduler's plugin tests (see each file).
 #pragma once
 
-#include "fit/framework.h"
+#include "fit/plugin.h"
 
 namespace planter::fit::filters {
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "sim/json_access.h"
-#include "sim/object_validation.h"
+#include "sim/name_validation.h"
 
 namespace planter::sim::sched {
 
