@@ -546,6 +546,12 @@ const Function& function_at(int16_t index) {
   return kFunctions[static_cast<size_t>(index)];
 }
 
+Value parse_semver(std::string_view text) {
+  auto v = read_semver(text);
+  if (!v) return Value::error(fmt::format("could not parse \"{}\" as a semantic version", text));
+  return Value::semver(std::move(*v));
+}
+
 Value no_overload(std::string_view name, std::span<const Value> args) {
   std::string kinds_text;
   for (const Value& v : args)

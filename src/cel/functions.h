@@ -31,6 +31,9 @@ struct Function {
 std::optional<int16_t> find_function(std::string_view name, bool method);
 const Function& function_at(int16_t index);
 
+// A semantic version as semver("1.2.3") reads it (a DRA attribute of type version), or an error.
+Value parse_semver(std::string_view text);
+
 // "no such overload: size(int)": the message for arguments of kinds a function does not take.
 Value no_overload(std::string_view name, std::span<const Value> args);
 

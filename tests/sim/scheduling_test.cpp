@@ -23,5 +23,17 @@ TEST(SchedulingTest, KubectlAndPythonClientScenariosAgreeWithTheOracle) {
   EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
 }
 
+// Dynamic Resource Allocation: slices, classes with CEL selectors, claims and templates, through
+// kubectl (tests/sim/dra.py names the allocator case each check mirrors).
+TEST(SchedulingTest, DevicesAreAllocatedAsTheStructuredAllocatorDoes) {
+  SimProcess sim({"--nodes", "3", "--workload-delay", "50"});
+  ASSERT_TRUE(sim.running());
+  std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/dra.py";
+  auto r = run_shell(python_with_kubernetes() + " " + script + " " + kubectl_binary() + " " +
+                     sim.kubeconfig().string());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace planter::testing

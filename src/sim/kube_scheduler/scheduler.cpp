@@ -7,6 +7,7 @@
 
 #include "sim/cluster.h"
 #include "sim/json_access.h"
+#include "sim/kube_scheduler/dynamic_resources.h"
 #include "sim/kube_scheduler/inter_pod_affinity.h"
 #include "sim/kube_scheduler/node_plugins.h"
 #include "sim/kube_scheduler/topology_spread.h"
@@ -68,8 +69,11 @@ Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
     watches_.push_back(
         cluster_.store().add_watch(key, [this](const Change& ch) { on_change(ch); }));
   }
-  // Claims and volumes coming, binding or going can let a pod's volumes fit.
-  for (const char* key : {"/persistentvolumeclaims", "/persistentvolumes"})
+  // Claims and volumes coming, binding or going can let a pod's volumes fit; devices published,
+  // classes made, claims made or deallocated can let its resource claims be allocated.
+  for (const char* key : {"/persistentvolumeclaims", "/persistentvolumes",
+                          "resource.k8s.io/resourceclaims", "resource.k8s.io/resourceslices",
+                          "resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules"})
     watches_.push_back(cluster_.store().add_watch(
         key, [this](const Change&) { retry_unschedulable(Cache::kNodeChanged); }));
 }
@@ -83,10 +87,15 @@ void Scheduler::on_change(const Change& ch) {
   unsigned effect = cache_.apply(ch);
   if (ch.storage_key == "/pods") {
     std::string key = pod_key(*ch.object);
+    auto waiting = unschedulable_.find(key);
     if (ch.type == EventType::kDeleted || !waiting_for_us(*ch.object)) {
       unschedulable_.erase(key);
       if (ch.type == EventType::kDeleted) events_.forget(meta_string(*ch.object, "uid"));
-    } else if (!unschedulable_.contains(key)) {
+    } else if (waiting == unschedulable_.end()) {
+      enqueue(key);
+    } else if ((waiting->second & kByDevices) && ch.type == EventType::kModified) {
+      // The ResourceClaim controller recorded the claim it made for the pod.
+      unschedulable_.erase(waiting);
       enqueue(key);
     }
   }
@@ -168,6 +177,15 @@ void Scheduler::schedule(const std::string& key) {
                   kByNode);
     return;
   }
+  DynamicResourcesCheck devices(*pod, store, cel_);
+  if (const auto& failure = devices.prefilter_failure()) {
+    std::string nodes = "0/" + std::to_string(all) + " nodes are available";
+    unschedulable(*pod,
+                  nodes + ": " + *failure + ". preemption: " + nodes + ": " + std::to_string(all) +
+                      " Preemption is not helpful for scheduling.",
+                  kByDevices);
+    return;
+  }
   TopologySpreadCheck spread(*pod, ns, cache_);
   InterPodAffinityCheck affinity(*pod, ns, cache_, namespace_labels);
 
@@ -183,7 +201,7 @@ void Scheduler::schedule(const std::string& key) {
     const NodeInfo* node = nodes[(start + static_cast<size_t>(i)) % nodes.size()];
     ++processed;
     std::optional<Rejection> rejected = filter_node(in, *node);
-    bool by_pods = false;
+    bool by_pods = false, by_devices = false;
     if (!rejected)
       if (auto f = volumes.filter(*node)) {
         rejected = Rejection{{f->reason}, f->resolvable};
@@ -200,8 +218,14 @@ void Scheduler::schedule(const std::string& key) {
         rejected = Rejection{{f->reason}, f->resolvable};
         by_pods = true;
       }
+    // DynamicResources runs last of the default filters.
+    if (!rejected && devices.has_claims())
+      if (auto f = devices.filter(*node)) {
+        rejected = Rejection{{*f}, true};
+        by_devices = true;
+      }
     if (rejected) {
-      rejected_by |= by_pods ? kByPods : kByNode;
+      rejected_by |= by_devices ? kByDevices : by_pods ? kByPods : kByNode;
       for (const auto& r : rejected->reasons) ++reasons[r];
       ++(rejected->resolvable ? resolvable : unresolvable);
       continue;
@@ -214,6 +238,13 @@ void Scheduler::schedule(const std::string& key) {
   if (feasible.empty()) {
     std::string nodes = "0/" + std::to_string(all) + " nodes are available";
     std::string message = nodes + ": " + histogram(reasons) + ".";
+    // A selector that failed to evaluate is an error of the plugin, as kube-scheduler reports it.
+    if (devices.selector_error()) {
+      unschedulable(*pod,
+                    "running Filter plugin \"DynamicResources\": " + *devices.selector_error(),
+                    rejected_by);
+      return;
+    }
     std::string policy = string_at(in.spec, "preemptionPolicy");
     if (policy == "Never") {
       message += " preemption: not eligible due to preemptionPolicy=Never.";
@@ -268,6 +299,18 @@ void Scheduler::schedule(const std::string& key) {
         ++ties;
         if (random_() % ties == 0) chosen = &node;
       }
+    }
+  }
+  // The pod's resource claims: allocated on the node and reserved for the pod (Reserve and
+  // PreBind), before it is bound.
+  for (const json::object& claim : devices.reserve(*chosen)) {
+    std::string path = "/apis/resource.k8s.io/v1/namespaces/" + meta_string(claim, "namespace") +
+                       "/resourceclaims/" + meta_string(claim, "name") + "/status";
+    Response r = cluster_.call("PUT", path, "application/json", claim, kUser, kAgent);
+    if (r.status != 200) {
+      // Changed meanwhile (another pod reserved it): tried again with what the store holds now.
+      enqueue(key);
+      return;
     }
   }
   // Claims waiting for their first consumer bind where the pod goes: to the volumes chosen there

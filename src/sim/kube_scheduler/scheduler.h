@@ -1,7 +1,7 @@
 // The sim's kube-scheduler, the judge of everything planter does to pods (src/scheduler is
 // planter's own second scheduler, judged by this one): what kube-scheduler's default profile does
-// for pods whose spec.schedulerName is empty or "default-scheduler". Pods of any other scheduler stay Pending,
-// untouched, until someone binds them (POST .../pods/<name>/binding).
+// for pods whose spec.schedulerName is empty or "default-scheduler". Pods of any other scheduler
+// stay Pending, untouched, until someone binds them (POST .../pods/<name>/binding).
 //
 // One pod at a time from an active queue: filters (node_plugins.h, topology_spread.h,
 // inter_pod_affinity.h) over the nodes, starting where the last attempt stopped and stopping
@@ -29,6 +29,7 @@
 
 #include "sim/events.h"
 #include "sim/kube_scheduler/cache.h"
+#include "sim/kube_scheduler/device_allocator.h"
 
 namespace planter::sim {
 class Cluster;
@@ -49,7 +50,7 @@ class Scheduler {
   void on_change(const Change& change);
   void enqueue(const std::string& key);
   // Rejections by plugin family, to know which changes could help.
-  enum Rejected : unsigned { kByNode = 1, kByPods = 2 };
+  enum Rejected : unsigned { kByNode = 1, kByPods = 2, kByDevices = 4 };
   void retry_unschedulable(unsigned effect);
   void flush();
   void schedule(const std::string& key);
@@ -59,6 +60,7 @@ class Scheduler {
 
   Cluster& cluster_;
   Cache cache_;
+  CelCache cel_;  // DeviceClass and request selectors, compiled once
   EventRecorder events_;
   std::mt19937_64 random_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

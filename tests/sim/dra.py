@@ -1,0 +1,255 @@
+"""Dynamic Resource Allocation in the sim, as a user meets it through kubectl: ResourceSlices
+published as a driver would, DeviceClasses with CEL selectors, ResourceClaims and templates, and
+pods that use them. Each expected outcome is the structured allocator's documented behaviour
+(kubernetes.io, "Dynamic Resource Allocation"; the allocator's test table,
+k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting): the case it mirrors is
+named at each check.
+
+Usage: dra.py KUBECTL KUBECONFIG, against a sim started with --nodes 3 --workload-delay 50.
+Prints "ok NAME" per check and "all checks passed" at the end; exits non-zero on the first
+failure.
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from waiting import until  # noqa: E402
+
+KUBECTL, KUBECONFIG = sys.argv[1], sys.argv[2]
+DRIVER = "gpu.example.com"
+
+
+def kubectl(*args, stdin=None, check=True):
+    r = subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, *args], input=stdin, text=True,
+                       capture_output=True, timeout=60)
+    if check and r.returncode != 0:
+        raise SystemExit(f"FAIL kubectl {' '.join(args)}: {r.stderr}")
+    return r
+
+
+def create(manifest):
+    kubectl("create", "-f", "-", stdin=manifest)
+
+
+def get(*args):
+    return json.loads(kubectl("get", *args, "-o", "json").stdout)
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        raise SystemExit(f"FAIL {name}: {detail}")
+    print("ok", name, flush=True)
+
+
+NODES = sorted(n["metadata"]["name"] for n in get("nodes")["items"])
+
+
+def device(name, root="a", memory="40Gi", taint=None):
+    taints = ""
+    if taint:
+        taints = f", taints: [{{key: {taint}, value: 'true', effect: NoSchedule}}]"
+    return (f"{{name: {name}, attributes: {{pcieRoot: {{string: {root}}}, "
+            f"model: {{string: A100}}}}, capacity: {{memory: {{value: {memory}}}}}{taints}}}")
+
+
+def slice_for(node, devices):
+    return f"""apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node}-gpus}}
+spec:
+  driver: {DRIVER}
+  nodeName: {node}
+  pool: {{name: {node}, generation: 1, resourceSliceCount: 1}}
+  devices: [{", ".join(devices)}]
+"""
+
+
+def pod(name, ns, claims, spec_claims):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  resourceClaims: {spec_claims}
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources: {{claims: [{", ".join("{name: " + c + "}" for c in claims)}]}}
+"""
+
+
+def claim_template(name, ns, requests, constraints="[]"):
+    return f"""apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  spec:
+    devices:
+      requests: {requests}
+      constraints: {constraints}
+"""
+
+
+def pod_state(name, ns):
+    return get("pod", name, "-n", ns)
+
+
+def placed(name, ns):
+    ok = until(lambda: pod_state(name, ns)["spec"].get("nodeName")
+               and pod_state(name, ns)["status"].get("phase") == "Running")
+    check(f"{ns}/{name} runs", ok, json.dumps(pod_state(name, ns)["status"]))
+    return pod_state(name, ns)["spec"]["nodeName"]
+
+
+def pending_with(name, ns, words):
+    def refused():
+        conds = pod_state(name, ns)["status"].get("conditions") or []
+        c = next((c for c in conds if c["type"] == "PodScheduled"), None)
+        return c and c["status"] == "False" and words in c.get("message", "")
+    ok = until(refused)
+    check(f"{ns}/{name} is Pending: {words}", ok, json.dumps(pod_state(name, ns)["status"]))
+
+
+def claim_of(pod_name, ns, claim_name):
+    statuses = pod_state(pod_name, ns)["status"].get("resourceClaimStatuses") or []
+    made = next(s["resourceClaimName"] for s in statuses if s["name"] == claim_name)
+    return get("resourceclaim", made, "-n", ns)
+
+
+def devices_of(claim):
+    return sorted(r["device"] for r in claim["status"]["allocation"]["devices"]["results"])
+
+
+# ---- the fleet's devices, as a driver publishes them ----
+n0, n1, n2 = NODES
+create(slice_for(n0, [device("gpu-0")]))
+create(slice_for(n1, [device("gpu-0"), device("gpu-1")]))
+create(slice_for(n2, [device("gpu-0", root="a"), device("gpu-1", root="b"),
+                      device("gpu-2", root="b", memory="80Gi"),
+                      device("gpu-3", root="c", taint="example.com/broken")]))
+create(f"""apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu.example.com}}
+spec:
+  selectors:
+  - cel: {{expression: 'device.driver == "{DRIVER}"'}}
+""")
+check("kubectl lists the slices", len(get("resourceslices")["items"]) == 3)
+
+# ---- a claim for two GPUs lands on the node with two free (allocatortesting: "two-devices") ----
+kubectl("create", "namespace", "two")
+create(claim_template("pair", "two",
+                      "[{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}]"))
+create(pod("train", "two", ["gpu"], "[{name: gpu, resourceClaimTemplateName: pair}]"))
+node = placed("train", "two")
+claim = claim_of("train", "two", "gpu")
+check("the claim made from the template is owned by the pod",
+      claim["metadata"]["ownerReferences"][0]["name"] == "train"
+      and claim["metadata"]["annotations"]["resource.kubernetes.io/pod-claim-name"] == "gpu",
+      json.dumps(claim["metadata"]))
+check("the pod with a claim for two GPUs runs where two are free, not on the one-GPU node",
+      node in (n1, n2) and node != n0, node)
+check("its claim is allocated two devices of that node's pool",
+      len(devices_of(claim)) == 2 and all(
+          r["pool"] == node for r in claim["status"]["allocation"]["devices"]["results"]),
+      json.dumps(claim["status"]))
+check("the allocation's nodeSelector names the node",
+      claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]
+      ["values"] == [node])
+check("the claim is reserved for the pod",
+      [r["name"] for r in claim["status"]["reservedFor"]] == ["train"])
+
+# ---- a deleted pod frees its devices ("deallocation when the last consumer goes") ----
+kubectl("delete", "pod", "train", "-n", "two", "--wait=true")
+check("the pod's claim goes with it", until(
+    lambda: not any(c["metadata"]["name"].startswith("train-gpu-")
+                    for c in get("resourceclaims", "-n", "two")["items"])))
+
+# ---- matchAttribute keeps two devices on one PCIe root ("with-constraint") ----
+kubectl("create", "namespace", "root")
+create(claim_template("same-root", "root",
+                      "[{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2, "
+                      "selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"]"
+                      ".pcieRoot != \"x\"'}}]}}]",
+                      "[{matchAttribute: gpu.example.com/pcieRoot}]"))
+# n1's two devices share root a, so pin the pod to n2 where only gpu-1 and gpu-2 share one.
+create(pod("pinned", "root", ["gpu"], "[{name: gpu, resourceClaimTemplateName: same-root}]")
+       .replace("spec:\n", f"spec:\n  nodeSelector: {{kubernetes.io/hostname: {n2}}}\n", 1))
+placed("pinned", "root")
+check("matchAttribute: the two devices share a PCIe root (gpu-1 and gpu-2 of root b)",
+      devices_of(claim_of("pinned", "root", "gpu")) == ["gpu-1", "gpu-2"],
+      json.dumps(claim_of("pinned", "root", "gpu")["status"]))
+kubectl("delete", "namespace", "root", "--wait=true")
+
+# ---- firstAvailable falls back ("prioritized-list") ----
+kubectl("create", "namespace", "first")
+create(claim_template("big-or-small", "first", """
+      - name: gpu
+        firstAvailable:
+        - name: huge
+          deviceClassName: gpu.example.com
+          selectors:
+          - cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("160Gi")) >= 0'}
+        - name: small
+          deviceClassName: gpu.example.com"""))
+create(pod("fallback", "first", ["gpu"], "[{name: gpu, resourceClaimTemplateName: big-or-small}]"))
+placed("fallback", "first")
+results = claim_of("fallback", "first", "gpu")["status"]["allocation"]["devices"]["results"]
+check("firstAvailable: no device has 160Gi, so the second subrequest is allocated",
+      [r["request"] for r in results] == ["gpu/small"], json.dumps(results))
+kubectl("delete", "namespace", "first", "--wait=true")
+
+# ---- a tainted device is skipped ("device-taints"), tolerated it is allocated ----
+kubectl("create", "namespace", "taint")
+only_broken = ("[{name: gpu, exactly: {deviceClassName: gpu.example.com, selectors: [{cel: "
+               "{expression: 'device.attributes[\"gpu.example.com\"].pcieRoot == \"c\"'}}]%s}}]")
+create(claim_template("broken", "taint", only_broken % ""))
+create(pod("refused", "taint", ["gpu"], "[{name: gpu, resourceClaimTemplateName: broken}]"))
+pending_with("refused", "taint", "3 cannot allocate all claims")
+create(claim_template("tolerating", "taint", only_broken % (
+    ", tolerations: [{key: example.com/broken, operator: Exists, effect: NoSchedule}]")))
+create(pod("tolerant", "taint", ["gpu"], "[{name: gpu, resourceClaimTemplateName: tolerating}]"))
+check("a request that tolerates the taint gets the tainted device",
+      placed("tolerant", "taint") == n2
+      and devices_of(claim_of("tolerant", "taint", "gpu")) == ["gpu-3"])
+kubectl("delete", "namespace", "taint", "--wait=true")
+
+# ---- a shared claim is reserved for two pods; the second waits for a device the first frees ----
+kubectl("create", "namespace", "share")
+create("""apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared, namespace: share}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+""")
+create(pod("a", "share", ["gpu"], "[{name: gpu, resourceClaimName: shared}]"))
+create(pod("b", "share", ["gpu"], "[{name: gpu, resourceClaimName: shared}]"))
+node_a, node_b = placed("a", "share"), placed("b", "share")
+shared = get("resourceclaim", "shared", "-n", "share")
+check("the shared claim is reserved for both pods, which run on its device's node",
+      sorted(r["name"] for r in shared["status"]["reservedFor"]) == ["a", "b"]
+      and node_a == node_b, json.dumps(shared["status"]))
+kubectl("delete", "pod", "a", "b", "-n", "share", "--wait=true")
+check("once both pods are gone the shared claim is deallocated", until(
+    lambda: "allocation" not in get("resourceclaim", "shared", "-n", "share").get("status", {})))
+
+# ---- a missing class and a claim not yet made are said in kube-scheduler's words ----
+kubectl("create", "namespace", "words")
+create(claim_template("nope", "words",
+                      "[{name: gpu, exactly: {deviceClassName: gpu.nowhere.example}}]"))
+create(pod("classless", "words", ["gpu"], "[{name: gpu, resourceClaimTemplateName: nope}]"))
+pending_with("classless", "words", "request gpu: device class gpu.nowhere.example does not exist")
+create(pod("orphan", "words", ["gpu"], "[{name: gpu, resourceClaimName: absent}]"))
+pending_with("orphan", "words", 'resourceclaim.resource.k8s.io "absent" not found')
+create("""apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: absent, namespace: words}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+""")
+placed("orphan", "words")
+
+print("all checks passed")
