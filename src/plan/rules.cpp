@@ -36,6 +36,11 @@ constexpr RequirementRule kRequirementRules[] = {
     {.name = "pod-references",
      .summary = "a bare Pod waits for its ServiceAccount, PriorityClass and RuntimeClass",
      .derive = require_pod_references},
+    {.name = "device-claims",
+     .summary = "a ResourceClaim or ResourceClaimTemplate waits for its DeviceClasses, and a "
+                "workload's pods for the claims and templates they name (Dynamic Resource "
+                "Allocation, docs/dra.md)",
+     .derive = require_device_claims},
     {.name = "dependencies",
      .summary = "planter.nephio.org/dependencies, written by the author or a plugin",
      .derive = require_explicit_dependencies},

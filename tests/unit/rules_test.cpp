@@ -23,9 +23,52 @@ TEST(Rules, TableListsEveryRuleOnce) {
   for (const auto& r : requirement_rules()) names.emplace_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{
                        "cluster-choice", "cluster-ready", "namespace", "crd", "apiservice",
-                       "webhook", "pod-references", "dependencies", "depends-on",
+                       "webhook", "pod-references", "device-claims", "dependencies", "depends-on",
                        "apply-time-mutation", "helm-hooks", "sync-waves", "rollout", "stack-fits",
                        "anchor", "pod-group", "scheduler-ready", "node-capability"}));
+}
+
+// DRA's order: the template waits for its classes (the seed's, and the driver's, which is not in
+// the seed), the Job's pods for the template, a Pod for its claim; v1beta1's class on the request
+// itself counts too.
+TEST(Rules, DeviceClaimsWaitForTheirClassesAndWorkloadsForTheirClaims) {
+  auto out = plan_yaml(
+      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: big.example.com}\n"
+      "spec: {selectors: [{cel: {expression: 'device.driver == \"gpu.nvidia.com\"'}}]}\n---\n"
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+      "metadata: {name: pair, namespace: default}\n"
+      "spec: {spec: {devices: {requests: [{name: gpu, firstAvailable: [{name: big, "
+      "deviceClassName: big.example.com}, {name: any, deviceClassName: gpu.nvidia.com}]}]}}}\n"
+      "---\n"
+      "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\n"
+      "metadata: {name: old, namespace: default}\n"
+      "spec: {devices: {requests: [{name: gpu, deviceClassName: gpu.nvidia.com}]}}\n---\n"
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: default}\n"
+      "spec: {template: {spec: {restartPolicy: Never, resourceClaims: [{name: gpu, "
+      "resourceClaimTemplateName: pair}], containers: [{name: t, image: x, resources: {claims: "
+      "[{name: gpu}]}}]}}}\n---\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+      "spec: {resourceClaims: [{name: gpu, resourceClaimName: old}], containers: [{name: c, "
+      "image: x}]}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* tmpl = find_unit(out.plan, "ResourceClaimTemplate/default/pair");
+  ASSERT_TRUE(tmpl);
+  const Requirement* own = find_requirement(out.plan, *tmpl, "DeviceClass/big.example.com");
+  ASSERT_TRUE(own);
+  EXPECT_FALSE(own->external());
+  EXPECT_EQ(own->rule, "device-claims");
+  const Requirement* driver = find_requirement(out.plan, *tmpl, "DeviceClass/gpu.nvidia.com");
+  ASSERT_TRUE(driver);
+  EXPECT_TRUE(driver->external());
+  EXPECT_EQ(driver->when.str(), "exists");
+  EXPECT_TRUE(find_requirement(out.plan, *find_unit(out.plan, "ResourceClaim/default/old"),
+                               "DeviceClass/gpu.nvidia.com"));
+  const Requirement* job = find_requirement(out.plan, *find_unit(out.plan, "Job/default/train"),
+                                            "ResourceClaimTemplate/default/pair");
+  ASSERT_TRUE(job);
+  EXPECT_FALSE(job->external());
+  EXPECT_TRUE(find_requirement(out.plan, *find_unit(out.plan, "Pod/default/p"),
+                               "ResourceClaim/default/old"));
 }
 
 TEST(Rules, ClusterReady) {

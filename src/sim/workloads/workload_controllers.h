@@ -48,6 +48,7 @@ std::unique_ptr<WorkloadController> start_daemonset_controller(ControllerKit& ki
 std::unique_ptr<WorkloadController> start_job_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_volume_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_resource_claim_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_dra_drivers(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_custom_operators(ControllerKit& kit);
 
 }  // namespace planter::sim
