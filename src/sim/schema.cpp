@@ -6,7 +6,11 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
+
+#include "cel/program.h"
+#include "sim/json_access.h"
 
 namespace planter::sim {
 
@@ -150,6 +154,9 @@ class Validator {
     if (v.is_number()) numbers(s, v, path);
     if (const json::array* a = v.if_array()) arrays(s, *a, path);
     if (const json::object* o = v.if_object()) objects(s, *o, path);
+    if (const json::value* rules = s.if_contains("x-kubernetes-validations");
+        rules && rules->is_array())
+      validation_rules(rules->get_array(), type.empty() ? json_type(v) : type, v, path);
   }
 
  private:
@@ -246,6 +253,88 @@ class Validator {
     }
   }
 
+  // x-kubernetes-validations: each rule a CEL expression over `self` (the value at this node),
+  // true or refused with its message (messageExpression is not evaluated: its message, else
+  // "failed rule: <rule>"), its reason and fieldPath. Transition rules (those naming oldSelf)
+  // need the object before: checked on no write here (docs/cel.md).
+  void validation_rules(const json::array& rules, const std::string& type, const json::value& v,
+                        const std::string& path) {
+    std::optional<cel::Bindings> self;
+    for (const json::value& r : rules) {
+      if (!r.is_object() || cost_exhausted_) continue;
+      const json::object& rule = r.get_object();
+      std::string text = string_at(rule, "rule");
+      if (text.empty() || text.find("oldSelf") != std::string::npos) continue;
+      auto& program =
+          programs_.try_emplace(text, cel::Program::compile(text, {{"self"}})).first->second;
+      if (!program) continue;  // kube-apiserver refuses such a CRD when it is written
+      if (!self) self = cel::Bindings{{"self", to_cel(v, 0)}};
+      cel::EvalResult result = program->evaluate(*self, cost_left_);
+      cost_left_ -= std::min(cost_left_, result.cost);
+      std::string field = path;
+      if (std::string fp = string_at(rule, "fieldPath"); !fp.empty())
+        field = path + (fp.front() == '.' ? fp : "." + fp);
+      std::string reason = string_at(rule, "reason");
+      if (result.value.is_error()) {
+        if (result.value.text().starts_with("operation cancelled")) {
+          cost_exhausted_ = true;
+          add("FieldValueForbidden", field,
+              "Forbidden: validation failed due to running out of cost budget, no further "
+              "validation rules will be run");
+          continue;
+        }
+        add("FieldValueInvalid", field,
+            "Invalid value: \"" + type + "\": " + result.value.text() +
+                " evaluating rule: " + text);
+        continue;
+      }
+      if (result.value.is_bool() && result.value.as_bool()) continue;
+      std::string message = string_at(rule, "message");
+      if (message.empty()) message = "failed rule: " + text;
+      // The reason says how the error reads, as field.Error words each type.
+      if (reason == "FieldValueForbidden")
+        add(reason, field, "Forbidden: " + message);
+      else if (reason == "FieldValueRequired")
+        add(reason, field, "Required value: " + message);
+      else if (reason == "FieldValueDuplicate")
+        add(reason, field, "Duplicate value: \"" + type + "\": " + message);
+      else
+        add("FieldValueInvalid", field, "Invalid value: \"" + type + "\": " + message);
+    }
+  }
+
+  // A JSON value as CEL sees an object's field: maps, lists, int, double, string, bool, null.
+  static cel::Value to_cel(const json::value& v, int depth) {
+    if (depth > 64) return cel::Value::error("nested too deeply");
+    switch (v.kind()) {
+      case json::kind::null:
+        return cel::Value();
+      case json::kind::bool_:
+        return cel::Value::boolean(v.get_bool());
+      case json::kind::int64:
+        return cel::Value::integer(v.get_int64());
+      case json::kind::uint64:
+        return cel::Value::unsigned_integer(v.get_uint64());
+      case json::kind::double_:
+        return cel::Value::floating(v.get_double());
+      case json::kind::string:
+        return cel::Value::string(std::string(v.get_string()));
+      case json::kind::array: {
+        cel::List items;
+        for (const json::value& x : v.get_array()) items.push_back(to_cel(x, depth + 1));
+        return cel::Value::list(std::move(items));
+      }
+      case json::kind::object: {
+        cel::Map entries;
+        for (const auto& kv : v.get_object())
+          entries.emplace_back(cel::Value::string(std::string(kv.key())),
+                               to_cel(kv.value(), depth + 1));
+        return cel::Value::map(std::move(entries));
+      }
+    }
+    return cel::Value();
+  }
+
   static std::string join(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
   }
@@ -253,6 +342,10 @@ class Validator {
  private:
   // By the schema's text, which outlives the validation.
   std::map<std::string_view, std::unique_ptr<RE2>> patterns_;
+  std::map<std::string, Result<cel::Program>> programs_;
+  // kube-apiserver's budget for all of one object's rules together (RuntimeCELCostBudget).
+  uint64_t cost_left_ = 10'000'000;
+  bool cost_exhausted_ = false;
 };
 
 }  // namespace

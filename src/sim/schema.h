@@ -2,7 +2,8 @@
 // treats them after pruning unknown fields: nulls of fields that are not `nullable` dropped,
 // `default`s applied, then every value validated (type, `x-kubernetes-int-or-string`, `enum`,
 // `required`, `pattern`, minimum/maximum (exclusive too), min/max length, items and properties,
-// `multipleOf`), each violation with kube-apiserver's reason, field path and message.
+// `multipleOf`, `x-kubernetes-validations` rules in CEL but transition rules), each violation
+// with kube-apiserver's reason, field path and message.
 //
 // The sim's own code (it shares nothing with planter's client). Pure and thread-safe.
 #pragma once

@@ -16,6 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 CommandResult kubectl_apply(const SimProcess& sim, const std::string& yaml, const std::string& flags = "") {
   fs::path f = sim.dir() / fmt::format("obj-{}.yaml", std::hash<std::string>{}(yaml + flags));
@@ -75,6 +76,70 @@ spec:
               HasSubstr("spec.template.spec.containers[0].resources.limits[example.com/dev]: "
                         "Invalid value: \"1500m\": must be an integer"));
   EXPECT_EQ(kubectl_apply(sim, pod("whole", "1")).code, 0);
+}
+
+// A CRD's x-kubernetes-validations rules (CEL over `self`), as kube-apiserver applies them: the
+// rule's message (else "failed rule: <rule>") at its field, refused by every write, the dry run
+// too; an object that keeps the rules is stored. The example is the Kubernetes documentation's
+// ("Validation rules": replicas no more than maxReplicas).
+TEST(ValidationTest, ACustomResourceThatBreaksItsCrdsCelRuleIsRefusedWithTheRulesMessage) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(kubectl_apply(sim, R"yaml(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: crontabs.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.minReplicas <= self.replicas"
+              message: "replicas should be greater than or equal to minReplicas."
+            - rule: "self.replicas <= self.maxReplicas"
+            - rule: "!has(self.image) || self.image.startsWith('registry.example/')"
+              fieldPath: .image
+              reason: FieldValueForbidden
+              message: "images come from registry.example"
+            properties:
+              minReplicas: {type: integer}
+              replicas: {type: integer}
+              maxReplicas: {type: integer}
+              image: {type: string}
+)yaml").code,
+            0);
+  ASSERT_EQ(
+      sim.kubectl("wait --for condition=Established crd/crontabs.stable.example.com --timeout 60s")
+          .code,
+      0);
+  std::string bad =
+      "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: c, namespace: default}\n"
+      "spec: {minReplicas: 0, replicas: 20, maxReplicas: 10, image: docker.io/x}\n";
+  for (std::string flags : {"", "--server-side", "--server-side --dry-run=server"}) {
+    CommandResult r = kubectl_apply(sim, bad, flags);
+    EXPECT_NE(r.code, 0) << flags;
+    EXPECT_THAT(r.err, HasSubstr("spec: Invalid value: \"object\": failed rule: self.replicas "
+                                 "<= self.maxReplicas"))
+        << flags;
+    EXPECT_THAT(r.err, HasSubstr("spec.image: Forbidden"))
+        << flags << ": " << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("greater than or equal to minReplicas"))) << flags;
+  }
+  EXPECT_TRUE(is_not_found(sim.kubectl("get crontab c -n default")));
+  CommandResult good = kubectl_apply(
+      sim,
+      "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: c, namespace: default}\n"
+      "spec: {minReplicas: 1, replicas: 5, maxReplicas: 10, image: registry.example/cron:1}\n");
+  EXPECT_EQ(good.code, 0) << good.err;
 }
 
 TEST(ValidationTest, EveryAuthenticatedUserMayAskWhoItIs) {
