@@ -8,10 +8,14 @@
 // bind of one pod at a time in an otherwise idle sim (p50/p99). Numbers only; nothing passes or
 // fails on time.
 //
+// SchedulingWithResourceClaimTemplate adds DRA: 10 devices per node, a claim per pod from a
+// template (the sim's ResourceClaim controller makes it, its scheduler allocates it).
+//
 // Usage: scheduler_bench [SCALE [SHAPE]]   (SCALE default 1: the full shapes, 0.1 a tenth of
 // everything; SHAPE: run only the shapes whose name contains it, and no latency figure)
 #include <algorithm>
 #include <atomic>
+#include <boost/json.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -42,7 +46,43 @@ struct Shape {
   const char* affinity;  // JSON members added to the pod spec
   const char* labels;
   double threshold;  // kube-scheduler's own threshold, pods/s
+  // SchedulingWithResourceClaimTemplate: each node publishes 10 devices of a test driver, and
+  // each pod gets a claim for one from a ResourceClaimTemplate (scheduler_perf's dra/ shapes).
+  bool dra = false;
 };
+
+constexpr int kDevicesPerNode = 10;  // scheduler_perf's maxClaimsPerNode for 500 nodes
+
+constexpr const char* kClaimFromTemplate =
+    R"(,"resourceClaims":[{"name":"resource","resourceClaimTemplateName":"test-claim-template"}])";
+
+// The DeviceClass, the template and one ResourceSlice per node, as scheduler_perf's DRA test
+// driver publishes them.
+void create_dra_objects(Connection& conn) {
+  conn.send(
+      Verb::kPost, "/apis/resource.k8s.io/v1/deviceclasses",
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"test-class"},)"
+      R"("spec":{"selectors":[{"cel":{"expression":"device.driver == 'test-driver.cdi.k8s.io'"}}]}})");
+  conn.send(Verb::kPost, "/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates",
+            R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate",)"
+            R"("metadata":{"name":"test-claim-template"},"spec":{"spec":{"devices":{"requests":)"
+            R"([{"name":"req-0","exactly":{"deviceClassName":"test-class"}}]}}}})");
+  std::string nodes;
+  conn.send(Verb::kGet, "/api/v1/nodes", "", &nodes);
+  boost::json::value list = boost::json::parse(nodes);
+  for (const boost::json::value& n : list.at("items").as_array()) {
+    std::string name(n.at("metadata").at("name").as_string());
+    std::string devices;
+    for (int d = 0; d < kDevicesPerNode; ++d)
+      devices += (d ? "," : "") + std::string(R"({"name":"device-)") + std::to_string(d) + R"("})";
+    conn.send(Verb::kPost, "/apis/resource.k8s.io/v1/resourceslices",
+              R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
+                  name +
+                  R"(-test-driver"},"spec":{"driver":"test-driver.cdi.k8s.io","nodeName":")" +
+                  name + R"(","pool":{"name":")" + name +
+                  R"(","generation":1,"resourceSliceCount":1},"devices":[)" + devices + "]}}");
+  }
+}
 
 constexpr const char* kAntiAffinity =
     R"(,"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"color":"green"}},"topologyKey":"kubernetes.io/hostname"}]}})";
@@ -56,8 +96,9 @@ std::string pod(const Shape& s, const std::string& name) {
          R"(","labels":{"color":")" + s.labels +
          R"("}},"spec":{"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10",)"
          R"("resources":{"requests":{"cpu":"100m","memory":"500Mi"},)"
-         R"("limits":{"cpu":"100m","memory":"500Mi"}}}])" +
-         s.affinity + "}}";
+         R"("limits":{"cpu":"100m","memory":"500Mi"})" +
+         (s.dra ? R"(,"claims":[{"name":"resource"}])" : "") + "}}]" + s.affinity +
+         (s.dra ? kClaimFromTemplate : "") + "}}";
 }
 
 // Creates pods [from, to) with `clients` connections; returns failures.
@@ -105,6 +146,8 @@ int main(int argc, char** argv) {
       {"SchedulingPodAntiAffinity", 5000, 1000, 2000, kAntiAffinity, "green", 60},
       {"SchedulingPodAffinity", 5000, 5000, 5000, kAffinity, "blue", 35},
       {"SchedulingNodeAffinity", 5000, 5000, 10000, kNodeAffinity, "green", 220},
+      // scheduler_perf dra/performance-config.yaml, 5000pods_500nodes (without queueing hints).
+      {"SchedulingWithResourceClaimTemplate", 500, 2500, 2500, "", "green", 40, true},
   };
   std::printf("%-27s %6s %8s %9s %12s %10s %12s\n", "shape", "nodes", "initial", "measured",
               "seconds", "pods/s", "kube's bar");
@@ -114,6 +157,7 @@ int main(int argc, char** argv) {
         measured = scaled(s.measured, scale);
     planter::bench::SimChild sim = start_sim(nodes, 1);
     Connection probe(sim.port, sim.token);
+    if (s.dra) create_dra_objects(probe);
     int failed = create_pods(sim.port, sim.token, s, 0, initial, 16);
     if (!wait_all_bound(probe, std::chrono::seconds(600))) failed = -1;
     auto start = Clock::now();

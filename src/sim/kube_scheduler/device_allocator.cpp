@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "cel/functions.h"
@@ -198,10 +199,12 @@ void DeviceAllocator::read_devices(const Store& store) {
                    &d.get_object(),
                    spec,
                    {},
-                   device_binding(driver, d.get_object())};
+                   std::nullopt};
         if (const json::array* taints = array_at(&d.get_object(), "taints"))
           for (const json::value& t : *taints)
             if (t.is_object()) dev.taints.push_back(&t.get_object());
+        std::string node = string_at(spec, "nodeName");
+        (node.empty() ? shared_ : by_node_[node]).push_back(devices_.size());
         devices_.push_back(std::move(dev));
       }
   }
@@ -235,7 +238,9 @@ bool DeviceAllocator::selectors_match(const json::object* owner, const char* wha
         selector_error_ = fmt::format("{} selector #{}: {}", what, index, program.error().message);
       return false;
     }
-    cel::EvalResult r = program->evaluate(devices_[device].binding);
+    Device& d = devices_[device];
+    if (!d.binding) d.binding = device_binding(d.id.driver, *d.spec);
+    cel::EvalResult r = program->evaluate(*d.binding);
     if (r.value.is_error()) {
       if (!selector_error_)
         selector_error_ =
@@ -368,8 +373,11 @@ bool DeviceAllocator::search(size_t request, std::vector<std::vector<size_t>>& c
 
 std::optional<std::vector<ClaimAllocation>> DeviceAllocator::allocate(const json::object& node) {
   on_node_.clear();
-  for (size_t d = 0; d < devices_.size(); ++d)
+  if (auto it = by_node_.find(meta_string(node, "name")); it != by_node_.end())
+    on_node_ = it->second;
+  for (size_t d : shared_)
     if (slice_for_node(*devices_[d].slice, node)) on_node_.push_back(d);
+  std::sort(on_node_.begin(), on_node_.end());
   used_.assign(devices_.size(), false);
   for (auto& s : constraint_state_) s = {std::string(), 0};
   steps_ = 0;

@@ -75,7 +75,7 @@ class DeviceAllocator {
     const boost::json::object* spec = nullptr;   // the slice's device
     const boost::json::object* slice = nullptr;  // its ResourceSlice's spec
     std::vector<const boost::json::object*> taints;
-    cel::Bindings binding;
+    std::optional<cel::Bindings> binding;  // made when a selector first looks at the device
   };
   // One way to meet a request: its `exactly`, or one of its `firstAvailable` subrequests.
   struct Alternative {
@@ -113,6 +113,10 @@ class DeviceAllocator {
   std::vector<Request> requests_;
   std::vector<Constraint> constraints_;
   std::vector<size_t> on_node_;  // devices of the node being tried
+  // Devices of slices for one node (spec.nodeName), by node; the others (nodeSelector, allNodes)
+  // are checked for each node.
+  std::map<std::string, std::vector<size_t>, std::less<>> by_node_;
+  std::vector<size_t> shared_;
   std::vector<bool> used_;
   // By constraint: the attribute's value the devices chosen so far share, and how many they are.
   std::vector<std::pair<std::string, int>> constraint_state_;

@@ -41,6 +41,28 @@ bool waiting_for_us(const json::object& pod) {
          meta_string(pod, "deletionTimestamp").empty() && !pod_finished(pod);
 }
 
+// The kind of an object's controller owner ("Pod" for a claim made from a template).
+std::string controller_of_kind(const json::object& o) {
+  const json::value* owners =
+      object_at(o, "metadata") ? object_at(o, "metadata")->if_contains("ownerReferences") : nullptr;
+  if (owners && owners->is_array())
+    for (const json::value& r : owners->get_array())
+      if (r.is_object() && r.get_object().if_contains("controller") &&
+          r.get_object().at("controller") == true)
+        return string_at(r.get_object(), "kind");
+  return {};
+}
+
+// Whether the pod names the claim in spec.resourceClaims (resourceClaimName).
+bool names_claim(const json::object& pod, const std::string& claim) {
+  const json::value* refs =
+      object_at(pod, "spec") ? object_at(pod, "spec")->if_contains("resourceClaims") : nullptr;
+  if (refs && refs->is_array())
+    for (const json::value& r : refs->get_array())
+      if (r.is_object() && string_at(r.get_object(), "resourceClaimName") == claim) return true;
+  return false;
+}
+
 // Sorted "N reason" entries joined with ", ", as kube-scheduler's FitError prints them.
 std::string histogram(const std::map<std::string, int>& counts) {
   std::vector<std::string> parts;
@@ -69,13 +91,18 @@ Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
     watches_.push_back(
         cluster_.store().add_watch(key, [this](const Change& ch) { on_change(ch); }));
   }
-  // Claims and volumes coming, binding or going can let a pod's volumes fit; devices published,
-  // classes made, claims made or deallocated can let its resource claims be allocated.
-  for (const char* key : {"/persistentvolumeclaims", "/persistentvolumes",
-                          "resource.k8s.io/resourceclaims", "resource.k8s.io/resourceslices",
-                          "resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules"})
+  // Claims and volumes coming, binding or going can let a pod's volumes fit.
+  for (const char* key : {"/persistentvolumeclaims", "/persistentvolumes"})
     watches_.push_back(cluster_.store().add_watch(
         key, [this](const Change&) { retry_unschedulable(Cache::kNodeChanged); }));
+  // Devices published or tainted, classes made: the pods refused for their resource claims are
+  // tried again (DynamicResources' queueing hints); claims as on_claim_change says.
+  for (const char* key : {"resource.k8s.io/resourceslices", "resource.k8s.io/deviceclasses",
+                          "resource.k8s.io/devicetaintrules"})
+    watches_.push_back(
+        cluster_.store().add_watch(key, [this](const Change&) { retry_for_devices(""); }));
+  watches_.push_back(cluster_.store().add_watch("resource.k8s.io/resourceclaims",
+                                                [this](const Change& ch) { on_claim_change(ch); }));
 }
 
 Scheduler::~Scheduler() {
@@ -100,6 +127,43 @@ void Scheduler::on_change(const Change& ch) {
     }
   }
   if (effect != Cache::kNothing) retry_unschedulable(effect);
+}
+
+// A claim deallocated or deleted frees devices: every pod refused for its claims may fit now. A
+// claim made by a user may be the one a pod names; one made for a pod from a template is
+// recorded in that pod's status, whose change tries it again.
+void Scheduler::on_claim_change(const Change& ch) {
+  auto allocated = [](const StoredObject& c) {
+    return c && object_at(object_at(*c, "status"), "allocation") != nullptr;
+  };
+  if (ch.type == EventType::kDeleted || (allocated(ch.previous) && !allocated(ch.object))) {
+    retry_for_devices("");
+    return;
+  }
+  if (ch.type != EventType::kAdded) return;
+  if (controller_of_kind(*ch.object) == "Pod") return;
+  retry_for_devices(meta_string(*ch.object, "namespace") + "/" + meta_string(*ch.object, "name"));
+}
+
+// The pods refused for their claims, tried again: all of them, or (`claim` "ns/name") those that
+// name that claim.
+void Scheduler::retry_for_devices(const std::string& claim) {
+  std::string ns = claim.substr(0, claim.find('/')), name = claim.substr(claim.find('/') + 1);
+  for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
+    bool retry = it->second & kByDevices;
+    if (retry && !claim.empty()) {
+      retry = false;
+      if (it->first.starts_with(ns + "/"))
+        if (StoredObject pod = cluster_.store().get("/pods", ns, it->first.substr(ns.size() + 1)))
+          retry = names_claim(*pod, name);
+    }
+    if (retry) {
+      enqueue(it->first);
+      it = unschedulable_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void Scheduler::enqueue(const std::string& key) {

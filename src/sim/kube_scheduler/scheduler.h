@@ -52,6 +52,8 @@ class Scheduler {
   // Rejections by plugin family, to know which changes could help.
   enum Rejected : unsigned { kByNode = 1, kByPods = 2, kByDevices = 4 };
   void retry_unschedulable(unsigned effect);
+  void on_claim_change(const Change& change);
+  void retry_for_devices(const std::string& claim);
   void flush();
   void schedule(const std::string& key);
   void bind(const boost::json::object& pod, const std::string& node);
