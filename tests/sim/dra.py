@@ -11,36 +11,17 @@ failure.
 """
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kubectl_script import check, get, kubectl  # noqa: E402
 from waiting import until  # noqa: E402
 
-KUBECTL, KUBECONFIG = sys.argv[1], sys.argv[2]
 DRIVER = "gpu.example.com"
-
-
-def kubectl(*args, stdin=None, check=True):
-    r = subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, *args], input=stdin, text=True,
-                       capture_output=True, timeout=60)
-    if check and r.returncode != 0:
-        raise SystemExit(f"FAIL kubectl {' '.join(args)}: {r.stderr}")
-    return r
 
 
 def create(manifest):
     kubectl("create", "-f", "-", stdin=manifest)
-
-
-def get(*args):
-    return json.loads(kubectl("get", *args, "-o", "json").stdout)
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        raise SystemExit(f"FAIL {name}: {detail}")
-    print("ok", name, flush=True)
 
 
 NODES = sorted(n["metadata"]["name"] for n in get("nodes")["items"])

@@ -9,37 +9,17 @@ failure.
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scheduling_oracle as oracle  # noqa: E402
+from kubectl_script import KUBECONFIG, check, get, kubectl  # noqa: E402
 from waiting import until  # noqa: E402
-
-KUBECTL, KUBECONFIG = sys.argv[1], sys.argv[2]
-
-
-def kubectl(*args, stdin=None, check=True):
-    r = subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, *args], input=stdin, text=True,
-                       capture_output=True, timeout=60)
-    if check and r.returncode != 0:
-        raise SystemExit(f"FAIL kubectl {' '.join(args)}: {r.stderr}")
-    return r
 
 
 def apply(manifest):
     kubectl("apply", "-f", "-", stdin=manifest)
-
-
-def get(*args):
-    return json.loads(kubectl("get", *args, "-o", "json").stdout)
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        raise SystemExit(f"FAIL {name}: {detail}")
-    print("ok", name, flush=True)
 
 
 def pods(ns):
