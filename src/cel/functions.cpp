@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "model/quantity.h"
+#include "model/utf8.h"
 
 namespace planter::cel {
 
@@ -25,14 +26,9 @@ int64_t code_points(std::string_view s) {
 }
 
 bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    auto b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
-    i += n;
-  }
+  uint32_t cp = 0;
+  for (size_t i = 0, n = 0; i < s.size(); i += n)
+    if ((n = utf8_sequence(s, i, cp)) == 0) return false;
   return true;
 }
 

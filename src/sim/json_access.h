@@ -29,6 +29,13 @@ inline const boost::json::object* object_at(const boost::json::object& o, std::s
   return object_at(&o, key);
 }
 
+// The array at `key`, or null when there is none.
+inline const boost::json::array* array_at(const boost::json::object* o, std::string_view key) {
+  if (!o) return nullptr;
+  const boost::json::value* v = o->if_contains(key);
+  return v && v->is_array() ? &v->get_array() : nullptr;
+}
+
 inline std::string string_at(const boost::json::object* o, std::string_view key) {
   auto* v = o ? o->if_contains(key) : nullptr;
   return v && v->is_string() ? std::string(v->as_string()) : std::string();

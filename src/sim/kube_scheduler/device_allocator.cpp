@@ -20,12 +20,6 @@ namespace {
 // be exponential; kube-scheduler bounds it by time).
 constexpr uint64_t kStepBudget = 200'000;
 
-const json::array* array_at(const json::object* o, std::string_view key) {
-  if (!o) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v && v->is_array() ? &v->get_array() : nullptr;
-}
-
 // An attribute's value as CEL sees it: `{int: 1}`, `{bool: true}`, `{string: "a"}`,
 // `{version: "1.2.3"}` (a semver value).
 cel::Value attribute_value(const json::object& attr) {

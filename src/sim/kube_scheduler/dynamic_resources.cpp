@@ -13,21 +13,15 @@ namespace json = boost::json;
 
 namespace {
 
-const json::array* array_in(const json::object* o, std::string_view key) {
-  if (!o) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v && v->is_array() ? &v->get_array() : nullptr;
-}
-
 bool reserved_for(const json::object& claim, const std::string& pod_uid) {
-  if (const json::array* list = array_in(object_at(claim, "status"), "reservedFor"))
+  if (const json::array* list = array_at(object_at(claim, "status"), "reservedFor"))
     for (const json::value& r : *list)
       if (r.is_object() && string_at(r.get_object(), "uid") == pod_uid) return true;
   return false;
 }
 
 size_t reserved_count(const json::object& claim) {
-  const json::array* list = array_in(object_at(claim, "status"), "reservedFor");
+  const json::array* list = array_at(object_at(claim, "status"), "reservedFor");
   return list ? list->size() : 0;
 }
 
@@ -36,11 +30,11 @@ size_t reserved_count(const json::object& claim) {
 DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Store& store,
                                              CelCache& cel)
     : pod_(pod) {
-  const json::array* refs = array_in(object_at(pod, "spec"), "resourceClaims");
+  const json::array* refs = array_at(object_at(pod, "spec"), "resourceClaims");
   if (!refs || refs->empty()) return;
   std::string ns = meta_string(pod, "namespace"), name = meta_string(pod, "name");
   std::string uid = meta_string(pod, "uid");
-  const json::array* statuses = array_in(object_at(pod, "status"), "resourceClaimStatuses");
+  const json::array* statuses = array_at(object_at(pod, "status"), "resourceClaimStatuses");
   for (const json::value& ref : *refs) {
     if (!ref.is_object()) continue;
     const json::object& r = ref.get_object();
@@ -97,7 +91,7 @@ std::optional<std::string> DynamicResourcesCheck::filter(const NodeInfo& node) {
     const json::object* selector = object_at(alloc, "nodeSelector");
     if (!selector) continue;
     bool any = false;
-    if (const json::array* terms = array_in(selector, "nodeSelectorTerms"))
+    if (const json::array* terms = array_at(selector, "nodeSelectorTerms"))
       for (const json::value& t : *terms)
         any = any || (t.is_object() && node_selector_term_matches(t.get_object(), *node.node));
     if (!any) return std::string(kNotOnNode);

@@ -26,12 +26,6 @@ constexpr const char* kClaimController = "resource-claim-controller";
 constexpr const char* kClaims = "resource.k8s.io/resourceclaims";
 constexpr const char* kPodClaimName = "resource.kubernetes.io/pod-claim-name";
 
-const json::array* list_at(const json::object* o, std::string_view key) {
-  if (!o) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v && v->is_array() ? &v->get_array() : nullptr;
-}
-
 class ResourceClaimController : public WorkloadController {
  public:
   explicit ResourceClaimController(ControllerKit& kit)
@@ -45,10 +39,10 @@ class ResourceClaimController : public WorkloadController {
       pods_.add(ch.ns, meta_string(*ch.object, "name"));
       // A pod going or finishing releases the claims reserved for it.
       if (const json::array* claims =
-              list_at(object_at(*ch.object, "status"), "resourceClaimStatuses"))
+              array_at(object_at(*ch.object, "status"), "resourceClaimStatuses"))
         for (const json::value& c : *claims)
           if (c.is_object()) claims_.add(ch.ns, string_at(c.get_object(), "resourceClaimName"));
-      if (const json::array* refs = list_at(object_at(*ch.object, "spec"), "resourceClaims"))
+      if (const json::array* refs = array_at(object_at(*ch.object, "spec"), "resourceClaims"))
         for (const json::value& r : *refs)
           if (r.is_object() && !string_at(r.get_object(), "resourceClaimName").empty())
             claims_.add(ch.ns, string_at(r.get_object(), "resourceClaimName"));
@@ -63,11 +57,11 @@ class ResourceClaimController : public WorkloadController {
     StoredObject pod = kit_.store().get("/pods", ns, name);
     if (!pod || !meta_string(*pod, "deletionTimestamp").empty() || sched::pod_finished(*pod))
       return;
-    const json::array* refs = list_at(object_at(*pod, "spec"), "resourceClaims");
+    const json::array* refs = array_at(object_at(*pod, "spec"), "resourceClaims");
     if (!refs) return;
     const json::object* status = object_at(*pod, "status");
     json::array statuses;
-    if (const json::array* have = list_at(status, "resourceClaimStatuses")) statuses = *have;
+    if (const json::array* have = array_at(status, "resourceClaimStatuses")) statuses = *have;
     bool changed = false;
     for (const json::value& ref : *refs) {
       if (!ref.is_object()) continue;
@@ -98,7 +92,7 @@ class ResourceClaimController : public WorkloadController {
       if (meta_string(*c, "namespace") != ns) continue;
       const json::object* ann = object_at(object_at(*c, "metadata"), "annotations");
       if (string_at(ann, kPodClaimName) != claim) continue;
-      if (const json::array* owners = list_at(object_at(*c, "metadata"), "ownerReferences"))
+      if (const json::array* owners = array_at(object_at(*c, "metadata"), "ownerReferences"))
         for (const json::value& o : *owners)
           if (o.is_object() && string_at(o.get_object(), "uid") == pod_uid)
             return meta_string(*c, "name");
@@ -147,7 +141,7 @@ class ResourceClaimController : public WorkloadController {
     StoredObject claim = kit_.store().get(kClaims, ns, name);
     if (!claim) return;
     const json::object* status = object_at(*claim, "status");
-    const json::array* reserved = list_at(status, "reservedFor");
+    const json::array* reserved = array_at(status, "reservedFor");
     if (!reserved && !object_at(status, "allocation")) return;
     json::array keep;
     if (reserved)

@@ -96,6 +96,9 @@ TEST(CelDevices, SelectorsReadADevicesDriverAttributesAndCapacity) {
                   .starts_with("error:no such key"));
   EXPECT_EQ(run("has(device.attributes.foo)", a100), "bool:false");
   EXPECT_TRUE(run("devices.driver == 'x'", a100).starts_with("parse-error:"));
+  // The error names the line and column of the unknown name, as cel-go does.
+  EXPECT_EQ(run("device.driver == 'x' &&\n  dvice.driver == 'y'", a100),
+            "parse-error:ERROR: <input>:2:3: undeclared reference to 'dvice' (in container '')");
 }
 
 TEST(CelLimits, HostileExpressionsAreRefusedOrBoundedNeverACrash) {
