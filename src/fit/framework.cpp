@@ -23,6 +23,8 @@ const std::vector<FilterPlugin>& default_filters() {
        &filters::pod_topology_spread},
       {"InterPodAffinity", false, &filters::prefilter_inter_pod_affinity,
        &filters::inter_pod_affinity},
+      {"DynamicResources", false, &filters::prefilter_dynamic_resources,
+       &filters::dynamic_resources},
   };
   return table;
 }

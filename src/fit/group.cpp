@@ -78,7 +78,7 @@ class Fitter {
                                      [](const PodKind& k) { return k.pod.interacts(); });
     for (const PodKind& k : group_.kinds) {
       if (k.count <= 0 && !k.per_node) continue;
-      if (!k.per_node && !k.pod.interacts()) {
+      if (!k.per_node && !k.pod.placed_singly()) {
         std::string key = shape_key(k.pod, labels_matter);
         if (auto it = alike.find(key); it != alike.end()) {
           merged_[it->second].count = add_sat(merged_[it->second].count, k.count);
@@ -97,7 +97,7 @@ class Fitter {
         const Claim* claim = snap_.claim(k.pod.ns, c);
         return claim && claim->read_write_once_pod();
       });
-      single_.push_back(k.pod.interacts() || once);
+      single_.push_back(k.pod.placed_singly() || once);
     }
     allowed_.assign(kinds_.size(), {});
     refusal_.assign(nodes.size(), "");
@@ -134,7 +134,8 @@ class Fitter {
     for (size_t k = 0; k < kinds_.size(); ++k) {
       bool anti = !snap_.anti_pods().empty() && !kinds_[k]->pod.interacts();
       bool claims = !kinds_[k]->pod.claims.empty();
-      if (!anti && !claims) continue;
+      bool devices = !kinds_[k]->pod.device_claims.empty();
+      if (!anti && !claims && !devices) continue;
       PodCycle cycle(snap_, kinds_[k]->pod);
       if (!cycle.prefilter_refusal().empty() && prefilter_.empty() && !kinds_[k]->per_node)
         prefilter_ = fmt::format("a pod of {}: 0/{} nodes are available: {}", kind_name(k),

@@ -68,6 +68,12 @@ struct ClaimBinding {
   const Volume* volume = nullptr;
 };
 
+// DynamicResources' PreFilter state: the pod's claims, resolved, and the devices they come from.
+struct DeviceState {
+  const DeviceInventory* inventory = nullptr;  // null: the pod claims no device
+  PodDevices claims;
+};
+
 struct CycleState {
   // A PreFilter's refusal (UnschedulableAndUnresolvable): no node can take the pod, and no filter
   // is run. Empty when nodes are to be looked at.
@@ -76,6 +82,7 @@ struct CycleState {
   AffinityState affinity;
   SpreadState spread;
   VolumeState volumes;
+  DeviceState devices;
 };
 
 struct FilterPlugin {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "fit/json_fields.h"
 #include "model/well_known_labels.h"
 
 namespace planter::fit {
@@ -14,16 +15,6 @@ namespace {
 std::string text(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-const json::object* object_in(const json::object* o, std::string_view key) {
-  const json::value* v = o ? o->if_contains(key) : nullptr;
-  return v ? v->if_object() : nullptr;
-}
-
-const json::array* array_in(const json::object* o, std::string_view key) {
-  const json::value* v = o ? o->if_contains(key) : nullptr;
-  return v ? v->if_array() : nullptr;
 }
 
 void read_ports(const json::array* containers, std::vector<HostPort>& out) {
@@ -170,6 +161,11 @@ PodInfo PodInfo::from(const json::object& pod) {
       if (const json::object* claim = object_in(v.if_object(), "persistentVolumeClaim"))
         if (std::string name = text(*claim, "claimName"); !name.empty())
           p.claims.push_back(std::move(name));
+  if (const json::array* rcs = array_in(spec, "resourceClaims"))
+    for (const json::value& v : *rcs)
+      if (const json::object* o = v.if_object())
+        p.device_claims.push_back({text(*o, "name"), text(*o, "resourceClaimName"),
+                                   text(*o, "resourceClaimTemplateName")});
   return p;
 }
 

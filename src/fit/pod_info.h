@@ -80,6 +80,12 @@ struct PodInfo {
   std::vector<HostPort> host_ports;
   std::vector<SpreadConstraint> spread;
   std::vector<std::string> claims;  // persistentVolumeClaim names its volumes mount
+  // spec.resourceClaims: each names a ResourceClaim, or a template a claim of its own is made
+  // from (resource.k8s.io, fit/devices.h).
+  struct DeviceClaimRef {
+    std::string name, claim, template_name;
+  };
+  std::vector<DeviceClaimRef> device_claims;
 
   // `pod`: a Pod (metadata and spec).
   static PodInfo from(const boost::json::object& pod);
@@ -89,6 +95,8 @@ struct PodInfo {
   bool interacts() const {
     return !host_ports.empty() || !affinity.empty() || !anti_affinity.empty() || !spread.empty();
   }
+  // Its pods are placed one at a time: they interact, or each takes devices of its own.
+  bool placed_singly() const { return interacts() || !device_claims.empty(); }
 };
 
 }  // namespace planter::fit

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fit/json_fields.h"
 #include "model/quantity.h"
 
 namespace planter::fit {
@@ -48,19 +49,14 @@ void drop_zeros(Resources& r) {
   std::erase_if(r.scalar, [](const auto& p) { return p.second == 0; });
 }
 
-const json::object* object_in(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v ? v->if_object() : nullptr;
-}
-
 // A container's requests, its limits standing in for requests it does not state.
 Resources container_requests(const json::value& c) {
   Resources out;
   const json::object* o = c.if_object();
-  const json::object* res = o ? object_in(*o, "resources") : nullptr;
+  const json::object* res = o ? object_in(o, "resources") : nullptr;
   if (!res) return out;
-  const json::object* requests = object_in(*res, "requests");
-  const json::object* limits = object_in(*res, "limits");
+  const json::object* requests = object_in(res, "requests");
+  const json::object* limits = object_in(res, "limits");
   out = resources_of(requests);
   if (limits)
     for (const auto& [name, v] : *limits) {
@@ -179,7 +175,7 @@ Resources pod_requests(const json::object& spec) {
     }
   total += sidecars;
   raise_to(total, init_peak);
-  if (const json::object* overhead = object_in(spec, "overhead")) total += resources_of(overhead);
+  if (const json::object* overhead = object_in(&spec, "overhead")) total += resources_of(overhead);
   return total;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "fit/json_fields.h"
 #include "model/well_known_labels.h"
 
 namespace planter::fit {
@@ -10,11 +11,6 @@ namespace planter::fit {
 namespace json = boost::json;
 
 namespace {
-
-const json::object* object_in(const json::object* o, std::string_view key) {
-  const json::value* v = o ? o->if_contains(key) : nullptr;
-  return v ? v->if_object() : nullptr;
-}
 
 std::string text(const json::object* o, std::string_view key) {
   const json::value* v = o ? o->if_contains(key) : nullptr;
@@ -111,6 +107,14 @@ void Snapshot::place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copie
 }
 
 void Snapshot::assume(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies) {
+  device_marks_.push_back(devices_.mark());
+  if (!pod->device_claims.empty())
+    for (int64_t i = 0; i < copies; ++i) {
+      PodDevices claims = devices_.resolve(*pod);
+      auto got = devices_.allocate(claims, nodes_[n].name, nodes_[n].labels);
+      if (!got) break;  // a held decision the cluster has changed under: it takes what is left
+      devices_.take(claims, *got, nodes_[n].name);
+    }
   place(n, std::move(pod), copies, true);
   assumed_.push_back(n);
 }
@@ -119,6 +123,8 @@ void Snapshot::forget(size_t count) {
   for (; count > 0 && !assumed_.empty(); --count) {
     size_t n = assumed_.back();
     assumed_.pop_back();
+    devices_.release(device_marks_.back());
+    device_marks_.pop_back();
     NodeInfo& node = nodes_[n];
     PlacedPod placed = std::move(node.pods.back());
     node.pods.pop_back();
@@ -215,6 +221,8 @@ bool Snapshot::remove_pod(size_t n, const std::string& uid) {
 }
 
 void Snapshot::clear_volumes() {
+  devices_ = DeviceInventory();
+  if (volumes_complete_) devices_.set_complete();
   claims_.clear();
   volumes_.clear();
   volume_index_.clear();
@@ -276,6 +284,7 @@ bool Claim::read_write_once_pod() const {
 }
 
 void Snapshot::add_volume_object(const json::object& o) {
+  if (devices_.add(o)) return;
   std::string kind = text(&o, "kind");
   const json::object* meta = object_in(&o, "metadata");
   const json::object* spec = object_in(&o, "spec");

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/devices.h"
 #include "fit/pod_info.h"
 #include "fit/resources.h"
 
@@ -101,11 +102,14 @@ Resources free_of(const NodeInfo& n);
 
 // What a snapshot is built from, as the API serves it: whoever reads a cluster for the fit model
 // (the stack-fits gate's watches, `plan --fit`'s lists) reads these kinds, and hands them to
-// add_node, add_pod and add_volume_object by their role.
+// add_node, add_pod and add_volume_object by their role (kVolume: what the volume and device
+// filters read). A `devices` kind is served since Kubernetes 1.34 (resource.k8s.io/v1): a cluster
+// that does not serve it has none, and only pods that claim devices need it read.
 struct SnapshotKind {
   enum Role { kNode, kPod, kVolume } role;
   const char* api_version;
   const char* kind;
+  bool devices = false;
 };
 inline constexpr SnapshotKind kSnapshotKinds[] = {
     {SnapshotKind::kNode, "v1", "Node"},
@@ -113,6 +117,10 @@ inline constexpr SnapshotKind kSnapshotKinds[] = {
     {SnapshotKind::kVolume, "v1", "PersistentVolumeClaim"},
     {SnapshotKind::kVolume, "v1", "PersistentVolume"},
     {SnapshotKind::kVolume, "storage.k8s.io/v1", "StorageClass"},
+    {SnapshotKind::kVolume, "resource.k8s.io/v1", "ResourceSlice", true},
+    {SnapshotKind::kVolume, "resource.k8s.io/v1", "DeviceClass", true},
+    {SnapshotKind::kVolume, "resource.k8s.io/v1", "ResourceClaim", true},
+    {SnapshotKind::kVolume, "resource.k8s.io/v1", "ResourceClaimTemplate", true},
 };
 
 class Snapshot {
@@ -135,12 +143,16 @@ class Snapshot {
   void remove_node(const std::string& name);
   void add_pod(size_t n, std::shared_ptr<const PodInfo> pod);
   bool remove_pod(size_t n, const std::string& uid);
-  // Forgets every claim, volume and class (they are added again as they are now).
+  // Forgets every claim, volume and class, and every device (they are added again as they are
+  // now).
   void clear_volumes();
   // Says the snapshot holds every claim and class its cluster has (a scheduler's cache, read
   // from watches), so that a claim it does not hold does not exist. Else (a plan's snapshot) a
   // claim it does not hold may yet come, and ties nothing.
-  void set_volumes_complete() { volumes_complete_ = true; }
+  void set_volumes_complete() {
+    volumes_complete_ = true;
+    devices_.set_complete();
+  }
   bool volumes_complete() const { return volumes_complete_; }
 
   // A claim that waits for its first consumer, bound where a pod goes: to `volume`, or (empty)
@@ -151,8 +163,12 @@ class Snapshot {
   size_t claim_mark() const { return claim_undo_.size(); }
   void unselect_claims(size_t mark);
   // A PersistentVolumeClaim, a PersistentVolume or a StorageClass, as VolumeBinding and
-  // VolumeRestrictions read them.
+  // VolumeRestrictions read them; a ResourceSlice, DeviceClass, ResourceClaim or
+  // ResourceClaimTemplate, as DynamicResources reads them.
   void add_volume_object(const boost::json::object& o);
+  // The devices and their claims; a pod assumed onto a node takes the devices its claims are
+  // allocated there (given back when it is forgotten).
+  const DeviceInventory& devices() const { return devices_; }
   const Claim* claim(const std::string& ns, const std::string& name) const;
   const Volume* volume(const std::string& name) const;
   const StorageClass* storage_class(const std::string& name) const;
@@ -179,7 +195,9 @@ class Snapshot {
   std::vector<NodeInfo> nodes_;
   std::map<std::string, size_t, std::less<>> by_name_;
   std::vector<std::pair<size_t, size_t>> anti_pods_;
-  std::vector<size_t> assumed_;                       // nodes of the assumed pods, in order
+  std::vector<size_t> assumed_;       // nodes of the assumed pods, in order
+  std::vector<size_t> device_marks_;  // by assumed pod: devices_.mark() before it took devices
+  DeviceInventory devices_;
   std::map<std::string, Claim, std::less<>> claims_;  // "ns/name"
   std::vector<Volume> volumes_;
   std::map<std::string, size_t, std::less<>> volume_index_;

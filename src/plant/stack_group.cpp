@@ -21,15 +21,31 @@ fit::Group choice_group(const Plan& plan, const ClusterChoice& choice) {
   return g;
 }
 
+bool claims_devices(const fit::Group& group) {
+  for (const fit::PodKind& k : group.kinds)
+    if (!k.pod.device_claims.empty()) return true;
+  return false;
+}
+
+bool reads_for(const fit::SnapshotKind& kind, const fit::Group& group) {
+  return !kind.devices || claims_devices(group);
+}
+
 std::vector<boost::json::object> seed_claims(const Plan& plan, const std::string& cluster) {
   std::vector<boost::json::object> out;
   for (const Unit& u : plan.units) {
     if (u.cluster != cluster) continue;
     const Object& o = plan.object_of(u);
-    if (o.ref.kind != "PersistentVolumeClaim" || o.ref.api_version != "v1") continue;
+    bool volume = o.ref.kind == "PersistentVolumeClaim" && o.ref.api_version == "v1";
+    bool device = o.ref.api_version == "resource.k8s.io/v1" &&
+                  (o.ref.kind == "DeviceClass" || o.ref.kind == "ResourceClaim" ||
+                   o.ref.kind == "ResourceClaimTemplate");
+    if (!volume && !device) continue;
     boost::json::object claim = o.body;
-    claim["kind"] = "PersistentVolumeClaim";
-    if (boost::json::object* meta = claim["metadata"].if_object()) (*meta)["namespace"] = o.ref.ns;
+    claim["kind"] = o.ref.kind;
+    claim["apiVersion"] = o.ref.api_version;
+    if (boost::json::object* meta = claim["metadata"].if_object(); meta && !o.ref.ns.empty())
+      (*meta)["namespace"] = o.ref.ns;
     out.push_back(std::move(claim));
   }
   return out;
@@ -39,11 +55,12 @@ fit::GroupFit fit_on_fleet(plant::Fleet& fleet, const std::string& cluster, cons
                            const fit::Held& held, const std::vector<boost::json::object>& claims) {
   using Fn = std::function<void(const boost::json::object&)>;
   auto visit = [&](fit::SnapshotKind::Role role) {
-    return [&fleet, &cluster, &claims, role](const Fn& fn) {
+    return [&fleet, &cluster, &claims, &group, role](const Fn& fn) {
       if (role == fit::SnapshotKind::kVolume)
         for (const boost::json::object& c : claims) fn(c);  // the cluster's own, read next, win
       for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-        if (read.role == role) fleet.for_each(cluster, read.api_version, read.kind, fn);
+        if (read.role == role && reads_for(read, group))
+          fleet.for_each(cluster, read.api_version, read.kind, fn);
     };
   };
   return fit::fit_group_on(group, visit(fit::SnapshotKind::kNode), visit(fit::SnapshotKind::kPod),

@@ -16,9 +16,17 @@ fit::Group stack_group(const StackNeeds& stack);
 // What a cluster choice places: its stack's group, or its objects' pods.
 fit::Group choice_group(const Plan& plan, const ClusterChoice& choice);
 
-// The PersistentVolumeClaims the seed declares on `cluster`, as the cluster will hold them (their
-// namespace set): the fit model binds the claims a stack's pods mount as the cluster will, before
-// they exist there (a claim the cluster already holds is read from the cluster instead).
+// Whether a pod of the group claims devices (resource.k8s.io), and so whether the fit model
+// reads `kind` of the cluster for it: the device kinds only then (a cluster older than 1.34
+// serves none of them).
+bool claims_devices(const fit::Group& group);
+bool reads_for(const fit::SnapshotKind& kind, const fit::Group& group);
+
+// The PersistentVolumeClaims the seed declares on `cluster`, and its DeviceClasses,
+// ResourceClaims and ResourceClaimTemplates, as the cluster will hold them (their namespace
+// set): the fit model binds the claims a stack's pods mount, and allocates the devices they
+// claim, as the cluster will, before they exist there (an object the cluster already holds is
+// read from the cluster instead).
 std::vector<boost::json::object> seed_claims(const Plan& plan, const std::string& cluster);
 
 // Fits `group` on `cluster` as the fleet's watches hold it (fit::kSnapshotKinds; the caller

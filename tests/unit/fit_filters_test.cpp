@@ -83,7 +83,7 @@ TEST(FitFiltersTest, TheTableIsKubeSchedulersDefaultOrder) {
   EXPECT_EQ(names, (std::vector<std::string_view>{
                        "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
                        "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding",
-                       "PodTopologySpread", "InterPodAffinity"}));
+                       "PodTopologySpread", "InterPodAffinity", "DynamicResources"}));
 }
 
 TEST(FitFiltersTest, NodeUnschedulable) {

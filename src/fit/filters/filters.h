@@ -31,6 +31,9 @@ Status volume_binding(const CycleState& state, const PodInfo& pod, const NodeInf
 // Whether the pod's waiting claims can bind on `node`; what each binds to in `out` when given.
 bool waiting_claims_bind(const VolumeState& in, const NodeInfo& node,
                          std::vector<ClaimBinding>* out);
+// dynamic_resources.cpp
+void prefilter_dynamic_resources(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
+Status dynamic_resources(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
 // pod_topology_spread.cpp
 void prefilter_topology_spread(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status pod_topology_spread(const CycleState& state, const PodInfo& pod, const NodeInfo& node);
@@ -50,6 +53,8 @@ inline constexpr const char* kVolumeBindConflict =
 inline constexpr const char* kUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims";
 inline constexpr const char* kReadWriteOncePodConflict =
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+inline constexpr const char* kClaimNotOnNode = "resourceclaim not available on the node";
+inline constexpr const char* kCannotAllocate = "cannot allocate all claims";
 inline constexpr const char* kSpread = "node(s) didn't match pod topology spread constraints";
 inline constexpr const char* kSpreadMissingLabel =
     "node(s) didn't match pod topology spread constraints (missing required label)";

@@ -55,7 +55,7 @@ class ClusterChoiceGate : public Gate {
       for (uint32_t candidate : c_.plan.choices[c].candidates) {
         const std::string& name = c_.plan.clusters[candidate].name;
         for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-          c_.fleet.watch(name, read.api_version, read.kind);
+          if (reads_for(read, group_of(c))) c_.fleet.watch(name, read.api_version, read.kind);
         on_cluster_[name].push_back(c);
       }
     }
@@ -148,9 +148,11 @@ class ClusterChoiceGate : public Gate {
         unread.push_back(fmt::format("{}: {}", name, c_.fleet.link_status(name)));
         continue;
       }
-      bool synced = std::all_of(
-          std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
-          [&](const fit::SnapshotKind& k) { return c_.fleet.synced(name, k.api_version, k.kind); });
+      bool synced = std::all_of(std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
+                                [&](const fit::SnapshotKind& k) {
+                                  return !reads_for(k, group_of(c)) ||
+                                         c_.fleet.synced(name, k.api_version, k.kind);
+                                });
       if (!synced) {
         unread.push_back(name + ": reading its nodes, pods and volumes");
         continue;

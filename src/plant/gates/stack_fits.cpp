@@ -33,8 +33,9 @@ std::string StackFitsGate::key(std::string_view cluster, std::string_view stack)
 
 void StackFitsGate::require(size_t, const Requirement& r, std::vector<std::string>& keys) {
   on_cluster_[r.cluster].insert(r.when.arg);
+  const fit::Group& group = group_of(r.when.arg);
   for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-    c_.fleet.watch(r.cluster, read.api_version, read.kind);
+    if (reads_for(read, group)) c_.fleet.watch(r.cluster, read.api_version, read.kind);
   keys.push_back(key(r.cluster, r.when.arg));
 }
 
@@ -44,10 +45,13 @@ std::optional<Gate::Wait> StackFitsGate::check(size_t, const Requirement& r) {
   std::string k = key(cluster, stack);
   if (released_.contains(k)) return std::nullopt;
   if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
+  const fit::Group& group = group_of(stack);
   for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-    if (!c_.fleet.synced(cluster, read.api_version, read.kind))
-      return Wait{"reading the cluster's nodes, pods, claims, volumes and storage classes"};
-  const fit::GroupFit& fit = decision(k, cluster, stack, group_of(stack));
+    if (reads_for(read, group) && !c_.fleet.synced(cluster, read.api_version, read.kind))
+      return Wait{claims_devices(group) ? "reading the cluster's nodes, pods, volumes and devices"
+                                        : "reading the cluster's nodes, pods, claims, volumes and "
+                                          "storage classes"};
+  const fit::GroupFit& fit = decision(k, cluster, stack, group);
   if (!fit.fits) return Wait{fit.why, true};
   released_[k] = fit;
   ++generation_[cluster];

@@ -1,0 +1,157 @@
+// The fit model's view of a cluster's devices (Dynamic Resource Allocation, resource.k8s.io/v1),
+// and how a pod's claims are allocated on a node, written from the Kubernetes documentation
+// ("Dynamic Resource Allocation", "Allocate Devices to Workloads with DRA") and the structured
+// allocator's documented rules (k8s.io/dynamic-resource-allocation/structured): only the CEL
+// evaluator is shared with the sim's scheduler, which judges this one.
+//
+//   devices     a node's are those of the ResourceSlices for it (spec.nodeName), or for nodes
+//               its labels select (spec.nodeSelector, spec.allNodes), in pools that are complete
+//               (every one of pool.resourceSliceCount slices of the pool's newest generation)
+//   taken       a device allocated to any claim (status.allocation), or to a claim of a pod the
+//               decision placed, is not free
+//   a request   `exactly` or the first of `firstAvailable` that can be met: `count` devices
+//               (ExactCount, the default, count 1) or every matching device (All; one taken makes
+//               the request fail); a device matches when every selector of its DeviceClass and of
+//               the request is true (an error is "no") and the request tolerates each of its
+//               NoSchedule and NoExecute taints
+//   constraints matchAttribute: the devices of the requests it names (every request when none
+//               is named) share one value of the attribute, which each must have
+//
+// A claim already allocated ties the pod to its allocation's nodes and takes nothing more.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cel/program.h"
+#include "fit/node_terms.h"
+#include "fit/pod_info.h"
+
+namespace planter::fit {
+
+struct Device {
+  std::string id;    // "driver/pool/name", as an allocation's result names it
+  std::string pool;  // "driver/pool"
+  int64_t generation = 0;
+  std::string node;  // spec.nodeName of its slice; empty: `terms` or every node
+  bool all_nodes = false;
+  NodeTerms terms;                                // its slice's nodeSelector
+  std::map<std::string, std::string> attributes;  // "domain/name" -> its value, as JSON text
+  std::vector<Taint> taints;
+  cel::Bindings binding;  // `device` as selectors see it
+};
+
+struct DeviceClass {
+  std::string name;
+  std::vector<std::string> selectors;  // CEL expressions
+};
+
+// One way to meet a request: its `exactly`, or one `firstAvailable` subrequest.
+struct DeviceRequest {
+  std::string name;  // "gpu", or "gpu/small" for a subrequest
+  std::string device_class;
+  std::vector<std::string> selectors;
+  bool all = false;  // allocationMode: All
+  int64_t count = 1;
+  std::vector<Toleration> tolerations;
+  std::string selector_key;  // the class and selectors, as text: requests that say the same share
+};
+
+struct DeviceClaimSpec {
+  struct Request {
+    std::string name;
+    std::vector<DeviceRequest> alternatives;  // in order of preference
+  };
+  struct Constraint {
+    std::set<std::string> requests;  // empty: every request
+    std::string attribute;           // "domain/name"
+  };
+  std::vector<Request> requests;
+  std::vector<Constraint> constraints;
+};
+
+// A ResourceClaim the cluster holds (or the seed declares).
+struct DeviceClaim {
+  std::string ns, name;
+  DeviceClaimSpec spec;
+  bool allocated = false;
+  std::vector<std::string> devices;  // its allocation's results
+  NodeTerms nodes;                   // its allocation's nodeSelector; empty: every node
+};
+
+// A pod's claims, each resolved: one to allocate (from a template, or a claim not allocated yet),
+// or one allocated already.
+struct PodDevices {
+  std::vector<const DeviceClaim*> allocated;
+  std::vector<std::pair<std::string, const DeviceClaimSpec*>> to_allocate;  // "ns/name" or ""
+  // Why no node can take the pod (a claim or class that does not exist), in kube-scheduler's
+  // words; empty when nodes are to be looked at.
+  std::string refusal;
+};
+
+class DeviceInventory {
+ public:
+  // A ResourceSlice, DeviceClass, ResourceClaim or ResourceClaimTemplate of resource.k8s.io/v1;
+  // false for any other object.
+  bool add(const boost::json::object& o);
+  // Says the inventory holds every claim and template of its cluster: one it does not hold does
+  // not exist. Else (a plan's view) a claim it does not hold may yet come, and is not judged.
+  void set_complete() { complete_ = true; }
+
+  PodDevices resolve(const PodInfo& pod) const;
+  // The devices of `claims` on the node (name and labels), one list per claim, or nullopt when
+  // they cannot all be allocated there.
+  std::optional<std::vector<std::vector<std::string>>> allocate(const PodDevices& claims,
+                                                                const std::string& node,
+                                                                const Labels& labels) const;
+  // The devices a pod placed on a node takes (and the shared claims it allocates, which later
+  // pods find allocated there); undone by release(mark) to a mark() taken before.
+  void take(const PodDevices& claims, const std::vector<std::vector<std::string>>& devices,
+            const std::string& node);
+  size_t mark() const { return undo_.size(); }
+  void release(size_t mark);
+
+  bool empty() const { return devices_.empty() && claims_.empty() && templates_.empty(); }
+
+ private:
+  struct Pool {
+    int64_t generation = -1;
+    int64_t slice_count = 0;
+    int64_t seen = 0;  // slices of `generation`
+  };
+  void add_slice(const boost::json::object& spec);
+  void add_claim(const boost::json::object& o);
+  // The free devices on the node, of complete pools, and whether one of them is taken.
+  std::vector<size_t> devices_on(const std::string& node, const Labels& labels) const;
+  bool usable(const Device& d) const;
+  bool matches(const DeviceRequest& r, size_t device) const;
+  friend class DeviceSearch;
+
+  std::vector<Device> devices_;
+  std::map<std::string, Pool> pools_;  // "driver/pool"
+  std::map<std::string, DeviceClass, std::less<>> classes_;
+  std::map<std::string, DeviceClaim, std::less<>> claims_;           // "ns/name"
+  std::map<std::string, DeviceClaimSpec, std::less<>> templates_;    // "ns/name"
+  std::map<std::string, int64_t, std::less<>> taken_;                // device id -> users
+  std::map<std::string, DeviceClaim, std::less<>> assumed_claims_;   // allocated by the decision
+  std::map<std::string, std::vector<size_t>, std::less<>> by_node_;  // slices with a nodeName
+  std::vector<size_t> shared_;  // devices of slices for selected nodes or every node
+  struct Undo {
+    std::vector<std::string> devices;
+    std::string claim;  // a shared claim the decision allocated
+  };
+  std::vector<Undo> undo_;
+  bool complete_ = false;
+  // Compiled selectors by text (compiling is far dearer than evaluating), and by a request's
+  // selector_key whether each device matches (-1: not asked yet).
+  mutable std::map<std::string, Result<cel::Program>, std::less<>> cel_;
+  mutable std::map<std::string, std::vector<int8_t>, std::less<>> matched_;
+};
+
+}  // namespace planter::fit
