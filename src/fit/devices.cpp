@@ -237,6 +237,22 @@ void DeviceInventory::add_claim(const json::object& o) {
   slot = std::move(c);
 }
 
+void DeviceInventory::give_back(const json::object& pod) {
+  std::string ns = text_at(object_in(&pod, "metadata"), "namespace");
+  auto unallocate = [&](const std::string& name) {
+    auto it = claims_.find(ns + "/" + name);
+    if (it == claims_.end()) return;
+    for (const std::string& d : it->second.devices) --taken_[d];
+    it->second.devices.clear();
+    it->second.allocated = false;
+    it->second.nodes = NodeTerms();
+  };
+  if (const json::array* refs = array_in(object_in(&pod, "spec"), "resourceClaims"))
+    for (const json::value& r : *refs) unallocate(text_at(r.if_object(), "resourceClaimName"));
+  if (const json::array* made = array_in(object_in(&pod, "status"), "resourceClaimStatuses"))
+    for (const json::value& r : *made) unallocate(text_at(r.if_object(), "resourceClaimName"));
+}
+
 PodDevices DeviceInventory::resolve(const PodInfo& pod) const {
   PodDevices out;
   for (const PodInfo::DeviceClaimRef& ref : pod.device_claims) {

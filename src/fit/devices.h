@@ -104,6 +104,10 @@ class DeviceInventory {
   // not exist. Else (a plan's view) a claim it does not hold may yet come, and is not judged.
   void set_complete() { complete_ = true; }
 
+  // A pod (as the API serves it) the decision stands in for (its stack's, being fitted again):
+  // the claims it holds are taken as not allocated, their devices free for the decision's pods.
+  void give_back(const boost::json::object& pod);
+
   PodDevices resolve(const PodInfo& pod) const;
   // The devices of `claims` on the node (name and labels), one list per claim, or nullopt when
   // they cannot all be allocated there.

@@ -66,6 +66,18 @@ std::string shape_key(const PodInfo& p, bool labels_matter) {
                                                         labels, requests, claims});
 }
 
+// "a, b, c, d and 2 more": the nodes a decision uses, for people.
+std::string node_list(const std::map<std::string, Resources>& placed) {
+  constexpr size_t kNamed = 4;
+  std::string out;
+  size_t i = 0;
+  for (const auto& [name, _] : placed) {
+    if (i == kNamed) return out + fmt::format(" and {} more", placed.size() - kNamed);
+    out += (i++ ? ", " : "") + name;
+  }
+  return out;
+}
+
 class Fitter {
  public:
   Fitter(const Group& g, Snapshot& s) : group_(g), snap_(s) {
@@ -181,7 +193,7 @@ class Fitter {
     if (pack(all, f.placed, stuck)) {
       f.pods = std::move(last_pods_);
       f.fits = true;
-      f.where = fmt::format("across {} node(s)", f.placed.size());
+      f.where = fmt::format("across {} node(s): {}", f.placed.size(), node_list(f.placed));
       return f;
     }
     f.placed.clear();

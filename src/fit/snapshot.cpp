@@ -85,6 +85,7 @@ void Snapshot::add_pod(const json::object& pod, const std::set<std::string>& unc
     stack = labels->if_contains(kStackLabel);
   if (stack && stack->is_string() && uncounted.contains(std::string(stack->as_string()))) {
     nodes_[it->second].stacks.insert(std::string(stack->as_string()));
+    devices_.give_back(pod);
     return;
   }
   place(it->second, std::make_shared<PodInfo>(PodInfo::from(pod)), 1, true);

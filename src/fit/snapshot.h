@@ -127,7 +127,8 @@ class Snapshot {
  public:
   void add_node(const boost::json::object& node);
   // A pod bound to a node and not finished. A pod of an `uncounted` stack only marks its stack
-  // as there: the stack being fitted (or a held stack's placement) stands for it.
+  // as there: the stack being fitted (or a held stack's placement) stands for it, and the
+  // devices its claims hold are free (add claims before pods).
   void add_pod(const boost::json::object& pod, const std::set<std::string>& uncounted = {});
   // `copies` of a pod placed on node `n` by the decision being made (or bound by a scheduler
   // this cycle).

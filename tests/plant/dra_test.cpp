@@ -8,7 +8,9 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
+#include <future>
 #include <set>
+#include <thread>
 
 #include "plant/audit_order.h"
 #include "sim/sim_process.h"
@@ -24,7 +26,8 @@ using ::testing::IsEmpty;
 const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
 
 TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) {
-  SimProcess sim;
+  // Each pod stays 5 s in ContainerCreating, so both hold their GPUs at once.
+  SimProcess sim({"--workload-delay", "5000"});
   ASSERT_TRUE(sim.running());
   std::string args = q(kData / "dra.yaml") + " --default-cluster edge1";
   CommandResult planned = planter("plan -o wide " + args);
@@ -41,9 +44,13 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
       check_plant_order(json::parse(json_plan.out).as_object(), parse_audit(sim.audit_lines()));
   EXPECT_THAT(check.violations, IsEmpty());
 
-  // The Job's two pods each run on a GPU node with two GPUs of one PCIe root.
-  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=condition=complete job/train -n ml "
-                        "--timeout 60s")
+  // The Job's two pods are bound, each on a GPU node with two GPUs of one PCIe root.
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=jsonpath={.status.active}=2 job/train -n ml "
+                        "--timeout 30s")
+                .code,
+            0);
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=condition=PodScheduled pod -l "
+                        "job-name=train -n ml --timeout 30s")
                 .code,
             0)
       << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
@@ -61,12 +68,91 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
     const json::array& results =
         c.at("status").at("allocation").at("devices").at("results").as_array();
     ASSERT_EQ(results.size(), 2u);
-    for (const json::value& d : results)
-      EXPECT_EQ(d.at("driver").as_string(), "gpu.nvidia.com");
+    for (const json::value& d : results) EXPECT_EQ(d.at("driver").as_string(), "gpu.nvidia.com");
   }
-  EXPECT_EQ(sim.kubectl("--context edge1 get gpucluster gpu-cluster -o jsonpath={.status.state}")
-                .out,
-            "ready");
+  EXPECT_EQ(
+      sim.kubectl("--context edge1 get gpucluster gpu-cluster -o jsonpath={.status.state}").out,
+      "ready");
+
+  // Finished, the pods give their GPUs back.
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=condition=complete job/train -n ml "
+                        "--timeout 60s")
+                .code,
+            0);
+  auto allocated = [&] {
+    json::value now =
+        json::parse(sim.kubectl("--context edge1 get resourceclaims -n ml -o json").out);
+    int n = 0;
+    for (const json::value& c : now.at("items").as_array())
+      n += c.as_object().contains("status") && c.at("status").as_object().contains("allocation");
+    return n;
+  };
+  int left = allocated();
+  for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       left > 0 && std::chrono::steady_clock::now() < end; left = allocated())
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // sleep-ok(poll): claims' status
+  EXPECT_EQ(left, 0) << sim.kubectl("--context edge1 get resourceclaims -n ml -o yaml").out;
+}
+
+// An atomic stack of two pods that claim two GPUs each, on edge1's two GPU nodes of two GPUs
+// while another pod holds one node's two: planter's fit model allocates the claims on the
+// published devices (it read node allocatable only, where DRA lists no GPU), so `plan --fit`
+// says why not in the DynamicResources plugin's words and planting waits, declaring nothing of
+// the stack; once the holder goes, the stack is released whole and the sim's scheduler puts its
+// pods where `plan --fit` said.
+TEST(DraTest, AnAtomicStackOfTwoGpuPodsWaitsUntilTwoGpuNodesAreFree) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  std::string kubeconfig = " --kubeconfig " + q(sim.kubeconfig());
+  CommandResult r = planter("plant" + kubeconfig + " " + q(kData / "dra.yaml") +
+                            " --default-cluster edge1 --timeout 120");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // The Job's pods finish, and their claims give their GPUs back.
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=condition=complete job/train -n ml "
+                        "--timeout 60s")
+                .code,
+            0);
+  ASSERT_EQ(sim.kubectl("--context edge1 create -f " + q(kData / "dra-holder.yaml")).code, 0);
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=condition=Ready pod/holder -n ml "
+                        "--timeout 60s")
+                .code,
+            0)
+      << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
+
+  std::string stack = q(kData / "dra-stack.yaml") + " --default-cluster edge1";
+  // The first pod takes the free GPU node's two; no node can allocate the second's.
+  const std::string why = "a pod of trainer: 0/3 nodes are available: 3 cannot allocate all claims";
+  r = planter("plan --fit" + kubeconfig + " " + stack);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(why)) << r.out;
+
+  fs::path log = sim.dir() / "plant.log";
+  auto planting = std::async(std::launch::async, [&] {
+    return planter("plant -v" + kubeconfig + " " + stack + " --timeout 90 >" + q(log) + " 2>&1");
+  });
+  ASSERT_TRUE(file_says(log, why, std::chrono::seconds(30))) << read_file(log);
+  EXPECT_THAT(sim.kubectl("--context edge1 get deployments -n ml -o name").out, IsEmpty())
+      << "nothing of the stack is declared while two GPU nodes are not free";
+  ASSERT_EQ(sim.kubectl("--context edge1 delete pod holder -n ml --wait=false").code, 0);
+  r = planting.get();
+  ASSERT_EQ(r.code, 0) << read_file(log);
+  ASSERT_EQ(
+      sim.kubectl("--context edge1 rollout status deployment/trainer -n ml --timeout 60s").code, 0)
+      << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
+  json::object pods =
+      json::parse(sim.kubectl("--context edge1 get pods -n ml -l app=trainer -o json").out)
+          .as_object();
+  std::set<std::string> nodes;
+  for (const json::value& p : pods.at("items").as_array())
+    nodes.insert(std::string(p.at("spec").at("nodeName").as_string()));
+  EXPECT_EQ(nodes, (std::set<std::string>{"edge1-gpu-1", "edge1-gpu-2"}));
+
+  // Fitted again with its own pods running, the stack stands for them: their devices are its.
+  r = planter("plan --fit" + kubeconfig + " " + stack);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack trainers on edge1: fits across 2 node(s): edge1-gpu-1, "
+                               "edge1-gpu-2"))
+      << r.out;
 }
 
 }  // namespace

@@ -147,6 +147,18 @@ check("the pod's claim goes with it", until(
     lambda: not any(c["metadata"]["name"].startswith("train-gpu-")
                     for c in get("resourceclaims", "-n", "two")["items"])))
 
+# ---- a finished pod frees its devices: its claim is reserved for no one, and deallocated ----
+create(pod("once", "two", ["gpu"], "[{name: gpu, resourceClaimTemplateName: pair}]")
+       .replace("spec:\n", "spec:\n  restartPolicy: Never\n", 1))
+check("the finished pod still names its claim (the kubelet keeps the controller's field)", until(
+    lambda: pod_state("once", "two")["status"].get("phase") == "Succeeded"
+    and pod_state("once", "two")["status"].get("resourceClaimStatuses")),
+    json.dumps(pod_state("once", "two")["status"]))
+check("the finished pod's claim is deallocated", until(
+    lambda: "allocation" not in claim_of("once", "two", "gpu").get("status", {})),
+    json.dumps(claim_of("once", "two", "gpu").get("status")))
+kubectl("delete", "pod", "once", "-n", "two", "--wait=true")
+
 # ---- matchAttribute keeps two devices on one PCIe root ("with-constraint") ----
 kubectl("create", "namespace", "root")
 create(claim_template("same-root", "root",

@@ -304,6 +304,10 @@ class Kubelet : public WorkloadController {
     st["startTime"] =
         old && old->contains("startTime") ? old->at("startTime") : json::value(kit_.now());
     st["qosClass"] = string_at(old, "qosClass").empty() ? "BestEffort" : string_at(old, "qosClass");
+    // Fields others own (the ResourceClaim controller's, the scheduler's) stay as they are: a
+    // kubelet patches its own.
+    for (const char* theirs : {"resourceClaimStatuses", "nominatedNodeName"})
+      if (old && old->contains(theirs)) st[theirs] = old->at(theirs);
     return st;
   }
 
