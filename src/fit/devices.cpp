@@ -156,7 +156,8 @@ bool DeviceInventory::add(const json::object& o) {
   if (kind == "ResourceSlice") {
     if (spec) add_slice(*spec);
   } else if (kind == "DeviceClass") {
-    DeviceClass c{text_at(meta, "name"), selectors_of(spec)};
+    DeviceClass c{text_at(meta, "name"), selectors_of(spec), text_at(spec, "extendedResourceName"),
+                  text_at(meta, "creationTimestamp")};
     classes_[c.name] = std::move(c);
   } else if (kind == "ResourceClaim") {
     add_claim(o);
@@ -253,8 +254,43 @@ void DeviceInventory::give_back(const json::object& pod) {
     for (const json::value& r : *made) unallocate(text_at(r.if_object(), "resourceClaimName"));
 }
 
+std::string DeviceInventory::serving_class(std::string_view resource) const {
+  constexpr std::string_view kImplicit = "deviceclass.resource.kubernetes.io/";
+  if (resource.starts_with(kImplicit)) {
+    auto it = classes_.find(resource.substr(kImplicit.size()));
+    return it == classes_.end() ? "" : it->first;
+  }
+  const DeviceClass* best = nullptr;
+  for (const auto& [name, c] : classes_)  // by name: the first wins among equals
+    if (c.extended_resource == resource && (!best || c.created > best->created)) best = &c;
+  return best ? best->name : "";
+}
+
+std::optional<int64_t> DeviceInventory::capacity(std::string_view resource, const std::string& node,
+                                                 const Labels& labels) const {
+  std::string cls = serving_class(resource);
+  if (cls.empty()) return std::nullopt;
+  DeviceRequest any;
+  any.device_class = cls;
+  any.selector_key = cls;
+  int64_t n = 0;
+  for (size_t d : devices_on(node, labels)) n += matches(any, d) ? 1 : 0;
+  return n;
+}
+
+bool DeviceInventory::serves_any(const Resources& requests) const {
+  if (classes_.empty()) return false;
+  for (const auto& [name, amount] : requests.scalar)
+    if (amount > 0 && !serving_class(name).empty()) return true;
+  return false;
+}
+
 PodDevices DeviceInventory::resolve(const PodInfo& pod) const {
   PodDevices out;
+  if (!classes_.empty())
+    for (const auto& [name, amount] : pod.requests.scalar)
+      if (std::string cls = amount > 0 ? serving_class(name) : ""; !cls.empty())
+        out.extended.push_back({name, std::move(cls), amount});
   for (const PodInfo::DeviceClaimRef& ref : pod.device_claims) {
     const DeviceClaimSpec* spec = nullptr;
     std::string key;
@@ -348,15 +384,15 @@ bool DeviceInventory::matches(const DeviceRequest& r, size_t device) const {
 // request or a constraint cannot be met.
 class DeviceSearch {
  public:
-  DeviceSearch(const DeviceInventory& inv, const PodDevices& claims, std::vector<size_t> devices)
+  DeviceSearch(const DeviceInventory& inv, const std::vector<const DeviceClaimSpec*>& claims,
+               std::vector<size_t> devices)
       : inv_(inv), devices_(std::move(devices)) {
-    for (size_t c = 0; c < claims.to_allocate.size(); ++c) {
-      const DeviceClaimSpec& spec = *claims.to_allocate[c].second;
-      for (const DeviceClaimSpec::Request& r : spec.requests) requests_.push_back({c, &r});
-      for (const DeviceClaimSpec::Constraint& k : spec.constraints)
+    for (size_t c = 0; c < claims.size(); ++c) {
+      for (const DeviceClaimSpec::Request& r : claims[c]->requests) requests_.push_back({c, &r});
+      for (const DeviceClaimSpec::Constraint& k : claims[c]->constraints)
         constraints_.push_back({c, &k, {}, 0});
     }
-    chosen_.resize(claims.to_allocate.size());
+    chosen_.resize(claims.size());
   }
 
   std::optional<std::vector<std::vector<std::string>>> run() {
@@ -479,19 +515,41 @@ class DeviceSearch {
 };
 
 std::optional<std::vector<std::vector<std::string>>> DeviceInventory::allocate(
-    const PodDevices& claims, const std::string& node, const Labels& labels) const {
-  if (claims.to_allocate.empty()) return std::vector<std::vector<std::string>>{};
-  return DeviceSearch(*this, claims, devices_on(node, labels)).run();
+    const PodDevices& claims, const std::string& node, const Labels& labels,
+    const Resources& allocatable) const {
+  std::vector<const DeviceClaimSpec*> specs;
+  for (const auto& [_, spec] : claims.to_allocate) specs.push_back(spec);
+  // The extended resources no device plugin lists on the node: one request of the class each.
+  DeviceClaimSpec extended;
+  for (const PodDevices::Extended& e : claims.extended) {
+    bool listed = std::any_of(allocatable.scalar.begin(), allocatable.scalar.end(),
+                              [&](const auto& a) { return a.first == e.resource; });
+    if (listed) continue;
+    DeviceRequest r;
+    r.name = e.resource;
+    r.device_class = e.device_class;
+    r.count = e.count;
+    r.selector_key = e.device_class;
+    extended.requests.push_back({e.resource, {std::move(r)}});
+  }
+  if (!extended.requests.empty()) specs.push_back(&extended);
+  if (specs.empty()) return std::vector<std::vector<std::string>>{};
+  return DeviceSearch(*this, specs, devices_on(node, labels)).run();
 }
 
 void DeviceInventory::take(const PodDevices& claims,
                            const std::vector<std::vector<std::string>>& devices,
                            const std::string& node) {
-  for (size_t c = 0; c < claims.to_allocate.size() && c < devices.size(); ++c) {
+  for (size_t c = 0; c < devices.size(); ++c) {
     Undo undo;
     undo.devices = devices[c];
     for (const std::string& d : devices[c]) ++taken_[d];
-    // A named claim is allocated once, here: its other users find it so.
+    // A named claim is allocated once, here: its other users find it so. (The last list may be
+    // the extended resources', a claim of the pod's own.)
+    if (c >= claims.to_allocate.size()) {
+      undo_.push_back(std::move(undo));
+      continue;
+    }
     if (const std::string& key = claims.to_allocate[c].first; !key.empty()) {
       auto slash = key.find('/');
       DeviceClaim claim{key.substr(0, slash),

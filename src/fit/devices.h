@@ -16,6 +16,11 @@
 //               NoSchedule and NoExecute taints
 //   constraints matchAttribute: the devices of the requests it names (every request when none
 //               is named) share one value of the attribute, which each must have
+//   extended    a pod's request for an extended resource a DeviceClass names
+//   resources   (spec.extendedResourceName; every class also serves
+//               deviceclass.resource.kubernetes.io/<class>), on a node that does not list it in
+//               allocatable, is that many devices of the class (KEP-5004): NodeResourcesFit
+//               leaves it to DynamicResources there
 //
 // A claim already allocated ties the pod to its allocation's nodes and takes nothing more.
 #pragma once
@@ -32,6 +37,7 @@
 #include "cel/program.h"
 #include "fit/node_terms.h"
 #include "fit/pod_info.h"
+#include "fit/resources.h"
 
 namespace planter::fit {
 
@@ -50,6 +56,8 @@ struct Device {
 struct DeviceClass {
   std::string name;
   std::vector<std::string> selectors;  // CEL expressions
+  std::string extended_resource;       // spec.extendedResourceName
+  std::string created;                 // metadata.creationTimestamp
 };
 
 // One way to meet a request: its `exactly`, or one `firstAvailable` subrequest.
@@ -88,6 +96,12 @@ struct DeviceClaim {
 // A pod's claims, each resolved: one to allocate (from a template, or a claim not allocated yet),
 // or one allocated already.
 struct PodDevices {
+  // Its extended resources devices may serve, with the class that serves each.
+  struct Extended {
+    std::string resource, device_class;
+    int64_t count = 0;
+  };
+  std::vector<Extended> extended;
   std::vector<const DeviceClaim*> allocated;
   std::vector<std::pair<std::string, const DeviceClaimSpec*>> to_allocate;  // "ns/name" or ""
   // Why no node can take the pod (a claim or class that does not exist), in kube-scheduler's
@@ -109,11 +123,27 @@ class DeviceInventory {
   void give_back(const boost::json::object& pod);
 
   PodDevices resolve(const PodInfo& pod) const;
-  // The devices of `claims` on the node (name and labels), one list per claim, or nullopt when
-  // they cannot all be allocated there.
+  // The devices of `claims` on the node (name, labels, allocatable), one list per claim (and a
+  // last for the extended resources the node does not list), or nullopt when they cannot all
+  // be allocated there.
   std::optional<std::vector<std::vector<std::string>>> allocate(const PodDevices& claims,
                                                                 const std::string& node,
-                                                                const Labels& labels) const;
+                                                                const Labels& labels,
+                                                                const Resources& allocatable) const;
+  // The class that serves an extended resource: the newest that names it (the first by name
+  // among equals), or the class its implicit name names; "" when none.
+  std::string serving_class(std::string_view resource) const;
+  // Whether a class serves one of the extended resources `requests` asks.
+  bool serves_any(const Resources& requests) const;
+  // How many devices on the node serve an extended resource (its class's, of complete pools,
+  // without a NoSchedule or NoExecute taint), taken or not: a node capability, not room; nullopt
+  // when no class serves it.
+  std::optional<int64_t> capacity(std::string_view resource, const std::string& node,
+                                  const Labels& labels) const;
+  // Whether the pod takes devices: it claims some, or asks an extended resource a class serves.
+  bool takes_devices(const PodInfo& pod) const {
+    return !pod.device_claims.empty() || serves_any(pod.requests);
+  }
   // The devices a pod placed on a node takes (and the shared claims it allocates, which later
   // pods find allocated there); undone by release(mark) to a mark() taken before.
   void take(const PodDevices& claims, const std::vector<std::vector<std::string>>& devices,

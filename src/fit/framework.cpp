@@ -55,9 +55,19 @@ Status filter_node_only(const PodInfo& pod, const NodeInfo& node) {
 }
 
 std::string lacks_capacity(const NodeInfo& node,
-                           const std::vector<std::pair<std::string, int64_t>>& amounts) {
-  for (const auto& [name, amount] : amounts)
-    if (node.allocatable.get(name) < amount) return "Insufficient " + name;
+                           const std::vector<std::pair<std::string, int64_t>>& amounts,
+                           const DeviceInventory* devices) {
+  for (const auto& [name, amount] : amounts) {
+    if (node.allocatable.get(name) >= amount) continue;
+    bool listed = std::any_of(node.allocatable.scalar.begin(), node.allocatable.scalar.end(),
+                              [&](const auto& a) { return a.first == name; });
+    if (!listed && devices)
+      if (auto served = devices->capacity(name, node.name, node.labels); served) {
+        if (*served >= amount) continue;
+        return "cannot allocate all claims";  // DynamicResources' words for it
+      }
+    return "Insufficient " + name;
+  }
   return {};
 }
 

@@ -26,11 +26,13 @@ const std::vector<FilterPlugin>& default_filters();
 // The plugins that decide from the pod and the node alone (no PreFilter, no other pod).
 Status filter_node_only(const PodInfo& pod, const NodeInfo& node);
 
-// Whether the node has each amount at all (its allocatable, whatever its pods use): a node
-// capability, not room. The first it lacks, in NodeResourcesFit's words ("Insufficient
+// Whether the node has each amount at all (its allocatable, whatever its pods use; with
+// `devices`, an extended resource it does not list counts the devices that serve it there): a
+// node capability, not room. The first it lacks, in NodeResourcesFit's words ("Insufficient
 // nvidia.com/gpu"); empty when it has them all.
 std::string lacks_capacity(const NodeInfo& node,
-                           const std::vector<std::pair<std::string, int64_t>>& amounts);
+                           const std::vector<std::pair<std::string, int64_t>>& amounts,
+                           const DeviceInventory* devices = nullptr);
 
 // One pod's scheduling cycle against a snapshot: PreFilter once, then Filter per node.
 class PodCycle {

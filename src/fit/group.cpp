@@ -90,7 +90,7 @@ class Fitter {
                                      [](const PodKind& k) { return k.pod.interacts(); });
     for (const PodKind& k : group_.kinds) {
       if (k.count <= 0 && !k.per_node) continue;
-      if (!k.per_node && !k.pod.placed_singly()) {
+      if (!k.per_node && !k.pod.interacts() && !snap_.devices().takes_devices(k.pod)) {
         std::string key = shape_key(k.pod, labels_matter);
         if (auto it = alike.find(key); it != alike.end()) {
           merged_[it->second].count = add_sat(merged_[it->second].count, k.count);
@@ -109,7 +109,8 @@ class Fitter {
         const Claim* claim = snap_.claim(k.pod.ns, c);
         return claim && claim->read_write_once_pod();
       });
-      single_.push_back(k.pod.placed_singly() || once);
+      // Pods that take devices are placed one at a time too: each takes its own.
+      single_.push_back(k.pod.interacts() || snap_.devices().takes_devices(k.pod) || once);
     }
     allowed_.assign(kinds_.size(), {});
     refusal_.assign(nodes.size(), "");
@@ -146,7 +147,7 @@ class Fitter {
     for (size_t k = 0; k < kinds_.size(); ++k) {
       bool anti = !snap_.anti_pods().empty() && !kinds_[k]->pod.interacts();
       bool claims = !kinds_[k]->pod.claims.empty();
-      bool devices = !kinds_[k]->pod.device_claims.empty();
+      bool devices = snap_.devices().takes_devices(kinds_[k]->pod);
       if (!anti && !claims && !devices) continue;
       PodCycle cycle(snap_, kinds_[k]->pod);
       if (!cycle.prefilter_refusal().empty() && prefilter_.empty() && !kinds_[k]->per_node)
@@ -233,7 +234,7 @@ class Fitter {
     int64_t pods = 0;
     Resources need = daemons_on(n, pods);
     need += kinds_[k]->pod.requests.times(extra);
-    return filters::insufficient(snap_.nodes()[n], need, add_sat(pods, extra));
+    return filters::insufficient(snap_.nodes()[n], need, add_sat(pods, extra), &snap_.devices());
   }
 
   void commit(size_t n, size_t k, int64_t copies, std::map<size_t, Resources>& taken) {
@@ -275,7 +276,8 @@ class Fitter {
           need += kinds_[k]->pod.requests;
           pods = add_sat(pods, 1);
         }
-      if (auto short_of = filters::insufficient(nodes[n], need, pods); !short_of.empty()) {
+      if (auto short_of = filters::insufficient(nodes[n], need, pods, &snap_.devices());
+          !short_of.empty()) {
         for (const std::string& r : short_of) diag.add(r);
         if (double r = ratio(free_of(nodes[n]), need); r > best_ratio) best_ratio = r, best = n;
         continue;

@@ -95,8 +95,14 @@ struct PodInfo {
   bool interacts() const {
     return !host_ports.empty() || !affinity.empty() || !anti_affinity.empty() || !spread.empty();
   }
-  // Its pods are placed one at a time: they interact, or each takes devices of its own.
-  bool placed_singly() const { return interacts() || !device_claims.empty(); }
+  // It asks an extended resource (a domain-prefixed name outside kubernetes.io: nvidia.com/gpu),
+  // which devices may serve (fit/devices.h).
+  bool requests_extended() const {
+    for (const auto& [name, amount] : requests.scalar)
+      if (amount > 0 && name.find('/') != std::string::npos && !name.starts_with("kubernetes.io/"))
+        return true;
+    return false;
+  }
 };
 
 }  // namespace planter::fit

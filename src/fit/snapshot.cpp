@@ -109,10 +109,10 @@ void Snapshot::place(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copie
 
 void Snapshot::assume(size_t n, std::shared_ptr<const PodInfo> pod, int64_t copies) {
   device_marks_.push_back(devices_.mark());
-  if (!pod->device_claims.empty())
+  if (devices_.takes_devices(*pod))
     for (int64_t i = 0; i < copies; ++i) {
       PodDevices claims = devices_.resolve(*pod);
-      auto got = devices_.allocate(claims, nodes_[n].name, nodes_[n].labels);
+      auto got = devices_.allocate(claims, nodes_[n].name, nodes_[n].labels, nodes_[n].allocatable);
       if (!got) break;  // a held decision the cluster has changed under: it takes what is left
       devices_.take(claims, *got, nodes_[n].name);
     }

@@ -192,6 +192,9 @@ constexpr NodeProvider kProviders[] = {
      "condition=Updated"},
     {"nvidia.com", "ClusterPolicy", gpu, "jsonpath={.status.state}=ready"},
     {"nvidia.com", "NVIDIADriver", gpu, "jsonpath={.status.state}=ready"},
+    // The GPU Operator's DRA mode: its driver publishes the GPUs as devices, and its DeviceClass
+    // gpu.nvidia.com serves nvidia.com/gpu (extendedResourceName).
+    {"nvidia.com", "GPUCluster", gpu, "jsonpath={.status.state}=ready"},
     {"nfd.k8s-sigs.io", "NodeFeatureRule", node_feature_rule, ""},
     {"kmm.sigs.x-k8s.io", "Module", kmm_module, "", nullptr, "", true, "selector"},
     {"planter.nephio.org", "Cluster", cluster_pools, "", nullptr, "", false},
@@ -233,9 +236,18 @@ std::string provider_progress(const json::object& o) {
                        updated == "True" ? "Updated" : "Updating", count("updatedMachineCount"),
                        count("machineCount"));
   }
-  if (kind == "ClusterPolicy" || kind == "NVIDIADriver") {
+  if (kind == "ClusterPolicy" || kind == "NVIDIADriver" || kind == "GPUCluster") {
     std::string state = string_field(st, {"state"});
-    return state.empty() ? "" : fmt::format("{} {} {}", kind, name, state);
+    if (state.empty()) return "";
+    std::string out = fmt::format("{} {} {}", kind, name, state);
+    // What its Ready condition says while it is not ("1 of 2 GPU nodes published their devices").
+    if (const json::value* cs = st.if_contains("conditions"); cs && cs->is_array())
+      for (const json::value& c : cs->as_array())
+        if (c.is_object() && string_field(c.as_object(), {"type"}) == "Ready" &&
+            string_field(c.as_object(), {"status"}) != "True")
+          if (std::string m = string_field(c.as_object(), {"message"}); !m.empty())
+            out += " (" + m + ")";
+    return out;
   }
   return "";
 }

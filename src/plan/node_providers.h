@@ -10,6 +10,9 @@
 //       openshift.io or the policy's planter.nephio.org/resource-prefix annotation; the Node is
 //       the signal (its SriovNetworkNodeState reaches Succeeded as the resource appears)
 //   ClusterPolicy, NVIDIADriver (nvidia.com)  nvidia.com/gpu; done: status.state ready
+//   GPUCluster (nvidia.com, the GPU Operator's DRA mode)  nvidia.com/gpu, served by the devices
+//       its driver publishes (the DeviceClass gpu.nvidia.com's extendedResourceName); done:
+//       status.state ready
 //   NodeFeatureRule (nfd.k8s-sigs.io)  its rules' labels and extendedResources
 //       (feature.node.kubernetes.io/ when unprefixed); the Node is the only signal
 //   Module (kmm.sigs.x-k8s.io)  the label kmm.node.kubernetes.io/<namespace>.<name>.ready

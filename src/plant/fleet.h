@@ -90,6 +90,12 @@ class Fleet {
   // True once a watch of that kind on that cluster has listed.
   virtual bool synced(const std::string& cluster, const std::string& api_version,
                       const std::string& kind) const = 0;
+  // True once a watch of that kind on that cluster was told the cluster serves no such kind (one
+  // newer than the cluster's Kubernetes, or of a CRD not installed): it has none of them.
+  virtual bool unserved(const std::string& /*cluster*/, const std::string& /*api_version*/,
+                        const std::string& /*kind*/) const {
+    return false;
+  }
   virtual std::optional<boost::json::object> get(const std::string& cluster,
                                                  const std::string& api_version,
                                                  const std::string& kind, const std::string& ns,

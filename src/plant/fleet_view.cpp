@@ -35,6 +35,7 @@ struct FleetView::WatchEntry {
   std::string api_version, kind, ns, field_selector;
   std::unique_ptr<kube::Informer> informer;
   bool synced = false;
+  bool unserved = false;  // the cluster said it serves no such kind
 };
 
 namespace {
@@ -251,10 +252,19 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
     loop_.post([this, alive, cluster, wp] {
       if (!*alive) return;
       wp->synced = true;
+      wp->unserved = false;
       for (auto& [name, link] : links_)
         if (link->object && link->host == cluster && wp->kind == link->object->kind)
           on_cluster_object(name);
       if (handlers_.synced) handlers_.synced(cluster);
+    });
+  };
+  h.failed = [this, alive, cluster, wp](const kube::ApiError& e) {
+    if (!e.kind_unknown()) return;
+    loop_.post([this, alive, cluster, wp] {
+      if (!*alive || wp->unserved) return;
+      wp->unserved = true;
+      if (handlers_.synced) handlers_.synced(cluster);  // as good as listed: there are none
     });
   };
   w.informer = std::make_unique<kube::Informer>(
@@ -268,6 +278,15 @@ bool FleetView::synced(const std::string& cluster, const std::string& api_versio
   if (ws == watches_.end()) return false;
   for (const auto& [key, w] : ws->second)
     if (w->api_version == api_version && w->kind == kind && w->synced) return true;
+  return false;
+}
+
+bool FleetView::unserved(const std::string& cluster, const std::string& api_version,
+                         const std::string& kind) const {
+  auto ws = watches_.find(cluster);
+  if (ws == watches_.end()) return false;
+  for (const auto& [key, w] : ws->second)
+    if (w->api_version == api_version && w->kind == kind && w->unserved) return true;
   return false;
 }
 

@@ -65,6 +65,8 @@ class FleetView : public Fleet {
   // True once a watch of that kind on that cluster has listed.
   bool synced(const std::string& cluster, const std::string& api_version,
               const std::string& kind) const override;
+  bool unserved(const std::string& cluster, const std::string& api_version,
+                const std::string& kind) const override;
   std::optional<boost::json::object> get(const std::string& cluster, const std::string& api_version,
                                          const std::string& kind, const std::string& ns,
                                          const std::string& name) const override;

@@ -23,7 +23,7 @@ fit::Group choice_group(const Plan& plan, const ClusterChoice& choice) {
 
 bool claims_devices(const fit::Group& group) {
   for (const fit::PodKind& k : group.kinds)
-    if (!k.pod.device_claims.empty()) return true;
+    if (!k.pod.device_claims.empty() || k.pod.requests_extended()) return true;
   return false;
 }
 

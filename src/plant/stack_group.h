@@ -16,9 +16,9 @@ fit::Group stack_group(const StackNeeds& stack);
 // What a cluster choice places: its stack's group, or its objects' pods.
 fit::Group choice_group(const Plan& plan, const ClusterChoice& choice);
 
-// Whether a pod of the group claims devices (resource.k8s.io), and so whether the fit model
-// reads `kind` of the cluster for it: the device kinds only then (a cluster older than 1.34
-// serves none of them).
+// Whether a pod of the group claims devices (resource.k8s.io) or asks an extended resource
+// (devices may serve it), and so whether the fit model reads `kind` of the cluster for it: the
+// device kinds only then (a cluster older than 1.34 serves none of them: its watches say so).
 bool claims_devices(const fit::Group& group);
 bool reads_for(const fit::SnapshotKind& kind, const fit::Group& group);
 

@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
 
@@ -92,6 +93,51 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
        left > 0 && std::chrono::steady_clock::now() < end; left = allocated())
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // sleep-ok(poll): claims' status
   EXPECT_EQ(left, 0) << sim.kubectl("--context edge1 get resourceclaims -n ml -o yaml").out;
+}
+
+// `nvidia.com/gpu: 2` in a Deployment's requests on a DRA cluster, where no node lists it: planter
+// waits for the GPU Operator's GPUCluster and counts the GPUs the nodes publish (it counted
+// allocatable, and waited for ever), saying the driver's progress meanwhile; the sim's scheduler
+// serves each pod from the driver's devices through its DeviceClass's extendedResourceName.
+TEST(DraTest, AnExtendedResourceIsServedByTheDriversDevices) {
+  SimProcess sim({"--configure-delay", "1500"});  // the GPU nodes publish 1.5 s apart
+  ASSERT_TRUE(sim.running());
+  std::string args = q(kData / "dra-extended.yaml") + " --default-cluster edge1";
+  fs::path log = sim.dir() / "plant.log";
+  CommandResult r = planter("plant -v --kubeconfig " + q(sim.kubeconfig()) + " " + args +
+                            " --timeout 120 >" + q(log) + " 2>&1");
+  ASSERT_EQ(r.code, 0) << read_file(log);
+  // Counted in devices: none is published yet, and the driver says how far it is.
+  EXPECT_THAT(read_file(log),
+              HasSubstr("1 node of edge1 with nvidia.com/gpu ≥ 2: 0/3 nodes have it (3 cannot "
+                        "allocate all claims); GPUCluster gpu-cluster notReady (0 of 2 GPU nodes "
+                        "published their devices)"));
+  CommandResult json_plan = planter("plan -o json " + args);
+  ASSERT_EQ(json_plan.code, 0);
+  OrderCheck check =
+      check_plant_order(json::parse(json_plan.out).as_object(), parse_audit(sim.audit_lines()));
+  EXPECT_THAT(check.violations, IsEmpty());
+
+  ASSERT_EQ(sim.kubectl("--context edge1 rollout status deployment/infer -n ml --timeout 60s").code,
+            0)
+      << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
+  json::object pods =
+      json::parse(sim.kubectl("--context edge1 get pods -n ml -l app=infer -o json").out)
+          .as_object();
+  std::set<std::string> nodes;
+  for (const json::value& p : pods.at("items").as_array()) {
+    nodes.insert(std::string(p.at("spec").at("nodeName").as_string()));
+    const json::object& status = p.at("status").as_object();
+    ASSERT_TRUE(status.contains("extendedResourceClaimStatus")) << json::serialize(status);
+    std::string claim(status.at("extendedResourceClaimStatus").at("resourceClaimName").as_string());
+    json::value c = json::parse(
+        sim.kubectl("--context edge1 get resourceclaim " + claim + " -n ml -o json").out);
+    EXPECT_EQ(c.at("status").at("allocation").at("devices").at("results").as_array().size(), 2u);
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"edge1-gpu-1", "edge1-gpu-2"}));
+  EXPECT_THAT(
+      sim.kubectl("--context edge1 get nodes -o jsonpath={.items[*].status.allocatable}").out,
+      Not(HasSubstr("nvidia.com/gpu")));
 }
 
 // An atomic stack of two pods that claim two GPUs each, on edge1's two GPU nodes of two GPUs

@@ -245,4 +245,58 @@ spec:
 """)
 placed("orphan", "words")
 
+kubectl("delete", "namespace", "words", "--wait=true")
+
+# ---- an extended resource served by devices (KEP-5004): no node lists example.com/gpu ----
+kubectl("create", "namespace", "extended")
+create(f"""apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu-extended.example.com}}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors:
+  - cel: {{expression: 'device.driver == "{DRIVER}"'}}
+""")
+
+
+def extended_pod(name, count, resource="example.com/gpu"):
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: extended}}
+spec:
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      requests: {{cpu: 100m, {resource}: "{count}"}}
+      limits: {{{resource}: "{count}"}}
+"""
+
+
+create(extended_pod("plain", 2))
+node = placed("plain", "extended")
+status = pod_state("plain", "extended")["status"].get("extendedResourceClaimStatus") or {}
+check("the pod's status maps its container's resource to a request of its own claim",
+      status.get("requestMappings") == [{"containerName": "main", "resourceName": "example.com/gpu",
+                                         "requestName": "container-0-request-1"}],
+      json.dumps(status))
+claim = get("resourceclaim", status.get("resourceClaimName", "none"), "-n", "extended")
+check("the claim is the scheduler's for the pod's extended resources, owned by the pod",
+      claim["metadata"]["annotations"].get("resource.kubernetes.io/extended-resource-claim")
+      == "true" and claim["metadata"]["ownerReferences"][0]["name"] == "plain"
+      and claim["metadata"]["name"].startswith("plain-extended-resources-"),
+      json.dumps(claim["metadata"]))
+check("two devices of the pod's node are allocated to it",
+      len(devices_of(claim)) == 2 and all(
+          r["pool"] == node for r in claim["status"]["allocation"]["devices"]["results"])
+      and node in (n1, n2), json.dumps(claim.get("status")))
+create(extended_pod("too-many", 5))
+pending_with("too-many", "extended", "3 cannot allocate all claims")
+create(extended_pod("implicit", 1, "deviceclass.resource.kubernetes.io/gpu.example.com"))
+placed("implicit", "extended")
+kubectl("delete", "pod", "plain", "-n", "extended", "--wait=true")
+check("the pod's extended-resource claim goes with it", until(
+    lambda: not any(c["metadata"]["name"].startswith("plain-extended-resources-")
+                    for c in get("resourceclaims", "-n", "extended")["items"])))
+
 print("all checks passed")

@@ -161,7 +161,7 @@ TEST(FitDevices, FirstAvailableFallsBackAndSelectorsReadCapacity) {
       {"name":"small","deviceClassName":"gpu.example.com"}]}]})"));
   EXPECT_EQ(c.feasible(pod("p")).first, std::vector<std::string>{"n"});
   PodDevices claims = c.snap.devices().resolve(pod("p"));
-  auto got = c.snap.devices().allocate(claims, "n", {});
+  auto got = c.snap.devices().allocate(claims, "n", {}, {});
   ASSERT_TRUE(got);
   EXPECT_EQ((*got)[0], std::vector<std::string>{"gpu.example.com/n/gpu-0"});
 }
@@ -171,7 +171,7 @@ TEST(FitDevices, AllocationModeAllTakesEveryMatchingDeviceOrNone) {
   c.snap.add_volume_object(claim_template(
       R"({"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com","allocationMode":"All"}}]})"));
   PodDevices claims = c.snap.devices().resolve(pod("p"));
-  auto got = c.snap.devices().allocate(claims, "n", {});
+  auto got = c.snap.devices().allocate(claims, "n", {}, {});
   ASSERT_TRUE(got);
   EXPECT_EQ((*got)[0].size(), 2u);
   c.snap.assume(0, std::make_shared<PodInfo>(pod("first")));
@@ -246,6 +246,45 @@ TEST(FitDevices, AnAtomicStackOfTwoTwoGpuPodsNeedsTwoFreeNodes) {
   EXPECT_FALSE(fit.fits);
   EXPECT_THAT(fit.why, HasSubstr("a pod of worker: 0/3 nodes are available: 3 cannot allocate "
                                  "all claims"));
+}
+
+// KEP-5004: nvidia.com/gpu in a pod's requests, on nodes that do not list it, is served by the
+// devices of the class whose extendedResourceName it is; a node whose device plugin lists it is
+// judged by its allocatable, as before.
+TEST(FitDevices, AnExtendedResourceIsServedByTheDevicesOfItsClassWhereNoNodeListsIt) {
+  Cluster c({{"one", 1}, {"two", 2}});
+  c.snap.add_volume_object(parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"gpu.nvidia.com"},"spec":{"extendedResourceName":"nvidia.com/gpu",
+      "selectors":[{"cel":{"expression":"device.driver == 'gpu.example.com'"}}]}})"));
+  c.snap.add_node(
+      parse(R"({"metadata":{"name":"plugin","labels":{"kubernetes.io/hostname":"plugin"}},
+      "status":{"allocatable":{"cpu":"8","memory":"32Gi","pods":"110","nvidia.com/gpu":"1"}}})"));
+  PodInfo p = PodInfo::from(parse(R"({"metadata":{"name":"train","namespace":"default"},
+      "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1","nvidia.com/gpu":"2"},
+      "limits":{"nvidia.com/gpu":"2"}}}]}})"));
+  auto [yes, why] = c.feasible(p);
+  EXPECT_EQ(yes, std::vector<std::string>{"two"});
+  EXPECT_EQ(why,
+            "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 1 cannot allocate all "
+            "claims.");
+
+  // The implicit name of a class serves too.
+  PodInfo implicit = PodInfo::from(parse(R"({"metadata":{"name":"i","namespace":"default"},
+      "spec":{"containers":[{"name":"c","resources":{"requests":{
+      "deviceclass.resource.kubernetes.io/gpu.example.com":"1"}}}]}})"));
+  EXPECT_EQ(c.feasible(implicit).first, (std::vector<std::string>{"one", "two"}));
+
+  // A stack of two such pods takes both GPUs of "two" first, then finds none for the second.
+  Group g;
+  g.name = "train";
+  g.kinds.push_back({p, 2, false});
+  GroupFit fit = fit_group(g, c.snap);
+  EXPECT_FALSE(fit.fits);
+  EXPECT_THAT(fit.why, HasSubstr("cannot allocate all claims")) << fit.why;
+  g.kinds[0].count = 1;
+  fit = fit_group(g, c.snap);
+  EXPECT_TRUE(fit.fits) << fit.why;
+  EXPECT_TRUE(fit.placed.contains("two"));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 namespace planter::fit::filters {
 
 void prefilter_dynamic_resources(CycleState& state, const PodInfo& pod, const Snapshot& snapshot) {
-  if (pod.device_claims.empty()) return;
+  if (!snapshot.devices().takes_devices(pod)) return;
   state.devices.inventory = &snapshot.devices();
   state.devices.claims = snapshot.devices().resolve(pod);
   if (!state.devices.claims.refusal.empty() && state.refusal.empty()) {
@@ -25,7 +25,8 @@ Status dynamic_resources(const CycleState& state, const PodInfo&, const NodeInfo
   for (const DeviceClaim* claim : state.devices.claims.allocated)
     if (!claim->nodes.empty() && !claim->nodes.matches(node.labels, node.name))
       return {{}, {kClaimNotOnNode}, true};
-  if (!state.devices.inventory->allocate(state.devices.claims, node.name, node.labels))
+  if (!state.devices.inventory->allocate(state.devices.claims, node.name, node.labels,
+                                         node.allocatable))
     return {{}, {kCannotAllocate}, false};
   return {};
 }

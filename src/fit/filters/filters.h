@@ -20,8 +20,10 @@ bool node_affinity_matches(const PodInfo& pod, const NodeInfo& node);
 Status node_ports(const CycleState&, const PodInfo& pod, const NodeInfo& node);
 // node_resources_fit.cpp
 Status node_resources_fit(const CycleState&, const PodInfo& pod, const NodeInfo& node);
-// Which of `need`'s resources `node` lacks room for (with `pods` more pod slots), as reasons.
-std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods);
+// Which of `need`'s resources `node` lacks room for (with `pods` more pod slots), as reasons;
+// with `devices`, not the extended resources devices serve on a node that does not list them.
+std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods,
+                                      const DeviceInventory* devices = nullptr);
 // volume_restrictions.cpp
 void prefilter_volume_restrictions(CycleState& state, const PodInfo& pod, const Snapshot& snapshot);
 Status volume_restrictions(const CycleState& state, const PodInfo& pod, const NodeInfo& node);

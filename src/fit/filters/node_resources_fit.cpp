@@ -1,11 +1,14 @@
 // NodeResourcesFit: the node has a free pod slot, and room for every resource the pod requests:
 // cpu, memory, ephemeral-storage, hugepages-* and extended resources (a resource the node does not
 // advertise has no room). Every shortage is a reason.
+#include <algorithm>
+
 #include "fit/filters/filters.h"
 
 namespace planter::fit::filters {
 
-std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods) {
+std::vector<std::string> insufficient(const NodeInfo& node, const Resources& need, int64_t pods,
+                                      const DeviceInventory* devices) {
   std::vector<std::string> out;
   if (add_sat(node.pod_count, pods) > node.allowed_pods) out.emplace_back(kTooManyPods);
   auto check = [&](std::string_view name, int64_t amount) {
@@ -14,12 +17,19 @@ std::vector<std::string> insufficient(const NodeInfo& node, const Resources& nee
   check("cpu", need.milli_cpu);
   check("memory", need.memory);
   check("ephemeral-storage", need.ephemeral_storage);
-  for (const auto& [name, amount] : need.scalar) check(name, amount);
+  for (const auto& [name, amount] : need.scalar) {
+    // Served by devices where no device plugin lists it: DynamicResources' to judge.
+    if (devices && !devices->serving_class(name).empty() &&
+        std::none_of(node.allocatable.scalar.begin(), node.allocatable.scalar.end(),
+                     [&](const auto& a) { return a.first == name; }))
+      continue;
+    check(name, amount);
+  }
   return out;
 }
 
-Status node_resources_fit(const CycleState&, const PodInfo& pod, const NodeInfo& node) {
-  return {{}, insufficient(node, pod.requests, 1), false};
+Status node_resources_fit(const CycleState& state, const PodInfo& pod, const NodeInfo& node) {
+  return {{}, insufficient(node, pod.requests, 1, state.devices.inventory), false};
 }
 
 }  // namespace planter::fit::filters

@@ -4,8 +4,10 @@
 // and cordon (the fit model's node-only filters, kube-scheduler's words), whose allocatable holds
 // what one pod needs. Capacity, not room: whether there is room is the scheduler's to say (and,
 // for atomic stacks, the stack-fits gate's). A provider that says "done" per node (an
-// SriovNetworkNodeState) must say it for a node to count. Decided once per change of the
-// cluster's nodes and of those states.
+// SriovNetworkNodeState) must say it for a node to count. An extended resource a node does not
+// list is counted in the devices that serve it there (a DeviceClass's extendedResourceName over
+// the node's ResourceSlices, fit/devices.h): on a DRA cluster no node lists nvidia.com/gpu.
+// Decided once per change of the cluster's nodes, devices and those states.
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
@@ -35,6 +37,10 @@ class NodeCapabilityGate : public Gate {
   void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override {
     waited_on_.insert(r.cluster);
     c_.fleet.watch(r.cluster, "v1", "Node");
+    if (extended(r)) {
+      devices_on_.insert(r.cluster);
+      for (const char* kind : kDeviceKinds) c_.fleet.watch(r.cluster, kDevices, kind);
+    }
     std::vector<NodeState>& states = states_[u] = states_of(u);
     for (const NodeState& s : states) {
       c_.fleet.watch(r.cluster, s.api_version, s.kind);
@@ -47,6 +53,11 @@ class NodeCapabilityGate : public Gate {
     const std::string& cluster = r.cluster;
     if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
     if (!c_.fleet.synced(cluster, "v1", "Node")) return Wait{"reading the cluster's nodes"};
+    if (devices_on_.contains(cluster))
+      for (const char* kind : kDeviceKinds)
+        if (!c_.fleet.synced(cluster, kDevices, kind) &&
+            !c_.fleet.unserved(cluster, kDevices, kind))
+          return Wait{"reading the cluster's devices"};
     size_t n = SIZE_MAX;
     std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
     if (n >= c_.plan.node_needs.size()) return std::nullopt;
@@ -65,7 +76,8 @@ class NodeCapabilityGate : public Gate {
     if (!waited_on_.contains(cluster)) return;
     std::pair<std::string, std::string> kind{string_field(o, {"apiVersion"}),
                                              string_field(o, {"kind"})};
-    if (kind != std::pair<std::string, std::string>{"v1", "Node"} &&
+    bool device = kind.first == kDevices && devices_on_.contains(cluster);
+    if (kind != std::pair<std::string, std::string>{"v1", "Node"} && !device &&
         !state_kinds_[cluster].contains(kind))
       return;
     ++generation_[cluster];
@@ -82,6 +94,19 @@ class NodeCapabilityGate : public Gate {
   }
 
  private:
+  static constexpr const char* kDevices = "resource.k8s.io/v1";
+  static constexpr const char* kDeviceKinds[] = {"ResourceSlice", "DeviceClass"};
+
+  // The need asks an extended resource (a domain-prefixed name), which devices may serve.
+  bool extended(const Requirement& r) const {
+    size_t n = SIZE_MAX;
+    std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
+    if (n >= c_.plan.node_needs.size()) return false;
+    for (const auto& [name, _] : c_.plan.node_needs[n].resources)
+      if (name.find('/') != std::string::npos && !name.starts_with("kubernetes.io/")) return true;
+    return false;
+  }
+
   // A provider's per-node "done" (an SriovNetworkNodeState per node, node_providers.h).
   struct NodeState {
     std::string api_version, kind, ns;
@@ -136,6 +161,10 @@ class NodeCapabilityGate : public Gate {
       fit::Snapshot* snapshot = (slot.second = std::make_unique<fit::Snapshot>()).get();
       c_.fleet.for_each(cluster, "v1", "Node",
                         [snapshot](const json::object& node) { snapshot->add_node(node); });
+      if (devices_on_.contains(cluster))
+        for (const char* kind : kDeviceKinds)
+          c_.fleet.for_each(cluster, kDevices, kind,
+                            [snapshot](const json::object& o) { snapshot->add_volume_object(o); });
       slot.first = generation;
     }
     return *slot.second;
@@ -164,7 +193,7 @@ class NodeCapabilityGate : public Gate {
         diagnosis.add(s);
         continue;
       }
-      std::string lacks = fit::lacks_capacity(node, need.resources);
+      std::string lacks = fit::lacks_capacity(node, need.resources, &snapshot.devices());
       // A provider that says "done" per node has not said it for this one yet.
       for (const NodeState& s : states) {
         if (!lacks.empty()) break;
@@ -190,6 +219,7 @@ class NodeCapabilityGate : public Gate {
 
   GateContext& c_;
   std::set<std::string> waited_on_;
+  std::set<std::string> devices_on_;  // clusters whose devices a need reads
   std::map<std::string, std::set<std::pair<std::string, std::string>>> state_kinds_;
   std::unordered_map<size_t, std::vector<NodeState>> states_;  // by unit
   std::map<std::string, uint64_t> generation_;

@@ -47,7 +47,8 @@ std::optional<Gate::Wait> StackFitsGate::check(size_t, const Requirement& r) {
   if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
   const fit::Group& group = group_of(stack);
   for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-    if (reads_for(read, group) && !c_.fleet.synced(cluster, read.api_version, read.kind))
+    if (reads_for(read, group) && !c_.fleet.synced(cluster, read.api_version, read.kind) &&
+        !c_.fleet.unserved(cluster, read.api_version, read.kind))
       return Wait{claims_devices(group) ? "reading the cluster's nodes, pods, volumes and devices"
                                         : "reading the cluster's nodes, pods, claims, volumes and "
                                           "storage classes"};

@@ -6,6 +6,7 @@
 
 #include "sim/json_access.h"
 #include "sim/kube_scheduler/node_match.h"
+#include "sim/kube_scheduler/quantity.h"
 
 namespace planter::sim::sched {
 
@@ -29,7 +30,8 @@ size_t reserved_count(const json::object& claim) {
 
 DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Store& store,
                                              CelCache& cel)
-    : pod_(pod) {
+    : pod_(pod), store_(store), cel_(cel) {
+  read_extended(store);
   const json::array* refs = array_at(object_at(pod, "spec"), "resourceClaims");
   if (!refs || refs->empty()) return;
   std::string ns = meta_string(pod, "namespace"), name = meta_string(pod, "name");
@@ -72,7 +74,7 @@ DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Stor
     if (!allocated) to_allocate_.push_back(claims_.size());
     claims_.push_back(std::move(claim));
   }
-  if (to_allocate_.empty()) return;
+  if (to_allocate_.empty() && extended_.empty()) return;
   std::vector<StoredObject> pending;
   for (size_t i : to_allocate_) pending.push_back(claims_[i]);
   allocator_.emplace(std::move(pending), store, cel);
@@ -84,8 +86,84 @@ const std::optional<std::string>& DynamicResourcesCheck::selector_error() const 
   return allocator_ ? allocator_->selector_error() : kNone;
 }
 
+void DynamicResourcesCheck::read_extended(const Store& store) {
+  // Which class serves each resource: the newest that names it, the first by name among
+  // equals (DeviceClassSpec.extendedResourceName); each class also serves its implicit name.
+  std::map<std::string, std::pair<std::string, std::string>> chosen;  // -> (created, class)
+  for (const auto& [_, c] : store.bucket("resource.k8s.io/deviceclasses")) {
+    std::string name = meta_string(*c, "name");
+    chosen["deviceclass.resource.kubernetes.io/" + name] = {"", name};
+    std::string resource = string_at(object_at(*c, "spec"), "extendedResourceName");
+    if (resource.empty()) continue;
+    std::string created = meta_string(*c, "creationTimestamp");
+    auto it = chosen.find(resource);
+    if (it == chosen.end() || created > it->second.first ||
+        (created == it->second.first && name < it->second.second))
+      chosen[resource] = {created, name};
+  }
+  if (chosen.empty()) return;
+  const json::object* spec = object_at(pod_, "spec");
+  size_t index = 0;
+  for (const char* list : {"initContainers", "containers"}) {
+    const json::array* containers = array_at(spec, list);
+    for (size_t i = 0; containers && i < containers->size(); ++i, ++index) {
+      const json::object* c = (*containers)[i].if_object();
+      const json::object* resources = object_at(c, "resources");
+      const json::object* requests = object_at(resources, "requests");
+      if (!requests) requests = object_at(resources, "limits");  // requests default to limits
+      if (!requests) continue;
+      std::vector<std::string> keys;
+      for (const auto& [k, _] : *requests) keys.emplace_back(k);
+      std::sort(keys.begin(), keys.end());
+      for (size_t j = 0; j < keys.size(); ++j) {
+        auto it = chosen.find(keys[j]);
+        if (it == chosen.end()) continue;
+        dra_backed_.insert(keys[j]);
+        int64_t count = whole_units(parse_milli(&requests->at(keys[j])).value_or(0));
+        if (count <= 0) continue;
+        extended_.push_back({string_at(c, "name"), keys[j],
+                             fmt::format("container-{}-request-{}", index, j), it->second.second,
+                             count});
+      }
+    }
+  }
+}
+
+std::string DynamicResourcesCheck::lacking(const NodeInfo& node) const {
+  std::string out;
+  for (const ExtendedRequest& e : extended_)
+    if (!node.allocatable.scalar.contains(e.resource)) out += e.request + ",";
+  return out;
+}
+
+StoredObject DynamicResourcesCheck::special_claim(const std::string& lacking) const {
+  json::array requests;
+  for (const ExtendedRequest& e : extended_)
+    if (lacking.find(e.request + ",") != std::string::npos)
+      requests.push_back(json::object{{"name", e.request},
+                                      {"exactly", json::object{{"deviceClassName", e.device_class},
+                                                               {"allocationMode", "ExactCount"},
+                                                               {"count", e.count}}}});
+  std::string pod = meta_string(pod_, "name");
+  return std::make_shared<const json::object>(json::object{
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "ResourceClaim"},
+      {"metadata",
+       json::object{{"generateName", pod + "-extended-resources-"},
+                    {"namespace", meta_string(pod_, "namespace")},
+                    {"annotations",
+                     json::object{{"resource.kubernetes.io/extended-resource-claim", "true"}}},
+                    {"ownerReferences", json::array{json::object{{"apiVersion", "v1"},
+                                                                 {"kind", "Pod"},
+                                                                 {"name", pod},
+                                                                 {"uid", meta_string(pod_, "uid")},
+                                                                 {"controller", true},
+                                                                 {"blockOwnerDeletion", true}}}}}},
+      {"spec", json::object{{"devices", json::object{{"requests", std::move(requests)}}}}}});
+}
+
 std::optional<std::string> DynamicResourcesCheck::filter(const NodeInfo& node) {
-  if (claims_.empty()) return std::nullopt;
+  if (!has_claims()) return std::nullopt;
   for (const StoredObject& claim : claims_) {
     const json::object* alloc = object_at(object_at(*claim, "status"), "allocation");
     const json::object* selector = object_at(alloc, "nodeSelector");
@@ -96,11 +174,65 @@ std::optional<std::string> DynamicResourcesCheck::filter(const NodeInfo& node) {
         any = any || (t.is_object() && node_selector_term_matches(t.get_object(), *node.node));
     if (!any) return std::string(kNotOnNode);
   }
-  if (!allocator_) return std::nullopt;
-  auto found = allocator_->allocate(*node.node);
+  std::string lacks = lacking(node);
+  DeviceAllocator* allocator = allocator_ ? &*allocator_ : nullptr;
+  if (!lacks.empty()) {
+    auto it = by_lacking_.find(lacks);
+    if (it == by_lacking_.end()) {
+      std::vector<StoredObject> pending;
+      for (size_t i : to_allocate_) pending.push_back(claims_[i]);
+      pending.push_back(special_claim(lacks));
+      it = by_lacking_.emplace(lacks, DeviceAllocator(std::move(pending), store_, cel_)).first;
+    }
+    allocator = &it->second;
+  }
+  if (!allocator || (to_allocate_.empty() && lacks.empty())) return std::nullopt;
+  auto found = allocator->allocate(*node.node);
   if (!found) return std::string(kCannotAllocate);
-  on_node_[node.name] = std::move(*found);
+  on_node_[node.name] = {std::move(*found), lacks};
   return std::nullopt;
+}
+
+namespace {
+
+json::object allocation_of(const ClaimAllocation& a, const std::string& node) {
+  json::array results;
+  for (const auto& r : a.results)
+    results.push_back(json::object{{"request", r.request},
+                                   {"driver", r.device.driver},
+                                   {"pool", r.device.pool},
+                                   {"device", r.device.device}});
+  json::object allocation{{"devices", json::object{{"results", std::move(results)}}}};
+  if (a.node_local)
+    allocation["nodeSelector"] = json::object{
+        {"nodeSelectorTerms",
+         json::array{json::object{
+             {"matchFields", json::array{json::object{{"key", "metadata.name"},
+                                                      {"operator", "In"},
+                                                      {"values", json::array{node}}}}}}}}};
+  return allocation;
+}
+
+}  // namespace
+
+std::optional<DynamicResourcesCheck::ExtendedClaim> DynamicResourcesCheck::extended_claim(
+    const NodeInfo& node) const {
+  auto found = on_node_.find(node.name);
+  if (found == on_node_.end() || found->second.second.empty()) return std::nullopt;
+  const std::string& lacks = found->second.second;
+  ExtendedClaim out;
+  out.claim = *special_claim(lacks);
+  out.status =
+      json::object{{"allocation", allocation_of(found->second.first.back(), node.name)},
+                   {"reservedFor", json::array{json::object{{"resource", "pods"},
+                                                            {"name", meta_string(pod_, "name")},
+                                                            {"uid", meta_string(pod_, "uid")}}}}};
+  for (const ExtendedRequest& e : extended_)
+    if (lacks.find(e.request + ",") != std::string::npos)
+      out.mappings.push_back(json::object{{"containerName", e.container},
+                                          {"resourceName", e.resource},
+                                          {"requestName", e.request}});
+  return out;
 }
 
 std::vector<json::object> DynamicResourcesCheck::reserve(const NodeInfo& node) const {
@@ -114,25 +246,10 @@ std::vector<json::object> DynamicResourcesCheck::reserve(const NodeInfo& node) c
     if (!status_value.is_object()) status_value = json::object{};
     json::object& status = status_value.as_object();
     auto pending = std::find(to_allocate_.begin(), to_allocate_.end(), i);
-    if (pending != to_allocate_.end() && allocations != on_node_.end()) {
-      const ClaimAllocation& a =
-          allocations->second[static_cast<size_t>(pending - to_allocate_.begin())];
-      json::array results;
-      for (const auto& r : a.results)
-        results.push_back(json::object{{"request", r.request},
-                                       {"driver", r.device.driver},
-                                       {"pool", r.device.pool},
-                                       {"device", r.device.device}});
-      json::object allocation{{"devices", json::object{{"results", std::move(results)}}}};
-      if (a.node_local)
-        allocation["nodeSelector"] = json::object{
-            {"nodeSelectorTerms",
-             json::array{json::object{
-                 {"matchFields", json::array{json::object{{"key", "metadata.name"},
-                                                          {"operator", "In"},
-                                                          {"values", json::array{node.name}}}}}}}}};
-      status["allocation"] = std::move(allocation);
-    }
+    if (pending != to_allocate_.end() && allocations != on_node_.end())
+      status["allocation"] = allocation_of(
+          allocations->second.first[static_cast<size_t>(pending - to_allocate_.begin())],
+          node.name);
     json::value& list = status["reservedFor"];
     if (!list.is_array()) list = json::array{};
     if (!reserved_for(claim, meta_string(pod_, "uid"))) list.as_array().push_back(consumer);

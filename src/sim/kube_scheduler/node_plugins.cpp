@@ -57,6 +57,7 @@ std::optional<Rejection> node_resources_fit(const IncomingPod& pod, const NodeIn
   for (const auto& [name, amount] : want.scalar) {
     if (amount <= 0) continue;
     auto h = have.scalar.find(name);
+    if (h == have.scalar.end() && pod.dra_backed.contains(name)) continue;
     auto u = used.scalar.find(name);
     int64_t free =
         (h == have.scalar.end() ? 0 : h->second) - (u == used.scalar.end() ? 0 : u->second);

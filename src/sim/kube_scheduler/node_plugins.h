@@ -8,6 +8,7 @@
 #include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct IncomingPod {
   NonZeroRequests nonzero;
   std::vector<HostPortClaim> host_ports;
   bool has_node_preferences = false;
+  // Extended resources a DeviceClass serves (dynamic_resources.h): on a node that does not list
+  // one in allocatable, NodeResourcesFit leaves it to DynamicResources.
+  std::set<std::string> dra_backed;
 };
 IncomingPod incoming_pod(const boost::json::object& pod);
 

@@ -1,6 +1,7 @@
 #include "sim/kube_scheduler/scheduler.h"
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
 #include <map>
@@ -242,6 +243,7 @@ void Scheduler::schedule(const std::string& key) {
     return;
   }
   DynamicResourcesCheck devices(*pod, store, cel_);
+  in.dra_backed = devices.dra_backed();
   if (const auto& failure = devices.prefilter_failure()) {
     std::string nodes = "0/" + std::to_string(all) + " nodes are available";
     unschedulable(*pod,
@@ -376,6 +378,35 @@ void Scheduler::schedule(const std::string& key) {
       enqueue(key);
       return;
     }
+  }
+  // Its extended resources served by devices there: a claim of its own, named in its status.
+  if (auto extended = devices.extended_claim(*chosen)) {
+    std::string ns = meta_string(*pod, "namespace");
+    std::string claims = "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims";
+    Response made =
+        cluster_.call("POST", claims, "application/json", extended->claim, kUser, kAgent);
+    json::value body = made.status == 201 ? json::parse(made.body) : json::value();
+    if (!body.is_object()) {
+      enqueue(key);
+      return;
+    }
+    json::object& claim = body.as_object();
+    claim["status"] = std::move(extended->status);
+    std::string name = meta_string(claim, "name");
+    if (cluster_
+            .call("PUT", claims + "/" + name + "/status", "application/json", claim, kUser, kAgent)
+            .status != 200) {
+      enqueue(key);
+      return;
+    }
+    cluster_.call(
+        "PATCH", "/api/v1/namespaces/" + ns + "/pods/" + meta_string(*pod, "name") + "/status",
+        "application/merge-patch+json",
+        json::object{{"status",
+                      json::object{{"extendedResourceClaimStatus",
+                                    json::object{{"requestMappings", std::move(extended->mappings)},
+                                                 {"resourceClaimName", name}}}}}},
+        kUser, kAgent);
   }
   // Claims waiting for their first consumer bind where the pod goes: to the volumes chosen there
   // (the binder's PreBind), or to volumes provisioned there.

@@ -3,9 +3,9 @@
 //
 //   GPUCluster (nvidia.com, the GPU Operator's DRA mode)  the DRA Driver for NVIDIA GPUs runs:
 //       its DeviceClass gpu.nvidia.com (device.driver is gpu.nvidia.com and the device's type is
-//       gpu) exists at once, and each node with an NVIDIA PCI device
-//       (feature.node.kubernetes.io/pci-10de.present=true) publishes a ResourceSlice of its GPUs
-//       (the node's label sim.planter.io/gpus, else 1; sim.planter.io/gpu-memory, else 80Gi),
+//       gpu; extendedResourceName nvidia.com/gpu) exists at once, and each node with an NVIDIA PCI
+//       device (feature.node.kubernetes.io/pci-10de.present=true) publishes a ResourceSlice of its
+//       GPUs (the node's label sim.planter.io/gpus, else 1; sim.planter.io/gpu-memory, else 80Gi),
 //       one node after another, --configure-delay apart, as the driver's kubelet plugin starts on
 //       each; every GPU has the driver's attributes (type, index, uuid, productName, architecture,
 //       driverVersion and cudaComputeCapability as versions, resource.kubernetes.io/pcieRoot: two
@@ -127,7 +127,10 @@ class GpuDraDriver : public WorkloadController {
            json::array{json::object{{"cel",
                                      {{"expression",
                                        "device.driver == 'gpu.nvidia.com' && "
-                                       "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}}}}}}}};
+                                       "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}}}}},
+          // A pod asking nvidia.com/gpu in its requests is served by the driver's devices on
+          // nodes no device plugin lists it on (KEP-5004).
+          {"extendedResourceName", "nvidia.com/gpu"}}}};
     kit_.write("POST", "/apis/resource.k8s.io/v1/deviceclasses", "application/json", cls,
                kComponent);
   }

@@ -200,8 +200,11 @@ class Kubelet : public WorkloadController {
     for (const auto& [name, amount] : want.scalar) {
       if (amount <= 0) continue;
       auto h = have.scalar.find(name);
+      // An extended resource the node does not list is the cluster's (served by DRA, or by an
+      // extender): the kubelet leaves it out (removeMissingExtendedResources).
+      if (h == have.scalar.end()) continue;
       auto u = used.scalar.find(name);
-      int64_t capacity = h == have.scalar.end() ? 0 : h->second;
+      int64_t capacity = h->second;
       int64_t in_use = u == used.scalar.end() ? 0 : u->second;
       if (amount <= capacity - in_use) continue;
       json::object st = base_status(pod);
@@ -306,7 +309,8 @@ class Kubelet : public WorkloadController {
     st["qosClass"] = string_at(old, "qosClass").empty() ? "BestEffort" : string_at(old, "qosClass");
     // Fields others own (the ResourceClaim controller's, the scheduler's) stay as they are: a
     // kubelet patches its own.
-    for (const char* theirs : {"resourceClaimStatuses", "nominatedNodeName"})
+    for (const char* theirs :
+         {"resourceClaimStatuses", "extendedResourceClaimStatus", "nominatedNodeName"})
       if (old && old->contains(theirs)) st[theirs] = old->at(theirs);
     return st;
   }

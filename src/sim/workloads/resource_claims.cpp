@@ -42,6 +42,10 @@ class ResourceClaimController : public WorkloadController {
               array_at(object_at(*ch.object, "status"), "resourceClaimStatuses"))
         for (const json::value& c : *claims)
           if (c.is_object()) claims_.add(ch.ns, string_at(c.get_object(), "resourceClaimName"));
+      std::string extended =
+          string_at(object_at(object_at(*ch.object, "status"), "extendedResourceClaimStatus"),
+                    "resourceClaimName");
+      if (!extended.empty()) claims_.add(ch.ns, extended);
       if (const json::array* refs = array_at(object_at(*ch.object, "spec"), "resourceClaims"))
         for (const json::value& r : *refs)
           if (r.is_object() && !string_at(r.get_object(), "resourceClaimName").empty())
