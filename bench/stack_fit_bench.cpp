@@ -11,6 +11,10 @@
 //   Choice/M    - choosing 2 of M clusters of 50 nodes each for a stack of 30 pods (issue 36's
 //                 figure: 200 clusters, at most 1 s): a fit per candidate from the JSON the
 //                 fleet's watches hold, as the cluster-choice gate does it, then the ranking
+//   Devices/N   - `plan --fit`'s work once the cluster is read (issue 49's figure: 1,000 nodes
+//                 of 8 devices, 100 claims, at most 50 ms): the view of N nodes, 4N pods, a
+//                 ResourceSlice of 8 GPUs per node and a DeviceClass with a CEL selector, then a
+//                 stack of 100 pods each claiming one GPU of at least 40Gi from a template
 //
 // Counters: decisions/s; nodes per second for View.
 #include <benchmark/benchmark.h>
@@ -166,6 +170,67 @@ void Choice(benchmark::State& state) {
       static_cast<double>(clusters) * state.iterations(), benchmark::Counter::kIsRate);
 }
 
+// A ResourceSlice of 8 GPUs (two of 40Gi, six of 80Gi) on each of the fleet's nodes.
+const std::vector<json::object>& slices(size_t n) {
+  static std::map<size_t, std::vector<json::object>> cache;
+  auto [it, fresh] = cache.try_emplace(n);
+  if (!fresh) return it->second;
+  for (size_t i = 0; i < n; ++i) {
+    json::array devices;
+    for (int d = 0; d < 8; ++d)
+      devices.push_back(
+          json::object{{"name", fmt::format("gpu-{}", d)},
+                       {"attributes", {{"type", {{"string", "gpu"}}}, {"index", {{"int", d}}}}},
+                       {"capacity", {{"memory", {{"value", d < 2 ? "40Gi" : "80Gi"}}}}}});
+    std::string node = fmt::format("node-{}", i);
+    it->second.push_back(
+        json::object{{"apiVersion", "resource.k8s.io/v1"},
+                     {"kind", "ResourceSlice"},
+                     {"metadata", {{"name", node + "-gpus"}}},
+                     {"spec",
+                      {{"driver", "gpu.example.com"},
+                       {"nodeName", node},
+                       {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                       {"devices", std::move(devices)}}}});
+  }
+  return it->second;
+}
+
+void Devices(benchmark::State& state) {
+  size_t n = static_cast<size_t>(state.range(0));
+  const Fleet& f = fleet(n);
+  const std::vector<json::object>& s = slices(n);
+  json::object device_class = json::parse(R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"DeviceClass","metadata":{"name":"gpu.example.com"},"spec":{"selectors":[{"cel":
+      {"expression":"device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].type == 'gpu'"}}]}})")
+                                  .as_object();
+  json::object claim_template = json::parse(R"({"apiVersion":"resource.k8s.io/v1",
+      "kind":"ResourceClaimTemplate","metadata":{"name":"gpu","namespace":"default"},
+      "spec":{"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com",
+      "selectors":[{"cel":{"expression":"device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"}}]}}]}}}})")
+                                    .as_object();
+  fit::Group g = stack(100, 0.5, "");
+  json::object pod = json::parse(R"({"metadata":{"name":"trainer","namespace":"default",
+      "labels":{"planter.nephio.org/stack":"fitted"}},"spec":{"resourceClaims":[{"name":"gpu",
+      "resourceClaimTemplateName":"gpu"}],"containers":[{"name":"c","resources":{"requests":
+      {"cpu":"500m","memory":"512Mi"},"claims":[{"name":"gpu"}]}}]}})")
+                         .as_object();
+  g.kinds = {{fit::PodInfo::from(pod), 100, false}};
+  bool fits = false;
+  for (auto _ : state) {
+    fit::Snapshot v = view_of(f);
+    v.add_volume_object(device_class);
+    v.add_volume_object(claim_template);
+    for (const json::object& o : s) v.add_volume_object(o);
+    fit::GroupFit fit = fit::fit_group(g, v);
+    fits = fit.fits;
+    benchmark::DoNotOptimize(fit);
+  }
+  state.counters["decisions/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  if (!fits) state.SkipWithError("the stack should fit");
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(100)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
 }
@@ -179,5 +244,6 @@ BENCHMARK(Zone)->Apply(sizes);
 BENCHMARK(Members)->Arg(5000)->Unit(benchmark::kMillisecond);
 BENCHMARK(Spread)->Apply(sizes);
 BENCHMARK(Choice)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(Devices)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

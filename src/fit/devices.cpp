@@ -353,13 +353,22 @@ std::vector<size_t> DeviceInventory::devices_on(const std::string& node,
   return out;
 }
 
+std::vector<int8_t>& DeviceInventory::match_cache(const DeviceRequest& r) const {
+  std::vector<int8_t>& known = matched_[r.selector_key];
+  if (known.size() < devices_.size()) known.resize(devices_.size(), -1);
+  return known;
+}
+
 bool DeviceInventory::matches(const DeviceRequest& r, size_t device) const {
+  return matches(r, device, match_cache(r));
+}
+
+bool DeviceInventory::matches(const DeviceRequest& r, size_t device,
+                              std::vector<int8_t>& known) const {
   const Device& d = devices_[device];
   for (const Taint& t : d.taints)
     if ((t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(r.tolerations, t))
       return false;
-  std::vector<int8_t>& known = matched_[r.selector_key];
-  if (known.size() < devices_.size()) known.resize(devices_.size(), -1);
   if (known[device] >= 0) return known[device] == 1;
   auto it = classes_.find(r.device_class);
   bool yes = it != classes_.end();
@@ -393,13 +402,18 @@ class DeviceSearch {
         constraints_.push_back({c, &k, {}, 0});
     }
     chosen_.resize(claims.size());
+    requests_of_.resize(claims.size());
   }
 
-  std::optional<std::vector<std::vector<std::string>>> run() {
+  std::optional<Allocation> run() {
     if (!meet(0)) return std::nullopt;
-    std::vector<std::vector<std::string>> out(chosen_.size());
+    Allocation out(chosen_.size());
     for (size_t c = 0; c < chosen_.size(); ++c)
-      for (size_t d : chosen_[c]) out[c].push_back(inv_.devices_[d].id);
+      for (size_t i = 0; i < chosen_[c].size(); ++i) {
+        const Device& d = inv_.devices_[chosen_[c][i]];
+        out[c].results.emplace_back(requests_of_[c][i], d.id);
+        out[c].node_local = out[c].node_local || !d.node.empty();
+      }
     return out;
   }
 
@@ -420,8 +434,9 @@ class DeviceSearch {
     for (const DeviceRequest& alt : requests_[r].spec->alternatives) {
       std::vector<size_t> candidates;
       bool one_taken = false;
+      std::vector<int8_t>& known = inv_.match_cache(alt);
       for (size_t d : devices_)
-        if (inv_.matches(alt, d)) {
+        if (inv_.matches(alt, d, known)) {
           if (used(d) || taken(d))
             one_taken = true;
           else
@@ -487,6 +502,7 @@ class DeviceSearch {
         if (h.holders++ == 0) h.value = device.attributes.at(h.spec->attribute);
       }
     chosen_[requests_[r].claim].push_back(d);
+    requests_of_[requests_[r].claim].push_back(alt.name);
     return true;
   }
 
@@ -494,6 +510,7 @@ class DeviceSearch {
     for (Held& h : constraints_)
       if (covers(h, r, alt)) --h.holders;
     chosen_[requests_[r].claim].pop_back();
+    requests_of_[requests_[r].claim].pop_back();
   }
 
   bool used(size_t d) const {
@@ -510,13 +527,14 @@ class DeviceSearch {
   std::vector<size_t> devices_;
   std::vector<Req> requests_;
   std::vector<Held> constraints_;
-  std::vector<std::vector<size_t>> chosen_;  // by claim
+  std::vector<std::vector<size_t>> chosen_;            // by claim
+  std::vector<std::vector<std::string>> requests_of_;  // by claim: the request of each chosen
   uint64_t steps_ = 0;
 };
 
-std::optional<std::vector<std::vector<std::string>>> DeviceInventory::allocate(
-    const PodDevices& claims, const std::string& node, const Labels& labels,
-    const Resources& allocatable) const {
+std::optional<Allocation> DeviceInventory::allocate(const PodDevices& claims,
+                                                    const std::string& node, const Labels& labels,
+                                                    const Resources& allocatable) const {
   std::vector<const DeviceClaimSpec*> specs;
   for (const auto& [_, spec] : claims.to_allocate) specs.push_back(spec);
   // The extended resources no device plugin lists on the node: one request of the class each.
@@ -533,38 +551,38 @@ std::optional<std::vector<std::vector<std::string>>> DeviceInventory::allocate(
     extended.requests.push_back({e.resource, {std::move(r)}});
   }
   if (!extended.requests.empty()) specs.push_back(&extended);
-  if (specs.empty()) return std::vector<std::vector<std::string>>{};
+  if (specs.empty()) return Allocation{};
   return DeviceSearch(*this, specs, devices_on(node, labels)).run();
 }
 
-void DeviceInventory::take(const PodDevices& claims,
-                           const std::vector<std::vector<std::string>>& devices,
+void DeviceInventory::take(const PodDevices& claims, const Allocation& devices,
                            const std::string& node) {
   for (size_t c = 0; c < devices.size(); ++c) {
     Undo undo;
-    undo.devices = devices[c];
-    for (const std::string& d : devices[c]) ++taken_[d];
+    for (const auto& [_, d] : devices[c].results) {
+      undo.devices.push_back(d);
+      ++taken_[d];
+    }
     // A named claim is allocated once, here: its other users find it so. (The last list may be
     // the extended resources', a claim of the pod's own.)
-    if (c >= claims.to_allocate.size()) {
-      undo_.push_back(std::move(undo));
-      continue;
-    }
-    if (const std::string& key = claims.to_allocate[c].first; !key.empty()) {
-      auto slash = key.find('/');
-      DeviceClaim claim{key.substr(0, slash),
-                        key.substr(slash + 1),
-                        *claims.to_allocate[c].second,
-                        true,
-                        devices[c],
-                        NodeTerms(json::array{json::object{
-                            {"matchFields", json::array{json::object{
-                                                {"key", "metadata.name"},
-                                                {"operator", "In"},
-                                                {"values", json::array{json::string(node)}}}}}}})};
-      assumed_claims_.insert_or_assign(key, std::move(claim));
-      undo.claim = key;
-    }
+    if (c < claims.to_allocate.size())
+      if (const std::string& key = claims.to_allocate[c].first; !key.empty()) {
+        auto slash = key.find('/');
+        DeviceClaim claim{key.substr(0, slash),
+                          key.substr(slash + 1),
+                          *claims.to_allocate[c].second,
+                          true,
+                          undo.devices,
+                          NodeTerms()};
+        if (devices[c].node_local)
+          claim.nodes = NodeTerms(json::array{json::object{
+              {"matchFields",
+               json::array{json::object{{"key", "metadata.name"},
+                                        {"operator", "In"},
+                                        {"values", json::array{json::string(node)}}}}}}});
+        assumed_claims_.insert_or_assign(key, std::move(claim));
+        undo.claim = key;
+      }
     undo_.push_back(std::move(undo));
   }
 }

@@ -93,6 +93,14 @@ struct DeviceClaim {
   NodeTerms nodes;                   // its allocation's nodeSelector; empty: every node
 };
 
+// One claim's allocation: each device (as "driver/pool/name") with the request it serves ("gpu",
+// or "gpu/small" for a firstAvailable subrequest).
+struct ClaimAllocation {
+  std::vector<std::pair<std::string, std::string>> results;  // (request, device)
+  bool node_local = false;  // a device came from a slice for this node alone
+};
+using Allocation = std::vector<ClaimAllocation>;
+
 // A pod's claims, each resolved: one to allocate (from a template, or a claim not allocated yet),
 // or one allocated already.
 struct PodDevices {
@@ -123,13 +131,16 @@ class DeviceInventory {
   void give_back(const boost::json::object& pod);
 
   PodDevices resolve(const PodInfo& pod) const;
+  // A ResourceClaim the inventory holds; null when none.
+  const DeviceClaim* claim(const std::string& ns, const std::string& name) const {
+    auto it = claims_.find(ns + "/" + name);
+    return it == claims_.end() ? nullptr : &it->second;
+  }
   // The devices of `claims` on the node (name, labels, allocatable), one list per claim (and a
   // last for the extended resources the node does not list), or nullopt when they cannot all
   // be allocated there.
-  std::optional<std::vector<std::vector<std::string>>> allocate(const PodDevices& claims,
-                                                                const std::string& node,
-                                                                const Labels& labels,
-                                                                const Resources& allocatable) const;
+  std::optional<Allocation> allocate(const PodDevices& claims, const std::string& node,
+                                     const Labels& labels, const Resources& allocatable) const;
   // The class that serves an extended resource: the newest that names it (the first by name
   // among equals), or the class its implicit name names; "" when none.
   std::string serving_class(std::string_view resource) const;
@@ -146,8 +157,7 @@ class DeviceInventory {
   }
   // The devices a pod placed on a node takes (and the shared claims it allocates, which later
   // pods find allocated there); undone by release(mark) to a mark() taken before.
-  void take(const PodDevices& claims, const std::vector<std::vector<std::string>>& devices,
-            const std::string& node);
+  void take(const PodDevices& claims, const Allocation& devices, const std::string& node);
   size_t mark() const { return undo_.size(); }
   void release(size_t mark);
 
@@ -165,6 +175,9 @@ class DeviceInventory {
   std::vector<size_t> devices_on(const std::string& node, const Labels& labels) const;
   bool usable(const Device& d) const;
   bool matches(const DeviceRequest& r, size_t device) const;
+  // `known`: match_cache(r), looked up once for many devices.
+  bool matches(const DeviceRequest& r, size_t device, std::vector<int8_t>& known) const;
+  std::vector<int8_t>& match_cache(const DeviceRequest& r) const;
   friend class DeviceSearch;
 
   std::vector<Device> devices_;

@@ -161,11 +161,20 @@ PodInfo PodInfo::from(const json::object& pod) {
       if (const json::object* claim = object_in(v.if_object(), "persistentVolumeClaim"))
         if (std::string name = text(*claim, "claimName"); !name.empty())
           p.claims.push_back(std::move(name));
+  // A claim from a template is the pod's own once the ResourceClaim controller made it and
+  // recorded its name in status.resourceClaimStatuses.
+  const json::array* made = array_in(object_in(&pod, "status"), "resourceClaimStatuses");
   if (const json::array* rcs = array_in(spec, "resourceClaims"))
     for (const json::value& v : *rcs)
-      if (const json::object* o = v.if_object())
-        p.device_claims.push_back({text(*o, "name"), text(*o, "resourceClaimName"),
-                                   text(*o, "resourceClaimTemplateName")});
+      if (const json::object* o = v.if_object()) {
+        PodInfo::DeviceClaimRef ref{text(*o, "name"), text(*o, "resourceClaimName"),
+                                    text(*o, "resourceClaimTemplateName")};
+        if (ref.claim.empty() && made)
+          for (const json::value& m : *made)
+            if (const json::object* mo = m.if_object(); mo && text(*mo, "name") == ref.name)
+              ref.claim = text(*mo, "resourceClaimName");
+        p.device_claims.push_back(std::move(ref));
+      }
   return p;
 }
 

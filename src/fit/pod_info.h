@@ -81,7 +81,8 @@ struct PodInfo {
   std::vector<SpreadConstraint> spread;
   std::vector<std::string> claims;  // persistentVolumeClaim names its volumes mount
   // spec.resourceClaims: each names a ResourceClaim, or a template a claim of its own is made
-  // from (resource.k8s.io, fit/devices.h).
+  // from (resource.k8s.io, fit/devices.h); once made, status.resourceClaimStatuses names it
+  // (`claim`).
   struct DeviceClaimRef {
     std::string name, claim, template_name;
   };

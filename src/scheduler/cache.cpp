@@ -80,10 +80,13 @@ void ClusterCache::pod_changed(const json::object* before, const json::object& p
     push({Delta::kGone, {}, uid, nullptr, false});
     return;
   }
-  // Its PodScheduled condition, written by this scheduler, is no new pod to place.
+  // Its PodScheduled condition, written by this scheduler, is no new pod to place; the claims
+  // the ResourceClaim controller made for it (status.resourceClaimStatuses) are.
   if (before && node_of(*before).empty() && !deleting(*before) &&
       same(find_path(*before, {"spec"}), find_path(pod, {"spec"})) &&
-      same(labels_of(*before), labels_of(pod)))
+      same(labels_of(*before), labels_of(pod)) &&
+      same(find_path(*before, {"status", "resourceClaimStatuses"}),
+           find_path(pod, {"status", "resourceClaimStatuses"})))
     return;
   push({Delta::kPending, {}, uid, std::make_shared<fit::PodInfo>(fit::PodInfo::from(pod)), false});
 }
@@ -112,6 +115,8 @@ bool ClusterCache::unbind(const std::string& uid) {
   auto on = by_node_.find(it->second.node);
   if (on != by_node_.end() && on->second.erase(uid) && on->second.empty()) by_node_.erase(on);
   for (const ClaimChoice& c : it->second.claims) assumed_claims_.erase({c.ns, c.claim});
+  for (const DeviceClaimChoice& c : it->second.devices)
+    assumed_devices_.erase(c.ns + "/" + c.claim);
   bound_.erase(it);
   return true;
 }
@@ -121,6 +126,20 @@ void ClusterCache::place(const std::string& uid, BoundPod p) {
   if (std::string g = gang_of(*p.info); !g.empty() && !p.deleting) gangs_[g].insert(uid);
   by_node_[p.node].insert(uid);
   bound_.emplace(uid, std::move(p));
+}
+
+void ClusterCache::allocate_assumed_devices() {
+  for (auto it = assumed_devices_.begin(); it != assumed_devices_.end();) {
+    auto slash = it->first.find('/');
+    const fit::DeviceClaim* c =
+        view_.devices().claim(it->first.substr(0, slash), it->first.substr(slash + 1));
+    if (!c || c->allocated) {
+      it = assumed_devices_.erase(it);  // the watch shows it (or it is gone)
+      continue;
+    }
+    view_.add_volume_object(it->second);
+    ++it;
+  }
 }
 
 void ClusterCache::select_assumed_claims() {
@@ -178,7 +197,17 @@ bool ClusterCache::apply(const VolumeReader& read_volumes) {
         break;
       }
       case Delta::kPending:
-        if (!bound_.contains(d.name)) pending_[d.name] = d.pod;
+        if (!bound_.contains(d.name)) {
+          // Its claims made since (the ResourceClaim controller named them): it may fit now.
+          auto was = pending_.find(d.name);
+          auto names = [](const fit::PodInfo& p) {
+            std::vector<std::string> out;
+            for (const auto& c : p.device_claims) out.push_back(c.claim);
+            return out;
+          };
+          if (was != pending_.end() && names(*was->second) != names(*d.pod)) more_room = true;
+          pending_[d.name] = d.pod;
+        }
         break;
       case Delta::kGone:
         pending_.erase(d.name);
@@ -196,6 +225,7 @@ bool ClusterCache::apply(const VolumeReader& read_volumes) {
     view_.clear_volumes();
     read_volumes([&](const json::object& o) { view_.add_volume_object(o); });
     select_assumed_claims();
+    allocate_assumed_devices();
     more_room = true;
   }
   return more_room;
@@ -217,15 +247,26 @@ void ClusterCache::assume(const Binding& b) {
     assumed_claims_[{c.ns, c.claim}] = {b.node, c.volume};
     view_.select_claim(c.ns, c.claim, b.node, c.volume);
   }
+  // The claims' devices are taken until the watch shows them allocated (an allocated claim's
+  // spec is not read again: only its allocation).
+  for (const DeviceClaimChoice& c : b.devices) {
+    if (c.allocated_before) continue;
+    json::object claim{{"apiVersion", "resource.k8s.io/v1"},
+                       {"kind", "ResourceClaim"},
+                       {"metadata", {{"namespace", c.ns}, {"name", c.claim}}},
+                       {"status", {{"allocation", allocation_of(c, b.node)}}}};
+    view_.add_volume_object(claim);
+    assumed_devices_[c.ns + "/" + c.claim] = std::move(claim);
+  }
   std::string uid = info->uid;
-  place(uid, {std::move(info), b.node, true, false, b.claims});
+  place(uid, {std::move(info), b.node, true, false, b.claims, b.devices});
 }
 
 void ClusterCache::forget(const std::string& uid) {
   auto it = bound_.find(uid);
   if (it == bound_.end() || !it->second.assumed) return;
   std::shared_ptr<const fit::PodInfo> info = it->second.info;
-  bool had_claims = !it->second.claims.empty();
+  bool had_claims = !it->second.claims.empty() || !it->second.devices.empty();
   unbind(uid);
   pending_[uid] = std::move(info);
   // The view's claims are read again as the watch has them.

@@ -3,7 +3,8 @@
 // to one fit::Snapshot between scheduling cycles, never rebuilt. A pod the scheduler decided to
 // bind is assumed onto its node at once, so that the next decisions count it, and stays there
 // when the watch confirms the binding; a binding that failed is forgotten and the pod is pending
-// again. Claims chosen for a pod's volumes are assumed the same way until the watch shows them.
+// again. Claims chosen for a pod's volumes, and the devices allocated to its ResourceClaims, are
+// assumed the same way until the watch shows them.
 //
 // Threads: the *_changed/_deleted calls from any thread; everything else on the scheduling
 // thread only.
@@ -30,9 +31,10 @@ namespace planter::scheduler {
 struct BoundPod {
   std::shared_ptr<const fit::PodInfo> info;
   std::string node;
-  bool assumed = false;             // our binding, not yet seen by the watch
-  bool deleting = false;            // holds its room, but is no member of its gang any more
-  std::vector<ClaimChoice> claims;  // what our binding chose for its claims, while assumed
+  bool assumed = false;                    // our binding, not yet seen by the watch
+  bool deleting = false;                   // holds its room, but is no member of its gang any more
+  std::vector<ClaimChoice> claims;         // what our binding chose for its claims, while assumed
+  std::vector<DeviceClaimChoice> devices;  // and the devices of its ResourceClaims
 };
 
 class ClusterCache {
@@ -47,7 +49,8 @@ class ClusterCache {
   void node_deleted(const boost::json::object& node);
   void pod_changed(const boost::json::object* before, const boost::json::object& pod);
   void pod_deleted(const boost::json::object& pod);
-  // A PersistentVolumeClaim, PersistentVolume or StorageClass changed.
+  // A PersistentVolumeClaim, PersistentVolume or StorageClass changed (or a ResourceSlice,
+  // DeviceClass or ResourceClaim).
   void volumes_changed();
   // Something the view does not hold changed that may let a waiting pod fit (a PodGroup).
   void groups_changed();
@@ -84,6 +87,8 @@ class ClusterCache {
   bool unbind(const std::string& uid);
   void place(const std::string& uid, BoundPod p);
   void select_assumed_claims();
+  // Our allocations the watch does not show yet, into the view again (after it read the claims).
+  void allocate_assumed_devices();
 
   std::string name_;
   std::mutex inbox_mu_;
@@ -97,6 +102,9 @@ class ClusterCache {
   // Claims our bindings chose, until the watch shows them: (namespace, name) -> (node, volume).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>>
       assumed_claims_;
+  // ResourceClaims our bindings allocated, until the watch shows them allocated: "ns/name" ->
+  // the claim as the view should hold it (with its status.allocation).
+  std::map<std::string, boost::json::object> assumed_devices_;
 };
 
 }  // namespace planter::scheduler

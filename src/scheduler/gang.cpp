@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <limits>
 #include <map>
 #include <memory>
@@ -81,7 +82,8 @@ class Placer {
       why = diag.message(total);
       return false;
     }
-    Binding b{&pod, nodes[*best].name, {}};
+    Binding b{&pod, nodes[*best].name, {}, {}};
+    if (!device_claims(pod, nodes[*best], b.devices, why)) return false;
     for (const fit::ClaimBinding& c : cycle.claim_bindings(nodes[*best])) {
       b.claims.push_back({c.claim->ns, c.claim->name, c.volume ? c.volume->name : ""});
       // The group's next pods find the claim bound where this one goes.
@@ -95,6 +97,32 @@ class Placer {
 
   const std::vector<Binding>& bindings() const { return placed_; }
 
+  // The pod's ResourceClaims as they are reserved on `node` (which passed DynamicResources):
+  // each allocated there (the same allocation the view takes when the pod is assumed), or
+  // allocated before. Extended resources served by devices need a claim of the pod's own, which
+  // planter scheduler does not make: such a pod is left to kube-scheduler, said in `why`.
+  bool device_claims(const PodInfo& pod, const fit::NodeInfo& node,
+                     std::vector<DeviceClaimChoice>& out, std::string& why) const {
+    if (!view_.devices().takes_devices(pod)) return true;
+    fit::PodDevices claims = view_.devices().resolve(pod);
+    auto got = view_.devices().allocate(claims, node.name, node.labels, node.allocatable);
+    if (!got) return true;  // the filter said it fits: nothing to write (cannot happen)
+    if (got->size() > claims.to_allocate.size()) {
+      why = fmt::format(
+          "pod {} asks {}, which devices serve on node {}: planter scheduler makes no claim for "
+          "extended resources; leave the pod to kube-scheduler",
+          pod.id(), claims.extended.front().resource, node.name);
+      return false;
+    }
+    for (const fit::DeviceClaim* c : claims.allocated) out.push_back({c->ns, c->name, {}, true});
+    for (size_t c = 0; c < claims.to_allocate.size(); ++c) {
+      const std::string& key = claims.to_allocate[c].first;
+      auto slash = key.find('/');
+      out.push_back({key.substr(0, slash), key.substr(slash + 1), (*got)[c], false});
+    }
+    return true;
+  }
+
  private:
   fit::Snapshot& view_;
   const GroupPolicy& policy_;
@@ -105,6 +133,28 @@ class Placer {
 };
 
 }  // namespace
+
+boost::json::object allocation_of(const DeviceClaimChoice& c, const std::string& node) {
+  namespace json = boost::json;
+  json::array results;
+  for (const auto& [request, device] : c.allocation.results) {
+    auto first = device.find('/'), last = device.rfind('/');
+    results.push_back(json::object{{"request", request},
+                                   {"driver", device.substr(0, first)},
+                                   {"pool", device.substr(first + 1, last - first - 1)},
+                                   {"device", device.substr(last + 1)}});
+  }
+  json::object allocation{{"devices", json::object{{"results", std::move(results)}}}};
+  if (c.allocation.node_local)
+    allocation["nodeSelector"] = json::object{
+        {"nodeSelectorTerms",
+         json::array{json::object{
+             {"matchFields",
+              json::array{json::object{{"key", "metadata.name"},
+                                       {"operator", "In"},
+                                       {"values", json::array{json::string(node)}}}}}}}}};
+  return allocation;
+}
 
 size_t feasible_nodes_to_find(size_t nodes) {
   constexpr size_t kMinNodes = 100, kMinPercent = 5;

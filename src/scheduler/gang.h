@@ -9,6 +9,7 @@
 // (scheduler-plugins issue 114): the first in queue order that fits whole wins, the other waits.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <set>
 #include <string>
 #include <utility>
@@ -34,10 +35,24 @@ struct ClaimChoice {
   std::string ns, claim, volume;
 };
 
+// A ResourceClaim of a pod, as kube-scheduler's DynamicResources reserves it where the pod goes:
+// the devices allocated to it there (none: it was allocated already), written to its
+// status.allocation with the pod in status.reservedFor before the pod is bound.
+struct DeviceClaimChoice {
+  std::string ns, claim;
+  fit::ClaimAllocation allocation;
+  bool allocated_before = false;
+};
+
+// The claim's status.allocation for `c` on `node`: its devices' results, and a nodeSelector
+// naming the node when a device came from a slice for that node alone.
+boost::json::object allocation_of(const DeviceClaimChoice& c, const std::string& node);
+
 struct Binding {
   const fit::PodInfo* pod = nullptr;
   std::string node;
   std::vector<ClaimChoice> claims;
+  std::vector<DeviceClaimChoice> devices;
 };
 
 struct GroupDecision {

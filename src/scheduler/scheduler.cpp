@@ -54,6 +54,7 @@ struct Job {
   std::string node;
   std::vector<ClaimChoice> claims;
   Clock::time_point first_seen;
+  std::vector<DeviceClaimChoice> devices;
 };
 
 // What a binding job did, for the scheduling thread.
@@ -78,12 +79,16 @@ struct Scheduler::Impl {
   SchedulerStats stats;
   ClusterCache cache;
   std::unique_ptr<kube::Informer> pods, nodes, groups, claims, volumes, classes;
+  // Dynamic Resource Allocation's (resource.k8s.io/v1; a cluster before 1.34 serves none).
+  std::unique_ptr<kube::Informer> slices, device_classes, resource_claims;
   // Listed once: the informers of what a pod's placement depends on. (PodGroups are not waited
   // for: their kind may not be served, and a pod whose group comes later waits for it.)
   std::atomic<bool> pods_synced{false}, nodes_synced{false}, claims_synced{false},
-      volumes_synced{false}, classes_synced{false};
+      volumes_synced{false}, classes_synced{false}, slices_synced{false},
+      device_classes_synced{false}, resource_claims_synced{false};
   bool synced() const {
-    return pods_synced && nodes_synced && claims_synced && volumes_synced && classes_synced;
+    return pods_synced && nodes_synced && claims_synced && volumes_synced && classes_synced &&
+           slices_synced && device_classes_synced && resource_claims_synced;
   }
   std::mutex mu;
   std::condition_variable cv;
@@ -126,6 +131,12 @@ struct Scheduler::Impl {
                                            kube::InformerHandlers h, std::atomic<bool>* synced) {
     h.synced = [this, synced] {
       if (synced) *synced = true;
+      mark();
+    };
+    // A kind the cluster does not serve has nothing to list: as good as listed.
+    h.failed = [this, synced](const kube::ApiError& e) {
+      if (!e.kind_unknown() || !synced || *synced) return;
+      *synced = true;
       mark();
     };
     return std::make_unique<kube::Informer>(
@@ -179,7 +190,14 @@ struct Scheduler::Impl {
     claims = informer("v1", "PersistentVolumeClaim", volumes_changed, &claims_synced);
     volumes = informer("v1", "PersistentVolume", volumes_changed, &volumes_synced);
     classes = informer("storage.k8s.io/v1", "StorageClass", volumes_changed, &classes_synced);
-    for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes}) (*i)->start();
+    slices = informer("resource.k8s.io/v1", "ResourceSlice", volumes_changed, &slices_synced);
+    device_classes =
+        informer("resource.k8s.io/v1", "DeviceClass", volumes_changed, &device_classes_synced);
+    resource_claims =
+        informer("resource.k8s.io/v1", "ResourceClaim", volumes_changed, &resource_claims_synced);
+    for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes, &slices, &device_classes,
+                    &resource_claims})
+      (*i)->start();
   }
 
   void run(std::stop_token stop) {
@@ -199,7 +217,9 @@ struct Scheduler::Impl {
     }
     stopping = true;
     binder.reset();  // the bindings under way finish
-    for (auto* i : {&classes, &volumes, &claims, &groups, &nodes, &pods}) (*i)->stop();
+    for (auto* i : {&resource_claims, &device_classes, &slices, &classes, &volumes, &claims,
+                    &groups, &nodes, &pods})
+      (*i)->stop();
   }
 
   static constexpr int kBinderThreads = 16;
@@ -209,7 +229,8 @@ struct Scheduler::Impl {
   std::chrono::milliseconds cycle(const std::stop_token& stop) {
     ++stats.cycles;
     bool more_room = cache.apply([&](const std::function<void(const json::object&)>& add) {
-      for (auto* i : {&classes, &volumes, &claims}) (*i)->for_each(add);
+      for (auto* i : {&classes, &volumes, &claims, &slices, &device_classes, &resource_claims})
+        (*i)->for_each(add);
     });
     std::map<std::string, json::object> group_objects;  // ns/name
     groups->for_each([&](const json::object& g) {
@@ -307,7 +328,7 @@ struct Scheduler::Impl {
       for (const Binding& b : d.bindings) {
         auto it = pending.find(b.pod->uid);
         if (it == pending.end()) continue;
-        jobs.push_back({it->second, b.node, b.claims, first_seen[b.pod->uid]});
+        jobs.push_back({it->second, b.node, b.claims, first_seen[b.pod->uid], b.devices});
         cache.assume(b);
       }
       dispatch(u->key, std::move(jobs));
@@ -323,7 +344,7 @@ struct Scheduler::Impl {
       auto give_up = [&](size_t from) {
         for (size_t i = from; i < jobs.size(); ++i) out.unbound.push_back(jobs[i].pod->uid);
       };
-      if (!bind_claims(jobs)) {
+      if (!bind_claims(jobs) || !reserve_devices(jobs)) {
         give_up(0);
       } else {
         for (size_t i = 0; i < jobs.size(); ++i) {
@@ -402,6 +423,45 @@ struct Scheduler::Impl {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     }
+    return true;
+  }
+
+  // The decision's ResourceClaims before any pod of it is bound, as kube-scheduler's
+  // DynamicResources PreBind: each gets the allocation chosen for it (unless it had one) and the
+  // pod in status.reservedFor, written over the claim as the watch holds it (a conflict: another
+  // writer was first, and the pods are looked at again).
+  bool reserve_devices(const std::vector<Job>& jobs) {
+    for (const Job& j : jobs)
+      for (const DeviceClaimChoice& c : j.devices) {
+        std::optional<json::object> claim;
+        resource_claims->inspect(c.ns, c.claim, [&](const json::object* o) {
+          if (o) claim = *o;
+        });
+        if (!claim) {
+          log(fmt::format("reserving ResourceClaim {}/{} for {}: not found", c.ns, c.claim,
+                          j.pod->id()));
+          return false;
+        }
+        json::value& status_value = (*claim)["status"];
+        if (!status_value.is_object()) status_value = json::object{};
+        json::object& status = status_value.as_object();
+        if (!c.allocated_before && !status.contains("allocation"))
+          status["allocation"] = allocation_of(c, j.node);
+        json::value& reserved = status["reservedFor"];
+        if (!reserved.is_array()) reserved = json::array{};
+        bool there = false;
+        for (const json::value& r : reserved.as_array())
+          there = there || (r.is_object() && string_field(r.as_object(), {"uid"}) == j.pod->uid);
+        if (!there)
+          reserved.as_array().push_back(
+              json::object{{"resource", "pods"}, {"name", j.pod->name}, {"uid", j.pod->uid}});
+        if (auto r = client.update_status(*claim); !r) {
+          ++stats.errors;
+          log(fmt::format("reserving ResourceClaim {}/{} for {} on {}: {}", c.ns, c.claim,
+                          j.pod->id(), j.node, r.error().str()));
+          return false;
+        }
+      }
     return true;
   }
 

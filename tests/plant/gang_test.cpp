@@ -242,6 +242,105 @@ spec:
       << "the kubelet admitted the one bound: " << sim_.kubectl("get pods -o wide").out;
 }
 
+// Dynamic Resource Allocation by planter scheduler, as kube-scheduler's DynamicResources does it:
+// a gang of two pods that claim two GPUs each (a ResourceClaimTemplate) on a cluster whose GPU
+// nodes publish two each: each pod's claim is allocated on its node and reserved for it before
+// the pod is bound, one pod per GPU node; a third such pod finds no node with two free and waits
+// in the plugin's words.
+TEST_F(GangTest, AGangThatClaimsGpusHasThemAllocatedBeforeItsPodsAreBound) {
+  std::string names = sim_.kubectl("get nodes -o jsonpath={.items[*].metadata.name}").out;
+  std::vector<std::string> nodes;
+  for (size_t at = 0; at < names.size();) {
+    size_t end = names.find(' ', at);
+    nodes.push_back(names.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? names.size() : end + 1;
+  }
+  ASSERT_EQ(nodes.size(), 3u) << names;
+  std::string devices = R"(apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: pair, namespace: default}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}]
+)";
+  for (size_t n = 0; n < 2; ++n)
+    devices += fmt::format(R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {0}-gpus}}
+spec:
+  driver: gpu.example.com
+  nodeName: {0}
+  pool: {{name: {0}, generation: 1, resourceSliceCount: 1}}
+  devices: [{{name: gpu-0}}, {{name: gpu-1}}]
+)",
+                           nodes[n]);
+  apply_yaml(sim_, devices);
+  auto s = scheduler();
+  std::string pods = R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: train, namespace: default}
+spec: {minMember: 2}
+)";
+  for (const char* name : {"train-0", "train-1", "extra"})
+    pods += fmt::format(
+        R"(---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {0}, namespace: default, labels: {1}}}
+spec:
+  schedulerName: planter
+  resourceClaims: [{{name: gpu, resourceClaimTemplateName: pair}}]
+  containers: [{{name: main, image: trainer, resources: {{claims: [{{name: gpu}}]}}}}]
+)",
+        name, std::string(name) == "extra" ? "{}" : "{scheduling.x-k8s.io/pod-group: train}");
+  apply_yaml(sim_, pods);
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "train")) == 2; }, 30s))
+      << sim_.kubectl("get pods,resourceclaims -o wide").out << s->log();
+  std::map<std::string, std::string> at = nodes_of(sim_, "train");
+  EXPECT_EQ((std::set<std::string>{at["train-0"], at["train-1"]}),
+            (std::set<std::string>{nodes[0], nodes[1]}));
+  for (const auto& [pod, node] : at) {
+    json::value p = json::parse(sim_.kubectl("get pod " + pod + " -o json").out);
+    std::string claim(
+        p.at("status").at("resourceClaimStatuses").at(0).at("resourceClaimName").as_string());
+    json::value c = json::parse(sim_.kubectl("get resourceclaim " + claim + " -o json").out);
+    const json::array& results =
+        c.at("status").at("allocation").at("devices").at("results").as_array();
+    ASSERT_EQ(results.size(), 2u) << json::serialize(c);
+    for (const json::value& r : results) EXPECT_EQ(r.at("pool").as_string(), node) << pod;
+    EXPECT_EQ(c.at("status").at("reservedFor").at(0).at("name").as_string(), pod);
+  }
+  // Allocated before bound: each claim's status was written before its pod's binding.
+  std::vector<AuditEntry> audit = parse_audit(sim_.audit_lines());
+  for (const auto& [pod, node] : at) {
+    size_t bound_at = 0, reserved_at = 0;
+    for (const AuditEntry& e : audit) {
+      if (e.object == "|Pod|default|" + pod && e.verb == "bind") bound_at = e.index;
+      if (e.object.starts_with("resource.k8s.io|ResourceClaim|default|" + pod + "-gpu-") &&
+          e.verb == "update" && reserved_at == 0)
+        reserved_at = e.index;
+    }
+    EXPECT_NE(reserved_at, 0u) << pod;
+    EXPECT_LT(reserved_at, bound_at) << pod;
+  }
+  auto reason = [&] {
+    return sim_
+        .kubectl("get pod extra -o " +
+                 q("jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}"))
+        .out;
+  };
+  ASSERT_TRUE(eventually([&] { return !reason().empty(); }, 30s)) << s->log();
+  EXPECT_EQ(reason(), "0/3 nodes are available: 3 cannot allocate all claims.");
+}
+
 TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {
   auto s = scheduler();
   apply_yaml(sim_, gang("first", 3, 3, "5") + "---\n" + gang("second", 3, 3, "5"));

@@ -163,7 +163,10 @@ TEST(FitDevices, FirstAvailableFallsBackAndSelectorsReadCapacity) {
   PodDevices claims = c.snap.devices().resolve(pod("p"));
   auto got = c.snap.devices().allocate(claims, "n", {}, {});
   ASSERT_TRUE(got);
-  EXPECT_EQ((*got)[0], std::vector<std::string>{"gpu.example.com/n/gpu-0"});
+  ASSERT_EQ((*got)[0].results.size(), 1u);
+  EXPECT_EQ((*got)[0].results[0],
+            (std::pair<std::string, std::string>{"gpu/small", "gpu.example.com/n/gpu-0"}));
+  EXPECT_TRUE((*got)[0].node_local);
 }
 
 TEST(FitDevices, AllocationModeAllTakesEveryMatchingDeviceOrNone) {
@@ -173,7 +176,7 @@ TEST(FitDevices, AllocationModeAllTakesEveryMatchingDeviceOrNone) {
   PodDevices claims = c.snap.devices().resolve(pod("p"));
   auto got = c.snap.devices().allocate(claims, "n", {}, {});
   ASSERT_TRUE(got);
-  EXPECT_EQ((*got)[0].size(), 2u);
+  EXPECT_EQ((*got)[0].results.size(), 2u);
   c.snap.assume(0, std::make_shared<PodInfo>(pod("first")));
   EXPECT_TRUE(c.feasible(pod("second")).first.empty());
   c.snap.forget(1);  // the devices are given back with the pod

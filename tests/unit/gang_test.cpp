@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <set>
 
 namespace planter::scheduler {
 namespace {
@@ -193,6 +194,61 @@ TEST(GangDecisionTest, AGangSharingAWaitingClaimBindsItOnceAndFollowsIt) {
   EXPECT_EQ(c.volume, "") << "provisioned where the pods go";
   // The decision was scratch: the claim waits again.
   EXPECT_TRUE(v.claim("default", "work")->selected_node.empty());
+}
+
+// Dynamic Resource Allocation in a gang (kube-scheduler's DynamicResources Reserve): each pod's
+// own claim (made from its template, named in its status) is allocated where it goes, the devices
+// of the first pod are not the second's, and a claim that does not exist yet holds the gang back.
+TEST(GangDecisionTest, AGangsClaimsAreAllocatedOnTheirNodesAndTakeDistinctDevices) {
+  Search search;
+  fit::Snapshot v = three_nodes();
+  v.set_volumes_complete();
+  v.add_volume_object(json::parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"gpu"},"spec":{}})")
+                          .as_object());
+  v.add_volume_object(json::parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice",
+      "metadata":{"name":"a-gpus"},"spec":{"driver":"gpu.example.com","nodeName":"a",
+      "pool":{"name":"a","generation":1,"resourceSliceCount":1},
+      "devices":[{"name":"gpu-0"},{"name":"gpu-1"}]}})")
+                          .as_object());
+  std::vector<fit::PodInfo> pods;
+  for (int i = 0; i < 2; ++i) {
+    std::string claim = "t-" + std::to_string(i) + "-gpu-x";
+    v.add_volume_object(json::parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+        "metadata":{"name":")" + claim +
+                                    R"(","namespace":"default"},"spec":{"devices":{
+        "requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}})")
+                            .as_object());
+    json::object p = pod("t-" + std::to_string(i), "1", "{}", "",
+                         R"(,"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"one"}])");
+    p["status"] =
+        json::object{{"resourceClaimStatuses",
+                      json::array{json::object{{"name", "gpu"}, {"resourceClaimName", claim}}}}};
+    pods.push_back(fit::PodInfo::from(p));
+  }
+  GroupDecision d = decide_group(v, refs(pods), GroupPolicy{"default/t", 2}, {}, search);
+  ASSERT_TRUE(d.bind) << d.why;
+  std::set<std::string> devices;
+  for (const Binding& b : d.bindings) {
+    EXPECT_EQ(b.node, "a");
+    ASSERT_EQ(b.devices.size(), 1u);
+    EXPECT_EQ(b.devices[0].claim, b.pod->name + "-gpu-x");
+    ASSERT_EQ(b.devices[0].allocation.results.size(), 1u);
+    devices.insert(b.devices[0].allocation.results[0].second);
+    json::object status = allocation_of(b.devices[0], b.node);
+    EXPECT_EQ(
+        json::serialize(status.at("nodeSelector")),
+        R"({"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["a"]}]}]})");
+  }
+  EXPECT_EQ(devices, (std::set<std::string>{"gpu.example.com/a/gpu-0", "gpu.example.com/a/gpu-1"}));
+
+  // A third pod whose claim the controller has not made yet waits for it.
+  fit::PodInfo late = fit::PodInfo::from(
+      pod("late", "1", "{}", "",
+          R"(,"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"one"}])"));
+  GroupDecision w = decide_group(v, {&late}, GroupPolicy{}, {}, search);
+  EXPECT_FALSE(w.bind);
+  EXPECT_THAT(w.why, HasSubstr("pod \"default/late\": ResourceClaim not created yet"));
 }
 
 }  // namespace
