@@ -148,6 +148,20 @@ std::string key_of(const json::object* meta) {
 
 }  // namespace
 
+const cel::Bindings& Device::cel_binding() const {
+  if (!binding) {
+    std::map<std::string, std::string> values;
+    binding = binding_of(driver, *source, values);
+    if (!attributes) attributes = std::move(values);
+  }
+  return *binding;
+}
+
+const std::map<std::string, std::string>& Device::attribute_values() const {
+  if (!attributes) cel_binding();
+  return *attributes;
+}
+
 bool DeviceInventory::add(const json::object& o) {
   if (text_at(&o, "apiVersion").rfind("resource.k8s.io/", 0) != 0) return false;
   std::string kind = text_at(&o, "kind");
@@ -174,7 +188,10 @@ void DeviceInventory::add_slice(const json::object& spec) {
   const json::object* pool_spec = object_in(&spec, "pool");
   std::string pool_key = driver + "/" + text_at(pool_spec, "name");
   int64_t generation = int_at(pool_spec, "generation", 0);
-  Pool& pool = pools_[pool_key];
+  auto [slot_it, fresh_pool] = pool_slots_.try_emplace(pool_key, pools_.size());
+  if (fresh_pool) pools_.emplace_back();
+  size_t pool_slot = slot_it->second;
+  Pool& pool = pools_[pool_slot];
   if (generation > pool.generation) {
     pool.generation = generation;
     pool.seen = 0;
@@ -197,12 +214,14 @@ void DeviceInventory::add_slice(const json::object& spec) {
       if (!d) continue;
       Device device;
       device.pool = pool_key;
+      device.pool_slot = pool_slot;
       device.generation = generation;
       device.id = pool_key + "/" + text_at(d, "name");
       device.node = node;
       device.all_nodes = all_nodes;
       device.terms = terms;
-      device.binding = binding_of(driver, *d, device.attributes);
+      device.driver = driver;
+      device.source = std::make_shared<const json::object>(*d);
       if (const json::array* ts = array_in(d, "taints"))
         for (const json::value& t : *ts)
           if (const json::object* to = t.if_object())
@@ -210,6 +229,9 @@ void DeviceInventory::add_slice(const json::object& spec) {
                 {text_at(to, "key"), text_at(to, "value"), text_at(to, "effect")});
       size_t index = devices_.size();
       (node.empty() ? shared_ : by_node_[node]).push_back(index);
+      indices_of_[device.id].push_back(index);
+      auto held = taken_.find(device.id);
+      taken_by_index_.push_back(held == taken_.end() ? 0 : held->second);
       devices_.push_back(std::move(device));
     }
   matched_.clear();
@@ -233,8 +255,8 @@ void DeviceInventory::add_claim(const json::object& o) {
       c.nodes = NodeTerms(*t);
   }
   DeviceClaim& slot = claims_[c.ns + "/" + c.name];
-  for (const std::string& d : slot.devices) --taken_[d];  // the cluster's own replaces the seed's
-  for (const std::string& d : c.devices) ++taken_[d];
+  for (const std::string& d : slot.devices) count_taken(d, -1);  // the cluster's own replaces
+  for (const std::string& d : c.devices) count_taken(d, 1);
   slot = std::move(c);
 }
 
@@ -243,7 +265,7 @@ void DeviceInventory::give_back(const json::object& pod) {
   auto unallocate = [&](const std::string& name) {
     auto it = claims_.find(ns + "/" + name);
     if (it == claims_.end()) return;
-    for (const std::string& d : it->second.devices) --taken_[d];
+    for (const std::string& d : it->second.devices) count_taken(d, -1);
     it->second.devices.clear();
     it->second.allocated = false;
     it->second.nodes = NodeTerms();
@@ -334,10 +356,15 @@ PodDevices DeviceInventory::resolve(const PodInfo& pod) const {
   return out;
 }
 
+void DeviceInventory::count_taken(const std::string& id, int64_t delta) {
+  taken_[id] += delta;
+  if (auto it = indices_of_.find(id); it != indices_of_.end())
+    for (size_t i : it->second) taken_by_index_[i] += delta;
+}
+
 bool DeviceInventory::usable(const Device& d) const {
-  auto pool = pools_.find(d.pool);
-  return pool != pools_.end() && d.generation == pool->second.generation &&
-         pool->second.seen >= pool->second.slice_count;
+  const Pool& pool = pools_[d.pool_slot];
+  return d.generation == pool.generation && pool.seen >= pool.slice_count;
 }
 
 std::vector<size_t> DeviceInventory::devices_on(const std::string& node,
@@ -378,7 +405,7 @@ bool DeviceInventory::matches(const DeviceRequest& r, size_t device,
       p = cel_.emplace(expression, cel::Program::compile(expression, cel::ParseOptions{{"device"}}))
               .first;
     if (!p->second) return false;  // does not compile: matches nothing
-    cel::EvalResult result = p->second->evaluate(d.binding);
+    cel::EvalResult result = p->second->evaluate(d.cel_binding());
     return result.value.kind() == cel::Kind::kBool && result.value.as_bool();
   };
   if (yes)
@@ -493,13 +520,13 @@ class DeviceSearch {
     const Device& device = inv_.devices_[d];
     for (const Held& h : constraints_) {
       if (!covers(h, r, alt)) continue;
-      auto it = device.attributes.find(h.spec->attribute);
-      if (it == device.attributes.end()) return false;
+      auto it = device.attribute_values().find(h.spec->attribute);
+      if (it == device.attribute_values().end()) return false;
       if (h.holders > 0 && it->second != h.value) return false;
     }
     for (Held& h : constraints_)
       if (covers(h, r, alt)) {
-        if (h.holders++ == 0) h.value = device.attributes.at(h.spec->attribute);
+        if (h.holders++ == 0) h.value = device.attribute_values().at(h.spec->attribute);
       }
     chosen_[requests_[r].claim].push_back(d);
     requests_of_[requests_[r].claim].push_back(alt.name);
@@ -518,10 +545,7 @@ class DeviceSearch {
       if (std::find(c.begin(), c.end(), d) != c.end()) return true;
     return false;
   }
-  bool taken(size_t d) const {
-    auto it = inv_.taken_.find(inv_.devices_[d].id);
-    return it != inv_.taken_.end() && it->second > 0;
-  }
+  bool taken(size_t d) const { return inv_.taken_by_index_[d] > 0; }
 
   const DeviceInventory& inv_;
   std::vector<size_t> devices_;
@@ -561,7 +585,7 @@ void DeviceInventory::take(const PodDevices& claims, const Allocation& devices,
     Undo undo;
     for (const auto& [_, d] : devices[c].results) {
       undo.devices.push_back(d);
-      ++taken_[d];
+      count_taken(d, 1);
     }
     // A named claim is allocated once, here: its other users find it so. (The last list may be
     // the extended resources', a claim of the pod's own.)
@@ -590,7 +614,7 @@ void DeviceInventory::take(const PodDevices& claims, const Allocation& devices,
 void DeviceInventory::release(size_t mark) {
   while (undo_.size() > mark) {
     Undo& u = undo_.back();
-    for (const std::string& d : u.devices) --taken_[d];
+    for (const std::string& d : u.devices) count_taken(d, -1);
     if (!u.claim.empty()) assumed_claims_.erase(u.claim);
     undo_.pop_back();
   }

@@ -32,6 +32,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cel/program.h"
@@ -42,15 +43,22 @@
 namespace planter::fit {
 
 struct Device {
-  std::string id;    // "driver/pool/name", as an allocation's result names it
-  std::string pool;  // "driver/pool"
+  std::string id;        // "driver/pool/name", as an allocation's result names it
+  std::string pool;      // "driver/pool"
+  size_t pool_slot = 0;  // its pool's index in the inventory
   int64_t generation = 0;
   std::string node;  // spec.nodeName of its slice; empty: `terms` or every node
   bool all_nodes = false;
-  NodeTerms terms;                                // its slice's nodeSelector
-  std::map<std::string, std::string> attributes;  // "domain/name" -> its value, as JSON text
+  NodeTerms terms;  // its slice's nodeSelector
   std::vector<Taint> taints;
-  cel::Bindings binding;  // `device` as selectors see it
+  std::string driver;
+  std::shared_ptr<const boost::json::object> source;  // the slice's entry, read when first needed
+  // Made when a selector or a constraint first looks at the device (most never are): `device`
+  // as selectors see it, and its attributes ("domain/name" -> the value as JSON text).
+  mutable std::optional<cel::Bindings> binding;
+  mutable std::optional<std::map<std::string, std::string>> attributes;
+  const cel::Bindings& cel_binding() const;
+  const std::map<std::string, std::string>& attribute_values() const;
 };
 
 struct DeviceClass {
@@ -181,11 +189,17 @@ class DeviceInventory {
   friend class DeviceSearch;
 
   std::vector<Device> devices_;
-  std::map<std::string, Pool> pools_;  // "driver/pool"
+  std::map<std::string, size_t> pool_slots_;  // "driver/pool" -> index into pools_
+  std::vector<Pool> pools_;
   std::map<std::string, DeviceClass, std::less<>> classes_;
-  std::map<std::string, DeviceClaim, std::less<>> claims_;           // "ns/name"
-  std::map<std::string, DeviceClaimSpec, std::less<>> templates_;    // "ns/name"
-  std::map<std::string, int64_t, std::less<>> taken_;                // device id -> users
+  std::map<std::string, DeviceClaim, std::less<>> claims_;         // "ns/name"
+  std::map<std::string, DeviceClaimSpec, std::less<>> templates_;  // "ns/name"
+  // Device id -> the claims that hold it, and the same by device index (read per device in a
+  // search: no string is compared there).
+  std::map<std::string, int64_t, std::less<>> taken_;
+  std::vector<int64_t> taken_by_index_;
+  std::unordered_map<std::string, std::vector<size_t>> indices_of_;  // device id -> indices
+  void count_taken(const std::string& id, int64_t delta);
   std::map<std::string, DeviceClaim, std::less<>> assumed_claims_;   // allocated by the decision
   std::map<std::string, std::vector<size_t>, std::less<>> by_node_;  // slices with a nodeName
   std::vector<size_t> shared_;  // devices of slices for selected nodes or every node

@@ -496,6 +496,10 @@ class Fitter {
                      [&](size_t a, size_t b) { return rank(a) < rank(b); });
     int64_t singles = 0;
     for (size_t k : single) {
+      if (by_room(k)) {
+        if (!place_by_room(k, members, taken, stuck)) return false;
+        continue;
+      }
       for (int64_t i = 0; i < kinds_[k]->count; ++i) {
         if (++singles > kMaxSinglePlacements) {
           stuck = fmt::format(
@@ -523,6 +527,47 @@ class Fitter {
         }
         commit(*to, k, 1, taken);
       }
+    }
+    return true;
+  }
+
+  // A kind placed one at a time only because its pods take devices (no host ports, inter-pod
+  // terms, spread or volume claims): a node that refuses one of its pods refuses every later one
+  // of the decision (devices and room only go), so the nodes are kept in a heap by room and each
+  // is filtered when it comes to the top, not every node for every pod.
+  bool by_room(size_t k) const {
+    const PodInfo& p = kinds_[k]->pod;
+    return !p.interacts() && p.claims.empty() && !kinds_[k]->per_node;
+  }
+
+  bool place_by_room(size_t k, const std::vector<size_t>& members,
+                     std::map<size_t, Resources>& taken, std::string& stuck) {
+    const auto& nodes = snap_.nodes();
+    auto room_of = [&](size_t n) {
+      int64_t pods = 0;
+      Resources need = daemons_on(n, pods);
+      need += kinds_[k]->pod.requests;
+      return room_left(nodes[n], need);
+    };
+    std::priority_queue<std::pair<double, size_t>> open;  // room, ~node (ties: the first)
+    for (size_t n : members)
+      if (allowed_[k][n]) open.emplace(room_of(n), ~n);
+    for (int64_t i = 0; i < kinds_[k]->count; ++i) {
+      PodCycle cycle(snap_, kinds_[k]->pod);
+      std::optional<size_t> to;
+      while (!open.empty() && !to) {
+        size_t n = ~open.top().second;
+        open.pop();
+        Status s = cycle.filter_dynamic(nodes[n]);
+        if (s.ok()) s.reasons = short_for(n, k, 1);
+        if (s.ok()) to = n;
+      }
+      if (!to) {
+        stuck = no_node_for(k, members);
+        return false;
+      }
+      commit(*to, k, 1, taken);
+      open.emplace(room_of(*to), ~*to);
     }
     return true;
   }
