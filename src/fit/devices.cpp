@@ -175,6 +175,16 @@ bool DeviceInventory::add(const json::object& o) {
     classes_[c.name] = std::move(c);
   } else if (kind == "ResourceClaim") {
     add_claim(o);
+  } else if (kind == "DeviceTaintRule") {
+    const json::object* selector = object_in(spec, "deviceSelector");
+    const json::object* taint = object_in(spec, "taint");
+    if (taint)
+      taint_rules_.push_back(
+          {text_at(selector, "driver"),
+           text_at(selector, "pool"),
+           text_at(selector, "device"),
+           {text_at(taint, "key"), text_at(taint, "value"), text_at(taint, "effect")}});
+    matched_.clear();
   } else if (kind == "ResourceClaimTemplate") {
     templates_[key_of(meta)] = claim_spec_of(object_in(spec, "spec"));
   } else {
@@ -393,9 +403,19 @@ bool DeviceInventory::matches(const DeviceRequest& r, size_t device) const {
 bool DeviceInventory::matches(const DeviceRequest& r, size_t device,
                               std::vector<int8_t>& known) const {
   const Device& d = devices_[device];
+  auto refuses = [&](const Taint& t) {
+    return (t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(r.tolerations, t);
+  };
   for (const Taint& t : d.taints)
-    if ((t.effect == "NoSchedule" || t.effect == "NoExecute") && !tolerated(r.tolerations, t))
+    if (refuses(t)) return false;
+  for (const TaintRule& rule : taint_rules_) {
+    std::string_view pool = std::string_view(d.pool).substr(d.driver.size() + 1);
+    std::string_view name = std::string_view(d.id).substr(d.pool.size() + 1);
+    if ((rule.driver.empty() || rule.driver == d.driver) &&
+        (rule.pool.empty() || rule.pool == pool) && (rule.device.empty() || rule.device == name) &&
+        refuses(rule.taint))
       return false;
+  }
   if (known[device] >= 0) return known[device] == 1;
   auto it = classes_.find(r.device_class);
   bool yes = it != classes_.end();

@@ -7,6 +7,8 @@
 //   devices     a node's are those of the ResourceSlices for it (spec.nodeName), or for nodes
 //               its labels select (spec.nodeSelector, spec.allNodes), in pools that are complete
 //               (every one of pool.resourceSliceCount slices of the pool's newest generation)
+//   taints      a device's own, and those of DeviceTaintRules whose deviceSelector (driver, pool,
+//               device; empty: any) names it
 //   taken       a device allocated to any claim (status.allocation), or to a claim of a pod the
 //               decision placed, is not free
 //   a request   `exactly` or the first of `firstAvailable` that can be met: `count` devices
@@ -127,8 +129,8 @@ struct PodDevices {
 
 class DeviceInventory {
  public:
-  // A ResourceSlice, DeviceClass, ResourceClaim or ResourceClaimTemplate of resource.k8s.io/v1;
-  // false for any other object.
+  // A ResourceSlice, DeviceClass, ResourceClaim, ResourceClaimTemplate or DeviceTaintRule of
+  // resource.k8s.io/v1; false for any other object.
   bool add(const boost::json::object& o);
   // Says the inventory holds every claim and template of its cluster: one it does not hold does
   // not exist. Else (a plan's view) a claim it does not hold may yet come, and is not judged.
@@ -203,6 +205,11 @@ class DeviceInventory {
   std::map<std::string, DeviceClaim, std::less<>> assumed_claims_;   // allocated by the decision
   std::map<std::string, std::vector<size_t>, std::less<>> by_node_;  // slices with a nodeName
   std::vector<size_t> shared_;  // devices of slices for selected nodes or every node
+  struct TaintRule {
+    std::string driver, pool, device;  // empty: any
+    Taint taint;
+  };
+  std::vector<TaintRule> taint_rules_;
   struct Undo {
     std::vector<std::string> devices;
     std::string claim;  // a shared claim the decision allocated

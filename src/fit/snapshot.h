@@ -121,6 +121,7 @@ inline constexpr SnapshotKind kSnapshotKinds[] = {
     {SnapshotKind::kVolume, "resource.k8s.io/v1", "DeviceClass", true},
     {SnapshotKind::kVolume, "resource.k8s.io/v1", "ResourceClaim", true},
     {SnapshotKind::kVolume, "resource.k8s.io/v1", "ResourceClaimTemplate", true},
+    {SnapshotKind::kVolume, "resource.k8s.io/v1", "DeviceTaintRule", true},
 };
 
 class Snapshot {

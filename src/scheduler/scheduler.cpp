@@ -80,15 +80,15 @@ struct Scheduler::Impl {
   ClusterCache cache;
   std::unique_ptr<kube::Informer> pods, nodes, groups, claims, volumes, classes;
   // Dynamic Resource Allocation's (resource.k8s.io/v1; a cluster before 1.34 serves none).
-  std::unique_ptr<kube::Informer> slices, device_classes, resource_claims;
+  std::unique_ptr<kube::Informer> slices, device_classes, resource_claims, taint_rules;
   // Listed once: the informers of what a pod's placement depends on. (PodGroups are not waited
   // for: their kind may not be served, and a pod whose group comes later waits for it.)
   std::atomic<bool> pods_synced{false}, nodes_synced{false}, claims_synced{false},
       volumes_synced{false}, classes_synced{false}, slices_synced{false},
-      device_classes_synced{false}, resource_claims_synced{false};
+      device_classes_synced{false}, resource_claims_synced{false}, taint_rules_synced{false};
   bool synced() const {
     return pods_synced && nodes_synced && claims_synced && volumes_synced && classes_synced &&
-           slices_synced && device_classes_synced && resource_claims_synced;
+           slices_synced && device_classes_synced && resource_claims_synced && taint_rules_synced;
   }
   std::mutex mu;
   std::condition_variable cv;
@@ -195,8 +195,10 @@ struct Scheduler::Impl {
         informer("resource.k8s.io/v1", "DeviceClass", volumes_changed, &device_classes_synced);
     resource_claims =
         informer("resource.k8s.io/v1", "ResourceClaim", volumes_changed, &resource_claims_synced);
+    taint_rules =
+        informer("resource.k8s.io/v1", "DeviceTaintRule", volumes_changed, &taint_rules_synced);
     for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes, &slices, &device_classes,
-                    &resource_claims})
+                    &resource_claims, &taint_rules})
       (*i)->start();
   }
 
@@ -217,8 +219,8 @@ struct Scheduler::Impl {
     }
     stopping = true;
     binder.reset();  // the bindings under way finish
-    for (auto* i : {&resource_claims, &device_classes, &slices, &classes, &volumes, &claims,
-                    &groups, &nodes, &pods})
+    for (auto* i : {&taint_rules, &resource_claims, &device_classes, &slices, &classes, &volumes,
+                    &claims, &groups, &nodes, &pods})
       (*i)->stop();
   }
 
@@ -229,7 +231,8 @@ struct Scheduler::Impl {
   std::chrono::milliseconds cycle(const std::stop_token& stop) {
     ++stats.cycles;
     bool more_room = cache.apply([&](const std::function<void(const json::object&)>& add) {
-      for (auto* i : {&classes, &volumes, &claims, &slices, &device_classes, &resource_claims})
+      for (auto* i :
+           {&classes, &volumes, &claims, &slices, &device_classes, &resource_claims, &taint_rules})
         (*i)->for_each(add);
     });
     std::map<std::string, json::object> group_objects;  // ns/name

@@ -299,4 +299,45 @@ check("the pod's extended-resource claim goes with it", until(
     lambda: not any(c["metadata"]["name"].startswith("plain-extended-resources-")
                     for c in get("resourceclaims", "-n", "extended")["items"])))
 
+kubectl("delete", "namespace", "extended", "--wait=true")
+
+# ---- the sim plays the SR-IOV DRA driver: VFs as devices once a SriovResourcePolicy exists ----
+create("""apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: sriovresourcepolicies.sriovnetwork.k8snetworkplumbingwg.io}
+spec:
+  group: sriovnetwork.k8snetworkplumbingwg.io
+  scope: Namespaced
+  names: {kind: SriovResourcePolicy, listKind: SriovResourcePolicyList,
+          plural: sriovresourcepolicies, singular: sriovresourcepolicy}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+""")
+check("the policy's CRD is served", until(
+    lambda: kubectl("get", "sriovresourcepolicies", "-A", check=False).returncode == 0))
+kubectl("label", "node", n1, "feature.node.kubernetes.io/network-sriov.capable=true",
+        "sim.planter.io/sriov-vfs=4")
+kubectl("create", "namespace", "nic")
+create("""apiVersion: sriovnetwork.k8snetworkplumbingwg.io/v1alpha1
+kind: SriovResourcePolicy
+metadata: {name: all-devices, namespace: nic}
+spec: {configs: [{}]}
+""")
+check("the driver publishes the VFs of the SR-IOV node", until(
+    lambda: any(s["spec"]["driver"] == "sriovnetwork.k8snetworkplumbingwg.io"
+                and s["spec"]["nodeName"] == n1 and len(s["spec"]["devices"]) == 4
+                for s in get("resourceslices")["items"])))
+create(claim_template("two-vfs", "nic",
+                      "[{name: vf, exactly: {deviceClassName: sriovnetwork.k8snetworkplumbingwg.io,"
+                      " count: 2}}]",
+                      "[{matchAttribute: sriovnetwork.k8snetworkplumbingwg.io/PFName}]"))
+create(pod("cnf", "nic", ["vf"], "[{name: vf, resourceClaimTemplateName: two-vfs}]"))
+check("a pod claiming two VFs of one PF runs on the SR-IOV node", placed("cnf", "nic") == n1)
+vfs = devices_of(claim_of("cnf", "nic", "vf"))
+check("its two VFs share a PF (vf-0 and vf-2 of ens1f0, VFs alternating over the PFs)",
+      vfs == ["vf-0", "vf-2"], vfs)
+
 print("all checks passed")

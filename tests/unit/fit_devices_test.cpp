@@ -200,6 +200,22 @@ TEST(FitDevices, ATaintedDeviceIsSkippedUnlessTheRequestToleratesIt) {
   EXPECT_EQ(tolerant.feasible(pod("p")).first, std::vector<std::string>{"n"});
 }
 
+// DeviceTaintRule (GA in 1.37): a rule's taint is on every device its deviceSelector names.
+TEST(FitDevices, ADeviceTaintRuleTaintsTheDevicesItSelects) {
+  Cluster c({{"n", 2}});
+  c.snap.add_volume_object(claim_template(kTwoGpus));
+  c.snap.add_volume_object(parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule",
+      "metadata":{"name":"maintenance"},"spec":{"deviceSelector":{"driver":"gpu.example.com",
+      "pool":"n","device":"gpu-1"},"taint":{"key":"maintenance","effect":"NoExecute"}}})"));
+  EXPECT_TRUE(c.feasible(pod("p")).first.empty());
+  Cluster other({{"n", 2}});
+  other.snap.add_volume_object(claim_template(kTwoGpus));
+  other.snap.add_volume_object(parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule",
+      "metadata":{"name":"elsewhere"},"spec":{"deviceSelector":{"pool":"m"},
+      "taint":{"key":"maintenance","effect":"NoExecute"}}})"));
+  EXPECT_EQ(other.feasible(pod("p")).first, std::vector<std::string>{"n"});
+}
+
 TEST(FitDevices, AMissingClassRefusesBeforeAnyNodeIsLookedAt) {
   Cluster c({{"n", 2}});
   c.snap.add_volume_object(claim_template(

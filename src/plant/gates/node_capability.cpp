@@ -95,7 +95,7 @@ class NodeCapabilityGate : public Gate {
 
  private:
   static constexpr const char* kDevices = "resource.k8s.io/v1";
-  static constexpr const char* kDeviceKinds[] = {"ResourceSlice", "DeviceClass"};
+  static constexpr const char* kDeviceKinds[] = {"ResourceSlice", "DeviceClass", "DeviceTaintRule"};
 
   // The need asks an extended resource (a domain-prefixed name), which devices may serve.
   bool extended(const Requirement& r) const {

@@ -1,18 +1,28 @@
-// The DRA driver the sim plays (docs/dra.md), read its own way from its objects (sharing nothing
-// with planter's provider table, which it judges):
+// The DRA drivers the sim plays (docs/dra.md), read their own way from their objects (sharing
+// nothing with planter's provider table, which they judge). Each runs once the resource of its
+// operator exists: its DeviceClass exists at once, and each node with its hardware (the label
+// Node Feature Discovery sets) publishes a ResourceSlice of its devices, one node after another,
+// --configure-delay apart, as the driver's kubelet plugin starts on each.
 //
-//   GPUCluster (nvidia.com, the GPU Operator's DRA mode)  the DRA Driver for NVIDIA GPUs runs:
-//       its DeviceClass gpu.nvidia.com (device.driver is gpu.nvidia.com and the device's type is
-//       gpu; extendedResourceName nvidia.com/gpu) exists at once, and each node with an NVIDIA PCI
-//       device (feature.node.kubernetes.io/pci-10de.present=true) publishes a ResourceSlice of its
-//       GPUs (the node's label sim.planter.io/gpus, else 1; sim.planter.io/gpu-memory, else 80Gi),
-//       one node after another, --configure-delay apart, as the driver's kubelet plugin starts on
-//       each; every GPU has the driver's attributes (type, index, uuid, productName, architecture,
-//       driverVersion and cudaComputeCapability as versions, resource.kubernetes.io/pcieRoot: two
-//       GPUs per PCIe root) and its memory as capacity. status.state is notReady until every GPU
-//       node has published, then ready.
+//   GPUCluster (nvidia.com, the GPU Operator's DRA mode)  the DRA Driver for NVIDIA GPUs:
+//       DeviceClass gpu.nvidia.com (device.driver is gpu.nvidia.com and the device's type is gpu;
+//       extendedResourceName nvidia.com/gpu); nodes with an NVIDIA PCI device
+//       (feature.node.kubernetes.io/pci-10de.present=true) publish their GPUs (the label
+//       sim.planter.io/gpus, else 1; sim.planter.io/gpu-memory, else 80Gi), each with the
+//       driver's attributes (type, index, uuid, productName, architecture, driverVersion and
+//       cudaComputeCapability as versions, resource.kubernetes.io/pcieRoot: two GPUs per PCIe
+//       root) and its memory as capacity. status.state is notReady until every GPU node has
+//       published, then ready.
+//   SriovResourcePolicy (sriovnetwork.k8snetworkplumbingwg.io)  the DRA driver for SR-IOV VFs:
+//       DeviceClass sriovnetwork.k8snetworkplumbingwg.io; nodes with an SR-IOV capable NIC
+//       (feature.node.kubernetes.io/network-sriov.capable=true) publish their VFs (the label
+//       sim.planter.io/sriov-vfs, else 8) over two PFs, each VF with PFName, vfID, pciAddress,
+//       vendor, deviceID, resource.kubernetes.io/pcieRoot and dra.net/numaNode of its PF.
+#include <algorithm>
 #include <boost/json.hpp>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/cluster.h"
 #include "sim/controller_kit.h"
@@ -25,26 +35,36 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kGpuClusters = "nvidia.com/gpuclusters";
 constexpr const char* kSlices = "resource.k8s.io/resourceslices";
-constexpr const char* kDriver = "gpu.nvidia.com";
-constexpr const char* kNvidiaDevice = "feature.node.kubernetes.io/pci-10de.present";
-constexpr const char* kComponent = "nvidia-dra-driver-gpu";
 
-bool gpu_node(const json::object& node) {
-  return string_at(labels_of(node), kNvidiaDevice) == "true";
+// One DRA driver as the sim plays it: what runs it (a custom resource of its operator), its
+// DeviceClass, which nodes have its hardware (a label Node Feature Discovery sets) and the slice
+// each of them publishes.
+struct DriverSpec {
+  const char* runs_with;  // the store bucket of the resource whose existence runs the driver
+  const char* driver;     // also its DeviceClass's name
+  const char* selector;   // the DeviceClass's CEL selector
+  const char* extended_resource;  // the DeviceClass's extendedResourceName, or nullptr
+  const char* hardware_label;     // "true" on nodes with its hardware
+  const char* component;          // the writer, in the audit log
+  json::array (*devices)(const json::object& node);
+  // Who writes how far it is on what runs it (status.state and a Ready condition), and what
+  // its nodes are called there; nullptr: nobody.
+  const char* status_writer = nullptr;
+  const char* nodes_word = nullptr;
+};
+
+// A small count from a node's label (at most 999), or `otherwise`.
+int64_t count_label(const json::object& node, const char* label, int64_t otherwise) {
+  std::string text = string_at(labels_of(node), label);
+  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos)
+    return otherwise;
+  return std::max<int64_t>(1, std::stoll(text));
 }
 
-std::string slice_name(const std::string& node) {
-  return node + "-" + kDriver;
-}
-
-json::object gpu_slice(const json::object& node) {
+json::array gpus(const json::object& node) {
   std::string name = meta_string(node, "name");
-  int64_t count = 1;
-  std::string gpus = string_at(labels_of(node), "sim.planter.io/gpus");
-  if (!gpus.empty() && gpus.find_first_not_of("0123456789") == std::string::npos && gpus.size() < 4)
-    count = std::max<int64_t>(1, std::stoll(gpus));
+  int64_t count = count_label(node, "sim.planter.io/gpus", 1);
   std::string memory = string_at(labels_of(node), "sim.planter.io/gpu-memory");
   if (memory.empty()) memory = "80Gi";
   json::array devices;
@@ -63,25 +83,75 @@ json::object gpu_slice(const json::object& node) {
                                    {"attributes", std::move(attributes)},
                                    {"capacity", {{"memory", {{"value", memory}}}}}});
   }
-  return json::object{{"apiVersion", "resource.k8s.io/v1"},
-                      {"kind", "ResourceSlice"},
-                      {"metadata", {{"name", slice_name(name)}}},
-                      {"spec",
-                       {{"driver", kDriver},
-                        {"nodeName", name},
-                        {"pool", {{"name", name}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                        {"devices", std::move(devices)}}}};
+  return devices;
 }
 
-class GpuDraDriver : public WorkloadController {
+// The VFs of a node's SR-IOV NIC: two physical functions (ens1f0, ens1f1) sharing the VFs,
+// each PF on its own PCIe root and NUMA node.
+json::array vfs(const json::object& node) {
+  int64_t count = count_label(node, "sim.planter.io/sriov-vfs", 8);
+  json::array devices;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t pf = i % 2, vf = i / 2;
+    std::string pci = "0000:3b:0" + std::to_string(2 + pf) + "." + std::to_string(vf % 8);
+    json::object attributes{
+        {"PFName", {{"string", "ens1f" + std::to_string(pf)}}},
+        {"vfID", {{"int", vf}}},
+        {"pciAddress", {{"string", pci}}},
+        {"vendor", {{"string", "8086"}}},
+        {"deviceID", {{"string", "154c"}}},
+        {"pfDeviceID", {{"string", "1593"}}},
+        {"linkType", {{"string", "ether"}}},
+        {"resource.kubernetes.io/pcieRoot", {{"string", "pci0000:3" + std::to_string(pf)}}},
+        {"dra.net/numaNode", {{"int", pf}}}};
+    devices.push_back(
+        json::object{{"name", "vf-" + std::to_string(i)}, {"attributes", std::move(attributes)}});
+  }
+  return devices;
+}
+
+constexpr DriverSpec kDrivers[] = {
+    // The DRA Driver for NVIDIA GPUs, run by the GPU Operator's GPUCluster (its status.state says
+    // how far it is). A pod asking nvidia.com/gpu is served by its devices on nodes no device
+    // plugin lists it on (KEP-5004).
+    {"nvidia.com/gpuclusters", "gpu.nvidia.com",
+     "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
+     "nvidia.com/gpu", "feature.node.kubernetes.io/pci-10de.present", "nvidia-dra-driver-gpu", gpus,
+     "gpu-operator", "GPU nodes"},
+    // The DRA driver for SR-IOV virtual functions (k8snetworkplumbingwg/dra-driver-sriov), which
+    // advertises devices once a SriovResourcePolicy selects them.
+    {"sriovnetwork.k8snetworkplumbingwg.io/sriovresourcepolicies",
+     "sriovnetwork.k8snetworkplumbingwg.io",
+     "device.driver == 'sriovnetwork.k8snetworkplumbingwg.io'", nullptr,
+     "feature.node.kubernetes.io/network-sriov.capable", "dra-driver-sriov", vfs},
+};
+
+class DraDriver {
  public:
-  explicit GpuDraDriver(ControllerKit& kit) : kit_(kit) {
-    for (const char* key : {kGpuClusters, "/nodes", kSlices})
+  DraDriver(ControllerKit& kit, const DriverSpec& spec) : kit_(kit), spec_(spec) {
+    for (const char* key : {spec_.runs_with, "/nodes", kSlices})
       kit_.watch(key, [this](const Change&) { soon(); });
     soon();
   }
 
  private:
+  bool on_node(const json::object& node) const {
+    return string_at(labels_of(node), spec_.hardware_label) == "true";
+  }
+  std::string slice_name(const std::string& node) const { return node + "-" + spec_.driver; }
+
+  json::object slice(const json::object& node) const {
+    std::string name = meta_string(node, "name");
+    return json::object{{"apiVersion", "resource.k8s.io/v1"},
+                        {"kind", "ResourceSlice"},
+                        {"metadata", {{"name", slice_name(name)}}},
+                        {"spec",
+                         {{"driver", spec_.driver},
+                          {"nodeName", name},
+                          {"pool", {{"name", name}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                          {"devices", spec_.devices(node)}}}};
+  }
+
   void soon() {
     if (scheduled_) return;
     scheduled_ = true;
@@ -91,16 +161,17 @@ class GpuDraDriver : public WorkloadController {
     });
   }
 
-  bool running() { return !kit_.store().bucket(kGpuClusters).empty(); }
+  bool running() { return !kit_.store().bucket(spec_.runs_with).empty(); }
 
   void step() {
     if (!running()) return;
     ensure_class();
     report();
-    // The next GPU node without its slice publishes it after the delay, one at a time.
+    // The next node of its hardware without its slice publishes it after the delay, one at a
+    // time, as the driver's kubelet plugin starts on each.
     if (publishing_) return;
     for (const auto& [_, node] : kit_.store().bucket("/nodes")) {
-      if (!gpu_node(*node)) continue;
+      if (!on_node(*node)) continue;
       std::string name = meta_string(*node, "name");
       if (kit_.store().get(kSlices, "", slice_name(name))) continue;
       publishing_ = true;
@@ -109,7 +180,7 @@ class GpuDraDriver : public WorkloadController {
         StoredObject n = kit_.store().get("/nodes", "", name);
         if (n && running() && !kit_.store().get(kSlices, "", slice_name(name)))
           kit_.write("POST", "/apis/resource.k8s.io/v1/resourceslices", "application/json",
-                     gpu_slice(*n), kComponent);
+                     slice(*n), spec_.component);
         soon();
       });
       return;
@@ -117,54 +188,62 @@ class GpuDraDriver : public WorkloadController {
   }
 
   void ensure_class() {
-    if (kit_.store().get("resource.k8s.io/deviceclasses", "", kDriver)) return;
-    json::object cls{
-        {"apiVersion", "resource.k8s.io/v1"},
-        {"kind", "DeviceClass"},
-        {"metadata", {{"name", kDriver}}},
-        {"spec",
-         {{"selectors",
-           json::array{json::object{{"cel",
-                                     {{"expression",
-                                       "device.driver == 'gpu.nvidia.com' && "
-                                       "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}}}}},
-          // A pod asking nvidia.com/gpu in its requests is served by the driver's devices on
-          // nodes no device plugin lists it on (KEP-5004).
-          {"extendedResourceName", "nvidia.com/gpu"}}}};
+    if (kit_.store().get("resource.k8s.io/deviceclasses", "", spec_.driver)) return;
+    json::object spec{
+        {"selectors", json::array{json::object{{"cel", {{"expression", spec_.selector}}}}}}};
+    if (spec_.extended_resource) spec["extendedResourceName"] = spec_.extended_resource;
+    json::object cls{{"apiVersion", "resource.k8s.io/v1"},
+                     {"kind", "DeviceClass"},
+                     {"metadata", {{"name", spec_.driver}}},
+                     {"spec", std::move(spec)}};
     kit_.write("POST", "/apis/resource.k8s.io/v1/deviceclasses", "application/json", cls,
-               kComponent);
+               spec_.component);
   }
 
+  // What runs it says how far the driver is (a GPUCluster's status.state): ready once every node
+  // of its hardware published its devices.
   void report() {
-    int64_t gpu_nodes = 0, published = 0;
+    if (!spec_.status_writer) return;
+    int64_t nodes = 0, published = 0;
     for (const auto& [_, node] : kit_.store().bucket("/nodes")) {
-      if (!gpu_node(*node)) continue;
-      ++gpu_nodes;
+      if (!on_node(*node)) continue;
+      ++nodes;
       published += kit_.store().get(kSlices, "", slice_name(meta_string(*node, "name"))) ? 1 : 0;
     }
-    bool ready = gpu_nodes > 0 && published == gpu_nodes;
-    for (const auto& [_, gc] : kit_.store().bucket(kGpuClusters)) {
+    bool ready = nodes > 0 && published == nodes;
+    for (const auto& [_, gc] : kit_.store().bucket(spec_.runs_with)) {
       const json::object* old = object_at(*gc, "status");
       json::object st = old ? *old : json::object{};
       st["state"] = ready ? "ready" : "notReady";
       st["conditions"] = json::array{kit_.condition(
           old, "Ready", ready ? "True" : "False", ready ? "Reconciled" : "OperandNotReady",
           ready ? ""
-                : std::to_string(published) + " of " + std::to_string(gpu_nodes) +
-                      " GPU nodes published their devices")};
-      kit_.put_status(object_path(kGpuClusters, *gc), *gc, std::move(st), "gpu-operator");
+                : std::to_string(published) + " of " + std::to_string(nodes) + " " +
+                      spec_.nodes_word + " published their devices")};
+      kit_.put_status(object_path(spec_.runs_with, *gc), *gc, std::move(st), spec_.status_writer);
     }
   }
 
   ControllerKit& kit_;
+  const DriverSpec& spec_;
   bool scheduled_ = false;
   bool publishing_ = false;
+};
+
+class DraDrivers : public WorkloadController {
+ public:
+  explicit DraDrivers(ControllerKit& kit) {
+    for (const DriverSpec& d : kDrivers) drivers_.push_back(std::make_unique<DraDriver>(kit, d));
+  }
+
+ private:
+  std::vector<std::unique_ptr<DraDriver>> drivers_;
 };
 
 }  // namespace
 
 std::unique_ptr<WorkloadController> start_dra_drivers(ControllerKit& kit) {
-  return std::make_unique<GpuDraDriver>(kit);
+  return std::make_unique<DraDrivers>(kit);
 }
 
 }  // namespace planter::sim
