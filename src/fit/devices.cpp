@@ -173,6 +173,8 @@ bool DeviceInventory::add(const json::object& o) {
     DeviceClass c{text_at(meta, "name"), selectors_of(spec), text_at(spec, "extendedResourceName"),
                   text_at(meta, "creationTimestamp")};
     classes_[c.name] = std::move(c);
+    matched_.clear();  // what a class selects is remembered by device
+    serving_.clear();
   } else if (kind == "ResourceClaim") {
     add_claim(o);
   } else if (kind == "DeviceTaintRule") {
@@ -184,7 +186,6 @@ bool DeviceInventory::add(const json::object& o) {
            text_at(selector, "pool"),
            text_at(selector, "device"),
            {text_at(taint, "key"), text_at(taint, "value"), text_at(taint, "effect")}});
-    matched_.clear();
   } else if (kind == "ResourceClaimTemplate") {
     templates_[key_of(meta)] = claim_spec_of(object_in(spec, "spec"));
   } else {
@@ -287,15 +288,21 @@ void DeviceInventory::give_back(const json::object& pod) {
 }
 
 std::string DeviceInventory::serving_class(std::string_view resource) const {
+  if (classes_.empty()) return "";
+  if (auto known = serving_.find(resource); known != serving_.end()) return known->second;
+  std::string out;
   constexpr std::string_view kImplicit = "deviceclass.resource.kubernetes.io/";
   if (resource.starts_with(kImplicit)) {
-    auto it = classes_.find(resource.substr(kImplicit.size()));
-    return it == classes_.end() ? "" : it->first;
+    if (auto it = classes_.find(resource.substr(kImplicit.size())); it != classes_.end())
+      out = it->first;
+  } else {
+    const DeviceClass* best = nullptr;
+    for (const auto& [name, c] : classes_)  // by name: the first wins among equals
+      if (c.extended_resource == resource && (!best || c.created > best->created)) best = &c;
+    if (best) out = best->name;
   }
-  const DeviceClass* best = nullptr;
-  for (const auto& [name, c] : classes_)  // by name: the first wins among equals
-    if (c.extended_resource == resource && (!best || c.created > best->created)) best = &c;
-  return best ? best->name : "";
+  serving_.emplace(std::string(resource), out);
+  return out;
 }
 
 std::optional<int64_t> DeviceInventory::capacity(std::string_view resource, const std::string& node,

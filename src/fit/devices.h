@@ -220,6 +220,7 @@ class DeviceInventory {
   // selector_key whether each device matches (-1: not asked yet).
   mutable std::map<std::string, Result<cel::Program>, std::less<>> cel_;
   mutable std::map<std::string, std::vector<int8_t>, std::less<>> matched_;
+  mutable std::map<std::string, std::string, std::less<>> serving_;  // serving_class's answers
 };
 
 }  // namespace planter::fit

@@ -272,22 +272,23 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   w.informer->start();
 }
 
-bool FleetView::synced(const std::string& cluster, const std::string& api_version,
-                       const std::string& kind) const {
+bool FleetView::any_watch(const std::string& cluster, const std::string& api_version,
+                          const std::string& kind, bool WatchEntry::*flag) const {
   auto ws = watches_.find(cluster);
   if (ws == watches_.end()) return false;
   for (const auto& [key, w] : ws->second)
-    if (w->api_version == api_version && w->kind == kind && w->synced) return true;
+    if (w->api_version == api_version && w->kind == kind && (*w).*flag) return true;
   return false;
+}
+
+bool FleetView::synced(const std::string& cluster, const std::string& api_version,
+                       const std::string& kind) const {
+  return any_watch(cluster, api_version, kind, &WatchEntry::synced);
 }
 
 bool FleetView::unserved(const std::string& cluster, const std::string& api_version,
                          const std::string& kind) const {
-  auto ws = watches_.find(cluster);
-  if (ws == watches_.end()) return false;
-  for (const auto& [key, w] : ws->second)
-    if (w->api_version == api_version && w->kind == kind && w->unserved) return true;
-  return false;
+  return any_watch(cluster, api_version, kind, &WatchEntry::unserved);
 }
 
 std::optional<json::object> FleetView::get(const std::string& cluster,

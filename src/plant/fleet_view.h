@@ -95,6 +95,9 @@ class FleetView : public Fleet {
 
  private:
   struct WatchEntry;
+  // Whether a watch of the kind on the cluster has `flag` set (synced, unserved).
+  bool any_watch(const std::string& cluster, const std::string& api_version,
+                 const std::string& kind, bool WatchEntry::*flag) const;
   void connect(const std::string& cluster, kube::RestConfig config);
   void probe(const std::string& cluster, std::chrono::milliseconds backoff);
   void start_watch(const std::string& cluster, WatchEntry& w);

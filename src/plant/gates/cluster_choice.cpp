@@ -151,10 +151,11 @@ class ClusterChoiceGate : public Gate {
       bool synced = std::all_of(std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
                                 [&](const fit::SnapshotKind& k) {
                                   return !reads_for(k, group_of(c)) ||
-                                         c_.fleet.synced(name, k.api_version, k.kind);
+                                         c_.fleet.synced(name, k.api_version, k.kind) ||
+                                         c_.fleet.unserved(name, k.api_version, k.kind);
                                 });
       if (!synced) {
-        unread.push_back(name + ": reading its nodes, pods and volumes");
+        unread.push_back(name + ": reading its nodes, pods, volumes and devices");
         continue;
       }
       auto [claims, fresh] = claims_.try_emplace(name);
