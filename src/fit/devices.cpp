@@ -591,9 +591,7 @@ std::optional<Allocation> DeviceInventory::allocate(const PodDevices& claims,
   // The extended resources no device plugin lists on the node: one request of the class each.
   DeviceClaimSpec extended;
   for (const PodDevices::Extended& e : claims.extended) {
-    bool listed = std::any_of(allocatable.scalar.begin(), allocatable.scalar.end(),
-                              [&](const auto& a) { return a.first == e.resource; });
-    if (listed) continue;
+    if (allocatable.lists(e.resource)) continue;
     DeviceRequest r;
     r.name = e.resource;
     r.device_class = e.device_class;

@@ -59,9 +59,7 @@ std::string lacks_capacity(const NodeInfo& node,
                            const DeviceInventory* devices) {
   for (const auto& [name, amount] : amounts) {
     if (node.allocatable.get(name) >= amount) continue;
-    bool listed = std::any_of(node.allocatable.scalar.begin(), node.allocatable.scalar.end(),
-                              [&](const auto& a) { return a.first == name; });
-    if (!listed && devices)
+    if (!node.allocatable.lists(name) && devices)
       if (auto served = devices->capacity(name, node.name, node.labels); served) {
         if (*served >= amount) continue;
         return "cannot allocate all claims";  // DynamicResources' words for it

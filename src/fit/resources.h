@@ -23,6 +23,13 @@ struct Resources {
   std::vector<std::pair<std::string, int64_t>> scalar;
 
   int64_t get(std::string_view name) const;  // any resource by its name ("cpu" in millicores)
+  // Whether a hugepages or extended resource is listed (a node that lists none of a resource
+  // has no device plugin for it).
+  bool lists(std::string_view name) const {
+    for (const auto& [n, _] : scalar)
+      if (n == name) return true;
+    return false;
+  }
   void add(std::string_view name, int64_t amount);
   Resources& operator+=(const Resources& o);
   Resources& operator-=(const Resources& o);

@@ -1,8 +1,6 @@
 // NodeResourcesFit: the node has a free pod slot, and room for every resource the pod requests:
 // cpu, memory, ephemeral-storage, hugepages-* and extended resources (a resource the node does not
 // advertise has no room). Every shortage is a reason.
-#include <algorithm>
-
 #include "fit/filters/filters.h"
 
 namespace planter::fit::filters {
@@ -19,10 +17,7 @@ std::vector<std::string> insufficient(const NodeInfo& node, const Resources& nee
   check("ephemeral-storage", need.ephemeral_storage);
   for (const auto& [name, amount] : need.scalar) {
     // Served by devices where no device plugin lists it: DynamicResources' to judge.
-    if (devices && !devices->serving_class(name).empty() &&
-        std::none_of(node.allocatable.scalar.begin(), node.allocatable.scalar.end(),
-                     [&](const auto& a) { return a.first == name; }))
-      continue;
+    if (devices && !node.allocatable.lists(name) && !devices->serving_class(name).empty()) continue;
     check(name, amount);
   }
   return out;
