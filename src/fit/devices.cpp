@@ -19,11 +19,6 @@ namespace {
 // (docs/limits.md).
 constexpr uint64_t kMaxSearchSteps = 100000;
 
-std::string text_at(const json::object* o, std::string_view key) {
-  const json::value* v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
 int64_t int_at(const json::object* o, std::string_view key, int64_t otherwise) {
   const json::value* v = o ? o->if_contains(key) : nullptr;
   return v && v->is_int64() ? v->as_int64() : otherwise;
@@ -64,7 +59,7 @@ cel::Bindings binding_of(const std::string& driver, const json::object& device,
     }
   if (const json::object* cs = object_in(&device, "capacity"))
     for (const auto& [key, v] : *cs) {
-      std::string amount = text_at(v.if_object(), "value");
+      std::string amount = text_in(v.if_object(), "value");
       auto parsed = parse_quantity(amount);
       if (!parsed) continue;
       auto [domain, name] = qualified(driver, std::string(key));
@@ -85,22 +80,22 @@ std::vector<std::string> selectors_of(const json::object* owner) {
   std::vector<std::string> out;
   if (const json::array* list = array_in(owner, "selectors"))
     for (const json::value& s : *list)
-      out.push_back(text_at(object_in(s.if_object(), "cel"), "expression"));
+      out.push_back(text_in(object_in(s.if_object(), "cel"), "expression"));
   return out;
 }
 
 DeviceRequest request_of(std::string name, const json::object& spec) {
   DeviceRequest r;
   r.name = std::move(name);
-  r.device_class = text_at(&spec, "deviceClassName");
+  r.device_class = text_in(&spec, "deviceClassName");
   r.selectors = selectors_of(&spec);
-  r.all = text_at(&spec, "allocationMode") == "All";
+  r.all = text_in(&spec, "allocationMode") == "All";
   r.count = std::max<int64_t>(1, int_at(&spec, "count", 1));
   if (const json::array* ts = array_in(&spec, "tolerations"))
     for (const json::value& t : *ts)
       if (const json::object* o = t.if_object()) {
-        Toleration tol{text_at(o, "key"), text_at(o, "operator"), text_at(o, "value"),
-                       text_at(o, "effect")};
+        Toleration tol{text_in(o, "key"), text_in(o, "operator"), text_in(o, "value"),
+                       text_in(o, "effect")};
         if (tol.op.empty()) tol.op = "Equal";
         r.tolerations.push_back(std::move(tol));
       }
@@ -118,19 +113,19 @@ DeviceClaimSpec claim_spec_of(const json::object* spec) {
       const json::object* r = v.if_object();
       if (!r) continue;
       DeviceClaimSpec::Request req;
-      req.name = text_at(r, "name");
+      req.name = text_in(r, "name");
       if (const json::object* exactly = object_in(r, "exactly"))
         req.alternatives.push_back(request_of(req.name, *exactly));
       if (const json::array* first = array_in(r, "firstAvailable"))
         for (const json::value& s : *first)
           if (const json::object* sub = s.if_object())
-            req.alternatives.push_back(request_of(req.name + "/" + text_at(sub, "name"), *sub));
+            req.alternatives.push_back(request_of(req.name + "/" + text_in(sub, "name"), *sub));
       out.requests.push_back(std::move(req));
     }
   if (const json::array* cs = array_in(devices, "constraints"))
     for (const json::value& v : *cs) {
       const json::object* c = v.if_object();
-      std::string attribute = text_at(c, "matchAttribute");
+      std::string attribute = text_in(c, "matchAttribute");
       if (attribute.empty()) continue;  // distinctAttribute and others: not modelled
       DeviceClaimSpec::Constraint constraint;
       constraint.attribute = attribute;
@@ -143,7 +138,7 @@ DeviceClaimSpec claim_spec_of(const json::object* spec) {
 }
 
 std::string key_of(const json::object* meta) {
-  return text_at(meta, "namespace") + "/" + text_at(meta, "name");
+  return text_in(meta, "namespace") + "/" + text_in(meta, "name");
 }
 
 }  // namespace
@@ -163,15 +158,15 @@ const std::map<std::string, std::string>& Device::attribute_values() const {
 }
 
 bool DeviceInventory::add(const json::object& o) {
-  if (text_at(&o, "apiVersion").rfind("resource.k8s.io/", 0) != 0) return false;
-  std::string kind = text_at(&o, "kind");
+  if (text_in(&o, "apiVersion").rfind("resource.k8s.io/", 0) != 0) return false;
+  std::string kind = text_in(&o, "kind");
   const json::object* meta = object_in(&o, "metadata");
   const json::object* spec = object_in(&o, "spec");
   if (kind == "ResourceSlice") {
     if (spec) add_slice(*spec);
   } else if (kind == "DeviceClass") {
-    DeviceClass c{text_at(meta, "name"), selectors_of(spec), text_at(spec, "extendedResourceName"),
-                  text_at(meta, "creationTimestamp")};
+    DeviceClass c{text_in(meta, "name"), selectors_of(spec), text_in(spec, "extendedResourceName"),
+                  text_in(meta, "creationTimestamp")};
     classes_[c.name] = std::move(c);
     matched_.clear();  // what a class selects is remembered by device
     serving_.clear();
@@ -182,10 +177,10 @@ bool DeviceInventory::add(const json::object& o) {
     const json::object* taint = object_in(spec, "taint");
     if (taint)
       taint_rules_.push_back(
-          {text_at(selector, "driver"),
-           text_at(selector, "pool"),
-           text_at(selector, "device"),
-           {text_at(taint, "key"), text_at(taint, "value"), text_at(taint, "effect")}});
+          {text_in(selector, "driver"),
+           text_in(selector, "pool"),
+           text_in(selector, "device"),
+           {text_in(taint, "key"), text_in(taint, "value"), text_in(taint, "effect")}});
   } else if (kind == "ResourceClaimTemplate") {
     templates_[key_of(meta)] = claim_spec_of(object_in(spec, "spec"));
   } else {
@@ -195,9 +190,9 @@ bool DeviceInventory::add(const json::object& o) {
 }
 
 void DeviceInventory::add_slice(const json::object& spec) {
-  std::string driver = text_at(&spec, "driver");
+  std::string driver = text_in(&spec, "driver");
   const json::object* pool_spec = object_in(&spec, "pool");
-  std::string pool_key = driver + "/" + text_at(pool_spec, "name");
+  std::string pool_key = driver + "/" + text_in(pool_spec, "name");
   int64_t generation = int_at(pool_spec, "generation", 0);
   auto [slot_it, fresh_pool] = pool_slots_.try_emplace(pool_key, pools_.size());
   if (fresh_pool) pools_.emplace_back();
@@ -211,7 +206,7 @@ void DeviceInventory::add_slice(const json::object& spec) {
     ++pool.seen;
     pool.slice_count = int_at(pool_spec, "resourceSliceCount", 1);
   }
-  std::string node = text_at(&spec, "nodeName");
+  std::string node = text_in(&spec, "nodeName");
   bool all_nodes = false;
   if (const json::value* a = spec.if_contains("allNodes"); a && a->is_bool())
     all_nodes = a->as_bool();
@@ -227,7 +222,7 @@ void DeviceInventory::add_slice(const json::object& spec) {
       device.pool = pool_key;
       device.pool_slot = pool_slot;
       device.generation = generation;
-      device.id = pool_key + "/" + text_at(d, "name");
+      device.id = pool_key + "/" + text_in(d, "name");
       device.node = node;
       device.all_nodes = all_nodes;
       device.terms = terms;
@@ -237,7 +232,7 @@ void DeviceInventory::add_slice(const json::object& spec) {
         for (const json::value& t : *ts)
           if (const json::object* to = t.if_object())
             device.taints.push_back(
-                {text_at(to, "key"), text_at(to, "value"), text_at(to, "effect")});
+                {text_in(to, "key"), text_in(to, "value"), text_in(to, "effect")});
       size_t index = devices_.size();
       (node.empty() ? shared_ : by_node_[node]).push_back(index);
       indices_of_[device.id].push_back(index);
@@ -251,16 +246,16 @@ void DeviceInventory::add_slice(const json::object& spec) {
 void DeviceInventory::add_claim(const json::object& o) {
   const json::object* meta = object_in(&o, "metadata");
   DeviceClaim c;
-  c.ns = text_at(meta, "namespace");
-  c.name = text_at(meta, "name");
+  c.ns = text_in(meta, "namespace");
+  c.name = text_in(meta, "name");
   c.spec = claim_spec_of(object_in(&o, "spec"));
   if (const json::object* allocation = object_in(object_in(&o, "status"), "allocation")) {
     c.allocated = true;
     if (const json::array* rs = array_in(object_in(allocation, "devices"), "results"))
       for (const json::value& v : *rs) {
         const json::object* r = v.if_object();
-        c.devices.push_back(fmt::format("{}/{}/{}", text_at(r, "driver"), text_at(r, "pool"),
-                                        text_at(r, "device")));
+        c.devices.push_back(fmt::format("{}/{}/{}", text_in(r, "driver"), text_in(r, "pool"),
+                                        text_in(r, "device")));
       }
     if (const json::array* t = array_in(object_in(allocation, "nodeSelector"), "nodeSelectorTerms"))
       c.nodes = NodeTerms(*t);
@@ -272,7 +267,7 @@ void DeviceInventory::add_claim(const json::object& o) {
 }
 
 void DeviceInventory::give_back(const json::object& pod) {
-  std::string ns = text_at(object_in(&pod, "metadata"), "namespace");
+  std::string ns = text_in(object_in(&pod, "metadata"), "namespace");
   auto unallocate = [&](const std::string& name) {
     auto it = claims_.find(ns + "/" + name);
     if (it == claims_.end()) return;
@@ -282,9 +277,9 @@ void DeviceInventory::give_back(const json::object& pod) {
     it->second.nodes = NodeTerms();
   };
   if (const json::array* refs = array_in(object_in(&pod, "spec"), "resourceClaims"))
-    for (const json::value& r : *refs) unallocate(text_at(r.if_object(), "resourceClaimName"));
+    for (const json::value& r : *refs) unallocate(text_in(r.if_object(), "resourceClaimName"));
   if (const json::array* made = array_in(object_in(&pod, "status"), "resourceClaimStatuses"))
-    for (const json::value& r : *made) unallocate(text_at(r.if_object(), "resourceClaimName"));
+    for (const json::value& r : *made) unallocate(text_in(r.if_object(), "resourceClaimName"));
 }
 
 std::string DeviceInventory::serving_class(std::string_view resource) const {

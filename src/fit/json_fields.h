@@ -4,6 +4,8 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace planter::fit {
@@ -16,6 +18,12 @@ inline const boost::json::object* object_in(const boost::json::object* o, std::s
 inline const boost::json::array* array_in(const boost::json::object* o, std::string_view key) {
   const boost::json::value* v = o ? o->if_contains(key) : nullptr;
   return v ? v->if_array() : nullptr;
+}
+
+// o[key] when it is a string; "" otherwise.
+inline std::string text_in(const boost::json::object* o, std::string_view key) {
+  const boost::json::value* v = o ? o->if_contains(key) : nullptr;
+  return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
 }  // namespace planter::fit

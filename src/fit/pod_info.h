@@ -100,8 +100,7 @@ struct PodInfo {
   // which devices may serve (fit/devices.h).
   bool requests_extended() const {
     for (const auto& [name, amount] : requests.scalar)
-      if (amount > 0 && name.find('/') != std::string::npos && !name.starts_with("kubernetes.io/"))
-        return true;
+      if (amount > 0 && is_extended_resource(name)) return true;
     return false;
   }
 };

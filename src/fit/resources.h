@@ -15,6 +15,12 @@
 
 namespace planter::fit {
 
+// An extended resource's name: domain-prefixed, outside kubernetes.io ("nvidia.com/gpu"), which a
+// device plugin or devices (DRA's extendedResourceName) serve.
+inline bool is_extended_resource(std::string_view name) {
+  return name.find('/') != std::string_view::npos && !name.starts_with("kubernetes.io/");
+}
+
 struct Resources {
   int64_t milli_cpu = 0;
   int64_t memory = 0;             // bytes

@@ -18,6 +18,7 @@
 
 #include "fit/framework.h"
 #include "fit/pod_info.h"
+#include "fit/resources.h"
 #include "fit/snapshot.h"
 #include "model/object.h"
 #include "plan/node_providers.h"
@@ -103,7 +104,7 @@ class NodeCapabilityGate : public Gate {
     std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
     if (n >= c_.plan.node_needs.size()) return false;
     for (const auto& [name, _] : c_.plan.node_needs[n].resources)
-      if (name.find('/') != std::string::npos && !name.starts_with("kubernetes.io/")) return true;
+      if (fit::is_extended_resource(name)) return true;
     return false;
   }
 
