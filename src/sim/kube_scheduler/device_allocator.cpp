@@ -5,10 +5,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
-#include "cel/functions.h"
 #include "sim/json_access.h"
-#include "sim/kube_scheduler/node_match.h"
-#include "sim/kube_scheduler/quantity.h"
 
 namespace planter::sim::sched {
 
@@ -19,20 +16,6 @@ namespace {
 // The allocator gives up on a node after this many choices tried (a search with constraints can
 // be exponential; kube-scheduler bounds it by time).
 constexpr uint64_t kStepBudget = 200'000;
-
-// An attribute's value as CEL sees it: `{int: 1}`, `{bool: true}`, `{string: "a"}`,
-// `{version: "1.2.3"}` (a semver value).
-cel::Value attribute_value(const json::object& attr) {
-  if (const json::value* v = attr.if_contains("int"); v && v->is_int64())
-    return cel::Value::integer(v->get_int64());
-  if (const json::value* v = attr.if_contains("bool"); v && v->is_bool())
-    return cel::Value::boolean(v->get_bool());
-  if (const json::value* v = attr.if_contains("string"); v && v->is_string())
-    return cel::Value::string(std::string(v->get_string()));
-  if (const json::value* v = attr.if_contains("version"); v && v->is_string())
-    return cel::parse_semver(v->get_string());
-  return cel::Value::error("attribute without a value");
-}
 
 // The text that two equal attribute values share, for matchAttribute.
 std::string attribute_text(const json::object& attr) {
@@ -49,62 +32,6 @@ std::pair<std::string, std::string> qualified(std::string_view key, std::string_
   return {std::string(key.substr(0, slash)), std::string(key.substr(slash + 1))};
 }
 
-// `device` as DRA's CEL environment binds it: driver, attributes and capacity by domain.
-cel::Bindings device_binding(const std::string& driver, const json::object& device) {
-  std::map<std::string, cel::Map> attributes, capacity;
-  if (const json::object* attrs = object_at(device, "attributes"))
-    for (const auto& [key, v] : *attrs)
-      if (v.is_object()) {
-        auto [domain, name] = qualified(key, driver);
-        attributes[domain].emplace_back(cel::Value::string(name), attribute_value(v.get_object()));
-      }
-  if (const json::object* caps = object_at(device, "capacity"))
-    for (const auto& [key, v] : *caps)
-      if (v.is_object()) {
-        auto [domain, name] = qualified(key, driver);
-        std::string text = string_at(v.get_object(), "value");
-        auto milli = parse_milli(v.get_object().if_contains("value"));
-        capacity[domain].emplace_back(
-            cel::Value::string(name),
-            cel::Value::quantity({static_cast<double>(milli.value_or(0)) / 1000.0, text}));
-      }
-  cel::Map attrs_by_domain, caps_by_domain;
-  for (auto& [domain, m] : attributes)
-    attrs_by_domain.emplace_back(cel::Value::string(domain), cel::Value::map(std::move(m)));
-  for (auto& [domain, m] : capacity)
-    caps_by_domain.emplace_back(cel::Value::string(domain), cel::Value::map(std::move(m)));
-  cel::Map d = {{cel::Value::string("driver"), cel::Value::string(driver)},
-                {cel::Value::string("attributes"), cel::Value::map(std::move(attrs_by_domain))},
-                {cel::Value::string("capacity"), cel::Value::map(std::move(caps_by_domain))}};
-  return {{"device", cel::Value::map(std::move(d))}};
-}
-
-// Whether a slice's devices are for `node`.
-bool slice_for_node(const json::object& spec, const json::object& node) {
-  if (const json::value* all = spec.if_contains("allNodes");
-      all && all->is_bool() && all->get_bool())
-    return true;
-  std::string node_name = string_at(spec, "nodeName");
-  if (!node_name.empty()) return node_name == meta_string(node, "name");
-  if (const json::object* selector = object_at(spec, "nodeSelector"))
-    if (const json::array* terms = array_at(selector, "nodeSelectorTerms"))
-      for (const json::value& t : *terms)
-        if (t.is_object() && node_selector_term_matches(t.get_object(), node)) return true;
-  return false;
-}
-
-// A DeviceTaintRule's selector (driver, pool, device) picks the device.
-bool rule_selects(const json::object& rule_spec, const DeviceId& id) {
-  const json::object* sel = object_at(rule_spec, "deviceSelector");
-  if (!sel) return true;
-  for (auto [key, value] : {std::pair{"driver", &id.driver}, std::pair{"pool", &id.pool},
-                            std::pair{"device", &id.device}}) {
-    std::string want = string_at(sel, key);
-    if (!want.empty() && want != *value) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 const Result<cel::Program>& CelCache::get(const std::string& expression) {
@@ -115,9 +42,9 @@ const Result<cel::Program>& CelCache::get(const std::string& expression) {
 }
 
 DeviceAllocator::DeviceAllocator(std::vector<StoredObject> claims, const Store& store,
-                                 CelCache& cel)
-    : claims_(std::move(claims)), cel_(cel) {
-  read_devices(store);
+                                 DeviceCatalog& catalog, CelCache& cel)
+    : claims_(std::move(claims)), catalog_(catalog), cel_(cel) {
+  catalog_.refresh();
   std::map<std::string, const json::object*> classes;
   for (const auto& [_, c] : store.bucket("resource.k8s.io/deviceclasses"))
     classes[meta_string(*c, "name")] = c.get();
@@ -145,7 +72,11 @@ DeviceAllocator::DeviceAllocator(std::vector<StoredObject> claims, const Store& 
                   {name, &sub.get_object(), class_of(name, &sub.get_object()), {}});
             }
         }
-        for (Alternative& a : req.alternatives) a.matches.assign(devices_.size(), -1);
+        for (Alternative& a : req.alternatives) {
+          a.matches.assign(catalog_.devices().size(), -1);
+          if (a.device_class)
+            a.class_memo = &catalog_.class_memo(meta_string(*a.device_class, "name"));
+        }
         requests_.push_back(std::move(req));
       }
     if (const json::array* cons = array_at(devices, "constraints"))
@@ -162,66 +93,10 @@ DeviceAllocator::DeviceAllocator(std::vector<StoredObject> claims, const Store& 
   constraint_state_.assign(constraints_.size(), {std::string(), 0});
 }
 
-void DeviceAllocator::read_devices(const Store& store) {
-  // Pools: the newest generation of each, complete when all its slices are published.
-  struct Pool {
-    int64_t generation = -1;
-    int64_t expected = 0;
-    int64_t seen = 0;
-  };
-  std::map<std::pair<std::string, std::string>, Pool> pools;
-  const auto& slices = store.bucket("resource.k8s.io/resourceslices");
-  for (const auto& [_, s] : slices) {
-    const json::object* spec = object_at(*s, "spec");
-    const json::object* pool = object_at(spec, "pool");
-    Pool& p = pools[{string_at(spec, "driver"), string_at(pool, "name")}];
-    int64_t gen = int_at(pool, "generation");
-    if (gen > p.generation) p = Pool{gen, int_at(pool, "resourceSliceCount", 1), 0};
-    if (gen == p.generation) ++p.seen;
-  }
-  std::vector<std::pair<const json::object*, DeviceId>> rules;
-  for (const auto& [_, s] : slices) {
-    const json::object* spec = object_at(*s, "spec");
-    std::string driver = string_at(spec, "driver");
-    const json::object* pool = object_at(spec, "pool");
-    const Pool& p = pools[{driver, string_at(pool, "name")}];
-    if (int_at(pool, "generation") != p.generation || p.seen < p.expected) continue;
-    if (const json::array* devs = array_at(spec, "devices"))
-      for (const json::value& d : *devs) {
-        if (!d.is_object()) continue;
-        Device dev{{driver, string_at(pool, "name"), string_at(d.get_object(), "name")},
-                   &d.get_object(),
-                   spec,
-                   {},
-                   std::nullopt};
-        if (const json::array* taints = array_at(&d.get_object(), "taints"))
-          for (const json::value& t : *taints)
-            if (t.is_object()) dev.taints.push_back(&t.get_object());
-        std::string node = string_at(spec, "nodeName");
-        (node.empty() ? shared_ : by_node_[node]).push_back(devices_.size());
-        devices_.push_back(std::move(dev));
-      }
-  }
-  for (const auto& [_, rule] : store.bucket("resource.k8s.io/devicetaintrules")) {
-    const json::object* spec = object_at(*rule, "spec");
-    const json::object* taint = object_at(spec, "taint");
-    if (!taint) continue;
-    for (Device& d : devices_)
-      if (rule_selects(*spec, d.id)) d.taints.push_back(taint);
-  }
-  for (const auto& [_, c] : store.bucket("resource.k8s.io/resourceclaims")) {
-    const json::object* alloc = object_at(object_at(*c, "status"), "allocation");
-    if (const json::array* results = array_at(object_at(alloc, "devices"), "results"))
-      for (const json::value& r : *results)
-        if (r.is_object())
-          allocated_.insert({string_at(r.get_object(), "driver"), string_at(r.get_object(), "pool"),
-                             string_at(r.get_object(), "device")});
-  }
-}
-
-bool DeviceAllocator::selectors_match(const json::object* owner, const char* what, size_t device) {
+DeviceCatalog::Memo DeviceAllocator::selectors_match(const json::object* owner, const char* what,
+                                                     size_t device) {
   const json::array* selectors = array_at(owner, "selectors");
-  if (!selectors) return true;
+  if (!selectors) return DeviceCatalog::kYes;
   int index = 0;
   for (const json::value& s : *selectors) {
     std::string expression =
@@ -230,37 +105,46 @@ bool DeviceAllocator::selectors_match(const json::object* owner, const char* wha
     if (!program) {
       if (!selector_error_)
         selector_error_ = fmt::format("{} selector #{}: {}", what, index, program.error().message);
-      return false;
+      return DeviceCatalog::kFailed;
     }
-    Device& d = devices_[device];
-    if (!d.binding) d.binding = device_binding(d.id.driver, *d.spec);
-    cel::EvalResult r = program->evaluate(*d.binding);
+    cel::EvalResult r = program->evaluate(catalog_.binding(device));
     if (r.value.is_error()) {
       if (!selector_error_)
         selector_error_ =
             fmt::format("{} selector #{}: CEL runtime error: {}", what, index, r.value.text());
-      return false;
+      return DeviceCatalog::kFailed;
     }
-    if (!r.value.is_bool() || !r.value.as_bool()) return false;
+    if (!r.value.is_bool() || !r.value.as_bool()) return DeviceCatalog::kNo;
     ++index;
   }
-  return true;
+  return DeviceCatalog::kYes;
 }
 
 bool DeviceAllocator::matches(Alternative& a, size_t device) {
   int8_t& known = a.matches[device];
   if (known < 0) {
-    const json::object* class_spec = object_at(a.device_class, "spec");
-    bool ok = a.device_class && selectors_match(class_spec, "class", device) &&
-              selectors_match(a.spec, "request", device);
-    known = ok ? 1 : 0;
+    known = a.device_class && class_matches(a, device) &&
+            selectors_match(a.spec, "request", device) == DeviceCatalog::kYes;
   }
   return known == 1;
 }
 
+// The class's selectors, evaluated once per device while the class and the slices stay as they
+// are; a failed evaluation is evaluated again for its message when a pod has none yet.
+bool DeviceAllocator::class_matches(const Alternative& a, size_t device) {
+  int8_t& memo = (*a.class_memo)[device];
+  const json::object* class_spec = object_at(a.device_class, "spec");
+  if (memo == DeviceCatalog::kUnknown) {
+    memo = selectors_match(class_spec, "class", device);
+  } else if (memo == DeviceCatalog::kFailed && !selector_error_) {
+    selectors_match(class_spec, "class", device);
+  }
+  return memo == DeviceCatalog::kYes;
+}
+
 // A NoSchedule or NoExecute taint needs a toleration of the request (key, operator Exists or
 // Equal with the value, effect empty or the same), as pods tolerate node taints.
-bool DeviceAllocator::tolerated(const Alternative& a, const Device& d) const {
+bool DeviceAllocator::tolerated(const Alternative& a, const DeviceCatalog::Device& d) const {
   for (const json::object* taint : d.taints) {
     std::string effect = string_at(taint, "effect");
     if (effect != "NoSchedule" && effect != "NoExecute") continue;
@@ -282,7 +166,7 @@ bool DeviceAllocator::tolerated(const Alternative& a, const Device& d) const {
   return true;
 }
 
-std::optional<std::string> DeviceAllocator::attribute(const Device& d,
+std::optional<std::string> DeviceAllocator::attribute(const DeviceCatalog::Device& d,
                                                       const std::string& qualified_name) const {
   if (const json::object* attrs = object_at(*d.spec, "attributes"))
     for (const auto& [key, v] : *attrs) {
@@ -298,7 +182,7 @@ bool DeviceAllocator::constraints_hold(size_t request, size_t device) const {
   for (size_t k = 0; k < constraints_.size(); ++k) {
     const Constraint& c = constraints_[k];
     if (c.claim != r.claim || (!c.requests.empty() && !c.requests.contains(r.name))) continue;
-    auto value = attribute(devices_[device], c.attribute);
+    auto value = attribute(catalog_.devices()[device], c.attribute);
     if (!value) return false;
     if (constraint_state_[k].second > 0 && constraint_state_[k].first != *value) return false;
   }
@@ -312,7 +196,7 @@ void DeviceAllocator::take(size_t request, size_t device, int delta) {
     const Constraint& c = constraints_[k];
     if (c.claim != r.claim || (!c.requests.empty() && !c.requests.contains(r.name))) continue;
     auto& [value, count] = constraint_state_[k];
-    if (delta > 0 && count == 0) value = *attribute(devices_[device], c.attribute);
+    if (delta > 0 && count == 0) value = *attribute(catalog_.devices()[device], c.attribute);
     count += delta;
   }
 }
@@ -330,7 +214,7 @@ bool DeviceAllocator::fill(size_t request, size_t alt, size_t start, size_t need
     if (!matches(a, d)) continue;
     // All: every matching device of the node, none taken, each tolerated and within the
     // constraints; anything else fails the request.
-    bool usable = !used_[d] && !allocated_.contains(devices_[d].id) && tolerated(a, devices_[d]) &&
+    bool usable = !used_[d] && !catalog_.allocated(d) && tolerated(a, catalog_.devices()[d]) &&
                   constraints_hold(request, d);
     if (!usable) {
       if (all) return false;
@@ -366,13 +250,8 @@ bool DeviceAllocator::search(size_t request, std::vector<std::vector<size_t>>& c
 }
 
 std::optional<std::vector<ClaimAllocation>> DeviceAllocator::allocate(const json::object& node) {
-  on_node_.clear();
-  if (auto it = by_node_.find(meta_string(node, "name")); it != by_node_.end())
-    on_node_ = it->second;
-  for (size_t d : shared_)
-    if (slice_for_node(*devices_[d].slice, node)) on_node_.push_back(d);
-  std::sort(on_node_.begin(), on_node_.end());
-  used_.assign(devices_.size(), false);
+  on_node_ = catalog_.for_node(node);
+  used_.assign(catalog_.devices().size(), false);
   for (auto& s : constraint_state_) s = {std::string(), 0};
   steps_ = 0;
   std::vector<std::vector<size_t>> chosen(requests_.size());
@@ -382,8 +261,9 @@ std::optional<std::vector<ClaimAllocation>> DeviceAllocator::allocate(const json
   for (size_t r = 0; r < requests_.size(); ++r) {
     ClaimAllocation& a = out[requests_[r].claim];
     for (size_t d : chosen[r]) {
-      a.results.push_back({requests_[r].alternatives[alternative[r]].name, devices_[d].id});
-      a.node_local = a.node_local || !string_at(*devices_[d].slice, "nodeName").empty();
+      const DeviceCatalog::Device& device = catalog_.devices()[d];
+      a.results.push_back({requests_[r].alternatives[alternative[r]].name, device.id});
+      a.node_local = a.node_local || device.node_local;
     }
   }
   return out;

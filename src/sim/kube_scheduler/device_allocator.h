@@ -1,8 +1,7 @@
 // Dynamic Resource Allocation's structured allocator as the sim's scheduler runs it for one pod
 // (kube-scheduler's DynamicResources plugin; k8s.io/dynamic-resource-allocation/structured): the
-// devices of a node are those of the ResourceSlices for it (spec.nodeName, spec.nodeSelector,
-// spec.allNodes) in complete pools (every slice of the pool's newest generation published:
-// pool.resourceSliceCount of them); a device already allocated to a claim is taken; a request
+// devices of a node are those the DeviceCatalog holds for it (device_catalog.h: complete pools,
+// taints, what claims hold); a device already allocated to a claim is taken; a request
 // (`exactly`, or the first of `firstAvailable` that can be met) takes `count` devices
 // (allocationMode ExactCount) or every matching one (All), each matching its DeviceClass's
 // selectors and its own (CEL over `device`), with no NoSchedule or NoExecute taint the request
@@ -11,7 +10,7 @@
 // first with backtracking, as the allocator does, within a step budget.
 //
 // A selector whose evaluation fails does not match the device; its message is kept for the
-// FailedScheduling event. Pure over the objects it is given.
+// FailedScheduling event. Pure over the objects and the catalog it is given.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -24,14 +23,10 @@
 #include <vector>
 
 #include "cel/program.h"
+#include "sim/kube_scheduler/device_catalog.h"
 #include "sim/store.h"
 
 namespace planter::sim::sched {
-
-struct DeviceId {
-  std::string driver, pool, device;
-  auto operator<=>(const DeviceId&) const = default;
-};
 
 // One claim's allocation on a node: each request's devices ("gpu", or "gpu/small" for the
 // subrequest of firstAvailable chosen), and whether one came from a slice of that node alone.
@@ -56,9 +51,10 @@ class CelCache {
 
 class DeviceAllocator {
  public:
-  // `claims`: the pod's claims to allocate; `store`: slices, classes, rules and the claims
-  // already allocated.
-  DeviceAllocator(std::vector<StoredObject> claims, const Store& store, CelCache& cel);
+  // `claims`: the pod's claims to allocate; `store`: the DeviceClasses; `catalog`: the devices
+  // and which of them are allocated.
+  DeviceAllocator(std::vector<StoredObject> claims, const Store& store, DeviceCatalog& catalog,
+                  CelCache& cel);
 
   // The claims' allocations on `node`, or nullopt when they cannot all be allocated there.
   std::optional<std::vector<ClaimAllocation>> allocate(const boost::json::object& node);
@@ -70,19 +66,13 @@ class DeviceAllocator {
   const std::optional<std::string>& selector_error() const { return selector_error_; }
 
  private:
-  struct Device {
-    DeviceId id;
-    const boost::json::object* spec = nullptr;   // the slice's device
-    const boost::json::object* slice = nullptr;  // its ResourceSlice's spec
-    std::vector<const boost::json::object*> taints;
-    std::optional<cel::Bindings> binding;  // made when a selector first looks at the device
-  };
   // One way to meet a request: its `exactly`, or one of its `firstAvailable` subrequests.
   struct Alternative {
     std::string name;  // "gpu" or "gpu/small"
     const boost::json::object* spec = nullptr;
     const boost::json::object* device_class = nullptr;
-    std::vector<int8_t> matches;  // by device: -1 not yet known, 0, 1
+    std::vector<int8_t> matches;                // by device: -1 not yet known, 0, 1
+    std::vector<int8_t>* class_memo = nullptr;  // the catalog's, for device_class
   };
   struct Request {
     size_t claim = 0;
@@ -95,32 +85,29 @@ class DeviceAllocator {
     std::string attribute;           // "domain/name"
   };
 
-  void read_devices(const Store& store);
   bool matches(Alternative& a, size_t device);
-  bool selectors_match(const boost::json::object* owner, const char* what, size_t device);
-  bool tolerated(const Alternative& a, const Device& d) const;
+  bool class_matches(const Alternative& a, size_t device);
+  DeviceCatalog::Memo selectors_match(const boost::json::object* owner, const char* what,
+                                      size_t device);
+  bool tolerated(const Alternative& a, const DeviceCatalog::Device& d) const;
   bool search(size_t request, std::vector<std::vector<size_t>>& chosen,
               std::vector<size_t>& alternative);
   bool fill(size_t request, size_t alt, size_t start, size_t need, bool all,
             std::vector<std::vector<size_t>>& chosen, std::vector<size_t>& alternative);
   bool constraints_hold(size_t request, size_t device) const;
   void take(size_t request, size_t device, int delta);
-  std::optional<std::string> attribute(const Device& d, const std::string& qualified) const;
+  std::optional<std::string> attribute(const DeviceCatalog::Device& d,
+                                       const std::string& qualified) const;
 
   std::vector<StoredObject> claims_;
-  std::vector<Device> devices_;
-  std::set<DeviceId> allocated_;
   std::vector<Request> requests_;
   std::vector<Constraint> constraints_;
   std::vector<size_t> on_node_;  // devices of the node being tried
-  // Devices of slices for one node (spec.nodeName), by node; the others (nodeSelector, allNodes)
-  // are checked for each node.
-  std::map<std::string, std::vector<size_t>, std::less<>> by_node_;
-  std::vector<size_t> shared_;
   std::vector<bool> used_;
   // By constraint: the attribute's value the devices chosen so far share, and how many they are.
   std::vector<std::pair<std::string, int>> constraint_state_;
   uint64_t steps_ = 0;
+  DeviceCatalog& catalog_;
   CelCache& cel_;
   std::optional<std::string> missing_class_;
   std::optional<std::string> selector_error_;

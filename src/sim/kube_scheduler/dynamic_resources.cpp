@@ -29,8 +29,8 @@ size_t reserved_count(const json::object& claim) {
 }  // namespace
 
 DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Store& store,
-                                             CelCache& cel)
-    : pod_(pod), store_(store), cel_(cel) {
+                                             DeviceCatalog& catalog, CelCache& cel)
+    : pod_(pod), store_(store), catalog_(catalog), cel_(cel) {
   read_extended(store);
   const json::array* refs = array_at(object_at(pod, "spec"), "resourceClaims");
   if (!refs || refs->empty()) return;
@@ -77,7 +77,7 @@ DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Stor
   if (to_allocate_.empty() && extended_.empty()) return;
   std::vector<StoredObject> pending;
   for (size_t i : to_allocate_) pending.push_back(claims_[i]);
-  allocator_.emplace(std::move(pending), store, cel);
+  allocator_.emplace(std::move(pending), store, catalog, cel);
   if (allocator_->missing_class()) prefilter_failure_ = *allocator_->missing_class();
 }
 
@@ -182,7 +182,8 @@ std::optional<std::string> DynamicResourcesCheck::filter(const NodeInfo& node) {
       std::vector<StoredObject> pending;
       for (size_t i : to_allocate_) pending.push_back(claims_[i]);
       pending.push_back(special_claim(lacks));
-      it = by_lacking_.emplace(lacks, DeviceAllocator(std::move(pending), store_, cel_)).first;
+      it = by_lacking_.emplace(lacks, DeviceAllocator(std::move(pending), store_, catalog_, cel_))
+               .first;
     }
     allocator = &it->second;
   }

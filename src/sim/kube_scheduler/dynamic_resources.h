@@ -36,7 +36,8 @@ namespace planter::sim::sched {
 
 class DynamicResourcesCheck {
  public:
-  DynamicResourcesCheck(const boost::json::object& pod, const Store& store, CelCache& cel);
+  DynamicResourcesCheck(const boost::json::object& pod, const Store& store, DeviceCatalog& catalog,
+                        CelCache& cel);
 
   bool has_claims() const { return !claims_.empty() || !extended_.empty(); }
   // The extended resources a DeviceClass serves: NodeResourcesFit leaves those a node does not
@@ -78,6 +79,7 @@ class DynamicResourcesCheck {
 
   const boost::json::object& pod_;
   const Store& store_;
+  DeviceCatalog& catalog_;
   CelCache& cel_;
   std::vector<ExtendedRequest> extended_;
   std::set<std::string> dra_backed_;

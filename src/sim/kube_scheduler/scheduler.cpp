@@ -82,7 +82,7 @@ bool ours(const json::object& pod) {
 }
 
 Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
-    : cluster_(cluster), events_(cluster, kName, kUser), random_(seed) {
+    : cluster_(cluster), devices_(cluster.store()), events_(cluster, kName, kUser), random_(seed) {
   for (const char* key : {"/nodes", "/pods"}) {
     // What the store already holds (a cluster restored from --state-dir), then its changes.
     for (const auto& [_, obj] : cluster_.store().bucket(key)) {
@@ -100,10 +100,18 @@ Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
   // tried again (DynamicResources' queueing hints); claims as on_claim_change says.
   for (const char* key : {"resource.k8s.io/resourceslices", "resource.k8s.io/deviceclasses",
                           "resource.k8s.io/devicetaintrules"})
-    watches_.push_back(
-        cluster_.store().add_watch(key, [this](const Change&) { retry_for_devices(""); }));
-  watches_.push_back(cluster_.store().add_watch("resource.k8s.io/resourceclaims",
-                                                [this](const Change& ch) { on_claim_change(ch); }));
+    watches_.push_back(cluster_.store().add_watch(key, [this, key](const Change&) {
+      if (std::string_view(key) == "resource.k8s.io/deviceclasses")
+        devices_.classes_changed();
+      else
+        devices_.slices_changed();
+      retry_for_devices("");
+    }));
+  watches_.push_back(
+      cluster_.store().add_watch("resource.k8s.io/resourceclaims", [this](const Change& ch) {
+        devices_.claim_changed(ch);
+        on_claim_change(ch);
+      }));
 }
 
 Scheduler::~Scheduler() {
@@ -242,7 +250,7 @@ void Scheduler::schedule(const std::string& key) {
                   kByNode);
     return;
   }
-  DynamicResourcesCheck devices(*pod, store, cel_);
+  DynamicResourcesCheck devices(*pod, store, devices_, cel_);
   in.dra_backed = devices.dra_backed();
   if (const auto& failure = devices.prefilter_failure()) {
     std::string nodes = "0/" + std::to_string(all) + " nodes are available";

@@ -63,6 +63,7 @@ class Scheduler {
   Cluster& cluster_;
   Cache cache_;
   CelCache cel_;  // DeviceClass and request selectors, compiled once
+  DeviceCatalog devices_;  // published devices and which are allocated
   EventRecorder events_;
   std::mt19937_64 random_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -92,14 +92,10 @@ class ResourceClaimController : public WorkloadController {
   // the pod's status).
   std::string existing_claim(const std::string& ns, const std::string& pod_uid,
                              const std::string& claim) {
-    for (const auto& [key, c] : kit_.store().bucket(kClaims)) {
-      if (meta_string(*c, "namespace") != ns) continue;
+    for (const auto& [storage_key, c] : kit_.store().dependents(pod_uid)) {
+      if (storage_key != kClaims || meta_string(*c, "namespace") != ns) continue;
       const json::object* ann = object_at(object_at(*c, "metadata"), "annotations");
-      if (string_at(ann, kPodClaimName) != claim) continue;
-      if (const json::array* owners = array_at(object_at(*c, "metadata"), "ownerReferences"))
-        for (const json::value& o : *owners)
-          if (o.is_object() && string_at(o.get_object(), "uid") == pod_uid)
-            return meta_string(*c, "name");
+      if (string_at(ann, kPodClaimName) == claim) return meta_string(*c, "name");
     }
     return {};
   }
