@@ -111,6 +111,7 @@ struct Controllers::Impl {
     workloads.push_back(start_volume_controller(kit));
     workloads.push_back(start_resource_claim_controller(kit));
     workloads.push_back(start_dra_drivers(kit));
+    workloads.push_back(start_compute_domain_controller(kit));
     workloads.push_back(start_custom_operators(kit));
     watch("/pods", [this](const Change& ch) { enqueue_services(ch.ns); });
     watch("/services", [this](const Change& ch) {

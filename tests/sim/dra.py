@@ -340,4 +340,68 @@ vfs = devices_of(claim_of("cnf", "nic", "vf"))
 check("its two VFs share a PF (vf-0 and vf-2 of ens1f0, VFs alternating over the PFs)",
       vfs == ["vf-0", "vf-2"], vfs)
 
+# ---- NVIDIA ComputeDomains: a channel per clique node, a template per domain, its nodes ----
+create("""apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: computedomains.resource.nvidia.com}
+spec:
+  group: resource.nvidia.com
+  scope: Namespaced
+  names: {kind: ComputeDomain, listKind: ComputeDomainList, plural: computedomains,
+          singular: computedomain}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+""")
+check("the ComputeDomain CRD is served", until(
+    lambda: kubectl("get", "computedomains", "-A", check=False).returncode == 0))
+for n in (n1, n2):
+    kubectl("label", "node", n, "nvidia.com/gpu.clique=fabric-1.1")
+kubectl("create", "namespace", "mnnvl")
+create("""apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: training, namespace: mnnvl}
+spec:
+  numNodes: 2
+  channel: {resourceClaimTemplate: {name: training-channel}}
+""")
+check("the domain's controller makes its claim template, owned by the domain", until(
+    lambda: kubectl("get", "resourceclaimtemplate", "training-channel", "-n", "mnnvl",
+                    check=False).returncode == 0))
+tmpl = get("resourceclaimtemplate", "training-channel", "-n", "mnnvl")
+check("the template asks the default channel class",
+      tmpl["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"]
+      == "compute-domain-default-channel.nvidia.com"
+      and tmpl["metadata"]["ownerReferences"][0]["kind"] == "ComputeDomain", json.dumps(tmpl))
+check("each clique node publishes its IMEX channel", until(
+    lambda: sorted(s["spec"]["nodeName"] for s in get("resourceslices")["items"]
+                   if s["spec"]["driver"] == "compute-domain.nvidia.com") == sorted([n1, n2])))
+check("the domain is NotReady before any workload runs in it",
+      get("computedomain", "training", "-n", "mnnvl").get("status", {}).get("status")
+      in (None, "NotReady"))
+for i in range(3):
+    create(pod(f"rank-{i}", "mnnvl", ["channel"],
+               "[{name: channel, resourceClaimTemplateName: training-channel}]"))
+# A node's channel goes to one claim: two ranks run, one per clique node, the third waits.
+check("two ranks are placed, one on each clique node", until(
+    lambda: sorted(pod_state(f"rank-{i}", "mnnvl")["spec"].get("nodeName") or ""
+                   for i in range(3)) == sorted(["", n1, n2])))
+waiting = [i for i in range(3) if not pod_state(f"rank-{i}", "mnnvl")["spec"].get("nodeName")]
+pending_with(f"rank-{waiting[0]}", "mnnvl", "cannot allocate all claims")
+check("the domain turns Ready once its two nodes' daemons run", until(
+    lambda: get("computedomain", "training", "-n", "mnnvl").get("status", {}).get("status")
+    == "Ready"))
+nodes = get("computedomain", "training", "-n", "mnnvl")["status"]["nodes"]
+check("its status lists both nodes, Ready, in the clique with distinct indices",
+      sorted(n["name"] for n in nodes) == sorted([n1, n2])
+      and all(n["status"] == "Ready" and n["cliqueID"] == "fabric-1.1" for n in nodes)
+      and sorted(n["index"] for n in nodes) == [0, 1], json.dumps(nodes))
+kubectl("delete", "computedomain", "training", "-n", "mnnvl", "--wait=true")
+check("the template goes with its domain", until(
+    lambda: kubectl("get", "resourceclaimtemplate", "training-channel", "-n", "mnnvl",
+                    check=False).returncode != 0))
+
 print("all checks passed")

@@ -18,6 +18,12 @@
 //       (feature.node.kubernetes.io/network-sriov.capable=true) publish their VFs (the label
 //       sim.planter.io/sriov-vfs, else 8) over two PFs, each VF with PFName, vfID, pciAddress,
 //       vendor, deviceID, resource.kubernetes.io/pcieRoot and dra.net/numaNode of its PF.
+//   ComputeDomain (resource.nvidia.com)  the same driver's ComputeDomain kubelet plugin:
+//       DeviceClass compute-domain-default-channel.nvidia.com (IMEX channel 0); nodes of a
+//       multi-node NVLink clique (the label nvidia.com/gpu.clique, any value, as GPU Feature
+//       Discovery sets it) publish their channel (type channel, id 0, cliqueID). A node is in
+//       one domain at a time: its one channel goes to one claim. The domains themselves are
+//       compute_domains.cpp's.
 #include <algorithm>
 #include <boost/json.hpp>
 #include <memory>
@@ -41,17 +47,20 @@ constexpr const char* kSlices = "resource.k8s.io/resourceslices";
 // DeviceClass, which nodes have its hardware (a label Node Feature Discovery sets) and the slice
 // each of them publishes.
 struct DriverSpec {
-  const char* runs_with;  // the store bucket of the resource whose existence runs the driver
-  const char* driver;     // also its DeviceClass's name
-  const char* selector;   // the DeviceClass's CEL selector
+  const char* runs_with;     // the store bucket of the resource whose existence runs the driver
+  const char* driver;        // also its DeviceClass's name, unless device_class says one
+  const char* device_class;  // nullptr: the driver's name
+  const char* selector;      // the DeviceClass's CEL selector
   const char* extended_resource;  // the DeviceClass's extendedResourceName, or nullptr
-  const char* hardware_label;     // "true" on nodes with its hardware
+  const char* hardware_label;     // set to hardware_value on nodes with its hardware
   const char* component;          // the writer, in the audit log
   json::array (*devices)(const json::object& node);
   // Who writes how far it is on what runs it (status.state and a Ready condition), and what
   // its nodes are called there; nullptr: nobody.
   const char* status_writer = nullptr;
   const char* nodes_word = nullptr;
+  const char* hardware_value = "true";  // "*": any value
+  const char* class_name() const { return device_class ? device_class : driver; }
 };
 
 // A small count from a node's label (at most 999), or `otherwise`.
@@ -110,20 +119,38 @@ json::array vfs(const json::object& node) {
   return devices;
 }
 
+// A clique's IMEX channel 0: the one channel of a node that workloads of a ComputeDomain get.
+json::array channels(const json::object& node) {
+  json::object attributes{
+      {"type", {{"string", "channel"}}},
+      {"id", {{"int", 0}}},
+      {"cliqueID", {{"string", string_at(labels_of(node), "nvidia.com/gpu.clique")}}}};
+  return json::array{json::object{{"name", "channel-0"}, {"attributes", std::move(attributes)}}};
+}
+
 constexpr DriverSpec kDrivers[] = {
     // The DRA Driver for NVIDIA GPUs, run by the GPU Operator's GPUCluster (its status.state says
     // how far it is). A pod asking nvidia.com/gpu is served by its devices on nodes no device
     // plugin lists it on (KEP-5004).
-    {"nvidia.com/gpuclusters", "gpu.nvidia.com",
+    {"nvidia.com/gpuclusters", "gpu.nvidia.com", nullptr,
      "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
      "nvidia.com/gpu", "feature.node.kubernetes.io/pci-10de.present", "nvidia-dra-driver-gpu", gpus,
      "gpu-operator", "GPU nodes"},
     // The DRA driver for SR-IOV virtual functions (k8snetworkplumbingwg/dra-driver-sriov), which
     // advertises devices once a SriovResourcePolicy selects them.
     {"sriovnetwork.k8snetworkplumbingwg.io/sriovresourcepolicies",
-     "sriovnetwork.k8snetworkplumbingwg.io",
+     "sriovnetwork.k8snetworkplumbingwg.io", nullptr,
      "device.driver == 'sriovnetwork.k8snetworkplumbingwg.io'", nullptr,
      "feature.node.kubernetes.io/network-sriov.capable", "dra-driver-sriov", vfs},
+    // The ComputeDomain kubelet plugin of the DRA Driver for NVIDIA GPUs, once a ComputeDomain
+    // exists: each node of an NVLink clique publishes its IMEX channel.
+    {"resource.nvidia.com/computedomains", "compute-domain.nvidia.com",
+     "compute-domain-default-channel.nvidia.com",
+     "device.driver == 'compute-domain.nvidia.com' && "
+     "device.attributes['compute-domain.nvidia.com'].type == 'channel' && "
+     "device.attributes['compute-domain.nvidia.com'].id == 0",
+     nullptr, "nvidia.com/gpu.clique", "compute-domain-kubelet-plugin", channels, nullptr, nullptr,
+     "*"},
 };
 
 class DraDriver {
@@ -136,7 +163,9 @@ class DraDriver {
 
  private:
   bool on_node(const json::object& node) const {
-    return string_at(labels_of(node), spec_.hardware_label) == "true";
+    std::string value = string_at(labels_of(node), spec_.hardware_label);
+    if (std::string_view(spec_.hardware_value) == "*") return !value.empty();
+    return value == spec_.hardware_value;
   }
   std::string slice_name(const std::string& node) const { return node + "-" + spec_.driver; }
 
@@ -188,13 +217,13 @@ class DraDriver {
   }
 
   void ensure_class() {
-    if (kit_.store().get("resource.k8s.io/deviceclasses", "", spec_.driver)) return;
+    if (kit_.store().get("resource.k8s.io/deviceclasses", "", spec_.class_name())) return;
     json::object spec{
         {"selectors", json::array{json::object{{"cel", {{"expression", spec_.selector}}}}}}};
     if (spec_.extended_resource) spec["extendedResourceName"] = spec_.extended_resource;
     json::object cls{{"apiVersion", "resource.k8s.io/v1"},
                      {"kind", "DeviceClass"},
-                     {"metadata", {{"name", spec_.driver}}},
+                     {"metadata", {{"name", spec_.class_name()}}},
                      {"spec", std::move(spec)}};
     kit_.write("POST", "/apis/resource.k8s.io/v1/deviceclasses", "application/json", cls,
                spec_.component);

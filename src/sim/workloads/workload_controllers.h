@@ -13,6 +13,9 @@
 //   daemonsets.cpp      DaemonSet -> one Pod per node its pods may run on
 //   jobs.cpp            Job -> Pods up to parallelism until completions succeeded
 //   volumes.cpp         StorageClasses standard and local; claims provisioned and bound
+//   resource_claims.cpp a pod's ResourceClaims from its templates
+//   dra_drivers.cpp     DRA drivers' DeviceClasses and ResourceSlices
+//   compute_domains.cpp NVIDIA ComputeDomains: their claim template, their nodes
 //   custom_operators.cpp  the operators of CRDs annotated sim.planter.io/operator
 //
 // Each starts watching when made and stops when destroyed.
@@ -49,6 +52,7 @@ std::unique_ptr<WorkloadController> start_job_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_volume_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_resource_claim_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_dra_drivers(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_compute_domain_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_custom_operators(ControllerKit& kit);
 
 }  // namespace planter::sim
