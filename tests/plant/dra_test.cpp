@@ -33,7 +33,9 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
   std::string args = q(kData / "dra.yaml") + " --default-cluster edge1";
   CommandResult planned = planter("plan -o wide " + args);
   ASSERT_EQ(planned.code, 0) << planned.err;
-  EXPECT_THAT(planned.out, HasSubstr("DeviceClass/gpu.nvidia.com exists (not in seed)"));
+  EXPECT_THAT(planned.out, HasSubstr("DeviceClass/gpu.nvidia.com exists (not in seed) "
+                                     "(device-claims), GPUCluster/gpu-cluster exists"))
+      << "the template waits for the driver's class, and for what makes it";
   CommandResult r =
       planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + args + " --timeout 120");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -138,6 +140,45 @@ TEST(DraTest, AnExtendedResourceIsServedByTheDriversDevices) {
   EXPECT_THAT(
       sim.kubectl("--context edge1 get nodes -o jsonpath={.items[*].status.allocatable}").out,
       Not(HasSubstr("nvidia.com/gpu")));
+}
+
+// A training Job in an NVIDIA ComputeDomain: the domain's controller makes the claim template
+// the Job's pods name, so planter orders the Job after the domain and waits for the template on
+// the cluster; each pod gets its node's IMEX channel (one per node: one pod on each of the two
+// clique nodes) and the domain turns Ready once both nodes' daemons run.
+TEST(DraTest, AComputeDomainsJobRunsOnePodPerCliqueNodeOnceItsTemplateExists) {
+  SimProcess sim({"--workload-delay", "3000", "--configure-delay", "500"});
+  ASSERT_TRUE(sim.running());
+  std::string args = q(kData / "dra-compute-domain.yaml") + " --default-cluster edge1";
+  CommandResult planned = planter("plan -o wide " + args);
+  ASSERT_EQ(planned.code, 0) << planned.err;
+  EXPECT_THAT(planned.out, HasSubstr("ResourceClaimTemplate/ml/training-channel exists (not in "
+                                     "seed) (device-claims), ComputeDomain/ml/training exists"));
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + args + " --timeout 120");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  CommandResult json_plan = planter("plan -o json " + args);
+  ASSERT_EQ(json_plan.code, 0);
+  OrderCheck check =
+      check_plant_order(json::parse(json_plan.out).as_object(), parse_audit(sim.audit_lines()));
+  EXPECT_THAT(check.violations, IsEmpty());
+
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=condition=PodScheduled pod -l "
+                        "job-name=train -n ml --timeout 30s")
+                .code,
+            0)
+      << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
+  json::object pods =
+      json::parse(sim.kubectl("--context edge1 get pods -n ml -o json").out).as_object();
+  std::multiset<std::string> nodes;
+  for (const json::value& p : pods.at("items").as_array())
+    nodes.insert(std::string(p.at("spec").at("nodeName").as_string()));
+  EXPECT_EQ(nodes, (std::multiset<std::string>{"edge1-nvl-1", "edge1-nvl-2"}));
+  ASSERT_EQ(sim.kubectl("--context edge1 wait --for=jsonpath={.status.status}=Ready "
+                        "computedomain/training -n ml --timeout 30s")
+                .code,
+            0)
+      << sim.kubectl("--context edge1 get computedomain training -n ml -o yaml").out;
 }
 
 // An atomic stack of two pods that claim two GPUs each, on edge1's two GPU nodes of two GPUs

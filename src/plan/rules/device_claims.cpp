@@ -4,6 +4,13 @@
 // driver's class (gpu.nvidia.com) comes from the driver once it runs, so one not in the seed is
 // waited for on the cluster. A built-in workload's pods, or a bare Pod, wait for the claims and
 // templates their spec.resourceClaims name: a pod whose claim does not exist "won't deploy".
+// What a DRA driver makes is not in the seed, but what runs the driver may be: a class or a
+// template not in the seed also waits for the seed's object that makes it (the table below), so
+// the plan says where it comes from, and a ComputeDomain's workload waits for its domain.
+#include <algorithm>
+#include <set>
+#include <utility>
+
 #include "plan/rules.h"
 #include "plan/stacks/pod_targets.h"
 
@@ -15,15 +22,62 @@ namespace {
 
 constexpr std::string_view kResourceApi = "resource.k8s.io/v1";
 
+// The objects that make DeviceClasses once their driver runs (docs/dra.md; the sim plays each,
+// in src/sim/workloads/dra_drivers.cpp).
+struct ClassMaker {
+  std::string_view group, kind, device_class;
+};
+constexpr ClassMaker kClassMakers[] = {
+    // The GPU Operator's DRA mode runs the DRA Driver for NVIDIA GPUs.
+    {"nvidia.com", "GPUCluster", "gpu.nvidia.com"},
+    // The SR-IOV DRA driver advertises the VFs a SriovResourcePolicy selects.
+    {"sriovnetwork.k8snetworkplumbingwg.io", "SriovResourcePolicy",
+     "sriovnetwork.k8snetworkplumbingwg.io"},
+    // NVIDIA's ComputeDomain: the driver's IMEX channels.
+    {"resource.nvidia.com", "ComputeDomain", "compute-domain-default-channel.nvidia.com"},
+};
+
+// A need on each of the seed's objects of this kind on the unit's cluster (in `ns`, unless
+// empty) that makes `what`.
+void need_makers(const RuleContext& ctx, const Unit& unit, std::string_view group,
+                 std::string_view kind, std::string_view ns,
+                 bool (*makes)(const Object& maker, std::string_view what), std::string_view what,
+                 std::vector<Requirement>& out) {
+  std::set<std::pair<std::string_view, std::string_view>> seen;  // written for several clusters
+  for (size_t i : ctx.index.of_kind(group, kind)) {
+    const Object& maker = ctx.objects[i];
+    if ((!ns.empty() && maker.ref.ns != ns) || !makes(maker, what)) continue;
+    const ClusterSet& on = ctx.placements[i].clusters;
+    if (std::find(on.begin(), on.end(), unit.cluster_index) == on.end()) continue;
+    if (!seen.emplace(maker.ref.ns, maker.ref.name).second) continue;
+    out.push_back(ctx.need(maker.ref, unit.cluster_index,
+                           ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
+                           "device-claims"));
+  }
+}
+
+bool always(const Object&, std::string_view) {
+  return true;
+}
+
+// A ComputeDomain makes the template its spec.channel.resourceClaimTemplate.name names.
+bool makes_template(const Object& domain, std::string_view name) {
+  return string_field(domain.body, {"spec", "channel", "resourceClaimTemplate", "name"}) == name;
+}
+
 void need_class(const RuleContext& ctx, const Unit& unit, const json::value* owner,
                 std::vector<Requirement>& out) {
   if (!owner || !owner->is_object()) return;
   const json::value* name = owner->as_object().if_contains("deviceClassName");
   if (!name || !name->is_string() || name->as_string().empty()) return;
-  out.push_back(ctx.need(
-      ObjectRef{std::string(kResourceApi), "DeviceClass", "", std::string(name->as_string())},
-      unit.cluster_index, ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
-      "device-claims"));
+  std::string_view class_name = name->as_string();
+  out.push_back(
+      ctx.need(ObjectRef{std::string(kResourceApi), "DeviceClass", "", std::string(class_name)},
+               unit.cluster_index, ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
+               "device-claims"));
+  if (!ctx.index.by_key("resource.k8s.io", "DeviceClass", "", class_name).empty()) return;
+  for (const ClassMaker& m : kClassMakers)
+    if (m.device_class == class_name) need_makers(ctx, unit, m.group, m.kind, "", always, "", out);
 }
 
 // The requests of a claim's spec (a ResourceClaim's spec, a template's spec.spec).
@@ -63,10 +117,15 @@ void require_device_claims(const RuleContext& ctx, const Unit& unit,
     for (auto [field, kind] : {std::pair{"resourceClaimName", "ResourceClaim"},
                                std::pair{"resourceClaimTemplateName", "ResourceClaimTemplate"}})
       if (const json::value* name = c.as_object().if_contains(field);
-          name && name->is_string() && !name->as_string().empty())
-        out.push_back(ctx.need(
-            ObjectRef{std::string(kResourceApi), kind, o.ref.ns, std::string(name->as_string())},
-            unit.cluster_index, exists, "device-claims"));
+          name && name->is_string() && !name->as_string().empty()) {
+        std::string_view n = name->as_string();
+        out.push_back(ctx.need(ObjectRef{std::string(kResourceApi), kind, o.ref.ns, std::string(n)},
+                               unit.cluster_index, exists, "device-claims"));
+        if (std::string_view(kind) == "ResourceClaimTemplate" &&
+            ctx.index.by_key("resource.k8s.io", kind, o.ref.ns, n).empty())
+          need_makers(ctx, unit, "resource.nvidia.com", "ComputeDomain", o.ref.ns, makes_template,
+                      n, out);
+      }
   }
 }
 
