@@ -71,6 +71,44 @@ TEST(Rules, DeviceClaimsWaitForTheirClassesAndWorkloadsForTheirClaims) {
                                "ResourceClaim/default/old"));
 }
 
+// What a driver makes is not in the seed, but what runs it may be: the template waits for the
+// GPUCluster too, the Job for the ComputeDomain of its namespace that makes its template (not one
+// of another namespace, nor one that names another template).
+TEST(Rules, DeviceClaimsWaitForWhatMakesTheirClassesAndTemplates) {
+  auto out = plan_yaml(
+      "apiVersion: nvidia.com/v1alpha1\nkind: GPUCluster\nmetadata: {name: gpus}\n---\n"
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+      "metadata: {name: one, namespace: ml}\n"
+      "spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: "
+      "gpu.nvidia.com}}]}}}\n---\n"
+      "apiVersion: resource.nvidia.com/v1beta1\nkind: ComputeDomain\n"
+      "metadata: {name: train, namespace: ml}\n"
+      "spec: {numNodes: 2, channel: {resourceClaimTemplate: {name: channel}}}\n---\n"
+      "apiVersion: resource.nvidia.com/v1beta1\nkind: ComputeDomain\n"
+      "metadata: {name: other, namespace: ml}\n"
+      "spec: {numNodes: 2, channel: {resourceClaimTemplate: {name: other-channel}}}\n---\n"
+      "apiVersion: resource.nvidia.com/v1beta1\nkind: ComputeDomain\n"
+      "metadata: {name: train, namespace: elsewhere}\n"
+      "spec: {numNodes: 2, channel: {resourceClaimTemplate: {name: channel}}}\n---\n"
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\n"
+      "spec: {template: {spec: {restartPolicy: Never, resourceClaims: [{name: c, "
+      "resourceClaimTemplateName: channel}], containers: [{name: t, image: x, resources: {claims: "
+      "[{name: c}]}}]}}}\n");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Unit* tmpl = find_unit(out.plan, "ResourceClaimTemplate/ml/one");
+  ASSERT_TRUE(tmpl);
+  const Requirement* maker = find_requirement(out.plan, *tmpl, "GPUCluster/gpus");
+  ASSERT_TRUE(maker);
+  EXPECT_FALSE(maker->external());
+  EXPECT_EQ(maker->when.str(), "exists");
+  const Unit* job = find_unit(out.plan, "Job/ml/train");
+  ASSERT_TRUE(job);
+  EXPECT_TRUE(find_requirement(out.plan, *job, "ResourceClaimTemplate/ml/channel"));
+  EXPECT_TRUE(find_requirement(out.plan, *job, "ComputeDomain/ml/train"));
+  EXPECT_FALSE(find_requirement(out.plan, *job, "ComputeDomain/ml/other"));
+  EXPECT_FALSE(find_requirement(out.plan, *job, "ComputeDomain/elsewhere/train"));
+}
+
 TEST(Rules, ClusterReady) {
   auto out = plan_yaml(std::string(kEdge) +
                        "apiVersion: v1\nkind: Namespace\nmetadata: {name: cnf,"
