@@ -1,6 +1,6 @@
 // libFuzzer target: the sim's CRD validation (src/sim/schema.h), a schema and an object from any
-// bytes (two JSON documents, separated by a newline), defaulted and validated as kube-apiserver
-// would. Hostile patterns included: matching is RE2 (linear time), so no input hangs or
+// bytes (two JSON documents, separated by a newline, and optionally a third, the object before an
+// update, for transition rules), defaulted and validated as kube-apiserver would. Hostile patterns included: matching is RE2 (linear time), so no input hangs or
 // overflows the stack.
 #include <boost/json.hpp>
 #include <cstddef>
@@ -19,10 +19,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_depth = 64;
   json::value schema = json::parse(input.substr(0, split), ec, {}, options);
   if (ec) return 0;
-  json::value object = json::parse(input.substr(split + 1), ec, {}, options);
+  std::string_view rest = input.substr(split + 1);
+  size_t second = rest.find('\n');
+  json::value object = json::parse(rest.substr(0, second), ec, {}, options);
   if (ec || !object.is_object()) return 0;
+  json::value old;
+  if (second != std::string_view::npos) {
+    old = json::parse(rest.substr(second + 1), ec, {}, options);
+    if (ec || !old.is_object()) return 0;
+  }
   planter::sim::apply_schema_defaults(schema, object.as_object());
-  auto violations = planter::sim::validate_against_schema(schema, object.as_object());
+  auto violations = planter::sim::validate_against_schema(
+      schema, object.as_object(), old.is_object() ? &old.as_object() : nullptr);
   (void)violations;
   return 0;
 }

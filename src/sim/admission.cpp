@@ -132,7 +132,7 @@ std::vector<std::string> prune_unknown(const ResourceType& t, json::object& obj)
 // Warn (the default) reports them in Warning headers.
 std::optional<Response> Handler::validate_fields(
     const ResourceType& t, json::object& obj,
-    std::vector<std::pair<std::string, std::string>>& headers) {
+    std::vector<std::pair<std::string, std::string>>& headers, const json::object* old) {
   std::string mode = query(req, "fieldValidation");
   if (mode.empty()) mode = "Warn";
   if (mode != "Strict" && mode != "Warn" && mode != "Ignore")
@@ -142,7 +142,7 @@ std::optional<Response> Handler::validate_fields(
   // Then what kube-apiserver does with a structural schema: nulls dropped, defaults applied,
   // every value checked.
   apply_schema_defaults(t.schema, obj);
-  if (auto violations = validate_against_schema(t.schema, obj); !violations.empty()) {
+  if (auto violations = validate_against_schema(t.schema, obj, old); !violations.empty()) {
     std::vector<Cause> causes;
     for (auto& v : violations)
       causes.push_back({std::move(v.reason), std::move(v.message), std::move(v.field)});

@@ -133,9 +133,9 @@ struct Handler {
 
   // `fieldValidation`: unknown fields of custom resources are pruned; Strict refuses them,
   // Warn (the default) reports them in Warning headers.
-  std::optional<Response> validate_fields(
-      const ResourceType& t, json::object& obj,
-      std::vector<std::pair<std::string, std::string>>& headers);
+  std::optional<Response> validate_fields(const ResourceType& t, json::object& obj,
+                                          std::vector<std::pair<std::string, std::string>>& headers,
+                                          const boost::json::object* old = nullptr);
 
   // Checks apiVersion/kind/name/namespace of a body against the request target.
   std::optional<Response> check_identity(const Cluster::Target& t, json::object& obj,

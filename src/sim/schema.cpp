@@ -128,7 +128,10 @@ class Validator {
     return *patterns_.emplace(text, std::move(re)).first->second;
   }
 
-  void check(const json::object& s, const json::value& v, const std::string& path) {
+  // `old`: the value at the same place in the object before an update, when there is one that
+  // corresponds (for transition rules).
+  void check(const json::object& s, const json::value& v, const std::string& path,
+             const json::value* old = nullptr) {
     if (v.is_null()) {
       if (!flag(s, "nullable") && !type_of(s).empty()) type_error(path, v, type_of(s));
       return;
@@ -152,11 +155,12 @@ class Validator {
     }
     if (v.is_string()) strings(s, v, path);
     if (v.is_number()) numbers(s, v, path);
-    if (const json::array* a = v.if_array()) arrays(s, *a, path);
-    if (const json::object* o = v.if_object()) objects(s, *o, path);
+    if (const json::array* a = v.if_array()) arrays(s, *a, path, old ? old->if_array() : nullptr);
+    if (const json::object* o = v.if_object())
+      objects(s, *o, path, old ? old->if_object() : nullptr);
     if (const json::value* rules = s.if_contains("x-kubernetes-validations");
         rules && rules->is_array())
-      validation_rules(rules->get_array(), type.empty() ? json_type(v) : type, v, path);
+      validation_rules(rules->get_array(), type.empty() ? json_type(v) : type, v, path, old);
   }
 
  private:
@@ -233,14 +237,37 @@ class Validator {
               " items");
   }
 
-  void arrays(const json::object& s, const json::array& a, const std::string& path) {
+  void arrays(const json::object& s, const json::array& a, const std::string& path,
+              const json::array* old) {
     count_bounds(s, a.size(), path, "minItems", "maxItems", "items");
     if (const json::object* items = schema_object(s.if_contains("items")))
       for (size_t i = 0; i < a.size(); ++i)
-        check(*items, a[i], path + "[" + std::to_string(i) + "]");
+        check(*items, a[i], path + "[" + std::to_string(i) + "]", old_item(s, a[i], old));
   }
 
-  void objects(const json::object& s, const json::object& o, const std::string& path) {
+  // The item of the list before that corresponds to `item`: in a list of type map, the one with
+  // the same values of its x-kubernetes-list-map-keys; items of other lists correspond to none.
+  static const json::value* old_item(const json::object& s, const json::value& item,
+                                     const json::array* old) {
+    const json::array* keys = array_at(&s, "x-kubernetes-list-map-keys");
+    if (!old || string_at(s, "x-kubernetes-list-type") != "map" || !keys || !item.is_object())
+      return nullptr;
+    for (const json::value& candidate : *old) {
+      if (!candidate.is_object()) continue;
+      bool same = true;
+      for (const json::value& k : *keys) {
+        if (!k.is_string()) continue;
+        const json::value* mine = item.get_object().if_contains(k.get_string());
+        const json::value* theirs = candidate.get_object().if_contains(k.get_string());
+        same = same && ((!mine && !theirs) || (mine && theirs && *mine == *theirs));
+      }
+      if (same) return &candidate;
+    }
+    return nullptr;
+  }
+
+  void objects(const json::object& s, const json::object& o, const std::string& path,
+               const json::object* old) {
     if (const json::value* req = s.if_contains("required"); req && req->is_array())
       for (const json::value& r : req->get_array())
         if (r.is_string() && !o.contains(r.get_string()))
@@ -249,27 +276,42 @@ class Validator {
     for (const auto& kv : o) {
       if (meta_field(path.empty(), kv.key())) continue;
       if (const json::object* cs = child_schema(s, kv.key()))
-        check(*cs, kv.value(), join(path, kv.key()));
+        check(*cs, kv.value(), join(path, kv.key()), old ? old->if_contains(kv.key()) : nullptr);
     }
   }
 
   // x-kubernetes-validations: each rule a CEL expression over `self` (the value at this node),
   // true or refused with its message (messageExpression is not evaluated: its message, else
-  // "failed rule: <rule>"), its reason and fieldPath. Transition rules (those naming oldSelf)
-  // need the object before: checked on no write here (docs/cel.md).
+  // "failed rule: <rule>"), its reason and fieldPath. A transition rule (one naming oldSelf) is
+  // checked on an update where the value before corresponds (`old`), with oldSelf bound to it,
+  // and skipped elsewhere, as kube-apiserver does; one with optionalOldSelf is not checked
+  // (docs/cel.md).
   void validation_rules(const json::array& rules, const std::string& type, const json::value& v,
-                        const std::string& path) {
-    std::optional<cel::Bindings> self;
+                        const std::string& path, const json::value* old) {
+    std::optional<cel::Bindings> self, both;
     for (const json::value& r : rules) {
       if (!r.is_object() || cost_exhausted_) continue;
       const json::object& rule = r.get_object();
       std::string text = string_at(rule, "rule");
-      if (text.empty() || text.find("oldSelf") != std::string::npos) continue;
+      if (text.empty()) continue;
+      bool transition = text.find("oldSelf") != std::string::npos;
+      if (transition) {
+        const json::value* optional = rule.if_contains("optionalOldSelf");
+        if (!old || (optional && optional->is_bool() && optional->get_bool())) continue;
+      }
       auto& program =
-          programs_.try_emplace(text, cel::Program::compile(text, {{"self"}})).first->second;
+          programs_.try_emplace(text, cel::Program::compile(text, {{"self", "oldSelf"}}))
+              .first->second;
       if (!program) continue;  // kube-apiserver refuses such a CRD when it is written
-      if (!self) self = cel::Bindings{{"self", to_cel(v, 0)}};
-      cel::EvalResult result = program->evaluate(*self, cost_left_);
+      const cel::Bindings* bindings = nullptr;
+      if (transition) {
+        if (!both) both = cel::Bindings{{"self", to_cel(v, 0)}, {"oldSelf", to_cel(*old, 0)}};
+        bindings = &*both;
+      } else {
+        if (!self) self = cel::Bindings{{"self", to_cel(v, 0)}};
+        bindings = &*self;
+      }
+      cel::EvalResult result = program->evaluate(*bindings, cost_left_);
       cost_left_ -= std::min(cost_left_, result.cost);
       std::string field = path;
       if (std::string fp = string_at(rule, "fieldPath"); !fp.empty())
@@ -359,11 +401,13 @@ void apply_schema_defaults(const json::value& schema, json::object& object) {
 }
 
 std::vector<SchemaViolation> validate_against_schema(const json::value& schema,
-                                                     const json::object& object) {
+                                                     const json::object& object,
+                                                     const json::object* old) {
   const json::object* s = schema.if_object();
   if (!s) return {};
   Validator v;
-  v.check(*s, json::value(object), "");
+  json::value before = old ? json::value(*old) : json::value();
+  v.check(*s, json::value(object), "", old ? &before : nullptr);
   return std::move(v.out);
 }
 

@@ -130,7 +130,9 @@ Response Handler::write_existing(const Cluster::Target& t, const json::object& o
   const ResourceType& type = *t.type;
   if (auto err = check_identity(t, obj, false)) return *err;
   std::vector<std::pair<std::string, std::string>> warnings;
-  if (auto err = validate_fields(type, obj, warnings)) return *err;
+  // Transition rules compare with the object before; a status write keeps the rest as it was.
+  if (auto err = validate_fields(type, obj, warnings, t.subresource.empty() ? &old : nullptr))
+    return *err;
   json::value managed =
       meta_of(obj).contains("managedFields") ? meta_of(obj).at("managedFields") : json::value();
   carry_over(type, old, obj, t.subresource);

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-CommandResult kubectl_apply(const SimProcess& sim, const std::string& yaml, const std::string& flags = "") {
+CommandResult kubectl_apply(const SimProcess& sim, const std::string& yaml,
+                            const std::string& flags = "") {
   fs::path f = sim.dir() / fmt::format("obj-{}.yaml", std::hash<std::string>{}(yaml + flags));
   std::ofstream(f) << yaml;
   return sim.kubectl("apply " + flags + " -f " + q(f));
@@ -115,7 +116,8 @@ spec:
               replicas: {type: integer}
               maxReplicas: {type: integer}
               image: {type: string}
-)yaml").code,
+)yaml")
+                .code,
             0);
   ASSERT_EQ(
       sim.kubectl("wait --for condition=Established crd/crontabs.stable.example.com --timeout 60s")
@@ -130,8 +132,7 @@ spec:
     EXPECT_THAT(r.err, HasSubstr("spec: Invalid value: \"object\": failed rule: self.replicas "
                                  "<= self.maxReplicas"))
         << flags;
-    EXPECT_THAT(r.err, HasSubstr("spec.image: Forbidden"))
-        << flags << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("spec.image: Forbidden")) << flags << ": " << r.err;
     EXPECT_THAT(r.err, Not(HasSubstr("greater than or equal to minReplicas"))) << flags;
   }
   EXPECT_TRUE(is_not_found(sim.kubectl("get crontab c -n default")));
@@ -140,6 +141,85 @@ spec:
       "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: c, namespace: default}\n"
       "spec: {minReplicas: 1, replicas: 5, maxReplicas: 10, image: registry.example/cron:1}\n");
   EXPECT_EQ(good.code, 0) << good.err;
+}
+
+// Transition rules (those naming oldSelf), as kube-apiserver applies them: on an update, where
+// the value before corresponds: a property by its name, an item of a list of type map by its
+// keys; never on a create, nor for a new item. The examples are the Kubernetes documentation's
+// ("Transition rules": an immutable field, a value that may only grow) and NVIDIA's
+// ComputeDomain, whose spec is immutable (`self == oldSelf`).
+TEST(ValidationTest, TransitionRulesCompareAnUpdateWithTheObjectBefore) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(kubectl_apply(sim, R"yaml(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pools.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: pools, singular: pool, kind: Pool}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              region:
+                type: string
+                x-kubernetes-validations:
+                - {rule: "self == oldSelf", message: "Value is immutable"}
+              disks:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties: {name: {type: string}, size: {type: integer}}
+                  x-kubernetes-validations:
+                  - {rule: "self.size >= oldSelf.size", message: "a disk may not shrink"}
+          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+)yaml")
+                .code,
+            0);
+  ASSERT_EQ(
+      sim.kubectl("wait --for condition=Established crd/pools.stable.example.com --timeout 60s")
+          .code,
+      0);
+  auto pool = [](const std::string& region, const std::string& disks) {
+    return "apiVersion: stable.example.com/v1\nkind: Pool\nmetadata: {name: p, namespace: "
+           "default}\nspec: {region: " +
+           region + ", disks: [" + disks + "]}\n";
+  };
+  ASSERT_EQ(kubectl_apply(sim, pool("eu", "{name: a, size: 10}")).code, 0);
+  for (std::string flags : {"", "--server-side --force-conflicts"}) {
+    CommandResult moved = kubectl_apply(sim, pool("us", "{name: a, size: 10}"), flags);
+    EXPECT_NE(moved.code, 0) << flags;
+    EXPECT_THAT(moved.err, HasSubstr("spec.region: Invalid value: \"string\": Value is immutable"))
+        << flags;
+    CommandResult shrunk = kubectl_apply(sim, pool("eu", "{name: a, size: 5}"), flags);
+    EXPECT_NE(shrunk.code, 0) << flags;
+    EXPECT_THAT(shrunk.err,
+                HasSubstr("spec.disks[0]: Invalid value: \"object\": a disk may not shrink"))
+        << flags;
+  }
+  // A new disk has nothing before it, even in the old one's place; a grown one keeps the rule.
+  CommandResult grown = kubectl_apply(sim, pool("eu", "{name: b, size: 1}, {name: a, size: 20}"),
+                                      "--server-side --force-conflicts");
+  EXPECT_EQ(grown.code, 0) << grown.err;
+  // A status write leaves the spec as it was: the spec's rules hold.
+  CommandResult status = sim.kubectl(
+      "patch pool p -n default --subresource=status --type=merge -p '{\"status\":{\"ok\":true}}'");
+  EXPECT_EQ(status.code, 0) << status.err;
+  EXPECT_EQ(
+      sim.kubectl("get pool p -n default -o 'jsonpath={.spec.disks[?(@.name==\"a\")].size}'").out,
+      "20");
 }
 
 TEST(ValidationTest, EveryAuthenticatedUserMayAskWhoItIs) {
