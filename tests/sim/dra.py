@@ -208,6 +208,26 @@ check("a request that tolerates the taint gets the tainted device",
       and devices_of(claim_of("tolerant", "taint", "gpu")) == ["gpu-3"])
 kubectl("delete", "namespace", "taint", "--wait=true")
 
+# ---- a DeviceTaintRule taints the devices it selects: the pool of n2's node ----
+create(f"""apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {{name: drain-{n2}}}
+spec:
+  deviceSelector: {{driver: {DRIVER}, pool: {n2}}}
+  taint: {{key: example.com/maintenance, value: 'true', effect: NoSchedule}}
+""")
+check("kubectl lists the DeviceTaintRule", [r["metadata"]["name"] for r in
+                                           get("devicetaintrules")["items"]] == [f"drain-{n2}"])
+kubectl("create", "namespace", "rule")
+create(claim_template("three", "rule",
+                      "[{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 3}}]"))
+create(pod("drained", "rule", ["gpu"], "[{name: gpu, resourceClaimTemplateName: three}]"))
+# Only n2 has three untainted GPUs; the rule taints them all.
+pending_with("drained", "rule", "3 cannot allocate all claims")
+kubectl("delete", "devicetaintrule", f"drain-{n2}")
+check("once the rule goes, the pod wanting three GPUs runs on n2", placed("drained", "rule") == n2)
+kubectl("delete", "namespace", "rule", "--wait=true")
+
 # ---- a shared claim is reserved for two pods; the second waits for a device the first frees ----
 kubectl("create", "namespace", "share")
 create("""apiVersion: resource.k8s.io/v1
