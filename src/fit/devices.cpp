@@ -322,9 +322,9 @@ bool DeviceInventory::serves_any(const Resources& requests) const {
 PodDevices DeviceInventory::resolve(const PodInfo& pod) const {
   PodDevices out;
   if (!classes_.empty())
-    for (const auto& [name, amount] : pod.requests.scalar)
-      if (std::string cls = amount > 0 ? serving_class(name) : ""; !cls.empty())
-        out.extended.push_back({name, std::move(cls), amount});
+    for (const PodInfo::ExtendedRequest& e : pod.extended_requests)
+      if (std::string cls = serving_class(e.resource); !cls.empty())
+        out.extended.push_back({e.resource, std::move(cls), e.amount, e.container, e.request});
   for (const PodInfo::DeviceClaimRef& ref : pod.device_claims) {
     const DeviceClaimSpec* spec = nullptr;
     std::string key;
@@ -583,16 +583,18 @@ std::optional<Allocation> DeviceInventory::allocate(const PodDevices& claims,
                                                     const Resources& allocatable) const {
   std::vector<const DeviceClaimSpec*> specs;
   for (const auto& [_, spec] : claims.to_allocate) specs.push_back(spec);
-  // The extended resources no device plugin lists on the node: one request of the class each.
+  // The extended resources no device plugin lists on the node: a request of the class for each
+  // container's, as kube-scheduler makes them (init containers' too: their devices are not
+  // shared with the others').
   DeviceClaimSpec extended;
   for (const PodDevices::Extended& e : claims.extended) {
     if (allocatable.lists(e.resource)) continue;
     DeviceRequest r;
-    r.name = e.resource;
+    r.name = e.request;
     r.device_class = e.device_class;
     r.count = e.count;
     r.selector_key = e.device_class;
-    extended.requests.push_back({e.resource, {std::move(r)}});
+    extended.requests.push_back({e.request, {std::move(r)}});
   }
   if (!extended.requests.empty()) specs.push_back(&extended);
   if (specs.empty()) return Allocation{};

@@ -114,10 +114,12 @@ using Allocation = std::vector<ClaimAllocation>;
 // A pod's claims, each resolved: one to allocate (from a template, or a claim not allocated yet),
 // or one allocated already.
 struct PodDevices {
-  // Its extended resources devices may serve, with the class that serves each.
+  // Its containers' extended resources devices may serve, with the class that serves each and
+  // the request kube-scheduler names for it (PodInfo::extended_requests).
   struct Extended {
     std::string resource, device_class;
     int64_t count = 0;
+    std::string container, request;
   };
   std::vector<Extended> extended;
   std::vector<const DeviceClaim*> allocated;

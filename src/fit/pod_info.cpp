@@ -1,7 +1,10 @@
 #include "fit/pod_info.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <boost/json.hpp>
+#include <set>
 
 #include "fit/json_fields.h"
 #include "model/well_known_labels.h"
@@ -11,6 +14,26 @@ namespace planter::fit {
 namespace json = boost::json;
 
 namespace {
+
+// A container's extended resources, each named as kube-scheduler names its device request.
+void extended_of_container(const json::value& c, size_t index,
+                           std::vector<PodInfo::ExtendedRequest>& out) {
+  const json::object* o = c.if_object();
+  const json::object* res = o ? object_in(o, "resources") : nullptr;
+  if (!res) return;
+  std::set<std::string> keys;  // the requests once defaulted from the limits, sorted
+  for (const char* list : {"requests", "limits"})
+    if (const json::object* l = object_in(res, list))
+      for (const auto& [k, _] : *l) keys.emplace(k);
+  Resources amounts = container_requests(c);
+  size_t j = 0;
+  for (const std::string& key : keys) {
+    if (int64_t amount = amounts.get(key); amount > 0 && is_extended_resource(key))
+      out.push_back(
+          {text_in(o, "name"), key, fmt::format("container-{}-request-{}", index, j), amount});
+    ++j;
+  }
+}
 
 std::string text(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
@@ -130,6 +153,10 @@ PodInfo PodInfo::from(const json::object& pod) {
   if (!spec) return p;
   p.node_name = text(*spec, "nodeName");
   p.requests = pod_requests(*spec);
+  size_t index = 0;
+  for (const char* list : {"initContainers", "containers"})
+    if (const json::array* cs = array_in(spec, list))
+      for (const json::value& c : *cs) extended_of_container(c, index++, p.extended_requests);
   if (const json::array* ts = array_in(spec, "tolerations"))
     for (const json::value& t : *ts)
       if (const json::object* o = t.if_object()) {

@@ -87,6 +87,15 @@ struct PodInfo {
     std::string name, claim, template_name;
   };
   std::vector<DeviceClaimRef> device_claims;
+  // Each container's extended resources, as kube-scheduler names the device request that serves
+  // one where devices do (KEP-5004): `container-<i>-request-<j>`, i the container's place over
+  // initContainers then containers, j the resource's among the container's sorted requests
+  // (a limit standing for an absent request).
+  struct ExtendedRequest {
+    std::string container, resource, request;
+    int64_t amount = 0;
+  };
+  std::vector<ExtendedRequest> extended_requests;
 
   // `pod`: a Pod (metadata and spec).
   static PodInfo from(const boost::json::object& pod);

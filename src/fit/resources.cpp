@@ -50,22 +50,6 @@ void drop_zeros(Resources& r) {
 }
 
 // A container's requests, its limits standing in for requests it does not state.
-Resources container_requests(const json::value& c) {
-  Resources out;
-  const json::object* o = c.if_object();
-  const json::object* res = o ? object_in(o, "resources") : nullptr;
-  if (!res) return out;
-  const json::object* requests = object_in(res, "requests");
-  const json::object* limits = object_in(res, "limits");
-  out = resources_of(requests);
-  if (limits)
-    for (const auto& [name, v] : *limits) {
-      if (name == "pods" || (requests && requests->contains(name))) continue;
-      out.add(name, amount(&v, name == "cpu"));
-    }
-  return out;
-}
-
 bool restartable(const json::value& c) {
   const json::object* o = c.if_object();
   const json::value* policy = o ? o->if_contains("restartPolicy") : nullptr;
@@ -84,6 +68,22 @@ void raise_to(Resources& r, const Resources& peak) {
 }
 
 }  // namespace
+
+Resources container_requests(const json::value& c) {
+  Resources out;
+  const json::object* o = c.if_object();
+  const json::object* res = o ? object_in(o, "resources") : nullptr;
+  if (!res) return out;
+  const json::object* requests = object_in(res, "requests");
+  const json::object* limits = object_in(res, "limits");
+  out = resources_of(requests);
+  if (limits)
+    for (const auto& [name, v] : *limits) {
+      if (name == "pods" || (requests && requests->contains(name))) continue;
+      out.add(name, amount(&v, name == "cpu"));
+    }
+  return out;
+}
 
 int64_t add_sat(int64_t a, int64_t b) {
   int64_t out = 0;

@@ -52,6 +52,10 @@ Resources resources_of(const boost::json::object* list);
 // clamped to int32.
 int64_t allowed_pods(const boost::json::object* allocatable);
 
+// One container's requests: its limit where it states a limit and no request (as the API server
+// defaults it). `container`: a container of a pod spec.
+Resources container_requests(const boost::json::value& container);
+
 // What a pod asks of its node for scheduling (kube-scheduler's computePodResourceRequest): for
 // each resource, the sum of its containers' and sidecars' requests, or the biggest init
 // container with the sidecars started before it, whichever is more; plus the pod's overhead. A

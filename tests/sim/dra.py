@@ -310,6 +310,24 @@ check("two devices of the pod's node are allocated to it",
       len(devices_of(claim)) == 2 and all(
           r["pool"] == node for r in claim["status"]["allocation"]["devices"]["results"])
       and node in (n1, n2), json.dumps(claim.get("status")))
+create("""apiVersion: v1
+kind: Pod
+metadata: {name: limited, namespace: extended}
+spec:
+  containers:
+  - name: main
+    image: registry.example/train:1
+    resources:
+      requests: {cpu: 100m}
+      limits: {example.com/gpu: "1"}
+""")
+placed("limited", "extended")
+mappings = (pod_state("limited", "extended")["status"].get("extendedResourceClaimStatus") or {}).get(
+    "requestMappings")
+check("a limit stands for the request it lacks: the GPU is the container's second request",
+      mappings == [{"containerName": "main", "resourceName": "example.com/gpu",
+                    "requestName": "container-0-request-1"}], json.dumps(mappings))
+kubectl("delete", "pod", "limited", "-n", "extended", "--wait=true")
 create(extended_pod("too-many", 5))
 pending_with("too-many", "extended", "3 cannot allocate all claims")
 create(extended_pod("implicit", 1, "deviceclass.resource.kubernetes.io/gpu.example.com"))

@@ -306,5 +306,28 @@ TEST(FitDevices, AnExtendedResourceIsServedByTheDevicesOfItsClassWhereNoNodeList
   EXPECT_TRUE(fit.placed.contains("two"));
 }
 
+// kube-scheduler makes a device request for each container's extended resource, init containers
+// included (KEP-5004: `container-<i>-request-<j>`, j over the container's sorted requests): an
+// init container's GPU and the main container's are two devices, not the pod's effective one.
+TEST(FitDevices, EachContainersExtendedResourceIsADeviceRequestOfItsOwn) {
+  Cluster c({{"one", 1}, {"two", 2}});
+  c.snap.add_volume_object(parse(R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass",
+      "metadata":{"name":"gpu.nvidia.com"},"spec":{"extendedResourceName":"nvidia.com/gpu",
+      "selectors":[{"cel":{"expression":"device.driver == 'gpu.example.com'"}}]}})"));
+  PodInfo p = PodInfo::from(parse(R"({"metadata":{"name":"train","namespace":"default"},
+      "spec":{"initContainers":[{"name":"warm","resources":{"limits":{"nvidia.com/gpu":"1"}}}],
+      "containers":[{"name":"c","resources":{"requests":{"cpu":"1","memory":"1Gi"},
+      "limits":{"nvidia.com/gpu":"1"}}}]}})"));
+  ASSERT_EQ(p.extended_requests.size(), 2u);
+  EXPECT_EQ(p.extended_requests[0].request, "container-0-request-0");
+  EXPECT_EQ(p.extended_requests[0].container, "warm");
+  // c's sorted requests: cpu, memory, nvidia.com/gpu (its limit standing for the request).
+  EXPECT_EQ(p.extended_requests[1].request, "container-1-request-2");
+  EXPECT_EQ(p.requests.get("nvidia.com/gpu"), 1) << "the pod's effective request is one GPU";
+  auto [yes, why] = c.feasible(p);
+  EXPECT_EQ(yes, std::vector<std::string>{"two"});
+  EXPECT_EQ(why, "0/2 nodes are available: 1 cannot allocate all claims.");
+}
+
 }  // namespace
 }  // namespace planter::fit

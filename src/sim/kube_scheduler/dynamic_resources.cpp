@@ -109,17 +109,19 @@ void DynamicResourcesCheck::read_extended(const Store& store) {
     for (size_t i = 0; containers && i < containers->size(); ++i, ++index) {
       const json::object* c = (*containers)[i].if_object();
       const json::object* resources = object_at(c, "resources");
-      const json::object* requests = object_at(resources, "requests");
-      if (!requests) requests = object_at(resources, "limits");  // requests default to limits
-      if (!requests) continue;
+      // The requests as the API server defaults them: a limit stands for an absent request.
+      json::object requests;
+      if (const json::object* limits = object_at(resources, "limits")) requests = *limits;
+      if (const json::object* asked = object_at(resources, "requests"))
+        for (const auto& [k, v] : *asked) requests[k] = v;
       std::vector<std::string> keys;
-      for (const auto& [k, _] : *requests) keys.emplace_back(k);
+      for (const auto& [k, _] : requests) keys.emplace_back(k);
       std::sort(keys.begin(), keys.end());
       for (size_t j = 0; j < keys.size(); ++j) {
         auto it = chosen.find(keys[j]);
         if (it == chosen.end()) continue;
         dra_backed_.insert(keys[j]);
-        int64_t count = whole_units(parse_milli(&requests->at(keys[j])).value_or(0));
+        int64_t count = whole_units(parse_milli(&requests.at(keys[j])).value_or(0));
         if (count <= 0) continue;
         extended_.push_back({string_at(c, "name"), keys[j],
                              fmt::format("container-{}-request-{}", index, j), it->second.second,
