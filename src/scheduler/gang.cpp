@@ -83,7 +83,7 @@ class Placer {
       return false;
     }
     Binding b{&pod, nodes[*best].name, {}, {}};
-    if (!device_claims(pod, nodes[*best], b.devices, why)) return false;
+    device_claims(pod, nodes[*best], b.devices);
     for (const fit::ClaimBinding& c : cycle.claim_bindings(nodes[*best])) {
       b.claims.push_back({c.claim->ns, c.claim->name, c.volume ? c.volume->name : ""});
       // The group's next pods find the claim bound where this one goes.
@@ -99,28 +99,26 @@ class Placer {
 
   // The pod's ResourceClaims as they are reserved on `node` (which passed DynamicResources):
   // each allocated there (the same allocation the view takes when the pod is assumed), or
-  // allocated before. Extended resources served by devices need a claim of the pod's own, which
-  // planter scheduler does not make: such a pod is left to kube-scheduler, said in `why`.
-  bool device_claims(const PodInfo& pod, const fit::NodeInfo& node,
-                     std::vector<DeviceClaimChoice>& out, std::string& why) const {
-    if (!view_.devices().takes_devices(pod)) return true;
+  // allocated before; and, where devices serve its extended resources, a claim of its own.
+  void device_claims(const PodInfo& pod, const fit::NodeInfo& node,
+                     std::vector<DeviceClaimChoice>& out) const {
+    if (!view_.devices().takes_devices(pod)) return;
     fit::PodDevices claims = view_.devices().resolve(pod);
     auto got = view_.devices().allocate(claims, node.name, node.labels, node.allocatable);
-    if (!got) return true;  // the filter said it fits: nothing to write (cannot happen)
-    if (got->size() > claims.to_allocate.size()) {
-      why = fmt::format(
-          "pod {} asks {}, which devices serve on node {}: planter scheduler makes no claim for "
-          "extended resources; leave the pod to kube-scheduler",
-          pod.id(), claims.extended.front().resource, node.name);
-      return false;
-    }
-    for (const fit::DeviceClaim* c : claims.allocated) out.push_back({c->ns, c->name, {}, true});
+    if (!got) return;  // the filter said it fits: nothing to write (cannot happen)
+    for (const fit::DeviceClaim* c : claims.allocated)
+      out.push_back({c->ns, c->name, {}, true, {}});
     for (size_t c = 0; c < claims.to_allocate.size(); ++c) {
       const std::string& key = claims.to_allocate[c].first;
       auto slash = key.find('/');
-      out.push_back({key.substr(0, slash), key.substr(slash + 1), (*got)[c], false});
+      out.push_back({key.substr(0, slash), key.substr(slash + 1), (*got)[c], false, {}});
     }
-    return true;
+    if (got->size() > claims.to_allocate.size()) {
+      DeviceClaimChoice own{pod.ns, "", got->back(), false, {}};
+      for (const fit::PodDevices::Extended& e : claims.extended)
+        if (!node.allocatable.lists(e.resource)) own.extended.push_back(e);
+      out.push_back(std::move(own));
+    }
   }
 
  private:
@@ -154,6 +152,40 @@ boost::json::object allocation_of(const DeviceClaimChoice& c, const std::string&
                                        {"operator", "In"},
                                        {"values", json::array{json::string(node)}}}}}}}}};
   return allocation;
+}
+
+boost::json::object extended_claim_of(const DeviceClaimChoice& c, const fit::PodInfo& pod) {
+  namespace json = boost::json;
+  json::array requests;
+  for (const fit::PodDevices::Extended& e : c.extended)
+    requests.push_back(json::object{{"name", e.request},
+                                    {"exactly", json::object{{"deviceClassName", e.device_class},
+                                                             {"allocationMode", "ExactCount"},
+                                                             {"count", e.count}}}});
+  return json::object{
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "ResourceClaim"},
+      {"metadata",
+       json::object{{"generateName", pod.name + "-extended-resources-"},
+                    {"namespace", pod.ns},
+                    {"annotations",
+                     json::object{{"resource.kubernetes.io/extended-resource-claim", "true"}}},
+                    {"ownerReferences", json::array{json::object{{"apiVersion", "v1"},
+                                                                 {"kind", "Pod"},
+                                                                 {"name", pod.name},
+                                                                 {"uid", pod.uid},
+                                                                 {"controller", true},
+                                                                 {"blockOwnerDeletion", true}}}}}},
+      {"spec", json::object{{"devices", json::object{{"requests", std::move(requests)}}}}}};
+}
+
+boost::json::array extended_mappings(const DeviceClaimChoice& c) {
+  namespace json = boost::json;
+  json::array out;
+  for (const fit::PodDevices::Extended& e : c.extended)
+    out.push_back(json::object{
+        {"containerName", e.container}, {"resourceName", e.resource}, {"requestName", e.request}});
+  return out;
 }
 
 size_t feasible_nodes_to_find(size_t nodes) {

@@ -39,14 +39,24 @@ struct ClaimChoice {
 // the devices allocated to it there (none: it was allocated already), written to its
 // status.allocation with the pod in status.reservedFor before the pod is bound.
 struct DeviceClaimChoice {
-  std::string ns, claim;
+  std::string ns, claim;  // claim empty: the pod's own claim of its extended resources
   fit::ClaimAllocation allocation;
   bool allocated_before = false;
+  // The pod's own claim: the extended resources devices serve on its node, one request each
+  // (kube-scheduler's `<pod>-extended-resources-` claim, made when the pod is reserved).
+  std::vector<fit::PodDevices::Extended> extended;
 };
 
 // The claim's status.allocation for `c` on `node`: its devices' results, and a nodeSelector
 // naming the node when a device came from a slice for that node alone.
 boost::json::object allocation_of(const DeviceClaimChoice& c, const std::string& node);
+
+// The pod's own claim of its extended resources served by devices, as kube-scheduler makes it
+// (KEP-5004): `<pod>-extended-resources-<5>`, owned by the pod, annotated
+// resource.kubernetes.io/extended-resource-claim, one request of `count` devices of the class for
+// each container's resource; and the pod's status.extendedResourceClaimStatus.requestMappings.
+boost::json::object extended_claim_of(const DeviceClaimChoice& c, const fit::PodInfo& pod);
+boost::json::array extended_mappings(const DeviceClaimChoice& c);
 
 struct Binding {
   const fit::PodInfo* pod = nullptr;

@@ -436,6 +436,10 @@ struct Scheduler::Impl {
   bool reserve_devices(const std::vector<Job>& jobs) {
     for (const Job& j : jobs)
       for (const DeviceClaimChoice& c : j.devices) {
+        if (c.claim.empty()) {
+          if (!reserve_extended(j, c)) return false;
+          continue;
+        }
         std::optional<json::object> claim;
         resource_claims->inspect(c.ns, c.claim, [&](const json::object* o) {
           if (o) claim = *o;
@@ -465,6 +469,37 @@ struct Scheduler::Impl {
           return false;
         }
       }
+    return true;
+  }
+
+  // The pod's own claim of its extended resources, as kube-scheduler's PreBind makes it: created,
+  // its allocation and the pod in reservedFor written, and the pod's
+  // status.extendedResourceClaimStatus naming it with the request of each container's resource.
+  bool reserve_extended(const Job& j, const DeviceClaimChoice& c) {
+    const fit::PodInfo& pod = *j.pod;
+    auto fail = [&](const std::string& what, const kube::ApiError& e) {
+      ++stats.errors;
+      log(fmt::format("{} for the extended resources of {} on {}: {}", what, pod.id(), j.node,
+                      e.str()));
+      return false;
+    };
+    auto made = client.create(extended_claim_of(c, pod));
+    if (!made) return fail("creating a ResourceClaim", made.error());
+    json::object claim = std::move(*made);
+    claim["status"] = json::object{
+        {"allocation", allocation_of(c, j.node)},
+        {"reservedFor",
+         json::array{json::object{{"resource", "pods"}, {"name", pod.name}, {"uid", pod.uid}}}}};
+    if (auto r = client.update_status(claim); !r)
+      return fail("reserving its ResourceClaim", r.error());
+    json::object status{
+        {"extendedResourceClaimStatus",
+         json::object{{"resourceClaimName", string_field(claim, {"metadata", "name"})},
+                      {"requestMappings", extended_mappings(c)}}}};
+    if (auto r = client.merge_patch("v1", "Pod", pod.ns, pod.name,
+                                    json::object{{"status", std::move(status)}}, true);
+        !r)
+      return fail("writing the pod's extendedResourceClaimStatus", r.error());
     return true;
   }
 

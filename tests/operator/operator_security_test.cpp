@@ -253,7 +253,7 @@ TEST(OperatorTest, WithTheShippedRbacATenantsSeedPlantsAsItsServiceAccount) {
   ASSERT_EQ(deployed.code, 0) << deployed.err;
   ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
   apply_yaml(sim, role_for("team", "deployer", kConfigMapRules));
-  OperatorProcess op(kubeconfig_with_token(sim, "operator-token"), sim.dir(),
+  OperatorProcess op(sim.kubeconfig_with_token("operator-token"), sim.dir(),
                      {"--leader-elect", "--leader-elect-resource-namespace", "planter-system"});
   std::string seed = R"(    inline: |
       apiVersion: v1

@@ -192,19 +192,6 @@ inline void expect_in_order(const json::object& plan, const std::vector<std::str
   EXPECT_THAT(check.violations, IsEmpty());
 }
 
-// A copy of the sim's kubeconfig that authenticates with `token`.
-inline fs::path kubeconfig_with_token(const SimProcess& sim, const std::string& token) {
-  std::string text = read_file(sim.kubeconfig());
-  std::string marker = "token: ";
-  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
-    size_t end = text.find('\n', at);
-    text.replace(at + marker.size(), end - at - marker.size(), token);
-  }
-  fs::path out = sim.dir() / (token + ".kubeconfig");
-  std::ofstream(out) << text;
-  return out;
-}
-
 inline std::string hello_configmap(const SimProcess& sim, const std::string& ns) {
   CommandResult r = sim.kubectl(fmt::format("create configmap hello -n {} --from-file=seed.yaml={}",
                                             ns, q(kSource / "examples/hello-world/seed.yaml")));

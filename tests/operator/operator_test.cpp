@@ -279,7 +279,7 @@ TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
     v.insert(v.end(), {"--identity", id});
     return v;
   };
-  auto a = std::make_unique<OperatorProcess>(kubeconfig_with_token(sim, "token-a"), sim.dir(),
+  auto a = std::make_unique<OperatorProcess>(sim.kubeconfig_with_token("token-a"), sim.dir(),
                                              with("replica-a"));
   auto holder = [&] {
     return sim
@@ -289,7 +289,7 @@ TEST(OperatorTest, OnlyTheLeaderWritesAndAStandbyTakesOverWithinTheLease) {
         .out;
   };
   ASSERT_TRUE(eventually([&] { return holder() == "replica-a"; }, 30s)) << a->log();
-  OperatorProcess b(kubeconfig_with_token(sim, "token-b"), sim.dir(), with("replica-b"));
+  OperatorProcess b(sim.kubeconfig_with_token("token-b"), sim.dir(), with("replica-b"));
   apply_yaml(sim, seed_object("default", "first", hello_configmap(sim, "default")));
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "first", "Planted"); }, 60s))
       << a->log();

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
@@ -98,20 +99,34 @@ size_t bound(const std::map<std::string, std::string>& pods) {
   return n;
 }
 
+// A token for planter scheduler's ServiceAccount (deploy/scheduler/rbac.yaml), in a file the sim
+// reads with --token-auth-file.
+std::string scheduler_token_file() {
+  fs::path tokens =
+      fs::temp_directory_path() / fmt::format("planter-gang-tokens-{}.csv", ::getpid());
+  std::ofstream(tokens) << "scheduler-token,system:serviceaccount:kube-system:planter-scheduler,"
+                           "1,\"system:serviceaccounts,system:serviceaccounts:kube-system\"\n";
+  return tokens.string();
+}
+
+// planter scheduler as deploy/scheduler ships it: its own ServiceAccount with the shipped RBAC,
+// on a sim that authorizes by RBAC, so every test here also shows the shipped rules are enough.
 class GangTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(sim_.running());
-    fs::path crd =
-        fs::path(PLANTER_SOURCE_DIR) / "deploy/scheduler/scheduling.x-k8s.io_podgroups.yaml";
-    ASSERT_EQ(sim_.kubectl("apply -f " + q(crd)).code, 0);
+    fs::path deploy = fs::path(PLANTER_SOURCE_DIR) / "deploy/scheduler";
+    ASSERT_EQ(sim_.kubectl("apply -f " + q(deploy / "scheduling.x-k8s.io_podgroups.yaml") + " -f " +
+                           q(deploy / "rbac.yaml"))
+                  .code,
+              0);
     ASSERT_TRUE(
         eventually([&] { return sim_.kubectl("get podgroups -n default").code == 0; }, 10s));
   }
   std::unique_ptr<PlanterProcess> scheduler(std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"scheduler",
                                      "--kubeconfig",
-                                     sim_.kubeconfig().string(),
+                                     sim_.kubeconfig_with_token("scheduler-token").string(),
                                      "--metrics-addr",
                                      "0",
                                      "--health-addr",
@@ -122,7 +137,9 @@ class GangTest : public ::testing::Test {
   }
   // Three 8-cpu nodes; a claim is provisioned 300 ms after it can be (a slow backend), so that a
   // binding that does not wait for its claims to be Bound is seen in the audit log.
-  SimProcess sim_{std::vector<std::string>{"--workload-delay", "100", "--volume-delay", "300"}};
+  SimProcess sim_{std::vector<std::string>{"--workload-delay", "100", "--volume-delay", "300",
+                                           "--authorization", "RBAC", "--token-auth-file",
+                                           scheduler_token_file()}};
 };
 
 TEST_F(GangTest, AGangBindsOnlyWhenAllOfItFitsAndANewNodeCompletesIt) {
@@ -339,6 +356,89 @@ spec:
   };
   ASSERT_TRUE(eventually([&] { return !reason().empty(); }, 30s)) << s->log();
   EXPECT_EQ(reason(), "0/3 nodes are available: 3 cannot allocate all claims.");
+}
+
+// Extended resources served by devices (KEP-5004), as kube-scheduler's DynamicResources PreBind
+// serves them: a gang of two pods asking example.com/gpu: 2, which no node lists and a DeviceClass
+// names as its extendedResourceName: each pod gets a claim of its own
+// (`<pod>-extended-resources-`, owned by it) with two devices of its node allocated and reserved,
+// and its status.extendedResourceClaimStatus maps its container's resource to the claim's
+// request, before it is bound.
+TEST_F(GangTest, AGangAskingAnExtendedResourceDevicesServeGetsAClaimPerPod) {
+  std::string names = sim_.kubectl("get nodes -o jsonpath={.items[*].metadata.name}").out;
+  std::string first = names.substr(0, names.find(' '));
+  std::string second =
+      names.substr(first.size() + 1, names.find(' ', first.size() + 1) - first.size() - 1);
+  std::string devices = R"(apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+)";
+  for (const std::string& n : {first, second})
+    devices += fmt::format(R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {0}-gpus}}
+spec:
+  driver: gpu.example.com
+  nodeName: {0}
+  pool: {{name: {0}, generation: 1, resourceSliceCount: 1}}
+  devices: [{{name: gpu-0}}, {{name: gpu-1}}]
+)",
+                           n);
+  apply_yaml(sim_, devices);
+  auto s = scheduler();
+  std::string pods = R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: infer, namespace: default}
+spec: {minMember: 2}
+)";
+  for (const char* name : {"infer-0", "infer-1"})
+    pods += fmt::format(R"(---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {0}, namespace: default, labels: {{scheduling.x-k8s.io/pod-group: infer}}}}
+spec:
+  schedulerName: planter
+  containers:
+  - name: main
+    image: server
+    resources: {{requests: {{cpu: 100m, example.com/gpu: "2"}}, limits: {{example.com/gpu: "2"}}}}
+)",
+                        name);
+  apply_yaml(sim_, pods);
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "infer")) == 2; }, 30s))
+      << sim_.kubectl("get pods,resourceclaims -o wide").out << s->log();
+  std::map<std::string, std::string> at = nodes_of(sim_, "infer");
+  EXPECT_EQ((std::set<std::string>{at["infer-0"], at["infer-1"]}),
+            (std::set<std::string>{first, second}));
+  for (const auto& [pod, node] : at) {
+    json::value p = json::parse(sim_.kubectl("get pod " + pod + " -o json").out);
+    const json::value& ext = p.at("status").at("extendedResourceClaimStatus");
+    EXPECT_EQ(ext.at("requestMappings"),
+              json::parse(R"([{"containerName":"main","resourceName":"example.com/gpu",)"
+                          R"("requestName":"container-0-request-1"}])"));
+    std::string claim(ext.at("resourceClaimName").as_string());
+    EXPECT_TRUE(claim.starts_with(pod + "-extended-resources-")) << claim;
+    json::value c = json::parse(sim_.kubectl("get resourceclaim " + claim + " -o json").out);
+    EXPECT_EQ(c.at("metadata").at("ownerReferences").at(0).at("name").as_string(), pod);
+    const json::array& results =
+        c.at("status").at("allocation").at("devices").at("results").as_array();
+    ASSERT_EQ(results.size(), 2u) << json::serialize(c);
+    for (const json::value& r : results) {
+      EXPECT_EQ(r.at("pool").as_string(), node) << pod;
+      EXPECT_EQ(r.at("request").as_string(), "container-0-request-1") << pod;
+    }
+    EXPECT_EQ(c.at("status").at("reservedFor").at(0).at("name").as_string(), pod);
+  }
+  // Running: the kubelet admits them though their nodes list no example.com/gpu.
+  EXPECT_EQ(sim_.kubectl("wait --for=condition=Ready pod -l scheduling.x-k8s.io/pod-group=infer "
+                         "--timeout 30s")
+                .code,
+            0)
+      << sim_.kubectl("get pods -o yaml").out;
 }
 
 TEST_F(GangTest, OfTwoGangsThatCannotBothFitOneBindsWholeAndTheOtherLater) {

@@ -62,6 +62,18 @@ std::string read_file(const fs::path& p) {
   return slurp(p);
 }
 
+fs::path SimProcess::kubeconfig_with_token(const std::string& token) const {
+  std::string text = read_file(kubeconfig());
+  std::string marker = "token: ";
+  for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    size_t end = text.find('\n', at);
+    text.replace(at + marker.size(), end - at - marker.size(), token);
+  }
+  fs::path out = dir_ / (token + ".kubeconfig");
+  std::ofstream(out) << text;
+  return out;
+}
+
 bool file_says(const fs::path& p, std::string_view text, std::chrono::seconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   while (slurp(p).find(text) == std::string::npos) {

@@ -104,6 +104,8 @@ class SimProcess {
   const std::string& url() const { return url_; }
   std::filesystem::path dir() const { return dir_; }
   std::filesystem::path kubeconfig() const { return dir_ / "kubeconfig"; }
+  // A copy of the kubeconfig that authenticates with `token` (one of --token-auth-file's).
+  std::filesystem::path kubeconfig_with_token(const std::string& token) const;
   std::filesystem::path audit_log() const { return dir_ / "audit.jsonl"; }
 
   // "kubectl --kubeconfig K --cache-dir D <args>"
