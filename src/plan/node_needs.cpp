@@ -255,12 +255,19 @@ class Reader {
           resources[name] = std::max(resources[name], count);
       }
     }
+    const json::value* claims = effective.if_contains("resourceClaims");
+    need.claims = claims && claims->is_array() && !claims->as_array().empty();
     if (resources.empty() && need.labels.empty() && need.networks.empty() &&
-        need.external_networks.empty())
+        need.external_networks.empty() && !need.claims)
       return;
     need.resources.assign(resources.begin(), resources.end());
     need.pod = pod;
     if (merged) need.pod["spec"] = std::move(merged_spec);
+    // Its pods are in the object's namespace (its claims' templates are looked up there).
+    json::value& meta = need.pod["metadata"];
+    if (!meta.is_object()) meta.emplace_object();
+    if (!meta.as_object().contains("namespace") && !objects_[i].ref.ns.empty())
+      meta.as_object()["namespace"] = objects_[i].ref.ns;
     json::object& spec_out = need.pod["spec"].as_object();
     // The resources its networks draw are asked for as the SR-IOV resources injector does.
     for (const auto& [name, amount] : need.resources)
@@ -296,6 +303,7 @@ class Reader {
     for (const auto& [name, amount] : need.resources)
       parts.push_back(fmt::format("{} ≥ {}", name, amount_text(name, amount)));
     for (const std::string& l : need.labels) parts.push_back(l);
+    if (need.claims) parts.push_back("devices for its claims");
     need.what = fmt::format("{}", fmt::join(parts, ", "));
     out.push_back(std::move(need));
   }

@@ -51,6 +51,9 @@ struct NodeNeed {
   std::vector<std::pair<std::string, int64_t>> resources;
   // The node labels its selectors name (key=value, or key for Exists), for people.
   std::vector<std::string> labels;
+  // Its pods claim devices (spec.resourceClaims): a node has it when its published devices can
+  // serve the claims (Dynamic Resource Allocation, docs/dra.md).
+  bool claims = false;
   // How many nodes must have it: one per replica when its pods must be apart (required pod
   // anti-affinity on kubernetes.io/hostname that matches the pods themselves), else one.
   int64_t nodes = 1;

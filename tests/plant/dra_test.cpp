@@ -36,6 +36,7 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
   EXPECT_THAT(planned.out, HasSubstr("DeviceClass/gpu.nvidia.com exists (not in seed) "
                                      "(device-claims), GPUCluster/gpu-cluster exists"))
       << "the template waits for the driver's class, and for what makes it";
+  EXPECT_THAT(planned.out, HasSubstr("node-capability devices for its claims on edge1"));
   CommandResult r =
       planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + args + " --timeout 120");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -43,9 +44,20 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
   // The order: nothing declared before its requirements held.
   CommandResult json_plan = planter("plan -o json " + args);
   ASSERT_EQ(json_plan.code, 0);
-  OrderCheck check =
-      check_plant_order(json::parse(json_plan.out).as_object(), parse_audit(sim.audit_lines()));
+  std::vector<AuditEntry> audit = parse_audit(sim.audit_lines());
+  OrderCheck check = check_plant_order(json::parse(json_plan.out).as_object(), audit);
   EXPECT_THAT(check.violations, IsEmpty());
+  // The Job waits for a node whose published devices can serve its claims: declared only after
+  // the driver published the first GPU node's slice.
+  size_t first_slice = 0, job = 0;
+  for (const AuditEntry& e : audit) {
+    if (e.cluster != "edge1" || e.verb.empty()) continue;
+    if (e.object.starts_with("resource.k8s.io|ResourceSlice|") && !first_slice)
+      first_slice = e.index;
+    if (e.object == "batch|Job|ml|train" && !job) job = e.index;
+  }
+  EXPECT_NE(first_slice, 0u);
+  EXPECT_GT(job, first_slice) << "the Job was declared before any GPU was published";
 
   // The Job's two pods are bound, each on a GPU node with two GPUs of one PCIe root.
   ASSERT_EQ(sim.kubectl("--context edge1 wait --for=jsonpath={.status.active}=2 job/train -n ml "

@@ -66,7 +66,7 @@ void require_node_capability(const RuleContext& ctx, const Unit& unit,
           ctx.need(ObjectRef{"k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", ns, name},
                    cluster, ReadinessPredicate::of(Type::kExists), "node-capability"));
     // The nodes first: while they lack it, its wait says how far its providers are.
-    if (!need.resources.empty() || !need.labels.empty())
+    if (!need.resources.empty() || !need.labels.empty() || need.claims)
       out.push_back(
           {std::nullopt, ObjectRef{"v1", "Node", "", ""}, unit.cluster,
            ReadinessPredicate{Type::kNodeCapability, need.what, fmt::format("{};{}", n, by)},

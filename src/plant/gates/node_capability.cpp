@@ -6,14 +6,18 @@
 // for atomic stacks, the stack-fits gate's). A provider that says "done" per node (an
 // SriovNetworkNodeState) must say it for a node to count. An extended resource a node does not
 // list is counted in the devices that serve it there (a DeviceClass's extendedResourceName over
-// the node's ResourceSlices, fit/devices.h): on a DRA cluster no node lists nvidia.com/gpu.
-// Decided once per change of the cluster's nodes, devices and those states.
+// the node's ResourceSlices, fit/devices.h): on a DRA cluster no node lists nvidia.com/gpu. A
+// need whose pods claim devices counts the nodes whose published devices could serve its claims
+// (their templates and classes as the cluster holds them, any claim's allocation left aside:
+// capacity again). Decided once per change of the cluster's nodes, devices and those states.
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include "fit/framework.h"
@@ -21,6 +25,7 @@
 #include "fit/resources.h"
 #include "fit/snapshot.h"
 #include "model/object.h"
+#include "plan/node_needs.h"
 #include "plan/node_providers.h"
 #include "plant/gates/gate.h"
 #include "plant/readiness_check.h"
@@ -38,9 +43,13 @@ class NodeCapabilityGate : public Gate {
   void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override {
     waited_on_.insert(r.cluster);
     c_.fleet.watch(r.cluster, "v1", "Node");
-    if (extended(r)) {
+    if (extended(r) || claims(r)) {
       devices_on_.insert(r.cluster);
       for (const char* kind : kDeviceKinds) c_.fleet.watch(r.cluster, kDevices, kind);
+    }
+    if (claims(r)) {
+      claims_on_.insert(r.cluster);
+      for (const char* kind : kClaimKinds) c_.fleet.watch(r.cluster, kDevices, kind);
     }
     std::vector<NodeState>& states = states_[u] = states_of(u);
     for (const NodeState& s : states) {
@@ -54,11 +63,14 @@ class NodeCapabilityGate : public Gate {
     const std::string& cluster = r.cluster;
     if (!c_.fleet.linked(cluster)) return Wait{c_.fleet.link_status(cluster)};
     if (!c_.fleet.synced(cluster, "v1", "Node")) return Wait{"reading the cluster's nodes"};
-    if (devices_on_.contains(cluster))
-      for (const char* kind : kDeviceKinds)
-        if (!c_.fleet.synced(cluster, kDevices, kind) &&
-            !c_.fleet.unserved(cluster, kDevices, kind))
-          return Wait{"reading the cluster's devices"};
+    for (const auto& [on, kinds] :
+         {std::pair{&devices_on_, std::span<const char* const>(kDeviceKinds)},
+          std::pair{&claims_on_, std::span<const char* const>(kClaimKinds)}})
+      if (on->contains(cluster))
+        for (const char* kind : kinds)
+          if (!c_.fleet.synced(cluster, kDevices, kind) &&
+              !c_.fleet.unserved(cluster, kDevices, kind))
+            return Wait{"reading the cluster's devices"};
     size_t n = SIZE_MAX;
     std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
     if (n >= c_.plan.node_needs.size()) return std::nullopt;
@@ -77,7 +89,9 @@ class NodeCapabilityGate : public Gate {
     if (!waited_on_.contains(cluster)) return;
     std::pair<std::string, std::string> kind{string_field(o, {"apiVersion"}),
                                              string_field(o, {"kind"})};
-    bool device = kind.first == kDevices && devices_on_.contains(cluster);
+    bool device = kind.first == kDevices && devices_on_.contains(cluster) &&
+                  ((kind.second != kClaimKinds[0] && kind.second != kClaimKinds[1]) ||
+                   claims_on_.contains(cluster));
     if (kind != std::pair<std::string, std::string>{"v1", "Node"} && !device &&
         !state_kinds_[cluster].contains(kind))
       return;
@@ -97,15 +111,24 @@ class NodeCapabilityGate : public Gate {
  private:
   static constexpr const char* kDevices = "resource.k8s.io/v1";
   static constexpr const char* kDeviceKinds[] = {"ResourceSlice", "DeviceClass", "DeviceTaintRule"};
+  static constexpr const char* kClaimKinds[] = {"ResourceClaimTemplate", "ResourceClaim"};
 
-  // The need asks an extended resource (a domain-prefixed name), which devices may serve.
-  bool extended(const Requirement& r) const {
+  const NodeNeed* need_of(const Requirement& r) const {
     size_t n = SIZE_MAX;
     std::from_chars(r.when.value.data(), r.when.value.data() + r.when.value.size(), n);
-    if (n >= c_.plan.node_needs.size()) return false;
-    for (const auto& [name, _] : c_.plan.node_needs[n].resources)
-      if (fit::is_extended_resource(name)) return true;
+    return n < c_.plan.node_needs.size() ? &c_.plan.node_needs[n] : nullptr;
+  }
+  // The need asks an extended resource (a domain-prefixed name), which devices may serve.
+  bool extended(const Requirement& r) const {
+    if (const NodeNeed* need = need_of(r))
+      for (const auto& [name, _] : need->resources)
+        if (fit::is_extended_resource(name)) return true;
     return false;
+  }
+  // Its pods claim devices.
+  bool claims(const Requirement& r) const {
+    const NodeNeed* need = need_of(r);
+    return need && need->claims;
   }
 
   // A provider's per-node "done" (an SriovNetworkNodeState per node, node_providers.h).
@@ -166,6 +189,16 @@ class NodeCapabilityGate : public Gate {
         for (const char* kind : kDeviceKinds)
           c_.fleet.for_each(cluster, kDevices, kind,
                             [snapshot](const json::object& o) { snapshot->add_volume_object(o); });
+      // Claims without their allocations: what the devices could serve, not what is free. Read
+      // whole (check() waited for their watches), so a template it lacks does not exist yet.
+      if (claims_on_.contains(cluster)) snapshot->set_volumes_complete();
+      if (claims_on_.contains(cluster))
+        for (const char* kind : kClaimKinds)
+          c_.fleet.for_each(cluster, kDevices, kind, [snapshot](const json::object& o) {
+            json::object spec_only = o;
+            spec_only.erase("status");
+            snapshot->add_volume_object(spec_only);
+          });
       slot.first = generation;
     }
     return *slot.second;
@@ -188,13 +221,22 @@ class NodeCapabilityGate : public Gate {
     const fit::Snapshot& snapshot = nodes_of(cluster);
     fit::Diagnosis diagnosis;
     int64_t have = 0;
+    const fit::DeviceInventory& devices = snapshot.devices();
+    std::optional<fit::PodDevices> claims;
+    if (need.claims) claims = devices.resolve(pod);
     for (const fit::NodeInfo& node : snapshot.nodes()) {
       fit::Status s = fit::filter_node_only(pod, node);
       if (!s.ok()) {
         diagnosis.add(s);
         continue;
       }
-      std::string lacks = fit::lacks_capacity(node, need.resources, &snapshot.devices());
+      std::string lacks = fit::lacks_capacity(node, need.resources, &devices);
+      if (lacks.empty() && claims) {
+        if (!claims->refusal.empty())
+          lacks = claims->refusal;
+        else if (!devices.allocate(*claims, node.name, node.labels, node.allocatable))
+          lacks = "cannot allocate all claims";
+      }
       // A provider that says "done" per node has not said it for this one yet.
       for (const NodeState& s : states) {
         if (!lacks.empty()) break;
@@ -221,6 +263,7 @@ class NodeCapabilityGate : public Gate {
   GateContext& c_;
   std::set<std::string> waited_on_;
   std::set<std::string> devices_on_;  // clusters whose devices a need reads
+  std::set<std::string> claims_on_;   // and their claims and templates
   std::map<std::string, std::set<std::pair<std::string, std::string>>> state_kinds_;
   std::unordered_map<size_t, std::vector<NodeState>> states_;  // by unit
   std::map<std::string, uint64_t> generation_;
