@@ -26,6 +26,17 @@ using ::testing::Not;
 
 const fs::path kData = fs::path(PLANTER_TEST_DATA) / "plant";
 
+// The nodes the pods of namespace ml on edge1 that `selector` picks are bound to.
+std::multiset<std::string> pod_nodes(const SimProcess& sim, const std::string& selector) {
+  json::value pods =
+      json::parse(sim.kubectl("--context edge1 get pods -n ml -l " + selector + " -o json").out);
+  std::multiset<std::string> out;
+  for (const json::value& p : pods.at("items").as_array())
+    if (const json::value* node = p.at("spec").as_object().if_contains("nodeName"))
+      out.insert(std::string(node->as_string()));
+  return out;
+}
+
 TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) {
   // Each pod stays 5 s in ContainerCreating, so both hold their GPUs at once.
   SimProcess sim({"--workload-delay", "5000"});
@@ -71,13 +82,8 @@ TEST(DraTest, TheJobsPodsGetTwoGpusEachOnTheGpuNodesAfterTheDriversClassExists) 
       << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
   json::object claims =
       json::parse(sim.kubectl("--context edge1 get resourceclaims -n ml -o json").out).as_object();
-  json::object pods =
-      json::parse(sim.kubectl("--context edge1 get pods -n ml -o json").out).as_object();
-  ASSERT_EQ(pods.at("items").as_array().size(), 2u);
-  std::set<std::string> nodes;
-  for (const json::value& p : pods.at("items").as_array())
-    nodes.insert(std::string(p.at("spec").at("nodeName").as_string()));
-  EXPECT_EQ(nodes, (std::set<std::string>{"edge1-gpu-1", "edge1-gpu-2"}));
+  EXPECT_EQ(pod_nodes(sim, "job-name=train"),
+            (std::multiset<std::string>{"edge1-gpu-1", "edge1-gpu-2"}));
   ASSERT_EQ(claims.at("items").as_array().size(), 2u);
   for (const json::value& c : claims.at("items").as_array()) {
     const json::array& results =
@@ -180,12 +186,8 @@ TEST(DraTest, AComputeDomainsJobRunsOnePodPerCliqueNodeOnceItsTemplateExists) {
                 .code,
             0)
       << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
-  json::object pods =
-      json::parse(sim.kubectl("--context edge1 get pods -n ml -o json").out).as_object();
-  std::multiset<std::string> nodes;
-  for (const json::value& p : pods.at("items").as_array())
-    nodes.insert(std::string(p.at("spec").at("nodeName").as_string()));
-  EXPECT_EQ(nodes, (std::multiset<std::string>{"edge1-nvl-1", "edge1-nvl-2"}));
+  EXPECT_EQ(pod_nodes(sim, "job-name=train"),
+            (std::multiset<std::string>{"edge1-nvl-1", "edge1-nvl-2"}));
   ASSERT_EQ(sim.kubectl("--context edge1 wait --for=jsonpath={.status.status}=Ready "
                         "computedomain/training -n ml --timeout 30s")
                 .code,
@@ -238,13 +240,8 @@ TEST(DraTest, AnAtomicStackOfTwoGpuPodsWaitsUntilTwoGpuNodesAreFree) {
   ASSERT_EQ(
       sim.kubectl("--context edge1 rollout status deployment/trainer -n ml --timeout 60s").code, 0)
       << sim.kubectl("--context edge1 get pods,resourceclaims -n ml -o yaml").out;
-  json::object pods =
-      json::parse(sim.kubectl("--context edge1 get pods -n ml -l app=trainer -o json").out)
-          .as_object();
-  std::set<std::string> nodes;
-  for (const json::value& p : pods.at("items").as_array())
-    nodes.insert(std::string(p.at("spec").at("nodeName").as_string()));
-  EXPECT_EQ(nodes, (std::set<std::string>{"edge1-gpu-1", "edge1-gpu-2"}));
+  EXPECT_EQ(pod_nodes(sim, "app=trainer"),
+            (std::multiset<std::string>{"edge1-gpu-1", "edge1-gpu-2"}));
 
   // Fitted again with its own pods running, the stack stands for them: their devices are its.
   r = planter("plan --fit" + kubeconfig + " " + stack);

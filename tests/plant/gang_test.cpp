@@ -111,6 +111,24 @@ std::string scheduler_token_file() {
 
 // planter scheduler as deploy/scheduler ships it: its own ServiceAccount with the shipped RBAC,
 // on a sim that authorizes by RBAC, so every test here also shows the shipped rules are enough.
+// A ResourceSlice of two devices (gpu-0, gpu-1) of driver gpu.example.com for each node.
+std::string two_gpu_slices(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (const std::string& n : nodes)
+    out += fmt::format(R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {0}-gpus}}
+spec:
+  driver: gpu.example.com
+  nodeName: {0}
+  pool: {{name: {0}, generation: 1, resourceSliceCount: 1}}
+  devices: [{{name: gpu-0}}, {{name: gpu-1}}]
+)",
+                       n);
+  return out;
+}
+
 class GangTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -287,18 +305,7 @@ spec:
     devices:
       requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com, count: 2}}]
 )";
-  for (size_t n = 0; n < 2; ++n)
-    devices += fmt::format(R"(---
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {{name: {0}-gpus}}
-spec:
-  driver: gpu.example.com
-  nodeName: {0}
-  pool: {{name: {0}, generation: 1, resourceSliceCount: 1}}
-  devices: [{{name: gpu-0}}, {{name: gpu-1}}]
-)",
-                           nodes[n]);
+  devices += two_gpu_slices({nodes[0], nodes[1]});
   apply_yaml(sim_, devices);
   auto s = scheduler();
   std::string pods = R"(apiVersion: scheduling.x-k8s.io/v1alpha1
@@ -376,18 +383,7 @@ spec:
   extendedResourceName: example.com/gpu
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
 )";
-  for (const std::string& n : {first, second})
-    devices += fmt::format(R"(---
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {{name: {0}-gpus}}
-spec:
-  driver: gpu.example.com
-  nodeName: {0}
-  pool: {{name: {0}, generation: 1, resourceSliceCount: 1}}
-  devices: [{{name: gpu-0}}, {{name: gpu-1}}]
-)",
-                           n);
+  devices += two_gpu_slices({first, second});
   apply_yaml(sim_, devices);
   auto s = scheduler();
   std::string pods = R"(apiVersion: scheduling.x-k8s.io/v1alpha1
