@@ -1,7 +1,7 @@
 // libFuzzer target: the sim's CRD validation (src/sim/schema.h), a schema and an object from any
 // bytes (two JSON documents, separated by a newline, and optionally a third, the object before an
-// update, for transition rules), defaulted and validated as kube-apiserver would. Hostile patterns included: matching is RE2 (linear time), so no input hangs or
-// overflows the stack.
+// update, for transition rules), defaulted and validated as kube-apiserver would. Hostile patterns
+// included: matching is RE2 (linear time), so no input hangs or overflows the stack.
 #include <boost/json.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -24,8 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   json::value object = json::parse(rest.substr(0, second), ec, {}, options);
   if (ec || !object.is_object()) return 0;
   json::value old;
-  if (second != std::string_view::npos) {
-    old = json::parse(rest.substr(second + 1), ec, {}, options);
+  std::string_view third =
+      second == std::string_view::npos ? std::string_view() : rest.substr(second + 1);
+  if (third.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+    old = json::parse(third, ec, {}, options);
     if (ec || !old.is_object()) return 0;
   }
   planter::sim::apply_schema_defaults(schema, object.as_object());

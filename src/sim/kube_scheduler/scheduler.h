@@ -62,7 +62,7 @@ class Scheduler {
 
   Cluster& cluster_;
   Cache cache_;
-  CelCache cel_;  // DeviceClass and request selectors, compiled once
+  CelCache cel_;           // DeviceClass and request selectors, compiled once
   DeviceCatalog devices_;  // published devices and which are allocated
   EventRecorder events_;
   std::mt19937_64 random_;
