@@ -45,6 +45,12 @@ CLI::App* add_sim_command(CLI::App& app, SimFlags& f) {
                   "kernelConfig, memoryConfig) starts on a node")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--api-level", f.api_level,
+                  "The Kubernetes version whose API the sim serves: 1.37 (the gang API as "
+                  "scheduling.k8s.io/v1beta1, DRA with DeviceTaintRule), 1.36 (the gang API as "
+                  "v1alpha2, no DeviceTaintRule) or 1.33 (neither DRA nor the gang API)")
+      ->check(CLI::IsMember({"1.37", "1.36", "1.33"}))
+      ->capture_default_str();
   cmd->add_option("--reboot-time", f.reboot_ms,
                   "Milliseconds a node is NotReady while it reboots into its configuration")
       ->check(CLI::NonNegativeNumber)
@@ -201,6 +207,7 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
   c.node_memory = f.node_memory;
   c.node_pods = f.node_pods;
   c.zones = f.zones;
+  c.api_minor = std::stoi(f.api_level.substr(2));
   c.scheduler_seed = f.scheduler_seed;
   for (const auto& r : f.node_resources) {
     size_t eq = r.find('=');

@@ -20,6 +20,7 @@ struct SimFlags {
   int provision_delay_ms = 2000;
   int workload_delay_ms = 1000;
   int configure_delay_ms = 2000;
+  std::string api_level = "1.37";
   int reboot_ms = 500;
   int64_t max_pods_per_workload = 10000;
   int nodes = 3;

@@ -190,9 +190,46 @@ struct Catalog::Cache {
   bool valid = false;
 };
 
-Catalog Catalog::builtin() {
+namespace {
+
+// What a kube-apiserver 1.<minor> serves of the 1.37 API: later group-versions and kinds left out,
+// the gang API under its 1.36 version.
+void to_api_level(json::object& doc, int minor) {
+  json::array& groups = doc["groups"].as_array();
+  for (auto g = groups.begin(); g != groups.end();) {
+    json::object& group = g->as_object();
+    if (minor < 34 && str(group, "name") == "resource.k8s.io") {
+      g = groups.erase(g);
+      continue;
+    }
+    json::array& versions = group["versions"].as_array();
+    for (auto v = versions.begin(); v != versions.end();) {
+      json::object& list = v->as_object();
+      std::string gv = str(list, "groupVersion");
+      if (gv == "scheduling.k8s.io/v1beta1" && minor < 36) {
+        v = versions.erase(v);
+        continue;
+      }
+      if (gv == "scheduling.k8s.io/v1beta1" && minor == 36)
+        list["groupVersion"] = "scheduling.k8s.io/v1alpha2";
+      if (gv == "resource.k8s.io/v1" && minor < 37) {
+        json::array& resources = list["resources"].as_array();
+        for (auto r = resources.begin(); r != resources.end();)
+          r = str(r->as_object(), "name").starts_with("devicetaintrules") ? resources.erase(r)
+                                                                          : r + 1;
+      }
+      ++v;
+    }
+    ++g;
+  }
+}
+
+}  // namespace
+
+Catalog Catalog::builtin(int api_minor) {
   Catalog c;
   json::value doc = json::parse(kBuiltinDiscovery);
+  to_api_level(doc.as_object(), api_minor);
   auto load_version = [](std::string group, json::object list) {
     GroupVersion gv;
     std::string gvs = str(list, "groupVersion");

@@ -44,8 +44,11 @@ struct ResourceType {
 
 class Catalog {
  public:
-  // The built-in GA API of a kube-apiserver (from src/sim/builtin_discovery.inc).
-  static Catalog builtin();
+  // The built-in API of a kube-apiserver 1.<api_minor> (from src/sim/builtin_discovery.inc, a
+  // 1.37 server's): 37 serves its GA versions and the gang API's scheduling.k8s.io/v1beta1; 36
+  // serves that API as v1alpha2 and resource.k8s.io/v1 without DeviceTaintRule (beta then); 33
+  // serves neither resource.k8s.io (DRA's v1 is 1.34's) nor the gang API.
+  static Catalog builtin(int api_minor = 37);
 
   const ResourceType* find(std::string_view group, std::string_view version,
                            std::string_view resource) const;

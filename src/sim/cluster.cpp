@@ -15,7 +15,7 @@ Cluster::Cluster(std::string name, ClusterOptions options, Environment env, Audi
       env_(std::move(env)),
       audit_(audit),
       name_(std::move(name)),
-      catalog_(Catalog::builtin()),
+      catalog_(Catalog::builtin(options_.api_minor)),
       store_(options.history_limit),
       alive_(std::make_shared<bool>(true)) {
   Request boot;

@@ -111,6 +111,8 @@ struct ClusterOptions {
   // How long node configuration waits before it starts on a node, and how long a node is
   // NotReady while it reboots into its configuration (--configure-delay).
   std::chrono::milliseconds configure_delay{2000};
+  // The Kubernetes minor version whose API is served (--api-level; Catalog::builtin).
+  int api_minor = 37;
   std::chrono::milliseconds reboot_time{500};
   // The seed of the scheduler's draws between equally good nodes (--scheduler-seed).
   uint64_t scheduler_seed = 1;

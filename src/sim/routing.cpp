@@ -67,15 +67,16 @@ Response Handler::handle() {
   if (p == "/version" || p == "/version/") {
     return Response{200,
                     "application/json",
-                    json::serialize(json::object{{"major", "1"},
-                                                 {"minor", "32"},
-                                                 {"gitVersion", "v1.32.0-planter-sim"},
-                                                 {"gitCommit", "planter-sim"},
-                                                 {"gitTreeState", "clean"},
-                                                 {"buildDate", "2026-01-01T00:00:00Z"},
-                                                 {"goVersion", "none"},
-                                                 {"compiler", "planter"},
-                                                 {"platform", "linux/amd64"}}),
+                    json::serialize(json::object{
+                        {"major", "1"},
+                        {"minor", std::to_string(c.options().api_minor)},
+                        {"gitVersion", fmt::format("v1.{}.0-planter-sim", c.options().api_minor)},
+                        {"gitCommit", "planter-sim"},
+                        {"gitTreeState", "clean"},
+                        {"buildDate", "2026-01-01T00:00:00Z"},
+                        {"goVersion", "none"},
+                        {"compiler", "planter"},
+                        {"platform", "linux/amd64"}}),
                     {}};
   }
   if (p == "/healthz" || p == "/readyz" || p == "/livez" || p.starts_with("/healthz/") ||

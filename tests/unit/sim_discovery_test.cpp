@@ -46,11 +46,31 @@ TEST(SimDiscoveryTest, EveryListedGroupVersionAnswers) {
       EXPECT_FALSE(c.openapi_document("apis/" + group + "/" + version).empty());
       ++count;
     }
-  EXPECT_EQ(count, 22u);
+  EXPECT_EQ(count, 23u);  // the 22 GA group-versions and the gang API's scheduling.k8s.io/v1beta1
   EXPECT_EQ(json::parse(c.resource_list("", "v1")).at("groupVersion"), "v1");
   ASSERT_NE(c.find("apps", "v1", "deployments"), nullptr);
   EXPECT_TRUE(c.find("apps", "v1", "deployments")->has_scale);
   EXPECT_EQ(c.find("apps", "v1beta1", "deployments"), nullptr);
+}
+
+// --api-level: a 1.36 server serves the gang API as v1alpha2 and no DeviceTaintRule; a 1.33 one
+// neither DRA nor the gang API.
+TEST(SimDiscoveryTest, AnOlderApiLevelServesLess) {
+  Catalog now = Catalog::builtin(37), v36 = Catalog::builtin(36), v33 = Catalog::builtin(33);
+  EXPECT_NE(now.find("scheduling.k8s.io", "v1beta1", "podgroups"), nullptr);
+  EXPECT_NE(now.find("resource.k8s.io", "v1", "devicetaintrules"), nullptr);
+  EXPECT_EQ(v36.find("scheduling.k8s.io", "v1beta1", "podgroups"), nullptr);
+  ASSERT_NE(v36.find("scheduling.k8s.io", "v1alpha2", "podgroups"), nullptr);
+  EXPECT_TRUE(v36.find("scheduling.k8s.io", "v1alpha2", "podgroups")->has_status);
+  EXPECT_EQ(json::parse(v36.resource_list("scheduling.k8s.io", "v1alpha2")).at("groupVersion"),
+            "scheduling.k8s.io/v1alpha2");
+  EXPECT_EQ(v36.find("resource.k8s.io", "v1", "devicetaintrules"), nullptr);
+  EXPECT_NE(v36.find("resource.k8s.io", "v1", "resourceclaims"), nullptr);
+  EXPECT_EQ(v33.find("resource.k8s.io", "v1", "resourceclaims"), nullptr);
+  EXPECT_EQ(v33.find("scheduling.k8s.io", "v1alpha2", "podgroups"), nullptr);
+  EXPECT_NE(v33.find("scheduling.k8s.io", "v1", "priorityclasses"), nullptr);
+  EXPECT_EQ(json::parse(v33.group_list()).at("groups").as_array().size() + 1,
+            json::parse(now.group_list()).at("groups").as_array().size());
 }
 
 TEST(SimDiscoveryTest, AggregatedDocumentMatchesTheLegacyOnes) {
