@@ -252,7 +252,8 @@ TEST(CoscheduleTest, TheSchedulerModePlacesTheGroupAsOneGangOfPlantersScheduler)
                                "kube-system/planter-scheduler held): not found"))
       << r.out;
   EXPECT_THAT(sim.kubectl("get jobs -o name").out, ::testing::IsEmpty());
-  EXPECT_EQ(sim.kubectl("get podgroup ci -o jsonpath={.spec.minMember}").out, "3");
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.x-k8s.io ci -o jsonpath={.spec.minMember}").out,
+            "3");
 
   PlanterProcess scheduler({"scheduler", "--kubeconfig", sim.kubeconfig().string(),
                             "--metrics-addr", "0", "--health-addr", "0"},
@@ -270,7 +271,8 @@ TEST(CoscheduleTest, TheSchedulerModePlacesTheGroupAsOneGangOfPlantersScheduler)
     EXPECT_NE(e.user, "system:kube-scheduler") << e.object;
   }
   EXPECT_EQ(binds, 3u);
-  EXPECT_EQ(sim.kubectl("get podgroup ci -o jsonpath={.status.phase}").out, "Scheduled");
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.x-k8s.io ci -o jsonpath={.status.phase}").out,
+            "Scheduled");
 }
 
 // A gang that can never fit (three pods of 20 cpu, nodes of 8) waits like an atomic stack:

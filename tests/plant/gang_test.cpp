@@ -138,8 +138,9 @@ class GangTest : public ::testing::Test {
                            q(deploy / "rbac.yaml"))
                   .code,
               0);
-    ASSERT_TRUE(
-        eventually([&] { return sim_.kubectl("get podgroups -n default").code == 0; }, 10s));
+    ASSERT_TRUE(eventually(
+        [&] { return sim_.kubectl("get podgroups.scheduling.x-k8s.io -n default").code == 0; },
+        10s));
   }
   std::unique_ptr<PlanterProcess> scheduler(std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"scheduler",
@@ -179,7 +180,10 @@ TEST_F(GangTest, AGangBindsOnlyWhenAllOfItFitsAndANewNodeCompletesIt) {
   EXPECT_THAT(why, HasSubstr("pod group default/g: 4 pods cannot be placed together")) << why;
   EXPECT_THAT(why, HasSubstr("Insufficient cpu"));
   EXPECT_TRUE(eventually(
-      [&] { return sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out == "Pending"; },
+      [&] {
+        return sim_.kubectl("get podgroups.scheduling.x-k8s.io g -o jsonpath={.status.phase}")
+                   .out == "Pending";
+      },
       30s));
   EXPECT_THAT(sim_.kubectl("get events --field-selector involvedObject.kind=PodGroup").out,
               HasSubstr("FailedScheduling"));
@@ -196,7 +200,10 @@ status:
   ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "g")) == 4; }, 30s, 20ms))
       << sim_.kubectl("get pods -o wide").out << s->log();
   EXPECT_TRUE(eventually(
-      [&] { return sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out == "Scheduled"; },
+      [&] {
+        return sim_.kubectl("get podgroups.scheduling.x-k8s.io g -o jsonpath={.status.phase}")
+                   .out == "Scheduled";
+      },
       5s));
   EXPECT_THAT(sim_.kubectl("get events --field-selector reason=Scheduled").out,
               HasSubstr("Successfully assigned default/g-0 to"));
@@ -633,7 +640,8 @@ TEST_F(GangTest, AGangWhoseNodeGoesAwayMidBindingIsReleasedNeverScheduled) {
       30s))
       << sim_.kubectl("get pods -o wide").out << s->log();
   for (const auto& [pod, n] : nodes_of(sim_, "g")) EXPECT_NE(n, node) << pod;
-  EXPECT_NE(sim_.kubectl("get podgroup g -o jsonpath={.status.phase}").out, "Scheduled");
+  EXPECT_NE(sim_.kubectl("get podgroups.scheduling.x-k8s.io g -o jsonpath={.status.phase}").out,
+            "Scheduled");
   EXPECT_THAT(sim_.kubectl("get events --field-selector involvedObject.kind=PodGroup").out,
               HasSubstr("went away"));
 }
