@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <boost/json/serialize.hpp>
 
 #include "model/strings.h"
