@@ -21,16 +21,23 @@ void extended_of_container(const json::value& c, size_t index,
   const json::object* o = c.if_object();
   const json::object* res = o ? object_in(o, "resources") : nullptr;
   if (!res) return;
-  std::set<std::string> keys;  // the requests once defaulted from the limits, sorted
-  for (const char* list : {"requests", "limits"})
-    if (const json::object* l = object_in(res, list))
+  const json::object* lists[] = {object_in(res, "requests"), object_in(res, "limits")};
+  // Most containers ask no extended resource: they leave here, having allocated nothing.
+  bool extended = false;
+  for (const json::object* l : lists)
+    if (l)
+      for (const auto& [k, _] : *l) extended = extended || is_extended_resource(k);
+  if (!extended) return;
+  std::set<std::string_view> keys;  // the requests once defaulted from the limits, sorted
+  for (const json::object* l : lists)
+    if (l)
       for (const auto& [k, _] : *l) keys.emplace(k);
   Resources amounts = container_requests(c);
   size_t j = 0;
-  for (const std::string& key : keys) {
+  for (std::string_view key : keys) {
     if (int64_t amount = amounts.get(key); amount > 0 && is_extended_resource(key))
-      out.push_back(
-          {text_in(o, "name"), key, fmt::format("container-{}-request-{}", index, j), amount});
+      out.push_back({text_in(o, "name"), std::string(key),
+                     fmt::format("container-{}-request-{}", index, j), amount});
     ++j;
   }
 }

@@ -49,7 +49,7 @@ void drop_zeros(Resources& r) {
   std::erase_if(r.scalar, [](const auto& p) { return p.second == 0; });
 }
 
-// A container's requests, its limits standing in for requests it does not state.
+// An init container that keeps running (a sidecar).
 bool restartable(const json::value& c) {
   const json::object* o = c.if_object();
   const json::value* policy = o ? o->if_contains("restartPolicy") : nullptr;
