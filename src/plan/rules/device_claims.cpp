@@ -7,7 +7,6 @@
 // What a DRA driver makes is not in the seed, but what runs the driver may be: a class or a
 // template not in the seed also waits for the seed's object that makes it (the table below), so
 // the plan says where it comes from, and a ComputeDomain's workload waits for its domain.
-#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -37,32 +36,25 @@ constexpr ClassMaker kClassMakers[] = {
     {"resource.nvidia.com", "ComputeDomain", "compute-domain-default-channel.nvidia.com"},
 };
 
-// A need on each of the seed's objects of this kind on the unit's cluster (in `ns`, unless
-// empty) that makes `what`.
+// A need on each of the seed's objects of this kind on the unit's cluster that makes what is
+// asked: any of them (a driver's class), or those in `ns` whose spec.channel.resourceClaimTemplate
+// names `template_name` (a ComputeDomain's template).
 void need_makers(const RuleContext& ctx, const Unit& unit, std::string_view group,
-                 std::string_view kind, std::string_view ns,
-                 bool (*makes)(const Object& maker, std::string_view what), std::string_view what,
+                 std::string_view kind, std::string_view ns, std::string_view template_name,
                  std::vector<Requirement>& out) {
   std::set<std::pair<std::string_view, std::string_view>> seen;  // written for several clusters
   for (size_t i : ctx.index.of_kind(group, kind)) {
     const Object& maker = ctx.objects[i];
-    if ((!ns.empty() && maker.ref.ns != ns) || !makes(maker, what)) continue;
-    const ClusterSet& on = ctx.placements[i].clusters;
-    if (std::find(on.begin(), on.end(), unit.cluster_index) == on.end()) continue;
+    if (!template_name.empty() &&
+        (maker.ref.ns != ns || string_field(maker.body, {"spec", "channel", "resourceClaimTemplate",
+                                                         "name"}) != template_name))
+      continue;
+    if (!ctx.placed_on(i, unit.cluster_index)) continue;
     if (!seen.emplace(maker.ref.ns, maker.ref.name).second) continue;
     out.push_back(ctx.need(maker.ref, unit.cluster_index,
                            ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
                            "device-claims"));
   }
-}
-
-bool always(const Object&, std::string_view) {
-  return true;
-}
-
-// A ComputeDomain makes the template its spec.channel.resourceClaimTemplate.name names.
-bool makes_template(const Object& domain, std::string_view name) {
-  return string_field(domain.body, {"spec", "channel", "resourceClaimTemplate", "name"}) == name;
 }
 
 void need_class(const RuleContext& ctx, const Unit& unit, const json::value* owner,
@@ -77,7 +69,7 @@ void need_class(const RuleContext& ctx, const Unit& unit, const json::value* own
                "device-claims"));
   if (!ctx.index.by_key("resource.k8s.io", "DeviceClass", "", class_name).empty()) return;
   for (const ClassMaker& m : kClassMakers)
-    if (m.device_class == class_name) need_makers(ctx, unit, m.group, m.kind, "", always, "", out);
+    if (m.device_class == class_name) need_makers(ctx, unit, m.group, m.kind, "", "", out);
 }
 
 // The requests of a claim's spec (a ResourceClaim's spec, a template's spec.spec).
@@ -123,8 +115,7 @@ void require_device_claims(const RuleContext& ctx, const Unit& unit,
                                unit.cluster_index, exists, "device-claims"));
         if (std::string_view(kind) == "ResourceClaimTemplate" &&
             ctx.index.by_key("resource.k8s.io", kind, o.ref.ns, n).empty())
-          need_makers(ctx, unit, "resource.nvidia.com", "ComputeDomain", o.ref.ns, makes_template,
-                      n, out);
+          need_makers(ctx, unit, "resource.nvidia.com", "ComputeDomain", o.ref.ns, n, out);
       }
   }
 }
