@@ -17,21 +17,6 @@ namespace {
 // be exponential; kube-scheduler bounds it by time).
 constexpr uint64_t kStepBudget = 200'000;
 
-// The text that two equal attribute values share, for matchAttribute.
-std::string attribute_text(const json::object& attr) {
-  for (const char* k : {"int", "bool", "string", "version"})
-    if (const json::value* v = attr.if_contains(k))
-      return std::string(k) + ":" + json::serialize(*v);
-  return {};
-}
-
-// "domain/name" of an attribute key; unqualified keys are in the driver's domain.
-std::pair<std::string, std::string> qualified(std::string_view key, std::string_view driver) {
-  size_t slash = key.find('/');
-  if (slash == std::string_view::npos) return {std::string(driver), std::string(key)};
-  return {std::string(key.substr(0, slash)), std::string(key.substr(slash + 1))};
-}
-
 }  // namespace
 
 const Result<cel::Program>& CelCache::get(const std::string& expression) {
@@ -166,23 +151,12 @@ bool DeviceAllocator::tolerated(const Alternative& a, const DeviceCatalog::Devic
   return true;
 }
 
-std::optional<std::string> DeviceAllocator::attribute(const DeviceCatalog::Device& d,
-                                                      const std::string& qualified_name) const {
-  if (const json::object* attrs = object_at(*d.spec, "attributes"))
-    for (const auto& [key, v] : *attrs) {
-      auto [domain, name] = qualified(key, d.id.driver);
-      if (domain + "/" + name == qualified_name && v.is_object())
-        return attribute_text(v.get_object());
-    }
-  return std::nullopt;
-}
-
 bool DeviceAllocator::constraints_hold(size_t request, size_t device) const {
   const Request& r = requests_[request];
   for (size_t k = 0; k < constraints_.size(); ++k) {
     const Constraint& c = constraints_[k];
     if (c.claim != r.claim || (!c.requests.empty() && !c.requests.contains(r.name))) continue;
-    auto value = attribute(catalog_.devices()[device], c.attribute);
+    auto value = catalog_.attribute(device, c.attribute);
     if (!value) return false;
     if (constraint_state_[k].second > 0 && constraint_state_[k].first != *value) return false;
   }
@@ -196,7 +170,7 @@ void DeviceAllocator::take(size_t request, size_t device, int delta) {
     const Constraint& c = constraints_[k];
     if (c.claim != r.claim || (!c.requests.empty() && !c.requests.contains(r.name))) continue;
     auto& [value, count] = constraint_state_[k];
-    if (delta > 0 && count == 0) value = *attribute(catalog_.devices()[device], c.attribute);
+    if (delta > 0 && count == 0) value = *catalog_.attribute(device, c.attribute);
     count += delta;
   }
 }

@@ -96,8 +96,6 @@ class DeviceAllocator {
             std::vector<std::vector<size_t>>& chosen, std::vector<size_t>& alternative);
   bool constraints_hold(size_t request, size_t device) const;
   void take(size_t request, size_t device, int delta);
-  std::optional<std::string> attribute(const DeviceCatalog::Device& d,
-                                       const std::string& qualified) const;
 
   std::vector<StoredObject> claims_;
   std::vector<Request> requests_;

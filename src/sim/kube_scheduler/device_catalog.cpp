@@ -77,6 +77,14 @@ bool shared_slice_on(const json::object& spec, const json::object& node) {
   return false;
 }
 
+// The text that two equal attribute values share, for matchAttribute.
+std::string attribute_text(const json::object& attr) {
+  for (const char* k : {"int", "bool", "string", "version"})
+    if (const json::value* v = attr.if_contains(k))
+      return std::string(k) + ":" + json::serialize(*v);
+  return {};
+}
+
 // A DeviceTaintRule's selector (driver, pool, device) picks the device.
 bool rule_selects(const json::object& rule_spec, const DeviceId& id) {
   const json::object* sel = object_at(rule_spec, "deviceSelector");
@@ -196,6 +204,17 @@ std::vector<size_t> DeviceCatalog::for_node(const json::object& node) const {
     if (shared_slice_on(*devices_[d].slice, node)) out.push_back(d);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::optional<std::string> DeviceCatalog::attribute(size_t device,
+                                                    std::string_view qualified) const {
+  const Device& d = devices_[device];
+  if (const json::object* attrs = object_at(*d.spec, "attributes"))
+    for (const auto& [key, v] : *attrs) {
+      auto [domain, name] = split_qualified(key, d.id.driver);
+      if (domain + "/" + name == qualified && v.is_object()) return attribute_text(v.get_object());
+    }
+  return std::nullopt;
 }
 
 const cel::Bindings& DeviceCatalog::binding(size_t device) {

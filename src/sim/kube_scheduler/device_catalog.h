@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cel/program.h"
@@ -56,6 +57,9 @@ class DeviceCatalog {
   // A claim's status.allocation holds the device.
   bool allocated(size_t device) const { return allocated_counts_.contains(devices_[device].id); }
   const cel::Bindings& binding(size_t device);
+  // The value of the device's attribute "domain/name" (an unqualified key is in the driver's
+  // domain) as text two equal values share, for matchAttribute; nullopt when it has none.
+  std::optional<std::string> attribute(size_t device, std::string_view qualified) const;
   // What the named DeviceClass's selectors gave for each device: kUnknown until evaluated.
   enum Memo : int8_t { kUnknown = -1, kNo = 0, kYes = 1, kFailed = 2 };
   std::vector<int8_t>& class_memo(const std::string& device_class);

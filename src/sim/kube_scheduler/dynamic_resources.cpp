@@ -89,7 +89,8 @@ const std::optional<std::string>& DynamicResourcesCheck::selector_error() const 
 void DynamicResourcesCheck::read_extended(const Store& store) {
   // Which class serves each resource: the newest that names it, the first by name among
   // equals (DeviceClassSpec.extendedResourceName); each class also serves its implicit name.
-  std::map<std::string, std::pair<std::string, std::string>> chosen;  // -> (created, class)
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>>
+      chosen;  // -> (created, class)
   for (const auto& [_, c] : store.bucket("resource.k8s.io/deviceclasses")) {
     std::string name = meta_string(*c, "name");
     chosen["deviceclass.resource.kubernetes.io/" + name] = {"", name};
@@ -109,22 +110,22 @@ void DynamicResourcesCheck::read_extended(const Store& store) {
     for (size_t i = 0; containers && i < containers->size(); ++i, ++index) {
       const json::object* c = (*containers)[i].if_object();
       const json::object* resources = object_at(c, "resources");
-      // The requests as the API server defaults them: a limit stands for an absent request.
-      json::object requests;
-      if (const json::object* limits = object_at(resources, "limits")) requests = *limits;
-      if (const json::object* asked = object_at(resources, "requests"))
-        for (const auto& [k, v] : *asked) requests[k] = v;
-      std::vector<std::string> keys;
-      for (const auto& [k, _] : requests) keys.emplace_back(k);
-      std::sort(keys.begin(), keys.end());
-      for (size_t j = 0; j < keys.size(); ++j) {
-        auto it = chosen.find(keys[j]);
+      // The requests as the API server defaults them, sorted: a limit stands for an absent
+      // request.
+      std::map<std::string_view, const json::value*> requests;
+      for (const char* which : {"requests", "limits"})
+        if (const json::object* l = object_at(resources, which))
+          for (const auto& [k, v] : *l) requests.emplace(k, &v);  // a request comes first
+      size_t j = 0;
+      for (const auto& [key, amount] : requests) {
+        size_t at = j++;
+        auto it = chosen.find(key);
         if (it == chosen.end()) continue;
-        dra_backed_.insert(keys[j]);
-        int64_t count = whole_units(parse_milli(&requests.at(keys[j])).value_or(0));
+        dra_backed_.insert(std::string(key));
+        int64_t count = whole_units(parse_milli(amount).value_or(0));
         if (count <= 0) continue;
-        extended_.push_back({string_at(c, "name"), keys[j],
-                             fmt::format("container-{}-request-{}", index, j), it->second.second,
+        extended_.push_back({string_at(c, "name"), std::string(key),
+                             fmt::format("container-{}-request-{}", index, at), it->second.second,
                              count});
       }
     }

@@ -98,15 +98,16 @@ Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
         key, [this](const Change&) { retry_unschedulable(Cache::kNodeChanged); }));
   // Devices published or tainted, classes made: the pods refused for their resource claims are
   // tried again (DynamicResources' queueing hints); claims as on_claim_change says.
-  for (const char* key : {"resource.k8s.io/resourceslices", "resource.k8s.io/deviceclasses",
-                          "resource.k8s.io/devicetaintrules"})
-    watches_.push_back(cluster_.store().add_watch(key, [this, key](const Change&) {
-      if (std::string_view(key) == "resource.k8s.io/deviceclasses")
-        devices_.classes_changed();
-      else
-        devices_.slices_changed();
+  for (const char* key : {"resource.k8s.io/resourceslices", "resource.k8s.io/devicetaintrules"})
+    watches_.push_back(cluster_.store().add_watch(key, [this](const Change&) {
+      devices_.slices_changed();
       retry_for_devices("");
     }));
+  watches_.push_back(
+      cluster_.store().add_watch("resource.k8s.io/deviceclasses", [this](const Change&) {
+        devices_.classes_changed();
+        retry_for_devices("");
+      }));
   watches_.push_back(
       cluster_.store().add_watch("resource.k8s.io/resourceclaims", [this](const Change& ch) {
         devices_.claim_changed(ch);

@@ -12,6 +12,7 @@
 // workload pods are not held back while their daemon starts, as with the driver's
 // IMEXDaemonsWithDNSNames (its default), and no daemon pods are made.
 #include <boost/json.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -62,8 +63,8 @@ class ComputeDomainController : public WorkloadController {
     queue_.follow_owned(kTemplates, "ComputeDomain");
     // A pod bound, or gone, changes the nodes of the domains of its namespace.
     kit_.watch("/pods", [this](const Change& ch) {
-      for (const auto& [_, cd] : kit_.store().bucket(kDomains))
-        if (meta_string(*cd, "namespace") == ch.ns) queue_.add(ch.ns, meta_string(*cd, "name"));
+      in_namespace(kDomains, ch.ns,
+                   [&](const json::object& cd) { queue_.add(ch.ns, meta_string(cd, "name")); });
     });
   }
 
@@ -120,11 +121,10 @@ class ComputeDomainController : public WorkloadController {
     std::string ns = meta_string(cd, "namespace"), name = meta_string(cd, "name");
     std::string uid = meta_string(cd, "uid");
     std::set<std::string> nodes;
-    for (const auto& [_, pod] : kit_.store().bucket("/pods")) {
-      if (meta_string(*pod, "namespace") != ns || sched::pod_finished(*pod)) continue;
-      std::string node = string_at(object_at(*pod, "spec"), "nodeName");
-      if (!node.empty() && claims_from(*pod, tmpl)) nodes.insert(node);
-    }
+    in_namespace("/pods", ns, [&](const json::object& pod) {
+      std::string node = string_at(object_at(pod, "spec"), "nodeName");
+      if (!node.empty() && !sched::pod_finished(pod) && claims_from(pod, tmpl)) nodes.insert(node);
+    });
     const json::object* old = object_at(cd, "status");
     std::set<std::string> were_ready;
     if (const json::array* listed = array_at(old, "nodes"))
@@ -157,6 +157,15 @@ class ComputeDomainController : public WorkloadController {
         wanted > 0 ? ready >= wanted : ready > 0 && ready == static_cast<int64_t>(nodes.size());
     json::object st{{"status", domain_ready ? "Ready" : "NotReady"}, {"nodes", std::move(listed)}};
     kit_.put_status(object_path(kDomains, cd), cd, std::move(st), kComponent);
+  }
+
+  // The objects of `storage_key` in namespace `ns` (the store keeps them by "<ns>/<name>").
+  void in_namespace(const char* storage_key, const std::string& ns,
+                    const std::function<void(const json::object&)>& visit) {
+    const Store::Bucket& b = kit_.store().bucket(storage_key);
+    std::string prefix = ns + "/";
+    for (auto it = b.lower_bound(prefix); it != b.end() && it->first.starts_with(prefix); ++it)
+      visit(*it->second);
   }
 
   ControllerKit& kit_;
