@@ -240,30 +240,32 @@ class Validator {
   void arrays(const json::object& s, const json::array& a, const std::string& path,
               const json::array* old) {
     count_bounds(s, a.size(), path, "minItems", "maxItems", "items");
-    if (const json::object* items = schema_object(s.if_contains("items")))
-      for (size_t i = 0; i < a.size(); ++i)
-        check(*items, a[i], path + "[" + std::to_string(i) + "]", old_item(s, a[i], old));
+    const json::object* items = schema_object(s.if_contains("items"));
+    if (!items) return;
+    // Items of a list of type map correspond to the item before with the same values of its
+    // x-kubernetes-list-map-keys; items of other lists to none. Indexed once per list.
+    const json::array* keys = array_at(&s, "x-kubernetes-list-map-keys");
+    std::map<std::string, const json::value*> before;
+    if (old && keys && string_at(s, "x-kubernetes-list-type") == "map")
+      for (const json::value& item : *old)
+        if (item.is_object()) before.emplace(map_key(item.get_object(), *keys), &item);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const json::value* was = nullptr;
+      if (!before.empty() && a[i].is_object())
+        if (auto it = before.find(map_key(a[i].get_object(), *keys)); it != before.end())
+          was = it->second;
+      check(*items, a[i], path + "[" + std::to_string(i) + "]", was);
+    }
   }
 
-  // The item of the list before that corresponds to `item`: in a list of type map, the one with
-  // the same values of its x-kubernetes-list-map-keys; items of other lists correspond to none.
-  static const json::value* old_item(const json::object& s, const json::value& item,
-                                     const json::array* old) {
-    const json::array* keys = array_at(&s, "x-kubernetes-list-map-keys");
-    if (!old || string_at(s, "x-kubernetes-list-type") != "map" || !keys || !item.is_object())
-      return nullptr;
-    for (const json::value& candidate : *old) {
-      if (!candidate.is_object()) continue;
-      bool same = true;
-      for (const json::value& k : *keys) {
-        if (!k.is_string()) continue;
-        const json::value* mine = item.get_object().if_contains(k.get_string());
-        const json::value* theirs = candidate.get_object().if_contains(k.get_string());
-        same = same && ((!mine && !theirs) || (mine && theirs && *mine == *theirs));
-      }
-      if (same) return &candidate;
+  // A list-map item's identity: its keys' values, serialized (a missing key is null).
+  static std::string map_key(const json::object& item, const json::array& keys) {
+    std::string out;
+    for (const json::value& k : keys) {
+      const json::value* v = k.is_string() ? item.if_contains(k.get_string()) : nullptr;
+      out += (v ? json::serialize(*v) : "null") + "\x1f";
     }
-    return nullptr;
+    return out;
   }
 
   void objects(const json::object& s, const json::object& o, const std::string& path,
@@ -303,14 +305,12 @@ class Validator {
           programs_.try_emplace(text, cel::Program::compile(text, {{"self", "oldSelf"}}))
               .first->second;
       if (!program) continue;  // kube-apiserver refuses such a CRD when it is written
-      const cel::Bindings* bindings = nullptr;
-      if (transition) {
-        if (!both) both = cel::Bindings{{"self", to_cel(v, 0)}, {"oldSelf", to_cel(*old, 0)}};
-        bindings = &*both;
-      } else {
-        if (!self) self = cel::Bindings{{"self", to_cel(v, 0)}};
-        bindings = &*self;
+      if (!self) self = cel::Bindings{{"self", to_cel(v, 0)}};
+      if (transition && !both) {
+        both = *self;
+        both->emplace_back("oldSelf", to_cel(*old, 0));
       }
+      const cel::Bindings* bindings = transition ? &*both : &*self;
       cel::EvalResult result = program->evaluate(*bindings, cost_left_);
       cost_left_ -= std::min(cost_left_, result.cost);
       std::string field = path;
