@@ -12,6 +12,7 @@
 // capacity again). Decided once per change of the cluster's nodes, devices and those states.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <charconv>
 #include <map>
@@ -89,9 +90,10 @@ class NodeCapabilityGate : public Gate {
     if (!waited_on_.contains(cluster)) return;
     std::pair<std::string, std::string> kind{string_field(o, {"apiVersion"}),
                                              string_field(o, {"kind"})};
+    bool claim_kind = std::find(std::begin(kClaimKinds), std::end(kClaimKinds), kind.second) !=
+                      std::end(kClaimKinds);
     bool device = kind.first == kDevices && devices_on_.contains(cluster) &&
-                  ((kind.second != kClaimKinds[0] && kind.second != kClaimKinds[1]) ||
-                   claims_on_.contains(cluster));
+                  (!claim_kind || claims_on_.contains(cluster));
     if (kind != std::pair<std::string, std::string>{"v1", "Node"} && !device &&
         !state_kinds_[cluster].contains(kind))
       return;
@@ -191,14 +193,15 @@ class NodeCapabilityGate : public Gate {
                             [snapshot](const json::object& o) { snapshot->add_volume_object(o); });
       // Claims without their allocations: what the devices could serve, not what is free. Read
       // whole (check() waited for their watches), so a template it lacks does not exist yet.
-      if (claims_on_.contains(cluster)) snapshot->set_volumes_complete();
-      if (claims_on_.contains(cluster))
+      if (claims_on_.contains(cluster)) {
+        snapshot->set_volumes_complete();
         for (const char* kind : kClaimKinds)
           c_.fleet.for_each(cluster, kDevices, kind, [snapshot](const json::object& o) {
             json::object spec_only = o;
             spec_only.erase("status");
             snapshot->add_volume_object(spec_only);
           });
+      }
       slot.first = generation;
     }
     return *slot.second;
