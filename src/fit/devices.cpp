@@ -587,8 +587,7 @@ std::optional<Allocation> DeviceInventory::allocate(const PodDevices& claims,
   // container's, as kube-scheduler makes them (init containers' too: their devices are not
   // shared with the others').
   DeviceClaimSpec extended;
-  for (const PodDevices::Extended& e : claims.extended) {
-    if (allocatable.lists(e.resource)) continue;
+  for (const PodDevices::Extended& e : claims.served_by_devices(allocatable)) {
     DeviceRequest r;
     r.name = e.request;
     r.device_class = e.device_class;

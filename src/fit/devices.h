@@ -122,6 +122,14 @@ struct PodDevices {
     std::string container, request;
   };
   std::vector<Extended> extended;
+  // Those a node that lists `allocatable` leaves to devices (no device plugin lists them): the
+  // requests of the pod's own claim there.
+  std::vector<Extended> served_by_devices(const Resources& allocatable) const {
+    std::vector<Extended> out;
+    for (const Extended& e : extended)
+      if (!allocatable.lists(e.resource)) out.push_back(e);
+    return out;
+  }
   std::vector<const DeviceClaim*> allocated;
   std::vector<std::pair<std::string, const DeviceClaimSpec*>> to_allocate;  // "ns/name" or ""
   // Why no node can take the pod (a claim or class that does not exist), in kube-scheduler's

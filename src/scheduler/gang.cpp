@@ -114,10 +114,7 @@ class Placer {
       out.push_back({key.substr(0, slash), key.substr(slash + 1), (*got)[c], false, {}});
     }
     if (got->size() > claims.to_allocate.size()) {
-      DeviceClaimChoice own{pod.ns, "", got->back(), false, {}};
-      for (const fit::PodDevices::Extended& e : claims.extended)
-        if (!node.allocatable.lists(e.resource)) own.extended.push_back(e);
-      out.push_back(std::move(own));
+      out.push_back({pod.ns, "", got->back(), false, claims.served_by_devices(node.allocatable)});
     }
   }
 
