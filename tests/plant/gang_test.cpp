@@ -111,6 +111,15 @@ std::string scheduler_token_file() {
 
 // planter scheduler as deploy/scheduler ships it: its own ServiceAccount with the shipped RBAC,
 // on a sim that authorizes by RBAC, so every test here also shows the shipped rules are enough.
+// The sim's node names, as kubectl lists them.
+std::vector<std::string> node_names(const SimProcess& sim) {
+  json::value nodes = json::parse(sim.kubectl("get nodes -o json").out);
+  std::vector<std::string> out;
+  for (const json::value& n : nodes.at("items").as_array())
+    out.emplace_back(n.at("metadata").at("name").as_string());
+  return out;
+}
+
 // A ResourceSlice of two devices (gpu-0, gpu-1) of driver gpu.example.com for each node.
 std::string two_gpu_slices(const std::vector<std::string>& nodes) {
   std::string out;
@@ -290,14 +299,8 @@ spec:
 // the pod is bound, one pod per GPU node; a third such pod finds no node with two free and waits
 // in the plugin's words.
 TEST_F(GangTest, AGangThatClaimsGpusHasThemAllocatedBeforeItsPodsAreBound) {
-  std::string names = sim_.kubectl("get nodes -o jsonpath={.items[*].metadata.name}").out;
-  std::vector<std::string> nodes;
-  for (size_t at = 0; at < names.size();) {
-    size_t end = names.find(' ', at);
-    nodes.push_back(names.substr(at, end == std::string::npos ? std::string::npos : end - at));
-    at = end == std::string::npos ? names.size() : end + 1;
-  }
-  ASSERT_EQ(nodes.size(), 3u) << names;
+  std::vector<std::string> nodes = node_names(sim_);
+  ASSERT_EQ(nodes.size(), 3u);
   std::string devices = R"(apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu.example.com}
@@ -379,10 +382,9 @@ spec:
 // and its status.extendedResourceClaimStatus maps its container's resource to the claim's
 // request, before it is bound.
 TEST_F(GangTest, AGangAskingAnExtendedResourceDevicesServeGetsAClaimPerPod) {
-  std::string names = sim_.kubectl("get nodes -o jsonpath={.items[*].metadata.name}").out;
-  std::string first = names.substr(0, names.find(' '));
-  std::string second =
-      names.substr(first.size() + 1, names.find(' ', first.size() + 1) - first.size() - 1);
+  std::vector<std::string> nodes = node_names(sim_);
+  ASSERT_EQ(nodes.size(), 3u);
+  const std::string &first = nodes[0], &second = nodes[1];
   std::string devices = R"(apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu.example.com}
