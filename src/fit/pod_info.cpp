@@ -42,11 +42,6 @@ void extended_of_container(const json::value& c, size_t index,
   }
 }
 
-std::string text(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
 void read_ports(const json::array* containers, std::vector<HostPort>& out) {
   if (!containers) return;
   for (const json::value& c : *containers)
@@ -57,8 +52,8 @@ void read_ports(const json::array* containers, std::vector<HostPort>& out) {
         if (!host || !host->is_int64() || host->as_int64() <= 0) continue;
         HostPort hp;
         hp.port = host->as_int64();
-        if (std::string ip = text(*o, "hostIP"); !ip.empty()) hp.ip = ip;
-        if (std::string proto = text(*o, "protocol"); !proto.empty()) hp.protocol = proto;
+        if (std::string ip = text_in(o, "hostIP"); !ip.empty()) hp.ip = ip;
+        if (std::string proto = text_in(o, "protocol"); !proto.empty()) hp.protocol = proto;
         out.push_back(std::move(hp));
       }
 }
@@ -68,15 +63,15 @@ std::vector<SpreadConstraint> read_spread(const json::array* list, const Labels&
   if (!list) return out;
   for (const json::value& v : *list) {
     const json::object* o = v.if_object();
-    if (!o || text(*o, "whenUnsatisfiable") != "DoNotSchedule") continue;
+    if (!o || text_in(o, "whenUnsatisfiable") != "DoNotSchedule") continue;
     SpreadConstraint c;
-    c.topology_key = text(*o, "topologyKey");
+    c.topology_key = text_in(o, "topologyKey");
     if (const json::value* s = o->if_contains("maxSkew"); s && s->is_int64())
       c.max_skew = std::max<int64_t>(1, s->as_int64());
     if (const json::value* m = o->if_contains("minDomains"); m && m->is_int64())
       c.min_domains = std::max<int64_t>(1, m->as_int64());
-    c.honor_node_affinity = text(*o, "nodeAffinityPolicy") != "Ignore";
-    c.honor_taints = text(*o, "nodeTaintsPolicy") == "Honor";
+    c.honor_node_affinity = text_in(o, "nodeAffinityPolicy") != "Ignore";
+    c.honor_taints = text_in(o, "nodeTaintsPolicy") == "Honor";
     if (const json::value* sel = o->if_contains("labelSelector"); sel && sel->is_object()) {
       json::object selector = sel->as_object();
       // matchLabelKeys: the pod's own values of those keys are ANDed in.
@@ -126,7 +121,7 @@ std::vector<PodTerm> PodTerm::read(const json::array& terms, const std::string& 
     const json::object* t = v.if_object();
     if (!t) continue;
     PodTerm term;
-    term.topology_key = text(*t, "topologyKey");
+    term.topology_key = text_in(t, "topologyKey");
     term.owner_ns = owner_ns;
     if (const json::array* list = array_in(t, "namespaces"))
       for (const json::value& n : *list)
@@ -149,16 +144,16 @@ PodInfo PodInfo::from(const json::object& pod) {
   const json::object* meta = object_in(&pod, "metadata");
   const json::object* spec = object_in(&pod, "spec");
   if (meta) {
-    p.ns = text(*meta, "namespace");
-    p.name = text(*meta, "name");
-    p.uid = text(*meta, "uid");
-    p.created = text(*meta, "creationTimestamp");
+    p.ns = text_in(meta, "namespace");
+    p.name = text_in(meta, "name");
+    p.uid = text_in(meta, "uid");
+    p.created = text_in(meta, "creationTimestamp");
     p.labels = labels_of(object_in(meta, "labels"));
   }
   if (auto it = p.labels.find(kPodGroupLabelKey); it != p.labels.end()) p.group = it->second;
   if (auto it = p.labels.find(kStackLabel); it != p.labels.end()) p.stack = it->second;
   if (!spec) return p;
-  p.node_name = text(*spec, "nodeName");
+  p.node_name = text_in(spec, "nodeName");
   p.requests = pod_requests(*spec);
   size_t index = 0;
   for (const char* list : {"initContainers", "containers"})
@@ -167,8 +162,8 @@ PodInfo PodInfo::from(const json::object& pod) {
   if (const json::array* ts = array_in(spec, "tolerations"))
     for (const json::value& t : *ts)
       if (const json::object* o = t.if_object()) {
-        Toleration tol{text(*o, "key"), text(*o, "operator"), text(*o, "value"),
-                       text(*o, "effect")};
+        Toleration tol{text_in(o, "key"), text_in(o, "operator"), text_in(o, "value"),
+                       text_in(o, "effect")};
         if (tol.op.empty()) tol.op = "Equal";
         p.tolerations.push_back(std::move(tol));
       }
@@ -193,7 +188,7 @@ PodInfo PodInfo::from(const json::object& pod) {
   if (const json::array* vs = array_in(spec, "volumes"))
     for (const json::value& v : *vs)
       if (const json::object* claim = object_in(v.if_object(), "persistentVolumeClaim"))
-        if (std::string name = text(*claim, "claimName"); !name.empty())
+        if (std::string name = text_in(claim, "claimName"); !name.empty())
           p.claims.push_back(std::move(name));
   // A claim from a template is the pod's own once the ResourceClaim controller made it and
   // recorded its name in status.resourceClaimStatuses.
@@ -201,12 +196,12 @@ PodInfo PodInfo::from(const json::object& pod) {
   if (const json::array* rcs = array_in(spec, "resourceClaims"))
     for (const json::value& v : *rcs)
       if (const json::object* o = v.if_object()) {
-        PodInfo::DeviceClaimRef ref{text(*o, "name"), text(*o, "resourceClaimName"),
-                                    text(*o, "resourceClaimTemplateName")};
+        PodInfo::DeviceClaimRef ref{text_in(o, "name"), text_in(o, "resourceClaimName"),
+                                    text_in(o, "resourceClaimTemplateName")};
         if (ref.claim.empty() && made)
           for (const json::value& m : *made)
-            if (const json::object* mo = m.if_object(); mo && text(*mo, "name") == ref.name)
-              ref.claim = text(*mo, "resourceClaimName");
+            if (const json::object* mo = m.if_object(); mo && text_in(mo, "name") == ref.name)
+              ref.claim = text_in(mo, "resourceClaimName");
         p.device_claims.push_back(std::move(ref));
       }
   return p;

@@ -10,15 +10,6 @@ namespace planter::fit {
 
 namespace json = boost::json;
 
-namespace {
-
-std::string text(const json::object* o, std::string_view key) {
-  const json::value* v = o ? o->if_contains(key) : nullptr;
-  return v && v->is_string() ? std::string(v->as_string()) : "";
-}
-
-}  // namespace
-
 double room_left(const NodeInfo& n, const Resources& extra) {
   auto share = [](int64_t all, int64_t used) {
     return all > 0 ? static_cast<double>(all - used) / static_cast<double>(all) : 0.0;
@@ -44,14 +35,14 @@ namespace {
 NodeInfo node_info(const json::object& node) {
   NodeInfo n;
   const json::object* meta = object_in(&node, "metadata");
-  n.name = text(meta, "name");
+  n.name = text_in(meta, "name");
   n.labels = labels_of(object_in(meta, "labels"));
   const json::object* spec = object_in(&node, "spec");
   if (spec) {
     if (const json::value* ts = spec->if_contains("taints"); ts && ts->is_array())
       for (const json::value& t : ts->as_array())
         if (const json::object* o = t.if_object())
-          n.taints.push_back({text(o, "key"), text(o, "value"), text(o, "effect")});
+          n.taints.push_back({text_in(o, "key"), text_in(o, "value"), text_in(o, "effect")});
     if (const json::value* u = spec->if_contains("unschedulable"); u && u->is_bool())
       n.unschedulable = u->as_bool();
   }
@@ -74,9 +65,9 @@ void Snapshot::add_node(const json::object& node) {
 
 void Snapshot::add_pod(const json::object& pod, const std::set<std::string>& uncounted) {
   const json::object* spec = object_in(&pod, "spec");
-  auto it = by_name_.find(text(spec, "nodeName"));
+  auto it = by_name_.find(text_in(spec, "nodeName"));
   if (it == by_name_.end()) return;
-  std::string phase = text(object_in(&pod, "status"), "phase");
+  std::string phase = text_in(object_in(&pod, "status"), "phase");
   if (phase == "Succeeded" || phase == "Failed") return;
   // A pod of an uncounted stack only says the stack is there: the stack being fitted, or the
   // held ones' placements, stand for it whole (requests, labels, ports, anti-affinity).
@@ -286,22 +277,22 @@ bool Claim::read_write_once_pod() const {
 
 void Snapshot::add_volume_object(const json::object& o) {
   if (devices_.add(o)) return;
-  std::string kind = text(&o, "kind");
+  std::string kind = text_in(&o, "kind");
   const json::object* meta = object_in(&o, "metadata");
   const json::object* spec = object_in(&o, "spec");
   if (kind == "PersistentVolumeClaim") {
     Claim c;
-    c.ns = text(meta, "namespace");
-    c.name = text(meta, "name");
-    c.volume = text(spec, "volumeName");
+    c.ns = text_in(meta, "namespace");
+    c.name = text_in(meta, "name");
+    c.volume = text_in(spec, "volumeName");
     if (const json::object* a = object_in(meta, "annotations"))
-      c.selected_node = text(a, "volume.kubernetes.io/selected-node");
-    c.class_name = text(spec, "storageClassName");
+      c.selected_node = text_in(a, "volume.kubernetes.io/selected-node");
+    c.class_name = text_in(spec, "storageClassName");
     c.class_given = spec && spec->contains("storageClassName");
     c.created = meta && meta->contains("uid");
     c.deleting = meta && meta->contains("deletionTimestamp");
     c.access_modes = strings_in(spec, "accessModes");
-    if (std::string mode = text(spec, "volumeMode"); !mode.empty()) c.volume_mode = mode;
+    if (std::string mode = text_in(spec, "volumeMode"); !mode.empty()) c.volume_mode = mode;
     c.request = storage_of(object_in(object_in(spec, "resources"), "requests"));
     if (const json::value* sel = spec ? spec->if_contains("selector") : nullptr;
         sel && sel->is_object()) {
@@ -312,31 +303,31 @@ void Snapshot::add_volume_object(const json::object& o) {
     claims_[key] = std::move(c);
   } else if (kind == "PersistentVolume") {
     Volume v;
-    v.name = text(meta, "name");
+    v.name = text_in(meta, "name");
     if (v.name.empty() || volume_index_.contains(v.name)) return;
     if (const json::object* required = object_in(object_in(spec, "nodeAffinity"), "required")) {
       v.has_terms = true;
       const json::value* t = required->if_contains("nodeSelectorTerms");
       v.node_affinity = NodeTerms(t && t->is_array() ? t->as_array() : json::array{});
     }
-    v.class_name = text(spec, "storageClassName");
+    v.class_name = text_in(spec, "storageClassName");
     v.access_modes = strings_in(spec, "accessModes");
-    if (std::string mode = text(spec, "volumeMode"); !mode.empty()) v.volume_mode = mode;
+    if (std::string mode = text_in(spec, "volumeMode"); !mode.empty()) v.volume_mode = mode;
     v.capacity = storage_of(object_in(spec, "capacity"));
     const json::object* ref = object_in(spec, "claimRef");
-    v.claim_ns = text(ref, "namespace");
-    v.claim_name = text(ref, "name");
+    v.claim_ns = text_in(ref, "namespace");
+    v.claim_name = text_in(ref, "name");
     v.labels = labels_of(object_in(meta, "labels"));
     v.deleting = meta && meta->contains("deletionTimestamp");
     volume_index_.emplace(v.name, volumes_.size());
     volumes_.push_back(std::move(v));
   } else if (kind == "StorageClass") {
     StorageClass c;
-    c.name = text(meta, "name");
-    c.wait_for_first_consumer = text(&o, "volumeBindingMode") == "WaitForFirstConsumer";
-    c.provisioner = text(&o, "provisioner");
-    c.is_default = text(object_in(meta, "annotations"),
-                        "storageclass.kubernetes.io/is-default-class") == "true";
+    c.name = text_in(meta, "name");
+    c.wait_for_first_consumer = text_in(&o, "volumeBindingMode") == "WaitForFirstConsumer";
+    c.provisioner = text_in(&o, "provisioner");
+    c.is_default = text_in(object_in(meta, "annotations"),
+                           "storageclass.kubernetes.io/is-default-class") == "true";
     json::array allowed;  // allowedTopologies as nodeSelectorTerms
     if (const json::value* t = o.if_contains("allowedTopologies"); t && t->is_array())
       for (const json::value& term : t->as_array()) {
