@@ -26,17 +26,13 @@ const Result<cel::Program>& CelCache::get(const std::string& expression) {
   return programs_.emplace(expression, cel::Program::compile(expression, options)).first->second;
 }
 
-DeviceAllocator::DeviceAllocator(std::vector<StoredObject> claims, const Store& store,
-                                 DeviceCatalog& catalog, CelCache& cel)
+DeviceAllocator::DeviceAllocator(std::vector<StoredObject> claims, DeviceCatalog& catalog,
+                                 CelCache& cel)
     : claims_(std::move(claims)), catalog_(catalog), cel_(cel) {
   catalog_.refresh();
-  std::map<std::string, const json::object*> classes;
-  for (const auto& [_, c] : store.bucket("resource.k8s.io/deviceclasses"))
-    classes[meta_string(*c, "name")] = c.get();
   auto class_of = [&](const std::string& request, const json::object* spec) -> const json::object* {
     std::string name = string_at(spec, "deviceClassName");
-    auto it = classes.find(name);
-    if (it != classes.end()) return it->second;
+    if (const json::object* c = catalog_.device_class(name)) return c;
     if (!missing_class_)
       missing_class_ = fmt::format("request {}: device class {} does not exist", request, name);
     return nullptr;

@@ -51,10 +51,9 @@ class CelCache {
 
 class DeviceAllocator {
  public:
-  // `claims`: the pod's claims to allocate; `store`: the DeviceClasses; `catalog`: the devices
-  // and which of them are allocated.
-  DeviceAllocator(std::vector<StoredObject> claims, const Store& store, DeviceCatalog& catalog,
-                  CelCache& cel);
+  // `claims`: the pod's claims to allocate; `catalog`: the classes, the devices and which of
+  // them are allocated.
+  DeviceAllocator(std::vector<StoredObject> claims, DeviceCatalog& catalog, CelCache& cel);
 
   // The claims' allocations on `node`, or nullopt when they cannot all be allocated there.
   std::optional<std::vector<ClaimAllocation>> allocate(const boost::json::object& node);

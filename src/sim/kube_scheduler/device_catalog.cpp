@@ -229,4 +229,43 @@ std::vector<int8_t>& DeviceCatalog::class_memo(const std::string& device_class) 
   return memo;
 }
 
+void DeviceCatalog::read_classes() {
+  if (!classes_stale_) return;
+  classes_stale_ = false;
+  classes_.clear();
+  serving_.clear();
+  std::map<std::string, std::string, std::less<>> created;  // resource -> its class's timestamp
+  for (const auto& [_, c] : store_.bucket("resource.k8s.io/deviceclasses")) {
+    std::string name = meta_string(*c, "name");
+    classes_.emplace(name, c);
+    serving_["deviceclass.resource.kubernetes.io/" + name] = name;
+  }
+  for (const auto& [name, c] : classes_) {  // by name: the first wins among equals
+    std::string resource = string_at(object_at(*c, "spec"), "extendedResourceName");
+    if (resource.empty()) continue;
+    std::string when = meta_string(*c, "creationTimestamp");
+    auto it = created.find(resource);
+    if (it != created.end() && when <= it->second) continue;
+    created[resource] = when;
+    serving_[resource] = name;
+  }
+}
+
+const json::object* DeviceCatalog::device_class(std::string_view name) {
+  read_classes();
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : it->second.get();
+}
+
+std::string DeviceCatalog::serving_class(std::string_view resource) {
+  read_classes();
+  auto it = serving_.find(resource);
+  return it == serving_.end() ? std::string() : it->second;
+}
+
+bool DeviceCatalog::any_class() {
+  read_classes();
+  return !classes_.empty();
+}
+
 }  // namespace planter::sim::sched

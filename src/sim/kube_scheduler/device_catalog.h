@@ -7,6 +7,7 @@
 // - which devices claims' status.allocation holds, kept up to date claim by claim;
 // - each device as DRA's CEL environment binds `device` (driver, attributes and capacity by
 //   domain), made when a selector first looks at it and kept until the slices change;
+// - the DeviceClasses, and which serves each extended resource, read again after a class changed;
 // - whether each DeviceClass's selectors match each device, kept until the class or the slices
 //   change.
 #pragma once
@@ -44,7 +45,10 @@ class DeviceCatalog {
   // A ResourceSlice or DeviceTaintRule changed: the devices are read again when next asked for.
   void slices_changed() { stale_ = true; }
   // A DeviceClass was made, changed or deleted: what its selectors match is forgotten.
-  void classes_changed() { class_memo_.clear(); }
+  void classes_changed() {
+    class_memo_.clear();
+    classes_stale_ = true;
+  }
   // A ResourceClaim was made, changed or deleted: its allocation's devices are taken or freed.
   void claim_changed(const Change& change);
 
@@ -60,6 +64,14 @@ class DeviceCatalog {
   // The value of the device's attribute "domain/name" (an unqualified key is in the driver's
   // domain) as text two equal values share, for matchAttribute; nullopt when it has none.
   std::optional<std::string> attribute(size_t device, std::string_view qualified) const;
+  // A DeviceClass by name; null when there is none.
+  const boost::json::object* device_class(std::string_view name);
+  // The class that serves an extended resource (DeviceClassSpec.extendedResourceName: the newest
+  // class that names it, the first by name among equals; and each class's implicit
+  // `deviceclass.resource.kubernetes.io/<name>`); "" when none. `any_class`: whether there is a
+  // class at all.
+  std::string serving_class(std::string_view resource);
+  bool any_class();
   // What the named DeviceClass's selectors gave for each device: kUnknown until evaluated.
   enum Memo : int8_t { kUnknown = -1, kNo = 0, kYes = 1, kFailed = 2 };
   std::vector<int8_t>& class_memo(const std::string& device_class);
@@ -77,6 +89,10 @@ class DeviceCatalog {
   std::map<std::string, std::vector<DeviceId>> allocated_by_claim_;  // "ns/name" -> devices
   std::map<DeviceId, int> allocated_counts_;
   std::map<std::string, std::vector<int8_t>, std::less<>> class_memo_;
+  void read_classes();
+  bool classes_stale_ = true;
+  std::map<std::string, StoredObject, std::less<>> classes_;
+  std::map<std::string, std::string, std::less<>> serving_;  // resource -> class
 };
 
 }  // namespace planter::sim::sched

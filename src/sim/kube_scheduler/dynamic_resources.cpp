@@ -30,8 +30,8 @@ size_t reserved_count(const json::object& claim) {
 
 DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Store& store,
                                              DeviceCatalog& catalog, CelCache& cel)
-    : pod_(pod), store_(store), catalog_(catalog), cel_(cel) {
-  read_extended(store);
+    : pod_(pod), catalog_(catalog), cel_(cel) {
+  read_extended();
   const json::array* refs = array_at(object_at(pod, "spec"), "resourceClaims");
   if (!refs || refs->empty()) return;
   std::string ns = meta_string(pod, "namespace"), name = meta_string(pod, "name");
@@ -77,7 +77,7 @@ DynamicResourcesCheck::DynamicResourcesCheck(const json::object& pod, const Stor
   if (to_allocate_.empty() && extended_.empty()) return;
   std::vector<StoredObject> pending;
   for (size_t i : to_allocate_) pending.push_back(claims_[i]);
-  allocator_.emplace(std::move(pending), store, catalog, cel);
+  allocator_.emplace(std::move(pending), catalog, cel);
   if (allocator_->missing_class()) prefilter_failure_ = *allocator_->missing_class();
 }
 
@@ -86,23 +86,9 @@ const std::optional<std::string>& DynamicResourcesCheck::selector_error() const 
   return allocator_ ? allocator_->selector_error() : kNone;
 }
 
-void DynamicResourcesCheck::read_extended(const Store& store) {
-  // Which class serves each resource: the newest that names it, the first by name among
-  // equals (DeviceClassSpec.extendedResourceName); each class also serves its implicit name.
-  std::map<std::string, std::pair<std::string, std::string>, std::less<>>
-      chosen;  // -> (created, class)
-  for (const auto& [_, c] : store.bucket("resource.k8s.io/deviceclasses")) {
-    std::string name = meta_string(*c, "name");
-    chosen["deviceclass.resource.kubernetes.io/" + name] = {"", name};
-    std::string resource = string_at(object_at(*c, "spec"), "extendedResourceName");
-    if (resource.empty()) continue;
-    std::string created = meta_string(*c, "creationTimestamp");
-    auto it = chosen.find(resource);
-    if (it == chosen.end() || created > it->second.first ||
-        (created == it->second.first && name < it->second.second))
-      chosen[resource] = {created, name};
-  }
-  if (chosen.empty()) return;
+// Which class serves each resource is the catalog's (DeviceCatalog::serving_class).
+void DynamicResourcesCheck::read_extended() {
+  if (!catalog_.any_class()) return;
   const json::object* spec = object_at(pod_, "spec");
   size_t index = 0;
   for (const char* list : {"initContainers", "containers"}) {
@@ -119,14 +105,14 @@ void DynamicResourcesCheck::read_extended(const Store& store) {
       size_t j = 0;
       for (const auto& [key, amount] : requests) {
         size_t at = j++;
-        auto it = chosen.find(key);
-        if (it == chosen.end()) continue;
+        std::string device_class = catalog_.serving_class(key);
+        if (device_class.empty()) continue;
         dra_backed_.insert(std::string(key));
         int64_t count = whole_units(parse_milli(amount).value_or(0));
         if (count <= 0) continue;
         extended_.push_back({string_at(c, "name"), std::string(key),
-                             fmt::format("container-{}-request-{}", index, at), it->second.second,
-                             count});
+                             fmt::format("container-{}-request-{}", index, at),
+                             std::move(device_class), count});
       }
     }
   }
@@ -185,8 +171,7 @@ std::optional<std::string> DynamicResourcesCheck::filter(const NodeInfo& node) {
       std::vector<StoredObject> pending;
       for (size_t i : to_allocate_) pending.push_back(claims_[i]);
       pending.push_back(special_claim(lacks));
-      it = by_lacking_.emplace(lacks, DeviceAllocator(std::move(pending), store_, catalog_, cel_))
-               .first;
+      it = by_lacking_.emplace(lacks, DeviceAllocator(std::move(pending), catalog_, cel_)).first;
     }
     allocator = &it->second;
   }

@@ -72,13 +72,12 @@ class DynamicResourcesCheck {
     std::string container, resource, request, device_class;
     int64_t count = 0;
   };
-  void read_extended(const Store& store);
+  void read_extended();
   // The requests a node that does not list their resources needs, as text ("" for none).
   std::string lacking(const NodeInfo& node) const;
   StoredObject special_claim(const std::string& lacking) const;
 
   const boost::json::object& pod_;
-  const Store& store_;
   DeviceCatalog& catalog_;
   CelCache& cel_;
   std::vector<ExtendedRequest> extended_;
