@@ -5,6 +5,7 @@
 #include "sim/handler.h"
 #include "sim/json_access.h"
 #include "sim/object_validation.h"
+#include "sim/scheduling_validation.h"
 #include "sim/schema.h"
 
 namespace planter::sim {
@@ -347,6 +348,7 @@ std::optional<Response> Handler::validate_kind(const ResourceType& t, const json
   for (Cause& c : workload_count_causes(t, obj)) meta_causes.push_back(std::move(c));
   for (Cause& c : config_key_causes(t, obj)) meta_causes.push_back(std::move(c));
   for (Cause& c : container_resource_causes(t, obj)) meta_causes.push_back(std::move(c));
+  for (Cause& c : scheduling_causes(t, obj)) meta_causes.push_back(std::move(c));
   if (!meta_causes.empty()) return invalid(t, meta_string(obj, "name"), std::move(meta_causes));
   if (auto denied = check_escalation(t, obj)) return *denied;
   if (t.group == "apiextensions.k8s.io" && t.kind == "CustomResourceDefinition") {

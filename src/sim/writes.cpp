@@ -6,6 +6,7 @@
 #include "sim/json_access.h"
 #include "sim/patch.h"
 #include "sim/protobuf.h"
+#include "sim/scheduling_validation.h"
 
 namespace planter::sim {
 
@@ -144,6 +145,9 @@ Response Handler::write_existing(const Cluster::Target& t, const json::object& o
   }
   if (!managed_fields_done) record_update(&old, obj, write_context(type, t.subresource));
   if (auto err = validate_kind(type, obj)) return *err;
+  if (t.subresource.empty())
+    if (auto causes = scheduling_update_causes(type, old, obj); !causes.empty())
+      return invalid(type, t.name, std::move(causes));
   // An unchanged object is not written (no new resourceVersion, no watch event), unless an
   // apply changed who owns what. Like kube-apiserver, a write that would only move the
   // timestamps of managedFields entries keeps the old ones, so it is no change at all.

@@ -35,5 +35,18 @@ TEST(SchedulingTest, DevicesAreAllocatedAsTheStructuredAllocatorDoes) {
   EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
 }
 
+// Kubernetes' own gangs: PodGroups and Workloads validated, a pod of a missing group held without
+// a word, quorum, all or nothing until a node joins, a topology constraint kept to one zone
+// (tests/sim/gangs.py names the documentation each check follows).
+TEST(SchedulingTest, PodGroupsArePlacedAllOrNothingAsKubeScheduler137Does) {
+  SimProcess sim({"--nodes", "3", "--node-cpu", "4", "--zones", "2", "--workload-delay", "50"});
+  ASSERT_TRUE(sim.running());
+  std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/gangs.py";
+  auto r = run_shell(python_with_kubernetes() + " " + script + " " + kubectl_binary() + " " +
+                     sim.kubeconfig().string());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace planter::testing

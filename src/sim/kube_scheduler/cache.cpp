@@ -132,6 +132,18 @@ unsigned Cache::apply_pod(const Change& ch) {
   return effect;
 }
 
+void Cache::assume(const StoredObject& pod, const std::string& node) {
+  auto placed = std::make_shared<json::object>(*pod);
+  json::value& spec = (*placed)["spec"];
+  if (!spec.is_object()) spec = json::object{};
+  spec.as_object()["nodeName"] = node;
+  add_pod(pod_info(std::move(placed), node));
+}
+
+void Cache::forget(const std::string& key) {
+  remove_pod(key);
+}
+
 void Cache::add_pod(std::shared_ptr<PodInfo> info) {
   if (NodeInfo* n = node(info->node)) {
     n->requested.add(info->requests);

@@ -72,6 +72,10 @@ class Cache {
   };
   // Applies a change of /nodes or /pods.
   unsigned apply(const Change& change);
+  // A pod taken as placed on `node` until forgotten: the pods a pod group's cycle has placed so
+  // far, seen by the filters of the next (kube-scheduler's assumed pods).
+  void assume(const StoredObject& pod, const std::string& node);
+  void forget(const std::string& key);
 
   // Every node, in the order they came.
   const std::vector<NodeInfo*>& nodes() const { return order_; }

@@ -82,7 +82,22 @@ bool ours(const json::object& pod) {
 }
 
 Scheduler::Scheduler(Cluster& cluster, uint64_t seed)
-    : cluster_(cluster), devices_(cluster.store()), events_(cluster, kName, kUser), random_(seed) {
+    : cluster_(cluster),
+      devices_(cluster.store()),
+      gangs_(!cluster.catalog().versions_of(PodGroups::kStorageKey).empty()),
+      events_(cluster, kName, kUser),
+      random_(seed) {
+  // The PodGroups first: the pods restored below are gated by them.
+  if (gangs_) {
+    for (const auto& [_, obj] : cluster_.store().bucket(PodGroups::kStorageKey)) {
+      Change ch{
+          0,      EventType::kAdded, PodGroups::kStorageKey, meta_string(*obj, "namespace"), obj,
+          nullptr};
+      on_pod_group_change(ch);
+    }
+    watches_.push_back(cluster_.store().add_watch(
+        PodGroups::kStorageKey, [this](const Change& ch) { on_pod_group_change(ch); }));
+  }
   for (const char* key : {"/nodes", "/pods"}) {
     // What the store already holds (a cluster restored from --state-dir), then its changes.
     for (const auto& [_, obj] : cluster_.store().bucket(key)) {
@@ -124,6 +139,12 @@ void Scheduler::on_change(const Change& ch) {
   unsigned effect = cache_.apply(ch);
   if (ch.storage_key == "/pods") {
     std::string key = pod_key(*ch.object);
+    if (gangs_) {
+      // A pod joining a group may complete its quorum (GangScheduling's queueing hint).
+      std::string joined = groups_.pod_changed(ch);
+      if (ch.type == EventType::kDeleted || !waiting_for_us(*ch.object)) gated_.erase(key);
+      if (!joined.empty()) release_group(joined);
+    }
     auto waiting = unschedulable_.find(key);
     if (ch.type == EventType::kDeleted || !waiting_for_us(*ch.object)) {
       unschedulable_.erase(key);
@@ -224,46 +245,75 @@ int64_t Scheduler::nodes_to_find(int64_t all) const {
   return std::max(kMinFeasible, all * percentage / 100);
 }
 
+Verdict::Verdict() = default;
+Verdict::Verdict(Verdict&&) noexcept = default;
+Verdict& Verdict::operator=(Verdict&&) noexcept = default;
+Verdict::~Verdict() = default;
+
 void Scheduler::schedule(const std::string& key) {
   size_t slash = key.find('/');
   std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
   StoredObject pod = cluster_.store().get("/pods", ns, name);
   if (!pod || !waiting_for_us(*pod)) return;
+  if (gangs_) {
+    // GangScheduling's PreEnqueue: held back without a word until the group may be tried.
+    if (auto why = groups_.gate(*pod)) {
+      gated_[key] = *why;
+      return;
+    }
+    gated_.erase(key);
+    std::string group = pod_group_of(*pod);
+    if (!group.empty())
+      if (const PodGroups::Group* g = groups_.find(ns + "/" + group);
+          g && PodGroups::min_count(*g) > 0) {
+        schedule_group(ns + "/" + group);
+        return;
+      }
+  }
+  Verdict verdict = select_node(*pod, cache_.nodes());
+  if (!verdict.node) {
+    unschedulable(*pod, verdict.message, verdict.rejected);
+    return;
+  }
+  commit(key, *pod, verdict);
+}
 
-  const auto& nodes = cache_.nodes();
+Verdict Scheduler::select_node(const json::object& pod, const std::vector<NodeInfo*>& nodes) {
+  Verdict verdict;
+  std::string ns = meta_string(pod, "namespace");
   int64_t all = static_cast<int64_t>(nodes.size());
   if (all == 0) {
-    unschedulable(*pod, "no nodes available to schedule pods", kByNode);
-    return;
+    verdict.message = "no nodes available to schedule pods";
+    verdict.rejected = kByNode;
+    return verdict;
   }
   Store& store = cluster_.store();
   NamespaceLabels namespace_labels = [&store](const std::string& n) -> const json::object* {
     StoredObject o = store.get("/namespaces", "", n);
     return o ? object_at(object_at(*o, "metadata"), "labels") : nullptr;
   };
-  IncomingPod in = incoming_pod(*pod);
-  VolumeBindingCheck volumes(*pod, store);
+  IncomingPod in = incoming_pod(pod);
+  verdict.volumes = std::make_unique<VolumeBindingCheck>(pod, store);
+  VolumeBindingCheck& volumes = *verdict.volumes;
   if (const auto& failure = volumes.prefilter_failure()) {
-    std::string nodes = "0/" + std::to_string(all) + " nodes are available";
-    unschedulable(*pod,
-                  nodes + ": " + *failure + ". preemption: " + nodes + ": " + std::to_string(all) +
-                      " Preemption is not helpful for scheduling.",
-                  kByNode);
-    return;
+    std::string nodes_text = "0/" + std::to_string(all) + " nodes are available";
+    verdict.message = nodes_text + ": " + *failure + ". preemption: " + nodes_text + ": " +
+                      std::to_string(all) + " Preemption is not helpful for scheduling.";
+    verdict.rejected = kByNode;
+    return verdict;
   }
-  DynamicResourcesCheck devices(*pod, store, devices_, cel_);
+  verdict.devices = std::make_unique<DynamicResourcesCheck>(pod, store, devices_, cel_);
+  DynamicResourcesCheck& devices = *verdict.devices;
   in.dra_backed = devices.dra_backed();
   if (const auto& failure = devices.prefilter_failure()) {
-    std::string nodes = "0/" + std::to_string(all) + " nodes are available";
-    unschedulable(*pod,
-                  nodes + ": " + *failure + ". preemption: " + nodes + ": " + std::to_string(all) +
-                      " Preemption is not helpful for scheduling.",
-                  kByDevices);
-    return;
+    std::string nodes_text = "0/" + std::to_string(all) + " nodes are available";
+    verdict.message = nodes_text + ": " + *failure + ". preemption: " + nodes_text + ": " +
+                      std::to_string(all) + " Preemption is not helpful for scheduling.";
+    verdict.rejected = kByDevices;
+    return verdict;
   }
-  TopologySpreadCheck spread(*pod, ns, cache_);
-  InterPodAffinityCheck affinity(*pod, ns, cache_, namespace_labels);
-
+  TopologySpreadCheck spread(pod, ns, cache_);
+  InterPodAffinityCheck affinity(pod, ns, cache_, namespace_labels);
   // Filter, from where the last attempt stopped, until enough nodes fit.
   int64_t wanted = nodes_to_find(all);
   std::vector<const NodeInfo*> feasible;
@@ -311,14 +361,13 @@ void Scheduler::schedule(const std::string& key) {
   next_start_ = (start + static_cast<size_t>(processed)) % nodes.size();
 
   if (feasible.empty()) {
-    std::string nodes = "0/" + std::to_string(all) + " nodes are available";
-    std::string message = nodes + ": " + histogram(reasons) + ".";
+    std::string nodes_text = "0/" + std::to_string(all) + " nodes are available";
+    std::string message = nodes_text + ": " + histogram(reasons) + ".";
     // A selector that failed to evaluate is an error of the plugin, as kube-scheduler reports it.
     if (devices.selector_error()) {
-      unschedulable(*pod,
-                    "running Filter plugin \"DynamicResources\": " + *devices.selector_error(),
-                    rejected_by);
-      return;
+      verdict.message = "running Filter plugin \"DynamicResources\": " + *devices.selector_error();
+      verdict.rejected = rejected_by;
+      return verdict;
     }
     std::string policy = string_at(in.spec, "preemptionPolicy");
     if (policy == "Never") {
@@ -328,10 +377,11 @@ void Scheduler::schedule(const std::string& key) {
       std::map<std::string, int> preemption;
       if (unresolvable) preemption["Preemption is not helpful for scheduling"] = unresolvable;
       if (resolvable) preemption["No preemption victims found for incoming pod"] = resolvable;
-      message += " preemption: " + nodes + ": " + histogram(preemption) + ".";
+      message += " preemption: " + nodes_text + ": " + histogram(preemption) + ".";
     }
-    unschedulable(*pod, message, rejected_by);
-    return;
+    verdict.message = std::move(message);
+    verdict.rejected = rejected_by;
+    return verdict;
   }
 
   const NodeInfo* chosen = feasible.front();
@@ -376,6 +426,15 @@ void Scheduler::schedule(const std::string& key) {
       }
     }
   }
+  verdict.node = chosen;
+  return verdict;
+}
+
+void Scheduler::commit(const std::string& key, const json::object& pod0, Verdict& verdict) {
+  const json::object* pod = &pod0;
+  const NodeInfo* chosen = verdict.node;
+  DynamicResourcesCheck& devices = *verdict.devices;
+  VolumeBindingCheck& volumes = *verdict.volumes;
   // The pod's resource claims: allocated on the node and reserved for the pod (Reserve and
   // PreBind), before it is bound.
   for (const json::object& claim : devices.reserve(*chosen)) {

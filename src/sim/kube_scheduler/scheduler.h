@@ -15,6 +15,12 @@
 // placed or a placed pod's labels change (for pods refused by pod affinity or topology spread).
 // No timer retries it.
 //
+// Pods of a scheduling.k8s.io PodGroup (pod_groups.h) wait in PreEnqueue until their group may
+// be tried; a gang is then placed in one PodGroup cycle (pod_group_cycle.cpp): its waiting pods in
+// order (priority, then first seen), each filtered and scored as above with the pods placed
+// before it assumed on their nodes; all are bound when at least minCount of the group are placed,
+// none otherwise. A group with a topology constraint is placed within one domain of its key.
+//
 // Not thread-safe: runs on the server's event loop, fed by the cluster's store.
 #pragma once
 
@@ -30,12 +36,30 @@
 #include "sim/events.h"
 #include "sim/kube_scheduler/cache.h"
 #include "sim/kube_scheduler/device_allocator.h"
+#include "sim/kube_scheduler/pod_groups.h"
 
 namespace planter::sim {
 class Cluster;
 }
 
 namespace planter::sim::sched {
+
+class DynamicResourcesCheck;
+class VolumeBindingCheck;
+
+// What filtering and scoring chose for a pod: a node, or why none (the FailedScheduling message
+// and the plugin families that refused). The checks that filtered it, for Reserve and PreBind.
+struct Verdict {
+  Verdict();
+  Verdict(Verdict&&) noexcept;
+  Verdict& operator=(Verdict&&) noexcept;
+  ~Verdict();
+  const NodeInfo* node = nullptr;
+  std::string message;
+  unsigned rejected = 0;
+  std::unique_ptr<VolumeBindingCheck> volumes;
+  std::unique_ptr<DynamicResourcesCheck> devices;
+};
 
 class Scheduler {
  public:
@@ -56,7 +80,15 @@ class Scheduler {
   void retry_for_devices(const std::string& claim);
   void flush();
   void schedule(const std::string& key);
+  Verdict select_node(const boost::json::object& pod, const std::vector<NodeInfo*>& nodes);
+  void commit(const std::string& key, const boost::json::object& pod, Verdict& verdict);
   void bind(const boost::json::object& pod, const std::string& node);
+  // PodGroups (pod_group_cycle.cpp).
+  void on_pod_group_change(const Change& change);
+  void release_group(const std::string& group_key);
+  void schedule_group(const std::string& group_key);
+  void record_group_condition(const StoredObject& group, bool scheduled,
+                              const std::string& message);
   void unschedulable(const boost::json::object& pod, const std::string& message, unsigned rejected);
   int64_t nodes_to_find(int64_t all) const;
 
@@ -64,6 +96,9 @@ class Scheduler {
   Cache cache_;
   CelCache cel_;           // DeviceClass and request selectors, compiled once
   DeviceCatalog devices_;  // published devices and which are allocated
+  PodGroups groups_;
+  bool gangs_ = false;                        // the API serves PodGroups
+  std::map<std::string, std::string> gated_;  // pod key -> why PreEnqueue holds it back
   EventRecorder events_;
   std::mt19937_64 random_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
