@@ -48,5 +48,18 @@ TEST(SchedulingTest, PodGroupsArePlacedAllOrNothingAsKubeScheduler137Does) {
   EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
 }
 
+// 200 random gang mixes (groups of one pod size on nodes of their own, random minCount, node
+// sizes, some groups joined later by more pods): the sim binds, per group, what an oracle written
+// from the gang-scheduling documentation says, all that fit or none (tests/sim/gang_mixes.py).
+TEST(SchedulingTest, RandomGangMixesBindWhatTheDocumentationSays) {
+  SimProcess sim({"--nodes", "1", "--workload-delay", "50"});
+  ASSERT_TRUE(sim.running());
+  std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/gang_mixes.py";
+  auto r = run_shell(python_with_kubernetes() + " " + script + " " + sim.kubeconfig().string() +
+                     " 200");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("all 200 mixes agree"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace planter::testing

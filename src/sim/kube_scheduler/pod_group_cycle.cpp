@@ -172,7 +172,7 @@ void Scheduler::schedule_group(const std::string& group_key) {
     if (!v.node) {
       unschedulable(*m.pod, v.message, v.rejected);
     } else if (!feasible) {
-      unschedulable(*m.pod, kWaitingForGang, kByNode | kByPods);
+      unschedulable(*m.pod, kWaitingForGang, kByNode);
     } else {
       // Claims are allocated one pod after another at Reserve: what an earlier member took is
       // looked at again before this one's are written.
