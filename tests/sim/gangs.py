@@ -5,7 +5,9 @@ the GenericWorkload gate on. Each expected outcome is from kubernetes.io ("Gang 
 "PodGroup Scheduling", "Scheduling Group", "PodGroup API", "Topology-Aware Workload Scheduling")
 and the GangScheduling plugin's documented statuses.
 
-Usage: gangs.py KUBECTL KUBECONFIG, against a sim started with --nodes 3 --node-cpu 4 --zones 2.
+Usage: gangs.py KUBECTL KUBECONFIG, against a sim started with --nodes 3 --node-cpu 4 --zones 2
+(and any --api-level: a 1.36 server is judged through v1alpha2, a pre-gang one by pods naming a
+PodGroup being scheduled one by one).
 Prints "ok NAME" per check and "all checks passed" at the end; exits non-zero on the first
 failure.
 """
@@ -30,7 +32,7 @@ def refused(manifest, words, verb="create"):
 
 
 def pod_group(name, policy, extra=""):
-    return f"""apiVersion: scheduling.k8s.io/v1beta1
+    return f"""apiVersion: scheduling.k8s.io/{VERSION}
 kind: PodGroup
 metadata: {{name: {name}, namespace: default}}
 spec:
@@ -81,6 +83,19 @@ def delete_pods(names):
     until(lambda: not any(p["metadata"]["name"] in names for p in get("pods")["items"]))
 
 
+# The gang API this server serves: v1beta1 (1.37), v1alpha2 (1.36), or none (before 1.35).
+SERVED = kubectl("api-versions").stdout.split()
+VERSION = next((v for v in ("v1beta1", "v1alpha2") if f"scheduling.k8s.io/{v}" in SERVED), None)
+if VERSION is None:
+    r = kubectl("get", "podgroups", check=False)
+    check("a server without the gang API serves no PodGroups",
+          r.returncode != 0 and "the server doesn't have a resource type" in r.stderr, r.stderr)
+    for name in ("solo-0", "solo-1"):
+        create(pod(name, "train", cpu="1"))
+    check("pods naming a PodGroup are scheduled one by one, as before gangs",
+          until(lambda: running(["solo-0", "solo-1"])))
+    print("all checks passed")
+    sys.exit(0)
 NODES = sorted(n["metadata"]["name"] for n in get("nodes")["items"])
 ZONE_OF = {n["metadata"]["name"]: n["metadata"]["labels"].get(ZONE) for n in get("nodes")["items"]}
 
@@ -92,19 +107,19 @@ ok, err = refused(pod_group("zero", "{gang: {minCount: 0}}"),
 check("a gang's minCount is required", ok, err)
 ok, err = refused(pod_group("both", "{basic: {}, gang: {minCount: 2}}"), "exactly one of")
 check("a policy is basic or gang, not both", ok, err)
-ok, err = refused("""apiVersion: scheduling.k8s.io/v1beta1
+ok, err = refused(f"""apiVersion: scheduling.k8s.io/{VERSION}
 kind: Workload
-metadata: {name: empty, namespace: default}
-spec: {podGroupTemplates: []}
+metadata: {{name: empty, namespace: default}}
+spec: {{podGroupTemplates: []}}
 """, "spec.podGroupTemplates: Required value")
 check("a Workload needs a pod group template", ok, err)
-ok, err = refused("""apiVersion: scheduling.k8s.io/v1beta1
+ok, err = refused(f"""apiVersion: scheduling.k8s.io/{VERSION}
 kind: Workload
-metadata: {name: twice, namespace: default}
+metadata: {{name: twice, namespace: default}}
 spec:
   podGroupTemplates:
-  - {name: workers, schedulingPolicy: {gang: {minCount: 2}}}
-  - {name: workers, schedulingPolicy: {basic: {}}}
+  - {{name: workers, schedulingPolicy: {{gang: {{minCount: 2}}}}}}
+  - {{name: workers, schedulingPolicy: {{basic: {{}}}}}}
 """, 'Duplicate value: "workers"')
 check("a Workload's templates have distinct names", ok, err)
 create(pod_group("mutable", "{gang: {minCount: 4}}"))

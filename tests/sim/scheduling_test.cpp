@@ -7,6 +7,9 @@
 // a deleted node.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "sim/sim_process.h"
 
 namespace planter::testing {
@@ -38,8 +41,12 @@ TEST(SchedulingTest, DevicesAreAllocatedAsTheStructuredAllocatorDoes) {
 // Kubernetes' own gangs: PodGroups and Workloads validated, a pod of a missing group held without
 // a word, quorum, all or nothing until a node joins, a topology constraint kept to one zone
 // (tests/sim/gangs.py names the documentation each check follows).
-TEST(SchedulingTest, PodGroupsArePlacedAllOrNothingAsKubeScheduler137Does) {
-  SimProcess sim({"--nodes", "3", "--node-cpu", "4", "--zones", "2", "--workload-delay", "50"});
+// On a 1.36 server through v1alpha2; on a 1.33 one, pods naming a PodGroup are plain pods.
+class GangApiLevelTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GangApiLevelTest, PodGroupsArePlacedAllOrNothingAsKubeSchedulerDoes) {
+  SimProcess sim({"--nodes", "3", "--node-cpu", "4", "--zones", "2", "--workload-delay", "50",
+                  "--api-level", GetParam()});
   ASSERT_TRUE(sim.running());
   std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/gangs.py";
   auto r = run_shell(python_with_kubernetes() + " " + script + " " + kubectl_binary() + " " +
@@ -47,6 +54,13 @@ TEST(SchedulingTest, PodGroupsArePlacedAllOrNothingAsKubeScheduler137Does) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("all checks passed"), std::string::npos) << r.out;
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, GangApiLevelTest, ::testing::Values("1.37", "1.36", "1.33"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
+                           return "Kubernetes" + name;
+                         });
 
 // 200 random gang mixes (groups of one pod size on nodes of their own, random minCount, node
 // sizes, some groups joined later by more pods): the sim binds, per group, what an oracle written
