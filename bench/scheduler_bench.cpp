@@ -136,6 +136,49 @@ int scaled(int n, double scale) {
   return std::max(1, static_cast<int>(n * scale));
 }
 
+// Gangs: scheduling.k8s.io/v1beta1 PodGroups of 8 pods (gang minCount 8) on 1000 nodes, the
+// groups made first, then their pods by 16 clients; from the first pod's create until every pod
+// is bound, in groups per second (planter_scheduler_bench's Gangs beside it, for `planter
+// scheduler` with scheduler-plugins' PodGroups).
+void gangs(double scale) {
+  constexpr int kGroupSize = 8;
+  int nodes = scaled(1000, scale), groups = scaled(500, scale);
+  planter::bench::SimChild sim = start_sim(nodes, 1);
+  Connection conn(sim.port, sim.token);
+  int failed = 0;
+  for (int g = 0; g < groups; ++g)
+    if (conn.send(Verb::kPost, "/apis/scheduling.k8s.io/v1beta1/namespaces/default/podgroups",
+                  R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":)"
+                  R"({"name":"g-)" + std::to_string(g) +
+                      R"("},"spec":{"schedulingPolicy":{"gang":{"minCount":8}}}})") != 201)
+      ++failed;
+  auto start = Clock::now();
+  std::atomic<int> next{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < 16; ++c)
+    threads.emplace_back([&] {
+      Connection client(sim.port, sim.token);
+      for (int i = next++; i < groups * kGroupSize; i = next++) {
+        std::string body =
+            R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-)" + std::to_string(i) +
+            R"("},"spec":{"schedulingGroup":{"podGroupName":"g-)" +
+            std::to_string(i / kGroupSize) +
+            R"("},"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10",)"
+            R"("resources":{"requests":{"cpu":"100m","memory":"500Mi"}}}]}})";
+        if (client.send(Verb::kPost, "/api/v1/namespaces/default/pods", body) != 201) ++failures;
+      }
+    });
+  for (auto& t : threads) t.join();
+  bool bound = wait_all_bound(conn, std::chrono::seconds(600));
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("gangs of %d (PodGroup v1beta1, minCount %d) on %d nodes: %d groups in %.2f s, "
+              "%.0f groups/s%s\n",
+              kGroupSize, kGroupSize, nodes, groups, secs, groups / secs,
+              failed || failures || !bound ? "  (creates failed or pods left unbound)" : "");
+  std::fflush(stdout);
+  stop_sim(sim);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,6 +222,7 @@ int main(int argc, char** argv) {
     stop_sim(sim);
   }
 
+  if (only.empty() || std::string("Gangs").find(only) != std::string::npos) gangs(scale);
   if (!only.empty()) return 0;
   // Latency of one pod at a time in an idle sim.
   planter::bench::SimChild sim = start_sim(scaled(5000, scale), 1);
