@@ -240,4 +240,55 @@ r = kubectl("patch", "pod", "pair-2", "--type=merge", "-p",
 check("a pod's schedulingGroup is immutable",
       r.returncode != 0 and "spec.schedulingGroup" in r.stderr, r.stderr)
 
+# ---- the Job controller gangs a fixed-shape Indexed Job (KEP-5547) ----
+def job(name, pods, cpu):
+    return f"""apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}, namespace: default}}
+spec:
+  completionMode: Indexed
+  completions: {pods}
+  parallelism: {pods}
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: main, image: registry.example/train:1, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+"""
+
+
+create(job("train", 3, "1"))
+check("the indexed Job completes", until(
+    lambda: any(c["type"] == "Complete" and c["status"] == "True"
+                for c in get("job", "train").get("status", {}).get("conditions") or [])),
+      json.dumps(get("job", "train").get("status")))
+check("every index done", get("job", "train")["status"].get("completedIndexes") == "0-2",
+      json.dumps(get("job", "train")["status"]))
+workload = get("workload", "train")
+check("the Job controller made its Workload: a gang template of minCount 3",
+      workload["spec"]["controllerRef"] == {"apiGroup": "batch", "kind": "Job", "name": "train"}
+      and workload["spec"]["podGroupTemplates"][0]["schedulingPolicy"] == {"gang": {"minCount": 3}},
+      json.dumps(workload["spec"]))
+train_uid = get("job", "train")["metadata"]["uid"]
+groups = [g for g in get("podgroups")["items"]
+          if any(r["uid"] == train_uid for r in g["metadata"].get("ownerReferences", []))]
+check("and one PodGroup from it, owned by the Job",
+      len(groups) == 1
+      and groups[0]["spec"]["podGroupTemplateRef"]["workload"]["workloadName"] == "train",
+      json.dumps(groups))
+train_pods = [p for p in get("pods")["items"] if p["metadata"]["name"].startswith("train-")]
+check("its pods join the PodGroup, one per index",
+      sorted(p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+             for p in train_pods) == ["0", "1", "2"]
+      and all(p["spec"]["schedulingGroup"]["podGroupName"] == groups[0]["metadata"]["name"]
+              for p in train_pods), json.dumps([p["metadata"]["name"] for p in train_pods]))
+
+create(job("huge", 5, "3"))
+check("a gang-scheduled Job that cannot fit whole runs none of its pods",
+      until(lambda: len([p for p in get("pods")["items"]
+                         if p["metadata"]["name"].startswith("huge-")]) == 5
+            and all(failed_scheduling(p["metadata"]["name"]) for p in get("pods")["items"]
+                    if p["metadata"]["name"].startswith("huge-")))
+      and not any(p["spec"].get("nodeName") for p in get("pods")["items"]
+                  if p["metadata"]["name"].startswith("huge-")))
+
 print("all checks passed")
