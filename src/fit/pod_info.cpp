@@ -153,6 +153,11 @@ PodInfo PodInfo::from(const json::object& pod) {
   if (auto it = p.labels.find(kPodGroupLabelKey); it != p.labels.end()) p.group = it->second;
   if (auto it = p.labels.find(kStackLabel); it != p.labels.end()) p.stack = it->second;
   if (!spec) return p;
+  if (std::string upstream = text_in(object_in(spec, "schedulingGroup"), "podGroupName");
+      !upstream.empty()) {
+    p.group = std::move(upstream);
+    p.upstream_group = true;
+  }
   p.node_name = text_in(spec, "nodeName");
   p.requests = pod_requests(*spec);
   size_t index = 0;

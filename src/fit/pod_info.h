@@ -67,8 +67,11 @@ struct SpreadConstraint {
 struct PodInfo {
   std::string ns, name, uid, created;
   std::string node_name;  // spec.nodeName: where it is bound, or (pending) where it must go
-  std::string group;      // its pod-group label
-  std::string stack;      // its stack label
+  // Its pod group: spec.schedulingGroup.podGroupName (a scheduling.k8s.io PodGroup, Kubernetes'
+  // own: `upstream_group`), else its scheduler-plugins pod-group label.
+  std::string group;
+  bool upstream_group = false;
+  std::string stack;  // its stack label
   Labels labels;
   Resources requests;
   std::vector<Toleration> tolerations;

@@ -48,7 +48,8 @@ class Placer {
   // Places `pod` on the best allowed node (only `only` when given); false with the reasons. Of
   // every node, the search stops at feasible_nodes_to_find feasible ones, starting where the
   // last search stopped.
-  bool place(const PodInfo& pod, std::optional<size_t> only, std::string& why) {
+  bool place(const PodInfo& pod, std::optional<size_t> only, std::string& why,
+             const std::vector<bool>* domain = nullptr) {
     const auto& nodes = view_.nodes();
     fit::PodCycle cycle(view_, pod);
     if (const std::string& refusal = cycle.prefilter_refusal(); !refusal.empty()) {
@@ -64,6 +65,10 @@ class Placer {
     size_t start = only || total == 0 ? 0 : search_.next_start % total;
     for (; looked < total && found < want; ++looked) {
       size_t n = only ? *only : (start + looked) % total;
+      if (domain && !(*domain)[n]) {
+        diag.add("node(s) were outside the pod group's topology domain");
+        continue;
+      }
       if (std::string refused = isolation(nodes[n]); !refused.empty()) {
         diag.add(refused);
         continue;
@@ -193,14 +198,77 @@ size_t feasible_nodes_to_find(size_t nodes) {
   return std::max(kMinNodes, nodes * percent / 100);
 }
 
+namespace {
+
+// A scheduling.k8s.io PodGroup: in each candidate domain (every node, or the nodes sharing a value
+// of the topology key), its pods placed one after another as far as they fit; the domain placing
+// most wins (ties: the first by value); bound when, there, at least min_member of the group are.
+GroupDecision decide_upstream(fit::Snapshot& view, const std::vector<const PodInfo*>& order,
+                              const GroupPolicy& policy, const std::set<std::string>& isolated,
+                              Search& search) {
+  const auto& nodes = view.nodes();
+  std::map<std::string, std::vector<bool>> domains;
+  if (policy.topology_key.empty()) {
+    domains[""] = std::vector<bool>(nodes.size(), true);
+  } else {
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const std::string* value = nodes[n].label(policy.topology_key);
+      if (!value || (!policy.bound_domain.empty() && *value != policy.bound_domain)) continue;
+      auto [it, _] = domains.try_emplace(*value, nodes.size(), false);
+      it->second[n] = true;
+    }
+  }
+  GroupDecision d;
+  int64_t best = -1;
+  std::string best_why;
+  for (const auto& [value, mask] : domains) {
+    Placer p(view, policy, isolated, search);
+    std::string first_why;
+    for (const PodInfo* pod : order) {
+      std::string why;
+      if (!p.place(*pod, std::nullopt, why, policy.topology_key.empty() ? nullptr : &mask) &&
+          first_why.empty())
+        first_why = fmt::format("pod {}: {}", pod->id(), why);
+    }
+    auto placed = static_cast<int64_t>(p.bindings().size());
+    if (placed > best) {
+      best = placed;
+      best_why = first_why;
+      d.bindings = p.bindings();
+    }
+  }
+  std::string where = policy.topology_key.empty()
+                          ? std::string()
+                          : fmt::format(" in one domain of {}", policy.topology_key);
+  if (domains.empty()) {
+    d.why = fmt::format("pod group {}: no node has the label {} of its topology constraint",
+                        policy.name, policy.topology_key);
+    return d;
+  }
+  if (policy.bound + best < policy.min_member) {
+    d.bindings.clear();
+    d.why = fmt::format("pod group {}: minCount {} not reached: {} bound, {} more fit{}; {}",
+                        policy.name, policy.min_member, policy.bound, best, where, best_why);
+    return d;
+  }
+  if (best == 0) {
+    d.why = fmt::format("pod group {}: {}", policy.name, best_why);
+    return d;
+  }
+  d.bind = true;
+  return d;
+}
+
+}  // namespace
+
 GroupDecision decide_group(fit::Snapshot& view, const std::vector<const PodInfo*>& pods,
                            const GroupPolicy& policy, const std::set<std::string>& isolated,
                            Search& search) {
   GroupDecision d;
   int64_t have = policy.bound + static_cast<int64_t>(pods.size());
   if (have < policy.min_member) {
-    d.why = fmt::format("pod group {} has {} of its minMember {} pods", policy.name, have,
-                        policy.min_member);
+    d.why = fmt::format("pod group {} has {} of its {} {} pods", policy.name, have,
+                        policy.upstream ? "minCount" : "minMember", policy.min_member);
     return d;
   }
   // Biggest first, then queue order, so that packing does not strand a big pod.
@@ -211,6 +279,7 @@ GroupDecision decide_group(fit::Snapshot& view, const std::vector<const PodInfo*
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](const PodInfo* a, const PodInfo* b) { return size(a) > size(b); });
+  if (policy.upstream) return decide_upstream(view, order, policy, isolated, search);
   const auto& nodes = view.nodes();
   auto prefix = [&](const std::string& pod) {
     return policy.name.empty()

@@ -27,6 +27,12 @@ struct GroupPolicy {
   std::string bound_node;  // where its bound pods are, for a same-node group
   bool colocate = false;   // every pod on one node
   bool isolate = false;    // no pod of another group on its node
+  // A scheduling.k8s.io PodGroup (Kubernetes' own gang API), decided as kube-scheduler's PodGroup
+  // cycle does: the pods that fit are bound once at least min_member of the group (bound ones
+  // count) fit, rather than only when every pending pod does; with a topology key, all within
+  // one domain of it (`bound_domain` once some are bound).
+  bool upstream = false;
+  std::string topology_key, bound_domain;
 };
 
 // A claim of a pod that waits for its first consumer, bound with the pod: to `volume`, or
@@ -83,6 +89,8 @@ struct Search {
 };
 
 // `isolated`: groups ("ns/name") whose PodGroup isolates them; their nodes refuse other groups.
+// An upstream group's decision may bind fewer pods than it was given (those that did not fit
+// stay pending).
 // `view` is used as scratch and is as it was when this returns.
 GroupDecision decide_group(fit::Snapshot& view, const std::vector<const fit::PodInfo*>& pods,
                            const GroupPolicy& policy, const std::set<std::string>& isolated,

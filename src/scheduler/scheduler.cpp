@@ -67,6 +67,30 @@ struct Outcome {
 
 constexpr std::string_view kSelectedNodeAnnotation = "volume.kubernetes.io/selected-node";
 
+// A PodGroup of either API: scheduler-plugins' (minMember, planter's annotations) or Kubernetes'
+// own scheduling.k8s.io (gang minCount, topology constraints; v1beta1 or v1alpha2).
+struct GroupObject {
+  json::object object;
+  bool upstream = false;
+  std::string api_version;
+};
+
+// An upstream PodGroup's gang minCount; 1 for a basic policy (each pod as it fits).
+int64_t min_count(const GroupObject& g) {
+  if (!g.upstream) return integer(g.object, {"spec", "minMember"}, 1);
+  if (!find_path(g.object, {"spec", "schedulingPolicy", "gang"})) return 1;
+  return integer(g.object, {"spec", "schedulingPolicy", "gang", "minCount"}, 1);
+}
+
+// The topology key of an upstream PodGroup's first scheduling constraint, "" without one.
+std::string topology_key_of(const GroupObject& g) {
+  const json::value* t = find_path(g.object, {"spec", "schedulingConstraints", "topology"});
+  if (!g.upstream || !t || !t->is_array() || t->as_array().empty() ||
+      !t->as_array().front().is_object())
+    return "";
+  return string_field(t->as_array().front().as_object(), {"key"});
+}
+
 // How long a binding waits for the claims it bound to be Bound (kube-scheduler's
 // bindTimeoutSeconds).
 constexpr auto kVolumeBindTimeout = std::chrono::seconds(600);
@@ -79,6 +103,8 @@ struct Scheduler::Impl {
   SchedulerStats stats;
   ClusterCache cache;
   std::unique_ptr<kube::Informer> pods, nodes, groups, claims, volumes, classes;
+  // Kubernetes' own PodGroups, as 1.37 (v1beta1) and 1.36 (v1alpha2) serve them.
+  std::unique_ptr<kube::Informer> upstream_groups, alpha_groups;
   // Dynamic Resource Allocation's (resource.k8s.io/v1; a cluster before 1.34 serves none).
   std::unique_ptr<kube::Informer> slices, device_classes, resource_claims, taint_rules;
   // Listed once: the informers of what a pod's placement depends on. (PodGroups are not waited
@@ -187,6 +213,10 @@ struct Scheduler::Impl {
     auto volumes_changed = telling(&ClusterCache::volumes_changed);
     groups = informer(std::string(kPodGroupApiVersion), "PodGroup",
                       telling(&ClusterCache::groups_changed), nullptr);
+    upstream_groups = informer("scheduling.k8s.io/v1beta1", "PodGroup",
+                               telling(&ClusterCache::groups_changed), nullptr);
+    alpha_groups = informer("scheduling.k8s.io/v1alpha2", "PodGroup",
+                            telling(&ClusterCache::groups_changed), nullptr);
     claims = informer("v1", "PersistentVolumeClaim", volumes_changed, &claims_synced);
     volumes = informer("v1", "PersistentVolume", volumes_changed, &volumes_synced);
     classes = informer("storage.k8s.io/v1", "StorageClass", volumes_changed, &classes_synced);
@@ -197,8 +227,8 @@ struct Scheduler::Impl {
         informer("resource.k8s.io/v1", "ResourceClaim", volumes_changed, &resource_claims_synced);
     taint_rules =
         informer("resource.k8s.io/v1", "DeviceTaintRule", volumes_changed, &taint_rules_synced);
-    for (auto* i : {&pods, &nodes, &groups, &claims, &volumes, &classes, &slices, &device_classes,
-                    &resource_claims, &taint_rules})
+    for (auto* i : {&pods, &nodes, &groups, &upstream_groups, &alpha_groups, &claims, &volumes,
+                    &classes, &slices, &device_classes, &resource_claims, &taint_rules})
       (*i)->start();
   }
 
@@ -220,7 +250,7 @@ struct Scheduler::Impl {
     stopping = true;
     binder.reset();  // the bindings under way finish
     for (auto* i : {&taint_rules, &resource_claims, &device_classes, &slices, &classes, &volumes,
-                    &claims, &groups, &nodes, &pods})
+                    &claims, &alpha_groups, &upstream_groups, &groups, &nodes, &pods})
       (*i)->stop();
   }
 
@@ -235,11 +265,17 @@ struct Scheduler::Impl {
            {&classes, &volumes, &claims, &slices, &device_classes, &resource_claims, &taint_rules})
         (*i)->for_each(add);
     });
-    std::map<std::string, json::object> group_objects;  // ns/name
-    groups->for_each([&](const json::object& g) {
-      group_objects[string_field(g, {"metadata", "namespace"}) + "/" +
-                    string_field(g, {"metadata", "name"})] = g;
-    });
+    std::map<std::string, GroupObject> group_objects;  // ns/name
+    auto gather = [&](kube::Informer& from, bool upstream, const std::string& api_version) {
+      from.for_each([&](const json::object& g) {
+        group_objects.try_emplace(string_field(g, {"metadata", "namespace"}) + "/" +
+                                      string_field(g, {"metadata", "name"}),
+                                  GroupObject{g, upstream, api_version});
+      });
+    };
+    gather(*groups, false, std::string(kPodGroupApiVersion));
+    gather(*upstream_groups, true, "scheduling.k8s.io/v1beta1");
+    gather(*alpha_groups, true, "scheduling.k8s.io/v1alpha2");
     std::vector<Outcome> done;
     {
       std::lock_guard lock(mu);
@@ -272,7 +308,7 @@ struct Scheduler::Impl {
     });
     std::set<std::string> isolated;
     for (const auto& [key, g] : group_objects)
-      if (annotated(g, kIsolateAnnotation)) isolated.insert(key);
+      if (!g.upstream && annotated(g.object, kIsolateAnnotation)) isolated.insert(key);
 
     release_gangs_of_missing_nodes(group_objects);
 
@@ -280,25 +316,31 @@ struct Scheduler::Impl {
     for (auto& [key, u] : queue) {
       if (stop.stop_requested()) break;
       GroupPolicy policy;
-      const json::object* group = nullptr;
+      const GroupObject* group = nullptr;
       std::vector<const BoundPod*> members;
       if (!u->key.empty()) {
+        bool upstream = u->pods.front()->upstream_group;
         auto g = group_objects.find(u->key);
-        if (g == group_objects.end()) {
-          unschedulable(*u, fmt::format("PodGroup {} not found (scheduling.x-k8s.io/v1alpha1); "
-                                        "its pods wait for it",
-                                        u->key));
+        if (g == group_objects.end() || g->second.upstream != upstream) {
+          unschedulable(*u, fmt::format("PodGroup {} not found ({}); its pods wait for it", u->key,
+                                        upstream ? "scheduling.k8s.io" : kPodGroupApiVersion));
           unschedulable_units.insert(*key);
           continue;
         }
         group = &g->second;
         policy.name = u->key;
-        policy.min_member = integer(*group, {"spec", "minMember"}, 1);
-        policy.colocate = annotated(*group, kSameNodeAnnotation);
-        policy.isolate = annotated(*group, kIsolateAnnotation);
+        policy.min_member = min_count(*group);
+        policy.upstream = upstream;
+        policy.colocate = !upstream && annotated(group->object, kSameNodeAnnotation);
+        policy.isolate = !upstream && annotated(group->object, kIsolateAnnotation);
         members = cache.members(u->key);
         policy.bound = static_cast<int64_t>(members.size());
         if (policy.colocate && !members.empty()) policy.bound_node = members.front()->node;
+        policy.topology_key = topology_key_of(*group);
+        if (!policy.topology_key.empty() && !members.empty())
+          if (auto at = cache.view().index(members.front()->node))
+            if (const std::string* v = cache.view().nodes()[*at].label(policy.topology_key))
+              policy.bound_domain = *v;
       }
       GroupDecision d = decide_group(cache.view(), u->pods, policy, isolated, search);
       if (!d.bind) {
@@ -311,8 +353,8 @@ struct Scheduler::Impl {
             // An int32 in scheduler-plugins' API; clamped, so that the time point cannot
             // overflow (9223372037 s in nanoseconds wrapped below zero: released at once).
             auto timeout = std::chrono::seconds(
-                std::clamp<int64_t>(integer(*group, {"spec", "scheduleTimeoutSeconds"}, 60), 0,
-                                    std::numeric_limits<int32_t>::max()));
+                std::clamp<int64_t>(integer(group->object, {"spec", "scheduleTimeoutSeconds"}, 60),
+                                    0, std::numeric_limits<int32_t>::max()));
             if (Clock::now() - since >= timeout) {
               release_partial_gang(u->key, members);
               partial_since.erase(u->key);
@@ -523,7 +565,7 @@ struct Scheduler::Impl {
   }
 
   // On the scheduling thread: what a binding job did. True when it freed room.
-  bool finish(const Outcome& o, const std::map<std::string, json::object>& group_objects) {
+  bool finish(const Outcome& o, const std::map<std::string, GroupObject>& group_objects) {
     for (const std::string& uid : o.unbound) cache.forget(uid);
     auto g = o.gang.empty() ? group_objects.end() : group_objects.find(o.gang);
     if (g == group_objects.end()) return !o.unbound.empty();
@@ -534,7 +576,7 @@ struct Scheduler::Impl {
     }
     if (o.placed > 0) {
       auto bound = static_cast<int64_t>(members.size());
-      int64_t min_member = integer(g->second, {"spec", "minMember"}, 1);
+      int64_t min_member = min_count(g->second);
       write_group_status(o.gang, g->second, bound, bound >= min_member ? "Scheduled" : "Scheduling",
                          "");
     }
@@ -543,7 +585,7 @@ struct Scheduler::Impl {
 
   // A gang bound (partly or whole) to a node that no longer exists is released: all or nothing
   // holds for where it runs too, and its status never says Scheduled on a missing node.
-  void release_gangs_of_missing_nodes(const std::map<std::string, json::object>& group_objects) {
+  void release_gangs_of_missing_nodes(const std::map<std::string, GroupObject>& group_objects) {
     for (const auto& [key, group] : group_objects) {
       std::vector<const BoundPod*> members = cache.members(key);
       for (const BoundPod* m : members)
@@ -576,22 +618,56 @@ struct Scheduler::Impl {
     }
   }
 
-  void write_group_status(const std::string& key, const json::object& group, int64_t scheduled,
+  void write_group_status(const std::string& key, const GroupObject& g, int64_t scheduled,
                           const std::string& phase, const std::string& why) {
     std::string state = fmt::format("{}|{}|{}", phase, scheduled, why);
     if (group_status[key] == state) return;
     group_status[key] = state;
+    const json::object& group = g.object;
     std::string ns = string_field(group, {"metadata", "namespace"});
     std::string name = string_field(group, {"metadata", "name"});
     json::object status{{"phase", phase}, {"scheduled", scheduled}};
     if (phase != "Pending") status["scheduleStartTime"] = now_rfc3339();
-    auto r = client.merge_patch(std::string(kPodGroupApiVersion), "PodGroup", ns, name,
+    if (g.upstream) {
+      if (phase == "Scheduling") return;  // partly bound: the condition waits for the outcome
+      status = json::object{{"conditions", upstream_conditions(group, phase == "Scheduled", why)}};
+    }
+    auto r = client.merge_patch(g.api_version, "PodGroup", ns, name,
                                 json::object{{"status", std::move(status)}}, true);
     if (!r && !r.error().not_found())
       log(fmt::format("status of PodGroup {}: {}", key, r.error().str()));
     if (!why.empty())
-      event(ns, "PodGroup", std::string(kPodGroupApiVersion), name,
-            string_field(group, {"metadata", "uid"}), "Warning", "FailedScheduling", why);
+      event(ns, "PodGroup", g.api_version, name, string_field(group, {"metadata", "uid"}),
+            "Warning", "FailedScheduling", why);
+  }
+
+  // An upstream PodGroup's conditions with PodGroupScheduled set as kube-scheduler sets it:
+  // True (Scheduled) or False (Unschedulable, with why), never back from True; the transition
+  // time moves only with the status; the other conditions kept.
+  json::array upstream_conditions(const json::object& group, bool scheduled,
+                                  const std::string& why) {
+    json::array out;
+    const json::value* old = find_path(group, {"status", "conditions"});
+    json::object mine{{"type", "PodGroupScheduled"},
+                      {"status", scheduled ? "True" : "False"},
+                      {"reason", scheduled ? "Scheduled" : "Unschedulable"},
+                      {"message", scheduled ? "" : why},
+                      {"observedGeneration", integer(group, {"metadata", "generation"}, 1)},
+                      {"lastTransitionTime", now_rfc3339()}};
+    if (old && old->is_array())
+      for (const json::value& c : old->as_array()) {
+        if (!c.is_object() || string_field(c.as_object(), {"type"}) != "PodGroupScheduled") {
+          out.push_back(c);
+          continue;
+        }
+        std::string was = string_field(c.as_object(), {"status"});
+        if (was == "True" && !scheduled)
+          mine = c.as_object();
+        else if (was == string_field(mine, {"status"}))
+          mine["lastTransitionTime"] = c.as_object().at("lastTransitionTime");
+      }
+    out.push_back(std::move(mine));
+    return out;
   }
 
   // Deletes the bound pods of a gang.
@@ -607,7 +683,7 @@ struct Scheduler::Impl {
   // A gang with pods bound to `node`, which no longer exists (deleted while it was being bound,
   // or after): every bound pod of it goes, wherever it runs, so that the gang starts again whole
   // elsewhere (their controllers make them again); the PodGroup says why.
-  void release_gang_of_missing_node(const std::string& key, const json::object& group,
+  void release_gang_of_missing_node(const std::string& key, const GroupObject& group,
                                     const std::vector<const BoundPod*>& pods,
                                     const std::string& node) {
     release_gang(pods);

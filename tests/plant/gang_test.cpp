@@ -74,11 +74,12 @@ spec:
   return out;
 }
 
-// pod name -> node ("" when not bound), for the pods of a gang.
-std::map<std::string, std::string> nodes_of(const SimProcess& sim, const std::string& group) {
+// pod name -> node ("" when not bound), for the pods of a gang (those labelled `label`=`group`).
+std::map<std::string, std::string> nodes_of(
+    const SimProcess& sim, const std::string& group,
+    const std::string& label = "scheduling.x-k8s.io/pod-group") {
   std::map<std::string, std::string> out;
-  auto r =
-      sim.kubectl("get pods -n default -l scheduling.x-k8s.io/pod-group=" + group + " -o json");
+  auto r = sim.kubectl("get pods -n default -l " + label + "=" + group + " -o json");
   if (r.code != 0) {
     // Never an empty answer that "none is bound" would take for a pass.
     ADD_FAILURE() << "kubectl get pods failed: " << r.err;
@@ -216,6 +217,116 @@ status:
       5s));
   EXPECT_THAT(sim_.kubectl("get events --field-selector reason=Scheduled").out,
               HasSubstr("Successfully assigned default/g-0 to"));
+}
+
+// Kubernetes' own PodGroup (scheduling.k8s.io/v1beta1) and pods of planter's scheduler joining it
+// through spec.schedulingGroup, `pods` of them asking `cpu`; `constraints`, when given, is the
+// PodGroup's spec.schedulingConstraints.
+std::string upstream_gang(const std::string& name, int pods, int min_count, const std::string& cpu,
+                          const std::string& constraints = "") {
+  std::string out = fmt::format(R"(apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {{name: {0}, namespace: default}}
+spec:
+  schedulingPolicy: {{gang: {{minCount: {1}}}}}
+)",
+                                name, min_count) +
+                    (constraints.empty() ? "" : "  schedulingConstraints: " + constraints + "\n");
+  for (int i = 0; i < pods; ++i)
+    out += fmt::format(R"(---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {0}-{1}, namespace: default, labels: {{gang: {0}}}}}
+spec:
+  schedulerName: planter
+  schedulingGroup: {{podGroupName: {0}}}
+  containers: [{{name: main, image: busybox, resources: {{requests: {{cpu: "{2}", memory: 256Mi}}}}}}]
+)",
+                       name, i, cpu);
+  return out;
+}
+
+std::string scheduled_condition(const SimProcess& sim, const std::string& group) {
+  auto r = sim.kubectl("get podgroups.scheduling.k8s.io " + group + " -o json");
+  if (r.code != 0) return "";
+  json::value pg = json::parse(r.out);
+  const json::value* conds = pg.as_object().contains("status")
+                                 ? pg.at("status").as_object().if_contains("conditions")
+                                 : nullptr;
+  if (conds && conds->is_array())
+    for (const json::value& c : conds->as_array())
+      if (c.at("type") == "PodGroupScheduled") return std::string(c.at("status").as_string());
+  return "";
+}
+
+// For a cluster whose kube-scheduler lacks the gang gate, planter's scheduler honours Kubernetes'
+// own PodGroups with kube-scheduler's semantics: none bound until minCount of the group fit
+// (four 5-cpu pods, three 8-cpu nodes), then all that fit; PodGroupScheduled says so.
+TEST_F(GangTest, AnUpstreamPodGroupBindsOnlyOnceMinCountOfItFits) {
+  auto s = scheduler();
+  apply_yaml(sim_, upstream_gang("u", 4, 4, "5"));
+  std::string why;
+  ASSERT_TRUE(eventually(
+      [&] {
+        why = sim_.kubectl("get pod u-0 -o jsonpath={.status.conditions[0].message}").out;
+        return why.find("minCount 4 not reached") != std::string::npos;
+      },
+      30s))
+      << why << s->log();
+  EXPECT_EQ(bound(nodes_of(sim_, "u", "gang")), 0u) << "none of the gang is bound\n" << s->log();
+  EXPECT_THAT(why, HasSubstr("pod group default/u: minCount 4 not reached: 0 bound, 3 more fit"));
+  EXPECT_THAT(why, HasSubstr("Insufficient cpu"));
+  EXPECT_TRUE(eventually([&] { return scheduled_condition(sim_, "u") == "False"; }, 30s));
+  apply_yaml(sim_, R"(apiVersion: v1
+kind: Node
+metadata:
+  name: new-node
+  labels: {kubernetes.io/hostname: new-node}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+)");
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "u", "gang")) == 4; }, 30s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+  EXPECT_TRUE(eventually([&] { return scheduled_condition(sim_, "u") == "True"; }, 10s))
+      << sim_.kubectl("get podgroups.scheduling.k8s.io u -o yaml").out;
+}
+
+// An upstream PodGroup's topology constraint: the whole gang in one domain of the key. Two nodes
+// of rack a, one of rack b, one 5-cpu pod per node: three such pods wait although the three nodes
+// could hold them, and go to rack a once it has a third node.
+TEST_F(GangTest, AnUpstreamPodGroupWithATopologyConstraintKeepsToOneRack) {
+  std::vector<std::string> nodes = node_names(sim_);
+  ASSERT_EQ(nodes.size(), 3u);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    ASSERT_EQ(
+        sim_.kubectl("label node " + nodes[i] + " example.com/rack=" + (i < 2 ? "a" : "b")).code,
+        0);
+  auto s = scheduler();
+  apply_yaml(sim_, upstream_gang("r", 3, 3, "5", "{topology: [{key: example.com/rack}]}"));
+  std::string why;
+  ASSERT_TRUE(eventually(
+      [&] {
+        why = sim_.kubectl("get pod r-0 -o jsonpath={.status.conditions[0].message}").out;
+        return why.find("minCount 3 not reached") != std::string::npos;
+      },
+      30s))
+      << why << s->log();
+  EXPECT_THAT(why, HasSubstr("2 more fit in one domain of example.com/rack"));
+  EXPECT_EQ(bound(nodes_of(sim_, "r", "gang")), 0u) << s->log();
+  apply_yaml(sim_, R"(apiVersion: v1
+kind: Node
+metadata:
+  name: rack-a-3
+  labels: {kubernetes.io/hostname: rack-a-3, example.com/rack: a}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+)");
+  ASSERT_TRUE(eventually([&] { return bound(nodes_of(sim_, "r", "gang")) == 3; }, 30s))
+      << sim_.kubectl("get pods -o wide").out << s->log();
+  for (const auto& [pod, node] : nodes_of(sim_, "r", "gang")) {
+    json::value n = json::parse(sim_.kubectl("get node " + node + " -o json").out);
+    EXPECT_EQ(n.at("metadata").at("labels").at("example.com/rack"), "a") << pod << " on " << node;
+  }
 }
 
 // A gang's pods seen before their PodGroup (two watches, no order between them) wait for it, and
