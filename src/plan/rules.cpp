@@ -36,6 +36,10 @@ constexpr RequirementRule kRequirementRules[] = {
     {.name = "pod-references",
      .summary = "a bare Pod waits for its ServiceAccount, PriorityClass and RuntimeClass",
      .derive = require_pod_references},
+    {.name = "scheduling-group",
+     .summary = "a PodGroup waits for the Workload whose template it is made from, and a workload "
+                "whose pods join a PodGroup of the seed waits for it (Kubernetes' own gangs)",
+     .derive = require_scheduling_group},
     {.name = "device-claims",
      .summary = "a ResourceClaim or ResourceClaimTemplate waits for its DeviceClasses, and a "
                 "workload's pods for the claims and templates they name (Dynamic Resource "

@@ -166,6 +166,7 @@ void require_crd(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_apiservice(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_webhook_service(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_pod_references(const RuleContext&, const Unit&, std::vector<Requirement>&);
+void require_scheduling_group(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_device_claims(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_explicit_dependencies(const RuleContext&, const Unit&, std::vector<Requirement>&);
 void require_depends_on(const RuleContext&, const Unit&, std::vector<Requirement>&);

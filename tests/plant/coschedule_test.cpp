@@ -1,6 +1,7 @@
 // Coscheduling with an anchor: a group of Jobs sharing a ReadWriteOnce `local` claim, planted on
 // a cluster where one node is big but busy (the node kube-scheduler least prefers) and the others
 // are small and empty. The sim's scheduler judges; the audit log shows the order.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -298,6 +299,99 @@ TEST(CoscheduleTest, AGangThatCannotFitIsNotDeclaredAndPlantSaysWhy) {
   EXPECT_THAT(r.out, HasSubstr("3 Insufficient cpu")) << r.out;
   EXPECT_THAT(sim.kubectl("get jobs,pods -o name").out, ::testing::IsEmpty())
       << "no member of a gang that cannot fit is declared";
+}
+
+// Mode gang: a stack of three 5-cpu workers and a driver, as one gang of the cluster's own
+// kube-scheduler. `workers` is how many workers, `extra` more of the Stack's spec.
+std::string gang_seed(int workers, const std::string& extra = "") {
+  return fmt::format(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {{name: train}}
+spec:
+  selector: {{matchLabels: {{stack: train}}}}
+  coschedule: {{mode: gang}}
+{1}---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: workers, namespace: default, labels: {{stack: train}}}}
+spec:
+  replicas: {0}
+  selector: {{matchLabels: {{app: workers}}}}
+  template:
+    metadata: {{labels: {{app: workers}}}}
+    spec:
+      containers: [{{name: main, image: registry.example/train:1, resources: {{requests: {{cpu: "5"}}}}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: driver, namespace: default, labels: {{stack: train}}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: main, image: registry.example/train:1, resources: {{requests: {{cpu: "1"}}}}}}]
+)",
+                     workers, extra);
+}
+
+// The Workload, then the PodGroup, then the members (the audit log's order); the sim's own
+// kube-scheduler binds every pod of the gang, and the PodGroup says PodGroupScheduled.
+TEST(CoscheduleTest, TheGangModeLetsTheClustersKubeSchedulerPlaceTheStackAsOneGang) {
+  SimProcess sim;  // three nodes of 8 cpu: one 5-cpu worker each, the driver beside one
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "gang.yaml";
+  std::ofstream(seed) << gang_seed(3);
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto pods = job_pods(sim, 4);
+  ASSERT_EQ(pods.size(), 4u) << sim.kubectl("get pods -o wide").out;
+  for (const auto& [name, at] : pods) EXPECT_FALSE(at.node.empty()) << name;
+  json::value listed = json::parse(sim.kubectl("get pods -n default -o json").out);
+  for (const json::value& p : listed.at("items").as_array())
+    EXPECT_EQ(p.at("spec").at("schedulingGroup").at("podGroupName"), "train")
+        << p.at("metadata").at("name");
+  size_t workload = 0, group = 0, first_member = 0, binds = 0;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines())) {
+    bool write = e.verb == "create" || e.verb == "apply" || e.verb == "patch";
+    if (write && e.object == "scheduling.k8s.io|Workload|default|train" && !workload)
+      workload = e.index;
+    if (write && e.object == "scheduling.k8s.io|PodGroup|default|train" && !group) group = e.index;
+    if (write &&
+        (e.object == "apps|Deployment|default|workers" || e.object == "batch|Job|default|driver") &&
+        !first_member)
+      first_member = e.index;
+    if (e.verb == "bind") {
+      ++binds;
+      EXPECT_EQ(e.user, "system:kube-scheduler") << e.object;
+    }
+  }
+  EXPECT_NE(workload, 0u);
+  EXPECT_LT(workload, group) << "the Workload before the PodGroup made from it";
+  EXPECT_LT(group, first_member) << "the PodGroup before any member";
+  EXPECT_EQ(binds, 4u);
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.k8s.io train -o "
+                        "jsonpath={.status.conditions[0].type}={.status.conditions[0].status}")
+                .out,
+            "PodGroupScheduled=True");
+}
+
+// A gang no node set holds (four 5-cpu workers, three 8-cpu nodes) waits like an atomic stack:
+// none of its members is declared, and at --timeout plant names the gang and why.
+TEST(CoscheduleTest, AGangModeStackThatCannotFitIsNotDeclaredAndPlantSaysWhy) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "gang.yaml";
+  std::ofstream(seed) << gang_seed(4);
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 4");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack train needs")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Insufficient cpu")) << r.out;
+  EXPECT_THAT(sim.kubectl("get deployments,jobs,pods -o name").out, ::testing::IsEmpty());
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.k8s.io -o name").out,
+            "podgroup.scheduling.k8s.io/train\n")
+      << "the gang's PodGroup is there, waiting for members that fit";
 }
 
 // `planter plant --sim` runs planter's scheduler for the simulated management cluster itself:

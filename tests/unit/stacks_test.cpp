@@ -679,6 +679,126 @@ spec:
   EXPECT_EQ(render_table(again.plan), render_table(plan));
 }
 
+// Mode gang: Kubernetes' own Workload and PodGroup (scheduling.k8s.io/v1beta1), the members'
+// pods joining it, in the order kube-apiserver and kube-scheduler need (Workload, PodGroup,
+// members), minCount the stack's pods unless given; no schedulerName, no same-node rule, no wait
+// for planter's scheduler.
+TEST(StacksTest, TheGangModeWritesKubernetesOwnWorkloadAndPodGroup) {
+  const char* members = R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: workers, namespace: ml, labels: {group: train}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: workers}}
+  template:
+    metadata: {labels: {app: workers}}
+    spec: {containers: [{name: w, image: registry.example/train:1}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: driver, namespace: ml, labels: {group: train}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: d, image: registry.example/train:1}]
+)";
+  auto out = plan_yaml(std::string(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: train}
+spec:
+  selector: {matchLabels: {group: train}}
+  coschedule: {mode: gang}
+)") + members);
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  const Plan& plan = out.plan;
+  const Object* group = nullptr;
+  const Object* workload = nullptr;
+  for (const Object& o : plan.objects) {
+    if (o.ref.kind == "PodGroup") group = &o;
+    if (o.ref.kind == "Workload") workload = &o;
+  }
+  ASSERT_TRUE(group && workload);
+  EXPECT_EQ(group->display(), "scheduling.k8s.io/v1beta1 PodGroup ml/train");
+  EXPECT_EQ(workload->display(), "scheduling.k8s.io/v1beta1 Workload ml/train");
+  EXPECT_EQ(at(*group, {"spec", "schedulingPolicy", "gang", "minCount"}), 4)
+      << "three replicas and a Job's pod";
+  EXPECT_EQ(at(*group, {"spec", "podGroupTemplateRef", "workload", "workloadName"}), "train");
+  EXPECT_EQ(
+      at(*workload, {"spec", "podGroupTemplates"}).as_array().front(),
+      (json::object{{"name", "members"}, {"schedulingPolicy", {{"gang", {{"minCount", 4}}}}}}));
+  const Object& workers = object_named(plan, "workers");
+  EXPECT_EQ(at(workers, {"spec", "template", "spec", "schedulingGroup", "podGroupName"}), "train");
+  EXPECT_TRUE(at(workers, {"spec", "template", "spec", "schedulerName"}).is_null());
+  EXPECT_TRUE(at(workers, {"spec", "template", "spec", "affinity", "podAffinity"}).is_null())
+      << "a gang has no same-node rule";
+  auto needs_of = [&](const std::string& kind, const std::string& name) {
+    std::vector<std::string> needs;
+    for (const Unit& u : plan.units)
+      if (plan.object_of(u).ref.kind == kind && plan.object_of(u).ref.name == name)
+        for (const Requirement& r : u.requirements) needs.push_back(plan.describe(r));
+    return needs;
+  };
+  EXPECT_THAT(needs_of("Job", "driver"), ::testing::Contains("PodGroup/ml/train exists"));
+  EXPECT_THAT(needs_of("Job", "driver"),
+              ::testing::Not(::testing::Contains(HasSubstr("scheduler"))));
+  EXPECT_THAT(needs_of("PodGroup", "train"), ::testing::Contains("Workload/ml/train exists"));
+  auto again = plan_yaml(render_annotated_seed(plan));
+  ASSERT_TRUE(again.ok()) << again.diags.str();
+  EXPECT_EQ(render_table(again.plan), render_table(plan));
+
+  auto smaller = plan_yaml(std::string(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: train}
+spec:
+  selector: {matchLabels: {group: train}}
+  coschedule: {mode: gang, minCount: 3}
+)") + members);
+  ASSERT_TRUE(smaller.ok()) << smaller.diags.str();
+  for (const Object& o : smaller.plan.objects) {
+    if (o.ref.kind == "PodGroup") {
+      EXPECT_EQ(at(o, {"spec", "schedulingPolicy", "gang", "minCount"}), 3);
+    }
+  }
+}
+
+TEST(StacksTest, AGangThatCouldNeverBeScheduledIsBadInput) {
+  const char* member = R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: workers, namespace: ml, labels: {group: train}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: workers}}
+  template:
+    metadata: {labels: {app: workers}}
+    spec: {containers: [{name: w, image: registry.example/train:1}]}
+)";
+  auto stack = [&](const char* coschedule) {
+    return plan_yaml(std::string(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: train}
+spec:
+  selector: {matchLabels: {group: train}}
+  coschedule: )") + coschedule +
+                     "\n" + member);
+  };
+  auto more = stack("{mode: gang, minCount: 3}");
+  EXPECT_FALSE(more.ok());
+  EXPECT_THAT(more.diags.str(), HasSubstr("spec.coschedule.minCount 3 is more than the stack's 2 "
+                                          "pods: the gang could never be scheduled"));
+  auto isolate = stack("{mode: gang, isolate: true}");
+  EXPECT_FALSE(isolate.ok());
+  EXPECT_THAT(isolate.diags.str(), HasSubstr("isolate is for the same-node modes"));
+  auto elsewhere = stack("{mode: anchor, minCount: 2}");
+  EXPECT_FALSE(elsewhere.ok());
+  EXPECT_THAT(elsewhere.diags.str(), HasSubstr("spec.coschedule.minCount is for mode gang"));
+  auto zero = stack("{mode: gang, minCount: 0}");
+  EXPECT_FALSE(zero.ok());
+  EXPECT_THAT(zero.diags.str(), HasSubstr("minCount must be a whole number from 1"));
+}
+
 TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
   std::string file =
       std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";

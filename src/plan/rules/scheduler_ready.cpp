@@ -12,7 +12,7 @@ void require_scheduler_ready(const RuleContext& ctx, const Unit& unit,
   const auto& m = stacks.member[unit.object];
   if (!m) return;
   const StackNeeds& s = ctx.plan.stacks[m->stack];
-  if (!s.pod_group) return;
+  if (!s.pod_group || s.upstream_gang) return;
   if (stacks.group_on[m->stack].find(unit.cluster_index) == stacks.group_on[m->stack].end())
     return;  // rules/pod_group.cpp reports it
   out.push_back(

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <functional>
+#include <utility>
 
 #include "plan/placement.h"
 #include "plan/stacks/pod_kinds.h"
@@ -113,6 +114,46 @@ Object make_pod_group(const StackPolicy& stack, const AnchorInputs& in, int64_t 
   return group;
 }
 
+// A gang the cluster's kube-scheduler places (mode gang): Kubernetes' own Workload, the template,
+// and the PodGroup made from it, as the Job controller makes them (docs/coscheduling.md), in the
+// members' namespace: minCount the stack's (default: its pod count).
+std::pair<Object, Object> make_gang(const StackPolicy& stack, const AnchorInputs& in,
+                                    int64_t min_count) {
+  std::string ns = in.namespaces.empty() ? "" : *in.namespaces.begin();
+  json::object policy{{"gang", {{"minCount", min_count}}}};
+  auto metadata = [&] {
+    json::object annotations;
+    place_like(in, annotations);
+    json::object m{{"name", stack.name}};
+    if (!ns.empty()) m["namespace"] = ns;
+    if (!annotations.empty()) m["annotations"] = std::move(annotations);
+    return m;
+  };
+  Object workload;
+  workload.body = json::object{
+      {"apiVersion", kGangApiVersion},
+      {"kind", "Workload"},
+      {"metadata", metadata()},
+      {"spec",
+       {{"podGroupTemplates",
+         json::array{json::object{{"name", kGangTemplateName}, {"schedulingPolicy", policy}}}}}}};
+  workload.ref = {std::string(kGangApiVersion), "Workload", ns, stack.name};
+  workload.source = stack.source;
+  Object group;
+  group.body = json::object{
+      {"apiVersion", kGangApiVersion},
+      {"kind", "PodGroup"},
+      {"metadata", metadata()},
+      {"spec",
+       {{"podGroupTemplateRef",
+         {{"workload",
+           {{"workloadName", stack.name}, {"podGroupTemplateName", kGangTemplateName}}}}},
+        {"schedulingPolicy", std::move(policy)}}}};
+  group.ref = {std::string(kGangApiVersion), "PodGroup", ns, stack.name};
+  group.source = stack.source;
+  return {std::move(workload), std::move(group)};
+}
+
 }  // namespace
 
 void add_coschedule_objects(const StackPolicy& stack, const AnchorInputs& in,
@@ -124,13 +165,30 @@ void add_coschedule_objects(const StackPolicy& stack, const AnchorInputs& in,
     return;
   }
   if (in.namespaces.size() > 1) {
-    bool group = stack.coschedule == StackPolicy::Coschedule::kScheduler;
+    bool group = stack.coschedule == StackPolicy::Coschedule::kScheduler ||
+                 stack.coschedule == StackPolicy::Coschedule::kGang;
     diags.add(
         stack.source.str(), stack.display(),
         fmt::format("coschedule: the members' pods are in {} namespaces; {}", in.namespaces.size(),
                     group ? "a PodGroup gathers the pods of one"
                           : "the anchor mounts their claims, which live in one"),
         "put the co-scheduled members in one namespace, or split the stack");
+    return;
+  }
+  if (stack.coschedule == StackPolicy::Coschedule::kGang) {
+    int64_t min_count = stack.min_count ? stack.min_count : needs.pods;
+    if (min_count > needs.pods) {
+      diags.add(stack.source.str(), stack.display(),
+                fmt::format("spec.coschedule.minCount {} is more than the stack's {} pods: the "
+                            "gang could never be scheduled",
+                            min_count, needs.pods),
+                "lower minCount, or leave it out to make it the stack's pod count");
+      return;
+    }
+    auto [workload, group] = make_gang(stack, in, min_count);
+    adopt(objects, std::move(workload), [](const Object&) { return true; });
+    needs.pod_group = adopt(objects, std::move(group), [](const Object&) { return true; });
+    needs.upstream_gang = true;
     return;
   }
   if (stack.coschedule == StackPolicy::Coschedule::kScheduler) {

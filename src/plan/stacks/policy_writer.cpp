@@ -119,6 +119,15 @@ void PolicyWriter::write(PodTarget& t) {
     note(fmt::format("{}.schedulerName: {}", t.pod_spec_path, kPlanterSchedulerName));
     note(fmt::format("{}: label {}={}", t.labels_path, kPodGroupLabelKey, stack.name));
   }
+  if (stack.coschedule == StackPolicy::Coschedule::kGang) {
+    if (!t.pod_spec)
+      return error(fmt::format("planter cannot make these pods join the stack's PodGroup: their "
+                               "operator takes no pod spec from {} {}",
+                               object.ref.api_version, object.ref.kind),
+                   "use coschedule mode anchor for this stack");
+    (*t.pod_spec)["schedulingGroup"] = json::object{{"podGroupName", stack.name}};
+    note(fmt::format("{}.schedulingGroup.podGroupName: {}", t.pod_spec_path, stack.name));
+  }
   if (is_anchor && stack.isolate) {
     json::object& anti = child(*t.affinity, "podAntiAffinity");
     json::object term{

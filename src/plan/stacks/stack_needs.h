@@ -53,8 +53,10 @@ struct StackNeeds {
   // It waits for stack-fits and is steered; the other members wait for it to be bound.
   std::optional<size_t> anchor;
   // coschedule mode scheduler: the PodGroup planter added; every member waits for it and for the
-  // scheduler to answer.
+  // scheduler to answer. Mode gang: the scheduling.k8s.io PodGroup (`upstream_gang`), which the
+  // cluster's kube-scheduler honours: every member waits for it, and for no scheduler.
   std::optional<size_t> pod_group;
+  bool upstream_gang = false;
 };
 
 }  // namespace planter

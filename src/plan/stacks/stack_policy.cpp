@@ -19,6 +19,7 @@ constexpr std::string_view kFields[] = {"selector",  "atomic",     "colocate", "
                                         "dedicated", "coschedule", "clusters"};
 // docs/limits.md: the most clusters one choice takes.
 constexpr int64_t kMaxClusterCount = 10000;
+constexpr int64_t kMaxMinCount = 2147483647;  // a PodGroup's minCount is an int32
 
 struct Reader {
   const Object& stack;
@@ -123,25 +124,41 @@ struct Reader {
 
   void read_coschedule(const json::value& v, StackPolicy& p) {
     const json::object* o = v.if_object();
-    if (!o) return error("spec.coschedule must be an object {mode, isolate}");
+    if (!o) return error("spec.coschedule must be an object {mode, isolate, minCount}");
     for (const auto& [k, _] : *o)
-      if (k != "mode" && k != "isolate")
-        error(fmt::format("spec.coschedule.{}: unknown field (known: mode, isolate)", k));
+      if (k != "mode" && k != "isolate" && k != "minCount")
+        error(fmt::format("spec.coschedule.{}: unknown field (known: mode, isolate, minCount)", k));
     const json::value* mode = o->if_contains("mode");
     if (!mode || !mode->is_string())
       return error("spec.coschedule needs a mode",
-                   "mode: anchor or mode: scheduler (docs/coscheduling.md)");
+                   "mode: gang, anchor or scheduler (docs/coscheduling.md)");
     if (mode->as_string() == "anchor")
       p.coschedule = StackPolicy::Coschedule::kAnchor;
     else if (mode->as_string() == "scheduler")
       p.coschedule = StackPolicy::Coschedule::kScheduler;
+    else if (mode->as_string() == "gang")
+      p.coschedule = StackPolicy::Coschedule::kGang;
     else
       return error(fmt::format("spec.coschedule.mode \"{}\" is not a mode",
                                std::string_view(mode->as_string())),
-                   "use mode: anchor or mode: scheduler");
+                   "use mode: gang, anchor or scheduler");
+    bool gang = p.coschedule == StackPolicy::Coschedule::kGang;
     if (const json::value* isolate = o->if_contains("isolate")) {
       if (!isolate->is_bool()) return error("spec.coschedule.isolate must be true or false");
+      if (gang && isolate->as_bool())
+        return error("spec.coschedule.isolate is for the same-node modes, not mode gang",
+                     "keep the gang off other stacks' nodes with separateFrom");
       p.isolate = isolate->as_bool();
+    }
+    if (const json::value* min = o->if_contains("minCount")) {
+      if (!gang)
+        return error("spec.coschedule.minCount is for mode gang",
+                     "modes anchor and scheduler place the whole group");
+      if (!min->is_int64() || min->as_int64() < 1 || min->as_int64() > kMaxMinCount)
+        return error(fmt::format("spec.coschedule.minCount must be a whole number from 1 to {}",
+                                 kMaxMinCount),
+                     "leave it out to make it the stack's pod count");
+      p.min_count = min->as_int64();
     }
   }
 
@@ -208,12 +225,13 @@ struct Reader {
     if (const json::value* d = spec.if_contains("dedicated")) read_dedicated(*d, p);
     if (const json::value* c = spec.if_contains("coschedule")) {
       read_coschedule(*c, p);
-      // A co-scheduled group is on one node: colocate on the hostname is implied.
-      if (p.colocate && p.topology_key != kHostnameKey)
+      // A co-scheduled group is on one node (a gang is not): colocate on the hostname is implied.
+      if (p.coschedule != StackPolicy::Coschedule::kGang && p.colocate &&
+          p.topology_key != kHostnameKey)
         error(fmt::format("the stack is co-scheduled on one node but co-located on {}",
                           p.topology_key),
               "leave colocate out (coschedule implies kubernetes.io/hostname)");
-      p.colocate = true;
+      if (p.coschedule != StackPolicy::Coschedule::kGang) p.colocate = true;
     }
     if (const json::value* s = spec.if_contains("separateFrom")) {
       if (!s->is_array()) {

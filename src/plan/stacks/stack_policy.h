@@ -26,6 +26,9 @@ inline constexpr std::string_view kPlanterSchedulerName = "planter";
 inline constexpr std::string_view kSchedulerLeaseNamespace = "kube-system";
 inline constexpr std::string_view kSchedulerLease = "planter-scheduler";
 // The PodGroup's apiVersion and annotations: model/well_known_labels.h (the scheduler reads them).
+// mode gang: Kubernetes' own gang API (beta in 1.37) and the Workload's one template.
+inline constexpr std::string_view kGangApiVersion = "scheduling.k8s.io/v1beta1";
+inline constexpr std::string_view kGangTemplateName = "members";
 // A StatefulSet's name leaves room for its pods' controller-revision-hash label (63 characters).
 inline constexpr size_t kMaxStatefulSetName = 52;
 
@@ -48,9 +51,12 @@ struct StackPolicy {
   // coschedule: the group on one node, reserved before any member exists (docs/coscheduling.md).
   // kAnchor: a placeholder StatefulSet planter places itself, which every member follows.
   // kScheduler: planter's second scheduler places the members' pods as one gang (a PodGroup).
-  enum class Coschedule { kNone, kAnchor, kScheduler };
+  // kGang: the cluster's own kube-scheduler places them all or nothing (Kubernetes' Workload and
+  // PodGroup, scheduling.k8s.io/v1beta1), on any nodes: no same-node rule.
+  enum class Coschedule { kNone, kAnchor, kScheduler, kGang };
   Coschedule coschedule = Coschedule::kNone;
-  bool isolate = false;  // anchors of different stacks never share a node
+  bool isolate = false;   // anchors of different stacks never share a node
+  int64_t min_count = 0;  // kGang: the gang's minCount (0: the stack's pod count)
   // spec.clusters: the stack goes to `cluster_count` of the clusters `cluster_selector` (the
   // cluster-selector annotation's syntax) matches, chosen by room (plan/cluster_choice.h); 0:
   // its members are placed one by one.
