@@ -394,6 +394,56 @@ TEST(CoscheduleTest, AGangModeStackThatCannotFitIsNotDeclaredAndPlantSaysWhy) {
       << "the gang's PodGroup is there, waiting for members that fit";
 }
 
+// spec.topology required on a gang: three 5-cpu workers in one zone. Zone 0 has two 8-cpu nodes,
+// zone 1 one: no zone holds the stack, so nothing of it is declared and plant says which domain
+// came closest; a third node in zone 1 lets it in, all in that zone (steered there, and the
+// PodGroup's topology constraint says so to kube-scheduler).
+TEST(CoscheduleTest, ATopologyHeldGangLandsInOneZoneAndWaitsWhileNoZoneHoldsIt) {
+  SimProcess sim({"--zones", "2"});
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "gang.yaml";
+  std::ofstream(seed) << gang_seed(3, "  topology: {key: topology.kubernetes.io/zone}\n");
+  std::string plant = "plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed);
+  CommandResult r = planter(plant + " --timeout 3");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("pods in one topology.kubernetes.io/zone domain; 0/2 domains can "
+                               "hold it; the best domain, topology.kubernetes.io/zone=zone-0"))
+      << r.out;
+  EXPECT_THAT(sim.kubectl("get deployments,jobs,pods -o name").out, ::testing::IsEmpty());
+  fs::path node = sim.dir() / "node.yaml";
+  std::ofstream(node) << R"(apiVersion: v1
+kind: Node
+metadata:
+  name: zone-1-b
+  labels: {kubernetes.io/hostname: zone-1-b, topology.kubernetes.io/zone: zone-1}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: zone-1-c
+  labels: {kubernetes.io/hostname: zone-1-c, topology.kubernetes.io/zone: zone-1}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+)";
+  ASSERT_EQ(sim.kubectl("apply -f " + q(node)).code, 0);
+  r = planter(plant + " --timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto pods = job_pods(sim, 4);
+  ASSERT_EQ(pods.size(), 4u) << sim.kubectl("get pods -o wide").out;
+  for (const auto& [name, at] : pods) {
+    json::value node_of =
+        json::parse(sim.kubectl("get node " + at.node + " -o json").out).as_object();
+    EXPECT_EQ(node_of.at("metadata").at("labels").at("topology.kubernetes.io/zone"), "zone-1")
+        << name << " on " << at.node;
+  }
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.k8s.io train -o "
+                        "jsonpath={.spec.schedulingConstraints.topology[0].key}")
+                .out,
+            "topology.kubernetes.io/zone");
+}
+
 // `planter plant --sim` runs planter's scheduler for the simulated management cluster itself:
 // the members do not wait for a scheduler nobody started.
 TEST(CoscheduleTest, PlantWithTheEmbeddedSimNeedsNoSchedulerStarted) {

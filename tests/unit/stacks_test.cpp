@@ -799,6 +799,57 @@ spec:
   EXPECT_THAT(zero.diags.str(), HasSubstr("minCount must be a whole number from 1"));
 }
 
+TEST(StacksTest, ATopologyIsOneNodeLabelKeyRequiredOrPreferred) {
+  const char* member = R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {group: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: w, image: nginx}]}
+)";
+  auto stack = [&](const std::string& spec) {
+    return plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {group: web}}
+)" + spec + member);
+  };
+  auto bad_key = stack("  topology: {key: 'not a key!'}\n");
+  EXPECT_THAT(bad_key.diags.str(), HasSubstr("spec.topology.key: Invalid value"));
+  auto bad_mode = stack("  topology: {key: rack, mode: sometimes}\n");
+  EXPECT_THAT(bad_mode.diags.str(), HasSubstr("spec.topology.mode must be required or preferred"));
+  auto two = stack("  colocate: {topologyKey: kubernetes.io/hostname}\n  topology: {key: rack}\n");
+  EXPECT_THAT(two.diags.str(), HasSubstr("keep one of colocate and topology"));
+  auto one_node = stack("  coschedule: {mode: anchor}\n  topology: {key: rack}\n");
+  EXPECT_THAT(one_node.diags.str(), HasSubstr("a stack co-scheduled on one node has no other"));
+
+  auto required = stack("  topology: {key: example.com/rack}\n");
+  ASSERT_TRUE(required.ok()) << required.diags.str();
+  std::vector<std::string> needs;
+  for (const Unit& u : required.plan.units)
+    for (const Requirement& r : u.requirements) needs.push_back(required.plan.describe(r));
+  EXPECT_THAT(needs, ::testing::Contains(HasSubstr("stack web fits")))
+      << "held to one rack: it waits until a rack holds it";
+  auto preferred = stack("  topology: {key: example.com/rack, mode: preferred}\n");
+  ASSERT_TRUE(preferred.ok()) << preferred.diags.str();
+  const Object& web = object_named(preferred.plan, "web");
+  EXPECT_EQ(at(web, {"spec", "template", "spec", "affinity", "podAffinity",
+                     "preferredDuringSchedulingIgnoredDuringExecution"})
+                .as_array()
+                .front()
+                .at("podAffinityTerm")
+                .at("topologyKey"),
+            "example.com/rack");
+  for (const Unit& u : preferred.plan.units)
+    for (const Requirement& r : u.requirements)
+      EXPECT_THAT(preferred.plan.describe(r), ::testing::Not(HasSubstr("fits")));
+}
+
 TEST(StacksTest, PerconaXtraDbClusterFieldsAreWhereItsDocumentationSays) {
   std::string file =
       std::string(PLANTER_SHARED_DIR) + "/corpus/percona-xtradb-cluster-operator/seed.yaml";

@@ -121,6 +121,17 @@ std::pair<Object, Object> make_gang(const StackPolicy& stack, const AnchorInputs
                                     int64_t min_count) {
   std::string ns = in.namespaces.empty() ? "" : *in.namespaces.begin();
   json::object policy{{"gang", {{"minCount", min_count}}}};
+  // Held to one domain: kube-scheduler's topology-aware scheduling keeps the gang there too.
+  json::object template_of{{"name", kGangTemplateName}, {"schedulingPolicy", policy}};
+  json::object group_spec{
+      {"podGroupTemplateRef",
+       {{"workload", {{"workloadName", stack.name}, {"podGroupTemplateName", kGangTemplateName}}}}},
+      {"schedulingPolicy", policy}};
+  if (stack.topology == StackPolicy::Topology::kRequired) {
+    json::object constraints{{"topology", json::array{json::object{{"key", stack.topology_key}}}}};
+    template_of["schedulingConstraints"] = constraints;
+    group_spec["schedulingConstraints"] = std::move(constraints);
+  }
   auto metadata = [&] {
     json::object annotations;
     place_like(in, annotations);
@@ -130,25 +141,18 @@ std::pair<Object, Object> make_gang(const StackPolicy& stack, const AnchorInputs
     return m;
   };
   Object workload;
-  workload.body = json::object{
-      {"apiVersion", kGangApiVersion},
-      {"kind", "Workload"},
-      {"metadata", metadata()},
-      {"spec",
-       {{"podGroupTemplates",
-         json::array{json::object{{"name", kGangTemplateName}, {"schedulingPolicy", policy}}}}}}};
+  workload.body =
+      json::object{{"apiVersion", kGangApiVersion},
+                   {"kind", "Workload"},
+                   {"metadata", metadata()},
+                   {"spec", {{"podGroupTemplates", json::array{std::move(template_of)}}}}};
   workload.ref = {std::string(kGangApiVersion), "Workload", ns, stack.name};
   workload.source = stack.source;
   Object group;
-  group.body = json::object{
-      {"apiVersion", kGangApiVersion},
-      {"kind", "PodGroup"},
-      {"metadata", metadata()},
-      {"spec",
-       {{"podGroupTemplateRef",
-         {{"workload",
-           {{"workloadName", stack.name}, {"podGroupTemplateName", kGangTemplateName}}}}},
-        {"schedulingPolicy", std::move(policy)}}}};
+  group.body = json::object{{"apiVersion", kGangApiVersion},
+                            {"kind", "PodGroup"},
+                            {"metadata", metadata()},
+                            {"spec", std::move(group_spec)}};
   group.ref = {std::string(kGangApiVersion), "PodGroup", ns, stack.name};
   group.source = stack.source;
   return {std::move(workload), std::move(group)};

@@ -77,6 +77,7 @@ std::vector<StackNeeds> needs_of(const std::vector<StackPolicy>& stacks) {
     n.name = stacks[i].name;
     n.body = stacks[i].body;
     n.atomic = stacks[i].atomic;
+    n.held = stacks[i].topology == StackPolicy::Topology::kRequired;
     if (stacks[i].colocate) n.colocated_on = stacks[i].topology_key;
     n.avoid = stacks[i].separate_from;
     if (auto it = separated_by.find(stacks[i].name); it != separated_by.end())

@@ -86,7 +86,9 @@ void PolicyWriter::write(PodTarget& t) {
     (*t.labels)[kStackLabel] = stack.name;
     note(fmt::format("{}: label {}={}", t.labels_path, kStackLabel, stack.name));
   }
-  bool affinity_needed = stack.colocate || !stack.separate_from.empty() || stack.dedicated;
+  bool preferred = stack.topology == StackPolicy::Topology::kPreferred;
+  bool affinity_needed =
+      stack.colocate || preferred || !stack.separate_from.empty() || stack.dedicated;
   if (affinity_needed && !t.affinity)
     return error(
         fmt::format("{} is not an object; planter cannot write the stack's affinity "
@@ -97,6 +99,15 @@ void PolicyWriter::write(PodTarget& t) {
     if (add_unique(list(aff, "requiredDuringSchedulingIgnoredDuringExecution"),
                    stack_term(stack.name, stack.topology_key)))
       note(fmt::format("{}.podAffinity: required, with the pods of stack {} on {}",
+                       t.affinity_path(), stack.name, stack.topology_key));
+  }
+  if (preferred) {
+    json::object& aff = child(*t.affinity, "podAffinity");
+    json::object weighted{{"weight", 100},
+                          {"podAffinityTerm", stack_term(stack.name, stack.topology_key)}};
+    if (add_unique(list(aff, "preferredDuringSchedulingIgnoredDuringExecution"),
+                   std::move(weighted)))
+      note(fmt::format("{}.podAffinity: preferred, with the pods of stack {} on {}",
                        t.affinity_path(), stack.name, stack.topology_key));
   }
   if (stack.coschedule == StackPolicy::Coschedule::kAnchor && !is_anchor) {

@@ -43,6 +43,8 @@ struct StackNeeds {
   fit::Resources share;
   // atomic: declared only when its cluster holds all of it (the stack-fits requirement).
   bool atomic = false;
+  // topology required: declared only when one domain of colocated_on holds all of it.
+  bool held = false;
   // Stacks it never shares a node with: its separateFrom, and those that name it in theirs
   // (kube-scheduler honours an existing pod's anti-affinity too).
   std::vector<std::string> avoid;

@@ -16,7 +16,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view kFields[] = {"selector",  "atomic",     "colocate", "separateFrom",
-                                        "dedicated", "coschedule", "clusters"};
+                                        "dedicated", "coschedule", "clusters", "topology"};
 // docs/limits.md: the most clusters one choice takes.
 constexpr int64_t kMaxClusterCount = 10000;
 constexpr int64_t kMaxMinCount = 2147483647;  // a PodGroup's minCount is an int32
@@ -88,6 +88,34 @@ struct Reader {
                      "a node label key: kubernetes.io/hostname or topology.kubernetes.io/zone");
       p.topology_key = std::string(key->as_string());
     }
+  }
+
+  void read_topology(const json::value& v, StackPolicy& p) {
+    const char* hint = "e.g. topology: {key: topology.kubernetes.io/zone, mode: required}";
+    const json::object* o = v.if_object();
+    if (!o) return error("spec.topology must be an object {key, mode}", hint);
+    for (const auto& [k, _] : *o)
+      if (k != "key" && k != "mode")
+        error(fmt::format("spec.topology.{}: unknown field (known: key, mode)", k), hint);
+    const json::value* key = o->if_contains("key");
+    if (!key || !key->is_string() || key->as_string().empty())
+      return error("spec.topology needs a key: the node label of the domain", hint);
+    if (std::string why = qualified_name_problem(key->as_string()); !why.empty())
+      return error(fmt::format("spec.topology.key: Invalid value: \"{}\": {}",
+                               std::string_view(key->as_string()), why),
+                   "a node label key: topology.kubernetes.io/zone or a rack label");
+    const json::value* mode = o->if_contains("mode");
+    std::string_view m = mode && mode->is_string() ? std::string_view(mode->as_string()) : "";
+    if (mode && m != "required" && m != "preferred")
+      return error("spec.topology.mode must be required or preferred", hint);
+    if (p.colocate && p.topology_key != key->as_string())
+      return error(fmt::format("the stack is co-located on {} but held to one domain of {}",
+                               p.topology_key, std::string_view(key->as_string())),
+                   "keep one of colocate and topology");
+    p.topology_key = std::string(key->as_string());
+    p.topology =
+        m == "preferred" ? StackPolicy::Topology::kPreferred : StackPolicy::Topology::kRequired;
+    if (p.topology == StackPolicy::Topology::kRequired) p.colocate = true;
   }
 
   void read_dedicated(const json::value& v, StackPolicy& p) {
@@ -223,11 +251,16 @@ struct Reader {
     if (const json::value* c = spec.if_contains("clusters")) read_clusters(*c, p);
     if (const json::value* c = spec.if_contains("colocate")) read_colocate(*c, p);
     if (const json::value* d = spec.if_contains("dedicated")) read_dedicated(*d, p);
+    if (const json::value* t = spec.if_contains("topology")) read_topology(*t, p);
     if (const json::value* c = spec.if_contains("coschedule")) {
       read_coschedule(*c, p);
       // A co-scheduled group is on one node (a gang is not): colocate on the hostname is implied.
-      if (p.coschedule != StackPolicy::Coschedule::kGang && p.colocate &&
-          p.topology_key != kHostnameKey)
+      if (p.coschedule != StackPolicy::Coschedule::kGang &&
+          p.topology != StackPolicy::Topology::kNone)
+        error("a stack co-scheduled on one node has no other topology",
+              "leave topology out, or use coschedule mode gang");
+      else if (p.coschedule != StackPolicy::Coschedule::kGang && p.colocate &&
+               p.topology_key != kHostnameKey)
         error(fmt::format("the stack is co-scheduled on one node but co-located on {}",
                           p.topology_key),
               "leave colocate out (coschedule implies kubernetes.io/hostname)");

@@ -44,6 +44,11 @@ struct StackPolicy {
   // colocate: every pod of the stack in one domain of `topology_key`.
   bool colocate = false;
   std::string topology_key = std::string(kHostnameKey);
+  // spec.topology: the whole stack in one domain of topology_key. Required: colocated, and its
+  // members wait until one domain holds all of it (`held`), then are steered there (and a gang's
+  // PodGroup says it to kube-scheduler). Preferred: its pods prefer one another's domain.
+  enum class Topology { kNone, kRequired, kPreferred };
+  Topology topology = Topology::kNone;
   std::vector<std::string> separate_from;  // never on a node with these stacks' pods
   // dedicated: a toleration of the taint key=value:NoSchedule and a required node affinity on
   // the label key=value.
