@@ -134,13 +134,14 @@ Result<PlanRequest> make_request(const SeedFlags& f) {
 
 Expected<Plan, int> plan_from_flags(
     const SeedFlags& f, std::function<Result<std::vector<ClusterInfo>>()> existing_clusters,
-    std::function<Diagnostics(const Plan&)> also) {
+    std::function<Diagnostics(const Plan&)> also, std::map<std::string, GangPath> gang_paths) {
   auto req = make_request(f);
   if (!req) {
     fmt::print(stderr, "error: {}\n", req.error().message);
     return kExitBadInput;
   }
   req->options.existing_clusters = std::move(existing_clusters);
+  req->options.stacks.gang_paths = std::move(gang_paths);
   PlanOutcome out = build_plan(req.value());
   for (const Diagnostic& w : out.diags.warnings()) fmt::print(stderr, "warning: {}\n", w.str());
   if (!out.ok()) {

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,12 @@ Result<PlanRequest> make_request(const SeedFlags& f);
 // plan is made offline.
 // `also`, when given, is asked for the problems the servers see in a seed planning refused (a
 // kind nothing serves), so that every problem is reported in one round.
+// `gang_paths`: how the clusters gang the mode-gang stacks, when not as planned
+// (plant/gang_paths.h).
 Expected<Plan, int> plan_from_flags(
     const SeedFlags& f,
     std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr,
-    std::function<Diagnostics(const Plan&)> also = nullptr);
+    std::function<Diagnostics(const Plan&)> also = nullptr,
+    std::map<std::string, GangPath> gang_paths = {});
 
 }  // namespace planter::cli

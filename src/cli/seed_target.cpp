@@ -15,6 +15,7 @@
 #include "model/names.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/gang_paths.h"
 #include "plant/health_wait.h"
 #include "plant/served_kinds.h"
 
@@ -220,6 +221,21 @@ Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
   if (bad) {
     fmt::print(stderr, "error: {}\nnothing was declared\n", bad->message);
     return kExitBadInput;
+  }
+  // A mode-gang stack whose cluster lacks Kubernetes' gang API (v1beta1) is planned again with
+  // the gang that cluster offers.
+  interrupts.doing("asking the clusters how they gang pods");
+  std::map<std::string, GangPath> paths =
+      plant::choose_gang_paths(planned.value(), t->clusters, client_options(f.client),
+                               asking_deadline(f, std::chrono::seconds(10)));
+  if (!paths.empty()) {
+    for (const auto& [stack, path] : paths)
+      fmt::print("stack {}: its cluster gangs it with {}\n", stack, to_string(path));
+    planned = plan_from_flags(f.seed, existing, also, paths);
+    if (!planned) {
+      fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
+      return planned.error();
+    }
   }
   // It becomes a label value, a field manager and the inventory's name: refused before any
   // request when it cannot be one.

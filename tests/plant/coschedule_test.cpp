@@ -11,6 +11,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -443,6 +444,100 @@ status:
                 .out,
             "topology.kubernetes.io/zone");
 }
+
+// One seed, four kinds of cluster: a mode-gang stack of three 2-cpu workers is ganged with what
+// each cluster serves (plant/gang_paths.h) and its pods are placed together on every one.
+struct GangCluster {
+  const char* name;
+  const char* api_level;
+  bool plugins_crd;       // scheduler-plugins' PodGroup CRD installed
+  const char* says;       // what plant says of the gang ("" for v1beta1, as planned)
+  const char* group_api;  // the PodGroup's apiVersion; "" for an anchor
+};
+
+class GangPathTest : public ::testing::TestWithParam<GangCluster> {};
+
+TEST_P(GangPathTest, TheSameSeedPlacesTheGroupTogether) {
+  const GangCluster& c = GetParam();
+  SimProcess sim({"--api-level", c.api_level});
+  ASSERT_TRUE(sim.running());
+  if (c.plugins_crd) {
+    ASSERT_EQ(sim.kubectl("apply -f " + q(fs::path(PLANTER_SOURCE_DIR) /
+                                          "deploy/scheduler/scheduling.x-k8s.io_podgroups.yaml"))
+                  .code,
+              0);
+  }
+  // Served once established (as `kubectl get` sees it), before planter asks.
+  for (int i = 0; c.plugins_crd && i < 100; ++i) {
+    if (sim.kubectl("get podgroups.scheduling.x-k8s.io").code == 0) break;
+    // sleep-ok(poll): the step of a wait for the CRD to be served, with a bound
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::optional<PlanterProcess> scheduler;
+  if (c.plugins_crd)
+    scheduler.emplace(
+        std::vector<std::string>{"scheduler", "--kubeconfig", sim.kubeconfig().string(),
+                                 "--metrics-addr", "0", "--health-addr", "0"},
+        sim.dir() / "scheduler.log");
+  fs::path seed = sim.dir() / "gang.yaml";
+  std::ofstream(seed) << R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: train}
+spec:
+  selector: {matchLabels: {stack: train}}
+  coschedule: {mode: gang}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: workers, namespace: default, labels: {stack: train}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: workers}}
+  template:
+    metadata: {labels: {app: workers}}
+    spec:
+      containers: [{name: main, image: registry.example/train:1, resources: {requests: {cpu: "2"}}}]
+)";
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err << (scheduler ? scheduler->log() : "");
+  if (*c.says) {
+    EXPECT_THAT(r.out, HasSubstr(std::string("stack train: its cluster gangs it with ") + c.says))
+        << r.out;
+  } else {
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("gangs it with"))) << r.out;
+  }
+  std::map<std::string, PodAt> pods = job_pods(sim, 3);
+  std::set<std::string> nodes;
+  size_t workers = 0;
+  for (const auto& [name, at] : pods) {
+    if (!name.starts_with("workers-")) continue;
+    ++workers;
+    EXPECT_FALSE(at.node.empty()) << name;
+    nodes.insert(at.node);
+  }
+  EXPECT_EQ(workers, 3u) << sim.kubectl("get pods -o wide").out;
+  if (*c.group_api) {
+    json::value groups = json::parse(sim.kubectl("get podgroups -A -o json").out);
+    ASSERT_EQ(groups.at("items").as_array().size(), 1u);
+    EXPECT_EQ(groups.at("items").as_array()[0].at("apiVersion"), c.group_api);
+  } else {
+    EXPECT_EQ(nodes.size(), 1u) << "an anchor holds the group on one node";
+    EXPECT_EQ(sim.kubectl("get statefulset train-anchor -o name").code, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Clusters, GangPathTest,
+    ::testing::Values(GangCluster{"Kubernetes137", "1.37", false, "", "scheduling.k8s.io/v1beta1"},
+                      GangCluster{"Kubernetes136", "1.36", false,
+                                  "Kubernetes' PodGroup (scheduling.k8s.io/v1alpha2)",
+                                  "scheduling.k8s.io/v1alpha2"},
+                      GangCluster{"SchedulerPlugins", "1.33", true,
+                                  "scheduler-plugins' PodGroup with planter's scheduler",
+                                  "scheduling.x-k8s.io/v1alpha1"},
+                      GangCluster{"Neither", "1.33", false, "an anchor on one node", ""}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 // `planter plant --sim` runs planter's scheduler for the simulated management cluster itself:
 // the members do not wait for a scheduler nobody started.

@@ -99,7 +99,8 @@ Object make_anchor(const StackPolicy& stack, const AnchorInputs& in) {
 // of all its pods, on one node (and alone there when isolated).
 Object make_pod_group(const StackPolicy& stack, const AnchorInputs& in, int64_t pods) {
   std::string ns = in.namespaces.empty() ? "" : *in.namespaces.begin();
-  json::object annotations{{kSameNodeAnnotationKey, "true"}};
+  json::object annotations;
+  if (stack.same_node) annotations[kSameNodeAnnotationKey] = "true";
   if (stack.isolate) annotations[kIsolateAnnotationKey] = "true";
   place_like(in, annotations);
   json::object metadata{{"name", stack.name}, {"annotations", std::move(annotations)}};
@@ -142,18 +143,18 @@ std::pair<Object, Object> make_gang(const StackPolicy& stack, const AnchorInputs
   };
   Object workload;
   workload.body =
-      json::object{{"apiVersion", kGangApiVersion},
+      json::object{{"apiVersion", stack.gang_api_version},
                    {"kind", "Workload"},
                    {"metadata", metadata()},
                    {"spec", {{"podGroupTemplates", json::array{std::move(template_of)}}}}};
-  workload.ref = {std::string(kGangApiVersion), "Workload", ns, stack.name};
+  workload.ref = {stack.gang_api_version, "Workload", ns, stack.name};
   workload.source = stack.source;
   Object group;
-  group.body = json::object{{"apiVersion", kGangApiVersion},
+  group.body = json::object{{"apiVersion", stack.gang_api_version},
                             {"kind", "PodGroup"},
                             {"metadata", metadata()},
                             {"spec", std::move(group_spec)}};
-  group.ref = {std::string(kGangApiVersion), "PodGroup", ns, stack.name};
+  group.ref = {stack.gang_api_version, "PodGroup", ns, stack.name};
   group.source = stack.source;
   return {std::move(workload), std::move(group)};
 }
@@ -196,7 +197,7 @@ void add_coschedule_objects(const StackPolicy& stack, const AnchorInputs& in,
     return;
   }
   if (stack.coschedule == StackPolicy::Coschedule::kScheduler) {
-    Object made = make_pod_group(stack, in, needs.pods);
+    Object made = make_pod_group(stack, in, stack.min_count ? stack.min_count : needs.pods);
     needs.pod_group = adopt(objects, std::move(made), [](const Object&) { return true; });
     return;
   }

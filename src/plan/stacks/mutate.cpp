@@ -64,6 +64,31 @@ struct SeedShapes {
   CrdIndex crds;
 };
 
+// A mode-gang stack on a cluster without Kubernetes' gang API (or with its 1.36 version): the
+// path that cluster offers, as plant/gang_paths.h chose it.
+void fall_back(StackPolicy& s, GangPath path) {
+  if (s.coschedule != StackPolicy::Coschedule::kGang) return;
+  switch (path) {
+    case GangPath::kUpstream:
+      return;
+    case GangPath::kUpstreamAlpha:
+      s.gang_api_version = "scheduling.k8s.io/v1alpha2";
+      return;
+    case GangPath::kPlantersScheduler:
+      // All or nothing on any nodes, as Kubernetes' gang: no same-node rule.
+      s.coschedule = StackPolicy::Coschedule::kScheduler;
+      s.same_node = false;
+      return;
+    case GangPath::kAnchor:
+      // The one gang every cluster can do: the group on one node, reserved by an anchor.
+      s.coschedule = StackPolicy::Coschedule::kAnchor;
+      s.topology = StackPolicy::Topology::kNone;
+      s.colocate = true;
+      s.topology_key = std::string(kHostnameKey);
+      return;
+  }
+}
+
 // Each stack's needs before its members are read: its policy, and the stacks it never shares a
 // node with (separation goes both ways: who separates from whom, read once).
 std::vector<StackNeeds> needs_of(const std::vector<StackPolicy>& stacks) {
@@ -180,6 +205,9 @@ void add_member(std::vector<Object>& objects, size_t object, const StackPolicy& 
 std::vector<StackNeeds> apply_stacks(std::vector<Object>& objects, const KindTable& kinds,
                                      const StackOptions& options, Diagnostics& diags) {
   std::vector<StackPolicy> stacks = read_stacks(objects, diags);
+  for (StackPolicy& s : stacks)
+    if (auto path = options.gang_paths.find(s.name); path != options.gang_paths.end())
+      fall_back(s, path->second);
   std::vector<StackNeeds> needs = needs_of(stacks);
   SeedShapes seed{kinds, options, seed_pod_shapes(objects, diags), crd_index(objects)};
   std::vector<size_t> used(stacks.size(), 0);

@@ -15,12 +15,15 @@
 // Each change is recorded in the object's `mutations` (plan -o json shows them).
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
 #include "plan/stacks/stack_needs.h"
+#include "plan/stacks/stack_policy.h"
 
 namespace planter {
 
@@ -28,6 +31,8 @@ struct StackOptions {
   // A member whose pods planter cannot reach (a custom resource of an operator it does not
   // know) is a warning instead of an error.
   bool allow_unreachable_members = false;
+  // Mode-gang stacks whose cluster gangs them otherwise (plant/gang_paths.h), by Stack name.
+  std::map<std::string, GangPath> gang_paths;
 };
 
 // Returns what each stack asks of its cluster.

@@ -294,6 +294,20 @@ std::string StackPolicy::display() const {
   return std::string(kStackApiVersion) + " Stack " + name;
 }
 
+std::string_view to_string(GangPath p) {
+  switch (p) {
+    case GangPath::kUpstream:
+      return "Kubernetes' PodGroup (scheduling.k8s.io/v1beta1)";
+    case GangPath::kUpstreamAlpha:
+      return "Kubernetes' PodGroup (scheduling.k8s.io/v1alpha2)";
+    case GangPath::kPlantersScheduler:
+      return "scheduler-plugins' PodGroup with planter's scheduler";
+    case GangPath::kAnchor:
+      return "an anchor on one node";
+  }
+  return "";
+}
+
 bool is_stack(const Object& o) {
   return o.ref.kind == "Stack" && o.ref.group() == "planter.nephio.org";
 }

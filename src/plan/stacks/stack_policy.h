@@ -32,6 +32,12 @@ inline constexpr std::string_view kGangTemplateName = "members";
 // A StatefulSet's name leaves room for its pods' controller-revision-hash label (63 characters).
 inline constexpr size_t kMaxStatefulSetName = 52;
 
+// How a cluster gangs a mode-gang stack, by what its API serves (docs/coscheduling.md):
+// Kubernetes' own PodGroup (v1beta1 from 1.37, v1alpha2 in 1.36), else scheduler-plugins'
+// PodGroup with planter's scheduler, else an anchor on one node.
+enum class GangPath { kUpstream, kUpstreamAlpha, kPlantersScheduler, kAnchor };
+std::string_view to_string(GangPath p);
+
 struct StackPolicy {
   std::string name;
   SourceLocation source;
@@ -62,6 +68,10 @@ struct StackPolicy {
   Coschedule coschedule = Coschedule::kNone;
   bool isolate = false;   // anchors of different stacks never share a node
   int64_t min_count = 0;  // kGang: the gang's minCount (0: the stack's pod count)
+  // kGang: the API the PodGroup and Workload are written in (v1alpha2 on a 1.36 cluster).
+  std::string gang_api_version = std::string(kGangApiVersion);
+  // kScheduler without the same-node rule: a gang fallen back to planter's scheduler.
+  bool same_node = true;
   // spec.clusters: the stack goes to `cluster_count` of the clusters `cluster_selector` (the
   // cluster-selector annotation's syntax) matches, chosen by room (plan/cluster_choice.h); 0:
   // its members are placed one by one.
