@@ -2,22 +2,13 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
-#include "kube/retry.h"
+#include "plant/served_kinds.h"
 
 namespace planter::plant {
 
 namespace {
-
-// Whether the cluster serves the kind: true, false, or nullopt when it cannot tell by `deadline`.
-std::optional<bool> serves(kube::Client& client, const std::string& api_version,
-                           const std::string& kind,
-                           std::chrono::steady_clock::time_point deadline) {
-  auto r = kube::retry_transient([&] { return client.resource(api_version, kind); }, deadline);
-  if (r) return true;
-  if (r.error().kind_unknown()) return false;
-  return std::nullopt;
-}
 
 // The cluster's path, or nullopt when it does not answer (it keeps v1beta1).
 std::optional<GangPath> path_of(kube::Client& client,
@@ -27,7 +18,7 @@ std::optional<GangPath> path_of(kube::Client& client,
       {"scheduling.k8s.io/v1alpha2", GangPath::kUpstreamAlpha},
       {"scheduling.x-k8s.io/v1alpha1", GangPath::kPlantersScheduler}};
   for (const auto& [api_version, path] : offers) {
-    std::optional<bool> served = serves(client, api_version, "PodGroup", deadline);
+    std::optional<bool> served = kind_served(client, api_version, "PodGroup", deadline);
     if (!served) return std::nullopt;
     if (*served) return path;
   }

@@ -33,16 +33,6 @@ bool installed_by_another(const Plan& plan, const Unit& unit) {
   return false;
 }
 
-// Whether the cluster serves the kind: true, false, or nullopt when it cannot tell by `deadline`.
-std::optional<bool> served(kube::Client& client, const std::string& api_version,
-                           const std::string& kind,
-                           std::chrono::steady_clock::time_point deadline) {
-  auto r = kube::retry_transient([&] { return client.resource(api_version, kind); }, deadline);
-  if (r) return true;
-  if (r.error().kind_unknown()) return false;
-  return std::nullopt;
-}
-
 // "group|Kind" of every CRD on the cluster, Established or not yet: a kind whose CRD is there
 // will be served. Empty when they cannot be listed.
 std::set<std::string> crd_kinds(kube::Client& client) {
@@ -57,6 +47,15 @@ std::set<std::string> crd_kinds(kube::Client& client) {
 }
 
 }  // namespace
+
+std::optional<bool> kind_served(kube::Client& client, const std::string& api_version,
+                                const std::string& kind,
+                                std::chrono::steady_clock::time_point deadline) {
+  auto r = kube::retry_transient([&] { return client.resource(api_version, kind); }, deadline);
+  if (r) return true;
+  if (r.error().kind_unknown()) return false;
+  return std::nullopt;
+}
 
 Diagnostics unserved_kinds(const Plan& plan,
                            const std::map<std::string, kube::RestConfig>& reachable,
@@ -85,7 +84,8 @@ Diagnostics unserved_kinds(const Plan& plan,
         }
         client = std::move(made.value());
       }
-      answer = answers.emplace(key, served(*client, kind.api_version, kind.kind, deadline)).first;
+      answer =
+          answers.emplace(key, kind_served(*client, kind.api_version, kind.kind, deadline)).first;
       if (!answer->second) {
         unreachable.insert(unit.cluster);  // it does not answer: its units wait, as before
         continue;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "kube/client.h"
@@ -17,6 +18,12 @@
 #include "plan/plan.h"
 
 namespace planter::plant {
+
+// Whether the cluster serves the kind: true, false, or nullopt when it cannot tell by `deadline`
+// (transient failures retried until then).
+std::optional<bool> kind_served(kube::Client& client, const std::string& api_version,
+                                const std::string& kind,
+                                std::chrono::steady_clock::time_point deadline);
 
 // One error per object whose kind no discovery of `reachable` serves. A cluster that does not
 // answer by `deadline` is not judged (its units wait, as before).

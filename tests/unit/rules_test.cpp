@@ -22,10 +22,11 @@ TEST(Rules, TableListsEveryRuleOnce) {
   std::vector<std::string> names;
   for (const auto& r : requirement_rules()) names.emplace_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "cluster-choice", "cluster-ready", "namespace", "crd", "apiservice",
-                       "webhook", "pod-references", "device-claims", "dependencies", "depends-on",
-                       "apply-time-mutation", "helm-hooks", "sync-waves", "rollout", "stack-fits",
-                       "anchor", "pod-group", "scheduler-ready", "node-capability"}));
+                       "cluster-choice", "cluster-ready", "namespace",       "crd",
+                       "apiservice",     "webhook",       "pod-references",  "scheduling-group",
+                       "device-claims",  "dependencies",  "depends-on",      "apply-time-mutation",
+                       "helm-hooks",     "sync-waves",    "rollout",         "stack-fits",
+                       "anchor",         "pod-group",     "scheduler-ready", "node-capability"}));
 }
 
 // DRA's order: the template waits for its classes (the seed's, and the driver's, which is not in
