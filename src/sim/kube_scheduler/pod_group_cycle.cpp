@@ -127,11 +127,34 @@ void Scheduler::schedule_group(const std::string& group_key) {
   }
 
   std::vector<Attempt> attempts;
+  // Pods of one shape (the same spec, without pod affinity or spread constraints, which pods
+  // placed later could satisfy) that one refused are refused too in the same placement: once
+  // one is refused, the rest are told the same without filtering again (a group of a thousand
+  // identical pods and a key with a domain per node must not hold the event loop).
+  std::vector<std::string> shapes(members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    const json::object* spec = object_at(*members[i].pod, "spec");
+    const json::object* affinity = object_at(spec, "affinity");
+    if (spec && !object_at(affinity, "podAffinity") && !object_at(affinity, "podAntiAffinity") &&
+        !array_at(spec, "topologySpreadConstraints") && !array_at(spec, "resourceClaims"))
+      shapes[i] = json::serialize(*spec);
+  }
   for (const auto& [domain, nodes] : placements) {
     Attempt attempt{domain, {}, 0, 0};
     std::vector<std::string> assumed;
-    for (const Member& m : members) {
+    std::map<std::string, size_t> refused;  // shape -> the verdict of the first refused
+    for (size_t i = 0; i < members.size(); ++i) {
+      const Member& m = members[i];
+      if (auto same = shapes[i].empty() ? refused.end() : refused.find(shapes[i]);
+          same != refused.end()) {
+        Verdict v;
+        v.message = attempt.verdicts[same->second].message;
+        v.rejected = attempt.verdicts[same->second].rejected;
+        attempt.verdicts.push_back(std::move(v));
+        continue;
+      }
       Verdict v = select_node(*m.pod, nodes);
+      if (!v.node && !shapes[i].empty()) refused.emplace(shapes[i], attempt.verdicts.size());
       if (v.node) {
         cache_.assume(m.pod, v.node->name);
         assumed.push_back(m.key);

@@ -224,7 +224,8 @@ void Scheduler::flush() {
   for (int i = 0; i < kPodsPerTurn && !active_.empty(); ++i) {
     std::string key = std::move(active_.front());
     active_.pop_front();
-    queued_.erase(key);
+    // Not queued any more: a PodGroup cycle decided for it since (or it is here twice).
+    if (!queued_.erase(key)) continue;
     schedule(key);
   }
   if (!active_.empty() && !flush_scheduled_) {
