@@ -31,6 +31,7 @@
 #include "plant/diff.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
+#include "plant/gang_paths.h"
 #include "plant/health_wait.h"
 #include "plant/preflight.h"
 #include "plant/seed_run.h"
@@ -232,7 +233,8 @@ struct Controller::Impl {
 
   // ---- planting ----
 
-  Expected<PlannedSeed, Failure> plan_of(SeedRun& run, const SeedSpec& spec);
+  Expected<PlannedSeed, Failure> plan_of(SeedRun& run, const SeedSpec& spec,
+                                         std::map<std::string, GangPath> gang_paths = {});
 
   // Whom the Seed's objects are written as; `plan` (the run's when not given) says which are
   // admin objects.

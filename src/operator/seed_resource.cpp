@@ -465,7 +465,8 @@ Result<SeedText> fetch_seed_source(const SeedSpec& spec, const std::string& ns,
 
 Result<PlannedSeed> plan_seed_text(
     const SeedText& text, const std::string& ns, const std::vector<std::string>& plugins,
-    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters) {
+    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters,
+    std::map<std::string, GangPath> gang_paths) {
   Diagnostics loading;
   Seed seed;
   for (const SeedText::Part& part : text.parts)
@@ -473,6 +474,7 @@ Result<PlannedSeed> plan_seed_text(
   PlanOptions options;
   options.default_namespace = ns;
   options.existing_clusters = std::move(existing_clusters);
+  options.stacks.gang_paths = std::move(gang_paths);
   PlanOutcome planned;
   try {
     planned = plan_loaded(std::move(seed), std::move(loading), plugins, PluginLimits{}, options);

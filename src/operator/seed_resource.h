@@ -16,6 +16,7 @@
 #include "model/label_selector.h"
 #include "model/result.h"
 #include "plan/plan.h"
+#include "plan/stacks/stack_policy.h"
 
 namespace planter::op {
 
@@ -121,10 +122,12 @@ struct PlannedSeed {
   std::vector<std::string> warnings;
 };
 // `existing_clusters` reads the management cluster's cluster objects when the seed needs them (see
-// PlanOptions::existing_clusters).
+// PlanOptions::existing_clusters); `gang_paths`, how the clusters gang the mode-gang stacks when
+// not as planned (plant/gang_paths.h).
 Result<PlannedSeed> plan_seed_text(
     const SeedText& text, const std::string& ns, const std::vector<std::string>& plugins,
-    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr);
+    std::function<Result<std::vector<ClusterInfo>>()> existing_clusters = nullptr,
+    std::map<std::string, GangPath> gang_paths = {});
 
 // "the seed has 3 problems" and each of them (the first 20), for a Seed's Failed condition.
 std::string describe_problems(const Diagnostics& diags);

@@ -2,7 +2,8 @@
 
 namespace planter::op {
 
-Expected<PlannedSeed, Failure> Controller::Impl::plan_of(SeedRun& run, const SeedSpec& spec) {
+Expected<PlannedSeed, Failure> Controller::Impl::plan_of(
+    SeedRun& run, const SeedSpec& spec, std::map<std::string, GangPath> gang_paths) {
   std::optional<SeedText> fetched;  // taken, not copied: the plan is all a run keeps of it
   {
     std::lock_guard lock(run.mu);
@@ -24,11 +25,14 @@ Expected<PlannedSeed, Failure> Controller::Impl::plan_of(SeedRun& run, const See
                       p, options.plugin_dir.empty() ? " (it runs without --plugin-dir)" : "")};
     plugins.push_back(path.string());
   }
-  auto planned = plan_seed_text(*text, run.ns, plugins, [this] {
-    plant::ExistingClustersOptions existing;
-    existing.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
-    return plant::read_existing_clusters(*client, existing);
-  });
+  auto planned = plan_seed_text(
+      *text, run.ns, plugins,
+      [this] {
+        plant::ExistingClustersOptions existing;
+        existing.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
+        return plant::read_existing_clusters(*client, existing);
+      },
+      std::move(gang_paths));
   if (!planned) return Failure{"InvalidSeed", planned.error().message};
   return std::move(planned.value());
 }
@@ -90,6 +94,23 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
   // The clusters the Seed creates that exist now are judged, listed and pruned as the
   // management cluster is (plant/seed_run.h), reached as the Seed's identity.
   auto seed_run = make_seed_run(*run, spec, plan);
+  // A mode-gang stack whose cluster lacks Kubernetes' gang API (v1beta1) is planned again with
+  // the gang that cluster offers, as `planter plant` plans it (plant/gang_paths.h).
+  std::map<std::string, GangPath> paths =
+      plant::choose_gang_paths(*plan, seed_run->clusters(), options.client,
+                               std::chrono::steady_clock::now() + kExistingClustersPatience);
+  if (!paths.empty()) {
+    for (const auto& [stack, path] : paths)
+      log.info("gang path",
+               {{"seed", run->key}, {"stack", stack}, {"gang", std::string(to_string(path))}});
+    auto again = plan_of(*run, spec, paths);
+    if (!again) {
+      fail(run, again.error().reason, again.error().message);
+      return false;
+    }
+    plan = std::make_shared<const Plan>(std::move(again->plan));
+    seed_run = make_seed_run(*run, spec, plan);
+  }
   // Planting (not uprooting: a Seed whose CRD went away must still be uprootable) refuses a
   // kind nothing will serve, before the first write.
   Diagnostics unserved =

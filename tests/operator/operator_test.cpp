@@ -671,6 +671,45 @@ status:
       << sim.kubectl("get seed big -o yaml").out << op.log();
 }
 
+// The operator gangs as `planter plant` does: on a cluster without Kubernetes' gang API (a 1.33
+// server, no scheduler-plugins CRD), a mode-gang stack is planted with an anchor on one node.
+TEST(OperatorTest, AGangSeedIsGangedWithWhatItsClusterServes) {
+  SimProcess sim({"--api-level", "1.33"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "train", R"(    inline: |
+      apiVersion: planter.nephio.org/v1alpha1
+      kind: Stack
+      metadata: {name: train}
+      spec: {selector: {matchLabels: {stack: train}}, coschedule: {mode: gang}}
+      ---
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: workers, labels: {stack: train}}
+      spec:
+        replicas: 3
+        selector: {matchLabels: {app: workers}}
+        template:
+          metadata: {labels: {app: workers}}
+          spec:
+            containers: [{name: main, image: nginx, resources: {requests: {cpu: "1"}}}])"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "train", "Planted"); }, 30s))
+      << sim.kubectl("get seed train -o yaml").out << op.log();
+  EXPECT_EQ(sim.kubectl("get statefulset train-anchor -o name").code, 0) << op.log();
+  std::set<std::string> nodes;
+  ASSERT_TRUE(eventually(
+      [&] {
+        nodes.clear();
+        json::value pods = json::parse(sim.kubectl("get pods -l app=workers -o json").out);
+        for (const json::value& p : pods.at("items").as_array())
+          if (const auto* n = p.at("spec").as_object().if_contains("nodeName"))
+            nodes.insert(std::string(n->as_string()));
+        return pods.at("items").as_array().size() == 3 && nodes.size() == 1;
+      },
+      30s))
+      << sim.kubectl("get pods -o wide").out;
+}
+
 // With one planting worker, a Seed that waits (for a CRD something else installs) yields it after
 // each slice: a second Seed, on a workload cluster that already exists in the management cluster
 // (found by its Cluster object, not defined by the seed), is Planted meanwhile; the first follows
