@@ -89,8 +89,10 @@ Response Handler::create_object(Cluster::Target& t, json::object obj, std::strin
     r.headers = warnings;
     return r;
   }
+  // Audited before it is stored: a sim killed while it stores (its watchers run inside) has
+  // the write in its audit log, as the journal has it, so no write it kept goes unaudited.
+  audit(verb, obj, 201);
   StoredObject stored = commit(type, std::move(obj));
-  audit(verb, *stored, 201);
   after_write(type, nullptr, stored);
   Response r = object_response(201, *stored, type);
   r.headers = warnings;
@@ -160,13 +162,13 @@ Response Handler::write_existing(const Cluster::Target& t, const json::object& o
   if (dry_run()) return object_response(200, obj, type);
   // Removing the last finalizer of an object being deleted deletes it.
   if (!meta_string(obj, "deletionTimestamp").empty() && !has_finalizers(obj)) {
+    audit(verb, obj, 200);
     StoredObject stored = commit(type, std::move(obj));
-    audit(verb, *stored, 200);
     finalize_delete(type, stored);
     return object_response(200, *stored, type);
   }
+  audit(verb, obj, 200);
   StoredObject stored = commit(type, std::move(obj));
-  audit(verb, *stored, 200);
   after_write(type, std::make_shared<const json::object>(old), stored);
   Response r = object_response(200, *stored, type);
   r.headers = warnings;
