@@ -32,8 +32,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kGroupUser = "system:kube-scheduler";
-constexpr const char* kGroupAgent = "kube-scheduler/v1.37.0 (linux/amd64) kubernetes/planter-sim";
 constexpr const char* kWaitingForGang =
     "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled";
 
@@ -46,7 +44,6 @@ struct Member {
 
 // One candidate placement tried: each member's verdict, in the members' order.
 struct Attempt {
-  std::string domain;
   std::vector<Verdict> verdicts;
   int64_t placed = 0;
   double allocated = 0;  // the placement's share of cpu and memory requested, once placed
@@ -69,10 +66,9 @@ void Scheduler::on_pod_group_change(const Change& ch) {
   std::string key = groups_.group_changed(ch);
   if (ch.type == EventType::kDeleted) return;
   // An update lets the group's pods pass only when it lowers minCount (a status write does not).
-  if (ch.type == EventType::kModified && ch.previous) {
-    PodGroups::Group before{ch.previous, {}, {}}, after{ch.object, {}, {}};
-    if (PodGroups::min_count(after) >= PodGroups::min_count(before)) return;
-  }
+  if (ch.type == EventType::kModified && ch.previous &&
+      PodGroups::min_count(*ch.object) >= PodGroups::min_count(*ch.previous))
+    return;
   release_group(key);
 }
 
@@ -93,9 +89,7 @@ void Scheduler::schedule_group(const std::string& group_key) {
     if (group->bound.contains(key)) continue;
     size_t slash = key.find('/');
     StoredObject pod = store.get("/pods", key.substr(0, slash), key.substr(slash + 1));
-    if (!pod || !string_at(object_at(*pod, "spec"), "nodeName").empty() || !ours(*pod) ||
-        !meta_string(*pod, "deletionTimestamp").empty())
-      continue;
+    if (!pod || !waiting_for_us(*pod)) continue;
     members.push_back(
         {key, pod, int_at(object_at(*pod, "spec"), "priority"), groups_.first_seen(key)});
     // Taken out of the queue with the one popped: the cycle decides for them all.
@@ -110,10 +104,10 @@ void Scheduler::schedule_group(const std::string& group_key) {
   int64_t bound = static_cast<int64_t>(group->bound.size());
 
   // The candidate placements: every node, or each domain of the topology key.
-  std::vector<std::pair<std::string, std::vector<NodeInfo*>>> placements;
+  std::vector<std::vector<NodeInfo*>> placements;
   std::string topology = PodGroups::topology_key(*group);
   if (topology.empty()) {
-    placements.emplace_back("", cache_.nodes());
+    placements.push_back(cache_.nodes());
   } else {
     std::string held;  // the domain of the group's bound pods
     for (const std::string& key : group->bound)
@@ -123,7 +117,7 @@ void Scheduler::schedule_group(const std::string& group_key) {
     for (NodeInfo* n : cache_.nodes())
       if (const std::string* v = n->label(topology))
         if (held.empty() || *v == held) domains[*v].push_back(n);
-    for (auto& [domain, nodes] : domains) placements.emplace_back(domain, std::move(nodes));
+    for (auto& [_, nodes] : domains) placements.push_back(std::move(nodes));
   }
 
   std::vector<Attempt> attempts;
@@ -139,8 +133,8 @@ void Scheduler::schedule_group(const std::string& group_key) {
         !array_at(spec, "topologySpreadConstraints") && !array_at(spec, "resourceClaims"))
       shapes[i] = json::serialize(*spec);
   }
-  for (const auto& [domain, nodes] : placements) {
-    Attempt attempt{domain, {}, 0, 0};
+  for (const std::vector<NodeInfo*>& nodes : placements) {
+    Attempt attempt;
     std::vector<std::string> assumed;
     std::map<std::string, size_t> refused;  // shape -> the verdict of the first refused
     for (size_t i = 0; i < members.size(); ++i) {
@@ -249,7 +243,7 @@ void Scheduler::record_group_condition(const StoredObject& group, bool scheduled
   if (versions.empty()) return;
   std::string path = "/apis/scheduling.k8s.io/" + versions.front()->version + "/namespaces/" + ns +
                      "/podgroups/" + name + "/status";
-  cluster_.call("PUT", path, "application/json", updated, kGroupUser, kGroupAgent);
+  cluster_.call("PUT", path, "application/json", updated, kUser, kAgent);
 }
 
 }  // namespace planter::sim::sched

@@ -27,11 +27,6 @@ std::string PodGroups::pod_changed(const Change& ch) {
   std::string name = pod_group_of(*ch.object);
   bool member = ch.type != EventType::kDeleted && !name.empty() && !pod_finished(*ch.object) &&
                 meta_string(*ch.object, "deletionTimestamp").empty();
-  if (ch.type == EventType::kDeleted) {
-    seen_.erase(key);
-  } else if (!seen_.contains(key)) {
-    seen_[key] = next_seen_++;
-  }
   if (!member) {
     leave(key);
     return {};
@@ -44,6 +39,7 @@ std::string PodGroups::pod_changed(const Change& ch) {
     joined = true;
   }
   group_of_member_[key] = group_key;
+  if (joined) seen_[key] = next_seen_++;
   Group& g = groups_[group_key];
   g.members.insert(key);
   if (string_at(object_at(*ch.object, "spec"), "nodeName").empty())
@@ -63,6 +59,7 @@ void PodGroups::leave(const std::string& pod_key) {
     if (!g->second.object && g->second.members.empty()) groups_.erase(g);
   }
   group_of_member_.erase(it);
+  seen_.erase(pod_key);
 }
 
 const PodGroups::Group* PodGroups::find(const std::string& group_key) const {
@@ -83,8 +80,11 @@ std::optional<std::string> PodGroups::gate(const json::object& pod) const {
 }
 
 int64_t PodGroups::min_count(const Group& group) {
-  if (!group.object) return 0;
-  const json::object* policy = object_at(object_at(*group.object, "spec"), "schedulingPolicy");
+  return group.object ? min_count(*group.object) : 0;
+}
+
+int64_t PodGroups::min_count(const json::object& pod_group) {
+  const json::object* policy = object_at(object_at(pod_group, "spec"), "schedulingPolicy");
   const json::object* gang = object_at(policy, "gang");
   return gang ? std::max<int64_t>(1, int_at(gang, "minCount", 1)) : 0;
 }

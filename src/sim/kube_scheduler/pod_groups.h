@@ -1,7 +1,8 @@
 // The sim scheduler's view of scheduling.k8s.io PodGroups (v1beta1 in 1.37, v1alpha2 in 1.36) and
 // the pods that join them through spec.schedulingGroup.podGroupName, as kube-scheduler's pod group
 // manager keeps it: each group's object and its pods (every pod naming it that has not finished
-// or gone, bound or not), and the order pods were first seen in.
+// or gone, bound or not), and the order they joined in (kube-scheduler orders by when it first saw
+// a pod).
 //
 // GangScheduling's PreEnqueue (written from kubernetes.io "Gang Scheduling" and the plugin's
 // documented statuses): a pod of a group is held back, silently (no condition, no event: the
@@ -47,6 +48,8 @@ class PodGroups {
   std::optional<std::string> gate(const boost::json::object& pod) const;
   // The group's gang minCount; 0 when it has no gang policy (or does not exist).
   static int64_t min_count(const Group& group);
+  // A PodGroup object's gang minCount; 0 without a gang policy.
+  static int64_t min_count(const boost::json::object& pod_group);
   // The topology key of the group's first scheduling constraint, "" when it has none.
   static std::string topology_key(const Group& group);
   // When the scheduler first saw the pod (a count), for the group's order.
@@ -57,7 +60,7 @@ class PodGroups {
 
   std::map<std::string, Group> groups_;                 // by "ns/name"
   std::map<std::string, std::string> group_of_member_;  // pod key -> group key
-  std::map<std::string, uint64_t> seen_;                // pod key -> order first seen
+  std::map<std::string, uint64_t> seen_;                // a member's key -> order it joined
   uint64_t next_seen_ = 0;
 };
 

@@ -21,8 +21,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-constexpr const char* kUser = "system:kube-scheduler";
-constexpr const char* kAgent = "kube-scheduler/v1.32.0 (linux/amd64) kubernetes/planter-sim";
 // Weights of the default profile's score plugins.
 constexpr int64_t kResourcesWeight = 1, kBalancedWeight = 1, kNodeAffinityWeight = 2,
                   kTaintWeight = 3, kInterPodAffinityWeight = 2;
@@ -35,11 +33,6 @@ std::string pod_key(const json::object& pod) {
 
 std::string pod_path(const std::string& ns, const std::string& name) {
   return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
-
-bool waiting_for_us(const json::object& pod) {
-  return string_at(object_at(pod, "spec"), "nodeName").empty() && ours(pod) &&
-         meta_string(pod, "deletionTimestamp").empty() && !pod_finished(pod);
 }
 
 // The kind of an object's controller owner ("Pod" for a claim made from a template).
@@ -79,6 +72,11 @@ std::string histogram(const std::map<std::string, int>& counts) {
 bool ours(const json::object& pod) {
   std::string name = string_at(object_at(pod, "spec"), "schedulerName");
   return name.empty() || name == Scheduler::kName;
+}
+
+bool waiting_for_us(const json::object& pod) {
+  return string_at(object_at(pod, "spec"), "nodeName").empty() && ours(pod) &&
+         meta_string(pod, "deletionTimestamp").empty() && !pod_finished(pod);
 }
 
 Scheduler::Scheduler(Cluster& cluster, uint64_t seed)

@@ -69,6 +69,10 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   static constexpr const char* kName = "default-scheduler";
+  // Who it writes as: its user, and its user agent.
+  static constexpr const char* kUser = "system:kube-scheduler";
+  static constexpr const char* kAgent =
+      "kube-scheduler/v1.32.0 (linux/amd64) kubernetes/planter-sim";
 
  private:
   void on_change(const Change& change);
@@ -112,5 +116,7 @@ class Scheduler {
 
 // True for pods the sim's scheduler places: schedulerName empty or "default-scheduler".
 bool ours(const boost::json::object& pod);
+// True for its pods still to be placed: not bound, not being deleted, not finished.
+bool waiting_for_us(const boost::json::object& pod);
 
 }  // namespace planter::sim::sched
