@@ -26,14 +26,6 @@ namespace {
 constexpr const char* kTemplateName = "job";
 constexpr const char* kPodGroups = "scheduling.k8s.io/podgroups";
 
-bool owned_by(const json::object& o, const std::string& uid) {
-  const json::array* refs = array_at(object_at(o, "metadata"), "ownerReferences");
-  if (refs)
-    for (const json::value& r : *refs)
-      if (r.is_object() && string_at(r.as_object(), "uid") == uid) return true;
-  return false;
-}
-
 }  // namespace
 
 bool gang_scheduled_job(const json::object& job) {
@@ -77,8 +69,9 @@ std::string job_pod_group(ControllerKit& kit, const json::object& job,
     json::value body = json::parse(r.body);
     workload = std::make_shared<const json::object>(body.as_object());
   }
-  for (const auto& [_, pg] : kit.store().bucket(kPodGroups)) {
-    if (meta_string(*pg, "namespace") != ns || !owned_by(*pg, uid)) continue;
+  // The Job's own, through the store's owner index (not every PodGroup of the cluster).
+  for (const auto& [storage_key, pg] : kit.store().dependents(uid)) {
+    if (storage_key != kPodGroups) continue;
     const json::object* ref =
         object_at(object_at(object_at(*pg, "spec"), "podGroupTemplateRef"), "workload");
     if (string_at(ref, "workloadName") == name) return meta_string(*pg, "name");
