@@ -39,7 +39,7 @@ int diff_prepared(const PlantFlags& f, Prepared& p) {
   fs::create_directories(live, ec);
   fs::create_directories(merged, ec);
   bool differs = false, failed = false;
-  std::string later;
+  std::string later, replaced;
   for (const plant::ObjectDiff& d : diffs) {
     const Unit& unit = p.plan.units[d.unit];
     const Object& object = p.plan.object_of(unit);
@@ -51,8 +51,12 @@ int diff_prepared(const PlantFlags& f, Prepared& p) {
     switch (d.state) {
       case plant::ObjectDiff::State::kSame:
         break;
+      case plant::ObjectDiff::State::kReplaced:
+        replaced +=
+            fmt::format("  {} on {}: {} cannot change\n", object.display(), unit.cluster, d.note);
+        [[fallthrough]];
       case plant::ObjectDiff::State::kChanged:
-        write(live, *d.live);
+        if (d.live) write(live, *d.live);
         [[fallthrough]];
       case plant::ObjectDiff::State::kCreated:
         write(merged, *d.merged);
@@ -80,6 +84,9 @@ int diff_prepared(const PlantFlags& f, Prepared& p) {
     return kExitBadInput;
   }
   std::fwrite(run->out.data(), 1, run->out.size(), stdout);
+  if (!replaced.empty())
+    fmt::print("\nto be deleted and created again (planter.nephio.org/on-immutable: replace):\n{}",
+               replaced);
   if (!later.empty()) fmt::print("\nto be created, not diffed now:\n{}", later);
   // What the seed's inventory lists and the seed no longer holds: planting prunes it.
   plant::InventoryOptions io;

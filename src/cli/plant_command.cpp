@@ -263,6 +263,9 @@ bool refused_by_preflight(const PlantFlags& f, Prepared& p) {
     return true;
   }
   p.live_versions = std::move(out.live_versions);
+  for (const auto& [u, fields] : out.replaced)
+    fmt::print("preflight: {} on {} is deleted and created again: {} cannot change\n",
+               p.plan.object_of(p.plan.units[u]).display(), p.plan.units[u].cluster, fields);
   fmt::print("preflight: {} object(s) accepted by a server-side dry run{}\n", out.checked,
              out.later == 0 ? std::string() : fmt::format("; {} checked when planted", out.later));
   return false;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 
 #include "kube/json_limits.h"
@@ -11,7 +12,32 @@ namespace planter::kube {
 
 namespace json = boost::json;
 
-namespace {}  // namespace
+namespace {
+
+// The words kube-apiserver's validation uses for a change no update may make.
+bool says_immutable(std::string_view text) {
+  return text.find("field is immutable") != std::string_view::npos ||
+         text.find("cannot change roleRef") != std::string_view::npos;
+}
+
+}  // namespace
+
+bool ApiError::immutable() const {
+  if (!invalid()) return false;
+  for (const StatusCause& c : causes)
+    if (says_immutable(c.message)) return true;
+  return says_immutable(message);
+}
+
+std::vector<std::string> ApiError::immutable_fields() const {
+  std::vector<std::string> out;
+  if (!invalid()) return out;
+  for (const StatusCause& c : causes)
+    if (says_immutable(c.message) && !c.field.empty() &&
+        std::find(out.begin(), out.end(), c.field) == out.end())
+      out.push_back(c.field);
+  return out;
+}
 
 std::string ApiError::str() const {
   std::string out = message.empty() ? "(no message)" : message;

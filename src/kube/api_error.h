@@ -48,6 +48,12 @@ struct ApiError {
   bool unauthorized() const { return code == 401; }
   bool gone() const { return code == 410 || reason == "Expired" || reason == "Gone"; }
   bool bad_request() const { return code == 400; }
+  // An Invalid that changes what the server lets no update change: apimachinery's "field is
+  // immutable" (a Job's template, a Deployment's selector, a PodGroup's spec), or RBAC's "cannot
+  // change roleRef". Only a delete and a create can make such a change.
+  bool immutable() const;
+  // The fields an immutable() refusal names ("spec.selector"), in the server's order.
+  std::vector<std::string> immutable_fields() const;
   bool transport() const { return code == 0 && reason == "Transport"; }
   // Worth trying again later: throttled, unavailable, a server error, or no answer at all.
   bool transient() const { return code == 0 ? reason == "Transport" : code == 429 || code >= 500; }

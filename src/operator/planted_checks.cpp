@@ -87,7 +87,8 @@ std::optional<milliseconds> Controller::Impl::check_drift(const std::shared_ptr<
   for (const plant::ObjectDiff& d : diffs) {
     judged += d.state == plant::ObjectDiff::State::kSame ? 1 : 0;
     if (d.state != plant::ObjectDiff::State::kChanged &&
-        d.state != plant::ObjectDiff::State::kCreated)
+        d.state != plant::ObjectDiff::State::kCreated &&
+        d.state != plant::ObjectDiff::State::kReplaced)
       continue;
     const Unit& unit = plan->units[d.unit];
     ++count;
@@ -97,6 +98,10 @@ std::optional<milliseconds> Controller::Impl::check_drift(const std::shared_ptr<
     std::string what = plan->object_of(unit).display() + " on " + unit.cluster;
     if (d.state == plant::ObjectDiff::State::kCreated) {
       first.push_back(what + " (deleted)");
+      continue;
+    }
+    if (d.state == plant::ObjectDiff::State::kReplaced) {
+      first.push_back(what + " (" + d.note + ", to be made again)");
       continue;
     }
     std::vector<std::string> fields = plant::changed_fields(*d.live, *d.merged, 4);

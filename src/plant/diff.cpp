@@ -9,6 +9,7 @@
 
 #include "plant/engine.h"
 #include "plant/ownership.h"
+#include "seed/planter_annotations.h"
 
 namespace planter::plant {
 
@@ -178,7 +179,21 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
     const kube::ApiResult<json::object>& merged = *a.merged;
     if (!merged) {
       const kube::ApiError& e = merged.error();
-      if (e.kind_unknown()) {
+      if (e.immutable() && replaced_on_immutable(plan.object_of(plan.units[u]))) {
+        d.state = ObjectDiff::State::kReplaced;
+        for (const std::string& f : e.immutable_fields())
+          d.note += (d.note.empty() ? "" : ", ") + f;
+        if (d.note.empty()) d.note = "a field";
+        d.merged = a.sent;
+        strip(*d.merged);
+        if (a.live && *a.live) {  // what the new object has afresh is no change to show
+          d.live = a.live->value();
+          if (auto* meta = d.live->if_contains("metadata"); meta && meta->is_object())
+            for (const char* k : {"uid", "creationTimestamp", "generation", "finalizers"})
+              meta->as_object().erase(k);
+          strip(*d.live);
+        }
+      } else if (e.kind_unknown()) {
         d.state = ObjectDiff::State::kLater;
         d.note = "its kind is not served yet: planting creates it once it is";
       } else if (e.code == 404) {

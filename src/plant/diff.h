@@ -30,8 +30,12 @@ struct ObjectDiff {
     kSame,     // planting would change nothing
     kChanged,  // live and merged differ
     kCreated,  // not there: planting creates it
-    kLater,    // cannot be asked now: its cluster or kind is not there yet (`note` says which)
-    kError,    // a server refused the dry run, or did not answer (`note`)
+    // An immutable field changes and the object says to be made again (on-immutable: replace):
+    // planting deletes it and creates it. `merged` is the object as planter sends it (the
+    // server fills its defaults when it creates it), `note` the fields.
+    kReplaced,
+    kLater,  // cannot be asked now: its cluster or kind is not there yet (`note` says which)
+    kError,  // a server refused the dry run, or did not answer (`note`)
   };
   size_t unit = 0;
   State state = State::kSame;

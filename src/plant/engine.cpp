@@ -20,6 +20,7 @@
 #include "plant/seed_inventory.h"
 #include "plant/substitutions.h"
 #include "plant/unit_runner.h"
+#include "seed/planter_annotations.h"
 
 namespace planter::plant {
 
@@ -395,7 +396,7 @@ class Engine {
     const json::string* after = find_string(answer, {"metadata", "resourceVersion"});
     rec.resource_version = after ? std::string(*after) : std::string();
     if (status == 201)
-      rec.applied = Applied::kCreated;
+      rec.applied = rec.replacing.empty() ? Applied::kCreated : Applied::kReplaced;
     else if (before.empty() || rec.resource_version.empty())
       rec.applied = Applied::kApplied;
     else
@@ -439,6 +440,7 @@ class Engine {
     if (e.not_found() && e.details_kind == "namespaces")
       return reopen(
           u, fmt::format("Namespace {} active: the server says it does not exist", obj.ref.ns));
+    if (e.immutable() && replaced_on_immutable(obj)) return replace(u, e);
     if (e.transient()) {
       auto [since, inserted] = unreachable_since_.try_emplace(unit.cluster, Clock::now());
       auto down = Clock::now() - since->second;
@@ -468,11 +470,63 @@ class Engine {
         return declare(u);
       }
       rec.error = call.owner.empty() ? rec.error + "; " + call.why : call.why;
-    } else if (e.kind_unknown())
+    } else if (e.kind_unknown()) {
       rec.error += "; the cluster does not serve this kind: check the apiVersion";
+    } else if (e.immutable()) {
+      rec.error += fmt::format("; annotate it {}: replace to have it deleted and created again",
+                               kOnImmutableAnnotation);
+    }
     rec.failed = since_start();
     set_state(u, UnitState::kFailed);
     wake(dependents_[u]);
+  }
+
+  // An immutable field changes and the object says to make it again: it is deleted, and applied
+  // again once it is gone. While finalizers hold it (a PodGroup while its pods run) the apply is
+  // refused as immutable again, and it is deleted again, with the backoff of a retry.
+  void replace(size_t u, const kube::ApiError& refusal) {
+    UnitRecord& rec = records_[u];
+    const Unit& unit = plan_.units[u];
+    std::string fields;
+    for (const std::string& f : refusal.immutable_fields())
+      fields += (fields.empty() ? "" : ", ") + f;
+    rec.replacing = fields.empty() ? "a field" : fields;
+    kube::DeleteOptions background;
+    background.propagation_policy = "Background";  // what it owns goes after it, not before
+    bool sent = fleet_->remove(unit, plan_.object_of(unit).ref, background,
+                               [this, u](kube::ApiResult<json::object> r) {
+                                 loop_.post([this, u, r = std::move(r)] { on_removed(u, r); });
+                               });
+    if (!sent) {
+      rec.error = "no client can delete it on cluster " + unit.cluster;
+      rec.failed = since_start();
+      set_state(u, UnitState::kFailed);
+      wake(dependents_[u]);
+    }
+  }
+
+  void on_removed(size_t u, const kube::ApiResult<json::object>& r) {
+    UnitRecord& rec = records_[u];
+    const Object& obj = plan_.object_of(plan_.units[u]);
+    if (!r && !r.error().not_found() && !r.error().transient()) {
+      rec.error = fmt::format(
+          "{} cannot change ({}: the server lets no update change it), and deleting it to create "
+          "it again was refused: {}",
+          obj.display(), rec.replacing, r.error().str());
+      rec.failed = since_start();
+      set_state(u, UnitState::kFailed);
+      return wake(dependents_[u]);
+    }
+    std::string held;  // the answer is the object while finalizers keep it
+    if (r)
+      if (const json::value* f = find_path(r.value(), {"metadata", "finalizers"});
+          f && f->is_array() && !f->as_array().empty()) {
+        for (const json::value& name : f->as_array())
+          if (name.is_string()) held += (held.empty() ? "" : ", ") + std::string(name.as_string());
+        held = "; its finalizers hold it: " + held;
+      }
+    reopen(u, fmt::format("{} gone: deleted to be created again ({} cannot change){}",
+                          obj.display(), rec.replacing, held));
   }
 
   const Plan& plan_;

@@ -64,8 +64,10 @@ std::string_view to_string(WaitKind kind);
 // (HTTP 201), changed it (a new resourceVersion), or found it as declared (the same one; a
 // server-side apply that changes nothing writes nothing). kApplied: it was there, and planter had
 // not seen its resourceVersion before (no preflight saw it), so which of the two is not known:
-// kubectl --server-side's "serverside-applied".
-enum class Applied { kNotYet, kCreated, kConfigured, kUnchanged, kApplied };
+// kubectl --server-side's "serverside-applied". kReplaced: an immutable field changed, and the
+// object (planter.nephio.org/on-immutable: replace) was deleted and created again, as
+// `kubectl replace --force` says.
+enum class Applied { kNotYet, kCreated, kConfigured, kUnchanged, kApplied, kReplaced };
 std::string_view to_string(Applied a);
 
 // What happened to one unit. Times are offsets from the start of planting.
@@ -90,7 +92,10 @@ struct UnitRecord {
   bool cluster_unreachable = false;    // pending because its cluster failed transiently
   int attempts = 0;                    // applies sent (a re-opened requirement sends again)
   Applied applied = Applied::kNotYet;  // by the last apply that succeeded
-  std::string resource_version;        // the object's after that apply
+  // The fields whose change made planting delete the object to create it again ("spec.selector,
+  // spec.template"); empty while it has not had to.
+  std::string replacing;
+  std::string resource_version;  // the object's after that apply
 };
 
 // A cluster choice made while planting (plan/cluster_choice.h).

@@ -81,6 +81,9 @@ class Fleet {
   // cluster is not linked, or the write identity cannot be taken on); `done` then never runs.
   virtual bool apply(const Unit& unit, boost::json::object body, kube::ApplyOptions options,
                      kube::Client::ObjectDone done) = 0;
+  // Deletes `unit`'s object (`ref`) with the client `apply` writes it with; `done` as there.
+  virtual bool remove(const Unit& unit, const ObjectRef& ref, kube::DeleteOptions options,
+                      kube::Client::ObjectDone done) = 0;
 
   // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
   // Idempotent; remembered until the cluster is linked.

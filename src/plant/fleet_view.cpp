@@ -140,6 +140,14 @@ bool FleetView::apply(const Unit& unit, json::object body, kube::ApplyOptions op
   return true;
 }
 
+bool FleetView::remove(const Unit& unit, const ObjectRef& ref, kube::DeleteOptions options,
+                       kube::Client::ObjectDone done) {
+  kube::Client* c = writer(unit);
+  if (!c) return false;
+  c->remove_async(ref.api_version, ref.kind, ref.ns, ref.name, std::move(options), std::move(done));
+  return true;
+}
+
 kube::Client* FleetView::impersonating(const std::string& cluster) {
   kube::Client* own = client(cluster);
   if (!own || !write_identity_) return nullptr;

@@ -56,6 +56,8 @@ class FleetView : public Fleet {
   kube::Client* writer(const Unit& unit);
   bool apply(const Unit& unit, boost::json::object body, kube::ApplyOptions options,
              kube::Client::ObjectDone done) override;
+  bool remove(const Unit& unit, const ObjectRef& ref, kube::DeleteOptions options,
+              kube::Client::ObjectDone done) override;
   void set_write_identity(WriteIdentity identity) { write_identity_ = std::move(identity); }
 
   // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).

@@ -33,6 +33,8 @@ std::string_view to_string(Applied a) {
       return "unchanged";
     case Applied::kApplied:
       return "serverside-applied";
+    case Applied::kReplaced:
+      return "replaced";
   }
   return "";
 }

@@ -14,6 +14,7 @@
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
 #include "plant/ownership.h"
+#include "seed/planter_annotations.h"
 
 namespace planter::plant {
 
@@ -75,6 +76,11 @@ std::string preflight_hint(const kube::ApiError& e) {
     return "another field manager owns these fields; plant with --force-conflicts to take them "
            "over, or leave them out of the seed";
   if (e.forbidden()) return "grant planter's identity the right, or leave the object out";
+  if (e.immutable())
+    return fmt::format(
+        "the server lets no update change it: annotate the object {}: replace to have planting "
+        "delete it and create it again, or delete it yourself before planting",
+        kOnImmutableAnnotation);
   // kube-apiserver's refusal to call a webhook whose sideEffects are not None or NoneOnDryRun:
   // nothing is wrong with the object, the dry run itself cannot be judged.
   if (e.message.find("does not support dry run") != std::string::npos)
@@ -246,6 +252,14 @@ PreflightOutcome preflight(const Plan& plan,
     }
     const Unit& unit = plan.units[a.unit];
     const Object& o = plan.object_of(unit);
+    if (a.error->immutable() && replaced_on_immutable(o)) {
+      ++out.checked;
+      std::string fields;
+      for (const std::string& f : a.error->immutable_fields())
+        fields += (fields.empty() ? "" : ", ") + f;
+      out.replaced.emplace_back(a.unit, fields.empty() ? "a field" : fields);
+      continue;
+    }
     if (!a.owner.empty()) {
       ++out.checked;
       out.refused.add(o.where(), o.display(), fmt::format("cluster {}: {}", unit.cluster, a.why),

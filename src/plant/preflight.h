@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kube/client.h"
@@ -45,6 +46,10 @@ struct PreflightOutcome {
   Diagnostics refused;  // one per object a server refused, with its words
   size_t checked = 0;   // objects a server accepted or refused
   size_t later = 0;     // objects that could not be judged now (see above)
+  // Objects whose change an immutable field refuses and that say to be made again
+  // (planter.nephio.org/on-immutable: replace): planting deletes and creates them. Each with
+  // the fields ("spec.schedulingConstraints"); without the annotation such a change is refused.
+  std::vector<std::pair<size_t, std::string>> replaced;
   // Parallel to Plan::units: the resourceVersion of each object the dry run found on its
   // cluster (empty: not there, or not judged), for saying which apply left it unchanged
   // (EngineOptions::live_versions).

@@ -47,8 +47,8 @@ std::string applied_counts(const PlantOutcome& out) {
   for (const UnitRecord& r : out.units)
     if (r.state == UnitState::kDeclared) ++n[r.applied];
   std::string text;
-  for (Applied a :
-       {Applied::kCreated, Applied::kConfigured, Applied::kUnchanged, Applied::kApplied})
+  for (Applied a : {Applied::kCreated, Applied::kReplaced, Applied::kConfigured,
+                    Applied::kUnchanged, Applied::kApplied})
     if (n[a] > 0) text += fmt::format("{}{} {}", text.empty() ? ": " : ", ", n[a], to_string(a));
   return text;
 }

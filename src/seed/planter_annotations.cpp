@@ -21,7 +21,7 @@ constexpr std::string_view kPrefix = "planter.nephio.org/";
 // same-node and isolate on the PodGroups of co-scheduled stacks). `networks` is the proof of
 // concept's soft reference to a Network (its hello-world writes it): accepted, and no order
 // follows from it.
-constexpr std::array<std::string_view, 16> kKeys = {
+constexpr std::array<std::string_view, 17> kKeys = {
     "planter.nephio.org/cluster",
     "planter.nephio.org/clusters",
     "planter.nephio.org/cluster-selector",
@@ -38,6 +38,7 @@ constexpr std::array<std::string_view, 16> kKeys = {
     "planter.nephio.org/same-node",
     "planter.nephio.org/isolate",
     "planter.nephio.org/networks",
+    kOnImmutableAnnotation,
 };
 
 }  // namespace
@@ -46,12 +47,26 @@ std::span<const std::string_view> planter_annotation_keys() {
   return kKeys;
 }
 
+bool replaced_on_immutable(const Object& o) {
+  const json::string* v = o.annotation(kOnImmutableAnnotation);
+  return v && *v == "replace";
+}
+
 void check_planter_annotations(const Object& o, Diagnostics& diags) {
   const json::value* annotations = find_path(o.body, {"metadata", "annotations"});
   if (!annotations || !annotations->is_object()) return;
   for (const auto& kv : annotations->get_object()) {
     std::string_view key = kv.key();
     if (!key.starts_with(kPrefix)) continue;
+    if (key == kOnImmutableAnnotation && !replaced_on_immutable(o)) {
+      diags.add(o.where(), o.display(),
+                fmt::format("metadata.annotations[\"{}\"]: {} is not a choice: the only one is "
+                            "\"replace\"",
+                            key, json::serialize(kv.value())),
+                "set it to replace (delete and create the object again when a replant changes "
+                "an immutable field), or remove it to have such a change refused");
+      continue;
+    }
     if (std::find(kKeys.begin(), kKeys.end(), key) != kKeys.end()) continue;
     std::string_view best;
     size_t best_distance = 4;

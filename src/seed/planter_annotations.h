@@ -13,6 +13,14 @@
 
 namespace planter {
 
+// `planter.nephio.org/on-immutable: replace`: when a replant changes a field the server lets no
+// update change (ApiError::immutable), planting deletes the object and creates it again instead
+// of failing, and `planter diff` says it will (Flux's `force: enabled`, Argo CD's
+// `Replace=true`). planter writes it on what it makes itself (a mode-gang stack's Workload and
+// PodGroup, whose specs are immutable). Without it such a change is bad input.
+inline constexpr std::string_view kOnImmutableAnnotation = "planter.nephio.org/on-immutable";
+bool replaced_on_immutable(const Object& o);
+
 // Every annotation key planter reads or writes on a seed's objects.
 std::span<const std::string_view> planter_annotation_keys();
 

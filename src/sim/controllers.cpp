@@ -108,6 +108,7 @@ struct Controllers::Impl {
     workloads.push_back(start_statefulset_controller(kit));
     workloads.push_back(start_daemonset_controller(kit));
     workloads.push_back(start_job_controller(kit));
+    workloads.push_back(start_pod_group_protection(kit));
     workloads.push_back(start_volume_controller(kit));
     workloads.push_back(start_resource_claim_controller(kit));
     workloads.push_back(start_dra_drivers(kit));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
@@ -443,6 +444,136 @@ status:
                         "jsonpath={.spec.schedulingConstraints.topology[0].key}")
                 .out,
             "topology.kubernetes.io/zone");
+}
+
+// What each unit's last apply did, from plant's --report: "Kind/ns/name" -> "replaced".
+std::map<std::string, std::string> applied_by_object(const fs::path& report) {
+  std::map<std::string, std::string> out;
+  json::value rep = json::parse(read_file(report));
+  for (const auto& u : rep.at("units").as_array()) {
+    std::string id(u.at("object").as_string());  // apiVersion|Kind|ns|name
+    id = id.substr(id.find('|') + 1);
+    std::replace(id.begin(), id.end(), '|', '/');
+    if (const json::value* a = u.as_object().if_contains("applied"))
+      out[id] = std::string(a->as_string());
+  }
+  return out;
+}
+
+// A replant that drops the gang's topology changes its Workload's template and its PodGroup's
+// constraints, which the server lets no update change: `planter diff` says both are made again,
+// and the replant deletes and re-creates them. The PodGroup's protection finalizer keeps it
+// while its worker runs, and the replant waits; once the gang's members are gone, the PodGroup
+// is made again without the constraint and the members, declared again, join it.
+TEST(CoscheduleTest, AReplantThatChangesTheGangMakesItsWorkloadAndPodGroupAgain) {
+  SimProcess sim;  // three nodes of 8 cpu
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "gang.yaml", report = sim.dir() / "report.json";
+  std::ofstream(seed) << gang_seed(1, "  topology: {key: kubernetes.io/hostname}\n");
+  std::string target = "--kubeconfig " + q(sim.kubeconfig()) + " " + q(seed);
+  CommandResult r = planter("plant " + target + " --timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(job_pods(sim, 2).size(), 2u) << sim.kubectl("get pods -o wide").out;
+
+  std::ofstream(seed) << gang_seed(1);
+  r = planter("diff " + target);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("to be deleted and created again (planter.nephio.org/on-immutable: "
+                               "replace):\n  scheduling.k8s.io/v1beta1 Workload default/train on "
+                               "SELF: spec.podGroupTemplates cannot change\n"
+                               "  scheduling.k8s.io/v1beta1 PodGroup default/train on SELF: "
+                               "spec.schedulingConstraints cannot change"))
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("-  schedulingConstraints:")) << r.out;
+
+  auto replanting = std::async(std::launch::async, [&] {
+    return planter("replant " + target + " --timeout 60 --report " + q(report));
+  });
+  std::string deleting;
+  for (int i = 0; i < 200 && deleting.empty(); ++i) {
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    deleting =
+        sim.kubectl(
+               "get podgroups.scheduling.k8s.io train -o jsonpath={.metadata.deletionTimestamp}")
+            .out;
+  }
+  ASSERT_FALSE(deleting.empty()) << "the replant deletes the PodGroup";
+  // sleep-ok(none): the replant, waiting, must not make the PodGroup again meanwhile
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.k8s.io train -o "
+                        "jsonpath={.metadata.deletionTimestamp}{.metadata.finalizers}")
+                .out,
+            deleting + "[\"scheduling.k8s.io/podgroup-protection\"]")
+      << "held while the worker runs";
+  // The gang ends: its members go (and come again with the replant, a new gang of two).
+  ASSERT_EQ(sim.kubectl("delete deployment workers").code, 0);
+  ASSERT_EQ(sim.kubectl("delete job driver").code, 0);
+  r = replanting.get();
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("preflight: scheduling.k8s.io/v1beta1 PodGroup default/train on "
+                               "SELF is deleted and created again: spec.schedulingConstraints "
+                               "cannot change"))
+      << r.out;
+  auto applied = applied_by_object(report);
+  EXPECT_EQ(applied["PodGroup/default/train"], "replaced");
+  EXPECT_EQ(applied["Workload/default/train"], "replaced");
+  EXPECT_EQ(sim.kubectl("get podgroups.scheduling.k8s.io train -o "
+                        "jsonpath={.spec.schedulingConstraints}")
+                .out,
+            "");
+  auto pods = job_pods(sim, 2);  // the driver's, done, and a new worker's
+  bool worker_bound = false;
+  for (const auto& [name, at] : pods)
+    worker_bound |= name.starts_with("workers-") && !at.node.empty();
+  EXPECT_TRUE(worker_bound) << sim.kubectl("get pods -o wide").out;
+}
+
+// A user's own object with an immutable change is refused before anything is written, saying
+// how to have it made again; annotated, the replant makes it again.
+TEST(CoscheduleTest, AnImmutableChangeOfAnObjectThatDoesNotSaySoIsRefusedBeforeAnyWrite) {
+  SimProcess sim;
+  ASSERT_TRUE(sim.running());
+  auto workload = [](int min_count, const std::string& annotations) {
+    return fmt::format(R"(apiVersion: v1
+kind: ConfigMap
+metadata: {{name: settings, namespace: default}}
+data: {{min: "{0}"}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: batch
+  namespace: default
+{1}spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: {{gang: {{minCount: {0}}}}}
+)",
+                       min_count, annotations);
+  };
+  fs::path seed = sim.dir() / "workload.yaml";
+  std::string target = "--kubeconfig " + q(sim.kubeconfig()) + " " + q(seed);
+  std::ofstream(seed) << workload(2, "");
+  ASSERT_EQ(planter("plant " + target + " --timeout 20").code, 0);
+  std::ofstream(seed) << workload(3, "");
+  CommandResult r = planter("plant " + target + " --timeout 20");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("workload.yaml:6: scheduling.k8s.io/v1beta1 Workload default/batch"))
+      << r.err;
+  EXPECT_THAT(r.err, HasSubstr("field is immutable")) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("annotate the object planter.nephio.org/on-immutable: replace"))
+      << r.err;
+  EXPECT_EQ(sim.kubectl("get configmap settings -o jsonpath={.data.min}").out, "2")
+      << "nothing is written";
+
+  std::ofstream(seed) << workload(3, "  annotations: {planter.nephio.org/on-immutable: replace}\n");
+  r = planter("replant " + target + " --timeout 20");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(sim.kubectl("get workloads.scheduling.k8s.io batch -o "
+                        "jsonpath={.spec.podGroupTemplates[0].schedulingPolicy.gang.minCount}")
+                .out,
+            "3");
 }
 
 // One seed, four kinds of cluster: a mode-gang stack of three 2-cpu workers is ganged with what

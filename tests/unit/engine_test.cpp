@@ -26,6 +26,7 @@ struct Script {
   // Errors the next applies of an object ("Kind/ns/name") get, one per attempt, in order.
   std::map<std::string, std::vector<kube::ApiError>> errors;
   std::vector<std::string> applied;  // "Kind/ns/name", in the order the applies succeeded
+  std::vector<std::string> removed;  // "Kind/ns/name", in the order they were deleted
   bool namespaces_activate = true;
   // Objects the clusters hold from the start (Nodes, an operator's states), on SELF.
   std::vector<json::object> objects;
@@ -64,7 +65,7 @@ class FakeFleet : public Fleet {
     return link(cluster) == Link::kFailed ? "its kubeconfig is not usable" : "";
   }
 
-  bool apply(const Unit& unit, json::object body, kube::ApplyOptions,
+  bool apply(const Unit& unit, json::object body, kube::ApplyOptions options,
              kube::Client::ObjectDone done) override {
     std::string av = string_field(body, {"apiVersion"});
     std::string kind = string_field(body, {"kind"});
@@ -79,7 +80,8 @@ class FakeFleet : public Fleet {
       return true;
     }
     std::string key = object_key(split_api_version(av).first, kind, ns, name);
-    objects_[unit.cluster + "\n" + key] = body;
+    bool fresh = objects_.insert_or_assign(unit.cluster + "\n" + key, body).second;
+    if (options.on_answer) options.on_answer(std::chrono::microseconds(0), fresh ? 201 : 200);
     script_.applied.push_back(who);
     loop_.post([done, body] { done(body); });
     if (kind == "Namespace" && av == "v1" && script_.namespaces_activate)
@@ -88,6 +90,16 @@ class FakeFleet : public Fleet {
         o["status"] = json::object{{"phase", "Active"}};
         handlers_.changed(cluster, key, o);
       });
+    return true;
+  }
+
+  bool remove(const Unit& unit, const ObjectRef& ref, kube::DeleteOptions,
+              kube::Client::ObjectDone done) override {
+    objects_.erase(
+        unit.cluster + "\n" +
+        object_key(split_api_version(ref.api_version).first, ref.kind, ref.ns, ref.name));
+    script_.removed.push_back(ref.kind + "/" + (ref.ns.empty() ? "" : ref.ns + "/") + ref.name);
+    loop_.post([done] { done(json::object{{"kind", "Status"}, {"status", "Success"}}); });
     return true;
   }
 
@@ -355,6 +367,37 @@ TEST(Engine, ANodeCountsForANeedOnceItsProvidersNodeStateSaysSucceeded) {
   out = plant_on_fake(planned.plan, done);
   EXPECT_TRUE(out.all_declared());
   EXPECT_EQ(done.applied.back(), "Deployment/cnf/upf");
+}
+
+// The server refuses a change of an immutable field (a PodGroup's spec): the object that says
+// planter.nephio.org/on-immutable: replace is deleted and created again (its apply refused once
+// more while finalizers still hold it), and says `replaced`; one that does not fails, saying why
+// and what to do.
+TEST(Engine, AnImmutableChangeReplacesTheObjectThatSaysSoAndFailsTheOther) {
+  auto planned = plan_yaml(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: shop\n"
+      "  annotations: {planter.nephio.org/on-immutable: replace}\n---\n"
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: shop}\n");
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  kube::ApiError immutable = error(422, "Invalid",
+                                   "ConfigMap \"a\" is invalid: data: Invalid value: \"x\": field "
+                                   "is immutable when `immutable` is set");
+  immutable.causes.push_back(
+      {"FieldValueInvalid", "field is immutable when `immutable` is set", "data"});
+  Script script;
+  script.errors["ConfigMap/shop/a"] = {immutable, immutable};
+  script.errors["ConfigMap/shop/b"] = {immutable};
+  PlantOutcome out = plant_on_fake(planned.plan, script);
+  const UnitRecord& a = out.units[index_of(planned.plan, "ConfigMap/shop/a")];
+  EXPECT_EQ(a.state, UnitState::kDeclared) << a.error;
+  EXPECT_EQ(a.applied, Applied::kReplaced);
+  EXPECT_EQ(a.replacing, "data");
+  EXPECT_EQ(script.removed,
+            (std::vector<std::string>{"ConfigMap/shop/a", "ConfigMap/shop/a"}));
+  const UnitRecord& b = out.units[index_of(planned.plan, "ConfigMap/shop/b")];
+  EXPECT_EQ(b.state, UnitState::kFailed);
+  EXPECT_NE(b.error.find("field is immutable"), std::string::npos) << b.error;
 }
 
 }  // namespace

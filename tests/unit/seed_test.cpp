@@ -184,6 +184,18 @@ TEST(Validate, AnUnknownPlanterAnnotationIsRefusedWithTheKeyMeant) {
   validate_seed(all, kinds, {}, known);
   for (const Diagnostic& item : known.items())
     EXPECT_EQ(item.str().find("planter reads no annotation"), std::string::npos) << item.str();
+
+  Diagnostics odd;
+  Seed recreate = parse(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: x, annotations: "
+      "{planter.nephio.org/on-immutable: recreate}}\n",
+      odd);
+  validate_seed(recreate, kinds, {}, odd);
+  ASSERT_EQ(odd.size(), 1u) << odd.str();
+  EXPECT_EQ(
+      odd.items()[0].str().substr(0, 167),
+      "seed.yaml:1: v1 ConfigMap x/d: metadata.annotations[\"planter.nephio.org/on-immutable\"]: "
+      "\"recreate\" is not a choice: the only one is \"replace\"\n  hint: set it to replace");
 }
 
 TEST(Validate, TemplateVariablesAreNamed) {

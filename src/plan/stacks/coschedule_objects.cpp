@@ -10,6 +10,7 @@
 #include "plan/placement.h"
 #include "plan/stacks/pod_kinds.h"
 #include "plan/stacks/policy_writer.h"
+#include "seed/planter_annotations.h"
 
 namespace planter {
 
@@ -133,12 +134,12 @@ std::pair<Object, Object> make_gang(const StackPolicy& stack, const AnchorInputs
     template_of["schedulingConstraints"] = constraints;
     group_spec["schedulingConstraints"] = std::move(constraints);
   }
+  // Their specs are immutable: a replant that changes the gang makes them again.
   auto metadata = [&] {
-    json::object annotations;
+    json::object annotations{{kOnImmutableAnnotation, "replace"}};
     place_like(in, annotations);
-    json::object m{{"name", stack.name}};
+    json::object m{{"name", stack.name}, {"annotations", std::move(annotations)}};
     if (!ns.empty()) m["namespace"] = ns;
-    if (!annotations.empty()) m["annotations"] = std::move(annotations);
     return m;
   };
   Object workload;

@@ -12,6 +12,7 @@
 //   statefulsets.cpp    StatefulSet -> Pods <sts>-0..N-1 in order, PVCs from volumeClaimTemplates
 //   daemonsets.cpp      DaemonSet -> one Pod per node its pods may run on
 //   jobs.cpp            Job -> Pods up to parallelism until completions succeeded
+//   pod_group_protection.cpp  PodGroups kept while pods that joined them run
 //   volumes.cpp         StorageClasses standard and local; claims provisioned and bound
 //   resource_claims.cpp a pod's ResourceClaims from its templates
 //   dra_drivers.cpp     DRA drivers' DeviceClasses and ResourceSlices
@@ -49,6 +50,7 @@ std::unique_ptr<WorkloadController> start_deployment_controller(ControllerKit& k
 std::unique_ptr<WorkloadController> start_statefulset_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_daemonset_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_job_controller(ControllerKit& kit);
+std::unique_ptr<WorkloadController> start_pod_group_protection(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_volume_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_resource_claim_controller(ControllerKit& kit);
 std::unique_ptr<WorkloadController> start_dra_drivers(ControllerKit& kit);

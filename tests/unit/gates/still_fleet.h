@@ -46,6 +46,10 @@ class StillFleet : public Fleet {
              kube::Client::ObjectDone) override {
     return false;
   }
+  bool remove(const Unit&, const ObjectRef&, kube::DeleteOptions,
+              kube::Client::ObjectDone) override {
+    return false;
+  }
   void watch(const std::string& cluster, const std::string& api_version, const std::string& kind,
              const std::string&, const std::string&) override {
     watched.insert(cluster + " " + api_version + " " + kind);
