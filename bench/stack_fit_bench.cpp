@@ -11,6 +11,9 @@
 //   Choice/M    - choosing 2 of M clusters of 50 nodes each for a stack of 30 pods (issue 36's
 //                 figure: 200 clusters, at most 1 s): a fit per candidate from the JSON the
 //                 fleet's watches hold, as the cluster-choice gate does it, then the ranking
+//   ChoiceSpread/M - the same choosing 20 spread over 5 regions (maxSkew 1; issue 51's figure:
+//                 200 clusters with spread, at most 1 s)
+//   SpreadOnly/M - the spread's choice alone: M/2 of M candidates over 10 regions, one full
 //   Devices/N   - `plan --fit`'s work once the cluster is read (issue 49's figure: 1,000 nodes
 //                 of 8 devices, 100 claims, at most 50 ms): the view of N nodes, 4N pods, a
 //                 ResourceSlice of 8 GPUs per node and a DeviceClass with a CEL selector, then a
@@ -144,7 +147,8 @@ void Spread(benchmark::State& state) {
   Decide(state, stack(12, 0.5, "", 1, true));
 }
 
-void Choice(benchmark::State& state) {
+// Choice/M, and ChoiceSpread/M: the same spread over 5 regions, choosing 20 with maxSkew 1.
+void choose(benchmark::State& state, int64_t count, const fit::ClusterSpread& spread) {
   const Fleet& f = fleet(50);
   fit::Group g = stack(30, 2, "");
   size_t clusters = static_cast<size_t>(state.range(0));
@@ -160,14 +164,36 @@ void Choice(benchmark::State& state) {
         for (size_t p = 0; p < busy && p < f.pods.size(); ++p) fn(f.pods[p]);
       };
       fit::GroupFit fit = fit::fit_group_on(g, nodes, pods, {});
-      candidates.push_back({fmt::format("edge{}", c), fit.fits, fit.why, fit.left});
+      candidates.push_back(
+          {fmt::format("edge{}", c), fit.fits, fit.why, fit.left, fmt::format("region-{}", c % 5)});
     }
-    fit::ClusterChoiceResult r = fit::choose_clusters(2, candidates, {});
-    if (!r.complete) state.SkipWithError("two clusters should fit");
+    fit::ClusterChoiceResult r = fit::choose_clusters(count, candidates, {}, spread);
+    if (!r.complete) state.SkipWithError("the clusters asked for should fit");
     benchmark::DoNotOptimize(r);
   }
   state.counters["clusters/s"] = benchmark::Counter(
       static_cast<double>(clusters) * state.iterations(), benchmark::Counter::kIsRate);
+}
+void Choice(benchmark::State& state) {
+  choose(state, 2, {});
+}
+void ChoiceSpread(benchmark::State& state) {
+  choose(state, 20, {"region", 1, true});
+}
+
+// The spread alone at the bound: half of M candidates over 10 regions (every tenth one full),
+// kept ones among them, maxSkew 2.
+void SpreadOnly(benchmark::State& state) {
+  auto m = static_cast<size_t>(state.range(0));
+  std::vector<fit::SpreadCandidate> candidates;
+  for (size_t c = 0; c < m; ++c)
+    candidates.push_back({fmt::format("c{}", c), fmt::format("r{}", c % 10), c % 10 != 9,
+                          c % 97 == 0, static_cast<int>((c * 37) % 101)});
+  for (auto _ : state) {
+    fit::SpreadChoice r =
+        fit::choose_spread(static_cast<int64_t>(m / 2), candidates, {"region", 2, true});
+    benchmark::DoNotOptimize(r);
+  }
 }
 
 // A ResourceSlice of 8 GPUs (two of 40Gi, six of 80Gi) on each of the fleet's nodes.
@@ -244,6 +270,8 @@ BENCHMARK(Zone)->Apply(sizes);
 BENCHMARK(Members)->Arg(5000)->Unit(benchmark::kMillisecond);
 BENCHMARK(Spread)->Apply(sizes);
 BENCHMARK(Choice)->Arg(200)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(ChoiceSpread)->Arg(200)->Unit(benchmark::kMillisecond);
+BENCHMARK(SpreadOnly)->Arg(200)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(Devices)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

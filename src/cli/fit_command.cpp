@@ -13,6 +13,7 @@
 #include "model/base64.h"
 #include "model/json_indent.h"
 #include "model/yaml.h"
+#include "plan/cluster_choice.h"
 #include "plan/render.h"
 #include "plant/engine.h"
 #include "plant/existing_clusters.h"
@@ -143,21 +144,25 @@ std::vector<plant::ChoiceRecord> choose_all(const Plan& plan, Clusters& clusters
     std::vector<fit::ClusterCandidate> candidates;
     for (uint32_t index : choice.candidates) {
       const std::string& name = plan.clusters[index].name;
+      std::optional<std::string> domain = spread_domain(plan.clusters[index], choice);
       if (clusters.made_by_seed.contains(name)) {
-        candidates.push_back(
-            {name, false, "the seed makes this cluster: planter reads it while planting", {}});
+        candidates.push_back({name,
+                              false,
+                              "the seed makes this cluster: planter reads it while planting",
+                              {},
+                              domain});
         continue;
       }
       const ClusterRead& c = clusters.of(name);
       if (!c.error.empty()) {
-        candidates.push_back({name, false, "cannot read the cluster: " + c.error, {}});
+        candidates.push_back({name, false, "cannot read the cluster: " + c.error, {}, domain});
         continue;
       }
       fit::GroupFit fit =
           fit::fit_group_on(group, visit(c.nodes), visit(c.pods), {}, visit(c.volumes));
-      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left});
+      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left, domain});
     }
-    out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {})});
+    out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {}, choice.spread)});
   }
   return out;
 }
@@ -261,13 +266,24 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
         json::object jc{{"cluster", s.name}, {"fits", s.fits}, {"chosen", s.chosen}};
         if (s.fits) jc["score"] = s.score;
         if (!s.why.empty()) jc["why"] = s.why;
+        if (!s.domain.empty()) jc["domain"] = s.domain;
         candidates.push_back(std::move(jc));
       }
       for (const std::string& name : c.result.chosen) chosen.push_back(json::string(name));
-      jchoices.push_back(json::object{{"name", c.name},
-                                      {"count", plan.value().choices[i].count},
-                                      {"chosen", std::move(chosen)},
-                                      {"candidates", std::move(candidates)}});
+      const ClusterChoice& choice = plan.value().choices[i];
+      json::object jc{{"name", c.name},
+                      {"count", choice.count},
+                      {"chosen", std::move(chosen)},
+                      {"candidates", std::move(candidates)}};
+      if (!choice.spread.key.empty()) {
+        jc["spread"] = json::object{{"topologyKey", choice.spread.key},
+                                    {"maxSkew", choice.spread.max_skew},
+                                    {"whenUnsatisfiable",
+                                     choice.spread.hard ? "DoNotSchedule" : "ScheduleAnyway"}};
+        jc["skew"] = c.result.skew;
+        if (!c.result.why.empty()) jc["why"] = c.result.why;
+      }
+      jchoices.push_back(std::move(jc));
     }
     if (!jchoices.empty()) doc["choices"] = std::move(jchoices);
     std::string text = output == "json" ? indent_json(json::serialize(doc)) : to_yaml(doc);
@@ -287,15 +303,27 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
     for (size_t i = 0; i < choices.size(); ++i) {
       const plant::ChoiceRecord& c = choices[i];
       const ClusterChoice& choice = plan.value().choices[i];
-      text += fmt::format(
-          "\n{} chooses {} of {} cluster(s): {}\n", c.name, choice.count, choice.candidates.size(),
-          c.result.complete
-              ? fit::chosen_text(c.result)
-              : fmt::format("only {} fit now, it would wait", c.result.chosen.size()));
-      for (const fit::ScoredCandidate& s : c.result.ranked)
-        text += s.fits
-                    ? fmt::format("  {}: {}score {}\n", s.name, s.chosen ? "chosen, " : "", s.score)
-                    : fmt::format("  {}: {}\n", s.name, s.why);
+      text +=
+          fmt::format("\n{} chooses {} of {} cluster(s){}: {}\n", c.name, choice.count,
+                      choice.candidates.size(),
+                      choice.spread.key.empty()
+                          ? ""
+                          : fmt::format(" spread over {}", fit::spread_text(choice.spread)),
+                      c.result.complete ? fit::chosen_text(c.result)
+                      : c.result.why.empty()
+                          ? fmt::format("only {} fit now, it would wait", c.result.chosen.size())
+                          : fmt::format("only {} can be chosen now, it would wait: {}",
+                                        c.result.chosen.size(), c.result.why));
+      if (!choice.spread.key.empty() && c.result.complete)
+        text += fmt::format("  skew {}\n", c.result.skew);
+      for (const fit::ScoredCandidate& s : c.result.ranked) {
+        std::string domain = choice.spread.key.empty() ? ""
+                             : s.domain.empty()        ? " (no " + choice.spread.key + ")"
+                                                       : " (" + s.domain + ")";
+        text += s.fits ? fmt::format("  {}{}: {}score {}\n", s.name, domain,
+                                     s.chosen ? "chosen, " : "", s.score)
+                       : fmt::format("  {}{}: {}\n", s.name, domain, s.why);
+      }
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
   }

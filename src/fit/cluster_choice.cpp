@@ -15,10 +15,44 @@ double half_score(int64_t left, int64_t most) {
   return 50.0 * static_cast<double>(left) / static_cast<double>(most);
 }
 
+void rank(ClusterChoiceResult& out);
+
+// The choice under a spread (fit/cluster_spread.h): kept clusters (of those recorded, at most
+// `count`) are chosen first if the spread holds them, then the rest in the spread's order.
+void choose_spread_into(ClusterChoiceResult& out, int64_t count,
+                        const std::vector<ClusterCandidate>& candidates,
+                        const std::vector<std::string>& kept, const ClusterSpread& spread) {
+  std::vector<SpreadCandidate> in;
+  in.reserve(candidates.size());
+  int64_t keeping = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const ClusterCandidate& c = candidates[i];
+    bool was = keeping < count && std::find(kept.begin(), kept.end(), c.name) != kept.end();
+    keeping += was ? 1 : 0;
+    in.push_back({c.name, c.domain, c.fits, was, out.ranked[i].score});
+  }
+  SpreadChoice chosen = choose_spread(count, in, spread);
+  out.skew = chosen.skew;
+  out.why = std::move(chosen.why);
+  for (const std::string& name : kept)
+    for (size_t i : chosen.chosen)
+      if (candidates[i].name == name && !out.ranked[i].chosen) {
+        out.ranked[i].chosen = out.ranked[i].kept = true;
+        out.chosen.push_back(name);
+      }
+  for (size_t i : chosen.chosen)
+    if (!out.ranked[i].chosen) {
+      out.ranked[i].chosen = true;
+      out.chosen.push_back(candidates[i].name);
+    }
+  out.complete = static_cast<int64_t>(out.chosen.size()) >= count;
+}
+
 }  // namespace
 
 ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
-                                    const std::vector<std::string>& kept) {
+                                    const std::vector<std::string>& kept,
+                                    const ClusterSpread& spread) {
   ClusterChoiceResult out;
   int64_t most_cpu = 0, most_memory = 0;
   for (const ClusterCandidate& c : candidates) {
@@ -28,11 +62,17 @@ ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCand
   }
   out.ranked.reserve(candidates.size());
   for (const ClusterCandidate& c : candidates) {
-    ScoredCandidate s{c.name, c.fits, false, false, 0, c.why};
+    ScoredCandidate s{c.name, c.fits, false, false, 0, c.why, ""};
     if (c.fits)
       s.score = static_cast<int>(std::lround(half_score(c.left.milli_cpu, most_cpu) +
                                              half_score(c.left.memory, most_memory)));
+    if (c.domain) s.domain = spread.key + "=" + *c.domain;
     out.ranked.push_back(std::move(s));
+  }
+  if (!spread.key.empty()) {
+    choose_spread_into(out, count, candidates, kept, spread);
+    rank(out);
+    return out;
   }
   // Kept clusters first, in the order they were recorded.
   for (const std::string& name : kept) {
@@ -60,7 +100,14 @@ ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCand
     out.chosen.push_back(s.name);
   }
   out.complete = static_cast<int64_t>(out.chosen.size()) >= count;
-  // Chosen first, in the order they were chosen; then the others, best first.
+  rank(out);
+  return out;
+}
+
+namespace {
+
+// Chosen first, in the order they were chosen; then the others, best first.
+void rank(ClusterChoiceResult& out) {
   auto position = [&](const ScoredCandidate& c) {
     return static_cast<size_t>(std::find(out.chosen.begin(), out.chosen.end(), c.name) -
                                out.chosen.begin());
@@ -72,8 +119,9 @@ ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCand
                      if (x.score != y.score) return x.score > y.score;
                      return x.name < y.name;
                    });
-  return out;
 }
+
+}  // namespace
 
 std::string chosen_text(const ClusterChoiceResult& result) {
   std::string out;

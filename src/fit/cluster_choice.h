@@ -12,13 +12,16 @@
 // (cpu and memory left: what the cluster's schedulable nodes have free once the group is placed).
 // Clusters chosen before (the record of an earlier run) are kept first, whatever their score, so
 // that a replant moves nothing; the rest of the count goes to the best scores, ties broken by
-// name, so that a choice is reproducible.
+// name, so that a choice is reproducible. With a spread (fit/cluster_spread.h) the choice is the
+// best-scoring set that keeps it.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fit/cluster_spread.h"
 #include "fit/resources.h"
 
 namespace planter::fit {
@@ -28,15 +31,17 @@ struct ClusterCandidate {
   bool fits = false;
   std::string why;  // not fitting (or not readable): why, for people
   Resources left;   // fitting: what its schedulable nodes have free after the group
+  std::optional<std::string> domain;  // with a spread: its value of the topology key
 };
 
 struct ScoredCandidate {
   std::string name;
   bool fits = false;
   bool chosen = false;
-  bool kept = false;  // chosen by an earlier run and kept
-  int score = 0;      // 0..100; 0 when it does not fit
-  std::string why;    // not fitting: why
+  bool kept = false;   // chosen by an earlier run and kept
+  int score = 0;       // 0..100; 0 when it does not fit
+  std::string why;     // not fitting: why
+  std::string domain;  // with a spread: "region=eu", or "" (no such label)
 };
 
 struct ClusterChoiceResult {
@@ -45,12 +50,16 @@ struct ClusterChoiceResult {
   // Every candidate, chosen first, then the others by score and name.
   std::vector<ScoredCandidate> ranked;
   bool complete = false;  // `count` clusters were chosen
+  // With a spread: the skew of the chosen clusters, and (not complete) what holds it back.
+  int64_t skew = 0;
+  std::string why;
 };
 
 // Chooses `count` of `candidates`. `kept`: the clusters an earlier run chose; those still among
 // the candidates stay chosen (they already hold the group), fitting or not.
 ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
-                                    const std::vector<std::string>& kept);
+                                    const std::vector<std::string>& kept,
+                                    const ClusterSpread& spread = {});
 
 // For people: "edge2 (score 100), edge5 (score 62)".
 std::string chosen_text(const ClusterChoiceResult& result);

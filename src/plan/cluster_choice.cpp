@@ -33,6 +33,13 @@ std::string cluster_names(const Inventory& inventory, const std::vector<uint32_t
 
 }  // namespace
 
+std::optional<std::string> spread_domain(const ClusterInfo& cluster, const ClusterChoice& choice) {
+  if (choice.spread.key.empty()) return std::nullopt;
+  auto it = cluster.labels.find(choice.spread.key);
+  if (it == cluster.labels.end()) return std::nullopt;
+  return it->second;
+}
+
 ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const SeedIndex& index,
                                     const std::vector<Placement>& placements,
                                     const Inventory& inventory,
@@ -50,8 +57,17 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
   for (size_t i = 0; i < objects.size(); ++i) {
     const json::object* notes = index.annotations(i);
     const auto* text = string_in(notes, kClusterCountAnnotation);
-    if (!text) continue;
     const Object& o = objects[i];
+    if (!text) {
+      if (string_in(notes, kClusterSpreadAnnotation))
+        diags.add(
+            o.where(), o.display(),
+            fmt::format("{} spreads a choice of clusters, and the object chooses none (no {})",
+                        kClusterSpreadAnnotation, kClusterCountAnnotation),
+            "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
+            "spread");
+      continue;
+    }
     auto count = parse_count(*text);
     if (!count) {
       diags.add(o.where(), o.display(),
@@ -69,6 +85,18 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
           "add planter.nephio.org/cluster-selector (e.g. tier=edge)");
       continue;
     }
+    fit::ClusterSpread spread;
+    if (const auto* spread_text = string_in(notes, kClusterSpreadAnnotation)) {
+      auto parsed = parse_cluster_spread(*spread_text);
+      if (!parsed) {
+        diags.add(o.where(), o.display(),
+                  fmt::format("{}: {}", kClusterSpreadAnnotation, parsed.error().message),
+                  "e.g. planter.nephio.org/cluster-spread: "
+                  "\"topologyKey=region,maxSkew=1,whenUnsatisfiable=DoNotSchedule\"");
+        continue;
+      }
+      spread = std::move(parsed.value());
+    }
     std::string name = stack_of[i] ? "stack " + stacks[*stack_of[i]].name : o.display();
     std::vector<uint32_t> candidates(placements[i].clusters.begin(), placements[i].clusters.end());
     auto [at, fresh] = by_name.try_emplace(name, out.choices.size());
@@ -79,6 +107,7 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       c.count = *count;
       c.candidates = std::move(candidates);
       c.stack = stack_of[i];
+      c.spread = std::move(spread);
       out.choices.push_back(std::move(c));
       const ClusterChoice& made = out.choices.back();
       if (static_cast<size_t>(made.count) > made.candidates.size()) {
@@ -97,7 +126,8 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       }
     } else {
       const ClusterChoice& first = out.choices[at->second];
-      if (first.count != *count || first.candidates != candidates) {
+      if (first.count != *count || first.candidates != candidates ||
+          cluster_spread_annotation(first.spread) != cluster_spread_annotation(spread)) {
         diags.add(
             o.where(), o.display(),
             fmt::format("the members of {} choose their clusters differently (this one {} "

@@ -13,11 +13,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
+#include "plan/cluster_spread_annotation.h"
 #include "plan/inventory.h"
 #include "plan/placement.h"
 #include "plan/plan.h"
@@ -25,8 +29,9 @@
 
 namespace planter {
 
-// docs/limits.md: the most clusters one choice takes.
-inline constexpr int64_t kMaxClusterCount = 10000;
+// A candidate's domain under a choice's spread: its value of the topology key; nullopt without
+// the label (or without a spread).
+std::optional<std::string> spread_domain(const ClusterInfo& cluster, const ClusterChoice& choice);
 
 struct ClusterChoices {
   std::vector<ClusterChoice> choices;

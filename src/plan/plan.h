@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/cluster_spread.h"
 #include "model/boxed.h"
 #include "model/object.h"
 #include "plan/conventions.h"
@@ -55,6 +56,7 @@ struct ClusterChoice {
   std::optional<size_t> stack;       // a Stack's choice: index into Plan::stacks (its group)
   std::vector<size_t> objects;       // the objects whose units it decides
   std::vector<StackPods> pod_kinds;  // not a Stack's: the pods its objects make
+  fit::ClusterSpread spread;         // key empty: none
 };
 
 // An object of the seed that planter reads but never declares, by another tool's convention: a

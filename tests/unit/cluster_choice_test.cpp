@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "plan/cluster_spread_annotation.h"
+#include "plan/placement_annotations.h"
 #include "plant/seed_inventory.h"
 #include "test_support.h"
 
@@ -214,6 +216,73 @@ TEST(ClusterChoiceTest, BadCountsAndChoicesAreBadInputAtTheirObject) {
                          "  clusters: {count: -1, selector: tier=edge}\n");
   EXPECT_THAT(count.diags.str(),
               HasSubstr("spec.clusters.count must be a whole number from 1 to 10000"));
+}
+
+// A spread: the annotation's fields with their defaults, a Stack's spec.clusters.spread written
+// on every member, and each malformed spread named at its object.
+TEST(ClusterChoiceTest, ASpreadIsReadFromTheAnnotationOrTheStackAndBadOnesAreNamed) {
+  auto parsed = parse_cluster_spread("topologyKey=topology.kubernetes.io/region");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(cluster_spread_annotation(parsed.value()),
+            "topologyKey=topology.kubernetes.io/region,maxSkew=1,whenUnsatisfiable=DoNotSchedule");
+  parsed = parse_cluster_spread(" topologyKey = zone , maxSkew=2,whenUnsatisfiable=ScheduleAnyway");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed.value().max_skew, 2);
+  EXPECT_FALSE(parsed.value().hard);
+  for (auto [text, says] : std::vector<std::pair<const char*, const char*>>{
+           {"maxSkew=1", "a spread needs a topologyKey"},
+           {"topologyKey=region,maxSkew=0", "maxSkew \"0\" is not a whole number from 1 to 10000"},
+           {"topologyKey=region,whenUnsatisfiable=Never",
+            "whenUnsatisfiable \"Never\" is neither DoNotSchedule nor ScheduleAnyway"},
+           {"topologyKey=-bad", "topologyKey \"-bad\" is not a label key"},
+           {"topologykey=region", "\"topologykey\" is not a field of a spread"},
+           {"topologyKey", "\"topologyKey\" is not name=value"}}) {
+    auto wrong = parse_cluster_spread(text);
+    ASSERT_FALSE(wrong) << text;
+    EXPECT_THAT(wrong.error().message, HasSubstr(says)) << text;
+  }
+
+  auto stack = plan_yaml(std::string(kFleet) +
+                         "apiVersion: planter.nephio.org/v1alpha1\nkind: Stack\n"
+                         "metadata: {name: shop}\n"
+                         "spec:\n  selector: {matchLabels: {stack: shop}}\n"
+                         "  clusters: {count: 2, selector: tier=edge, spread: {topologyKey: "
+                         "region, maxSkew: 1}}\n---\n"
+                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+                         "  namespace: default\n  labels: {stack: shop}\n");
+  ASSERT_TRUE(stack.ok()) << stack.diags.str();
+  ASSERT_EQ(stack.plan.choices.size(), 1u);
+  EXPECT_EQ(stack.plan.choices[0].spread.key, "region");
+  for (const Object& o : stack.plan.objects)
+    if (o.ref.kind == "ConfigMap") {
+      ASSERT_NE(o.annotation(kClusterSpreadAnnotation), nullptr);
+      EXPECT_EQ(std::string_view(*o.annotation(kClusterSpreadAnnotation)),
+                "topologyKey=region,maxSkew=1,whenUnsatisfiable=DoNotSchedule");
+    }
+
+  auto bad = [&](const std::string& annotations) {
+    auto out = plan_yaml(std::string(kFleet) +
+                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+                         "  namespace: default\n  annotations:\n" +
+                         annotations);
+    EXPECT_FALSE(out.ok());
+    return out.diags.str();
+  };
+  EXPECT_THAT(bad("    planter.nephio.org/cluster-selector: tier=edge\n"
+                  "    planter.nephio.org/cluster-count: \"2\"\n"
+                  "    planter.nephio.org/cluster-spread: maxSkew=1\n"),
+              HasSubstr("seed.yaml:13: v1 ConfigMap default/c: planter.nephio.org/cluster-spread: "
+                        "a spread needs a topologyKey"));
+  EXPECT_THAT(bad("    planter.nephio.org/cluster: edge1\n"
+                  "    planter.nephio.org/cluster-spread: topologyKey=region\n"),
+              HasSubstr("planter.nephio.org/cluster-spread spreads a choice of clusters, and the "
+                        "object chooses none (no planter.nephio.org/cluster-count)"));
+  auto wrong = plan_yaml(std::string(kFleet) +
+                         "apiVersion: planter.nephio.org/v1alpha1\nkind: Stack\n"
+                         "metadata: {name: shop}\n"
+                         "spec:\n  selector: {matchLabels: {stack: shop}}\n"
+                         "  clusters: {count: 2, selector: tier=edge, spread: {maxSkew: 2}}\n");
+  EXPECT_THAT(wrong.diags.str(), HasSubstr("spec.clusters.spread: a spread needs a topologyKey"));
 }
 
 TEST(ClusterChoiceTest, TheInventoryKeepsChoicesLineByLine) {

@@ -35,7 +35,8 @@ void place_with_stack(const StackPolicy& stack, Object& o, Diagnostics& diags) {
        {std::pair{kClusterAnnotation, std::string_view()},
         std::pair{kClustersAnnotation, std::string_view()},
         std::pair{kClusterSelectorAnnotation, std::string_view(stack.cluster_selector)},
-        std::pair{kClusterCountAnnotation, std::string_view(count)}})
+        std::pair{kClusterCountAnnotation, std::string_view(count)},
+        std::pair{kClusterSpreadAnnotation, std::string_view(stack.cluster_spread)}})
     if (const json::string* v = o.annotation(key)) {
       any = true;
       same = same && std::string_view(*v) == wanted;
@@ -52,6 +53,8 @@ void place_with_stack(const StackPolicy& stack, Object& o, Diagnostics& diags) {
   if (any) return;
   o.set_annotation(kClusterSelectorAnnotation, stack.cluster_selector);
   o.set_annotation(kClusterCountAnnotation, count);
+  if (!stack.cluster_spread.empty())
+    o.set_annotation(kClusterSpreadAnnotation, stack.cluster_spread);
   o.mutations.push_back(fmt::format("placed as Stack {} chooses: {} of the clusters {} matches",
                                     stack.name, count, stack.cluster_selector));
 }

@@ -8,6 +8,8 @@
 
 #include "model/names.h"
 #include "model/quantity.h"
+#include "plan/cluster_spread_annotation.h"
+#include "plan/placement_annotations.h"
 
 namespace planter {
 
@@ -18,7 +20,6 @@ namespace {
 constexpr std::string_view kFields[] = {"selector",  "atomic",     "colocate", "separateFrom",
                                         "dedicated", "coschedule", "clusters", "topology"};
 // docs/limits.md: the most clusters one choice takes.
-constexpr int64_t kMaxClusterCount = 10000;
 constexpr int64_t kMaxMinCount = 2147483647;  // a PodGroup's minCount is an int32
 
 struct Reader {
@@ -190,12 +191,39 @@ struct Reader {
     }
   }
 
+  // spec.clusters.spread: {topologyKey, maxSkew, whenUnsatisfiable}, the fields of a
+  // topologySpreadConstraint, kept as the cluster-spread annotation planter writes on members.
+  void read_spread(const json::value& v, StackPolicy& p) {
+    const char* hint = "e.g. spread: {topologyKey: region, maxSkew: 1}";
+    if (!v.is_object())
+      return error(
+          "spec.clusters.spread must be an object {topologyKey, maxSkew, "
+          "whenUnsatisfiable}",
+          hint);
+    std::string text;
+    for (const auto& [k, value] : v.as_object()) {
+      std::string item;
+      if (value.is_string())
+        item = std::string(value.as_string());
+      else if (value.is_int64())
+        item = std::to_string(value.as_int64());
+      else
+        return error(fmt::format("spec.clusters.spread.{} must be a string or a number", k), hint);
+      text += (text.empty() ? "" : ",") + std::string(k) + "=" + item;
+    }
+    auto parsed = parse_cluster_spread(text);
+    if (!parsed) return error("spec.clusters.spread: " + parsed.error().message, hint);
+    p.cluster_spread = cluster_spread_annotation(parsed.value());
+  }
+
   void read_clusters(const json::value& v, StackPolicy& p) {
     const char* hint = "e.g. clusters: {count: 2, selector: \"tier=edge\"}";
     if (!v.is_object()) return error("spec.clusters must be an object {count, selector}", hint);
     for (const auto& [k, _] : v.as_object())
-      if (k != "count" && k != "selector")
-        error(fmt::format("spec.clusters.{}: unknown field (known: count, selector)", k), hint);
+      if (k != "count" && k != "selector" && k != "spread")
+        error(fmt::format("spec.clusters.{}: unknown field (known: count, selector, spread)", k),
+              hint);
+    if (const json::value* spread = v.as_object().if_contains("spread")) read_spread(*spread, p);
     const json::value* count = v.as_object().if_contains("count");
     const json::value* selector = v.as_object().if_contains("selector");
     if (!count || !count->is_int64() || count->as_int64() < 1 ||

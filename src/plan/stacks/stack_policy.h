@@ -77,6 +77,7 @@ struct StackPolicy {
   // its members are placed one by one.
   int64_t cluster_count = 0;
   std::string cluster_selector;
+  std::string cluster_spread;  // spec.clusters.spread as the cluster-spread annotation; "": none
 
   // "planter.nephio.org/v1alpha1 Stack moodle-a"
   std::string display() const;

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "model/object.h"
+#include "plan/cluster_choice.h"
 #include "plant/gates/gate.h"
 #include "plant/gates/stack_fits.h"
 #include "plant/stack_group.h"
@@ -141,7 +142,11 @@ class ClusterChoiceGate : public Gate {
       bool gone = link == Fleet::Link::kFailed || (link == Fleet::Link::kAbsent && !info.object);
       if (gone) {
         gone_ones.push_back(name);
-        candidates.push_back({name, false, "cannot be read: " + c_.fleet.link_status(name), {}});
+        candidates.push_back({name,
+                              false,
+                              "cannot be read: " + c_.fleet.link_status(name),
+                              {},
+                              spread_domain(info, choice)});
         continue;
       }
       if (link != Fleet::Link::kLinked) {
@@ -161,7 +166,8 @@ class ClusterChoiceGate : public Gate {
       auto [claims, fresh] = claims_.try_emplace(name);
       if (fresh) claims->second = seed_claims(c_.plan, name);
       fit::GroupFit fit = fit_on_fleet(c_.fleet, name, group_of(c), {}, claims->second);
-      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left});
+      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left,
+                            spread_domain(info, choice)});
     }
     if (!unread.empty()) {
       s.why = fmt::format(
@@ -176,15 +182,20 @@ class ClusterChoiceGate : public Gate {
       for (const std::string& name : it->second)
         if (std::find(gone_ones.begin(), gone_ones.end(), name) == gone_ones.end())
           kept.push_back(name);
-    fit::ClusterChoiceResult result = fit::choose_clusters(choice.count, candidates, kept);
+    fit::ClusterChoiceResult result =
+        fit::choose_clusters(choice.count, candidates, kept, choice.spread);
     if (!result.complete) {
       std::string fitting;
       for (const std::string& name : result.chosen) fitting += (fitting.empty() ? "" : ", ") + name;
       s.why = fmt::format("{} of the {} clusters it needs fit now{}", result.chosen.size(),
                           choice.count, fitting.empty() ? "" : " (" + fitting + ")");
+      if (!result.why.empty())
+        s.why = fmt::format("{} of the {} clusters it needs can be chosen now{}: {}",
+                            result.chosen.size(), choice.count,
+                            fitting.empty() ? "" : " (" + fitting + ")", result.why);
       size_t said = 0, refused = 0;
       for (const fit::ScoredCandidate& r : result.ranked) {
-        if (r.chosen) continue;
+        if (r.chosen || r.fits) continue;  // a fitting one left out for the spread: said above
         if (++refused > kReasonsSaid) continue;
         s.why += fmt::format("; {}: {}", r.name, r.why);
         ++said;
