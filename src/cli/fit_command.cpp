@@ -142,25 +142,31 @@ std::vector<plant::ChoiceRecord> choose_all(const Plan& plan, Clusters& clusters
   for (const ClusterChoice& choice : plan.choices) {
     fit::Group group = choice_group(plan, choice);
     std::vector<fit::ClusterCandidate> candidates;
+    auto now = std::chrono::system_clock::now();  // for tolerationSeconds
     for (uint32_t index : choice.candidates) {
-      const std::string& name = plan.clusters[index].name;
-      std::optional<std::string> domain = spread_domain(plan.clusters[index], choice);
+      const ClusterInfo& info = plan.clusters[index];
+      const std::string& name = info.name;
+      std::optional<std::string> domain = spread_domain(info, choice);
+      fit::TaintJudgement taint = fit::judge_taints(info.taints, choice.tolerations, now);
       if (clusters.made_by_seed.contains(name)) {
         candidates.push_back({name,
                               false,
                               "the seed makes this cluster: planter reads it while planting",
                               {},
-                              domain});
+                              domain,
+                              taint});
         continue;
       }
       const ClusterRead& c = clusters.of(name);
       if (!c.error.empty()) {
-        candidates.push_back({name, false, "cannot read the cluster: " + c.error, {}, domain});
+        candidates.push_back(
+            {name, false, "cannot read the cluster: " + c.error, {}, domain, taint});
         continue;
       }
       fit::GroupFit fit =
           fit::fit_group_on(group, visit(c.nodes), visit(c.pods), {}, visit(c.volumes));
-      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left, domain});
+      candidates.push_back(
+          {name, fit.fits, fit.fits ? std::string() : fit.why, fit.left, domain, taint});
     }
     out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {}, choice.spread)});
   }
@@ -276,10 +282,10 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
                       {"chosen", std::move(chosen)},
                       {"candidates", std::move(candidates)}};
       if (!choice.spread.key.empty()) {
-        jc["spread"] = json::object{{"topologyKey", choice.spread.key},
-                                    {"maxSkew", choice.spread.max_skew},
-                                    {"whenUnsatisfiable",
-                                     choice.spread.hard ? "DoNotSchedule" : "ScheduleAnyway"}};
+        jc["spread"] = json::object{
+            {"topologyKey", choice.spread.key},
+            {"maxSkew", choice.spread.max_skew},
+            {"whenUnsatisfiable", choice.spread.hard ? "DoNotSchedule" : "ScheduleAnyway"}};
         jc["skew"] = c.result.skew;
         if (!c.result.why.empty()) jc["why"] = c.result.why;
       }

@@ -16,6 +16,9 @@ double half_score(int64_t left, int64_t most) {
 }
 
 void rank(ClusterChoiceResult& out);
+ClusterChoiceResult choose_fitting(int64_t count, const std::vector<ClusterCandidate>& candidates,
+                                   const std::vector<std::string>& kept,
+                                   const ClusterSpread& spread);
 
 // The choice under a spread (fit/cluster_spread.h): kept clusters (of those recorded, at most
 // `count`) are chosen first if the spread holds them, then the rest in the spread's order.
@@ -48,11 +51,10 @@ void choose_spread_into(ClusterChoiceResult& out, int64_t count,
   out.complete = static_cast<int64_t>(out.chosen.size()) >= count;
 }
 
-}  // namespace
-
-ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
-                                    const std::vector<std::string>& kept,
-                                    const ClusterSpread& spread) {
+// The choice among the candidates that may be taken (fits).
+ClusterChoiceResult choose_fitting(int64_t count, const std::vector<ClusterCandidate>& candidates,
+                                   const std::vector<std::string>& kept,
+                                   const ClusterSpread& spread) {
   ClusterChoiceResult out;
   int64_t most_cpu = 0, most_memory = 0;
   for (const ClusterCandidate& c : candidates) {
@@ -104,8 +106,6 @@ ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCand
   return out;
 }
 
-namespace {
-
 // Chosen first, in the order they were chosen; then the others, best first.
 void rank(ClusterChoiceResult& out) {
   auto position = [&](const ScoredCandidate& c) {
@@ -122,6 +122,40 @@ void rank(ClusterChoiceResult& out) {
 }
 
 }  // namespace
+
+ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
+                                    const std::vector<std::string>& kept,
+                                    const ClusterSpread& spread) {
+  auto judged = [&](const std::string& name) {
+    for (const ClusterCandidate& c : candidates)
+      if (c.name == name) return c.taint.verdict;
+    return TaintVerdict::kNone;
+  };
+  std::vector<std::string> keep;  // a NoSelect taint takes a kept cluster back
+  for (const std::string& name : kept)
+    if (judged(name) != TaintVerdict::kRefused) keep.push_back(name);
+  auto in_keep = [&](const std::string& name) {
+    return std::find(keep.begin(), keep.end(), name) != keep.end();
+  };
+  // First without the clusters a taint would rather leave out; with them if it must.
+  std::vector<ClusterCandidate> masked = candidates;
+  bool preferred_out = false;
+  for (ClusterCandidate& c : masked) {
+    TaintVerdict v = c.taint.verdict;
+    bool out = v == TaintVerdict::kRefused ||
+               (v == TaintVerdict::kOnlyIfKept && !in_keep(c.name)) ||
+               (v == TaintVerdict::kPreferNot && !in_keep(c.name));
+    if (!out) continue;
+    preferred_out = preferred_out || (v == TaintVerdict::kPreferNot && c.fits);
+    if (c.fits) c.why = c.taint.why;
+    c.fits = false;
+  }
+  ClusterChoiceResult r = choose_fitting(count, masked, keep, spread);
+  if (r.complete || !preferred_out) return r;
+  for (size_t i = 0; i < masked.size(); ++i)
+    if (candidates[i].taint.verdict == TaintVerdict::kPreferNot) masked[i] = candidates[i];
+  return choose_fitting(count, masked, keep, spread);
+}
 
 std::string chosen_text(const ClusterChoiceResult& result) {
   std::string out;

@@ -13,7 +13,9 @@
 // Clusters chosen before (the record of an earlier run) are kept first, whatever their score, so
 // that a replant moves nothing; the rest of the count goes to the best scores, ties broken by
 // name, so that a choice is reproducible. With a spread (fit/cluster_spread.h) the choice is the
-// best-scoring set that keeps it.
+// best-scoring set that keeps it. Taints (fit/cluster_taints.h): a NoSelect cluster is neither
+// taken nor kept, a NoSelectIfNew one only kept, a PreferNoSelect one taken only when the choice
+// cannot be complete without such clusters.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "fit/cluster_spread.h"
+#include "fit/cluster_taints.h"
 #include "fit/resources.h"
 
 namespace planter::fit {
@@ -32,6 +35,7 @@ struct ClusterCandidate {
   std::string why;  // not fitting (or not readable): why, for people
   Resources left;   // fitting: what its schedulable nodes have free after the group
   std::optional<std::string> domain;  // with a spread: its value of the topology key
+  TaintJudgement taint;               // its taints against the choice's tolerations
 };
 
 struct ScoredCandidate {

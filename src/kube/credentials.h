@@ -18,6 +18,7 @@
 
 #include "kube/api_error.h"
 #include "kube/kubeconfig.h"
+#include "model/rfc3339.h"
 
 namespace planter::kube {
 
@@ -66,7 +67,6 @@ class CredentialSource {
   uint64_t file_inode_ = 0;
 };
 
-// "2026-11-21T10:00:00Z" (fractions and offsets allowed) -> a time point; nullopt if malformed.
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
+using planter::parse_rfc3339;  // model/rfc3339.h
 
 }  // namespace planter::kube

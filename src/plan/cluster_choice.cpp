@@ -66,6 +66,13 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
                         kClusterSpreadAnnotation, kClusterCountAnnotation),
             "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
             "spread");
+      if (string_in(notes, kClusterTolerationsAnnotation))
+        diags.add(o.where(), o.display(),
+                  fmt::format("{} tolerates taints of the clusters a choice takes, and the object "
+                              "chooses none (no {})",
+                              kClusterTolerationsAnnotation, kClusterCountAnnotation),
+                  "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
+                  "tolerations");
       continue;
     }
     auto count = parse_count(*text);
@@ -97,6 +104,18 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       }
       spread = std::move(parsed.value());
     }
+    std::vector<fit::ClusterToleration> tolerations;
+    if (const auto* listed = string_in(notes, kClusterTolerationsAnnotation)) {
+      auto parsed = parse_cluster_tolerations(*listed);
+      if (!parsed) {
+        diags.add(o.where(), o.display(),
+                  fmt::format("{}: {}", kClusterTolerationsAnnotation, parsed.error().message),
+                  "e.g. planter.nephio.org/cluster-tolerations: '[{\"key\": \"maintenance\", "
+                  "\"operator\": \"Exists\", \"effect\": \"NoSelect\"}]'");
+        continue;
+      }
+      tolerations = std::move(parsed.value());
+    }
     std::string name = stack_of[i] ? "stack " + stacks[*stack_of[i]].name : o.display();
     std::vector<uint32_t> candidates(placements[i].clusters.begin(), placements[i].clusters.end());
     auto [at, fresh] = by_name.try_emplace(name, out.choices.size());
@@ -108,6 +127,7 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       c.candidates = std::move(candidates);
       c.stack = stack_of[i];
       c.spread = std::move(spread);
+      c.tolerations = std::move(tolerations);
       out.choices.push_back(std::move(c));
       const ClusterChoice& made = out.choices.back();
       if (static_cast<size_t>(made.count) > made.candidates.size()) {
@@ -127,7 +147,9 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
     } else {
       const ClusterChoice& first = out.choices[at->second];
       if (first.count != *count || first.candidates != candidates ||
-          cluster_spread_annotation(first.spread) != cluster_spread_annotation(spread)) {
+          cluster_spread_annotation(first.spread) != cluster_spread_annotation(spread) ||
+          cluster_tolerations_annotation(first.tolerations) !=
+              cluster_tolerations_annotation(tolerations)) {
         diags.add(
             o.where(), o.display(),
             fmt::format("the members of {} choose their clusters differently (this one {} "

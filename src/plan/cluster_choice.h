@@ -22,6 +22,7 @@
 #include "model/kinds.h"
 #include "model/object.h"
 #include "plan/cluster_spread_annotation.h"
+#include "plan/cluster_tolerations.h"
 #include "plan/inventory.h"
 #include "plan/placement.h"
 #include "plan/plan.h"

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "model/rfc3339.h"
 #include "model/strings.h"
 #include "plan/placement_annotations.h"
 
@@ -60,6 +61,25 @@ ClusterReferences cluster_references(const std::vector<Object>& objects,
   return out;
 }
 
+std::vector<fit::ClusterTaint> read_cluster_taints(const json::object& cluster) {
+  std::vector<fit::ClusterTaint> out;
+  const json::value* taints = find_path(cluster, {"spec", "taints"});
+  if (!taints || !taints->is_array()) return out;
+  for (const json::value& t : taints->get_array()) {
+    if (!t.is_object()) continue;
+    fit::ClusterTaint taint{string_field(t.get_object(), {"key"}),
+                            string_field(t.get_object(), {"value"}),
+                            string_field(t.get_object(), {"effect"}),
+                            parse_rfc3339(string_field(t.get_object(), {"timeAdded"}))};
+    if (taint.key.empty() || (taint.effect != "NoSelect" && taint.effect != "NoSelectIfNew" &&
+                              taint.effect != "PreferNoSelect"))
+      continue;
+    out.push_back(std::move(taint));
+    if (out.size() == 64) break;  // the Cluster CRD's maxItems (docs/limits.md)
+  }
+  return out;
+}
+
 Inventory Inventory::build(const std::vector<Object>& objects, std::vector<ClusterInfo> given,
                            Diagnostics& diags, bool offline) {
   Inventory inv;
@@ -83,8 +103,14 @@ Inventory Inventory::build(const std::vector<Object>& objects, std::vector<Clust
                 "cluster names must be unique across namespaces and kinds; rename one of them");
       continue;
     }
-    inv.clusters_.push_back(
-        {o.ref.name, "seed", o.ref.ns, i, {}, labels_of(o.labels()), std::nullopt});
+    inv.clusters_.push_back({o.ref.name,
+                             "seed",
+                             o.ref.ns,
+                             i,
+                             {},
+                             labels_of(o.labels()),
+                             std::nullopt,
+                             read_cluster_taints(o.body)});
   }
   // The management cluster's cluster objects (and, offline, the names only they could resolve).
   // The seed's own definition of a cluster wins: once planted, it is the same object.

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fit/cluster_taints.h"
 #include "model/diagnostics.h"
 #include "model/label_selector.h"
 #include "model/object.h"
@@ -29,8 +30,13 @@ struct ClusterInfo {
   std::optional<size_t> object;  // the seed's cluster object
   std::string context;           // kubeconfig context, for clusters given on the command line
   Labels labels;
-  std::optional<ObjectRef> existing;  // the cluster object already on the management cluster
+  std::optional<ObjectRef> existing;      // the cluster object already on the management cluster
+  std::vector<fit::ClusterTaint> taints;  // a planter Cluster's spec.taints
 };
+
+// A planter Cluster's spec.taints (fit/cluster_taints.h); entries without a key or an effect of
+// the three are left out (the Cluster CRD's schema refuses them).
+std::vector<fit::ClusterTaint> read_cluster_taints(const boost::json::object& cluster);
 
 // True for the kinds that define a cluster: planter.nephio.org Cluster and cluster.x-k8s.io
 // Cluster.

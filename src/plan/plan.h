@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fit/cluster_spread.h"
+#include "fit/cluster_taints.h"
 #include "model/boxed.h"
 #include "model/object.h"
 #include "plan/conventions.h"
@@ -57,6 +58,7 @@ struct ClusterChoice {
   std::vector<size_t> objects;       // the objects whose units it decides
   std::vector<StackPods> pod_kinds;  // not a Stack's: the pods its objects make
   fit::ClusterSpread spread;         // key empty: none
+  std::vector<fit::ClusterToleration> tolerations;  // of the candidates' taints
 };
 
 // An object of the seed that planter reads but never declares, by another tool's convention: a

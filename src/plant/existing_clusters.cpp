@@ -56,7 +56,8 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
                        std::nullopt,
                        {},
                        labels_of(labels ? labels->if_object() : nullptr),
-                       std::move(ref)});
+                       std::move(ref),
+                       read_cluster_taints(item)});
       }
       break;
     }

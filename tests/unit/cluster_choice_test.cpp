@@ -247,12 +247,15 @@ TEST(ClusterChoiceTest, ASpreadIsReadFromTheAnnotationOrTheStackAndBadOnesAreNam
                          "metadata: {name: shop}\n"
                          "spec:\n  selector: {matchLabels: {stack: shop}}\n"
                          "  clusters: {count: 2, selector: tier=edge, spread: {topologyKey: "
-                         "region, maxSkew: 1}}\n---\n"
+                         "region, maxSkew: 1}, tolerations: [{key: maintenance, operator: "
+                         "Exists}]}\n---\n"
                          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
                          "  namespace: default\n  labels: {stack: shop}\n");
   ASSERT_TRUE(stack.ok()) << stack.diags.str();
   ASSERT_EQ(stack.plan.choices.size(), 1u);
   EXPECT_EQ(stack.plan.choices[0].spread.key, "region");
+  ASSERT_EQ(stack.plan.choices[0].tolerations.size(), 1u);
+  EXPECT_EQ(stack.plan.choices[0].tolerations[0].op, "Exists");
   for (const Object& o : stack.plan.objects)
     if (o.ref.kind == "ConfigMap") {
       ASSERT_NE(o.annotation(kClusterSpreadAnnotation), nullptr);
@@ -283,6 +286,18 @@ TEST(ClusterChoiceTest, ASpreadIsReadFromTheAnnotationOrTheStackAndBadOnesAreNam
                          "spec:\n  selector: {matchLabels: {stack: shop}}\n"
                          "  clusters: {count: 2, selector: tier=edge, spread: {maxSkew: 2}}\n");
   EXPECT_THAT(wrong.diags.str(), HasSubstr("spec.clusters.spread: a spread needs a topologyKey"));
+  auto tolerations = plan_yaml(std::string(kFleet) +
+                               "apiVersion: planter.nephio.org/v1alpha1\nkind: Stack\n"
+                               "metadata: {name: shop}\n"
+                               "spec:\n  selector: {matchLabels: {stack: shop}}\n"
+                               "  clusters: {count: 2, selector: tier=edge, tolerations: [{key: "
+                               "a, effect: NoExecute}]}\n");
+  EXPECT_THAT(tolerations.diags.str(),
+              HasSubstr("spec.clusters.tolerations: [0].effect \"NoExecute\" is not NoSelect"));
+  EXPECT_THAT(bad("    planter.nephio.org/cluster-selector: tier=edge\n"
+                  "    planter.nephio.org/cluster-count: \"2\"\n"
+                  "    planter.nephio.org/cluster-tolerations: maintenance\n"),
+              HasSubstr("planter.nephio.org/cluster-tolerations: not a JSON list of tolerations"));
 }
 
 TEST(ClusterChoiceTest, TheInventoryKeepsChoicesLineByLine) {

@@ -9,6 +9,7 @@
 #include "model/names.h"
 #include "model/quantity.h"
 #include "plan/cluster_spread_annotation.h"
+#include "plan/cluster_tolerations.h"
 #include "plan/placement_annotations.h"
 
 namespace planter {
@@ -220,10 +221,20 @@ struct Reader {
     const char* hint = "e.g. clusters: {count: 2, selector: \"tier=edge\"}";
     if (!v.is_object()) return error("spec.clusters must be an object {count, selector}", hint);
     for (const auto& [k, _] : v.as_object())
-      if (k != "count" && k != "selector" && k != "spread")
-        error(fmt::format("spec.clusters.{}: unknown field (known: count, selector, spread)", k),
-              hint);
+      if (k != "count" && k != "selector" && k != "spread" && k != "tolerations")
+        error(
+            fmt::format(
+                "spec.clusters.{}: unknown field (known: count, selector, spread, tolerations)", k),
+            hint);
     if (const json::value* spread = v.as_object().if_contains("spread")) read_spread(*spread, p);
+    if (const json::value* tolerations = v.as_object().if_contains("tolerations")) {
+      auto parsed = parse_cluster_tolerations(json::serialize(*tolerations));
+      if (parsed)
+        p.cluster_tolerations = cluster_tolerations_annotation(parsed.value());
+      else
+        error("spec.clusters.tolerations: " + parsed.error().message,
+              "e.g. tolerations: [{key: maintenance, operator: Exists, effect: NoSelect}]");
+    }
     const json::value* count = v.as_object().if_contains("count");
     const json::value* selector = v.as_object().if_contains("selector");
     if (!count || !count->is_int64() || count->as_int64() < 1 ||

@@ -78,6 +78,7 @@ struct StackPolicy {
   int64_t cluster_count = 0;
   std::string cluster_selector;
   std::string cluster_spread;  // spec.clusters.spread as the cluster-spread annotation; "": none
+  std::string cluster_tolerations;  // spec.clusters.tolerations as their annotation; "": none
 
   // "planter.nephio.org/v1alpha1 Stack moodle-a"
   std::string display() const;

@@ -135,6 +135,7 @@ class ClusterChoiceGate : public Gate {
     const ClusterChoice& choice = c_.plan.choices[c];
     std::vector<fit::ClusterCandidate> candidates;
     std::vector<std::string> unread, gone_ones;
+    auto now = std::chrono::system_clock::now();  // for tolerationSeconds
     for (uint32_t index : choice.candidates) {
       const ClusterInfo& info = c_.plan.clusters[index];
       const std::string& name = info.name;
@@ -147,6 +148,7 @@ class ClusterChoiceGate : public Gate {
                               "cannot be read: " + c_.fleet.link_status(name),
                               {},
                               spread_domain(info, choice)});
+        candidates.back().taint = fit::judge_taints(info.taints, choice.tolerations, now);
         continue;
       }
       if (link != Fleet::Link::kLinked) {
@@ -168,6 +170,7 @@ class ClusterChoiceGate : public Gate {
       fit::GroupFit fit = fit_on_fleet(c_.fleet, name, group_of(c), {}, claims->second);
       candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left,
                             spread_domain(info, choice)});
+      candidates.back().taint = fit::judge_taints(info.taints, choice.tolerations, now);
     }
     if (!unread.empty()) {
       s.why = fmt::format(

@@ -1,0 +1,52 @@
+// Cluster taints and the tolerations of a choice of clusters (docs/placement.md, "Cluster taints"),
+// with Open Cluster Management's effects: a planter Cluster's spec.taints [{key, value, effect,
+// timeAdded}], a choice's tolerations [{key, operator, value, effect, tolerationSeconds}], matched
+// as kube-scheduler matches node taints (an empty key with Exists tolerates every taint, an empty
+// effect every effect).
+//
+//   NoSelect        a choice does not take the cluster, and gives it up if it had it;
+//   NoSelectIfNew   a choice keeps the cluster if it had it, and does not take it anew;
+//   PreferNoSelect  a choice takes the cluster only when it cannot be made without it.
+//
+// tolerationSeconds bounds how long a toleration holds a NoSelect or PreferNoSelect taint: until
+// the taint's timeAdded plus that many seconds (a taint without timeAdded is tolerated for good).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace planter::fit {
+
+struct ClusterTaint {
+  std::string key, value, effect;  // effect: NoSelect, NoSelectIfNew or PreferNoSelect
+  std::optional<std::chrono::system_clock::time_point> added;
+};
+
+struct ClusterToleration {
+  std::string key;
+  std::string op = "Equal";  // Equal or Exists
+  std::string value, effect;
+  std::optional<int64_t> seconds;  // tolerationSeconds
+};
+
+// How a cluster's taints leave it to a choice, the worst first.
+enum class TaintVerdict { kNone, kPreferNot, kOnlyIfKept, kRefused };
+
+struct TaintJudgement {
+  TaintVerdict verdict = TaintVerdict::kNone;
+  // Not kNone: the taint that decided it, for people ("taint maintenance=true:NoSelect is not
+  // tolerated").
+  std::string why;
+};
+
+TaintJudgement judge_taints(const std::vector<ClusterTaint>& taints,
+                            const std::vector<ClusterToleration>& tolerations,
+                            std::chrono::system_clock::time_point now);
+
+// "maintenance=true:NoSelect".
+std::string taint_text(const ClusterTaint& taint);
+
+}  // namespace planter::fit
