@@ -167,8 +167,11 @@ std::vector<plant::ChoiceRecord> choose_all(const Plan& plan, Clusters& clusters
           fit::fit_group_on(group, visit(c.nodes), visit(c.pods), {}, visit(c.volumes));
       candidates.push_back(
           {name, fit.fits, fit.fits ? std::string() : fit.why, fit.left, domain, taint});
+      candidates.back().labels = &info.labels;
+      candidates.back().nodes = fit.nodes;
     }
-    out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {}, choice.spread)});
+    out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {}, choice.spread,
+                                                     choice.preferences)});
   }
   return out;
 }
@@ -273,6 +276,7 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
         if (s.fits) jc["score"] = s.score;
         if (!s.why.empty()) jc["why"] = s.why;
         if (!s.domain.empty()) jc["domain"] = s.domain;
+        if (!s.shares.empty()) jc["shares"] = s.shares;
         candidates.push_back(std::move(jc));
       }
       for (const std::string& name : c.result.chosen) chosen.push_back(json::string(name));
@@ -326,8 +330,9 @@ int run_plan_fit(const SeedFlags& seed, const FitFlags& flags, const std::string
         std::string domain = choice.spread.key.empty() ? ""
                              : s.domain.empty()        ? " (no " + choice.spread.key + ")"
                                                        : " (" + s.domain + ")";
-        text += s.fits ? fmt::format("  {}{}: {}score {}\n", s.name, domain,
-                                     s.chosen ? "chosen, " : "", s.score)
+        text += s.fits ? fmt::format("  {}{}: {}score {}{}\n", s.name, domain,
+                                     s.chosen ? "chosen, " : "", s.score,
+                                     s.shares.empty() ? "" : " (" + s.shares + ")")
                        : fmt::format("  {}{}: {}\n", s.name, domain, s.why);
       }
     }

@@ -16,9 +16,32 @@ double half_score(int64_t left, int64_t most) {
 }
 
 void rank(ClusterChoiceResult& out);
+
+// Each fitting candidate's score gains its preference terms' shares (fit/cluster_preferences.h).
+void add_preferences(ClusterChoiceResult& out, const std::vector<ClusterCandidate>& candidates,
+                     const std::vector<ClusterPreference>& preferences) {
+  std::vector<PreferenceInputs> in;
+  std::vector<bool> eligible;
+  for (const ClusterCandidate& c : candidates) {
+    in.push_back({c.labels, c.left.milli_cpu, c.left.memory, c.nodes});
+    eligible.push_back(c.fits);
+  }
+  std::vector<std::vector<int>> shares = preference_shares(preferences, in, eligible);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    ScoredCandidate& s = out.ranked[i];
+    if (!s.fits) continue;
+    s.shares = fmt::format("room {}", s.score);
+    for (size_t t = 0; t < preferences.size(); ++t) {
+      if (shares[i][t] == 0) continue;
+      s.score += shares[i][t];
+      s.shares += fmt::format(", {} {}", preferences[t].text, shares[i][t]);
+    }
+  }
+}
 ClusterChoiceResult choose_fitting(int64_t count, const std::vector<ClusterCandidate>& candidates,
                                    const std::vector<std::string>& kept,
-                                   const ClusterSpread& spread);
+                                   const ClusterSpread& spread,
+                                   const std::vector<ClusterPreference>& preferences);
 
 // The choice under a spread (fit/cluster_spread.h): kept clusters (of those recorded, at most
 // `count`) are chosen first if the spread holds them, then the rest in the spread's order.
@@ -54,7 +77,8 @@ void choose_spread_into(ClusterChoiceResult& out, int64_t count,
 // The choice among the candidates that may be taken (fits).
 ClusterChoiceResult choose_fitting(int64_t count, const std::vector<ClusterCandidate>& candidates,
                                    const std::vector<std::string>& kept,
-                                   const ClusterSpread& spread) {
+                                   const ClusterSpread& spread,
+                                   const std::vector<ClusterPreference>& preferences) {
   ClusterChoiceResult out;
   int64_t most_cpu = 0, most_memory = 0;
   for (const ClusterCandidate& c : candidates) {
@@ -71,6 +95,7 @@ ClusterChoiceResult choose_fitting(int64_t count, const std::vector<ClusterCandi
     if (c.domain) s.domain = spread.key + "=" + *c.domain;
     out.ranked.push_back(std::move(s));
   }
+  if (!preferences.empty()) add_preferences(out, candidates, preferences);
   if (!spread.key.empty()) {
     choose_spread_into(out, count, candidates, kept, spread);
     rank(out);
@@ -125,7 +150,8 @@ void rank(ClusterChoiceResult& out) {
 
 ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
                                     const std::vector<std::string>& kept,
-                                    const ClusterSpread& spread) {
+                                    const ClusterSpread& spread,
+                                    const std::vector<ClusterPreference>& preferences) {
   auto judged = [&](const std::string& name) {
     for (const ClusterCandidate& c : candidates)
       if (c.name == name) return c.taint.verdict;
@@ -150,11 +176,11 @@ ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCand
     if (c.fits) c.why = c.taint.why;
     c.fits = false;
   }
-  ClusterChoiceResult r = choose_fitting(count, masked, keep, spread);
+  ClusterChoiceResult r = choose_fitting(count, masked, keep, spread, preferences);
   if (r.complete || !preferred_out) return r;
   for (size_t i = 0; i < masked.size(); ++i)
     if (candidates[i].taint.verdict == TaintVerdict::kPreferNot) masked[i] = candidates[i];
-  return choose_fitting(count, masked, keep, spread);
+  return choose_fitting(count, masked, keep, spread, preferences);
 }
 
 std::string chosen_text(const ClusterChoiceResult& result) {

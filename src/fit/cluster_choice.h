@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/cluster_preferences.h"
 #include "fit/cluster_spread.h"
 #include "fit/cluster_taints.h"
 #include "fit/resources.h"
@@ -36,6 +37,8 @@ struct ClusterCandidate {
   Resources left;   // fitting: what its schedulable nodes have free after the group
   std::optional<std::string> domain;  // with a spread: its value of the topology key
   TaintJudgement taint;               // its taints against the choice's tolerations
+  const Labels* labels = nullptr;     // for preferences: the cluster's labels
+  int64_t nodes = 0;                  // for preferences: its schedulable nodes
 };
 
 struct ScoredCandidate {
@@ -46,6 +49,7 @@ struct ScoredCandidate {
   int score = 0;       // 0..100; 0 when it does not fit
   std::string why;     // not fitting: why
   std::string domain;  // with a spread: "region=eu", or "" (no such label)
+  std::string shares;  // with preferences: "room 63, region=eu 50, cost 12"
 };
 
 struct ClusterChoiceResult {
@@ -63,7 +67,8 @@ struct ClusterChoiceResult {
 // the candidates stay chosen (they already hold the group), fitting or not.
 ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
                                     const std::vector<std::string>& kept,
-                                    const ClusterSpread& spread = {});
+                                    const ClusterSpread& spread = {},
+                                    const std::vector<ClusterPreference>& preferences = {});
 
 // For people: "edge2 (score 100), edge5 (score 62)".
 std::string chosen_text(const ClusterChoiceResult& result);

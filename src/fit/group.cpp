@@ -616,6 +616,7 @@ GroupFit fit_group(const Group& group, Snapshot& snapshot) {
   GroupFit fit = Fitter(group, snapshot).run();
   for (const NodeInfo& n : snapshot.nodes()) {
     if (n.unschedulable) continue;
+    ++fit.nodes;
     fit.left.milli_cpu = add_sat(fit.left.milli_cpu, std::max<int64_t>(0, n.free("cpu")));
     fit.left.memory = add_sat(fit.left.memory, std::max<int64_t>(0, n.free("memory")));
   }

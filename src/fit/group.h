@@ -59,6 +59,7 @@ struct GroupFit {
   // The room the cluster's schedulable nodes have left once the group is placed (fitting), or
   // now (not fitting): what cluster choice scores (cluster_choice.h).
   Resources left;
+  int64_t nodes = 0;  // the cluster's schedulable nodes (what a `nodes` preference reads)
   // The group's pods where the decision put them (node name, pod and copies): held for the group
   // once it is released, so that later decisions see its labels, ports and anti-affinity before
   // its pods exist.

@@ -66,6 +66,13 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
                         kClusterSpreadAnnotation, kClusterCountAnnotation),
             "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
             "spread");
+      if (string_in(notes, kClusterPreferencesAnnotation))
+        diags.add(o.where(), o.display(),
+                  fmt::format("{} ranks the clusters a choice takes, and the object chooses none "
+                              "(no {})",
+                              kClusterPreferencesAnnotation, kClusterCountAnnotation),
+                  "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
+                  "preferences");
       if (string_in(notes, kClusterTolerationsAnnotation))
         diags.add(o.where(), o.display(),
                   fmt::format("{} tolerates taints of the clusters a choice takes, and the object "
@@ -116,6 +123,18 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       }
       tolerations = std::move(parsed.value());
     }
+    std::vector<fit::ClusterPreference> preferences;
+    if (const auto* listed = string_in(notes, kClusterPreferencesAnnotation)) {
+      auto parsed = parse_cluster_preferences(*listed);
+      if (!parsed) {
+        diags.add(o.where(), o.display(),
+                  fmt::format("{}: {}", kClusterPreferencesAnnotation, parsed.error().message),
+                  "e.g. planter.nephio.org/cluster-preferences: '[{\"weight\": 50, "
+                  "\"selector\": \"region=eu\"}]'");
+        continue;
+      }
+      preferences = std::move(parsed.value());
+    }
     std::string name = stack_of[i] ? "stack " + stacks[*stack_of[i]].name : o.display();
     std::vector<uint32_t> candidates(placements[i].clusters.begin(), placements[i].clusters.end());
     auto [at, fresh] = by_name.try_emplace(name, out.choices.size());
@@ -128,6 +147,7 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       c.stack = stack_of[i];
       c.spread = std::move(spread);
       c.tolerations = std::move(tolerations);
+      c.preferences = std::move(preferences);
       out.choices.push_back(std::move(c));
       const ClusterChoice& made = out.choices.back();
       if (static_cast<size_t>(made.count) > made.candidates.size()) {
@@ -149,7 +169,9 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
       if (first.count != *count || first.candidates != candidates ||
           cluster_spread_annotation(first.spread) != cluster_spread_annotation(spread) ||
           cluster_tolerations_annotation(first.tolerations) !=
-              cluster_tolerations_annotation(tolerations)) {
+              cluster_tolerations_annotation(tolerations) ||
+          cluster_preferences_annotation(first.preferences) !=
+              cluster_preferences_annotation(preferences)) {
         diags.add(
             o.where(), o.display(),
             fmt::format("the members of {} choose their clusters differently (this one {} "

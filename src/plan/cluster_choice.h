@@ -21,6 +21,7 @@
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
+#include "plan/cluster_preferences.h"
 #include "plan/cluster_spread_annotation.h"
 #include "plan/cluster_tolerations.h"
 #include "plan/inventory.h"

@@ -15,7 +15,7 @@ namespace {
 // docs/limits.md: the most tolerations one choice lists.
 constexpr size_t kMaxTolerations = 64;
 
-Result<fit::ClusterToleration> read_one(const json::value& v, size_t i) {
+Result<fit::ClusterToleration> read_toleration(const json::value& v, size_t i) {
   if (!v.is_object()) return Error{fmt::format("[{}] is not an object", i)};
   fit::ClusterToleration t;
   for (const auto& [k, value] : v.get_object()) {
@@ -69,7 +69,7 @@ Result<std::vector<fit::ClusterToleration>> parse_cluster_tolerations(std::strin
     return Error{fmt::format("{} tolerations; at most {}", v.get_array().size(), kMaxTolerations)};
   std::vector<fit::ClusterToleration> out;
   for (size_t i = 0; i < v.get_array().size(); ++i) {
-    auto t = read_one(v.get_array()[i], i);
+    auto t = read_toleration(v.get_array()[i], i);
     if (!t) return t.error();
     out.push_back(std::move(*t));
   }

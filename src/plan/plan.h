@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fit/cluster_preferences.h"
 #include "fit/cluster_spread.h"
 #include "fit/cluster_taints.h"
 #include "model/boxed.h"
@@ -59,6 +60,7 @@ struct ClusterChoice {
   std::vector<StackPods> pod_kinds;  // not a Stack's: the pods its objects make
   fit::ClusterSpread spread;         // key empty: none
   std::vector<fit::ClusterToleration> tolerations;  // of the candidates' taints
+  std::vector<fit::ClusterPreference> preferences;  // beyond room
 };
 
 // An object of the seed that planter reads but never declares, by another tool's convention: a

@@ -21,13 +21,14 @@ constexpr std::string_view kPrefix = "planter.nephio.org/";
 // same-node and isolate on the PodGroups of co-scheduled stacks). `networks` is the proof of
 // concept's soft reference to a Network (its hello-world writes it): accepted, and no order
 // follows from it.
-constexpr std::array<std::string_view, 19> kKeys = {
+constexpr std::array<std::string_view, 20> kKeys = {
     "planter.nephio.org/cluster",
     "planter.nephio.org/clusters",
     "planter.nephio.org/cluster-selector",
     "planter.nephio.org/cluster-count",
     "planter.nephio.org/cluster-spread",
     "planter.nephio.org/cluster-tolerations",
+    "planter.nephio.org/cluster-preferences",
     "planter.nephio.org/rollout",
     "planter.nephio.org/dependencies",
     "planter.nephio.org/external-dependencies",

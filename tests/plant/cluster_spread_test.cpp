@@ -26,22 +26,22 @@ using ::testing::UnorderedElementsAre;
 
 const char* kRegions = R"(apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
-metadata: {name: eu-1, namespace: default, labels: {tier: edge, region: eu}}
+metadata: {name: eu-1, namespace: default, labels: {tier: edge, region: eu, cost: "5"}}
 spec: {nodes: [{name: pool, count: 4, cpu: "8", memory: 32Gi}]}
 ---
 apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
-metadata: {name: eu-2, namespace: default, labels: {tier: edge, region: eu}}
+metadata: {name: eu-2, namespace: default, labels: {tier: edge, region: eu, cost: "4"}}
 spec: {nodes: [{name: pool, count: 4, cpu: "8", memory: 32Gi}]}
 ---
 apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
-metadata: {name: us-1, namespace: default, labels: {tier: edge, region: us}}
+metadata: {name: us-1, namespace: default, labels: {tier: edge, region: us, cost: "2"}}
 spec: {nodes: [{name: pool, count: 3, cpu: "4", memory: 8Gi}]}
 ---
 apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
-metadata: {name: ap-1, namespace: default, labels: {tier: edge, region: ap}}
+metadata: {name: ap-1, namespace: default, labels: {tier: edge, region: ap, cost: "1"}}
 spec: {nodes: [{name: pool, count: 1, cpu: "2", memory: 4Gi}]}
 )";
 
@@ -148,6 +148,39 @@ TEST_F(ClusterSpreadTest, ARegionWhereNothingFitsHoldsDoNotScheduleBackAndSchedu
               UnorderedElementsAre("eu-1", "eu-2", "us-1"));
   for (const char* cluster : {"eu-1", "eu-2", "us-1"})
     EXPECT_TRUE(runs(sim_, cluster, "db", 2)) << cluster;
+}
+
+// Preferences beyond room: the cheapest by a label's number, weighed against room. eu-1 and eu-2
+// have the most room (100 each), the cost term gives ap-1 100, us-1 75, eu-2 25, eu-1 0: eu-2
+// scores best, and plan --fit says each term's share.
+TEST_F(ClusterSpreadTest, APreferenceByALabelsNumberIsWeighedAgainstRoom) {
+  std::string seed = R"(apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+  namespace: default
+  annotations:
+    planter.nephio.org/cluster-selector: tier=edge
+    planter.nephio.org/cluster-count: "1"
+    planter.nephio.org/cluster-preferences: '[{"weight": 100, "property": "label:cost", "order": "Ascending"}]'
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+)";
+  CommandResult r = plant("plan --fit", seed);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  eu-2: chosen, score 125 (room 100, cost (Ascending) 25)\n"))
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  eu-1: score 100 (room 100)\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  us-1: score 10")) << r.out;
+  r = plant("plant", seed, "--timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(written_on(sim_, "apps|Deployment|default|app"), UnorderedElementsAre("eu-2"));
+  EXPECT_TRUE(runs(sim_, "eu-2", "default", 1));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "plan/cluster_preferences.h"
 #include "plan/cluster_tolerations.h"
 #include "plan/placement.h"
 #include "plan/stacks/coschedule_objects.h"
@@ -38,7 +39,8 @@ void place_with_stack(const StackPolicy& stack, Object& o, Diagnostics& diags) {
         std::pair{kClusterSelectorAnnotation, std::string_view(stack.cluster_selector)},
         std::pair{kClusterCountAnnotation, std::string_view(count)},
         std::pair{kClusterSpreadAnnotation, std::string_view(stack.cluster_spread)},
-        std::pair{kClusterTolerationsAnnotation, std::string_view(stack.cluster_tolerations)}})
+        std::pair{kClusterTolerationsAnnotation, std::string_view(stack.cluster_tolerations)},
+        std::pair{kClusterPreferencesAnnotation, std::string_view(stack.cluster_preferences)}})
     if (const json::string* v = o.annotation(key)) {
       any = true;
       same = same && std::string_view(*v) == wanted;
@@ -59,6 +61,8 @@ void place_with_stack(const StackPolicy& stack, Object& o, Diagnostics& diags) {
     o.set_annotation(kClusterSpreadAnnotation, stack.cluster_spread);
   if (!stack.cluster_tolerations.empty())
     o.set_annotation(kClusterTolerationsAnnotation, stack.cluster_tolerations);
+  if (!stack.cluster_preferences.empty())
+    o.set_annotation(kClusterPreferencesAnnotation, stack.cluster_preferences);
   o.mutations.push_back(fmt::format("placed as Stack {} chooses: {} of the clusters {} matches",
                                     stack.name, count, stack.cluster_selector));
 }

@@ -8,6 +8,7 @@
 
 #include "model/names.h"
 #include "model/quantity.h"
+#include "plan/cluster_preferences.h"
 #include "plan/cluster_spread_annotation.h"
 #include "plan/cluster_tolerations.h"
 #include "plan/placement_annotations.h"
@@ -221,12 +222,22 @@ struct Reader {
     const char* hint = "e.g. clusters: {count: 2, selector: \"tier=edge\"}";
     if (!v.is_object()) return error("spec.clusters must be an object {count, selector}", hint);
     for (const auto& [k, _] : v.as_object())
-      if (k != "count" && k != "selector" && k != "spread" && k != "tolerations")
-        error(
-            fmt::format(
-                "spec.clusters.{}: unknown field (known: count, selector, spread, tolerations)", k),
-            hint);
+      if (k != "count" && k != "selector" && k != "spread" && k != "tolerations" &&
+          k != "preferences")
+        error(fmt::format(
+                  "spec.clusters.{}: unknown field (known: count, selector, spread, tolerations, "
+                  "preferences)",
+                  k),
+              hint);
     if (const json::value* spread = v.as_object().if_contains("spread")) read_spread(*spread, p);
+    if (const json::value* terms = v.as_object().if_contains("preferences")) {
+      auto parsed = parse_cluster_preferences(json::serialize(*terms));
+      if (parsed)
+        p.cluster_preferences = cluster_preferences_annotation(parsed.value());
+      else
+        error("spec.clusters.preferences: " + parsed.error().message,
+              "e.g. preferences: [{weight: 50, selector: region=eu}]");
+    }
     if (const json::value* tolerations = v.as_object().if_contains("tolerations")) {
       auto parsed = parse_cluster_tolerations(json::serialize(*tolerations));
       if (parsed)

@@ -79,6 +79,7 @@ struct StackPolicy {
   std::string cluster_selector;
   std::string cluster_spread;  // spec.clusters.spread as the cluster-spread annotation; "": none
   std::string cluster_tolerations;  // spec.clusters.tolerations as their annotation; "": none
+  std::string cluster_preferences;  // spec.clusters.preferences as their annotation; "": none
 
   // "planter.nephio.org/v1alpha1 Stack moodle-a"
   std::string display() const;

@@ -171,6 +171,8 @@ class ClusterChoiceGate : public Gate {
       candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left,
                             spread_domain(info, choice)});
       candidates.back().taint = fit::judge_taints(info.taints, choice.tolerations, now);
+      candidates.back().labels = &info.labels;
+      candidates.back().nodes = fit.nodes;
     }
     if (!unread.empty()) {
       s.why = fmt::format(
@@ -186,7 +188,7 @@ class ClusterChoiceGate : public Gate {
         if (std::find(gone_ones.begin(), gone_ones.end(), name) == gone_ones.end())
           kept.push_back(name);
     fit::ClusterChoiceResult result =
-        fit::choose_clusters(choice.count, candidates, kept, choice.spread);
+        fit::choose_clusters(choice.count, candidates, kept, choice.spread, choice.preferences);
     if (!result.complete) {
       std::string fitting;
       for (const std::string& name : result.chosen) fitting += (fitting.empty() ? "" : ", ") + name;
