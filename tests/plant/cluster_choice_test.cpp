@@ -11,10 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <thread>
 
-#include "plant/audit_order.h"
-#include "sim/sim_process.h"
+#include "plant/cluster_fleet.h"
 
 namespace planter::testing {
 namespace {
@@ -97,55 +95,9 @@ spec:
                      name, count, replicas, limits);
 }
 
-// The clusters planter wrote `object` ("apps|Deployment|web|web") on, from audit entry `from` on.
-std::vector<std::string> written_on(const SimProcess& sim, const std::string& object,
-                                    size_t from = 0) {
-  std::vector<std::string> out;
-  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
-    if (e.index >= from && e.user == "admin" && e.verb == "apply" && e.object == object)
-      out.push_back(e.cluster);
-  return out;
-}
-
-// The nodes the pods of `app` run on in `cluster`, once `count` of them run (kubectl says).
-std::vector<std::string> running_on(const SimProcess& sim, const std::string& cluster,
-                                    const std::string& ns, size_t count) {
-  std::vector<std::string> nodes;
-  for (int i = 0; i < 100; ++i) {
-    CommandResult r = sim.kubectl("--context " + cluster + " get pods -n " + ns +
-                                  " --field-selector=status.phase=Running -o json");
-    if (r.code == 0) {
-      nodes.clear();
-      json::value list = json::parse(r.out);  // kept: the loop reads into it
-      for (const json::value& p : list.at("items").as_array())
-        nodes.emplace_back(p.at("spec").at("nodeName").as_string());
-      if (nodes.size() == count) return nodes;
-    }
-    // sleep-ok(poll): the step of a wait for observed state with a deadline
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ADD_FAILURE() << count << " pods of " << ns << " did not run on " << cluster << ": "
-                << sim.kubectl("--context " + cluster + " get pods -A -o wide").out;
-  return nodes;
-}
-
-class ClusterChoiceTest : public ::testing::Test {
+class ClusterChoiceTest : public ClusterFleetTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(sim_.running());
-    fs::path fleet = sim_.dir() / "fleet.yaml";
-    std::ofstream(fleet) << kFleet;
-    ASSERT_EQ(sim_.kubectl("apply -f " + q(fleet)).code, 0);
-    ASSERT_EQ(sim_.kubectl("wait --for=condition=Ready clusters --all --timeout=30s").code, 0);
-  }
-  CommandResult plant(const std::string& verb, const std::string& seed_text,
-                      const std::string& flags = "") {
-    fs::path seed = sim_.dir() / "seed.yaml";
-    std::ofstream(seed) << seed_text;
-    return planter(verb + " --kubeconfig " + q(sim_.kubeconfig()) + " " + q(seed) + " " + flags);
-  }
-
-  SimProcess sim_{std::vector<std::string>{"--clusters", "0"}};
+  ClusterChoiceTest() : ClusterFleetTest(kFleet) {}
 };
 
 TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStays) {
@@ -156,16 +108,16 @@ TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStay
                                "(score 61)\n  big: chosen, score 100\n  wide: chosen, score 61\n"));
   EXPECT_THAT(r.out, HasSubstr("  small: stack web needs 6 cpu, 4Gi in 2 pods"));
   EXPECT_THAT(r.out, HasSubstr("  tiny: stack web needs"));
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web"), IsEmpty()) << "plan writes nothing";
+  EXPECT_THAT(written_on("apps|Deployment|web|web"), IsEmpty()) << "plan writes nothing";
 
   r = plant("plant", stack_seed("web", 2, 2));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack web: big (score 100), wide (score 61)"));
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web"), UnorderedElementsAre("big", "wide"));
+  EXPECT_THAT(written_on("apps|Deployment|web|web"), UnorderedElementsAre("big", "wide"));
   // The Namespace went only where the stack went.
-  EXPECT_THAT(written_on(sim_, "|Namespace||web"), UnorderedElementsAre("big", "wide"));
-  EXPECT_EQ(running_on(sim_, "big", "web", 2).size(), 2u);
-  EXPECT_EQ(running_on(sim_, "wide", "web", 2).size(), 2u);
+  EXPECT_THAT(written_on("|Namespace||web"), UnorderedElementsAre("big", "wide"));
+  EXPECT_EQ(running_on("big", "web", 2).size(), 2u);
+  EXPECT_EQ(running_on("wide", "web", 2).size(), 2u);
 
   // A second run keeps the choice, even with more room elsewhere now.
   size_t before = sim_.audit_lines().size();
@@ -173,7 +125,7 @@ TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStay
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack web: big (kept), wide (kept)"));
   // An apply that changes nothing is no write, so the sim audits none, and planter says so.
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web", before), IsEmpty()) << r.out;
+  EXPECT_THAT(written_on("apps|Deployment|web|web", before), IsEmpty()) << r.out;
   EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: unchanged"));
   EXPECT_THAT(r.out, HasSubstr("wide  apps/v1 Deployment web/web: unchanged"));
 
@@ -183,9 +135,9 @@ TEST_F(ClusterChoiceTest, ACountOfTwoGoesWhereTheStackFitsWithTheMostRoomAndStay
   r = plant("replant", stack_seed("web", 2, 2));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack web: big (kept), mid (score"));
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web", before), ElementsAre("mid"));
+  EXPECT_THAT(written_on("apps|Deployment|web|web", before), ElementsAre("mid"));
   EXPECT_THAT(r.out, HasSubstr("big  apps/v1 Deployment web/web: unchanged"));
-  EXPECT_EQ(running_on(sim_, "mid", "web", 2).size(), 2u);
+  EXPECT_EQ(running_on("mid", "web", 2).size(), 2u);
   // The choice is kept on the management cluster, where the next run reads it.
   EXPECT_EQ(sim_.kubectl("get configmap -n kube-system -l planter.nephio.org/inventory -o "
                          "jsonpath={.items[*].data.choices}")
@@ -197,7 +149,7 @@ TEST_F(ClusterChoiceTest, AGpuStackGoesToTheGpuClusterAndACountTooHighWaitsSayin
   CommandResult r = plant("plant", stack_seed("train", 1, 1, 1));
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("stack train: gpu (score 100)"));
-  std::vector<std::string> nodes = running_on(sim_, "gpu", "train", 1);
+  std::vector<std::string> nodes = running_on("gpu", "train", 1);
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(sim_.kubectl("--context gpu get node " + nodes[0] +
                          " -o jsonpath='{.status.allocatable.nvidia\\.com/gpu}'")
@@ -212,8 +164,8 @@ TEST_F(ClusterChoiceTest, AGpuStackGoesToTheGpuClusterAndACountTooHighWaitsSayin
   EXPECT_THAT(r.out, HasSubstr("small: stack many needs 9 cpu, 6Gi in 3 pods"));
   EXPECT_THAT(r.out, HasSubstr("tiny: stack many needs 9 cpu"));
   EXPECT_THAT(r.out, HasSubstr("gpu: stack many needs 9 cpu"));
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|many|many", before), IsEmpty());
-  EXPECT_THAT(written_on(sim_, "|Namespace||many", before), IsEmpty());
+  EXPECT_THAT(written_on("apps|Deployment|many|many", before), IsEmpty());
+  EXPECT_THAT(written_on("|Namespace||many", before), IsEmpty());
 }
 
 // A choice of one object, no Stack: `plan --fit` says the same as JSON and YAML (it printed

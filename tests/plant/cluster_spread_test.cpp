@@ -7,19 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
-#include "plant/audit_order.h"
-#include "sim/sim_process.h"
+#include "plant/cluster_fleet.h"
 
 namespace planter::testing {
 namespace {
 
-namespace fs = std::filesystem;
-namespace json = boost::json;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
@@ -77,43 +69,9 @@ spec:
                      name, replicas, cpu, when);
 }
 
-std::vector<std::string> written_on(const SimProcess& sim, const std::string& object) {
-  std::vector<std::string> out;
-  for (const AuditEntry& e : parse_audit(sim.audit_lines()))
-    if (e.user == "admin" && e.verb == "apply" && e.object == object) out.push_back(e.cluster);
-  return out;
-}
-
-// Whether `count` pods of namespace `ns` run on `cluster`, as kubectl says, within 10 s.
-bool runs(const SimProcess& sim, const std::string& cluster, const std::string& ns, size_t count) {
-  for (int i = 0; i < 100; ++i) {
-    CommandResult r = sim.kubectl("--context " + cluster + " get pods -n " + ns +
-                                  " --field-selector=status.phase=Running -o name");
-    if (r.code == 0 && static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == count)
-      return true;
-    // sleep-ok(poll): the step of a wait for observed state with a deadline
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
-}
-
-class ClusterSpreadTest : public ::testing::Test {
+class ClusterSpreadTest : public ClusterFleetTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(sim_.running());
-    fs::path fleet = sim_.dir() / "regions.yaml";
-    std::ofstream(fleet) << kRegions;
-    ASSERT_EQ(sim_.kubectl("apply -f " + q(fleet)).code, 0);
-    ASSERT_EQ(sim_.kubectl("wait --for=condition=Ready clusters --all --timeout=30s").code, 0);
-  }
-  CommandResult plant(const std::string& verb, const std::string& seed_text,
-                      const std::string& flags = "") {
-    fs::path seed = sim_.dir() / "seed.yaml";
-    std::ofstream(seed) << seed_text;
-    return planter(verb + " --kubeconfig " + q(sim_.kubeconfig()) + " " + q(seed) + " " + flags);
-  }
-
-  SimProcess sim_{std::vector<std::string>{"--clusters", "0"}};
+  ClusterSpreadTest() : ClusterFleetTest(kRegions) {}
 };
 
 TEST_F(ClusterSpreadTest, ThreeClustersSpreadOverThreeRegionsTakeOneInEach) {
@@ -126,10 +84,9 @@ TEST_F(ClusterSpreadTest, ThreeClustersSpreadOverThreeRegionsTakeOneInEach) {
 
   r = plant("plant", spread_seed("web", 1, "1", "DoNotSchedule"), "--timeout 30");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|web|web"),
-              UnorderedElementsAre("eu-1", "us-1", "ap-1"));
+  EXPECT_THAT(written_on("apps|Deployment|web|web"), UnorderedElementsAre("eu-1", "us-1", "ap-1"));
   for (const char* cluster : {"eu-1", "us-1", "ap-1"})
-    EXPECT_TRUE(runs(sim_, cluster, "web", 1)) << cluster;
+    EXPECT_EQ(running_on(cluster, "web", 1).size(), 1u) << cluster;
 }
 
 // Two pods of 3 cpu: ap-1 holds neither, so with maxSkew 1 no region may take more than one.
@@ -140,14 +97,13 @@ TEST_F(ClusterSpreadTest, ARegionWhereNothingFitsHoldsDoNotScheduleBackAndSchedu
                                "region=ap has no cluster where it fits, so no region may take "
                                "more than 1"))
       << r.out;
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|db|db"), IsEmpty());
+  EXPECT_THAT(written_on("apps|Deployment|db|db"), IsEmpty());
 
   r = plant("plant", spread_seed("db", 2, "3", "ScheduleAnyway"), "--timeout 30");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|db|db"),
-              UnorderedElementsAre("eu-1", "eu-2", "us-1"));
+  EXPECT_THAT(written_on("apps|Deployment|db|db"), UnorderedElementsAre("eu-1", "eu-2", "us-1"));
   for (const char* cluster : {"eu-1", "eu-2", "us-1"})
-    EXPECT_TRUE(runs(sim_, cluster, "db", 2)) << cluster;
+    EXPECT_EQ(running_on(cluster, "db", 2).size(), 2u) << cluster;
 }
 
 // Preferences beyond room: the cheapest by a label's number, weighed against room. eu-1 and eu-2
@@ -179,8 +135,8 @@ spec:
   EXPECT_THAT(r.out, HasSubstr("  us-1: score 10")) << r.out;
   r = plant("plant", seed, "--timeout 30");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_THAT(written_on(sim_, "apps|Deployment|default|app"), UnorderedElementsAre("eu-2"));
-  EXPECT_TRUE(runs(sim_, "eu-2", "default", 1));
+  EXPECT_THAT(written_on("apps|Deployment|default|app"), UnorderedElementsAre("eu-2"));
+  EXPECT_EQ(running_on("eu-2", "default", 1).size(), 1u);
 }
 
 }  // namespace

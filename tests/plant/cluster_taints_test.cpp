@@ -7,17 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
-#include "plant/audit_order.h"
-#include "sim/sim_process.h"
+#include "plant/cluster_fleet.h"
 
 namespace planter::testing {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -65,60 +59,34 @@ metadata:
                      count, extra);
 }
 
-class ClusterTaintsTest : public ::testing::Test {
+class ClusterTaintsTest : public ClusterFleetTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(sim_.running());
-    fs::path fleet = sim_.dir() / "tainted.yaml";
-    std::ofstream(fleet) << kTainted;
-    ASSERT_EQ(sim_.kubectl("apply -f " + q(fleet)).code, 0);
-    ASSERT_EQ(sim_.kubectl("wait --for=condition=Ready clusters --all --timeout=30s").code, 0);
-  }
-  CommandResult run(const std::string& verb, const std::string& text) {
-    fs::path file = sim_.dir() / "seed.yaml";
-    std::ofstream(file) << text;
-    return planter(verb + " --kubeconfig " + q(sim_.kubeconfig()) + " " + q(file));
-  }
-
-  SimProcess sim_{std::vector<std::string>{"--clusters", "0"}};
+  ClusterTaintsTest() : ClusterFleetTest(kTainted) {}
 };
 
 TEST_F(ClusterTaintsTest, ANoSelectClusterIsTakenOnlyWithATolerationAndPreferNoSelectLast) {
-  CommandResult r = run("plan --fit", seed(1));
+  CommandResult r = plant("plan --fit", seed(1));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("chooses 1 of 3 cluster(s): mid (score")) << r.out;
   EXPECT_THAT(r.out, HasSubstr("  big: taint maintenance:NoSelect is not tolerated\n"));
   EXPECT_THAT(r.out, HasSubstr("  pricey: taint cost=high:PreferNoSelect is not tolerated\n"));
 
   // Two are needed: the PreferNoSelect cluster is taken, the NoSelect one still is not.
-  r = run("plan --fit", seed(2));
+  r = plant("plan --fit", seed(2));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("chooses 2 of 3 cluster(s): pricey (score")) << r.out;
   EXPECT_THAT(r.out, HasSubstr(", mid (score")) << r.out;
-  r = run("plan --fit", seed(3));
+  r = plant("plan --fit", seed(3));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("only 2 fit now, it would wait")) << r.out;
 
   // Tolerated, the roomiest is chosen and the pod runs there.
   std::string tolerate = R"([{"key": "maintenance", "operator": "Exists"}])";
-  r = run("plant", seed(1, tolerate) + "");
+  r = plant("plant", seed(1, tolerate) + "");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("apps/v1 Deployment default/app: big (score 100)")) << r.out;
-  std::vector<std::string> written;
-  for (const AuditEntry& e : parse_audit(sim_.audit_lines()))
-    if (e.user == "admin" && e.verb == "apply" && e.object == "apps|Deployment|default|app")
-      written.push_back(e.cluster);
-  EXPECT_THAT(written, ElementsAre("big"));
-  std::string phase;
-  for (int i = 0; i < 100 && phase != "Running"; ++i) {
-    // sleep-ok(poll): the step of a wait for observed state with a deadline
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    phase = sim_.kubectl(
-                    "--context big get pods -n default -l app=app -o "
-                    "jsonpath={.items[0].status.phase}")
-                .out;
-  }
-  EXPECT_EQ(phase, "Running");
+  EXPECT_THAT(written_on("apps|Deployment|default|app"), ElementsAre("big"));
+  EXPECT_EQ(running_on("big", "default", 1).size(), 1u);
 }
 
 }  // namespace
