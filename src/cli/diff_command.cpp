@@ -114,7 +114,8 @@ int diff_prepared(const PlantFlags& f, Prepared& p) {
 }  // namespace
 
 int run_diff(const PlantFlags& f) {
-  return run_prepared(f, [&](Prepared& p) { return diff_prepared(f, p); });
+  return run_prepared(
+      f, [&](Prepared& p) { return diff_prepared(f, p); }, "nothing was written");
 }
 
 }  // namespace planter::cli

@@ -79,7 +79,7 @@ bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
   Diagnostics unserved =
       plant::unserved_kinds(p.plan, p.run->clusters(), client_options(f.client), deadline);
   if (unserved.empty()) return false;
-  fmt::print(stderr, "{}", unserved.str());
+  fmt::print(stderr, "{}nothing was declared\n", unserved.str());
   return true;
 }
 
@@ -100,8 +100,8 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
   options.stop = p.interrupts->stop_token();
   if (!terminal)
-    fmt::print("planting seed {}: {} units on {} cluster(s)\n", p.seed_name, p.plan.units.size(),
-               p.plan.clusters.size());
+    fmt::print("planting seed {}: {} units (an object on one cluster each) on {} cluster(s)\n",
+               p.seed_name, p.plan.units.size(), p.plan.units_by_cluster().size());
   for (const SetAside& a : p.plan.set_aside)
     fmt::print("not declared: {} ({}): {}\n", a.ref.short_form(), a.source.str(), a.why);
   // The inventory lists, before the first write, all this run may write (seed_run.h).
@@ -259,7 +259,7 @@ bool refused_by_preflight(const PlantFlags& f, Prepared& p) {
   po.deadline = asking_deadline(f, std::chrono::seconds(60));
   plant::PreflightOutcome out = plant::preflight(p.plan, p.run->clusters(), po);
   if (!out.refused.empty()) {
-    fmt::print(stderr, "{}", out.refused.str());
+    fmt::print(stderr, "{}nothing was declared\n", out.refused.str());
     return true;
   }
   p.live_versions = std::move(out.live_versions);

@@ -180,7 +180,8 @@ std::optional<Error> add_cluster_contexts(const Plan& plan, Targets& t) {
   return std::nullopt;
 }
 
-Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
+Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts,
+                                std::string_view nothing_done) {
   // The management cluster is reached before planning only when the seed names clusters that
   // only its cluster objects define; otherwise a bad seed is refused without a connection.
   std::optional<Result<Targets>> targets;
@@ -213,13 +214,13 @@ Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
   };
   auto planned = plan_from_flags(f.seed, existing, also);
   if (!planned) {
-    fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
+    fmt::print(stderr, "{}: fix the seed and run again\n", nothing_done);
     return planned.error();
   }
   Result<Targets>& t = connect();
   std::optional<Error> bad = t ? add_cluster_contexts(planned.value(), t.value()) : t.error();
   if (bad) {
-    fmt::print(stderr, "error: {}\nnothing was declared\n", bad->message);
+    fmt::print(stderr, "error: {}\n{}\n", bad->message, nothing_done);
     return kExitBadInput;
   }
   // A mode-gang stack whose cluster lacks Kubernetes' gang API (v1beta1) is planned again with
@@ -233,7 +234,7 @@ Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
       fmt::print("stack {}: its cluster gangs it with {}\n", stack, to_string(path));
     planned = plan_from_flags(f.seed, existing, also, paths);
     if (!planned) {
-      fmt::print(stderr, "nothing was declared: fix the seed and run again\n");
+      fmt::print(stderr, "{}: fix the seed and run again\n", nothing_done);
       return planned.error();
     }
   }
@@ -242,8 +243,8 @@ Expected<Prepared, int> prepare(const PlantFlags& f, Interrupts& interrupts) {
   if (std::string why = label_value_problem(f.seed_name); !f.seed_name.empty() && !why.empty()) {
     fmt::print(stderr,
                "error: --seed-name {}: {}; it becomes the planter.nephio.org/seed label's "
-               "value\nnothing was declared\n",
-               boost::json::serialize(boost::json::value(f.seed_name)), why);
+               "value\n{}\n",
+               boost::json::serialize(boost::json::value(f.seed_name)), why, nothing_done);
     return kExitBadInput;
   }
   std::string name = f.seed_name.empty() ? default_seed_name(all_sources(f.seed)) : f.seed_name;
@@ -310,7 +311,8 @@ bool wait_healthy(const PlantFlags& f, Prepared& p) {
 }
 
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
-int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work) {
+int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work,
+                 std::string_view nothing_done) {
   // Each line reaches a pipe as it is written, so a job killed later keeps what was said.
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   auto start = std::chrono::steady_clock::now();
@@ -320,7 +322,8 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work)
     interrupts.set_deadline(*run_deadline, f.timeout_s);
   }
   interrupts.doing("planning the seed");
-  auto p = prepare(f, interrupts);
+  interrupts.nothing_done(std::string(nothing_done));
+  auto p = prepare(f, interrupts, nothing_done);
   if (!p) return p.error();
   p->interrupts = &interrupts;
   interrupts.talking_to(describe_clusters(p->targets.clusters));

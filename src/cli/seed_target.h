@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/interrupts.h"
@@ -65,6 +66,8 @@ bool write_text(const std::string& path, const std::string& text);
 bool wait_healthy(const PlantFlags& f, Prepared& p);
 
 // Plans the seed, finds the clusters, does `work`, then (--sim --keep) serves on until Ctrl-C.
-int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work);
+// `nothing_done`: what an early end says was not done ("nothing was written" for `diff`).
+int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work,
+                 std::string_view nothing_done = "nothing was declared");
 
 }  // namespace planter::cli

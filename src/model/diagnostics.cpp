@@ -16,8 +16,7 @@ std::string Diagnostic::str() const {
 std::string Diagnostics::str() const {
   std::string out;
   for (const auto& d : items_) out += "error: " + d.str() + "\n";
-  out += fmt::format("{} error{} in the seed; nothing was declared\n", items_.size(),
-                     items_.size() == 1 ? "" : "s");
+  out += fmt::format("{} error{} in the seed\n", items_.size(), items_.size() == 1 ? "" : "s");
   return out;
 }
 

@@ -35,7 +35,8 @@ class Diagnostics {
   size_t size() const { return items_.size(); }
   const std::vector<Diagnostic>& items() const { return items_; }
 
-  // Every diagnostic, one block per problem, then a count line.
+  // Every diagnostic, one block per problem, then a count line ("2 errors in the seed"); whether
+  // anything was declared is for the command to say (`plan` never declares).
   std::string str() const;
 
  private:

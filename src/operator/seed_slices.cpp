@@ -145,8 +145,8 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
     run->plan = plan;
     run->seed_run = seed_run;
     run->records.assign(plan->units.size(), {});
-    run->message =
-        fmt::format("{} units on {} cluster(s)", plan->units.size(), plan->clusters.size());
+    run->message = fmt::format("{} units on {} cluster(s)", plan->units.size(),
+                               plan->units_by_cluster().size());
   }
   std::string label = seed_label(run->ns, run->name);
   plant::WriteIdentity id = identity_of(*run, spec);
@@ -158,7 +158,7 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
               {"mode", replant && spec.hard ? "hard" : "soft"}});
     event(*run, "Normal", replant ? "Replanting" : "Planting",
           fmt::format("{} {} units on {} cluster(s) as {}", replant ? "replanting" : "planting",
-                      plan->units.size(), plan->clusters.size(), id.user));
+                      plan->units.size(), plan->units_by_cluster().size(), id.user));
   }
   if (replant && spec.hard) {
     plant::UprootOptions uo;

@@ -129,7 +129,13 @@ void Progress::on_change(size_t unit, const UnitRecord& r) {
   switch (r.state) {
     case UnitState::kDeclared:
       what = r.applied == Applied::kNotYet ? "declared" : std::string(to_string(r.applied));
-      if (!r.held_by.empty()) what += " (waited for " + r.held_by + ")";
+      // Which requirement held it last varies from run to run when several hold at once: say
+      // it was the last of how many.
+      if (!r.held_by.empty())
+        what += u.requirements.size() > 1
+                    ? fmt::format(" (waited for {}, the last of its {} requirements)", r.held_by,
+                                  u.requirements.size())
+                    : " (waited for " + r.held_by + ")";
       if (!r.steered.empty()) what += ", its pods steered to " + r.steered;
       break;
     case UnitState::kFailed:

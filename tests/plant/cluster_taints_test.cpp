@@ -85,6 +85,9 @@ TEST_F(ClusterTaintsTest, ANoSelectClusterIsTakenOnlyWithATolerationAndPreferNoS
   r = plant("plant", seed(1, tolerate) + "");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("apps/v1 Deployment default/app: big (score 100)")) << r.out;
+  // The management cluster holds none of the seed: the three candidates are what it goes to.
+  EXPECT_THAT(r.out, HasSubstr(": 3 units (an object on one cluster each) on 3 cluster(s)\n"))
+      << r.out;
   EXPECT_THAT(written_on("apps|Deployment|default|app"), ElementsAre("big"));
   EXPECT_EQ(running_on("big", "default", 1).size(), 1u);
 }

@@ -285,7 +285,7 @@ TEST(PlantTest, APreflightDryRunRefusesWhatTheServerWouldWithNothingDeclared) {
                                "refuses it (server-side dry run): Deployment.apps \"first\" is "
                                "invalid: spec.template.metadata.labels"));
   EXPECT_THAT(r.err, HasSubstr("refused.yaml:24: apps/v1 Deployment default/second"));
-  EXPECT_THAT(r.err, HasSubstr("2 errors in the seed; nothing was declared"));
+  EXPECT_THAT(r.err, HasSubstr("2 errors in the seed\nnothing was declared"));
   EXPECT_THAT(r.err, Not(HasSubstr("default/fine")));
   EXPECT_EQ(writes(), 0u);
 
