@@ -11,12 +11,14 @@
 
 #include "cli/completion.h"
 #include "cli/fit_command.h"
+#include "cli/man_page.h"
 #include "cli/operator_command.h"
 #include "cli/plant_command.h"
 #include "cli/scheduler_command.h"
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
 #include "model/json_indent.h"
+#include "model/strings.h"
 #include "model/yaml.h"
 #include "plan/planner.h"
 #include "plan/render.h"
@@ -138,6 +140,12 @@ int main(int argc, char** argv) {
       "  source <(planter completion zsh)\n"
       "  planter completion fish | source");
 
+  auto* man = app.add_subcommand("man", "Print the manual page planter(1): planter man | man -l -");
+  man->footer(
+      "Examples:\n"
+      "  planter man | man -l -\n"
+      "  planter man > /usr/local/share/man/man1/planter.1");
+
   std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
   std::string commands;
   for (const CLI::App* c : all)
@@ -175,16 +183,46 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const CLI::App* c : all) known = known || c->get_name() == argv[1];
     if (!known) {
-      fmt::print(stderr,
-                 "error: unknown command \"{}\" for \"{}\"\n\nCommands:\n{}\nRun "
-                 "'{} --help' for usage.\n",
-                 argv[1], program, commands, program);
+      // kubectl's suggestions: the commands within two edits of the word (or starting with it).
+      std::string suggested;
+      for (const CLI::App* c : all)
+        if (edit_distance(argv[1], c->get_name()) <= 2 ||
+            (std::string_view(argv[1]).size() > 1 && c->get_name().starts_with(argv[1])))
+          suggested += "\t" + c->get_name() + "\n";
+      fmt::print(stderr, "error: unknown command \"{}\" for \"{}\"\n\n", argv[1], program);
+      if (!suggested.empty())
+        fmt::print(stderr, "Did you mean this?\n{}\n", suggested);
+      else
+        fmt::print(stderr, "Commands:\n{}\n", commands);
+      fmt::print(stderr, "Run '{} --help' for usage.\n", program);
       return kExitBadInput;
     }
   }
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown flag: the command's flags nearest to it, as a "did you mean".
+    int rc = app.exit(e);
+    CLI::App* sub = nullptr;
+    for (CLI::App* c : all)
+      if (argc > 1 && c->get_name() == argv[1]) sub = c;
+    for (int i = 2; sub && i < argc; ++i) {
+      std::string_view arg = argv[i];
+      if (arg == "--") break;
+      if (!arg.starts_with("--")) continue;
+      std::string_view name = arg.substr(2, arg.find('=') - std::min(arg.find('='), size_t{2}));
+      bool known = false;
+      std::string suggested;
+      for (const CLI::Option* o : sub->get_options())
+        for (const std::string& l : o->get_lnames()) {
+          known = known || l == name;
+          if (edit_distance(name, l) <= 2) suggested += "\t--" + l + "\n";
+        }
+      if (!known && !suggested.empty())
+        fmt::print(stderr, "\n{}: did you mean this?\n{}", arg, suggested);
+    }
+    return rc == 0 ? kExitOk : kExitBadInput;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitBadInput;
@@ -202,6 +240,10 @@ int main(int argc, char** argv) {
     }
     if (*completion) {
       print_text(cli::completion_script(app, shell));
+      return kExitOk;
+    }
+    if (*man) {
+      print_text(cli::man_page(app, PLANTER_VERSION));
       return kExitOk;
     }
     if (*plan) {

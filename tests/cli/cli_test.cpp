@@ -140,6 +140,30 @@ TEST(Cli, VersionAndUnknownCommandsAnswerAsKubectlDoes) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
   EXPECT_EQ(planter("version -o=yaml").out, std::string("version: ") + PLANTER_VERSION + "\n");
+  // A mistyped command or flag: the nearest ones, as kubectl suggests commands.
+  r = planter("plnat seed.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("Did you mean this?\n\tplan\n\tplant\n"), std::string::npos) << r.err;
+  r = planter("plant --tmieout 5 seed.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--tmieout: did you mean this?\n\t--timeout\n"), std::string::npos) << r.err;
+}
+
+// `planter man`: planter(1) in roff, every command and its flags, the exit codes; man renders it.
+TEST(Cli, TheManualPageNamesEveryCommandAndFlag) {
+  Result r = planter("man");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(std::string(".TH PLANTER 1 \"\" \"planter ") + PLANTER_VERSION, 0), 0u)
+      << r.out.substr(0, 200);
+  for (const char* section : {".SH NAME\n", ".SH SYNOPSIS\n", ".SH COMMANDS\n", ".SH EXIT STATUS\n",
+                              ".SH ENVIRONMENT\n", ".SH EXAMPLES\n"})
+    EXPECT_NE(r.out.find(section), std::string::npos) << section;
+  for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "diff", "sim",
+                          "operator", "scheduler", "install", "completion", "man"})
+    EXPECT_NE(r.out.find(fmt::format(".SS {}\n", cmd)), std::string::npos) << cmd;
+  for (const char* flag : {"\\-\\-timeout", "\\-\\-force\\-conflicts", "\\-\\-sim"})
+    EXPECT_NE(r.out.find(fmt::format(".B {}", flag)), std::string::npos) << flag;
+  EXPECT_NE(r.out.find(".B 2\nBad input"), std::string::npos);
 }
 
 // `planter completion bash` loads in bash and completes commands, a command's flags and the values
@@ -287,7 +311,7 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
   ss << in.rdbuf();
   std::string doc = ss.str();
   for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "diff", "sim",
-                          "operator", "scheduler", "install", "completion"}) {
+                          "operator", "scheduler", "install", "completion", "man"}) {
     SCOPED_TRACE(cmd);
     EXPECT_NE(doc.find(fmt::format("\n## planter {}\n", cmd)), std::string::npos);
     Result help = planter(fmt::format("{} --help", cmd));
@@ -307,7 +331,7 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
         named = named || doc.find(flag + after) != std::string::npos;
       EXPECT_TRUE(named) << flag << " is not in docs/cli.md";
     }
-    if (std::string_view(cmd) != "completion") {  // its one argument: SHELL
+    if (std::string_view(cmd) != "completion" && std::string_view(cmd) != "man") {  // no flags
       EXPECT_GT(flags, 0u);
     }
   }
