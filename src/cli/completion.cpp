@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <vector>
 
 namespace planter::cli {
@@ -64,7 +65,8 @@ std::vector<Flag> flags_of(const CLI::App& app) {
 std::vector<Command> commands_of(CLI::App& app) {
   std::vector<Command> out;
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    out.push_back({sub->get_name(), short_description(sub->get_description()), flags_of(*sub)});
+    if (!sub->get_group().empty())  // hidden: planter's own helpers
+      out.push_back({sub->get_name(), short_description(sub->get_description()), flags_of(*sub)});
   return out;
 }
 
@@ -87,8 +89,15 @@ std::string bash(CLI::App& app) {
       if (!f.takes_value) continue;
       std::string pattern;
       for (const std::string& n : f.names) pattern += (pattern.empty() ? "" : "|") + n;
-      // A fixed set is offered; any other value falls back to bash's own (file names).
-      value_cases += f.values.empty()
+      // A fixed set is offered; a context, the kubeconfig's (the one on the line, if any); any
+      // other value falls back to bash's own (file names).
+      bool context = std::find(f.names.begin(), f.names.end(), "--context") != f.names.end();
+      value_cases += context ? fmt::format(
+                                   "        {}) COMPREPLY=($(compgen -W \"$(\"${{COMP_WORDS[0]}}\" "
+                                   "__contexts $kubeconfig 2>/dev/null)\" -- \"$cur\")); "
+                                   "return ;;\n",
+                                   pattern)
+                     : f.values.empty()
                          ? fmt::format("        {}) return ;;\n", pattern)
                          : fmt::format(
                                "        {}) COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")); "
@@ -115,6 +124,11 @@ std::string bash(CLI::App& app) {
       "      -*) ;;\n"
       "      *) cmd=\"${{COMP_WORDS[i]}}\"; break ;;\n"
       "    esac\n"
+      "  done\n"
+      "  local kubeconfig=\"\"\n"
+      "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+      "    [[ \"${{COMP_WORDS[i]}}\" == --kubeconfig ]] && "
+      "kubeconfig=\"--kubeconfig ${{COMP_WORDS[i+1]}}\"\n"
       "  done\n"
       "  if [[ -z \"$cmd\" ]]; then\n"
       "    COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n"
@@ -149,7 +163,10 @@ std::string fish(CLI::App& app) {
         for (const std::string& n : f.names)
           names += n.starts_with("--") ? " -l " + n.substr(2) : " -s " + n.substr(1);
         std::string value;
-        if (f.takes_value)
+        bool context = std::find(f.names.begin(), f.names.end(), "--context") != f.names.end();
+        if (context)
+          value = fmt::format(" -x -a '({} __contexts)'", program);
+        else if (f.takes_value)
           value = f.values.empty() ? " -r -F" : " -x -a " + fish_quote(join(f.values));
         out += fmt::format("complete -c {} -n {}{}{} -d {}\n", program, when, names, value,
                            fish_quote(f.description));

@@ -17,6 +17,7 @@
 #include "cli/scheduler_command.h"
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
+#include "kube/kubeconfig.h"
 #include "model/json_indent.h"
 #include "model/strings.h"
 #include "model/yaml.h"
@@ -146,10 +147,17 @@ int main(int argc, char** argv) {
       "  planter man | man -l -\n"
       "  planter man > /usr/local/share/man/man1/planter.1");
 
+  // For the completion scripts: the contexts of the kubeconfig kubectl would read (hidden).
+  std::string contexts_kubeconfig;
+  auto* contexts = app.add_subcommand("__contexts", "The kubeconfig's contexts, one per line");
+  contexts->group("");
+  contexts->add_option("--kubeconfig", contexts_kubeconfig, "Kubeconfig file");
+
   std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
   std::string commands;
   for (const CLI::App* c : all)
-    commands += fmt::format("  {:<10} {}\n", c->get_name(), c->get_description());
+    if (!c->get_group().empty())
+      commands += fmt::format("  {:<10} {}\n", c->get_name(), c->get_description());
   // No command at all: kubectl's answer, its description, the commands and how to use them (on
   // stdout, exit 0), instead of CLI11's "A subcommand is required".
   if (argc == 1) {
@@ -244,6 +252,13 @@ int main(int argc, char** argv) {
     }
     if (*man) {
       print_text(cli::man_page(app, PLANTER_VERSION));
+      return kExitOk;
+    }
+    if (*contexts) {
+      auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(
+          contexts_kubeconfig));  // nothing to offer when there is none
+      if (config)
+        for (const std::string& c : config->contexts()) fmt::print("{}\n", c);
       return kExitOk;
     }
     if (*plan) {

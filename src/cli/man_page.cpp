@@ -66,6 +66,7 @@ std::string man_page(CLI::App& app, const std::string& version) {
       "hold.\n";
   out += ".SH COMMANDS\n";
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_group().empty()) continue;  // hidden: the completion scripts' helper
     out += ".SS " + roff(sub->get_name()) + "\n" + roff(sub->get_description()) + "\n";
     options_of(*sub, out);
     if (!sub->get_footer().empty()) out += ".PP\n.nf\n" + roff(sub->get_footer()) + "\n.fi\n";

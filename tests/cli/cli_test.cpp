@@ -182,6 +182,20 @@ TEST(Cli, CompletionScriptsLoadInBashAndComplete) {
   EXPECT_EQ(complete("planter plan -o \"\"").out, "table wide json yaml dot mermaid\n");
   EXPECT_EQ(complete("planter plant --ti").out, "--timeout --timeline\n");
   EXPECT_EQ(complete("kubectl-planter version -").out, "-h --help -o --output\n");
+  // --context: the contexts of the kubeconfig on the line (planter asks itself, on PATH).
+  fs::path kubeconfig = script.string() + ".kubeconfig";
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: edge-a\n"
+                               "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"
+                               "users: [{name: u, user: {token: t}}]\n"
+                               "contexts: [{name: edge-a, context: {cluster: c, user: u}}, "
+                               "{name: edge-b, context: {cluster: c, user: u}}]\n";
+  r = planter(fmt::format(
+      "completion bash > '{0}' && PATH='{2}':\"$PATH\" bash -c 'source \"{0}\" && "
+      "COMP_WORDS=(planter plant --kubeconfig {1} --context edge) && "
+      "COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)) && _planter && echo \"${{COMPREPLY[*]}}\"'",
+      script.string(), kubeconfig.string(), fs::path(PLANTER_BINARY).parent_path().string()));
+  EXPECT_EQ(r.out, "edge-a edge-b\n") << r.err;
+  fs::remove(kubeconfig);
   for (const char* shell : {"zsh", "fish"}) {
     Result s = planter(fmt::format("completion {}", shell));
     EXPECT_EQ(s.code, 0) << s.err;
