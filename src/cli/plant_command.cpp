@@ -32,6 +32,10 @@ void add_target_flags(CLI::App* cmd, PlantFlags& f) {
                   "With --sim: write the fleet's kubeconfig here");
   cmd->add_option("--sim-audit-log", f.sim_audit_log,
                   "With --sim: the fleet's audit log (JSON lines)");
+  cmd->add_option("--sim-clusters", f.sim_clusters,
+                  "With --sim: workload clusters edge1..edgeN that exist before planting (each "
+                  "with a Cluster in the default namespace), as planter sim --clusters N")
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--seed-name", f.seed_name,
                   "The seed's name in the planter.nephio.org/seed label (default: from the first "
                   "source: its file name, or its folder's for seed.yaml)");

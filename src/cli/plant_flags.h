@@ -17,6 +17,7 @@ struct PlantFlags {
   bool keep = false;       // with --sim: keep serving afterwards, until Ctrl-C
   std::string sim_kubeconfig_out;
   std::string sim_audit_log;
+  int sim_clusters = 0;  // with --sim: existing workload clusters edge1..edgeN
   std::string timeline;  // FILE.html, or FILE.svg for the chart alone
   std::string report;    // FILE.json
   std::string trace;     // FILE.json: Chrome trace events (Perfetto)

@@ -141,6 +141,7 @@ Result<Targets> connect_management(const PlantFlags& f) {
     SimFlags sf;
     sf.port = 0;
     sf.audit_log = f.sim_audit_log;
+    sf.clusters = f.sim_clusters;
     auto options = sim_server_options(sf);
     if (!options) return options.error();
     auto server = sim::Server::create(std::move(options.value()));
