@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -349,6 +350,49 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
       EXPECT_GT(flags, 0u);
     }
   }
+}
+
+// Every YAML block of the docs and the README that holds whole objects (an apiVersion and a kind
+// at the top) is a seed a reader may paste: `planter plan` plans it. A block that drifts from the
+// binary (a field renamed, a fragment passed off as an object) fails here, named by file:line.
+TEST(Cli, EveryWholeYamlBlockOfTheDocsPlans) {
+  std::vector<fs::path> docs = {fs::path(PLANTER_SOURCE_DIR) / "README.md"};
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(PLANTER_SOURCE_DIR) / "docs"))
+    if (e.path().extension() == ".md") docs.push_back(e.path());
+  std::sort(docs.begin(), docs.end());
+  size_t planned = 0;
+  for (const fs::path& doc : docs) {
+    std::ifstream in(doc);
+    std::string line, block;
+    int number = 0, start = 0;
+    bool in_yaml = false;
+    while (std::getline(in, line)) {
+      ++number;
+      if (!in_yaml && line == "```yaml") {
+        in_yaml = true;
+        block.clear();
+        start = number + 1;
+        continue;
+      }
+      if (!in_yaml) continue;
+      if (line != "```") {
+        block += line + "\n";
+        continue;
+      }
+      in_yaml = false;
+      bool whole =
+          block.rfind("apiVersion:", 0) == 0 || block.find("\napiVersion:") != std::string::npos;
+      whole = whole && (block.rfind("kind:", 0) == 0 || block.find("\nkind:") != std::string::npos);
+      if (!whole) continue;
+      fs::path seed = fs::temp_directory_path() / fmt::format("planter-doc-{}.yaml", ::getpid());
+      std::ofstream(seed) << block;
+      Result r = planter(fmt::format("plan '{}'", seed.string()));
+      EXPECT_EQ(r.code, 0) << doc.filename().string() << ":" << start << ": " << r.err;
+      fs::remove(seed);
+      ++planned;
+    }
+  }
+  EXPECT_GE(planned, 7u);
 }
 
 TEST(Cli, MissingSeedFileExits2) {
