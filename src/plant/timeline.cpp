@@ -41,7 +41,7 @@ constexpr PartStyle kStyle[kParts] = {
     {"w-api", "#81b4e0", "waiting for a kind to be served"},
     {"w-namespace", "#8fd0c9", "waiting for a Namespace"},
     {"w-ready", "#f3d27a", "waiting for an object to be ready"},
-    {"w-room", "#f0a6a0", "waiting for room on nodes"},
+    {"w-room", "#f0a6a0", "waiting for nodes (room, configuration, a scheduler)"},
     {"w-retry", "#c9c9c9", "retry after the server's answer"},
     {"queued", "#cfe8d2", "apply queued in planter"},
     {"onwire", "#3f8f54", "apply on the wire"},

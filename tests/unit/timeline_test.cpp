@@ -150,7 +150,7 @@ TEST_F(TimelineTest, TicksAreEvenAndTheLegendNamesWhatAppears) {
        {"waiting for a Namespace", "retry after the server's answer", "apply queued in planter",
         "apply on the wire", "declared", "critical path"})
     EXPECT_THAT(svg, HasSubstr(std::string(">") + item + "</text>")) << item;
-  EXPECT_THAT(svg, Not(HasSubstr("waiting for room on nodes")));
+  EXPECT_THAT(svg, Not(HasSubstr("waiting for nodes (room, configuration, a scheduler)")));
   EXPECT_THAT(svg, Not(HasSubstr("waiting for a cluster")));
 
   std::string html = render_timeline_html(plan_, out_, "demo");
