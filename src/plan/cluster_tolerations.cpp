@@ -19,14 +19,12 @@ Result<fit::ClusterToleration> read_toleration(const json::value& v, size_t i) {
   if (!v.is_object()) return Error{fmt::format("[{}] is not an object", i)};
   fit::ClusterToleration t;
   for (const auto& [k, value] : v.get_object()) {
-    auto text = [&]() -> Result<std::string> {
-      if (!value.is_string()) return Error{fmt::format("[{}].{} must be a string", i, k)};
-      return std::string(value.get_string());
-    };
     if (k == "key" || k == "operator" || k == "value" || k == "effect") {
-      auto s = text();
-      if (!s) return s.error();
-      (k == "key" ? t.key : k == "operator" ? t.op : k == "value" ? t.value : t.effect) = *s;
+      if (!value.is_string()) return Error{fmt::format("[{}].{} must be a string", i, k)};
+      (k == "key"        ? t.key
+       : k == "operator" ? t.op
+       : k == "value"    ? t.value
+                         : t.effect) = std::string(value.get_string());
     } else if (k == "tolerationSeconds") {
       if (!value.is_int64() || value.get_int64() < 0)
         return Error{
