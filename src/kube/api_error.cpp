@@ -29,13 +29,15 @@ bool ApiError::immutable() const {
   return says_immutable(message);
 }
 
-std::vector<std::string> ApiError::immutable_fields() const {
-  std::vector<std::string> out;
-  if (!invalid()) return out;
+std::string ApiError::immutable_fields() const {
+  std::vector<std::string_view> fields;
   for (const StatusCause& c : causes)
     if (says_immutable(c.message) && !c.field.empty() &&
-        std::find(out.begin(), out.end(), c.field) == out.end())
-      out.push_back(c.field);
+        std::find(fields.begin(), fields.end(), c.field) == fields.end())
+      fields.push_back(c.field);
+  if (fields.empty()) return "a field";
+  std::string out;
+  for (std::string_view f : fields) out += (out.empty() ? "" : ", ") + std::string(f);
   return out;
 }
 

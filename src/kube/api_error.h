@@ -52,8 +52,9 @@ struct ApiError {
   // immutable" (a Job's template, a Deployment's selector, a PodGroup's spec), or RBAC's "cannot
   // change roleRef". Only a delete and a create can make such a change.
   bool immutable() const;
-  // The fields an immutable() refusal names ("spec.selector"), in the server's order.
-  std::vector<std::string> immutable_fields() const;
+  // The fields an immutable() refusal names, in the server's order and comma-separated
+  // ("spec.selector, spec.template"); "a field" when its causes name none.
+  std::string immutable_fields() const;
   bool transport() const { return code == 0 && reason == "Transport"; }
   // Worth trying again later: throttled, unavailable, a server error, or no answer at all.
   bool transient() const { return code == 0 ? reason == "Transport" : code == 429 || code >= 500; }

@@ -181,9 +181,7 @@ std::vector<ObjectDiff> diff_seed(const Plan& plan,
       const kube::ApiError& e = merged.error();
       if (e.immutable() && replaced_on_immutable(plan.object_of(plan.units[u]))) {
         d.state = ObjectDiff::State::kReplaced;
-        for (const std::string& f : e.immutable_fields())
-          d.note += (d.note.empty() ? "" : ", ") + f;
-        if (d.note.empty()) d.note = "a field";
+        d.note = e.immutable_fields();
         d.merged = a.sent;
         strip(*d.merged);
         if (a.live && *a.live) {  // what the new object has afresh is no change to show

@@ -487,10 +487,7 @@ class Engine {
   void replace(size_t u, const kube::ApiError& refusal) {
     UnitRecord& rec = records_[u];
     const Unit& unit = plan_.units[u];
-    std::string fields;
-    for (const std::string& f : refusal.immutable_fields())
-      fields += (fields.empty() ? "" : ", ") + f;
-    rec.replacing = fields.empty() ? "a field" : fields;
+    rec.replacing = refusal.immutable_fields();
     kube::DeleteOptions background;
     background.propagation_policy = "Background";  // what it owns goes after it, not before
     bool sent = fleet_->remove(unit, plan_.object_of(unit).ref, background,

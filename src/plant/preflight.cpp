@@ -254,10 +254,7 @@ PreflightOutcome preflight(const Plan& plan,
     const Object& o = plan.object_of(unit);
     if (a.error->immutable() && replaced_on_immutable(o)) {
       ++out.checked;
-      std::string fields;
-      for (const std::string& f : a.error->immutable_fields())
-        fields += (fields.empty() ? "" : ", ") + f;
-      out.replaced.emplace_back(a.unit, fields.empty() ? "a field" : fields);
+      out.replaced.emplace_back(a.unit, a.error->immutable_fields());
       continue;
     }
     if (!a.owner.empty()) {
