@@ -146,29 +146,18 @@ std::vector<plant::ChoiceRecord> choose_all(const Plan& plan, Clusters& clusters
     for (uint32_t index : choice.candidates) {
       const ClusterInfo& info = plan.clusters[index];
       const std::string& name = info.name;
-      std::optional<std::string> domain = spread_domain(info, choice);
-      fit::TaintJudgement taint = fit::judge_taints(info.taints, choice.tolerations, now);
+      candidates.push_back(choice_candidate(info, choice, now));
       if (clusters.made_by_seed.contains(name)) {
-        candidates.push_back({name,
-                              false,
-                              "the seed makes this cluster: planter reads it while planting",
-                              {},
-                              domain,
-                              taint});
+        candidates.back().why = "the seed makes this cluster: planter reads it while planting";
         continue;
       }
       const ClusterRead& c = clusters.of(name);
       if (!c.error.empty()) {
-        candidates.push_back(
-            {name, false, "cannot read the cluster: " + c.error, {}, domain, taint});
+        candidates.back().why = "cannot read the cluster: " + c.error;
         continue;
       }
-      fit::GroupFit fit =
-          fit::fit_group_on(group, visit(c.nodes), visit(c.pods), {}, visit(c.volumes));
-      candidates.push_back(
-          {name, fit.fits, fit.fits ? std::string() : fit.why, fit.left, domain, taint});
-      candidates.back().labels = &info.labels;
-      candidates.back().nodes = fit.nodes;
+      candidates.back().with(
+          fit::fit_group_on(group, visit(c.nodes), visit(c.pods), {}, visit(c.volumes)));
     }
     out.push_back({choice.name, fit::choose_clusters(choice.count, candidates, {}, choice.spread,
                                                      choice.preferences)});

@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fit/group.h"
 
 namespace planter::fit {
 
@@ -50,22 +55,24 @@ void choose_spread_into(ClusterChoiceResult& out, int64_t count,
                         const std::vector<std::string>& kept, const ClusterSpread& spread) {
   std::vector<SpreadCandidate> in;
   in.reserve(candidates.size());
+  std::unordered_set<std::string_view> recorded(kept.begin(), kept.end());
   int64_t keeping = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const ClusterCandidate& c = candidates[i];
-    bool was = keeping < count && std::find(kept.begin(), kept.end(), c.name) != kept.end();
+    bool was = keeping < count && recorded.contains(c.name);
     keeping += was ? 1 : 0;
     in.push_back({c.name, c.domain, c.fits, was, out.ranked[i].score});
   }
   SpreadChoice chosen = choose_spread(count, in, spread);
   out.skew = chosen.skew;
   out.why = std::move(chosen.why);
-  for (const std::string& name : kept)
-    for (size_t i : chosen.chosen)
-      if (candidates[i].name == name && !out.ranked[i].chosen) {
-        out.ranked[i].chosen = out.ranked[i].kept = true;
-        out.chosen.push_back(name);
-      }
+  std::unordered_map<std::string_view, size_t> taken;  // name -> candidate, of the chosen
+  for (size_t i : chosen.chosen) taken.emplace(candidates[i].name, i);
+  for (const std::string& name : kept)  // kept ones first, in the order they were recorded
+    if (auto it = taken.find(name); it != taken.end() && !out.ranked[it->second].chosen) {
+      out.ranked[it->second].chosen = out.ranked[it->second].kept = true;
+      out.chosen.push_back(name);
+    }
   for (size_t i : chosen.chosen)
     if (!out.ranked[i].chosen) {
       out.ranked[i].chosen = true;
@@ -148,29 +155,36 @@ void rank(ClusterChoiceResult& out) {
 
 }  // namespace
 
+ClusterCandidate& ClusterCandidate::with(const GroupFit& fit) {
+  fits = fit.fits;
+  why = fit.fits ? std::string() : fit.why;
+  left = fit.left;
+  nodes = fit.nodes;
+  return *this;
+}
+
 ClusterChoiceResult choose_clusters(int64_t count, const std::vector<ClusterCandidate>& candidates,
                                     const std::vector<std::string>& kept,
                                     const ClusterSpread& spread,
                                     const std::vector<ClusterPreference>& preferences) {
-  auto judged = [&](const std::string& name) {
-    for (const ClusterCandidate& c : candidates)
-      if (c.name == name) return c.taint.verdict;
-    return TaintVerdict::kNone;
-  };
+  bool tainted = std::any_of(candidates.begin(), candidates.end(), [](const ClusterCandidate& c) {
+    return c.taint.verdict != TaintVerdict::kNone;
+  });
+  if (!tainted) return choose_fitting(count, candidates, kept, spread, preferences);
+  std::unordered_set<std::string_view> refused;
+  for (const ClusterCandidate& c : candidates)
+    if (c.taint.verdict == TaintVerdict::kRefused) refused.insert(c.name);
   std::vector<std::string> keep;  // a NoSelect taint takes a kept cluster back
   for (const std::string& name : kept)
-    if (judged(name) != TaintVerdict::kRefused) keep.push_back(name);
-  auto in_keep = [&](const std::string& name) {
-    return std::find(keep.begin(), keep.end(), name) != keep.end();
-  };
+    if (!refused.contains(name)) keep.push_back(name);
+  std::unordered_set<std::string_view> keeping(keep.begin(), keep.end());
   // First without the clusters a taint would rather leave out; with them if it must.
   std::vector<ClusterCandidate> masked = candidates;
   bool preferred_out = false;
   for (ClusterCandidate& c : masked) {
     TaintVerdict v = c.taint.verdict;
-    bool out = v == TaintVerdict::kRefused ||
-               (v == TaintVerdict::kOnlyIfKept && !in_keep(c.name)) ||
-               (v == TaintVerdict::kPreferNot && !in_keep(c.name));
+    bool out =
+        v == TaintVerdict::kRefused || (v != TaintVerdict::kNone && !keeping.contains(c.name));
     if (!out) continue;
     preferred_out = preferred_out || (v == TaintVerdict::kPreferNot && c.fits);
     if (c.fits) c.why = c.taint.why;

@@ -30,6 +30,8 @@
 
 namespace planter::fit {
 
+struct GroupFit;  // fit/group.h
+
 struct ClusterCandidate {
   std::string name;
   bool fits = false;
@@ -39,6 +41,9 @@ struct ClusterCandidate {
   TaintJudgement taint;               // its taints against the choice's tolerations
   const Labels* labels = nullptr;     // for preferences: the cluster's labels
   int64_t nodes = 0;                  // for preferences: its schedulable nodes
+
+  // Whether the group fits it, why not, and what it has left (fit_group's answer).
+  ClusterCandidate& with(const GroupFit& fit);
 };
 
 struct ScoredCandidate {

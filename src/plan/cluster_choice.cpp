@@ -33,11 +33,16 @@ std::string cluster_names(const Inventory& inventory, const std::vector<uint32_t
 
 }  // namespace
 
-std::optional<std::string> spread_domain(const ClusterInfo& cluster, const ClusterChoice& choice) {
-  if (choice.spread.key.empty()) return std::nullopt;
-  auto it = cluster.labels.find(choice.spread.key);
-  if (it == cluster.labels.end()) return std::nullopt;
-  return it->second;
+fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const ClusterChoice& choice,
+                                       std::chrono::system_clock::time_point now) {
+  fit::ClusterCandidate c;
+  c.name = cluster.name;
+  if (!choice.spread.key.empty())
+    if (auto it = cluster.labels.find(choice.spread.key); it != cluster.labels.end())
+      c.domain = it->second;
+  c.taint = fit::judge_taints(cluster.taints, choice.tolerations, now);
+  c.labels = &cluster.labels;
+  return c;
 }
 
 ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const SeedIndex& index,
@@ -59,27 +64,18 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
     const auto* text = string_in(notes, kClusterCountAnnotation);
     const Object& o = objects[i];
     if (!text) {
-      if (string_in(notes, kClusterSpreadAnnotation))
-        diags.add(
-            o.where(), o.display(),
-            fmt::format("{} spreads a choice of clusters, and the object chooses none (no {})",
-                        kClusterSpreadAnnotation, kClusterCountAnnotation),
-            "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
-            "spread");
-      if (string_in(notes, kClusterPreferencesAnnotation))
-        diags.add(o.where(), o.display(),
-                  fmt::format("{} ranks the clusters a choice takes, and the object chooses none "
-                              "(no {})",
-                              kClusterPreferencesAnnotation, kClusterCountAnnotation),
-                  "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
-                  "preferences");
-      if (string_in(notes, kClusterTolerationsAnnotation))
-        diags.add(o.where(), o.display(),
-                  fmt::format("{} tolerates taints of the clusters a choice takes, and the object "
-                              "chooses none (no {})",
-                              kClusterTolerationsAnnotation, kClusterCountAnnotation),
-                  "add planter.nephio.org/cluster-count and a cluster-selector, or remove the "
-                  "tolerations");
+      // What only a choice of clusters reads, on an object that makes none.
+      for (auto [key, what] :
+           {std::pair{kClusterSpreadAnnotation, "spreads"},
+            std::pair{kClusterPreferencesAnnotation, "ranks the clusters of"},
+            std::pair{kClusterTolerationsAnnotation, "tolerates taints of the clusters of"}})
+        if (string_in(notes, key))
+          diags.add(o.where(), o.display(),
+                    fmt::format("{} {} a choice of clusters, and the object chooses none (no {})",
+                                key, what, kClusterCountAnnotation),
+                    fmt::format("add planter.nephio.org/cluster-count and a cluster-selector, or "
+                                "remove {}",
+                                key));
       continue;
     }
     auto count = parse_count(*text);
@@ -99,42 +95,31 @@ ClusterChoices read_cluster_choices(const std::vector<Object>& objects, const Se
           "add planter.nephio.org/cluster-selector (e.g. tier=edge)");
       continue;
     }
+    // The choice's rules, each read from its annotation when there is one; a malformed one is
+    // said at the object, which then makes no choice.
+    bool readable = true;
+    auto read = [&](std::string_view key, auto parse, auto& into, std::string_view example) {
+      const json::string* text = string_in(notes, key);
+      if (!text || !readable) return;
+      auto parsed = parse(std::string_view(*text));
+      if (parsed) {
+        into = std::move(parsed.value());
+        return;
+      }
+      readable = false;
+      diags.add(o.where(), o.display(), fmt::format("{}: {}", key, parsed.error().message),
+                fmt::format("e.g. {}: {}", key, example));
+    };
     fit::ClusterSpread spread;
-    if (const auto* spread_text = string_in(notes, kClusterSpreadAnnotation)) {
-      auto parsed = parse_cluster_spread(*spread_text);
-      if (!parsed) {
-        diags.add(o.where(), o.display(),
-                  fmt::format("{}: {}", kClusterSpreadAnnotation, parsed.error().message),
-                  "e.g. planter.nephio.org/cluster-spread: "
-                  "\"topologyKey=region,maxSkew=1,whenUnsatisfiable=DoNotSchedule\"");
-        continue;
-      }
-      spread = std::move(parsed.value());
-    }
     std::vector<fit::ClusterToleration> tolerations;
-    if (const auto* listed = string_in(notes, kClusterTolerationsAnnotation)) {
-      auto parsed = parse_cluster_tolerations(*listed);
-      if (!parsed) {
-        diags.add(o.where(), o.display(),
-                  fmt::format("{}: {}", kClusterTolerationsAnnotation, parsed.error().message),
-                  "e.g. planter.nephio.org/cluster-tolerations: '[{\"key\": \"maintenance\", "
-                  "\"operator\": \"Exists\", \"effect\": \"NoSelect\"}]'");
-        continue;
-      }
-      tolerations = std::move(parsed.value());
-    }
     std::vector<fit::ClusterPreference> preferences;
-    if (const auto* listed = string_in(notes, kClusterPreferencesAnnotation)) {
-      auto parsed = parse_cluster_preferences(*listed);
-      if (!parsed) {
-        diags.add(o.where(), o.display(),
-                  fmt::format("{}: {}", kClusterPreferencesAnnotation, parsed.error().message),
-                  "e.g. planter.nephio.org/cluster-preferences: '[{\"weight\": 50, "
-                  "\"selector\": \"region=eu\"}]'");
-        continue;
-      }
-      preferences = std::move(parsed.value());
-    }
+    read(kClusterSpreadAnnotation, parse_cluster_spread, spread,
+         "\"topologyKey=region,maxSkew=1,whenUnsatisfiable=DoNotSchedule\"");
+    read(kClusterTolerationsAnnotation, parse_cluster_tolerations, tolerations,
+         "'[{\"key\": \"maintenance\", \"operator\": \"Exists\", \"effect\": \"NoSelect\"}]'");
+    read(kClusterPreferencesAnnotation, parse_cluster_preferences, preferences,
+         "'[{\"weight\": 50, \"selector\": \"region=eu\"}]'");
+    if (!readable) continue;
     std::string name = stack_of[i] ? "stack " + stacks[*stack_of[i]].name : o.display();
     std::vector<uint32_t> candidates(placements[i].clusters.begin(), placements[i].clusters.end());
     auto [at, fresh] = by_name.try_emplace(name, out.choices.size());

@@ -12,12 +12,14 @@
 // their units, and the Namespaces and CRDs placed only for them, wait for the choice.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fit/cluster_choice.h"
 #include "model/diagnostics.h"
 #include "model/kinds.h"
 #include "model/object.h"
@@ -31,9 +33,12 @@
 
 namespace planter {
 
-// A candidate's domain under a choice's spread: its value of the topology key; nullopt without
-// the label (or without a spread).
-std::optional<std::string> spread_domain(const ClusterInfo& cluster, const ClusterChoice& choice);
+// A cluster as a candidate of `choice` (fit/cluster_choice.h), with what the choice's rules read
+// of it: its domain under the spread, its taints against the tolerations (tolerationSeconds
+// counted at `now`), its labels for the preferences (pointing into `cluster`). Not fitting yet:
+// the caller says whether, and why not, and what it has left.
+fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const ClusterChoice& choice,
+                                       std::chrono::system_clock::time_point now);
 
 struct ClusterChoices {
   std::vector<ClusterChoice> choices;

@@ -143,12 +143,8 @@ class ClusterChoiceGate : public Gate {
       bool gone = link == Fleet::Link::kFailed || (link == Fleet::Link::kAbsent && !info.object);
       if (gone) {
         gone_ones.push_back(name);
-        candidates.push_back({name,
-                              false,
-                              "cannot be read: " + c_.fleet.link_status(name),
-                              {},
-                              spread_domain(info, choice)});
-        candidates.back().taint = fit::judge_taints(info.taints, choice.tolerations, now);
+        candidates.push_back(choice_candidate(info, choice, now));
+        candidates.back().why = "cannot be read: " + c_.fleet.link_status(name);
         continue;
       }
       if (link != Fleet::Link::kLinked) {
@@ -168,11 +164,7 @@ class ClusterChoiceGate : public Gate {
       auto [claims, fresh] = claims_.try_emplace(name);
       if (fresh) claims->second = seed_claims(c_.plan, name);
       fit::GroupFit fit = fit_on_fleet(c_.fleet, name, group_of(c), {}, claims->second);
-      candidates.push_back({name, fit.fits, fit.fits ? std::string() : fit.why, fit.left,
-                            spread_domain(info, choice)});
-      candidates.back().taint = fit::judge_taints(info.taints, choice.tolerations, now);
-      candidates.back().labels = &info.labels;
-      candidates.back().nodes = fit.nodes;
+      candidates.push_back(choice_candidate(info, choice, now).with(fit));
     }
     if (!unread.empty()) {
       s.why = fmt::format(
