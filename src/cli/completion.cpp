@@ -14,6 +14,7 @@ struct Flag {
   std::vector<std::string> names;  // "-o", "--output"
   bool takes_value = false;
   std::vector<std::string> values;  // a fixed set (CLI::IsMember), else any (a file, say)
+  bool context = false;             // --context: the kubeconfig's contexts
   std::string description;
 };
 
@@ -56,6 +57,7 @@ std::vector<Flag> flags_of(const CLI::App& app) {
     for (const std::string& l : o->get_lnames()) f.names.push_back("--" + l);
     f.takes_value = o->get_items_expected_max() > 0 && o->get_type_size_min() > 0;
     if (f.takes_value) f.values = member_values(o->get_type_name());
+    f.context = std::find(f.names.begin(), f.names.end(), "--context") != f.names.end();
     f.description = short_description(o->get_description());
     out.push_back(std::move(f));
   }
@@ -91,18 +93,17 @@ std::string bash(CLI::App& app) {
       for (const std::string& n : f.names) pattern += (pattern.empty() ? "" : "|") + n;
       // A fixed set is offered; a context, the kubeconfig's (the one on the line, if any); any
       // other value falls back to bash's own (file names).
-      bool context = std::find(f.names.begin(), f.names.end(), "--context") != f.names.end();
-      value_cases += context ? fmt::format(
-                                   "        {}) COMPREPLY=($(compgen -W \"$(\"${{COMP_WORDS[0]}}\" "
-                                   "__contexts $kubeconfig 2>/dev/null)\" -- \"$cur\")); "
+      value_cases +=
+          f.context ? fmt::format(
+                          "        {}) COMPREPLY=($(compgen -W \"$(\"${{COMP_WORDS[0]}}\" "
+                          "__contexts $kubeconfig 2>/dev/null)\" -- \"$cur\")); "
+                          "return ;;\n",
+                          pattern)
+          : f.values.empty() ? fmt::format("        {}) return ;;\n", pattern)
+                             : fmt::format(
+                                   "        {}) COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")); "
                                    "return ;;\n",
-                                   pattern)
-                     : f.values.empty()
-                         ? fmt::format("        {}) return ;;\n", pattern)
-                         : fmt::format(
-                               "        {}) COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")); "
-                               "return ;;\n",
-                               pattern, join(f.values));
+                                   pattern, join(f.values));
     }
     cases += fmt::format(
         "    {})\n"
@@ -163,8 +164,7 @@ std::string fish(CLI::App& app) {
         for (const std::string& n : f.names)
           names += n.starts_with("--") ? " -l " + n.substr(2) : " -s " + n.substr(1);
         std::string value;
-        bool context = std::find(f.names.begin(), f.names.end(), "--context") != f.names.end();
-        if (context)
+        if (f.context)
           value = fmt::format(" -x -a '({} __contexts)'", program);
         else if (f.takes_value)
           value = f.values.empty() ? " -r -F" : " -x -a " + fish_quote(join(f.values));

@@ -26,7 +26,6 @@ namespace {
 // error (a refusal, no answer, no diff program).
 int diff_prepared(const PlantFlags& f, Prepared& p) {
   p.interrupts->doing("diffing the seed");
-  p.interrupts->nothing_done("nothing was written");
   plant::DiffOptions o;
   o.seed_name = p.seed_name;
   o.client = client_options(f.client);

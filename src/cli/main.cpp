@@ -194,8 +194,9 @@ int main(int argc, char** argv) {
       // kubectl's suggestions: the commands within two edits of the word (or starting with it).
       std::string suggested;
       for (const CLI::App* c : all)
-        if (edit_distance(argv[1], c->get_name()) <= 2 ||
-            (std::string_view(argv[1]).size() > 1 && c->get_name().starts_with(argv[1])))
+        if (!c->get_group().empty() &&  // not the hidden helpers
+            (edit_distance(argv[1], c->get_name()) <= 2 ||
+             (std::string_view(argv[1]).size() > 1 && c->get_name().starts_with(argv[1]))))
           suggested += "\t" + c->get_name() + "\n";
       fmt::print(stderr, "error: unknown command \"{}\" for \"{}\"\n\n", argv[1], program);
       if (!suggested.empty())

@@ -37,9 +37,7 @@ std::string names_of(const CLI::Option& o) {
 
 void options_of(const CLI::App& app, std::string& out) {
   for (const CLI::Option* o : app.get_options()) {
-    if (o->get_lnames().empty() && o->get_snames().empty()) {
-      if (o->get_name().empty()) continue;  // positional: in the synopsis
-    }
+    if (!o->nonpositional() && o->get_name().empty()) continue;
     std::string names = o->nonpositional() ? names_of(*o) : o->get_name();
     if (names == "-h, --help") continue;  // said once, below
     bool value = o->get_items_expected_max() > 0 && o->get_type_size_min() > 0;

@@ -21,7 +21,6 @@ namespace {
 
 constexpr std::string_view kFields[] = {"selector",  "atomic",     "colocate", "separateFrom",
                                         "dedicated", "coschedule", "clusters", "topology"};
-// docs/limits.md: the most clusters one choice takes.
 constexpr int64_t kMaxMinCount = 2147483647;  // a PodGroup's minCount is an int32
 
 struct Reader {
