@@ -47,13 +47,15 @@ class PodGroupProtection : public WorkloadController {
           reconcile(ns, name);
         }) {
     queue_.follow(kProtectedGroups);
-    // A pod that joins a group comes, ends or goes: its group is looked at again.
+    // A pod that joins a group (its schedulingGroup is immutable) comes, ends or goes: its group
+    // is looked at again. A bound pod that still runs changes nothing here, as upstream's filter.
     kit_.watch("/pods", [this](const Change& ch) {
-      for (const StoredObject& pod : {ch.object, ch.previous})
-        if (pod) {
-          std::string group = joined_group(*pod);
-          if (!group.empty()) queue_.add(ch.ns, group);
-        }
+      const json::object& pod = *ch.object;  // a deletion's: the last state
+      std::string group = joined_group(pod);
+      if (group.empty()) return;
+      bool bound = !string_at(object_at(pod, "spec"), "nodeName").empty();
+      if (ch.type == EventType::kModified && bound && !terminal(pod)) return;
+      queue_.add(ch.ns, group);
     });
   }
 
