@@ -99,6 +99,17 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
                   "worker and goes on after a pause")
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
+  cmd->add_option("--cluster-probe-interval", f.cluster_probe_interval_s,
+                  "Seconds between two probes (GET /readyz) of each provisioned planter Cluster's "
+                  "API server")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--cluster-unreachable-after", f.cluster_unreachable_after_s,
+                  "Seconds a cluster's API server may not answer before the cluster is tainted "
+                  "planter.nephio.org/unreachable:NoSelect (choices of clusters then move its "
+                  "share, after their tolerationSeconds); 0: never taint")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
   add_client_flags(cmd, f.client);
   cmd->footer(
       "Examples:\n"
@@ -142,7 +153,10 @@ int run_operator(const OperatorFlags& f) {
   }
   co.slice = milliseconds_of(f.planting_slice_s);
   co.client = client_options(f.client);
+  co.cluster_health.probe_interval = milliseconds_of(f.cluster_probe_interval_s);
+  co.cluster_health.unreachable_after = milliseconds_of(f.cluster_unreachable_after_s);
   op::Metrics metrics;
+  co.cluster_health.client = co.client;
   co.client.transport.observe = [&metrics](std::string_view cluster, std::string_view method,
                                            int code, double seconds) {
     metrics.observe_request(cluster.empty() ? std::string_view("SELF") : cluster, method, code,

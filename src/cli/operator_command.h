@@ -32,6 +32,8 @@ struct OperatorFlags {
   size_t concurrent_fetches = 8;
   uint32_t shards = 1;
   double planting_slice_s = 30;
+  double cluster_probe_interval_s = 10;
+  double cluster_unreachable_after_s = 50;
   ClientFlags client;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace planter::fit {
 
 namespace {
@@ -49,6 +51,27 @@ TaintJudgement judge_taints(const std::vector<ClusterTaint>& taints,
     out.why = fmt::format("taint {} is not tolerated", taint_text(taint));
   }
   return out;
+}
+
+std::optional<std::chrono::system_clock::time_point> given_up_from(
+    const std::vector<ClusterTaint>& taints, const std::vector<ClusterToleration>& tolerations,
+    std::chrono::system_clock::time_point now) {
+  std::optional<std::chrono::system_clock::time_point> earliest;
+  for (const ClusterTaint& taint : taints) {
+    if (taint.effect != "NoSelect") continue;
+    // Held until the longest toleration that matches it ends; for good by one without an end.
+    std::optional<std::chrono::system_clock::time_point> until = now;
+    for (const ClusterToleration& t : tolerations) {
+      if (!matches(t, taint)) continue;
+      if (!t.seconds || !taint.added) {
+        until.reset();
+        break;
+      }
+      until = std::max(*until, *taint.added + std::chrono::seconds(*t.seconds));
+    }
+    if (until && (!earliest || *until < *earliest)) earliest = until;
+  }
+  return earliest;
 }
 
 }  // namespace planter::fit

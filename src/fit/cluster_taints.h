@@ -23,6 +23,7 @@ namespace planter::fit {
 struct ClusterTaint {
   std::string key, value, effect;  // effect: NoSelect, NoSelectIfNew or PreferNoSelect
   std::optional<std::chrono::system_clock::time_point> added;
+  bool operator==(const ClusterTaint&) const = default;
 };
 
 struct ClusterToleration {
@@ -45,6 +46,17 @@ struct TaintJudgement {
 TaintJudgement judge_taints(const std::vector<ClusterTaint>& taints,
                             const std::vector<ClusterToleration>& tolerations,
                             std::chrono::system_clock::time_point now);
+
+// From when a choice that holds the cluster must give it up (a NoSelect taint it does not
+// tolerate, or no longer: timeAdded plus tolerationSeconds): `now` when that is so already, the
+// time its last toleration ends, or none while the taints leave the cluster to the choice.
+std::optional<std::chrono::system_clock::time_point> given_up_from(
+    const std::vector<ClusterTaint>& taints, const std::vector<ClusterToleration>& tolerations,
+    std::chrono::system_clock::time_point now);
+
+// The taint the operator puts on a cluster whose API has not answered for a while (NoSelect,
+// timeAdded when it stopped answering), and takes off when it answers (docs/placement.md).
+inline constexpr const char* kUnreachableTaint = "planter.nephio.org/unreachable";
 
 // "maintenance=true:NoSelect".
 std::string taint_text(const ClusterTaint& taint);

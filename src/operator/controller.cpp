@@ -30,14 +30,31 @@ void Controller::Impl::reconcile(const std::string& key) {
   std::optional<SeedFacts> facts;
   if (seed) facts = seed_facts(*seed, spec);
   std::optional<RunState> current;
+  std::string given_up;  // why a planted run's choice must move now
   if (auto it = runs.find(key); it != runs.end()) {
     SeedRun& r = *it->second;
     std::lock_guard rl(r.mu);
     current = RunState{r.run_key, r.done, r.failed, Steady::now() >= r.retry_at, r.backoff};
+    if (r.kind == SeedRun::Kind::kPlant && r.phase == "Planted") {
+      GiveUp g = gives_up(r);
+      given_up = std::move(g.why);
+      current->moved = !given_up.empty();
+      if (g.next) {  // a toleration holds a chosen cluster until then: look again at its end
+        auto wait =
+            std::chrono::duration_cast<milliseconds>(*g.next - std::chrono::system_clock::now());
+        enqueue_after(key, std::max(wait, milliseconds(0)) + kAfterTolerationEnds);
+      }
+    }
   }
   Decision d = decide(facts, current, options.retry_min, options.retry_max);
   using Action = Decision::Action;
+  if (d.failover) {
+    log.info("failover", {{"seed", key}, {"why", given_up}});
+    event(*runs[key], "Normal", "Failover",
+          given_up + "; planting again for the choice to take another cluster");
+  }
   if (d.action == Action::kForget) {
+    forget_holds(key);
     stop_run(key);
     std::lock_guard sl(smu);  // nothing more to write for it
     dirty.erase(key);
@@ -110,12 +127,19 @@ std::shared_ptr<SeedRun> Controller::Impl::make_run(const json::object& seed, st
 
 void Controller::Impl::start(const json::object& seed, const SeedSpec& spec, const Decision& d) {
   std::string key = key_of(seed);
+  std::set<std::string> left;  // where the run it replaces left objects to prune
+  if (auto it = runs.find(key); it != runs.end()) {
+    std::lock_guard lock(it->second->mu);
+    left = it->second->left;
+  }
   stop_run(key);
   auto kind =
       d.action == Decision::Action::kUproot ? SeedRun::Kind::kUproot : SeedRun::Kind::kPlant;
   auto run = make_run(seed, d.run_key, kind);
   run->backoff = d.backoff;
   run->replant = replant_of(seed);
+  if (!spec.kept_choices.empty()) run->choices = spec.kept_choices;
+  run->left = std::move(left);
   runs[key] = run;
   auto slices = [this, run, spec, replant = d.replant,
                  confirming = d.confirming]() -> std::optional<milliseconds> {
@@ -276,6 +300,7 @@ Result<bool> Controller::start(uint32_t shard) {
       kube::ResourceQuery{std::string(kSeedApiVersion), "Seed", m.options.watch_namespace, "", ""},
       std::move(h));
   m.informer->start();
+  m.watch_clusters();
   m.planters = std::make_unique<SlicePool>(m.options.workers);
   m.fetchers = std::make_unique<SlicePool>(m.options.fetchers);
   m.worker = std::thread([&m] { m.work(); });
@@ -290,6 +315,7 @@ void Controller::stop() {
     if (m.stopping) return;
     m.stopping = true;
   }
+  if (m.health) m.health->stop();
   m.queue.shut_down();
   m.scv.notify_all();
   if (m.worker.joinable()) m.worker.join();
@@ -303,6 +329,7 @@ void Controller::stop() {
   if (m.fetchers) m.fetchers->stop();
   if (m.planters) m.planters->stop();
   if (m.informer) m.informer->stop();
+  if (m.cluster_informer) m.cluster_informer->stop();
 }
 
 bool Controller::synced() const {

@@ -12,6 +12,11 @@
 // (impersonation); admin objects (planter.nephio.org/user: admin) as the operator itself when the
 // Seed's namespace is one of --admin-namespaces. Status, Events and finalizers are the operator's.
 //
+// Failover: the planter Clusters are watched too; when a cluster a Seed's choice of clusters
+// holds is tainted so that the choice gives it up (planter.nephio.org/unreachable, which
+// cluster_health.h sets, once its tolerationSeconds end), the Seed is planted again: the choice
+// takes another cluster for that share and the Seed's status records it.
+//
 // Threads: one worker for the queue of Seeds to look at; a fixed pool of planting workers
 // (ControllerOptions::workers) that plant and uproot Seeds a slice at a time, so a Seed that waits
 // long holds no worker between slices; one status writer (at most one write per Seed per second,
@@ -24,6 +29,7 @@
 
 #include "daemon/log.h"
 #include "kube/client.h"
+#include "operator/cluster_health.h"
 #include "operator/metrics.h"
 #include "operator/seed_resource.h"
 
@@ -55,6 +61,9 @@ struct ControllerOptions {
   // Seeds are split into this many shards by a stable hash (shards.h); start() says which one
   // this replica plants.
   uint32_t shards = 1;
+  // Probing the workload clusters and tainting those that do not answer (cluster_health.h), on
+  // the replica of shard 0; the failover of every replica's Seeds follows the taints.
+  ClusterHealthOptions cluster_health;
 };
 
 class Controller {

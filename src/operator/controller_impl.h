@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "daemon/time_format.h"
+#include "fit/cluster_taints.h"
 #include "kube/informer.h"
 #include "model/object.h"
 #include "operator/controller.h"
@@ -58,6 +59,9 @@ constexpr milliseconds kFirstPause{500};
 constexpr milliseconds kLongestPause{30'000};
 // How long one look at a planted Seed's health may wait for it (spec.wait).
 constexpr milliseconds kHealthLook{5'000};
+// After a toleration of a chosen cluster's taint ends, the Seed is looked at this much later (the
+// choice, judged at its own clock, then finds it ended).
+constexpr milliseconds kAfterTolerationEnds{20};
 
 [[maybe_unused]] std::string meta(const json::object& o, std::string_view key) {
   return string_field(o, {"metadata", key});
@@ -158,7 +162,16 @@ struct SeedRun {
   std::string health_message;
   // The clusters each cluster choice chose (status.clusterChoices): kept from slice to slice and
   // by later runs.
+  // Until the plan is made (choices_planned), what the Seed's status said, so that a status
+  // written meanwhile keeps them.
   std::optional<std::map<std::string, std::vector<std::string>>> choices;
+  bool choices_planned = false;
+  // Each choice's tolerations of cluster taints, from the plan (kept when the plan goes): what
+  // failover judges the chosen clusters' taints against.
+  std::map<std::string, std::vector<fit::ClusterToleration>> tolerations;
+  // Clusters a choice moved off that the run could not reach to prune (unreachable): once one
+  // answers again, the Seed is planted again and its close prunes there.
+  std::set<std::string> left;
   int64_t drifted_total() const {
     int64_t n = 0;
     for (const auto& [_, count] : *drifted) n += count;
@@ -184,6 +197,16 @@ struct Controller::Impl {
   std::unique_ptr<SlicePool> planters;  // runs plantings and uprootings, a slice at a time
   std::unique_ptr<SlicePool> fetchers;  // reads Seeds' URLs before their planting starts
   uint32_t shard = 0;                   // of options.shards: the one this replica plants
+
+  // Failover (failover.cpp): the planter Clusters watched for their taints, the probes that set
+  // planter.nephio.org/unreachable (shard 0 only), and under fleet_mu each cluster's taints by
+  // name and which Seeds' choices hold which clusters (so that a taint looks again at those).
+  std::unique_ptr<kube::Informer> cluster_informer;
+  std::unique_ptr<ClusterHealth> health;
+  std::mutex fleet_mu;
+  std::map<std::string, std::vector<fit::ClusterTaint>> taints_by_cluster;
+  std::map<std::string, std::set<std::string>> holders;  // cluster -> Seed keys
+  std::map<std::string, std::set<std::string>> held;     // Seed key -> clusters
 
   // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
   std::mutex smu;
@@ -278,6 +301,26 @@ struct Controller::Impl {
   std::optional<milliseconds> uproot_slice(const std::shared_ptr<SeedRun>& run,
                                            const SeedSpec& spec);
 
+  // ---- failover ----
+
+  // Starts watching the planter Clusters (and, on shard 0, probing them).
+  void watch_clusters();
+  // A Cluster came, changed or went: the Seeds whose choices hold it are looked at again.
+  void cluster_seen(const json::object& cluster, bool gone);
+  // Records which clusters a Seed's run holds now, or left objects on (none: forgets the Seed).
+  void hold(const SeedRun& run);
+  void forget_holds(const std::string& key);
+  // For a planted Seed's run (its mu held): why it must be planted again now (empty: it need
+  // not): a chosen cluster to give up, or one it left objects on that answers again; and when the
+  // next chosen cluster must be given up, if a toleration holds one for a while.
+  struct GiveUp {
+    std::string why;
+    std::optional<std::chrono::system_clock::time_point> next;
+  };
+  GiveUp gives_up(const SeedRun& run);
+  void cluster_event(const json::object& cluster, std::string_view type, std::string_view reason,
+                     const std::string& message);
+
   // ---- status ----
 
   void publish(const std::shared_ptr<SeedRun>& run, bool urgent);
@@ -296,6 +339,10 @@ struct Controller::Impl {
 
   void event(const SeedRun& run, std::string_view type, std::string_view reason,
              const std::string& message);
+  // An Event on any object: `involved` is its involvedObject (apiVersion, kind, name, namespace,
+  // uid).
+  void record_event(json::object involved, std::string_view type, std::string_view reason,
+                    const std::string& message);
 };
 
 }  // namespace planter::op

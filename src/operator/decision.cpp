@@ -68,7 +68,11 @@ Decision hold(Decision::Action action, std::string run_key,
 Decision decide(const std::optional<SeedFacts>& seed, const std::optional<RunState>& current,
                 std::chrono::milliseconds retry_min, std::chrono::milliseconds retry_max) {
   using Action = Decision::Action;
-  if (!seed) return Decision{Decision::Finalizer::kKeep, Action::kForget, {}, false, false, {}};
+  if (!seed) {
+    Decision gone;
+    gone.action = Action::kForget;
+    return gone;
+  }
   const SeedFacts& s = *seed;
   if (s.deleting) {
     Decision d;
@@ -84,12 +88,19 @@ Decision decide(const std::optional<SeedFacts>& seed, const std::optional<RunSta
   if (!s.planted) {
     d = hold(Action::kNotPlanted, fmt::format("idle/{}", s.generation), current);
   } else {
-    d = run(Action::kPlant, fmt::format("plant/{}/{}", s.generation, s.replant), current, retry_min,
-            retry_max);
+    std::string key = fmt::format("plant/{}/{}", s.generation, s.replant);
+    d = run(Action::kPlant, key, current, retry_min, retry_max);
     // A replant: the token changed since the seed was last planted. Planted already, as the
     // Seed is now: planting again only confirms it, quietly.
     d.replant = s.last_replant && *s.last_replant != s.replant;
     d.confirming = !d.replant && s.last_phase == "Planted" && s.observed_generation == s.generation;
+    if (d.action == Action::kNothing && current && current->run_key == key && current->moved) {
+      d.action = Action::kPlant;  // the same work again, for the choices to move
+      d.run_key = key;
+      d.backoff = retry_min;
+      d.failover = true;
+      d.confirming = false;
+    }
   }
   if (s.uproot_on_delete != s.has_finalizer)
     d.finalizer = s.uproot_on_delete ? Decision::Finalizer::kAdd : Decision::Finalizer::kRemove;

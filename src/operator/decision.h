@@ -38,6 +38,9 @@ struct RunState {
   bool failed = false;
   bool retry_due = false;  // failed, and its backoff has passed
   std::chrono::milliseconds backoff{0};
+  // Planted, and a cluster one of its choices holds must be given up now (a taint it does not
+  // tolerate any more): the Seed is planted again, and the choice moves that share.
+  bool moved = false;
 };
 
 struct Decision {
@@ -57,6 +60,7 @@ struct Decision {
   std::string run_key;
   bool replant = false;     // kPlant: the token changed since the last plant
   bool confirming = false;  // kPlant: planted already as it is now: plant again quietly
+  bool failover = false;    // kPlant: planted already, but a chosen cluster must be given up
   std::chrono::milliseconds backoff{0};  // kPlant, kUproot: the retry backoff of the new run
 
   bool starts_run() const { return action == Action::kPlant || action == Action::kUproot; }

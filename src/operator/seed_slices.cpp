@@ -1,3 +1,5 @@
+#include <fmt/ranges.h>
+
 #include "operator/controller_impl.h"
 
 namespace planter::op {
@@ -246,11 +248,15 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
   eo.timeout = options.slice;
   {
     std::lock_guard lock(run->mu);
-    if (!run->choices) {  // what the Seed's status says, for the choices the seed still makes
+    if (!run->choices_planned) {  // what the Seed's status says, for the choices it still makes
+      run->choices_planned = true;
       run->choices.emplace();
-      for (const ClusterChoice& c : plan->choices)
+      for (const ClusterChoice& c : plan->choices) {
+        run->tolerations[c.name] = c.tolerations;
         if (auto it = spec.kept_choices.find(c.name); it != spec.kept_choices.end())
           run->choices->insert(*it);
+      }
+      hold(*run);
     }
     eo.kept_choices = *run->choices;
     if (run->seed_run) eo.first_writes = run->seed_run->first_writes();
@@ -299,8 +305,23 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     if (run->seed_run) run->seed_run->written_first(out.first_written);
   }
   if (!out.choices.empty()) {
-    std::lock_guard lock(run->mu);
-    for (const plant::ChoiceRecord& c : out.choices) (*run->choices)[c.name] = c.result.chosen;
+    std::vector<std::string> moved;  // a choice that holds other clusters than it did
+    {
+      std::lock_guard lock(run->mu);
+      for (const plant::ChoiceRecord& c : out.choices) {
+        std::vector<std::string>& had = (*run->choices)[c.name];
+        if (had != c.result.chosen && !had.empty())
+          moved.push_back(fmt::format("choice {} chose {} (it held {})", c.name,
+                                      fmt::join(c.result.chosen, ", "), fmt::join(had, ", ")));
+        for (const std::string& cluster : had)
+          if (std::find(c.result.chosen.begin(), c.result.chosen.end(), cluster) ==
+              c.result.chosen.end())
+            run->left.insert(cluster);
+        had = c.result.chosen;
+      }
+      hold(*run);
+    }
+    for (const std::string& m : moved) event(*run, "Normal", "ClustersChosen", m);
   }
   if (out.stopped || stop.stop_requested()) return std::nullopt;
   if (out.all_declared()) {
@@ -332,6 +353,13 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     if (closed.pruned.deleted > 0)
       event(*run, "Normal", "Pruned",
             fmt::format("pruned {} object(s) the Seed no longer holds", closed.pruned.deleted));
+    {
+      // What was left on a cluster the close reached is pruned now.
+      std::lock_guard lock(run->mu);
+      std::erase_if(run->left,
+                    [&](const std::string& c) { return seed_run->clusters().contains(c); });
+      hold(*run);
+    }
     {
       std::lock_guard lock(run->mu);
       run->phase = "Planted";

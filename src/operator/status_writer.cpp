@@ -167,29 +167,35 @@ void Controller::Impl::write_statuses() {
 
 void Controller::Impl::event(const SeedRun& run, std::string_view type, std::string_view reason,
                              const std::string& message) {
+  record_event(json::object{{"apiVersion", kSeedApiVersion},
+                            {"kind", "Seed"},
+                            {"name", run.name},
+                            {"namespace", run.ns},
+                            {"uid", run.uid}},
+               type, reason, message);
+}
+
+void Controller::Impl::record_event(json::object involved, std::string_view type,
+                                    std::string_view reason, const std::string& message) {
   auto now = std::chrono::system_clock::now();
   auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
-  json::object ev{
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", fmt::format("{}.{:x}", run.name, nanos)}, {"namespace", run.ns}}},
-      {"involvedObject",
-       {{"apiVersion", kSeedApiVersion},
-        {"kind", "Seed"},
-        {"name", run.name},
-        {"namespace", run.ns},
-        {"uid", run.uid}}},
-      {"reason", reason},
-      {"message", truncate(message, 1024)},
-      {"type", type},
-      {"source", {{"component", "planter-operator"}}},
-      {"firstTimestamp", daemon::rfc3339(now, false)},
-      {"lastTimestamp", daemon::rfc3339(now, false)},
-      {"count", 1},
-      {"reportingComponent", "planter-operator"},
-      {"reportingInstance", options.identity}};
+  std::string name = string_field(involved, {"name"}), ns = string_field(involved, {"namespace"});
+  json::object ev{{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"name", fmt::format("{}.{:x}", name, nanos)}, {"namespace", ns}}},
+                  {"involvedObject", std::move(involved)},
+                  {"reason", reason},
+                  {"message", truncate(message, 1024)},
+                  {"type", type},
+                  {"source", {{"component", "planter-operator"}}},
+                  {"firstTimestamp", daemon::rfc3339(now, false)},
+                  {"lastTimestamp", daemon::rfc3339(now, false)},
+                  {"count", 1},
+                  {"reportingComponent", "planter-operator"},
+                  {"reportingInstance", options.identity}};
   auto r = client->create(ev);
-  if (!r) log.warn("cannot record an event", {{"seed", run.key}, {"error", r.error().str()}});
+  if (!r)
+    log.warn("cannot record an event", {{"object", ns + "/" + name}, {"error", r.error().str()}});
 }
 
 }  // namespace planter::op

@@ -33,6 +33,32 @@ std::string cluster_names(const Inventory& inventory, const std::vector<uint32_t
 
 }  // namespace
 
+std::vector<size_t> choice_indices(std::string_view arg) {
+  std::vector<size_t> out;
+  size_t n = 0;
+  bool digits = false;
+  for (size_t i = 0; i <= arg.size(); ++i) {
+    char c = i < arg.size() ? arg[i] : ',';
+    if (c == ',') {
+      if (digits) out.push_back(n);
+      n = 0;
+      digits = false;
+    } else {
+      n = n * 10 + static_cast<size_t>(c - '0');
+      digits = true;
+    }
+  }
+  return out;
+}
+
+std::vector<size_t> choices_deciding(const Unit& unit) {
+  std::vector<size_t> out;
+  for (const Requirement& r : unit.requirements)
+    if (r.when.type == ReadinessPredicate::Type::kClusterChoice)
+      for (size_t c : choice_indices(r.when.arg)) out.push_back(c);
+  return out;
+}
+
 fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const ClusterChoice& choice,
                                        std::chrono::system_clock::time_point now) {
   fit::ClusterCandidate c;

@@ -40,6 +40,14 @@ namespace planter {
 fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const ClusterChoice& choice,
                                        std::chrono::system_clock::time_point now);
 
+// The choices a cluster-choice requirement's `when.arg` names ("0,3": indices into
+// Plan::choices).
+std::vector<size_t> choice_indices(std::string_view arg);
+
+// The choices that decide whether `unit` is declared (its cluster-choice requirements'), none
+// for a unit no choice decides.
+std::vector<size_t> choices_deciding(const Unit& unit);
+
 struct ClusterChoices {
   std::vector<ClusterChoice> choices;
   std::vector<int32_t> of_object;  // by object: its choice, or -1

@@ -4,11 +4,13 @@
 
 #include <memory>
 
+#include "fit/cluster_taints.h"
 #include "kube/kubeconfig.h"
 #include "kube/retry.h"
 #include "model/base64.h"
 #include "model/files.h"
 #include "model/object.h"
+#include "plan/inventory.h"
 #include "plant/readiness_check.h"
 #include "seed/seed.h"
 
@@ -63,6 +65,11 @@ class Reacher {
     }
     if (auto failed = cluster_failed_for_good(*got))
       return why(w, fmt::format("{} will not be provisioned: {}", w.object.short_form(), *failed));
+    for (const fit::ClusterTaint& t : read_cluster_taints(*got))
+      if (t.key == fit::kUnreachableTaint)
+        return why(w, fmt::format("{} is tainted {}: its API has not answered for a while "
+                                  "(the taint's timeAdded says since when)",
+                                  w.object.short_form(), fit::taint_text(t)));
     auto where = kubeconfig_location(*got);
     if (!where) return why(w, fmt::format("{}: {}", w.object.short_form(), where.error()));
     std::string origin = where->secret_name.empty() ? where->url : where->secret_origin();

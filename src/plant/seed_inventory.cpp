@@ -11,6 +11,7 @@
 
 #include "kube/bounded_call.h"
 #include "model/stable_hash.h"
+#include "plan/cluster_choice.h"
 #include "plant/ownership.h"
 
 namespace planter::plant {
@@ -22,10 +23,14 @@ namespace {
 constexpr std::string_view kObjectsKey = "objects";
 constexpr std::string_view kChoicesKey = "choices";
 
-// The version-free identities of the plan's objects on each cluster.
-std::map<std::string, std::set<std::string>> keys_by_cluster(const Plan& plan) {
+// The version-free identities of the objects the plan holds on each cluster (`made`: less those
+// on clusters their choices did not choose).
+std::map<std::string, std::set<std::string>> keys_by_cluster(const Plan& plan,
+                                                             const ChoiceRecords* made) {
   std::map<std::string, std::set<std::string>> out;
-  for (const Unit& u : plan.units) out[u.cluster].insert(plan.object_of(u).ref.key());
+  for (const Unit& u : plan.units)
+    if (!made || held_after_choices(plan, u, *made))
+      out[u.cluster].insert(plan.object_of(u).ref.key());
   return out;
 }
 
@@ -158,8 +163,21 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
   return out;
 }
 
-std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories) {
-  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan);
+bool held_after_choices(const Plan& plan, const Unit& unit, const ChoiceRecords& made) {
+  std::vector<size_t> deciding = choices_deciding(unit);
+  if (deciding.empty()) return true;
+  for (size_t c : deciding) {
+    auto it = made.find(plan.choices[c].name);
+    if (it == made.end()) return true;  // not made: it may yet choose this cluster
+    if (std::find(it->second.begin(), it->second.end(), unit.cluster) != it->second.end())
+      return true;
+  }
+  return false;
+}
+
+std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories,
+                              const ChoiceRecords* made) {
+  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan, made);
   std::map<int, Plan, std::greater<>> waves;  // deepest first
   for (const auto& [cluster, items] : inventories.by_cluster) {
     const std::set<std::string>& in_plan = held[cluster];
@@ -211,13 +229,14 @@ json::object inventory_object(const std::string& seed_name, std::vector<Inventor
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
     const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
-    const ChoiceRecords& choices, const std::set<std::string>& skip) {
+    const ChoiceRecords& choices, const std::set<std::string>& skip, const ChoiceRecords* made) {
   std::vector<std::string> errors;
   Clients clients(reachable, options.client);
   std::map<std::string, std::vector<InventoryItem>> items;
   for (const Unit& u : plan.units)
-    if (reachable.contains(u.cluster)) items[u.cluster].push_back({plan.object_of(u).ref, u.wave});
-  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan);
+    if (reachable.contains(u.cluster) && (!made || held_after_choices(plan, u, *made)))
+      items[u.cluster].push_back({plan.object_of(u).ref, u.wave});
+  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan, made);
   for (const auto& [cluster, more] : also) {
     if (!reachable.contains(cluster)) continue;
     std::vector<InventoryItem>& list = items[cluster];

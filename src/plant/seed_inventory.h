@@ -65,9 +65,16 @@ struct Inventories {
 Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reachable,
                              const InventoryOptions& options);
 
+// Whether the plan holds `unit` once the choices in `made` are made: a unit that choices of
+// clusters decide only on a cluster one of them chose (a choice not in `made`: held).
+bool held_after_choices(const Plan& plan, const Unit& unit, const ChoiceRecords& made);
+
 // What the inventories list and the plan does not hold on that cluster, as plans to uproot one
 // after the other: one per wave, deepest first (a unit per object: no body but its identity).
-std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories);
+// `made`: the choices made, whose unchosen clusters' units the plan does not hold (a choice that
+// moved leaves its objects where it was, to be pruned).
+std::vector<Plan> stale_plans(const Plan& plan, const Inventories& inventories,
+                              const ChoiceRecords* made = nullptr);
 
 // How an inventory is written: server-side apply as the seed's field manager, forced (it is
 // planter's own record of the seed).
@@ -80,12 +87,14 @@ boost::json::object inventory_object(const std::string& seed_name, std::vector<I
 
 // Writes each reachable cluster's inventory: the plan's objects on it, and `also` (items to keep
 // listing: an earlier inventory's, what could not be pruned); the management cluster's keeps
-// `choices` too. Not the clusters in `skip` (inventories that could not be read). Errors, one per
-// cluster.
+// `choices` too. Not the clusters in `skip` (inventories that could not be read). `made`: the
+// objects on clusters their choices did not choose are not the plan's (held_after_choices).
+// Errors, one per cluster.
 std::vector<std::string> write_inventories(
     const Plan& plan, const std::map<std::string, kube::RestConfig>& reachable,
     const std::map<std::string, std::vector<InventoryItem>>& also, const InventoryOptions& options,
-    const ChoiceRecords& choices = {}, const std::set<std::string>& skip = {});
+    const ChoiceRecords& choices = {}, const std::set<std::string>& skip = {},
+    const ChoiceRecords* made = nullptr);
 
 // Deletes the inventories (after an uproot left nothing of the seed). Errors, one per cluster.
 std::vector<std::string> delete_inventories(

@@ -82,13 +82,13 @@ void SeedRun::written_first(const std::vector<std::string>& clusters) {
   for (const std::string& c : clusters) first_writes_.erase(c);
 }
 
-std::vector<Plan> SeedRun::stale() const {
-  return stale_plans(plan_, inventories_);
+std::vector<Plan> SeedRun::stale(const ChoiceRecords* made) const {
+  return stale_plans(plan_, inventories_, made);
 }
 
-PruneOutcome SeedRun::prune(Removal removal) {
+PruneOutcome SeedRun::prune(Removal removal, const ChoiceRecords* made) {
   PruneOutcome out;
-  for (const Plan& wave : stale()) {
+  for (const Plan& wave : stale(made)) {
     UprootOptions options;
     options.seed_name = options_.seed_name;
     options.removal = removal;
@@ -125,14 +125,16 @@ CloseOutcome SeedRun::close(bool declared, bool prune_stale, const ChoiceRecords
   // The clusters the run created: their inventories list what it planted there.
   if (declared && !stopped) reach();
   if (declared && !stopped && inventories_.errors.empty()) {
+    const ChoiceRecords* made = prune_stale ? &choices : nullptr;
     if (prune_stale) {
-      out.pruned = prune();
+      out.pruned = prune(Removal::kPrune, made);
       out.complete = out.pruned.complete;
     } else {
       out.pruned.kept = inventories_.by_cluster;
     }
     if (!options_.stop.stop_requested())
-      warn_all(write_inventories(plan_, clusters_, out.pruned.kept, inventory_options(), choices));
+      warn_all(write_inventories(plan_, clusters_, out.pruned.kept, inventory_options(), choices,
+                                 {}, made));
   } else if (declared && !stopped && prune_stale) {
     // An inventory that cannot be read hides what the seed planted before: nothing is pruned,
     // anywhere, and the run says so and fails instead of passing for a prune.

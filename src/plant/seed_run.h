@@ -90,13 +90,15 @@ class SeedRun {
   void written_first(const std::vector<std::string>& clusters);
   const Inventories& inventories() const { return inventories_; }
 
-  // What the inventories list and the plan does not hold, one plan per wave, deepest first.
-  std::vector<Plan> stale() const;
-  PruneOutcome prune(Removal removal = Removal::kPrune);
+  // What the inventories list and the plan does not hold, one plan per wave, deepest first;
+  // with `made`, the choices made, nor what is on clusters they did not choose.
+  std::vector<Plan> stale(const ChoiceRecords* made = nullptr) const;
+  PruneOutcome prune(Removal removal = Removal::kPrune, const ChoiceRecords* made = nullptr);
 
   // After planting. `declared`: every unit was declared (else the inventories are only rewritten
   // when the run chose clusters anew, so the choices are kept). `prune` false: the stale objects
-  // stay, listed. `choices`: every choice the run holds now.
+  // stay, listed. `choices`: every choice the run holds now; once every unit is declared, what
+  // the seed planted on a cluster a choice no longer holds (it moved) is stale too.
   CloseOutcome close(bool declared, bool prune, const ChoiceRecords& choices, bool chose_anew);
 
   // Uproots what the inventories list beyond the seed, then the seed itself (`options` gives the

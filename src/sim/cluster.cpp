@@ -82,6 +82,17 @@ Cluster::~Cluster() {
   }
 }
 
+void Cluster::end_watches() {
+  auto watches = std::move(watches_);
+  watches_.clear();
+  for (auto& [id, w] : watches) {
+    store_.remove_watch(id);
+    if (w->done) continue;
+    w->done = true;
+    w->sink->finish();
+  }
+}
+
 bool Cluster::is_watch(const Request& req) {
   if (req.method != "GET") return false;
   auto it = req.query.find("watch");

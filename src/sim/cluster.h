@@ -39,6 +39,9 @@ struct Faults {
   std::chrono::milliseconds write_latency{0};
   double error_rate = 0;                    // share of requests answered 5xx or 429
   std::chrono::milliseconds watch_drop{0};  // watch streams end after this long; 0: never
+  // Its API server is stopped: every request, probes included, is answered 503 and its watch
+  // streams end (all clusters share the sim's address, so it cannot refuse connections).
+  bool down = false;
 };
 
 // A taint of a node, as `kubectl taint` writes it.
@@ -143,6 +146,8 @@ class Cluster {
   const std::string& name() const { return name_; }
   const ClusterOptions& options() const { return options_; }
   Faults& faults() { return options_.faults; }
+  // Ends every watch stream it serves (its API server stopped: Faults::down).
+  void end_watches();
   Store& store() { return store_; }
   const Catalog& catalog() const { return catalog_; }
   const Environment& environment() const { return env_; }

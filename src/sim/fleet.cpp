@@ -93,9 +93,13 @@ std::optional<Error> parse_fault(std::string_view setting, std::string_view valu
     if (!v || *v < 0)
       return Error{"watch-drop: want SECONDS (0: never), got \"" + std::string(value) + "\""};
     f.watch_drop = ms(*v * 1000);
+  } else if (setting == "down") {
+    if (value != "true" && value != "false")
+      return Error{"down: want true or false, got \"" + std::string(value) + "\""};
+    f.down = value == "true";
   } else {
     return Error{"unknown fault \"" + std::string(setting) +
-                 "\" (known: latency, write-latency, error-rate, watch-drop)"};
+                 "\" (known: latency, write-latency, error-rate, watch-drop, down)"};
   }
   return std::nullopt;
 }
@@ -290,14 +294,15 @@ struct Fleet::Provisioner {
       return;
     }
     if (taken != owners.end() && taken->second != owner) {
-      report_failure(
-          k, *obj,
-          "a workload cluster named \"" + name + "\" is already provisioned for " +
-              holder_words(taken->second));
+      report_failure(k, *obj,
+                     "a workload cluster named \"" + name + "\" is already provisioned for " +
+                         holder_words(taken->second));
       return;
     }
     if (taken != owners.end()) {
-      fleet.find(name)->faults() = faults_for(name, *obj);
+      std::shared_ptr<Cluster> cluster = fleet.find(name);
+      cluster->faults() = faults_for(name, *obj);
+      if (cluster->faults().down) cluster->end_watches();
       publish(k, *obj);
       return;
     }

@@ -206,6 +206,10 @@ struct Server::Impl final : Front {
     if (!cluster)
       return ex->respond(
           api_status(404, "NotFound", "the server could not find the requested resource"));
+    if (cluster->faults().down)
+      return ex->respond(api_status(
+          503, "ServiceUnavailable",
+          "the cluster's API server is stopped (injected by sim.planter.io/down on its Cluster)"));
     if (!impersonate_user.empty())
       if (auto denied = cluster->impersonate(req, impersonate_user, impersonate_groups))
         return ex->respond(std::move(*denied));

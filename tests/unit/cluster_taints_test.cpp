@@ -52,6 +52,22 @@ TEST(ClusterTaintsTest, TolerationSecondsCountFromTheTaintsTimeAdded) {
   EXPECT_EQ(judge_taints(taints, five_minutes, kNow + seconds(3600)).verdict, TaintVerdict::kNone);
 }
 
+TEST(ClusterTaintsTest, AHeldClusterIsGivenUpWhenItsLastTolerationOfANoSelectTaintEnds) {
+  std::vector<ClusterTaint> taints = {{kUnreachableTaint, "", "NoSelect", kNow - seconds(60)},
+                                      {"maintenance", "", "PreferNoSelect", kNow - seconds(600)}};
+  EXPECT_EQ(given_up_from(taints, {}, kNow), kNow);  // not tolerated: now
+  // The longest matching toleration counts; a PreferNoSelect taint never takes a cluster away.
+  EXPECT_EQ(given_up_from(taints,
+                          {exists(kUnreachableTaint, "", 30), exists(kUnreachableTaint, "", 300),
+                           exists("other", "", 900)},
+                          kNow),
+            kNow + seconds(240));
+  EXPECT_EQ(given_up_from(taints, {exists(kUnreachableTaint)}, kNow), std::nullopt);  // for good
+  EXPECT_EQ(given_up_from({taints[1]}, {}, kNow), std::nullopt);
+  taints[0].added.reset();  // no timeAdded: tolerationSeconds cannot end
+  EXPECT_EQ(given_up_from(taints, {exists(kUnreachableTaint, "", 30)}, kNow), std::nullopt);
+}
+
 ClusterCandidate fits(std::string name, int64_t cpu, TaintVerdict v = TaintVerdict::kNone) {
   ClusterCandidate c{std::move(name), true, "", {}, std::nullopt, {}};
   c.left.milli_cpu = cpu;

@@ -74,6 +74,26 @@ TEST(Decision, AReplantTokenChangeAndAQuietConfirmation) {
   EXPECT_FALSE(decide_now(f).confirming);
 }
 
+TEST(Decision, APlantedSeedWhoseChoiceMustMoveIsPlantedAgainOnce) {
+  RunState planted{"plant/3/a", true, false, false, kMin};
+  planted.moved = true;
+  Decision d = decide_now(planted_seed(), planted);
+  EXPECT_EQ(d.action, Action::kPlant);
+  EXPECT_EQ(d.run_key, "plant/3/a");
+  EXPECT_TRUE(d.failover);
+  EXPECT_FALSE(d.confirming);
+  EXPECT_FALSE(d.replant);
+  // Other work wins: a new generation is planted as such, a deleted Seed is not planted.
+  Decision newer = decide_now(planted_seed(4), planted);
+  EXPECT_EQ(newer.run_key, "plant/4/a");
+  EXPECT_FALSE(newer.failover);
+  SeedFacts deleting = planted_seed();
+  deleting.deleting = true;
+  EXPECT_EQ(decide_now(deleting, planted).action, Action::kStop);
+  planted.moved = false;
+  EXPECT_EQ(decide_now(planted_seed(), planted).action, Action::kNothing);
+}
+
 TEST(Decision, NotPlantedAndInvalidSeedsHoldAPhaseOnce) {
   SeedFacts idle = planted_seed();
   idle.planted = false;

@@ -27,30 +27,13 @@ namespace {
 // How many refused clusters a wait names before "and N more".
 constexpr size_t kReasonsSaid = 5;
 
-std::vector<size_t> choices_of(const std::string& arg) {
-  std::vector<size_t> out;
-  size_t n = 0;
-  bool digits = false;
-  for (char c : arg + ",") {
-    if (c == ',') {
-      if (digits) out.push_back(n);
-      n = 0;
-      digits = false;
-    } else {
-      n = n * 10 + static_cast<size_t>(c - '0');
-      digits = true;
-    }
-  }
-  return out;
-}
-
 class ClusterChoiceGate : public Gate {
  public:
   explicit ClusterChoiceGate(GateContext& context)
       : c_(context), states_(context.plan.choices.size()) {}
 
   void require(size_t, const Requirement& r, std::vector<std::string>& keys) override {
-    for (size_t c : choices_of(r.when.arg)) {
+    for (size_t c : choice_indices(r.when.arg)) {
       keys.push_back(key(c));
       if (!watched_.insert(c).second) continue;
       for (uint32_t candidate : c_.plan.choices[c].candidates) {
@@ -65,7 +48,7 @@ class ClusterChoiceGate : public Gate {
   std::optional<Wait> check(size_t, const Requirement& r) override {
     std::string why;
     bool open = false;
-    for (size_t c : choices_of(r.when.arg)) {
+    for (size_t c : choice_indices(r.when.arg)) {
       const State& s = decide(c);
       if (!s.decided) {
         open = true;
@@ -79,7 +62,7 @@ class ClusterChoiceGate : public Gate {
     if (open) return Wait{std::move(why)};
     Wait not_chosen;
     not_chosen.skip = true;
-    for (size_t c : choices_of(r.when.arg)) {
+    for (size_t c : choice_indices(r.when.arg)) {
       const ClusterChoice& choice = c_.plan.choices[c];
       not_chosen.why += fmt::format("{}{} chose {}", not_chosen.why.empty() ? "" : "; ",
                                     choice.name, fit::chosen_text(states_[c].result));
@@ -135,10 +118,23 @@ class ClusterChoiceGate : public Gate {
     const ClusterChoice& choice = c_.plan.choices[c];
     std::vector<fit::ClusterCandidate> candidates;
     std::vector<std::string> unread, gone_ones;
-    auto now = std::chrono::system_clock::now();  // for tolerationSeconds
+    auto now = std::chrono::system_clock::now();     // for tolerationSeconds
+    const std::vector<std::string>* held = nullptr;  // what an earlier run chose
+    if (auto it = c_.kept_choices.find(choice.name); it != c_.kept_choices.end())
+      held = &it->second;
     for (uint32_t index : choice.candidates) {
       const ClusterInfo& info = c_.plan.clusters[index];
       const std::string& name = info.name;
+      // One its taints keep out is not waited for (an unreachable one would never be read).
+      fit::ClusterCandidate judged = choice_candidate(info, choice, now);
+      bool kept_out = judged.taint.verdict == fit::TaintVerdict::kRefused ||
+                      (judged.taint.verdict == fit::TaintVerdict::kOnlyIfKept &&
+                       (!held || std::find(held->begin(), held->end(), name) == held->end()));
+      if (kept_out) {
+        judged.why = judged.taint.why;
+        candidates.push_back(std::move(judged));
+        continue;
+      }
       Fleet::Link link = c_.fleet.link(name);
       bool gone = link == Fleet::Link::kFailed || (link == Fleet::Link::kAbsent && !info.object);
       if (gone) {
@@ -175,8 +171,8 @@ class ClusterChoiceGate : public Gate {
     }
     // What an earlier run chose stays chosen, unless it cannot be read any more (its share moves).
     std::vector<std::string> kept;
-    if (auto it = c_.kept_choices.find(choice.name); it != c_.kept_choices.end())
-      for (const std::string& name : it->second)
+    if (held)
+      for (const std::string& name : *held)
         if (std::find(gone_ones.begin(), gone_ones.end(), name) == gone_ones.end())
           kept.push_back(name);
     fit::ClusterChoiceResult result =
