@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "kube/api_error.h"
 
@@ -40,6 +41,49 @@ ApiResult<T> bounded_call(const std::function<void(std::function<void(ApiResult<
   e.reason = "Transport";
   e.message = "no answer before the command's deadline (--timeout)";
   return e;
+}
+
+// `n` requests sent at once (`start(i, done)` sends the i-th), each waited for until the deadline;
+// their answers in that order, a transport error for each that none came for.
+template <class T>
+std::vector<ApiResult<T>> bounded_calls(
+    size_t n, const std::function<void(size_t, std::function<void(ApiResult<T>)>)>& start,
+    std::optional<std::chrono::steady_clock::time_point> deadline) {
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<std::optional<ApiResult<T>>> answers;
+    size_t left = 0;
+  };
+  auto state = std::make_shared<State>();
+  state->answers.resize(n);
+  state->left = n;
+  for (size_t i = 0; i < n; ++i)
+    start(i, [state, i](ApiResult<T> r) {
+      std::lock_guard lock(state->mu);
+      if (state->answers[i]) return;
+      state->answers[i].emplace(std::move(r));
+      if (--state->left == 0) state->cv.notify_all();
+    });
+  std::unique_lock lock(state->mu);
+  auto answered = [&] { return state->left == 0; };
+  if (deadline)
+    state->cv.wait_until(lock, *deadline, answered);
+  else
+    state->cv.wait(lock, answered);
+  std::vector<ApiResult<T>> out;
+  out.reserve(n);
+  for (auto& a : state->answers) {
+    if (a) {
+      out.push_back(std::move(*a));
+      continue;
+    }
+    ApiError e;
+    e.reason = "Transport";
+    e.message = "no answer before the command's deadline (--timeout)";
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace planter::kube

@@ -140,6 +140,7 @@ void Controller::Impl::start(const json::object& seed, const SeedSpec& spec, con
   run->replant = replant_of(seed);
   if (!spec.kept_choices.empty()) run->choices = spec.kept_choices;
   run->left = std::move(left);
+  run->failover = d.failover;
   runs[key] = run;
   auto slices = [this, run, spec, replant = d.replant,
                  confirming = d.confirming]() -> std::optional<milliseconds> {

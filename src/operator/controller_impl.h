@@ -172,6 +172,9 @@ struct SeedRun {
   // Clusters a choice moved off that the run could not reach to prune (unreachable): once one
   // answers again, the Seed is planted again and its close prunes there.
   std::set<std::string> left;
+  // Planted again for a choice to move (Decision::failover): the Seed is as it was when the
+  // server last judged it, so no preflight.
+  bool failover = false;
   int64_t drifted_total() const {
     int64_t n = 0;
     for (const auto& [_, count] : *drifted) n += count;

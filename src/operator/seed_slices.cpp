@@ -124,8 +124,8 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
   }
   // The API server judges what it can before the first write, as the Seed's identity: a
   // refusal fails the Seed with nothing written. An operator confirming what it planted before
-  // a restart does not ask again.
-  if (!confirming && !(replant && spec.hard)) {
+  // a restart, or planting it again for a choice to move, does not ask again.
+  if (!confirming && !run->failover && !(replant && spec.hard)) {
     plant::PreflightOptions po;
     po.seed_name = seed_label(run->ns, run->name);
     po.client = options.client;

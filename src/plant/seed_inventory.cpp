@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "kube/bounded_call.h"
 #include "model/stable_hash.h"
@@ -133,17 +134,25 @@ Inventories read_inventories(const std::map<std::string, kube::RestConfig>& reac
   Inventories out;
   Clients clients(reachable, options.client);
   std::string name = inventory_name(options.seed_name);
+  // Every cluster's read at once (a fleet of a thousand is not read one after the other).
+  std::vector<std::pair<std::string, kube::Client*>> asked;
   for (const auto& [cluster, _] : reachable) {
     kube::Client* c = clients.of(cluster, out.errors);
-    if (!c) {
+    if (c)
+      asked.emplace_back(cluster, c);
+    else
       out.unreadable.insert(cluster);
-      continue;
-    }
-    auto got = kube::bounded_call<json::object>(
-        [&](auto done) {
-          c->get_async("v1", "ConfigMap", std::string(kInventoryNamespace), name, std::move(done));
-        },
-        options.deadline);
+  }
+  std::vector<kube::ApiResult<json::object>> answers = kube::bounded_calls<json::object>(
+      asked.size(),
+      [&](size_t i, auto done) {
+        asked[i].second->get_async("v1", "ConfigMap", std::string(kInventoryNamespace), name,
+                                   std::move(done));
+      },
+      options.deadline);
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const std::string& cluster = asked[i].first;
+    kube::ApiResult<json::object>& got = answers[i];
     if (!got) {
       if (!got.error().not_found()) {
         out.errors.push_back(fmt::format("cluster {}: reading ConfigMap {}/{}: {}", cluster,
@@ -248,19 +257,27 @@ std::vector<std::string> write_inventories(
   if (!choices.empty() && reachable.contains(std::string(kSelf)))
     items.try_emplace(std::string(kSelf));
   kube::ApplyOptions apply = inventory_apply_options(options.seed_name);
+  // Every cluster's written at once.
+  std::vector<std::tuple<std::string, kube::Client*, json::object>> writes;
   for (auto& [cluster, list] : items) {
     if (skip.contains(cluster)) continue;
     kube::Client* c = clients.of(cluster, errors);
     if (!c) continue;
-    json::object cm = inventory_object(options.seed_name, std::move(list),
-                                       cluster == kSelf ? choices : ChoiceRecords{});
-    auto r = kube::bounded_call<json::object>(
-        [&](auto done) { c->apply_async(std::move(cm), apply, std::move(done)); },
-        options.deadline);
-    if (!r)
-      errors.push_back(
-          fmt::format("cluster {}: writing the seed's inventory: {}", cluster, r.error().str()));
+    writes.emplace_back(cluster, c,
+                        inventory_object(options.seed_name, std::move(list),
+                                         cluster == kSelf ? choices : ChoiceRecords{}));
   }
+  std::vector<kube::ApiResult<json::object>> answers = kube::bounded_calls<json::object>(
+      writes.size(),
+      [&](size_t i, auto done) {
+        auto& [_, c, cm] = writes[i];
+        c->apply_async(std::move(cm), apply, std::move(done));
+      },
+      options.deadline);
+  for (size_t i = 0; i < writes.size(); ++i)
+    if (!answers[i])
+      errors.push_back(fmt::format("cluster {}: writing the seed's inventory: {}",
+                                   std::get<0>(writes[i]), answers[i].error().str()));
   return errors;
 }
 

@@ -40,7 +40,7 @@ class ClusterChoiceGate : public Gate {
         const std::string& name = c_.plan.clusters[candidate].name;
         for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
           if (reads_for(read, group_of(c))) c_.fleet.watch(name, read.api_version, read.kind);
-        on_cluster_[name].push_back(c);
+        on_cluster_[name].emplace_back(c, candidate);
       }
     }
   }
@@ -85,7 +85,13 @@ class ClusterChoiceGate : public Gate {
     bool fresh = false;  // `why` is still true: nothing it read changed since
     std::string why;     // undecided: why, for people
     fit::ClusterChoiceResult result;
+    // While candidates are being read: those not read yet at the last look over all of them, and
+    // those whose read changed since (only they are looked at again until none is left: a fleet
+    // of N candidates is read in N changes, and a look over all at each would be quadratic).
+    bool scanned = false;
+    std::set<uint32_t> unread, touched;  // indices into Plan::clusters
   };
+  enum class Read { kKeptOut, kGone, kUnread, kReadable };
 
   static std::string key(size_t choice) { return fmt::format("cluster-choice\n{}", choice); }
 
@@ -93,10 +99,12 @@ class ClusterChoiceGate : public Gate {
   void touched(const std::string& cluster) {
     auto it = on_cluster_.find(cluster);
     if (it == on_cluster_.end()) return;
-    for (size_t c : it->second) {
+    for (const auto& entry : it->second) {
+      size_t c = entry.first;
       State& s = states_[c];
       if (s.decided) continue;
       s.fresh = false;
+      s.touched.insert(entry.second);
       if (!posted_.insert(c).second) continue;
       c_.loop.post([this, c] {
         posted_.erase(c);
@@ -111,63 +119,110 @@ class ClusterChoiceGate : public Gate {
     return it->second;
   }
 
+  // Whether a candidate can be fitted now; `why` says why not (kept out, gone, unread).
+  Read read_state(size_t c, const ClusterInfo& info, const fit::ClusterCandidate& judged,
+                  const std::vector<std::string>* held, std::string& why) {
+    const std::string& name = info.name;
+    // One its taints keep out is not waited for (an unreachable one would never be read).
+    if (judged.taint.verdict == fit::TaintVerdict::kRefused ||
+        (judged.taint.verdict == fit::TaintVerdict::kOnlyIfKept &&
+         (!held || std::find(held->begin(), held->end(), name) == held->end()))) {
+      why = judged.taint.why;
+      return Read::kKeptOut;
+    }
+    Fleet::Link link = c_.fleet.link(name);
+    if (link == Fleet::Link::kFailed || (link == Fleet::Link::kAbsent && !info.object)) {
+      why = "cannot be read: " + c_.fleet.link_status(name);
+      return Read::kGone;
+    }
+    if (link != Fleet::Link::kLinked) {
+      why = fmt::format("{}: {}", name, c_.fleet.link_status(name));
+      return Read::kUnread;
+    }
+    bool synced = std::all_of(std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
+                              [&](const fit::SnapshotKind& k) {
+                                return !reads_for(k, group_of(c)) ||
+                                       c_.fleet.synced(name, k.api_version, k.kind) ||
+                                       c_.fleet.unserved(name, k.api_version, k.kind);
+                              });
+    if (!synced) {
+      why = name + ": reading its nodes, pods, volumes and devices";
+      return Read::kUnread;
+    }
+    return Read::kReadable;
+  }
+
+  void say_unread(State& s, size_t c, const std::string& first) {
+    size_t n = s.unread.size();
+    s.why = fmt::format("reading {} of its {} candidate clusters: {}{}", n,
+                        c_.plan.choices[c].candidates.size(), first,
+                        n > 1 ? fmt::format(" (and {} more)", n - 1) : std::string());
+  }
+
   const State& decide(size_t c) {
     State& s = states_[c];
     if (s.decided || s.fresh) return s;
     s.fresh = true;
     const ClusterChoice& choice = c_.plan.choices[c];
-    std::vector<fit::ClusterCandidate> candidates;
-    std::vector<std::string> unread, gone_ones;
     auto now = std::chrono::system_clock::now();     // for tolerationSeconds
     const std::vector<std::string>* held = nullptr;  // what an earlier run chose
     if (auto it = c_.kept_choices.find(choice.name); it != c_.kept_choices.end())
       held = &it->second;
+    std::string why;
+    if (s.scanned && !s.unread.empty()) {  // only what changed since
+      for (uint32_t index : s.touched) {
+        if (!s.unread.contains(index)) continue;
+        const ClusterInfo& info = c_.plan.clusters[index];
+        if (read_state(c, info, choice_candidate(info, choice, now), held, why) != Read::kUnread)
+          s.unread.erase(index);
+      }
+      s.touched.clear();
+      if (!s.unread.empty()) {
+        const ClusterInfo& first = c_.plan.clusters[*s.unread.begin()];
+        read_state(c, first, choice_candidate(first, choice, now), held, why);
+        say_unread(s, c, why);
+        return s;
+      }
+    }
+    s.touched.clear();
+    // A look over every candidate: fitted once all are read.
+    s.scanned = true;
+    s.unread.clear();
+    std::string first_unread;
+    std::vector<fit::ClusterCandidate> candidates;
+    std::vector<std::string> gone_ones;
+    std::vector<std::pair<size_t, const ClusterInfo*>> readable;  // at: their place
     for (uint32_t index : choice.candidates) {
       const ClusterInfo& info = c_.plan.clusters[index];
-      const std::string& name = info.name;
-      // One its taints keep out is not waited for (an unreachable one would never be read).
       fit::ClusterCandidate judged = choice_candidate(info, choice, now);
-      bool kept_out = judged.taint.verdict == fit::TaintVerdict::kRefused ||
-                      (judged.taint.verdict == fit::TaintVerdict::kOnlyIfKept &&
-                       (!held || std::find(held->begin(), held->end(), name) == held->end()));
-      if (kept_out) {
-        judged.why = judged.taint.why;
-        candidates.push_back(std::move(judged));
-        continue;
+      switch (read_state(c, info, judged, held, why)) {
+        case Read::kKeptOut:
+          judged.why = std::move(why);
+          candidates.push_back(std::move(judged));
+          break;
+        case Read::kGone:
+          gone_ones.push_back(info.name);
+          judged.why = std::move(why);
+          candidates.push_back(std::move(judged));
+          break;
+        case Read::kUnread:
+          if (s.unread.empty()) first_unread = std::move(why);
+          s.unread.insert(index);
+          break;
+        case Read::kReadable:
+          readable.emplace_back(candidates.size(), &info);
+          candidates.push_back(std::move(judged));
+          break;
       }
-      Fleet::Link link = c_.fleet.link(name);
-      bool gone = link == Fleet::Link::kFailed || (link == Fleet::Link::kAbsent && !info.object);
-      if (gone) {
-        gone_ones.push_back(name);
-        candidates.push_back(choice_candidate(info, choice, now));
-        candidates.back().why = "cannot be read: " + c_.fleet.link_status(name);
-        continue;
-      }
-      if (link != Fleet::Link::kLinked) {
-        unread.push_back(fmt::format("{}: {}", name, c_.fleet.link_status(name)));
-        continue;
-      }
-      bool synced = std::all_of(std::begin(fit::kSnapshotKinds), std::end(fit::kSnapshotKinds),
-                                [&](const fit::SnapshotKind& k) {
-                                  return !reads_for(k, group_of(c)) ||
-                                         c_.fleet.synced(name, k.api_version, k.kind) ||
-                                         c_.fleet.unserved(name, k.api_version, k.kind);
-                                });
-      if (!synced) {
-        unread.push_back(name + ": reading its nodes, pods, volumes and devices");
-        continue;
-      }
-      auto [claims, fresh] = claims_.try_emplace(name);
-      if (fresh) claims->second = seed_claims(c_.plan, name);
-      fit::GroupFit fit = fit_on_fleet(c_.fleet, name, group_of(c), {}, claims->second);
-      candidates.push_back(choice_candidate(info, choice, now).with(fit));
     }
-    if (!unread.empty()) {
-      s.why = fmt::format(
-          "reading {} of its {} candidate clusters: {}{}", unread.size(), choice.candidates.size(),
-          unread.front(),
-          unread.size() > 1 ? fmt::format(" (and {} more)", unread.size() - 1) : std::string());
+    if (!s.unread.empty()) {
+      say_unread(s, c, first_unread);
       return s;
+    }
+    for (const auto& [at, info] : readable) {
+      auto [claims, fresh] = claims_.try_emplace(info->name);
+      if (fresh) claims->second = seed_claims(c_.plan, info->name);
+      candidates[at].with(fit_on_fleet(c_.fleet, info->name, group_of(c), {}, claims->second));
     }
     // What an earlier run chose stays chosen, unless it cannot be read any more (its share moves).
     std::vector<std::string> kept;
@@ -204,10 +259,11 @@ class ClusterChoiceGate : public Gate {
   }
 
   GateContext& c_;
-  std::vector<State> states_;                              // by choice
-  std::map<size_t, fit::Group> groups_;                    // by choice, made once
-  std::set<size_t> watched_;                               // choices whose candidates are watched
-  std::map<std::string, std::vector<size_t>> on_cluster_;  // candidate -> its choices
+  std::vector<State> states_;            // by choice
+  std::map<size_t, fit::Group> groups_;  // by choice, made once
+  std::set<size_t> watched_;             // choices whose candidates are watched
+  // candidate -> its choices, and its index into Plan::clusters
+  std::map<std::string, std::vector<std::pair<size_t, uint32_t>>> on_cluster_;
   std::map<std::string, std::vector<boost::json::object>> claims_;  // the seed's, by cluster
   std::set<size_t> posted_;                                         // choices with a wake due
 };
