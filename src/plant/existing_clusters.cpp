@@ -14,13 +14,17 @@ namespace json = boost::json;
 
 namespace {
 
-// The cluster kinds, each with the versions tried in order (the first served is read).
+// The cluster kinds, each with the versions tried in order (the first served is read): planter's
+// and Cluster API's Clusters, then sig-multicluster's ClusterProfiles (KEP-4322), whose clusters
+// are candidates like the others unless a Cluster of the same name already is one.
 struct ClusterKind {
+  std::string kind;
   std::vector<std::string> versions;
 };
 const ClusterKind kClusterKinds[] = {
-    {{"planter.nephio.org/v1alpha1"}},
-    {{"cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1"}},
+    {"Cluster", {"planter.nephio.org/v1alpha1"}},
+    {"Cluster", {"cluster.x-k8s.io/v1beta2", "cluster.x-k8s.io/v1beta1"}},
+    {"ClusterProfile", {"multicluster.x-k8s.io/v1alpha1"}},
 };
 
 }  // namespace
@@ -37,18 +41,22 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
     for (const std::string& api_version : kind.versions) {
       auto list = kube::retry_transient(
           [&] {
-            return management.list({api_version, "Cluster", "", "", ""});
+            return management.list({api_version, kind.kind, "", "", ""});
           },
           options.deadline, unreachable);
       if (!list && list.error().kind_unknown()) continue;  // not served: try the next version
       if (!list)
-        return Error{
-            fmt::format("cannot list {} Cluster objects: {}", api_version, list.error().str())};
+        return Error{fmt::format("cannot list {} {} objects: {}", api_version, kind.kind,
+                                 list.error().str())};
       for (const json::object& item : list->items) {
         std::string name = string_field(item, {"metadata", "name"});
         std::string ns = string_field(item, {"metadata", "namespace"});
         if (name.empty() || ns.empty()) continue;
-        ObjectRef ref{api_version, "Cluster", ns, name};
+        if (kind.kind == "ClusterProfile" &&
+            std::any_of(out.begin(), out.end(),
+                        [&](const ClusterInfo& c) { return c.name == name; }))
+          continue;  // the profile of a cluster known by its Cluster object
+        ObjectRef ref{api_version, kind.kind, ns, name};
         const json::value* labels = find_path(item, {"metadata", "labels"});
         out.push_back({std::move(name),
                        "management",

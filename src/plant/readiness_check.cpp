@@ -159,6 +159,13 @@ Expected<KubeconfigLocation, std::string> kubeconfig_location(const json::object
   if (!status_v || !status_v->is_object()) return std::string("not provisioned yet (no status)");
   const json::object& status = status_v->as_object();
 
+  if (api_version.starts_with("multicluster.x-k8s.io/")) {
+    // A ClusterProfile: its control plane healthy, its kubeconfig in the Secret
+    // <name>-kubeconfig next to it (docs/placement.md, "ClusterProfiles").
+    Readiness r = condition_true(cluster, "ControlPlaneHealthy");
+    if (!r.holds) return std::string("not healthy: ") + r.why;
+    return KubeconfigLocation{ns, name + "-kubeconfig", "value", {}, {}};
+  }
   if (api_version.starts_with("cluster.x-k8s.io/")) {
     std::string phase = string_field(status, {"phase"});
     const json::value* cp = status.if_contains("controlPlaneReady");

@@ -37,8 +37,10 @@ struct KubeconfigLocation {
   bool operator==(const KubeconfigLocation&) const = default;
 };
 
-// For a planter.nephio.org Cluster or a cluster.x-k8s.io Cluster: where its kubeconfig is once it
-// is provisioned, or why it is not ready yet (an error for people, "phase is Provisioning").
+// For a planter.nephio.org Cluster, a cluster.x-k8s.io Cluster or a multicluster.x-k8s.io
+// ClusterProfile: where its kubeconfig is once it is provisioned (a ClusterProfile: once its
+// control plane is healthy, in the Secret <name>-kubeconfig next to it), or why it is not ready
+// yet (an error for people, "phase is Provisioning").
 Expected<KubeconfigLocation, std::string> kubeconfig_location(const boost::json::object& cluster);
 
 // A cluster object whose status says it will never be provisioned: a planter.nephio.org Cluster
