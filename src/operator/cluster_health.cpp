@@ -24,6 +24,8 @@ using Steady = std::chrono::steady_clock;
 
 namespace {
 
+constexpr std::string_view kProfileApiVersion = "multicluster.x-k8s.io/v1alpha1";
+
 // The longest a probe waits for its answer.
 constexpr std::chrono::milliseconds kLongestProbe{10'000};
 
@@ -64,6 +66,7 @@ struct ClusterHealth::Impl {
     std::unique_ptr<kube::Transport> transport;
     std::shared_ptr<Shared> shared = std::make_shared<Shared>();
     std::string unprobed;  // why it cannot be probed now (its kubeconfig), once said
+    std::string published;  // the ClusterProfile last written for it (its JSON), if any
   };
   std::map<std::string, Probe> probes;  // by "namespace/name"
 
@@ -144,6 +147,10 @@ struct ClusterHealth::Impl {
     });
     for (auto it = probes.begin(); it != probes.end();)
       it = seen.contains(it->first) ? std::next(it) : probes.erase(it);
+    // ClusterProfiles are published where the management cluster serves them (looked at once a
+    // round: the CRD may come later).
+    auto served = management.resource(std::string(kProfileApiVersion), "ClusterProfile");
+    bool publishing = static_cast<bool>(served);
     for (const auto& [key, cluster] : seen) {
       auto where = plant::kubeconfig_location(cluster);
       if (!where) {  // not provisioned (yet): nothing to ask
@@ -159,6 +166,7 @@ struct ClusterHealth::Impl {
         answer = p.shared->answer;
       }
       judge(cluster, answer, now);
+      if (publishing) publish(cluster, answer, p);
       if (answer.in_flight) continue;
       std::string location = location_key(*where);
       if (!p.transport || p.location != location || answer.answered == false) {
@@ -198,6 +206,51 @@ struct ClusterHealth::Impl {
             cluster, "Normal", "ClusterReachable",
             fmt::format("its API server answers again: taint {} removed", fit::kUnreachableTaint));
     }
+  }
+
+  // The ClusterProfile of a provisioned Cluster (KEP-4322), next to it under its name: its
+  // labels, planter as its cluster manager, ControlPlaneHealthy from the probes. Written when it
+  // changes (server-side apply as planter-cluster-health).
+  void publish(const json::object& cluster, const Answer& answer, Probe& p) {
+    if (!answer.answered) return;  // not probed yet: nothing to say
+    std::string ns = string_field(cluster, {"metadata", "namespace"});
+    std::string name = string_field(cluster, {"metadata", "name"});
+    json::object labels;
+    if (const json::value* l = find_path(cluster, {"metadata", "labels"}); l && l->is_object())
+      labels = l->as_object();
+    labels["x-k8s.io/cluster-manager"] = "planter";
+    bool healthy = *answer.answered;
+    json::object profile{
+        {"apiVersion", kProfileApiVersion},
+        {"kind", "ClusterProfile"},
+        {"metadata", {{"name", name}, {"namespace", ns}, {"labels", std::move(labels)}}},
+        {"spec", {{"displayName", name}, {"clusterManager", {{"name", "planter"}}}}}};
+    json::object condition{
+        {"type", "ControlPlaneHealthy"},
+        {"status", healthy ? "True" : "False"},
+        {"reason", healthy ? "Answered" : "NotAnswered"},
+        {"message", healthy ? "GET /readyz answered 200" : answer.error}};
+    std::string wanted = json::serialize(profile) + json::serialize(condition);
+    if (wanted == p.published) return;
+    kube::ApplyOptions ao;
+    ao.field_manager = "planter-cluster-health";
+    ao.force = true;
+    auto made = management.apply(profile, ao);
+    if (made) {
+      condition["lastTransitionTime"] = daemon::rfc3339(std::chrono::system_clock::now(), false);
+      json::object status{{"apiVersion", kProfileApiVersion},
+                          {"kind", "ClusterProfile"},
+                          {"metadata", {{"name", name}, {"namespace", ns}}},
+                          {"status", {{"conditions", json::array{std::move(condition)}}}}};
+      auto written = management.apply_status(status, ao);
+      if (written) {
+        p.published = std::move(wanted);
+        return;
+      }
+      made = written;
+    }
+    log.warn("cannot publish the cluster's ClusterProfile",
+             {{"cluster", ns + "/" + name}, {"error", made.error().str()}});
   }
 
   bool set_taint(const json::object& cluster, bool present) {

@@ -6,6 +6,11 @@
 // again; an Event on the Cluster says each. As Open Cluster Management's registration controller
 // taints a ManagedCluster whose lease is not renewed.
 //
+// Where the management cluster serves sig-multicluster's ClusterProfile (KEP-4322), each probed
+// Cluster is published as one next to it, by its name: its labels, planter as its cluster manager
+// (x-k8s.io/cluster-manager: planter), ControlPlaneHealthy from the probes; what MultiKueue, Argo
+// CD or OCM integrations read.
+//
 // One thread; probes are asynchronous (one request each, never retried: a probe that fails is the
 // news), so a round over 1,000 clusters takes one probe's time. The taint is written with a merge
 // patch that carries the resourceVersion read, so a taint written meanwhile is never lost (a

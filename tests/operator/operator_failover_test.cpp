@@ -37,6 +37,12 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 TEST(OperatorTest, AClusterThatStopsAnsweringIsTaintedAndItsShareMovesWhenTheTolerationEnds) {
   SimProcess sim({"--clusters", "3"});
   ASSERT_TRUE(sim.running());
+  // With sig-multicluster's ClusterProfile served, the operator publishes each cluster's.
+  ASSERT_EQ(sim.kubectl("apply -f " + q(kData / "clusterprofile-crd.yaml")).code, 0);
+  ASSERT_EQ(sim.kubectl("wait --for=condition=Established "
+                        "crd/clusterprofiles.multicluster.x-k8s.io --timeout=30s")
+                .code,
+            0);
   OperatorProcess op(sim.kubeconfig(), sim.dir(),
                      {"--cluster-probe-interval", "0.5", "--cluster-unreachable-after", "2"});
   apply_yaml(sim, seed_object("default", "pick", R"(    inline: |
@@ -56,6 +62,18 @@ TEST(OperatorTest, AClusterThatStopsAnsweringIsTaintedAndItsShareMovesWhenTheTol
       << sim.kubectl("get seed pick -o yaml").out << op.log();
   std::string first = seed_field(sim, "default", "pick", ".status.clusterChoices[0].clusters[0]");
   ASSERT_THAT(first, ::testing::StartsWith("edge"));
+  auto healthy = [&] {
+    return sim
+        .kubectl("get clusterprofiles.multicluster.x-k8s.io " + first +
+                 " -n default -o jsonpath='{.status.conditions[?(@.type==\"ControlPlaneHealthy\")]"
+                 ".status}'")
+        .out;
+  };
+  EXPECT_TRUE(eventually([&] { return healthy() == "True"; }, 20s)) << op.log();
+  EXPECT_EQ(sim.kubectl("get clusterprofiles.multicluster.x-k8s.io " + first +
+                        " -n default -o jsonpath='{.metadata.labels.x-k8s\\.io/cluster-manager}'")
+                .out,
+            "planter");
 
   // Its API server stops: every request answered 503 (sim.planter.io/down).
   ASSERT_EQ(
@@ -78,6 +96,7 @@ TEST(OperatorTest, AClusterThatStopsAnsweringIsTaintedAndItsShareMovesWhenTheTol
                                          " -o jsonpath='{.spec.taints[0].timeAdded}'")
                                  .out);
   ASSERT_TRUE(added);
+  EXPECT_TRUE(eventually([&] { return healthy() == "False"; }, 20s)) << op.log();
 
   // The share moves once the 4 s toleration ends.
   std::string moved_to;
