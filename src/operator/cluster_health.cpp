@@ -65,7 +65,7 @@ struct ClusterHealth::Impl {
     std::string location;  // location_key of what `transport` was made from
     std::unique_ptr<kube::Transport> transport;
     std::shared_ptr<Shared> shared = std::make_shared<Shared>();
-    std::string unprobed;  // why it cannot be probed now (its kubeconfig), once said
+    std::string unprobed;   // why it cannot be probed now (its kubeconfig), once said
     std::string published;  // the ClusterProfile last written for it (its JSON), if any
   };
   std::map<std::string, Probe> probes;  // by "namespace/name"
@@ -225,11 +225,10 @@ struct ClusterHealth::Impl {
         {"kind", "ClusterProfile"},
         {"metadata", {{"name", name}, {"namespace", ns}, {"labels", std::move(labels)}}},
         {"spec", {{"displayName", name}, {"clusterManager", {{"name", "planter"}}}}}};
-    json::object condition{
-        {"type", "ControlPlaneHealthy"},
-        {"status", healthy ? "True" : "False"},
-        {"reason", healthy ? "Answered" : "NotAnswered"},
-        {"message", healthy ? "GET /readyz answered 200" : answer.error}};
+    json::object condition{{"type", "ControlPlaneHealthy"},
+                           {"status", healthy ? "True" : "False"},
+                           {"reason", healthy ? "Answered" : "NotAnswered"},
+                           {"message", healthy ? "GET /readyz answered 200" : answer.error}};
     std::string wanted = json::serialize(profile) + json::serialize(condition);
     if (wanted == p.published) return;
     kube::ApplyOptions ao;
