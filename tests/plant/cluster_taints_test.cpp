@@ -12,8 +12,10 @@
 namespace planter::testing {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const char* kTainted = R"(apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
@@ -90,6 +92,32 @@ TEST_F(ClusterTaintsTest, ANoSelectClusterIsTakenOnlyWithATolerationAndPreferNoS
       << r.out;
   EXPECT_THAT(written_on("apps|Deployment|default|app"), ElementsAre("big"));
   EXPECT_EQ(running_on("big", "default", 1).size(), 1u);
+}
+
+// A chosen cluster tainted NoSelect afterwards (maintenance): the next replant gives it up, takes
+// another for its share, and prunes the seed's objects there (what the choice no longer holds is
+// stale), as the operator's failover does once a cluster answers again.
+TEST_F(ClusterTaintsTest, AReplantMovesTheShareOfANewlyTaintedClusterAndPrunesItThere) {
+  std::string tolerate = R"([{"key": "maintenance", "operator": "Exists"}])";
+  CommandResult r = plant("plant", seed(1, tolerate));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_THAT(written_on("apps|Deployment|default|app"), ElementsAre("big"));
+  size_t before = sim_.audit_lines().size();
+  // The toleration goes (the object changes), and big stays tainted: the share must move.
+  r = plant("replant", seed(1));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(written_on("apps|Deployment|default|app", before), ElementsAre("mid"));
+  EXPECT_THAT(r.out, HasSubstr("pruned: apps/v1 Deployment default/app on big: deleted")) << r.out;
+  EXPECT_NE(sim_.kubectl("--context big get deployment app -n default").code, 0);
+  EXPECT_EQ(running_on("mid", "default", 1).size(), 1u);
+  // Planted again as it is: nothing moves (nothing is written on big), nothing is pruned.
+  before = sim_.audit_lines().size();
+  r = plant("replant", seed(1));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("pruned:")));
+  EXPECT_THAT(written_on("apps|Deployment|default|app", before), Not(Contains("big")));
+  EXPECT_EQ(sim_.kubectl("--context mid get deployment app -n default -o name").out,
+            "deployment.apps/app\n");
 }
 
 }  // namespace
