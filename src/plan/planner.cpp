@@ -237,7 +237,9 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     unit.requirements.reserve(kept.size());
     for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));
   }
-  if (diags.empty()) order_units(plan, diags);
+  // A cycle is reported with the seed's other problems, in one round (it only walks the
+  // requirements, which every unit has, whatever else is wrong with its object).
+  order_units(plan, diags);
   return plan;
 }
 
