@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/approve_command.h"
 #include "cli/completion.h"
 #include "cli/fit_command.h"
 #include "cli/man_page.h"
@@ -140,6 +141,9 @@ int main(int argc, char** argv) {
       "  planter completion bash > /etc/bash_completion.d/planter\n"
       "  source <(planter completion zsh)\n"
       "  planter completion fish | source");
+
+  cli::ApproveFlags approve_flags;
+  auto* approve = cli::add_approve_command(app, approve_flags);
 
   auto* man = app.add_subcommand("man", "Print the manual page planter(1): planter man | man -l -");
   man->footer(
@@ -295,6 +299,7 @@ int main(int argc, char** argv) {
     if (*op) return cli::run_operator(operator_flags);
     if (*scheduler) return cli::run_scheduler(scheduler_flags);
     if (*install) return cli::run_install(install_flags);
+    if (*approve) return cli::run_approve(approve_flags);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kExitFailure;

@@ -28,6 +28,10 @@ inline constexpr std::string_view kExternalDependenciesAnnotation =
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
 inline constexpr std::string_view kDependsOnAnnotation = "config.kubernetes.io/depends-on";
 inline constexpr std::string_view kRolloutAnnotation = "planter.nephio.org/rollout";
+// A roll-out's approval NAME (its `approval` field) is the ConfigMap
+// kube-system/planter-approval-NAME on the management cluster: `planter approve NAME` writes it.
+inline constexpr std::string_view kApprovalNamespace = "kube-system";
+inline constexpr std::string_view kApprovalPrefix = "planter-approval-";
 
 struct RuleContext;
 

@@ -318,6 +318,25 @@ TEST(Rules, RolloutBatches) {
     EXPECT_NE(refused.diags.str().find("planter.nephio.org/rollout: "), std::string::npos)
         << refused.diags.str();
   }
+  // An approval: the batch after the canaries (and only it) also waits for the approval's
+  // ConfigMap on the management cluster.
+  out = plan("{maxConcurrency: 2, canaries: [e4], approval: c-canary}");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  auto approval_of = [&](const char* cluster) {
+    std::string found;
+    for (const Requirement& r : find_unit(out.plan, "ConfigMap/default/c", cluster)->requirements)
+      if (r.rule == "rollout" && r.external())
+        found = r.cluster + " " + r.external_object->short_form() + " " + r.when.str();
+    return found;
+  };
+  EXPECT_EQ(approval_of("e1"), "SELF ConfigMap/kube-system/planter-approval-c-canary exists");
+  EXPECT_EQ(approval_of("e2"), "SELF ConfigMap/kube-system/planter-approval-c-canary exists");
+  EXPECT_EQ(approval_of("e4"), "");
+  EXPECT_EQ(approval_of("e3"), "");  // the next batch waits for e1 and e2, approved already
+  for (const char* bad : {"{maxConcurrency: 2, approval: x}",
+                          "{maxConcurrency: 2, canaries: 1, "
+                          "approval: Not_A_Name}"})
+    EXPECT_FALSE(plan(bad).ok()) << bad;
   // More canaries than clusters would make one batch of them all, silently.
   EXPECT_NE(plan("{maxConcurrency: 2, canaries: 6}")
                 .diags.str()

@@ -8,13 +8,19 @@
 // first batch; the other clusters follow by name, maxConcurrency at a time. Each unit of a batch
 // waits for every unit of the batch before it to be healthy (or its ready-when), so a batch that
 // fails, or never becomes healthy, stops the rest: its units are blocked by the failure, or wait.
+//
+// With `approval: NAME`, the batch after the canaries also waits for a person: for the ConfigMap
+// kube-system/planter-approval-NAME on the management cluster (`planter approve NAME` writes it),
+// as KubeFleet's approval after a stage or Argo CD's RollingSync step with maxUpdate 0.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "model/names.h"
 #include "model/yaml.h"
+#include "plan/inventory.h"
 #include "plan/rules.h"
 
 namespace planter {
@@ -26,6 +32,7 @@ namespace {
 struct RolloutIndex {
   std::vector<int> batch;  // by unit: 0 for the first batch (the canaries); -1 when none
   std::map<size_t, std::vector<std::vector<size_t>>> batches;  // object -> units by batch
+  std::map<size_t, std::string> approval;  // object -> what its batch after the canaries awaits
 };
 
 constexpr int64_t kMaxConcurrency = 100;  // docs/limits.md: each unit waits on at most this many
@@ -34,6 +41,7 @@ struct Rollout {
   int64_t max_concurrency = 0;
   int64_t canary_count = 0;
   std::vector<std::string> canaries;
+  std::string approval;  // the approval the batch after the canaries waits for; empty: none
 };
 
 Result<Rollout> parse_rollout(std::string_view text) {
@@ -59,12 +67,23 @@ Result<Rollout> parse_rollout(std::string_view text) {
       } else {
         return Error{"canaries must be a count or a list of cluster names"};
       }
+    } else if (key == "approval") {
+      // It names a ConfigMap: planter-approval-NAME, a DNS subdomain of at most 253 characters.
+      std::string name = value.is_string() ? std::string(value.as_string()) : "";
+      if (name.empty() || name.size() > 253 - kApprovalPrefix.size() ||
+          !is_dns_subdomain(std::string(kApprovalPrefix) + name))
+        return Error{
+            "approval must name the approval, lowercase letters, digits, '-' and '.' (e.g. "
+            "web-canary)"};
+      r.approval = std::move(name);
     } else {
-      return Error{fmt::format("\"{}\" is not a field of it (maxConcurrency, canaries)",
+      return Error{fmt::format("\"{}\" is not a field of it (maxConcurrency, canaries, approval)",
                                std::string_view(key))};
     }
   }
   if (r.max_concurrency == 0) return Error{"maxConcurrency is missing"};
+  if (!r.approval.empty() && r.canaries.empty() && r.canary_count == 0)
+    return Error{"approval waits after the canaries, and there are none: add canaries"};
   return r;
 }
 
@@ -139,6 +158,7 @@ FamilyIndex prepare_rollouts(const RuleContext& ctx) {
     for (size_t b = 0; b < batches.size(); ++b)
       for (size_t u : batches[b]) out.batch[u] = static_cast<int>(b);
     out.batches[o] = std::move(batches);
+    if (!rollout->approval.empty()) out.approval[o] = rollout->approval;
   }
   return FamilyIndex::of(std::move(out));
 }
@@ -154,6 +174,12 @@ void require_rollout(const RuleContext& ctx, const Unit& unit, std::vector<Requi
                                 : ReadinessPredicate::of(ReadinessPredicate::Type::kHealthy);
   for (size_t before : rollouts.batches.at(unit.object)[static_cast<size_t>(b) - 1])
     out.push_back(ctx.need(unit.object, ctx.units[before].cluster_index, when, "rollout"));
+  // After the canaries, a person's approval, on the management cluster.
+  if (auto it = rollouts.approval.find(unit.object); b == 1 && it != rollouts.approval.end())
+    out.push_back(ctx.need(ObjectRef{"v1", "ConfigMap", std::string(kApprovalNamespace),
+                                     std::string(kApprovalPrefix) + it->second},
+                           kSelfIndex, ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
+                           "rollout"));
 }
 
 }  // namespace planter

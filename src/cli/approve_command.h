@@ -1,0 +1,22 @@
+// `planter approve NAME`: a person's approval of a roll-out's next stage (the `approval` of
+// planter.nephio.org/rollout, docs/annotations.md): the ConfigMap
+// kube-system/planter-approval-NAME on the management cluster, which the batch after the canaries
+// waits for. `kubectl planter approve NAME` when planter is on PATH as kubectl-planter.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace planter::cli {
+
+struct ApproveFlags {
+  std::string name;
+  std::string kubeconfig;
+  std::string context;
+  std::string by;  // who approves, recorded; default: the local user
+};
+
+CLI::App* add_approve_command(CLI::App& app, ApproveFlags& flags);
+int run_approve(const ApproveFlags& flags);
+
+}  // namespace planter::cli

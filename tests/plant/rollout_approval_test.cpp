@@ -1,0 +1,89 @@
+// A roll-out that waits for a person after its canaries (docs/annotations.md,
+// planter.nephio.org/rollout `approval`): on a sim of three clusters, `planter plant` declares the
+// canary, then waits, naming the approval; `planter approve` lets the rest go on, and the audit log
+// shows no write to a later batch before the approval's.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "plant/audit_order.h"
+#include "sim/sim_process.h"
+
+namespace planter::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const char* kSeed = R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: default
+  annotations:
+    planter.nephio.org/cluster-selector: sim.planter.io/index
+    planter.nephio.org/rollout: "{maxConcurrency: 2, canaries: [edge1], approval: settings-canary}"
+data: {mode: prod}
+)";
+
+// The audit entries of the approval's and the ConfigMap's writes, in order.
+std::vector<std::string> writes(const SimProcess& sim) {
+  std::vector<std::string> out;
+  for (const AuditEntry& e : parse_audit(sim.audit_lines())) {
+    if (e.verb.empty() || e.user != "admin") continue;
+    if (e.object == "|ConfigMap|kube-system|planter-approval-settings-canary")
+      out.push_back("approval");
+    else if (e.object == "|ConfigMap|default|settings")
+      out.push_back(e.cluster);
+  }
+  return out;
+}
+
+TEST(RolloutApprovalTest, TheBatchAfterTheCanariesWaitsForTheApproval) {
+  SimProcess sim({"--clusters", "3"});
+  ASSERT_TRUE(sim.running());
+  std::filesystem::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << kSeed;
+  std::string kubeconfig = "--kubeconfig " + q(sim.kubeconfig());
+
+  // Without the approval, the run ends at its timeout with the canary alone, naming what waits.
+  CommandResult first = planter("plant " + kubeconfig + " " + q(seed) + " --timeout 6");
+  EXPECT_EQ(first.code, 1) << first.out << first.err;
+  EXPECT_THAT(first.out, HasSubstr("planter-approval-settings-canary")) << first.out;
+  EXPECT_THAT(writes(sim), ElementsAre("edge1"));
+
+  // A run that waits for it goes on once a person approves.
+  auto run = std::async(std::launch::async, [&] {
+    return planter("plant " + kubeconfig + " " + q(seed) + " --timeout 60");
+  });
+  // sleep-ok(poll): the run is let to reach its wait before the approval comes
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_THAT(writes(sim), ElementsAre("edge1"));  // the canary is there already: unchanged
+  CommandResult approved = planter("approve settings-canary " + kubeconfig + " --by alice");
+  ASSERT_EQ(approved.code, 0) << approved.err;
+  EXPECT_THAT(approved.out, HasSubstr("approved settings-canary"));
+  CommandResult second = run.get();
+  ASSERT_EQ(second.code, 0) << second.out << second.err;
+  std::vector<std::string> order = writes(sim);
+  ASSERT_EQ(order.size(), 4u) << fmt::format("{}", fmt::join(order, " "));
+  EXPECT_EQ(order[1], "approval");
+  EXPECT_THAT(std::vector<std::string>(order.begin() + 2, order.end()),
+              ::testing::UnorderedElementsAre("edge2", "edge3"));
+  EXPECT_EQ(sim.kubectl("get configmap planter-approval-settings-canary -n kube-system "
+                        "-o jsonpath='{.data.approvedBy}'")
+                .out,
+            "alice");
+
+  // A name that is no approval name is bad input.
+  EXPECT_EQ(planter("approve Not_A_Name " + kubeconfig).code, 2);
+}
+
+}  // namespace
+}  // namespace planter::testing
