@@ -51,14 +51,6 @@ std::vector<size_t> choice_indices(std::string_view arg) {
   return out;
 }
 
-std::vector<size_t> choices_deciding(const Unit& unit) {
-  std::vector<size_t> out;
-  for (const Requirement& r : unit.requirements)
-    if (r.when.type == ReadinessPredicate::Type::kClusterChoice)
-      for (size_t c : choice_indices(r.when.arg)) out.push_back(c);
-  return out;
-}
-
 fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const ClusterChoice& choice,
                                        std::chrono::system_clock::time_point now) {
   fit::ClusterCandidate c;

@@ -45,7 +45,8 @@ fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const Cluster
 std::vector<size_t> choice_indices(std::string_view arg);
 
 // The choices that decide whether `unit` is declared (its cluster-choice requirements'), none
-// for a unit no choice decides.
+// for a unit no choice decides. In the rule's file (rules/cluster_choice.cpp), which owns the
+// requirement kind.
 std::vector<size_t> choices_deciding(const Unit& unit);
 
 struct ClusterChoices {

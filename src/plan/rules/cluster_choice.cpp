@@ -4,6 +4,8 @@
 // choice (it goes where they go). The requirement names the choice, which is never declared; the
 // engine's gate (src/plant/gates/cluster_choice.cpp) makes it with the fit model, and a unit on a
 // cluster not chosen is not declared.
+#include "plan/cluster_choice.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,6 +57,14 @@ void require_cluster_choice(const RuleContext& ctx, const Unit& unit,
       {std::nullopt, ObjectRef{std::string(kStackApiVersion), "ClusterChoice", "", std::move(name)},
        unit.cluster, ReadinessPredicate{ReadinessPredicate::Type::kClusterChoice, arg, {}},
        "cluster-choice"});
+}
+
+std::vector<size_t> choices_deciding(const Unit& unit) {
+  std::vector<size_t> out;
+  for (const Requirement& r : unit.requirements)
+    if (r.when.type == ReadinessPredicate::Type::kClusterChoice)
+      for (size_t c : choice_indices(r.when.arg)) out.push_back(c);
+  return out;
 }
 
 }  // namespace planter
