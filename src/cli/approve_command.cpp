@@ -6,10 +6,10 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "cli/daemon.h"
 #include "cli/seed_flags.h"
 #include "daemon/time_format.h"
 #include "kube/client.h"
-#include "kube/kubeconfig.h"
 #include "model/names.h"
 #include "plan/rules.h"
 
@@ -23,8 +23,10 @@ CLI::App* add_approve_command(CLI::App& app, ApproveFlags& f) {
       "Approve a roll-out's next stage: the batches after the canaries of every object whose "
       "planter.nephio.org/rollout says approval: NAME go on");
   cmd->add_option("NAME", f.name, "The approval the roll-out names")->required();
-  cmd->add_option("--kubeconfig", f.kubeconfig,
-                  "Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)");
+  cmd->add_option(
+      "--kubeconfig", f.kubeconfig,
+      "Kubeconfig file (default: the in-cluster config in a pod, else $KUBECONFIG, then "
+      "~/.kube/config)");
   cmd->add_option("--context", f.context, "The management cluster's context (default: current)");
   cmd->add_option("--by", f.by, "Who approves, recorded in the approval (default: $USER)");
   cmd->footer(
@@ -43,12 +45,8 @@ int run_approve(const ApproveFlags& f) {
                f.name);
     return kExitBadInput;
   }
-  auto config = kube::Kubeconfig::load(kube::KubeconfigSources::from_environment(f.kubeconfig));
-  if (!config) {
-    fmt::print(stderr, "error: {}\n", config.error().message);
-    return kExitBadInput;
-  }
-  auto self = config->rest_config(f.context);
+  // As kubectl finds its cluster: the kubeconfig, or the pod's own in a pod (a CI job approving).
+  auto self = serving_config(f.kubeconfig, f.context);
   if (!self) {
     fmt::print(stderr, "error: {}\n", self.error().message);
     return kExitBadInput;

@@ -11,7 +11,7 @@ namespace planter::cli {
 
 struct ApproveFlags {
   std::string name;
-  std::string kubeconfig;
+  std::string kubeconfig;  // none (and no --context) in a pod: the in-cluster config
   std::string context;
   std::string by;  // who approves, recorded; default: the local user
 };

@@ -50,11 +50,11 @@ void Controller::Impl::reconcile(const std::string& key) {
   using Action = Decision::Action;
   if (d.failover) {
     log.info("failover", {{"seed", key}, {"why", given_up}});
-    event(*runs[key], "Normal", "Failover",
+    event(*runs.at(key), "Normal", "Failover",
           given_up + "; planting again for the choice to take another cluster");
   }
   if (d.action == Action::kForget) {
-    forget_holds(key);
+    hold(key, {});
     stop_run(key);
     std::lock_guard sl(smu);  // nothing more to write for it
     dirty.erase(key);

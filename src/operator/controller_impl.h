@@ -310,9 +310,10 @@ struct Controller::Impl {
   void watch_clusters();
   // A Cluster came, changed or went: the Seeds whose choices hold it are looked at again.
   void cluster_seen(const json::object& cluster, bool gone);
-  // Records which clusters a Seed's run holds now, or left objects on (none: forgets the Seed).
+  // Records which clusters a Seed's run holds now, or left objects on; `hold(key, {})` forgets
+  // the Seed.
   void hold(const SeedRun& run);
-  void forget_holds(const std::string& key);
+  void hold(const std::string& key, std::set<std::string> clusters);
   // For a planted Seed's run (its mu held): why it must be planted again now (empty: it need
   // not): a chosen cluster to give up, or one it left objects on that answers again; and when the
   // next chosen cluster must be given up, if a toleration holds one for a while.

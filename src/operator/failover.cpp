@@ -45,27 +45,25 @@ void Controller::Impl::cluster_seen(const json::object& cluster, bool gone) {
 }
 
 void Controller::Impl::hold(const SeedRun& run) {
-  std::set<std::string> now = run.left;
+  std::set<std::string> clusters = run.left;
   if (run.choices)
-    for (const auto& [_, clusters] : *run.choices) now.insert(clusters.begin(), clusters.end());
-  std::lock_guard lock(fleet_mu);
-  std::set<std::string>& before = held[run.key];
-  for (const std::string& c : before)
-    if (!now.contains(c)) {
-      auto it = holders.find(c);
-      if (it == holders.end()) continue;
-      it->second.erase(run.key);
-      if (it->second.empty()) holders.erase(it);
-    }
-  for (const std::string& c : now) holders[c].insert(run.key);
-  before = std::move(now);
-  if (before.empty()) held.erase(run.key);
+    for (const auto& [_, chosen] : *run.choices) clusters.insert(chosen.begin(), chosen.end());
+  hold(run.key, std::move(clusters));
 }
 
-void Controller::Impl::forget_holds(const std::string& key) {
-  SeedRun none;
-  none.key = key;
-  hold(none);
+void Controller::Impl::hold(const std::string& key, std::set<std::string> clusters) {
+  std::lock_guard lock(fleet_mu);
+  std::set<std::string>& before = held[key];
+  for (const std::string& c : before)
+    if (!clusters.contains(c)) {
+      auto it = holders.find(c);
+      if (it == holders.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) holders.erase(it);
+    }
+  for (const std::string& c : clusters) holders[c].insert(key);
+  before = std::move(clusters);
+  if (before.empty()) held.erase(key);
 }
 
 Controller::Impl::GiveUp Controller::Impl::gives_up(const SeedRun& run) {
@@ -73,9 +71,9 @@ Controller::Impl::GiveUp Controller::Impl::gives_up(const SeedRun& run) {
   if (!run.choices) return out;
   auto now = std::chrono::system_clock::now();
   std::lock_guard lock(fleet_mu);
+  static const std::vector<fit::ClusterToleration> kNone;
   for (const auto& [choice, clusters] : *run.choices) {
     auto tolerations = run.tolerations.find(choice);
-    static const std::vector<fit::ClusterToleration> kNone;
     const auto& tolerates = tolerations == run.tolerations.end() ? kNone : tolerations->second;
     for (const std::string& cluster : clusters) {
       auto taints = taints_by_cluster.find(cluster);
@@ -83,15 +81,12 @@ Controller::Impl::GiveUp Controller::Impl::gives_up(const SeedRun& run) {
       auto from = fit::given_up_from(taints->second, tolerates, now);
       if (!from) continue;
       if (*from <= now) {
-        if (!out.why.empty()) continue;
-        for (const fit::ClusterTaint& t : taints->second)
-          if (t.effect == "NoSelect" &&
-              fit::judge_taints({t}, tolerates, now).verdict == fit::TaintVerdict::kRefused) {
-            out.why =
-                fmt::format("choice {} gives up cluster {}: taint {} is not tolerated{}", choice,
-                            cluster, fit::taint_text(t), tolerates.empty() ? "" : " any more");
-            break;
-          }
+        // Given up now: a NoSelect taint is not tolerated, the worst there is, which the
+        // judgement names ("taint K:NoSelect is not tolerated").
+        if (out.why.empty())
+          out.why = fmt::format("choice {} gives up cluster {}: {}{}", choice, cluster,
+                                fit::judge_taints(taints->second, tolerates, now).why,
+                                tolerates.empty() ? "" : " any more");
       } else if (!out.next || *from < *out.next) {
         out.next = from;
       }

@@ -245,11 +245,11 @@ std::vector<std::string> write_inventories(
   for (const Unit& u : plan.units)
     if (reachable.contains(u.cluster) && (!made || held_after_choices(plan, u, *made)))
       items[u.cluster].push_back({plan.object_of(u).ref, u.wave});
-  std::map<std::string, std::set<std::string>> held = keys_by_cluster(plan, made);
   for (const auto& [cluster, more] : also) {
     if (!reachable.contains(cluster)) continue;
     std::vector<InventoryItem>& list = items[cluster];
-    std::set<std::string>& listed = held[cluster];
+    std::set<std::string> listed;  // what the plan lists there already
+    for (const InventoryItem& i : list) listed.insert(i.ref.key());
     for (const InventoryItem& i : more)
       if (listed.insert(i.ref.key()).second) list.push_back(i);
   }
