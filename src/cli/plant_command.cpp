@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <stop_token>
 
 #include "cli/seed_target.h"
+#include "plant/approval_hold.h"
 #include "plant/engine.h"
 #include "plant/preflight.h"
 #include "plant/progress.h"
@@ -73,6 +75,10 @@ void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
                 "Before the first write, send every object a cluster can judge now through a "
                 "server-side dry run; a refusal is bad input (default; --preflight=false skips "
                 "it)");
+  cmd->add_flag("--no-wait-approval", f.no_wait_approval,
+                "End, exit 0, once nothing is left but what a roll-out's approval holds back "
+                "(planter.nephio.org/rollout approval), naming the approvals to give with "
+                "planter approve; plant again after it to go on");
 }
 
 // The kinds of the seed that no cluster will serve, asked before the first write: exit 2 when
@@ -101,8 +107,22 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   options.adopt = f.adopt;
   options.adopt_hint = adopt_hint(f, p.seed_name);
   options.timeout = p.run->remaining();
-  options.on_change = [&](size_t u, const plant::UnitRecord& r) { progress.on_change(u, r); };
-  options.stop = p.interrupts->stop_token();
+  // --no-wait-approval: a stop of its own once only approvals hold what is left; a signal stops
+  // it too.
+  plant::ApprovalHold hold(p.plan);
+  std::stop_source ended;
+  std::stop_callback forward(p.interrupts->stop_token(), [&] { ended.request_stop(); });
+  bool at_approval = false;
+  options.on_change = [&](size_t u, const plant::UnitRecord& r) {
+    progress.on_change(u, r);
+    if (!f.no_wait_approval || !hold.any()) return;
+    hold.on_change(u, r);
+    if (!at_approval && hold.only_approvals_left()) {
+      at_approval = true;
+      ended.request_stop();
+    }
+  };
+  options.stop = ended.get_token();
   if (!terminal)
     fmt::print("planting seed {}: {} units (an object on one cluster each) on {} cluster(s)\n",
                p.seed_name, p.plan.units.size(), p.plan.units_by_cluster().size());
@@ -123,11 +143,17 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     choices[c.name] = c.result.chosen;
   }
   progress.finish();
+  if (at_approval && p.interrupts->signal() == 0) out.stopped = false;  // it ended as asked
   for (const std::string& w : out.warnings) fmt::print(stderr, "warning: {}\n", w);
   if (out.timed_out)
     fmt::print("\ntimed out after {}s with {} unit(s) not declared\n", f.timeout_s,
                out.units.size() - out.count(plant::UnitState::kDeclared));
   fmt::print("\n{}", plant::render_summary(p.plan, out));
+  if (at_approval)
+    fmt::print(
+        "the roll-out waits for approval {}: planter approve {}, then plant again to go "
+        "on\n",
+        fmt::join(hold.waited_for(), ", "), fmt::join(hold.waited_for(), " "));
   bool wrote = true;
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));
@@ -151,7 +177,10 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   bool healthy = true;
   if (f.wait && out.all_declared() && p.interrupts->signal() == 0) healthy = wait_healthy(f, p);
   std::fflush(stdout);
-  return interrupted(p, out.all_declared() && wrote && pruned && healthy ? kExitOk : kExitFailure);
+  bool done = out.all_declared() ||
+              (at_approval && p.interrupts->signal() == 0 &&
+               out.count(plant::UnitState::kFailed) + out.count(plant::UnitState::kBlocked) == 0);
+  return interrupted(p, done && wrote && pruned && healthy ? kExitOk : kExitFailure);
 }
 
 int uproot_prepared(const PlantFlags& f, Prepared& p) {

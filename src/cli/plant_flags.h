@@ -31,6 +31,7 @@ struct PlantFlags {
   bool hard = false;  // replant: uproot, then plant
   bool prune = true;  // delete what the seed's inventory lists and the seed no longer holds
   bool wait = false;  // after declaring, wait until every object is healthy (kstatus)
+  bool no_wait_approval = false;  // end when only a roll-out's approvals hold what is left
 };
 
 }  // namespace planter::cli

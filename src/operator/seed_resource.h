@@ -62,10 +62,6 @@ struct SeedSpec {
   std::map<std::string, std::vector<std::string>> kept_choices;
 };
 
-// A duration as Kubernetes writes one (metav1.Duration, Go's time.ParseDuration): "90s", "5m",
-// "1h30m", "1.5h"; nullopt when it is not one.
-std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
-
 // Reads a Seed's spec; the error names the field and says what to write instead.
 Result<SeedSpec> parse_seed_spec(const boost::json::object& seed);
 

@@ -127,6 +127,10 @@ PredicateTraits row(Type type) {
       t.wait = WaitKind::kRoom;
       t.describe = node_capability;
       break;
+    case Type::kHealthyFor:
+      t.name = "healthy-for";
+      t.shown = PredicateTraits::Shown::kWithArg;
+      break;
   }
   return t;
 }

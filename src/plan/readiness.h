@@ -2,7 +2,7 @@
 // (`exists`, `healthy`, `condition=<Type>`, `jsonpath=<expr>=<value>`, `jsonpath=<expr>` for
 // "is set") or chosen by a built-in rule
 // (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`,
-// `anchor-scheduled`, `cluster-choice`).
+// `anchor-scheduled`, `cluster-choice`, `node-capability`, `healthy-for`).
 #pragma once
 
 #include <memory>
@@ -37,6 +37,8 @@ struct ReadinessPredicate {
     kNodeCapability,   // enough nodes meet a node need: `value` is "<index into
                        // Plan::node_needs>;<its providers, for people>", `arg` says the need
                        // for people; never from an annotation
+    kHealthyFor,       // healthy, and seen so by this planting for `arg` (a duration such as
+                       // "10m": a roll-out stage's `after`); never from an annotation
   };
   Type type = Type::kExists;
   std::string arg;

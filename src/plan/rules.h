@@ -32,6 +32,9 @@ inline constexpr std::string_view kRolloutAnnotation = "planter.nephio.org/rollo
 // kube-system/planter-approval-NAME on the management cluster: `planter approve NAME` writes it.
 inline constexpr std::string_view kApprovalNamespace = "kube-system";
 inline constexpr std::string_view kApprovalPrefix = "planter-approval-";
+// The NAME of the approval `r` waits for (a roll-out's, rules/rollout.cpp); empty when it waits
+// for something else.
+std::string_view approval_of(const Plan& plan, const Requirement& r);
 
 struct RuleContext;
 

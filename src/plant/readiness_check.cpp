@@ -116,6 +116,7 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
     case T::kSchedulerReady:
       return lease_held(*object);
     case T::kHealthy:
+    case T::kHealthyFor:  // how long it has been so: its gate counts (gates/healthy_for.cpp)
       return check_health(*object);
     case T::kStackFits:
     case T::kAnchorScheduled:

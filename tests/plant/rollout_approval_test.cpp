@@ -7,12 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <string>
 #include <thread>
 
+#include "model/rfc3339.h"
 #include "plant/audit_order.h"
 #include "sim/sim_process.h"
 
@@ -21,6 +23,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using Clock = std::chrono::system_clock;
 
 const char* kSeed = R"(apiVersion: v1
 kind: ConfigMap
@@ -83,6 +86,68 @@ TEST(RolloutApprovalTest, TheBatchAfterTheCanariesWaitsForTheApproval) {
 
   // A name that is no approval name is bad input.
   EXPECT_EQ(planter("approve Not_A_Name " + kubeconfig).code, 2);
+}
+
+// Stages by the clusters' labels: the canary, then edge2 once edge1 has been healthy 3 s
+// (`after`), then, after a person's approval, the rest. `--no-wait-approval` ends the run at the
+// approval, exit 0, naming it; the next run, approved, plants the rest.
+TEST(RolloutApprovalTest, StagesWaitTheirTimeAndNoWaitApprovalEndsAtTheApproval) {
+  SimProcess sim({"--clusters", "3"});
+  ASSERT_TRUE(sim.running());
+  std::filesystem::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: default
+  annotations:
+    planter.nephio.org/cluster-selector: sim.planter.io/index
+    planter.nephio.org/rollout: >-
+      {maxConcurrency: 1, stages: [
+       {name: canary, selector: sim.planter.io/index=1, after: 3s},
+       {name: second, selector: 'sim.planter.io/index in (2)', approval: settings-rest},
+       {name: rest}]}
+data: {mode: prod}
+)";
+  std::string kubeconfig = "--kubeconfig " + q(sim.kubeconfig());
+  std::string plant = "plant " + kubeconfig + " " + q(seed) + " --no-wait-approval --timeout 60";
+  // The ConfigMap's writes, each with its cluster and time.
+  auto written = [&] {
+    std::vector<std::pair<std::string, std::chrono::system_clock::time_point>> out;
+    for (const std::string& line : sim.audit_lines()) {
+      boost::json::value v = boost::json::parse(line);
+      const boost::json::object& o = v.as_object();
+      if (!o.contains("verb") || o.at("code").as_int64() >= 300 ||
+          o.at("object").as_string() != "v1|ConfigMap|default|settings")
+        continue;
+      auto t = parse_rfc3339(o.at("ts").as_string());
+      EXPECT_TRUE(t);
+      out.emplace_back(std::string(o.at("cluster").as_string()), t.value_or(Clock::time_point{}));
+    }
+    return out;
+  };
+
+  CommandResult first = planter(plant);
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  EXPECT_THAT(first.out, HasSubstr("the roll-out waits for approval settings-rest: planter "
+                                   "approve settings-rest, then plant again to go on"));
+  EXPECT_THAT(first.out, HasSubstr("2 of 3 units declared"));
+  auto order = written();
+  ASSERT_EQ(order.size(), 2u);
+  EXPECT_EQ(order[0].first, "edge1");
+  EXPECT_EQ(order[1].first, "edge2");
+  // A ConfigMap is healthy once it exists: edge2 waited the stage's 3 s, not much more.
+  double waited = std::chrono::duration<double>(order[1].second - order[0].second).count();
+  EXPECT_GE(waited, 3.0);
+  EXPECT_LE(waited, 6.0);
+
+  ASSERT_EQ(planter("approve settings-rest " + kubeconfig).code, 0);
+  CommandResult second = planter(plant);
+  ASSERT_EQ(second.code, 0) << second.out << second.err;
+  EXPECT_THAT(second.out, ::testing::Not(HasSubstr("waits for approval")));
+  order = written();
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order[2].first, "edge3");
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <boost/json.hpp>
 
+#include "model/duration.h"
+
 namespace planter::op {
 namespace {
 
@@ -230,6 +232,8 @@ TEST(SeedSpecTest, DriftCheckIntervalIsAKubernetesDuration) {
   EXPECT_EQ(parse_duration("250ms"), milliseconds(250));
   for (const char* bad : {"", "5", "m", "5x", "1..5s", "-5s", ".s", "5m3"})
     EXPECT_EQ(parse_duration(bad), std::nullopt) << bad;
+  for (const char* back : {"10m", "1h30m", "45s", "250ms", "2h", "1m5s"})
+    EXPECT_EQ(format_duration(*parse_duration(back)), back);
   auto spec = [](const char* interval) {
     return parse_seed_spec(
         boost::json::parse(

@@ -1,6 +1,7 @@
 // One test (or a few) per requirement rule (src/plan/rules/), in table order.
 #include "plan/rules.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -342,6 +343,76 @@ TEST(Rules, RolloutBatches) {
                 .diags.str()
                 .find("canaries: 6 is more than the 5 cluster(s) the object is placed on"),
             std::string::npos);
+}
+
+// planter.nephio.org/rollout stages: each cluster in the first stage that selects it, by name
+// and maxConcurrency within a stage; `after` and `approval` hold the next stage's first batch.
+TEST(Rules, RolloutStages) {
+  std::string clusters;
+  for (auto [name, labels] : {std::pair{"e1", "ring: \"0\""},
+                              {"e2", "region: eu"},
+                              {"e3", "region: eu"},
+                              {"e4", "region: us"},
+                              {"e5", "region: us"}})
+    clusters += fmt::format(
+        "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+        "metadata: {{name: {}, namespace: default, labels: {{edge: \"yes\", {}}}}}\n---\n",
+        name, labels);
+  auto plan = [&](const std::string& rollout) {
+    return plan_yaml(clusters +
+                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
+                     "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
+                     "    planter.nephio.org/rollout: \"" +
+                     rollout + "\"\n");
+  };
+  auto out = plan(
+      "{maxConcurrency: 2, stages: [{name: canary, selector: ring=0, approval: c-go}, "
+      "{name: europe, selector: {matchLabels: {region: eu}}, after: 600s, maxConcurrency: 1}, "
+      "{name: rest}]}");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  auto waits_on = [&](const char* cluster) {
+    std::vector<std::string> on;
+    for (const Requirement& r : find_unit(out.plan, "ConfigMap/default/c", cluster)->requirements)
+      if (r.rule == "rollout")
+        on.push_back(
+            fmt::format("{} {}", r.external() ? r.external_object->name : r.cluster, r.when.str()));
+    std::sort(on.begin(), on.end());
+    return on;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(waits_on("e1"), V{});
+  EXPECT_EQ(waits_on("e2"), (V{"e1 healthy", "planter-approval-c-go exists"}));
+  EXPECT_EQ(waits_on("e3"), V{"e2 healthy"});  // europe one at a time
+  EXPECT_EQ(waits_on("e4"), V{"e3 healthy-for=10m"});
+  EXPECT_EQ(waits_on("e5"), V{"e3 healthy-for=10m"});
+  // A stage that selects no cluster passes its gates to the next one that does.
+  out = plan(
+      "{maxConcurrency: 5, stages: [{name: a, selector: ring=0, after: 1m}, "
+      "{name: b, selector: region=asia, after: 30s, approval: b-go}, {name: c}]}");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  EXPECT_EQ(waits_on("e2"), (V{"e1 healthy-for=1m", "planter-approval-b-go exists"}));
+  EXPECT_EQ(waits_on("e5"), (V{"e1 healthy-for=1m", "planter-approval-b-go exists"}));
+  for (auto [bad, says] :
+       {std::pair{"{maxConcurrency: 2, stages: [{name: eu, selector: region=eu}]}",
+                  "no stage selects cluster(s) e1, e4, e5"},
+        {"{maxConcurrency: 2, canaries: 1, stages: [{name: all}]}",
+         "stages and canaries (or a top-level approval) do not go together"},
+        {"{maxConcurrency: 2, stages: [{name: all, after: 10}]}",
+         "stages[0].after must be a duration of at least 1s"},
+        {"{maxConcurrency: 2, stages: [{name: a}, {name: a}]}", "two stages are named a"},
+        {"{maxConcurrency: 2, stages: [{selector: ring=0}]}", "stages[0] has no name"},
+        {"{maxConcurrency: 2, stages: [{name: a, pause: true}]}",
+         "stages[0]: \"pause\" is not a field of a stage"},
+        {"{maxConcurrency: 2, stages: [{name: a, selector: 'in in in'}]}",
+         "stages[0].selector is not a label selector"},
+        {"{stages: [{name: a, maxConcurrency: 1}, {name: b}]}", "maxConcurrency is missing"},
+        {"{maxConcurrency: 2, stages: []}", "stages must be a list of 1 to 20 stages"}}) {
+    auto refused = plan(bad);
+    EXPECT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.diags.str().find(says), std::string::npos) << refused.diags.str();
+  }
+  // Each stage with its own maxConcurrency needs none of the roll-out's.
+  EXPECT_TRUE(plan("{stages: [{name: a, maxConcurrency: 1}]}").ok());
 }
 
 TEST(Rules, ExplicitDependenciesInEveryForm) {

@@ -109,5 +109,6 @@ std::unique_ptr<Gate> make_established_gate(GateContext& context);
 std::unique_ptr<Gate> make_object_state_gate(GateContext& context);
 std::unique_ptr<Gate> make_node_capability_gate(GateContext& context);
 std::unique_ptr<Gate> make_cluster_choice_gate(GateContext& context);
+std::unique_ptr<Gate> make_healthy_for_gate(GateContext& context);
 
 }  // namespace planter::plant

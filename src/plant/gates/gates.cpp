@@ -36,6 +36,7 @@ Gates::Gates(GateContext context) : context_(std::move(context)) {
   add(std::move(fits), {Type::kStackFits});
   add(make_node_capability_gate(context_), {Type::kNodeCapability});
   add(make_cluster_choice_gate(context_), {Type::kClusterChoice});
+  add(make_healthy_for_gate(context_), {Type::kHealthyFor});
   add(std::move(anchor), {Type::kAnchorScheduled});
 }
 
