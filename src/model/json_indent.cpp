@@ -7,7 +7,9 @@ constexpr size_t kFlushAt = 64 * 1024;
 }
 
 JsonIndenter::JsonIndenter(std::function<void(std::string_view)> write, int indent)
-    : write_(std::move(write)), indent_(indent) {}
+    : write_(std::move(write)), indent_(indent) {
+  out_.reserve(kFlushAt + kFlushAt / 4);
+}
 
 void JsonIndenter::newline() {
   out_ += '\n';
@@ -21,17 +23,30 @@ void JsonIndenter::flush_if_full() {
 }
 
 void JsonIndenter::operator()(std::string_view chunk) {
-  for (char c : chunk) {
+  size_t i = 0;
+  while (i < chunk.size()) {
     if (in_string_) {
-      out_ += c;
-      if (escaped_)
+      // A string's text is copied as it is, up to its end or an escape: most of the output.
+      if (escaped_) {
+        out_ += chunk[i++];
         escaped_ = false;
-      else if (c == '\\')
-        escaped_ = true;
-      else if (c == '"')
+        continue;
+      }
+      size_t end = i;
+      while (end < chunk.size() && chunk[end] != '"' && chunk[end] != '\\') ++end;
+      if (end == chunk.size()) {
+        out_.append(chunk.substr(i));
+        break;
+      }
+      out_.append(chunk.substr(i, end - i + 1));
+      if (chunk[end] == '"')
         in_string_ = false;
+      else
+        escaped_ = true;
+      i = end + 1;
       continue;
     }
+    char c = chunk[i++];
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
     if (opened_) {
       opened_ = false;
