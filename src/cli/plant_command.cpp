@@ -50,11 +50,16 @@ void add_target_flags(CLI::App* cmd, PlantFlags& f) {
 
 void add_plant_flags(CLI::App* cmd, PlantFlags& f) {
   cmd->add_flag("--keep", f.keep,
-                "With --sim: keep the fleet serving after planting, until Ctrl-C");
+                "With --sim or --ui: keep the fleet and the live view serving after planting, "
+                "until Ctrl-C");
   cmd->add_option("--timeline", f.timeline,
                   "Write a Gantt chart of the planting to this file: self-contained HTML, or SVG "
                   "when it ends in .svg");
   cmd->add_option("--report", f.report, "Write every unit's timestamps and outcome (JSON)");
+  cmd->add_option("--ui", f.ui,
+                  "Serve a live view of the run at [HOST]:PORT (e.g. 127.0.0.1:8090; port 0 picks "
+                  "one): the clusters, each unit coloured by its state with why it waits, kept "
+                  "live as planting goes on; with --keep it stays until Ctrl-C");
   cmd->add_option("--trace", f.trace,
                   "Write the run as a Chrome trace (JSON trace events: open it in Perfetto's UI or "
                   "chrome://tracing), with an arrow per requirement");
@@ -93,7 +98,30 @@ bool refuse_unserved_kinds(const PlantFlags& f, const Prepared& p) {
   return true;
 }
 
+// --ui: the live view, served before the first write; a bad address is bad input.
+bool serve_view(const PlantFlags& f, Prepared& p) {
+  if (f.ui.empty() || p.view) return true;
+  p.view = std::make_shared<op::PlantView>(p.plan, p.seed_name);
+  auto endpoint = daemon::HttpEndpoint::start(
+      f.ui, [view = p.view](const std::string& path) { return view->answer(path); });
+  if (!endpoint) {
+    fmt::print(stderr,
+               "--ui {}: {}; give [HOST]:PORT, such as 127.0.0.1:8090\nnothing was "
+               "declared\n",
+               f.ui, endpoint.error().message);
+    p.view.reset();
+    return false;
+  }
+  p.view_endpoint = std::move(endpoint.value());
+  std::string host = f.ui.substr(0, f.ui.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]") host = "localhost";
+  p.view_url = fmt::format("http://{}:{}/", host, p.view_endpoint->port());
+  fmt::print("live view: {}\n", p.view_url);
+  return true;
+}
+
 int plant_prepared(const PlantFlags& f, Prepared& p) {
+  if (!serve_view(f, p)) return kExitBadInput;
   bool terminal = isatty(STDOUT_FILENO) != 0;
   plant::ProgressOptions po;
   po.terminal = terminal;
@@ -115,6 +143,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   bool at_approval = false;
   options.on_change = [&](size_t u, const plant::UnitRecord& r) {
     progress.on_change(u, r);
+    if (p.view) p.view->on_change(u, r);
     if (!f.no_wait_approval || !hold.any()) return;
     hold.on_change(u, r);
     if (!at_approval && hold.only_approvals_left()) {
@@ -149,11 +178,20 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     fmt::print("\ntimed out after {}s with {} unit(s) not declared\n", f.timeout_s,
                out.units.size() - out.count(plant::UnitState::kDeclared));
   fmt::print("\n{}", plant::render_summary(p.plan, out));
+  std::string waits_for_approval;
   if (at_approval)
-    fmt::print(
-        "the roll-out waits for approval {}: planter approve {}, then plant again to go "
-        "on\n",
+    waits_for_approval = fmt::format(
+        "the roll-out waits for approval {}: planter approve {}, then plant again to go on",
         fmt::join(hold.waited_for(), ", "), fmt::join(hold.waited_for(), " "));
+  if (!waits_for_approval.empty()) fmt::print("{}\n", waits_for_approval);
+  if (p.view)
+    p.view->ended(!waits_for_approval.empty() ? waits_for_approval
+                  : out.all_declared()
+                      ? fmt::format("every unit declared in {:.2f}s",
+                                    std::chrono::duration<double>(out.elapsed).count())
+                      : fmt::format("{} of {} units declared{}",
+                                    out.count(plant::UnitState::kDeclared), out.units.size(),
+                                    out.timed_out ? " (timed out)" : ""));
   bool wrote = true;
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));

@@ -19,6 +19,7 @@ struct PlantFlags {
   std::string sim_audit_log;
   int sim_clusters = 0;  // with --sim: existing workload clusters edge1..edgeN
   std::string timeline;  // FILE.html, or FILE.svg for the chart alone
+  std::string ui;        // [HOST]:PORT: serve the live view of the run there
   std::string report;    // FILE.json
   std::string trace;     // FILE.json: Chrome trace events (Perfetto)
   bool verbose = false;

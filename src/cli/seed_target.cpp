@@ -360,8 +360,14 @@ int run_prepared(const PlantFlags& f, const std::function<int(Prepared&)>& work,
   interrupts.talking_to(describe_clusters(p->run->clusters()));
   int rc = work(p.value());
   interrupts.disarm();
-  if (rc != kExitBadInput && interrupts.signal() == 0)
+  if (rc != kExitBadInput && interrupts.signal() == 0) {
     keep_serving(f, p->targets, p->plan, interrupts);
+    if (!p->targets.sim && p->view && f.keep) {
+      fmt::print("the live view keeps serving at {}; Ctrl-C stops it\n", p->view_url);
+      std::fflush(stdout);
+      interrupts.wait();
+    }
+  }
   scheduler.reset();
   if (p->targets.sim) p->targets.sim->stop();
   return rc;

@@ -15,7 +15,9 @@
 
 #include "cli/interrupts.h"
 #include "cli/plant_flags.h"
+#include "daemon/http_endpoint.h"
 #include "kube/kubeconfig.h"
+#include "operator/plant_view.h"
 #include "plan/plan.h"
 #include "plant/seed_run.h"
 #include "sim/server.h"
@@ -39,6 +41,11 @@ struct Prepared {
   std::unique_ptr<plant::SeedRun> run;
   // What the preflight saw on the clusters (PreflightOutcome::live_versions).
   std::vector<std::string> live_versions;
+  // --ui: the live view and its endpoint, for as long as the command lasts (--keep: until
+  // Ctrl-C); the endpoint goes first.
+  std::shared_ptr<op::PlantView> view;
+  std::unique_ptr<daemon::HttpEndpoint> view_endpoint;
+  std::string view_url;
 };
 
 // The seed's name for the planter.nephio.org/seed label when --seed-name is not given: the first

@@ -18,6 +18,7 @@ struct HttpEndpoint::Impl {
   net::steady_timer pause{io};
   Handler handler;
   std::thread thread;
+  size_t streams = 0;  // event streams open
 
   // Accepts for as long as the endpoint lives. A failed accept (EMFILE or ENFILE: out of file
   // descriptors, while idle clients hold them; ECONNABORTED) does not end it: it waits a moment
@@ -54,6 +55,10 @@ struct HttpEndpoint::Impl {
                        HttpAnswer a = req->method() == http::verb::get
                                           ? handler(path)
                                           : HttpAnswer{405, "text/plain", "method not allowed\n"};
+                       if (a.next) {
+                         stream_events(stream, std::move(a));
+                         return;
+                       }
                        auto res = std::make_shared<http::response<http::string_body>>(
                            static_cast<http::status>(a.status), req->version());
                        res->set(http::field::content_type, a.content_type);
@@ -66,6 +71,67 @@ struct HttpEndpoint::Impl {
                        });
                      });
   }
+
+  // An event stream: the headers and the answer's body, then whatever `next` has, every
+  // kEventPoll, until a write fails (the client went) or the endpoint stops.
+  void stream_events(std::shared_ptr<beast::tcp_stream> stream, HttpAnswer a) {
+    if (streams >= kMaxEventStreams) {
+      auto text = std::make_shared<std::string>(
+          "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: "
+          "close\r\nContent-Length: 20\r\n\r\ntoo many listeners\r\n");
+      net::async_write(stream->socket(), net::buffer(*text),
+                       [stream, text](beast::error_code, size_t) {});
+      return;
+    }
+    ++streams;
+    auto next = std::make_shared<std::function<std::optional<std::string>()>>(std::move(a.next));
+    auto text = std::make_shared<std::string>(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+        "Connection: close\r\n\r\n" +
+        a.body);
+    auto timer = std::make_shared<net::steady_timer>(io);
+    stream->expires_never();
+    write_events(stream, next, text, timer);
+  }
+
+  void write_events(std::shared_ptr<beast::tcp_stream> stream,
+                    std::shared_ptr<std::function<std::optional<std::string>()>> next,
+                    std::shared_ptr<std::string> text, std::shared_ptr<net::steady_timer> timer) {
+    net::async_write(stream->socket(), net::buffer(*text),
+                     [this, stream, next, text, timer](beast::error_code ec, size_t) {
+                       if (ec) {
+                         --streams;
+                         return;
+                       }
+                       wait_for_events(stream, next, text, timer);
+                     });
+  }
+
+  void wait_for_events(std::shared_ptr<beast::tcp_stream> stream,
+                       std::shared_ptr<std::function<std::optional<std::string>()>> next,
+                       std::shared_ptr<std::string> text,
+                       std::shared_ptr<net::steady_timer> timer) {
+    timer->expires_after(kEventPoll);
+    timer->async_wait([this, stream, next, text, timer](beast::error_code ec) {
+      if (ec) {
+        --streams;
+        return;
+      }
+      std::optional<std::string> event = (*next)();
+      if (event && event->empty()) {  // the end: the client sees the connection close
+        --streams;
+        beast::error_code ignored;
+        stream->socket().shutdown(tcp::socket::shutdown_both, ignored);
+        return;
+      }
+      // A comment now and then finds out whether the client is still there.
+      if (!event && ++idle_polls_ % 50 == 0) event = ": still here\n\n";
+      if (!event) return wait_for_events(stream, next, text, timer);
+      *text = std::move(*event);
+      write_events(stream, next, text, timer);
+    });
+  }
+  uint64_t idle_polls_ = 0;
 };
 
 HttpEndpoint::HttpEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

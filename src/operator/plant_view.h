@@ -1,0 +1,56 @@
+// The live view of a planting (`planter plant --ui ADDR`, docs/cli.md "The live view"): a page
+// served by the binary (plain HTML and JavaScript, nothing fetched from elsewhere) that draws the
+// plan, the clusters as boxes and each unit in its cluster coloured by its state, with why it
+// waits and what it waits for, kept live through server-sent events as planting goes on.
+//
+//   /        the page, with the plan and the state at the time it is asked for
+//   /plan    the plan: {seed, clusters, units: [{object, cluster, requires, external}]}
+//   /state   every unit's state: {version, ended, units: {"<i>": {state, why}}}
+//   /events  the state, then each change of it, as server-sent events of the same shape
+//
+// Threads: on_change and ended from the engine's thread, answer from the endpoint's; a mutex
+// between them, never held while anything is written to a socket.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/http_endpoint.h"
+#include "plan/plan.h"
+#include "plant/engine.h"
+
+namespace planter::op {
+
+class PlantView {
+ public:
+  PlantView(const Plan& plan, const std::string& seed_name);
+  // EngineOptions::on_change's record of unit `u`.
+  void on_change(size_t u, const plant::UnitRecord& record);
+  // The run ended: `summary` says how ("planted 3 units on 3 clusters in 3.01s").
+  void ended(const std::string& summary);
+  daemon::HttpAnswer answer(const std::string& path);
+
+ private:
+  struct UnitView {
+    std::string state = "pending";
+    std::string why;
+    uint64_t version = 0;  // the view's version when it last changed
+  };
+  // {"version":V,"ended":...,"units":{...}} with the units changed after `since`; mu_ held.
+  std::string state_json(uint64_t since) const;
+
+  std::string seed_name_;
+  std::string plan_json_;  // made once: the plan does not change while planting
+  mutable std::mutex mu_;
+  std::vector<UnitView> units_;
+  uint64_t version_ = 1;
+  std::string ended_;
+};
+
+// The page, with `plan` and `state` (JSON) in it.
+std::string plant_view_page(const std::string& seed_name, const std::string& plan,
+                            const std::string& state);
+
+}  // namespace planter::op
