@@ -18,6 +18,7 @@
 #include "daemon/log.h"
 #include "kube/kubeconfig.h"
 #include "operator/controller.h"
+#include "operator/dashboard.h"
 #include "operator/metrics.h"
 #include "operator/shards.h"
 
@@ -110,6 +111,10 @@ CLI::App* add_operator_command(CLI::App& app, OperatorFlags& f) {
                   "share, after their tolerationSeconds); 0: never taint")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
+  cmd->add_option("--dashboard-addr", f.dashboard_addr,
+                  "Serve the read-only dashboard at [HOST]:PORT: the Seeds this replica plants "
+                  "with their phase, and each Seed's plan with its units' states, live (default: "
+                  "off)");
   add_client_flags(cmd, f.client);
   cmd->footer(
       "Examples:\n"
@@ -194,8 +199,13 @@ int run_operator(const OperatorFlags& f) {
     return g;
   });
 
+  op::Dashboard dashboard(controller);  // outlives the daemon's endpoints, which use it
   Daemon daemon(log);
   bool ok = daemon.serve_metrics(f.daemon.metrics_addr, [&] { return metrics.render(); });
+  ok = ok && daemon.serve(
+                 f.dashboard_addr,
+                 [&dashboard](const std::string& path) { return dashboard.answer(path); },
+                 "the dashboard");
   // A standby is ready (it waits for the Lease); a worker once it has listed the Seeds.
   ok = ok && daemon.serve_health(f.daemon.health_addr, [&]() -> std::string {
     return !working || controller.synced() ? "" : "seeds not listed yet";

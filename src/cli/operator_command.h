@@ -22,6 +22,7 @@ struct OperatorFlags {
   bool allow_file_urls = false;
   size_t max_seed_bytes = 64u << 20;
   std::string seed_ca_file;
+  std::string dashboard_addr;  // empty: no dashboard
   // The Lease's namespace empty: the pod's namespace, else planter-system.
   DaemonFlags daemon{.metrics_addr = ":8080",
                      .health_addr = ":8081",

@@ -32,6 +32,7 @@
 #include "operator/cluster_health.h"
 #include "operator/metrics.h"
 #include "operator/seed_resource.h"
+#include "plant/engine.h"
 
 namespace planter::op {
 
@@ -81,6 +82,21 @@ class Controller {
   void stop();
   bool synced() const;
   Metrics::Gauges gauges() const;
+
+  // What the dashboard shows (dashboard.h), copied under the runs' locks: each Seed this replica
+  // has looked at, and one Seed's plan with its units' records as its run last had them.
+  struct SeedView {
+    std::string key;  // "ns/name"
+    std::string phase, reason, message;
+    size_t units = 0, declared = 0;
+  };
+  std::vector<SeedView> seeds() const;
+  struct SeedRunView {
+    SeedView seed;
+    std::shared_ptr<const Plan> plan;  // null while it has none (being fetched, planned, idle)
+    std::vector<plant::UnitRecord> records;
+  };
+  std::optional<SeedRunView> seed(const std::string& key) const;
 
   struct Impl;
 

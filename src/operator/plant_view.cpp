@@ -31,6 +31,12 @@ std::string why_of(const plant::UnitRecord& r) {
   return {};
 }
 
+}  // namespace
+
+std::pair<std::string, std::string> view_unit(const plant::UnitRecord& record) {
+  return {std::string(plant::to_string(record.state)), why_of(record)};
+}
+
 // JSON inside a <script> element: "</" would end it.
 std::string script_safe(std::string text) {
   for (size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
@@ -38,10 +44,12 @@ std::string script_safe(std::string text) {
   return text;
 }
 
-}  // namespace
-
 PlantView::PlantView(const Plan& plan, const std::string& seed_name)
-    : seed_name_(seed_name), units_(plan.units.size()) {
+    : seed_name_(seed_name),
+      plan_json_(view_plan_json(plan, seed_name)),
+      units_(plan.units.size()) {}
+
+std::string view_plan_json(const Plan& plan, const std::string& seed_name) {
   json::object out;
   out["seed"] = seed_name;
   json::array clusters;
@@ -65,11 +73,13 @@ PlantView::PlantView(const Plan& plan, const std::string& seed_name)
     units.emplace_back(std::move(unit));
   }
   out["units"] = std::move(units);
-  plan_json_ = json::serialize(out);
+  return json::serialize(out);
 }
 
 void PlantView::on_change(size_t u, const plant::UnitRecord& record) {
-  std::string state(plant::to_string(record.state)), why = why_of(record);
+  std::pair<std::string, std::string> seen = view_unit(record);
+  std::string& state = seen.first;
+  std::string& why = seen.second;
   std::lock_guard lock(mu_);
   if (u >= units_.size()) return;
   UnitView& v = units_[u];

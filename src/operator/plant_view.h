@@ -53,4 +53,10 @@ class PlantView {
 std::string plant_view_page(const std::string& seed_name, const std::string& plan,
                             const std::string& state);
 
+// The pieces the operator's dashboard shares (dashboard.h): the plan as /plan serves it, a unit's
+// state and why, and JSON made safe to put inside a <script> element.
+std::string view_plan_json(const Plan& plan, const std::string& seed_name);
+std::pair<std::string, std::string> view_unit(const plant::UnitRecord& record);
+std::string script_safe(std::string json);
+
 }  // namespace planter::op

@@ -126,6 +126,7 @@ function draw() {
 }
 const states = [];
 function apply(s) {
+  if (s.reload) { location.reload(); return; }
   for (const [i, u] of Object.entries(s.units)) {
     states[i] = u.state;
     const div = boxes[i];

@@ -1,0 +1,53 @@
+// What the dashboard reads of the controller (Controller::seeds, Controller::seed): copies of
+// each run's phase and records, taken under its lock and never held while anything is written.
+#include <algorithm>
+
+#include "operator/controller_impl.h"
+
+namespace planter::op {
+
+namespace {
+
+Controller::SeedView view_of(const SeedRun& run) {
+  Controller::SeedView v;
+  v.key = run.key;
+  v.phase = run.phase;
+  v.reason = run.reason;
+  v.message = run.message;
+  v.units = run.records.size();
+  v.declared = static_cast<size_t>(std::count_if(
+      run.records.begin(), run.records.end(),
+      [](const plant::UnitRecord& r) { return r.state == plant::UnitState::kDeclared; }));
+  return v;
+}
+
+}  // namespace
+
+std::vector<Controller::SeedView> Controller::seeds() const {
+  std::vector<std::shared_ptr<SeedRun>> runs;
+  {
+    std::lock_guard lock(impl_->runs_mu);
+    for (const auto& [_, run] : impl_->runs) runs.push_back(run);
+  }
+  std::vector<SeedView> out;
+  out.reserve(runs.size());
+  for (const auto& run : runs) {
+    std::lock_guard lock(run->mu);
+    out.push_back(view_of(*run));
+  }
+  return out;
+}
+
+std::optional<Controller::SeedRunView> Controller::seed(const std::string& key) const {
+  std::shared_ptr<SeedRun> run;
+  {
+    std::lock_guard lock(impl_->runs_mu);
+    auto it = impl_->runs.find(key);
+    if (it == impl_->runs.end()) return std::nullopt;
+    run = it->second;
+  }
+  std::lock_guard lock(run->mu);
+  return SeedRunView{view_of(*run), run->plan, run->records};
+}
+
+}  // namespace planter::op
