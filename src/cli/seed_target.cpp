@@ -271,6 +271,7 @@ void keep_serving(const PlantFlags& f, const Targets& t, const Plan& plan, Inter
   if (!f.keep) {
     // The first run ends with the fleet gone: say how the second run keeps it to look at.
     std::string seed = fmt::format("{}", fmt::join(all_sources(f.seed), " "));
+    if (f.seed.default_cluster != kSelf) seed += " --default-cluster " + f.seed.default_cluster;
     fmt::print(
         "the simulated fleet stops with this command; to keep it serving and look around:\n"
         "  planter plant --sim --keep --sim-kubeconfig-out sim.kubeconfig {}\n"

@@ -2,34 +2,12 @@
 // step and nothing fetched but the view's own /events.
 #include <fmt/format.h>
 
+#include "model/html.h"
 #include "operator/plant_view.h"
 
 namespace planter::op {
 
 namespace {
-
-std::string html_escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 constexpr const char* kHead = R"page(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -165,7 +143,7 @@ if (window.EventSource) {
 
 std::string plant_view_page(const std::string& seed_name, const std::string& plan,
                             const std::string& state) {
-  return fmt::format(fmt::runtime(kHead), fmt::arg("seed", html_escaped(seed_name)),
+  return fmt::format(fmt::runtime(kHead), fmt::arg("seed", escape_html(seed_name)),
                      fmt::arg("plan", plan), fmt::arg("state", state)) +
          kScript;
 }

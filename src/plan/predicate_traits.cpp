@@ -45,6 +45,12 @@ std::string anchor_scheduled(const ReadinessPredicate&, const std::string&,
   return fmt::format("the anchor pod of {} bound", target.short_form());
 }
 
+std::string rollout_room(const ReadinessPredicate& when, const std::string&,
+                         const ObjectRef& target) {
+  return fmt::format("room in the roll-out of {} (maxUnavailable {})", target.short_form(),
+                     when.arg);
+}
+
 PredicateTraits row(Type type) {
   PredicateTraits t;
   switch (type) {
@@ -130,6 +136,13 @@ PredicateTraits row(Type type) {
     case Type::kHealthyFor:
       t.name = "healthy-for";
       t.shown = PredicateTraits::Shown::kWithArg;
+      break;
+    case Type::kRolloutRoom:
+      t.name = "rollout-room";
+      t.shown = PredicateTraits::Shown::kWithArg;
+      t.about_object = false;
+      t.names_its_cluster = true;
+      t.describe = rollout_room;
       break;
   }
   return t;

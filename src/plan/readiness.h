@@ -2,7 +2,7 @@
 // (`exists`, `healthy`, `condition=<Type>`, `jsonpath=<expr>=<value>`, `jsonpath=<expr>` for
 // "is set") or chosen by a built-in rule
 // (`active`, `established`, `available`, `endpoints-ready`, `cluster-ready`, `stack-fits`,
-// `anchor-scheduled`, `cluster-choice`, `node-capability`, `healthy-for`).
+// `anchor-scheduled`, `cluster-choice`, `node-capability`, `healthy-for`, `rollout-room`).
 #pragma once
 
 #include <memory>
@@ -39,6 +39,9 @@ struct ReadinessPredicate {
                        // for people; never from an annotation
     kHealthyFor,       // healthy, and seen so by this planting for `arg` (a duration such as
                        // "10m": a roll-out stage's `after`); never from an annotation
+    kRolloutRoom,      // fewer than `arg` of the other clusters its object rolls out to are not
+                       // available (a roll-out's maxUnavailable); the requirement names the
+                       // unit's own object; never from an annotation
   };
   Type type = Type::kExists;
   std::string arg;

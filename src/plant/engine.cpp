@@ -106,6 +106,7 @@ class Engine {
     context.wake = [this](const std::string& key) { wake_key(key); };
     context.declared = [this](size_t u) { return records_[u].state == UnitState::kDeclared; };
     context.pending = [this](size_t u) { return records_[u].state == UnitState::kPending; };
+    context.not_chosen = [this](size_t u) { return records_[u].state == UnitState::kNotChosen; };
     context.declare_again = [this](size_t u, std::string why) {
       records_[u].steered.clear();
       records_[u].waiting_for = std::move(why);

@@ -122,6 +122,7 @@ Readiness check_readiness(const ReadinessPredicate& p, const json::object* objec
     case T::kAnchorScheduled:
     case T::kNodeCapability:
     case T::kClusterChoice:
+    case T::kRolloutRoom:
       break;  // not about one object: the engine decides from its nodes and pods
   }
   return {false, "unknown predicate"};

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "model/html.h"
 #include "model/object.h"
 
 namespace planter::plant {
@@ -56,28 +57,6 @@ const PartStyle& style(Part p) {
 // The kinds of wait come first, in WaitKind's order.
 Part part_of(const Unit& unit, const WaitSpan& span) {
   return static_cast<Part>(static_cast<int>(wait_kind(unit, span)));
-}
-
-std::string escape_html(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  return out;
 }
 
 std::string cut(const std::string& s, size_t n) {

@@ -79,6 +79,17 @@ TEST_P(ExampleTest, PlantsAsItsReadmeSays) {
   fs::remove_all(home);
 }
 
+// Every command of the README's ```sh blocks, as pasted, with its placeholders made the
+// repository's examples (tests/readme_commands.py says which).
+TEST(ReadmeTest, EveryCommandOfTheReadmeRuns) {
+  CommandResult r = run_shell(fmt::format(
+      "python3 {} {} {} {}", q(fs::path(PLANTER_SOURCE_DIR) / "tests/readme_commands.py"),
+      q(fs::path(PLANTER_BINARY).parent_path()), q(fs::path(kubectl_binary()).parent_path()),
+      q(fs::path(helm_binary()).parent_path())));
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" commands of the README ran")) << r.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Gallery, ExampleTest, ::testing::ValuesIn(examples()),
                          [](const auto& info) {
                            std::string name = info.param;

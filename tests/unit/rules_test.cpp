@@ -415,6 +415,55 @@ TEST(Rules, RolloutStages) {
   EXPECT_TRUE(plan("{stages: [{name: a, maxConcurrency: 1}]}").ok());
 }
 
+// maxUnavailable: every unit of the object waits for room among its other clusters (the gate
+// counts them); no batches are needed with it.
+TEST(Rules, RolloutMaxUnavailable) {
+  std::string clusters;
+  for (const char* c : {"e1", "e2", "e3", "e4", "e5"})
+    clusters += fmt::format(
+        "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+        "metadata: {{name: {}, namespace: default, labels: {{edge: \"yes\"}}}}\n---\n",
+        c);
+  auto plan = [&](const std::string& rollout) {
+    return plan_yaml(clusters +
+                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
+                     "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
+                     "    planter.nephio.org/rollout: \"" +
+                     rollout + "\"\n");
+  };
+  for (auto [rollout, room] : {std::pair{"{maxUnavailable: 2}", "rollout-room=2"},
+                               {"{maxUnavailable: '50%'}", "rollout-room=2"},
+                               {"{maxUnavailable: '10%', maxConcurrency: 3}", "rollout-room=1"}}) {
+    auto out = plan(rollout);
+    ASSERT_TRUE(out.ok()) << rollout << out.diags.str();
+    for (const char* cluster : {"e1", "e3", "e5"}) {
+      std::vector<std::string> rooms;
+      for (const Requirement& r : find_unit(out.plan, "ConfigMap/default/c", cluster)->requirements)
+        if (r.when.type == ReadinessPredicate::Type::kRolloutRoom) {
+          EXPECT_TRUE(r.external());
+          EXPECT_EQ(out.plan.describe(r),
+                    fmt::format("room in the roll-out of ConfigMap/default/c (maxUnavailable {})",
+                                room + 13));
+          rooms.push_back(r.when.str());
+        }
+      EXPECT_EQ(rooms, std::vector<std::string>{room}) << rollout << " " << cluster;
+    }
+  }
+  // Without batches (no maxConcurrency), no unit waits for another's health.
+  auto out = plan("{maxUnavailable: 1}");
+  ASSERT_TRUE(out.ok()) << out.diags.str();
+  for (const Requirement& r : find_unit(out.plan, "ConfigMap/default/c", "e5")->requirements)
+    EXPECT_TRUE(r.rule != "rollout" || r.when.type == ReadinessPredicate::Type::kRolloutRoom);
+  for (const char* bad : {"{maxUnavailable: 0}", "{maxUnavailable: '101%'}",
+                          "{maxUnavailable: 'x%'}", "{maxUnavailable: two}"}) {
+    auto refused = plan(bad);
+    EXPECT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.diags.str().find("maxUnavailable must be a whole number of clusters"),
+              std::string::npos)
+        << refused.diags.str();
+  }
+}
+
 TEST(Rules, ExplicitDependenciesInEveryForm) {
   auto out = plan_yaml(
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default,"

@@ -24,6 +24,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -52,6 +53,7 @@ struct Batch {
 struct RolloutIndex {
   std::vector<int> batch;                        // by unit: 0 for the first batch; -1 when none
   std::map<size_t, std::vector<Batch>> batches;  // by object
+  std::map<size_t, int64_t> max_unavailable;     // by object: its clusters not available at once
 };
 
 constexpr int64_t kMaxConcurrency = 100;  // docs/limits.md: each unit waits on at most this many
@@ -71,6 +73,10 @@ struct Rollout {
   std::vector<std::string> canaries;
   std::string approval;  // the approval the batch after the canaries waits for; empty: none
   std::vector<Stage> stages;
+  // maxUnavailable: a count, or a percentage of the object's clusters (rounded down, at least 1);
+  // 0: none.
+  int64_t max_unavailable = 0;
+  bool max_unavailable_percent = false;
 };
 
 Result<int64_t> max_concurrency_of(const boost::json::value& value) {
@@ -166,6 +172,20 @@ Result<Rollout> parse_rollout(std::string_view text) {
       auto name = approval_of(value);
       if (!name) return name.error();
       r.approval = std::move(*name);
+    } else if (key == "maxUnavailable") {
+      std::string_view text = value.is_string() ? std::string_view(value.as_string()) : "";
+      int64_t n = value.is_int64() ? value.as_int64() : 0;
+      if (text.ends_with('%')) {
+        n = 0;
+        for (char c : text.substr(0, text.size() - 1))
+          n = std::isdigit(static_cast<unsigned char>(c)) && n < 1000 ? n * 10 + (c - '0') : -1;
+        r.max_unavailable_percent = true;
+      }
+      if (n < 1 || (r.max_unavailable_percent && n > 100))
+        return Error{
+            "maxUnavailable must be a whole number of clusters (at least 1) or a "
+            "percentage of them, such as 25%"};
+      r.max_unavailable = n;
     } else if (key == "stages") {
       if (!value.is_array() || value.as_array().empty() || value.as_array().size() > kMaxStages)
         return Error{fmt::format("stages must be a list of 1 to {} stages", kMaxStages)};
@@ -179,14 +199,18 @@ Result<Rollout> parse_rollout(std::string_view text) {
       }
     } else {
       return Error{
-          fmt::format("\"{}\" is not a field of it (maxConcurrency, canaries, approval, stages)",
+          fmt::format("\"{}\" is not a field of it (maxConcurrency, maxUnavailable, canaries, "
+                      "approval, stages)",
                       std::string_view(key))};
     }
   }
   bool each_stage_says =
       !r.stages.empty() && std::all_of(r.stages.begin(), r.stages.end(),
                                        [](const Stage& s) { return s.max_concurrency > 0; });
-  if (r.max_concurrency == 0 && !each_stage_says) return Error{"maxConcurrency is missing"};
+  // With maxUnavailable, the batches may be as large as they come: it bounds them.
+  if (r.max_concurrency == 0 && r.max_unavailable > 0) r.max_concurrency = kMaxConcurrency;
+  if (r.max_concurrency == 0 && !each_stage_says)
+    return Error{"maxConcurrency is missing (or give maxUnavailable)"};
   bool canaries = !r.canaries.empty() || r.canary_count > 0;
   if (!r.stages.empty() && (canaries || !r.approval.empty()))
     return Error{
@@ -307,6 +331,12 @@ FamilyIndex prepare_rollouts(const RuleContext& ctx) {
     }
     for (size_t b = 0; b < batches.size(); ++b)
       for (size_t u : batches[b].units) out.batch[u] = static_cast<int>(b);
+    if (rollout->max_unavailable > 0)
+      out.max_unavailable[o] =
+          rollout->max_unavailable_percent
+              ? std::max<int64_t>(
+                    1, rollout->max_unavailable * static_cast<int64_t>(by_name.size()) / 100)
+              : rollout->max_unavailable;
     out.batches[o] = std::move(batches);
   }
   return FamilyIndex::of(std::move(out));
@@ -315,6 +345,13 @@ FamilyIndex prepare_rollouts(const RuleContext& ctx) {
 void require_rollout(const RuleContext& ctx, const Unit& unit, std::vector<Requirement>& out) {
   const RolloutIndex& rollouts = ctx.family<RolloutIndex>();
   size_t u = ctx.unit_index(unit);
+  // maxUnavailable: the unit's own object, on the other clusters it rolls out to, leaves room.
+  // A requirement outside the graph: it names no unit (the gate counts the object's units).
+  if (auto it = rollouts.max_unavailable.find(unit.object); it != rollouts.max_unavailable.end())
+    out.push_back(
+        {std::nullopt, ctx.objects[unit.object].ref, unit.cluster,
+         ReadinessPredicate{ReadinessPredicate::Type::kRolloutRoom, std::to_string(it->second), {}},
+         "rollout"});
   int b = rollouts.batch[u];
   if (b <= 0) return;
   const std::vector<Batch>& batches = rollouts.batches.at(unit.object);

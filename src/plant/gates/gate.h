@@ -33,6 +33,7 @@ struct GateContext {
   // Whether a unit is declared; whether it still waits for its requirements.
   std::function<bool(size_t unit)> declared;
   std::function<bool(size_t unit)> pending;
+  std::function<bool(size_t unit)> not_chosen;  // on a cluster its choice did not choose
   // A declared unit is to be declared again, once its requirements hold again (an anchor placed
   // again); `why` says so while it waits.
   std::function<void(size_t unit, std::string why)> declare_again;
@@ -110,5 +111,6 @@ std::unique_ptr<Gate> make_object_state_gate(GateContext& context);
 std::unique_ptr<Gate> make_node_capability_gate(GateContext& context);
 std::unique_ptr<Gate> make_cluster_choice_gate(GateContext& context);
 std::unique_ptr<Gate> make_healthy_for_gate(GateContext& context);
+std::unique_ptr<Gate> make_rollout_room_gate(GateContext& context);
 
 }  // namespace planter::plant

@@ -37,6 +37,7 @@ Gates::Gates(GateContext context) : context_(std::move(context)) {
   add(make_node_capability_gate(context_), {Type::kNodeCapability});
   add(make_cluster_choice_gate(context_), {Type::kClusterChoice});
   add(make_healthy_for_gate(context_), {Type::kHealthyFor});
+  add(make_rollout_room_gate(context_), {Type::kRolloutRoom});
   add(std::move(anchor), {Type::kAnchorScheduled});
 }
 

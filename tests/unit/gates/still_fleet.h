@@ -116,6 +116,7 @@ struct GateBench {
                 [](const std::string&) {},
                 [](size_t) { return true; },
                 [](size_t) { return false; },
+                [](size_t) { return false; },
                 [](size_t, std::string) {},
                 std::move(kept),
                 [](const ClusterChoice&, const fit::ClusterChoiceResult&) {}},
