@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
       "Print the seed back with planter.nephio.org/cluster and planter.nephio.org/dependencies "
       "filled in, as planter decided them");
   add_seed_flags(annotate, annotate_flags);
+  bool annotate_rewrite = false;
+  annotate->add_flag("--rewrite", annotate_rewrite,
+                     "Write every object afresh as planter read it (block YAML, no comments) "
+                     "instead of editing the seed's own text");
   annotate->footer(
       "Examples:\n"
       "  planter annotate examples/hello-world/seed.yaml\n"
@@ -290,7 +294,9 @@ int main(int argc, char** argv) {
     }
     if (*annotate)
       return run_planner(annotate_flags,
-                         [](const Plan& p) { print_text(render_annotated_seed(p)); });
+                         [&](const Plan& p) {
+                           print_text(render_annotated_seed(p, !annotate_rewrite));
+                         });
     if (*sim) return cli::run_sim(sim_flags);
     if (*plant_cmds.plant) return cli::run_plant(plant_flags);
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);

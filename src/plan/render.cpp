@@ -11,6 +11,7 @@
 #include "fit/resources.h"
 #include "model/quantity.h"
 #include "model/yaml.h"
+#include "plan/annotate_in_place.h"
 #include "plan/graph_edges.h"
 #include "plan/placement.h"
 #include "plan/predicate_traits.h"
@@ -242,7 +243,7 @@ std::string render_mermaid(const Plan& plan) {
   return out;
 }
 
-std::string render_annotated_seed(const Plan& plan) {
+std::string render_annotated_seed(const Plan& plan, bool in_place) {
   // Gather, per object, its clusters and the seed objects it waits for.
   std::vector<std::vector<std::string>> clusters(plan.objects.size());
   std::vector<std::vector<std::string>> deps(plan.objects.size());
@@ -261,16 +262,18 @@ std::string render_annotated_seed(const Plan& plan) {
   // Stacks first: planning the output again applies them again (adding nothing) and gives the
   // same plan, stack-fits included.
   for (const StackNeeds& s : plan.stacks) docs.emplace_back(s.body);
+  AnnotationEdits edits(plan.objects.size());
   for (size_t i = 0; i < plan.objects.size(); ++i) {
     Object o = plan.objects[i];
     const auto& c = clusters[i];
+    std::map<std::string, std::string>& set = edits[i];
     bool placed_by_author = o.annotation(kClusterAnnotation) || o.annotation(kClustersAnnotation) ||
                             o.annotation(kClusterSelectorAnnotation);
-    if (!placed_by_author && c.size() == 1) o.set_annotation(kClusterAnnotation, c.front());
+    if (!placed_by_author && c.size() == 1) set[std::string(kClusterAnnotation)] = c.front();
     if (!placed_by_author && c.size() > 1)
-      o.set_annotation(kClustersAnnotation, fmt::format("{}", fmt::join(c, ",")));
+      set[std::string(kClustersAnnotation)] = fmt::format("{}", fmt::join(c, ","));
     if (!o.annotation(kUserAnnotation) && declared_user(o) == kAdminUser)
-      o.set_annotation(kUserAnnotation, kAdminUser);
+      set[std::string(kUserAnnotation)] = std::string(kAdminUser);
     if (!deps[i].empty()) {
       std::string joined = fmt::format("{}", fmt::join(deps[i], ","));
       if (const auto* existing = o.annotation(kDependenciesAnnotation);
@@ -281,10 +284,14 @@ std::string render_annotated_seed(const Plan& plan) {
           if (merged.find(d) == std::string::npos) merged += "," + d;
         joined = merged;
       }
-      o.set_annotation(kDependenciesAnnotation, joined);
+      set[std::string(kDependenciesAnnotation)] = joined;
     }
+    for (const auto& [key, value] : set) o.set_annotation(key, value);
     docs.emplace_back(std::move(o.body));
   }
+  // The seed's own text, comments and all, where it can be edited in place.
+  if (in_place)
+    if (auto text = annotate_in_place(plan, edits)) return *text;
   // What is set aside goes back as it was read (after the rest): planning the output again sets it
   // aside again, and the tools that read it (kpt, helm test, Argo CD) still find it.
   for (const SetAside& a : plan.set_aside) docs.emplace_back(a.body);

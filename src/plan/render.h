@@ -22,6 +22,8 @@ std::string render_mermaid(const Plan& plan);
 
 // The seed back as YAML with what planter decided written into the proof-of-concept annotations:
 // planter.nephio.org/cluster (or /clusters) and planter.nephio.org/dependencies.
-std::string render_annotated_seed(const Plan& plan);
+// `in_place`: the seed's own text edited where it can be (plan/annotate_in_place.h); false: every
+// object written afresh, as planter read it.
+std::string render_annotated_seed(const Plan& plan, bool in_place = true);
 
 }  // namespace planter

@@ -269,6 +269,22 @@ TEST(Cli, AnnotateWritesTheDecisionsBack) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("planter.nephio.org/cluster: SELF"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("planter.nephio.org/dependencies:"), std::string::npos) << r.out;
+  // The seed as its author wrote it: its comments are there, in their places.
+  EXPECT_TRUE(r.out.starts_with("# hello-world: a workload cluster and the network function"))
+      << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find("# The management-side namespace that holds the cluster definition.\n"
+                       "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fleet\n"
+                       "  annotations:\n    planter.nephio.org/cluster: SELF\n"),
+            std::string::npos)
+      << r.out;
+  // Planned again, it is the same plan.
+  std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/annotated.yaml") << r.out;
+  Result again = planter("plan '" + dir + "/annotated.yaml'");
+  Result first =
+      planter(fmt::format("plan '{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out, first.out);
 }
 
 TEST(Cli, PluginsRunInOrderAndFailuresExit2) {

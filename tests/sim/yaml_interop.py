@@ -2,7 +2,7 @@
 
   yaml_interop.py streams PLANTER CORPUS_DIR SEED
       Every corpus seed re-dumped in several styles, and generated tricky strings: planter's
-      reading (`planter annotate`, planter's own annotations taken out) equals PyYAML's; what
+      reading (`planter annotate --rewrite`, planter's own annotations taken out) equals PyYAML's; what
       planter writes reads back equal with PyYAML, ruamel.yaml and planter; the same bytes on every
       run. YAML 1.1/1.2 differences are decided apart: planter reads as kubectl does (go-yaml v2,
       docs/yaml.md), checked against the table KUBECTL_READS below. SEED seeds the generator.
@@ -315,7 +315,7 @@ def expand_lists(docs):
 
 
 def annotate(planter, path):
-    r = subprocess.run([planter, "annotate", path], capture_output=True, text=True)
+    r = subprocess.run([planter, "annotate", "--rewrite", path], capture_output=True, text=True)
     return r
 
 
