@@ -10,6 +10,7 @@
 
 #include "model/html.h"
 #include "model/object.h"
+#include "plan/predicate_traits.h"
 
 namespace planter::plant {
 
@@ -28,8 +29,9 @@ enum class Part {
   kInFlight,  // an earlier attempt, or one the run ended during
   kFailed,
   kBlocked,
+  kReadying,  // declared, and made ready by others: provisioned, configured, rolled out
 };
-constexpr size_t kParts = static_cast<size_t>(Part::kBlocked) + 1;
+constexpr size_t kParts = static_cast<size_t>(Part::kReadying) + 1;
 static_assert(static_cast<int>(Part::kRetry) == static_cast<int>(WaitKind::kRetry));
 
 struct PartStyle {
@@ -49,6 +51,7 @@ constexpr PartStyle kStyle[kParts] = {
     {"inflight", "#8cc7a0", "an earlier or unfinished apply"},
     {"failed", "#c0392b", "failed"},
     {"blocked", "#e59866", "blocked by a failure"},
+    {"readying", "#c8b07a", "declared, becoming ready (provisioning, configuring, rolling out)"},
 };
 const PartStyle& style(Part p) {
   return kStyle[static_cast<size_t>(p)];
@@ -74,8 +77,31 @@ struct Bar {
   std::string what;  // the requirement, for a wait
 };
 
-// The stretches of one unit's row, in time order, ending at `end` for what was still going on.
-std::vector<Bar> bars_of(const Plan& plan, size_t u, const UnitRecord& r, int64_t end) {
+// When each unit's object was first seen ready by a unit that waited for it to be more than
+// declared (a cluster provisioned, nodes configured, a Deployment available): the end of the
+// earliest stretch of a wait on it; -1 when none waited so.
+// With it, what that wait said ("cluster edge1 ready").
+struct ReadyAt {
+  int64_t at = -1;
+  std::string what;
+};
+std::vector<ReadyAt> ready_times(const Plan& plan, const PlantOutcome& out) {
+  std::vector<ReadyAt> at(plan.units.size());
+  for (size_t w = 0; w < out.units.size() && w < plan.units.size(); ++w)
+    for (const WaitSpan& s : out.units[w].waits) {
+      if (s.requirement < 0 || s.until < 0) continue;
+      const Requirement& r = plan.units[w].requirements[static_cast<size_t>(s.requirement)];
+      if (!r.unit || traits_of(r.when.type).declared_is_enough) continue;
+      ReadyAt& t = at[*r.unit];
+      if (t.at < 0 || s.until < t.at) t = {s.until, plan.describe(r)};
+    }
+  return at;
+}
+
+// The stretches of one unit's row, in time order, ending at `end` for what was still going on;
+// after its declaration, until `seen_ready` (when it is later), others making it ready.
+std::vector<Bar> bars_of(const Plan& plan, size_t u, const UnitRecord& r, int64_t end,
+                         const ReadyAt& seen_ready) {
   const Unit& unit = plan.units[u];
   std::vector<Bar> bars;
   int64_t stop = r.declared ? r.declared->count() : r.failed ? r.failed->count() : end;
@@ -104,6 +130,8 @@ std::vector<Bar> bars_of(const Plan& plan, size_t u, const UnitRecord& r, int64_
       bars.push_back({sent, end, Part::kInFlight, ""});
     }
   }
+  if (r.declared && seen_ready.at > r.declared->count())
+    bars.push_back({r.declared->count(), seen_ready.at, Part::kReadying, seen_ready.what});
   if (r.state == UnitState::kBlocked || (r.state == UnitState::kFailed && !r.sent))
     bars.push_back(
         {stop, stop, r.state == UnitState::kBlocked ? Part::kBlocked : Part::kFailed, ""});
@@ -200,6 +228,7 @@ std::string svg_with_path(const Plan& plan, const PlantOutcome& out, const std::
   };
   std::function<long(int64_t)> px = [&](int64_t t) { return std::lround(x(t)); };
   std::unordered_set<size_t> on_path(path.begin(), path.end());
+  std::vector<ReadyAt> ready_at = ready_times(plan, out);
 
   // Rows per cluster, identical ones merged; the parts that appear, for the legend.
   std::vector<std::pair<std::string, std::vector<Row>>> clusters;
@@ -212,7 +241,7 @@ std::string svg_with_path(const Plan& plan, const PlantOutcome& out, const std::
       const UnitRecord& r = out.units[u];
       if (r.state == UnitState::kNotChosen) continue;
       Row row{{u},
-              bars_of(plan, u, r, end),
+              bars_of(plan, u, r, end, ready_at[u]),
               r.declared ? std::optional(r.declared->count()) : std::nullopt,
               r.state,
               on_path.contains(u)};
