@@ -28,7 +28,7 @@ void add_preferences(ClusterChoiceResult& out, const std::vector<ClusterCandidat
   std::vector<PreferenceInputs> in;
   std::vector<bool> eligible;
   for (const ClusterCandidate& c : candidates) {
-    in.push_back({c.labels, c.left.milli_cpu, c.left.memory, c.nodes});
+    in.push_back({c.labels, c.left.milli_cpu, c.left.memory, c.nodes, c.properties});
     eligible.push_back(c.fits);
   }
   std::vector<std::vector<int>> shares = preference_shares(preferences, in, eligible);

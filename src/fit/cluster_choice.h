@@ -37,10 +37,11 @@ struct ClusterCandidate {
   bool fits = false;
   std::string why;  // not fitting (or not readable): why, for people
   Resources left;   // fitting: what its schedulable nodes have free after the group
-  std::optional<std::string> domain;  // with a spread: its value of the topology key
-  TaintJudgement taint;               // its taints against the choice's tolerations
-  const Labels* labels = nullptr;     // for preferences: the cluster's labels
-  int64_t nodes = 0;                  // for preferences: its schedulable nodes
+  std::optional<std::string> domain;   // with a spread: its value of the topology key
+  TaintJudgement taint;                // its taints against the choice's tolerations
+  const Labels* labels = nullptr;      // for preferences: the cluster's labels
+  int64_t nodes = 0;                   // for preferences: its schedulable nodes
+  const Labels* properties = nullptr;  // for preferences: its ClusterProfile's properties
 
   // Whether the group fits it, why not, and what it has left (fit_group's answer).
   ClusterCandidate& with(const GroupFit& fit);

@@ -12,9 +12,11 @@ std::optional<double> value_of(const ClusterPreference& term, const PreferenceIn
   if (term.property == "cpu") return static_cast<double>(in.milli_cpu);
   if (term.property == "memory") return static_cast<double>(in.memory);
   if (term.property == "nodes") return static_cast<double>(in.nodes);
-  if (!term.property.starts_with("label:") || !in.labels) return std::nullopt;
-  auto it = in.labels->find(std::string_view(term.property).substr(6));
-  if (it == in.labels->end()) return std::nullopt;
+  bool label = term.property.starts_with("label:");
+  const Labels* from = label ? in.labels : in.properties;
+  if (!from || (!label && !term.property.starts_with("property:"))) return std::nullopt;
+  auto it = from->find(std::string_view(term.property).substr(label ? 6 : 9));
+  if (it == from->end()) return std::nullopt;
   double v = 0;
   const std::string& text = it->second;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

@@ -9,8 +9,9 @@
 //              fitting candidates that have the value. A cluster without it gets nothing of the
 //              term; when every value is the same, each gets the whole weight.
 //
-// Properties: `cpu` and `memory` left once the group is placed, `nodes` (schedulable nodes), and
-// `label:KEY`, a label whose value is a number (a cost).
+// Properties: `cpu` and `memory` left once the group is placed, `nodes` (schedulable nodes),
+// `label:KEY`, a label whose value is a number (a cost), and `property:NAME`, a property a
+// cluster's ClusterProfile publishes in status.properties whose value is a number.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@ namespace planter::fit {
 struct ClusterPreference {
   int64_t weight = 0;                     // -100..100, not 0
   std::optional<LabelSelector> selector;  // either this
-  std::string property;                   // or this: cpu, memory, nodes, label:KEY
+  std::string property;  // or this: cpu, memory, nodes, label:KEY, property:NAME
   bool ascending = false;                 // property: the least is preferred
   std::string text;                       // for people: "region=eu", "cost (Ascending)"
 };
@@ -34,6 +35,7 @@ struct ClusterPreference {
 struct PreferenceInputs {
   const Labels* labels = nullptr;
   int64_t milli_cpu = 0, memory = 0, nodes = 0;
+  const Labels* properties = nullptr;  // a ClusterProfile's status.properties, name -> value
 };
 
 // Each term's share of each candidate's score (rows parallel to `candidates`, columns to

@@ -60,6 +60,7 @@ fit::ClusterCandidate choice_candidate(const ClusterInfo& cluster, const Cluster
       c.domain = it->second;
   c.taint = fit::judge_taints(cluster.taints, choice.tolerations, now);
   c.labels = &cluster.labels;
+  c.properties = &cluster.properties;
   return c;
 }
 

@@ -49,18 +49,28 @@ Result<fit::ClusterPreference> read_term(const json::value& v, size_t i) {
     return Error{fmt::format("[{}] needs either a selector or a property", i)};
   if (!p.property.empty()) {
     bool label = p.property.starts_with("label:");
+    bool profile = p.property.starts_with("property:");
     if (label) {
       if (std::string why = qualified_name_problem(std::string_view(p.property).substr(6));
           !why.empty())
         return Error{fmt::format("[{}].property \"{}\": the label key {}", i, p.property, why)};
+    } else if (profile) {
+      // KEP-4322's property names are qualified names, as label keys are.
+      if (std::string why = qualified_name_problem(std::string_view(p.property).substr(9));
+          !why.empty())
+        return Error{fmt::format("[{}].property \"{}\": the property name {}", i, p.property, why)};
     } else if (p.property != "cpu" && p.property != "memory" && p.property != "nodes") {
-      return Error{fmt::format("[{}].property \"{}\" is not cpu, memory, nodes or label:KEY", i,
-                               p.property)};
+      return Error{
+          fmt::format("[{}].property \"{}\" is not cpu, memory, nodes, label:KEY or property:NAME",
+                      i, p.property)};
     }
     if (!order.empty() && order != "Ascending" && order != "Descending")
       return Error{fmt::format("[{}].order \"{}\" is neither Ascending nor Descending", i, order)};
     p.ascending = order == "Ascending";
-    p.text = (label ? p.property.substr(6) : p.property) + (p.ascending ? " (Ascending)" : "");
+    p.text = (label     ? p.property.substr(6)
+              : profile ? p.property.substr(9)
+                        : p.property) +
+             (p.ascending ? " (Ascending)" : "");
   } else if (!order.empty()) {
     return Error{fmt::format("[{}].order sorts a property, and the term has none", i)};
   }

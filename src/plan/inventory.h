@@ -32,6 +32,8 @@ struct ClusterInfo {
   Labels labels;
   std::optional<ObjectRef> existing;      // the cluster object already on the management cluster
   std::vector<fit::ClusterTaint> taints;  // a planter Cluster's spec.taints
+  // A ClusterProfile's status.properties (name -> value), for preferences' property:NAME.
+  Labels properties;
 };
 
 // A planter Cluster's spec.taints (fit/cluster_taints.h); entries without a key or an effect of

@@ -27,6 +27,23 @@ const ClusterKind kClusterKinds[] = {
     {"ClusterProfile", {"multicluster.x-k8s.io/v1alpha1"}},
 };
 
+// A ClusterProfile's status.properties ([{name, value}], KEP-4322), for preferences'
+// property:NAME; the first 256, each name and value a string.
+Labels profile_properties(const json::object& profile) {
+  Labels out;
+  const json::value* list = find_path(profile, {"status", "properties"});
+  if (!list || !list->is_array()) return out;
+  for (const json::value& p : list->as_array()) {
+    if (out.size() >= 256) break;
+    const json::object* o = p.if_object();
+    const json::value* name = o ? o->if_contains("name") : nullptr;
+    const json::value* value = o ? o->if_contains("value") : nullptr;
+    if (name && name->is_string() && value && value->is_string())
+      out.emplace(std::string(name->as_string()), std::string(value->as_string()));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management,
@@ -65,7 +82,8 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
                        {},
                        labels_of(labels ? labels->if_object() : nullptr),
                        std::move(ref),
-                       read_cluster_taints(item)});
+                       read_cluster_taints(item),
+                       profile_properties(item)});
       }
       break;
     }

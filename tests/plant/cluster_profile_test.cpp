@@ -45,7 +45,8 @@ class ClusterProfileTest : public ClusterFleetTest {
 
   // A ClusterProfile `name` in namespace fleet, labelled env=prod, its control plane `healthy`,
   // reaching the workload cluster of planter Cluster `via` (its kubeconfig Secret copied).
-  void profile(const std::string& name, const std::string& via, bool healthy) {
+  void profile(const std::string& name, const std::string& via, bool healthy,
+               const std::string& cost = "") {
     std::filesystem::path file = sim_.dir() / (name + "-profile.yaml");
     std::ofstream(file) << fmt::format(
         "apiVersion: multicluster.x-k8s.io/v1alpha1\nkind: ClusterProfile\nmetadata:\n  name: "
@@ -54,8 +55,11 @@ class ClusterProfileTest : public ClusterFleetTest {
         name, name);
     ASSERT_EQ(sim_.kubectl("apply -f " + q(file)).code, 0);
     std::string status = fmt::format(
-        R"({{"status":{{"conditions":[{{"type":"ControlPlaneHealthy","status":"{}","reason":"Probed","message":"","lastTransitionTime":"2026-11-30T00:00:00Z"}}],"version":{{"kubernetes":"1.37.0"}}}}}})",
-        healthy ? "True" : "False");
+        R"({{"status":{{"conditions":[{{"type":"ControlPlaneHealthy","status":"{}","reason":"Probed","message":"","lastTransitionTime":"2026-11-30T00:00:00Z"}}],"version":{{"kubernetes":"1.37.0"}}{}}}}})",
+        healthy ? "True" : "False",
+        cost.empty()
+            ? ""
+            : fmt::format(R"(,"properties":[{{"name":"example.com/cost","value":"{}"}}])", cost));
     CommandResult patched =
         sim_.kubectl("patch clusterprofiles.multicluster.x-k8s.io " + name +
                      " -n fleet --subresource=status --type=merge -p " + q(status));
@@ -96,6 +100,21 @@ TEST_F(ClusterProfileTest, AHealthyProfileIsACandidateAndItsClusterGetsTheObject
   EXPECT_NE(sim_.kubectl("--context edge-b get configmap settings -n default").code, 0);
   // Written once, on the cluster the profile reaches (the sim's audit log names it edge-a).
   EXPECT_THAT(written_on("|ConfigMap|default|settings"), ::testing::ElementsAre("edge-a"));
+}
+
+// A profile's status.properties are preferences' property:NAME: of two that fit, the cheaper.
+TEST_F(ClusterProfileTest, APropertyOfTheProfilesRanksThem) {
+  profile("prod-a", "edge-a", true, "7");
+  profile("prod-b", "edge-b", true, "3");
+  std::string seed = std::string(kSeed).replace(
+      std::string(kSeed).find("\ndata:") + 1, 0,
+      "    planter.nephio.org/cluster-count: \"1\"\n"
+      "    planter.nephio.org/cluster-preferences: '[{\"weight\": 100, \"property\": "
+      "\"property:example.com/cost\", \"order\": \"Ascending\"}]'\n");
+  CommandResult r = plant("plant", seed, "--timeout 60");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(written_on("|ConfigMap|default|settings"), ::testing::ElementsAre("edge-b"));
+  EXPECT_THAT(r.out, HasSubstr("prod-b")) << r.out;
 }
 
 TEST_F(ClusterProfileTest, AProfileWhoseControlPlaneIsNotHealthyIsWaitedFor) {

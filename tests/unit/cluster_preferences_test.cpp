@@ -32,6 +32,22 @@ TEST(ClusterPreferencesTest, ASelectorAddsItsWeightAndAPropertyItsShareBetweenLe
   EXPECT_EQ(shares[1][1], 100);
 }
 
+// property:NAME reads a ClusterProfile's status.properties, as label:KEY reads labels.
+TEST(ClusterPreferencesTest, AProfilesPropertyIsAPropertyToSortBy) {
+  auto terms = parse_cluster_preferences(
+      R"([{"weight": 60, "property": "property:example.com/cost", "order": "Ascending"}])");
+  ASSERT_TRUE(terms) << terms.error().message;
+  EXPECT_EQ((*terms)[0].text, "example.com/cost (Ascending)");
+  Labels dear{{"example.com/cost", "9"}}, cheap{{"example.com/cost", "2"}};
+  Labels as_label{{"example.com/cost", "1"}};
+  std::vector<PreferenceInputs> in = {
+      {nullptr, 0, 0, 1, &dear}, {nullptr, 0, 0, 1, &cheap}, {&as_label, 0, 0, 1, nullptr}};
+  auto shares = preference_shares(*terms, in, {true, true, true});
+  EXPECT_THAT(shares[0], ElementsAre(0));
+  EXPECT_THAT(shares[1], ElementsAre(60));
+  EXPECT_THAT(shares[2], ElementsAre(0));  // a label of that name is not the property
+}
+
 TEST(ClusterPreferencesTest, TheChoiceScoresRoomPlusEachTermAndSaysTheShares) {
   auto terms = parse_cluster_preferences(R"([{"weight": 50, "selector": "tier=gold"}])");
   ASSERT_TRUE(terms);
@@ -57,7 +73,9 @@ TEST(ClusterPreferencesTest, EveryMalformedTermIsNamed) {
            {R"([{"weight": 101, "selector": "a=b"}])", "from -100 to 100"},
            {R"([{"weight": 5}])", "[0] needs either a selector or a property"},
            {R"([{"weight": 5, "selector": "a=b", "property": "cpu"}])", "either a selector or"},
-           {R"([{"weight": 5, "property": "gpus"}])", "is not cpu, memory, nodes or label:KEY"},
+           {R"([{"weight": 5, "property": "gpus"}])",
+            "is not cpu, memory, nodes, label:KEY or property:NAME"},
+           {R"([{"weight": 5, "property": "property:-x"}])", "the property name"},
            {R"([{"weight": 5, "property": "cpu", "order": "Up"}])",
             "[0].order \"Up\" is neither Ascending nor Descending"},
            {R"([{"weight": 5, "selector": "a=b", "order": "Ascending"}])",
