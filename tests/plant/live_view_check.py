@@ -5,9 +5,12 @@ saying it waits for the approval), then, after `planter approve`, again (every u
 run's end said), and checks that the page's event stream told the change as it happened, with
 no reload: a page opened before the approval shows it after.
 
+Screenshots check the colours on screen (a unit waiting and one declared, then all declared), the
+browser reaches nothing but this machine, and the page loads nothing from elsewhere.
+
 Usage: live_view_check.py PLANTER WORKDIR
 Prints what it saw and exits 0, or names the first mismatch and exits 1. Needs Debian's chromium
-(scripts/install-deps).
+and python3-pil (scripts/install-deps).
 """
 import json
 import os
@@ -90,10 +93,35 @@ class Units(HTMLParser):
 browser = shutil.which("chromium") or fail("chromium is not installed: run scripts/install-deps")
 
 
+# The browser reaches this machine only: the page needs nothing from anywhere else.
+OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+# The boxes' borders (plant_view_page.cpp): a pending unit's and a declared one's.
+PENDING, DECLARED = (0xD6, 0xA4, 0x00), (0x1F, 0x9D, 0x55)
+
+
+def colours(url):
+    """Which of PENDING and DECLARED a screenshot of the page shows."""
+    from PIL import Image
+    profile = tempfile.mkdtemp(prefix="live-view-chromium-")
+    shot = os.path.join(profile, "shot.png")
+    try:
+        run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--no-first-run", "--hide-scrollbars", OFFLINE,
+                              f"--user-data-dir={profile}", "--window-size=1200,800",
+                              f"--screenshot={shot}", url],
+                             capture_output=True, text=True, timeout=120)
+        if run.returncode != 0 or not os.path.exists(shot):
+            fail(f"chromium took no screenshot of {url}: {run.stderr[-600:]}")
+        seen = set(Image.open(shot).convert("RGB").getdata())
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    return {name for name, c in (("pending", PENDING), ("declared", DECLARED)) if c in seen}
+
+
 def page(url, budget_ms=None):
     """The page's DOM after its script ran, as headless Chromium has it."""
     profile = tempfile.mkdtemp(prefix="live-view-chromium-")
-    args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", OFFLINE,
             f"--user-data-dir={profile}", "--dump-dom"]
     if budget_ms:
         args.append(f"--virtual-time-budget={budget_ms}")
@@ -151,6 +179,14 @@ try:
             fail(f"{on[i]}'s unit does not say it waits for the approval: {why!r}")
     if before.counts != {"declared": "1 declared", "pending": "2 pending"}:
         fail(f"the header counts {before.counts}, not 1 declared and 2 pending")
+    # On screen: a unit waiting and one declared, in their colours.
+    if colours(url) != {"pending", "declared"}:
+        fail(f"a screenshot while it waits shows {colours(url)}, not pending and declared")
+    # Nothing of the page comes from elsewhere.
+    source = urllib.request.urlopen(url, timeout=30).read().decode()
+    for outside in ("<link", "<script src", "src=\"http", "href=\"http", "@import", "url("):
+        if outside in source:
+            fail(f"the page loads something ({outside!r}): it must need nothing else")
     print(f"while it waits: {before.counts}; edge2 says {before.units[next(i for i in on if on[i] == 'edge2')][1]!r}")
 
     # A page opened before the approval shows it, through its event stream: Chromium runs the
@@ -173,6 +209,9 @@ try:
     if "every unit declared" not in after.ended:
         fail(f"the page does not say the run ended: {after.ended!r}")
     print(f"after the approval: {after.counts}; {after.ended.strip()}")
+    if colours(url) != {"declared"}:
+        fail(f"a screenshot after the approval shows {colours(url)}, not declared alone")
+    print("on screen: pending and declared while it waits, declared alone after")
     if states != dict.fromkeys(on.values(), "declared"):
         fail(f"a page opened before the approval still shows {states} after it")
     print("a page opened before the approval shows every unit declared after it")

@@ -22,8 +22,9 @@ TEST(LiveViewTest, ThePageShowsEachUnitsStateAndFollowsThePlanting) {
   fs::path dir = fs::temp_directory_path() / fmt::format("planter-live-view-{}", getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
-  CommandResult r = run_shell("python3 " + q(kSource / "tests/plant/live_view_check.py") + " " +
-                              q(PLANTER_BINARY) + " " + q(dir));
+  CommandResult r =
+      run_shell(python_with_kubernetes() + " " + q(kSource / "tests/plant/live_view_check.py") +
+                " " + q(PLANTER_BINARY) + " " + q(dir));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("edge2's unit in them: pending -> declared")) << r.out;
   fs::remove_all(dir);

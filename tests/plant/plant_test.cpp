@@ -115,6 +115,9 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   EXPECT_THAT(svg, HasSubstr("<style>"));
   EXPECT_THAT(svg, HasSubstr(".onwire { fill: #3f8f54; }"));
   EXPECT_THAT(svg, HasSubstr("Instance/cnf/cnf"));
+  // The Cluster's provisioning is a stretch of its own row after its mark: the external work.
+  EXPECT_THAT(svg, HasSubstr("class=\"bar readying\""));
+  EXPECT_THAT(svg, HasSubstr(">cluster edge1 ready<"));
   EXPECT_THAT(svg, ::testing::Not(HasSubstr("<html")));
 
   std::vector<std::string> lines;
