@@ -26,7 +26,11 @@ TEST(LiveViewTest, ThePageShowsEachUnitsStateAndFollowsThePlanting) {
       run_shell(python_with_kubernetes() + " " + q(kSource / "tests/plant/live_view_check.py") +
                 " " + q(PLANTER_BINARY) + " " + q(dir));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("edge2's unit in them: pending -> declared")) << r.out;
+  // The stream told edge2's unit pending first and declared last (between them, as it went:
+  // what it waited for changing, being declared).
+  EXPECT_THAT(r.out, HasSubstr("edge2's unit in them: pending -> ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(" -> declared\n")) << r.out;
+  EXPECT_THAT(r.out, ::testing::EndsWith("ok\n")) << r.out;
   fs::remove_all(dir);
 }
 
