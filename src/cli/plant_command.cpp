@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <stop_token>
 
 #include "cli/seed_target.h"
@@ -137,16 +138,17 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
   options.timeout = p.run->remaining();
   // --no-wait-approval: a stop of its own once only approvals hold what is left; a signal stops
   // it too.
-  plant::ApprovalHold hold(p.plan);
+  std::optional<plant::ApprovalHold> hold;
+  if (f.no_wait_approval) hold.emplace(p.plan);
   std::stop_source ended;
   std::stop_callback forward(p.interrupts->stop_token(), [&] { ended.request_stop(); });
   bool at_approval = false;
   options.on_change = [&](size_t u, const plant::UnitRecord& r) {
     progress.on_change(u, r);
     if (p.view) p.view->on_change(u, r);
-    if (!f.no_wait_approval || !hold.any()) return;
-    hold.on_change(u, r);
-    if (!at_approval && hold.only_approvals_left()) {
+    if (!hold || !hold->any()) return;
+    hold->on_change(u, r);
+    if (!at_approval && hold->only_approvals_left()) {
       at_approval = true;
       ended.request_stop();
     }
@@ -178,20 +180,22 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     fmt::print("\ntimed out after {}s with {} unit(s) not declared\n", f.timeout_s,
                out.units.size() - out.count(plant::UnitState::kDeclared));
   fmt::print("\n{}", plant::render_summary(p.plan, out));
-  std::string waits_for_approval;
-  if (at_approval)
-    waits_for_approval = fmt::format(
+  // How the run ended, in a line: what the view's header says at the end, too.
+  std::string how;
+  if (at_approval) {
+    std::vector<std::string> approvals = hold->waited_for();
+    how = fmt::format(
         "the roll-out waits for approval {}: planter approve {}, then plant again to go on",
-        fmt::join(hold.waited_for(), ", "), fmt::join(hold.waited_for(), " "));
-  if (!waits_for_approval.empty()) fmt::print("{}\n", waits_for_approval);
-  if (p.view)
-    p.view->ended(!waits_for_approval.empty() ? waits_for_approval
-                  : out.all_declared()
-                      ? fmt::format("every unit declared in {:.2f}s",
-                                    std::chrono::duration<double>(out.elapsed).count())
-                      : fmt::format("{} of {} units declared{}",
-                                    out.count(plant::UnitState::kDeclared), out.units.size(),
-                                    out.timed_out ? " (timed out)" : ""));
+        fmt::join(approvals, ", "), fmt::join(approvals, " "));
+    fmt::print("{}\n", how);
+  } else if (out.all_declared()) {
+    how = fmt::format("every unit declared in {:.2f}s",
+                      std::chrono::duration<double>(out.elapsed).count());
+  } else {
+    how = fmt::format("{} of {} units declared{}", out.count(plant::UnitState::kDeclared),
+                      out.units.size(), out.timed_out ? " (timed out)" : "");
+  }
+  if (p.view) p.view->ended(how);
   bool wrote = true;
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));

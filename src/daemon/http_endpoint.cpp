@@ -74,6 +74,16 @@ struct HttpEndpoint::Impl {
 
   // An event stream: the headers and the answer's body, then whatever `next` has, every
   // kEventPoll, until a write fails (the client went) or the endpoint stops.
+  // One client's event stream: its connection, where its events come from, the text being
+  // written, the timer between polls, and how many polls in a row found nothing.
+  struct EventStream {
+    beast::tcp_stream stream;
+    std::function<std::optional<std::string>()> next;
+    std::string text;
+    net::steady_timer timer;
+    int idle = 0;
+  };
+
   void stream_events(std::shared_ptr<beast::tcp_stream> stream, HttpAnswer a) {
     if (streams >= kMaxEventStreams) {
       auto text = std::make_shared<std::string>(
@@ -84,54 +94,52 @@ struct HttpEndpoint::Impl {
       return;
     }
     ++streams;
-    auto next = std::make_shared<std::function<std::optional<std::string>()>>(std::move(a.next));
-    auto text = std::make_shared<std::string>(
+    stream->expires_never();
+    auto es = std::make_shared<EventStream>(EventStream{
+        std::move(*stream), std::move(a.next),
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
         "Connection: close\r\n\r\n" +
-        a.body);
-    auto timer = std::make_shared<net::steady_timer>(io);
-    stream->expires_never();
-    write_events(stream, next, text, timer);
+            a.body,
+        net::steady_timer(io)});
+    write_events(es);
   }
 
-  void write_events(std::shared_ptr<beast::tcp_stream> stream,
-                    std::shared_ptr<std::function<std::optional<std::string>()>> next,
-                    std::shared_ptr<std::string> text, std::shared_ptr<net::steady_timer> timer) {
-    net::async_write(stream->socket(), net::buffer(*text),
-                     [this, stream, next, text, timer](beast::error_code ec, size_t) {
+  void write_events(std::shared_ptr<EventStream> es) {
+    net::async_write(es->stream.socket(), net::buffer(es->text),
+                     [this, es](beast::error_code ec, size_t) {
                        if (ec) {
                          --streams;
                          return;
                        }
-                       wait_for_events(stream, next, text, timer);
+                       wait_for_events(es);
                      });
   }
 
-  void wait_for_events(std::shared_ptr<beast::tcp_stream> stream,
-                       std::shared_ptr<std::function<std::optional<std::string>()>> next,
-                       std::shared_ptr<std::string> text,
-                       std::shared_ptr<net::steady_timer> timer) {
-    timer->expires_after(kEventPoll);
-    timer->async_wait([this, stream, next, text, timer](beast::error_code ec) {
+  void wait_for_events(std::shared_ptr<EventStream> es) {
+    es->timer.expires_after(kEventPoll);
+    es->timer.async_wait([this, es](beast::error_code ec) {
       if (ec) {
         --streams;
         return;
       }
-      std::optional<std::string> event = (*next)();
+      std::optional<std::string> event = es->next();
       if (event && event->empty()) {  // the end: the client sees the connection close
         --streams;
         beast::error_code ignored;
-        stream->socket().shutdown(tcp::socket::shutdown_both, ignored);
+        es->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
         return;
       }
-      // A comment now and then finds out whether the client is still there.
-      if (!event && ++idle_polls_ % 50 == 0) event = ": still here\n\n";
-      if (!event) return wait_for_events(stream, next, text, timer);
-      *text = std::move(*event);
-      write_events(stream, next, text, timer);
+      // A comment after 50 quiet polls finds out whether the client is still there.
+      es->idle = event ? 0 : es->idle + 1;
+      if (es->idle == 50) {
+        event = ": still here\n\n";
+        es->idle = 0;
+      }
+      if (!event) return wait_for_events(es);
+      es->text = std::move(*event);
+      write_events(es);
     });
   }
-  uint64_t idle_polls_ = 0;
 };
 
 HttpEndpoint::HttpEndpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,14 +90,16 @@ class Controller {
     std::string key;  // "ns/name"
     std::string phase, reason, message;
     size_t units = 0, declared = 0;
+    uint64_t version = 0;  // of its units' records: another one when any of them changed
   };
   std::vector<SeedView> seeds() const;
   struct SeedRunView {
     SeedView seed;
     std::shared_ptr<const Plan> plan;  // null while it has none (being fetched, planned, idle)
-    std::vector<plant::UnitRecord> records;
+    std::vector<plant::UnitRecord> records;  // left empty when the version is `known`
   };
-  std::optional<SeedRunView> seed(const std::string& key) const;
+  std::optional<SeedRunView> seed(const std::string& key,
+                                  std::optional<uint64_t> known = std::nullopt) const;
 
   struct Impl;
 

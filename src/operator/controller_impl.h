@@ -149,6 +149,10 @@ struct SeedRun {
   // Over `plan` (kept with it, dropped with it): the clusters it reaches, its inventories, prune.
   std::shared_ptr<plant::SeedRun> seed_run;
   std::vector<plant::UnitRecord> records;
+  // For the dashboard, kept as `records` changes: a count of its changes, and how many are
+  // declared (so that neither is found by a scan or a copy).
+  uint64_t records_version = 0;
+  size_t declared = 0;
   bool failed = false;
   milliseconds backoff{0};
   Steady::time_point retry_at;

@@ -33,23 +33,20 @@ std::string ended_of(const Controller::SeedView& s) {
   return s.message.empty() ? s.phase : s.phase + ": " + s.message;
 }
 
-// A Seed's state as plant --ui's /state says it, with the units whose (state, why) differ from
-// `sent` (all when it is empty); `sent` becomes what it says.
-std::string seed_state_json(const Controller::SeedRunView& v,
-                            std::vector<std::pair<std::string, std::string>>& sent,
-                            uint64_t version) {
+// The units of a Seed's records whose (state, why) differ from `sent` (all of them when `sent`
+// is for another plan); `sent` becomes what they say.
+json::object changed_units(const std::vector<plant::UnitRecord>& records,
+                           std::vector<std::pair<std::string, std::string>>& sent) {
   json::object units;
-  bool all = sent.size() != v.records.size();
-  if (all) sent.assign(v.records.size(), {});
-  for (size_t i = 0; i < v.records.size(); ++i) {
-    std::pair<std::string, std::string> now = view_unit(v.records[i]);
+  bool all = sent.size() != records.size();
+  if (all) sent.assign(records.size(), {});
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::pair<std::string, std::string> now = view_unit(records[i]);
     if (!all && now == sent[i]) continue;
     units[std::to_string(i)] = json::object{{"state", now.first}, {"why", now.second}};
     sent[i] = std::move(now);
   }
-  json::object out{{"version", version}, {"ended", ended_of(v.seed)}};
-  out["units"] = std::move(units);
-  return json::serialize(out);
+  return units;
 }
 
 constexpr const char* kIndex = R"page(<!DOCTYPE html>
@@ -144,44 +141,50 @@ daemon::HttpAnswer Dashboard::seed(const std::string& key, const std::string& re
   std::optional<Controller::SeedRunView> v = controller_.seed(key);
   if (!v) return {404, "text/plain; charset=utf-8", "no Seed " + key + " here\n", {}};
   static const Plan kNoPlan;
-  std::string plan = view_plan_json(v->plan ? *v->plan : kNoPlan, key);
+  auto plan = [&] { return view_plan_json(v->plan ? *v->plan : kNoPlan, key); };
   std::vector<std::pair<std::string, std::string>> sent;
-  if (rest.empty()) {
-    std::string state = seed_state_json(*v, sent, 1);
+  auto state = [&] {
+    return view_state_json(1, ended_of(v->seed), changed_units(v->records, sent));
+  };
+  if (rest.empty())
     return {200,
             "text/html; charset=utf-8",
-            plant_view_page(key, script_safe(plan), script_safe(state)),
+            plant_view_page(key, script_safe(plan()), script_safe(state())),
             {}};
-  }
-  if (rest == "plan") return {200, "application/json", plan, {}};
-  if (rest == "state") return {200, "application/json", seed_state_json(*v, sent, 1), {}};
+  if (rest == "plan") return {200, "application/json", plan(), {}};
+  if (rest == "state") return {200, "application/json", state(), {}};
   if (rest != "events") return {404, "text/plain; charset=utf-8", "not found\n", {}};
-  // The state, then what changed; a new plan (another run) asks the page to load again.
+  // The state, then what changed; a new plan (another run) asks the page to load again. The
+  // records are copied only when they changed since the last look (their version).
   struct Stream {
     std::shared_ptr<const Plan> plan;
+    uint64_t seen = 0;  // the records' version last looked at
     std::vector<std::pair<std::string, std::string>> sent;
     std::string ended;
     uint64_t version = 1;
   };
   auto s = std::make_shared<Stream>();
   s->plan = v->plan;
+  s->seen = v->seed.version;
   s->ended = ended_of(v->seed);
-  std::string first = fmt::format("data: {}\n\n", seed_state_json(*v, s->sent, s->version));
+  std::string first = fmt::format(
+      "data: {}\n\n", view_state_json(s->version, s->ended, changed_units(v->records, s->sent)));
   const Controller& c = controller_;
   return {200, "text/event-stream", std::move(first), [&c, key, s]() -> std::optional<std::string> {
-            std::optional<Controller::SeedRunView> now = c.seed(key);
+            std::optional<Controller::SeedRunView> now = c.seed(key, s->seen);
             if (!now) return std::nullopt;
             if (now->plan != s->plan) {
               s->plan = now->plan;
               return std::string("data: {\"reload\":true}\n\n");
             }
             std::string ended = ended_of(now->seed);
-            std::string state = seed_state_json(*now, s->sent, s->version + 1);
-            if (ended == s->ended && state.find("\"units\":{}") != std::string::npos)
-              return std::nullopt;
+            json::object units;
+            if (now->seed.version != s->seen) units = changed_units(now->records, s->sent);
+            s->seen = now->seed.version;
+            if (units.empty() && ended == s->ended) return std::nullopt;
             s->ended = ended;
-            ++s->version;
-            return fmt::format("data: {}\n\n", state);
+            return fmt::format("data: {}\n\n",
+                               view_state_json(++s->version, ended, std::move(units)));
           }};
 }
 

@@ -95,15 +95,19 @@ void PlantView::ended(const std::string& summary) {
   ++version_;
 }
 
+std::string view_state_json(uint64_t version, const std::string& ended, json::object units) {
+  json::object out{{"version", version}, {"ended", ended}};
+  out["units"] = std::move(units);
+  return json::serialize(out);
+}
+
 std::string PlantView::state_json(uint64_t since) const {
   json::object units;
   for (size_t i = 0; i < units_.size(); ++i) {
     if (units_[i].version <= since && since != 0) continue;
     units[std::to_string(i)] = json::object{{"state", units_[i].state}, {"why", units_[i].why}};
   }
-  json::object out{{"version", version_}, {"ended", ended_}};
-  out["units"] = std::move(units);
-  return json::serialize(out);
+  return view_state_json(version_, ended_, std::move(units));
 }
 
 daemon::HttpAnswer PlantView::answer(const std::string& path) {

@@ -12,6 +12,7 @@
 // between them, never held while anything is written to a socket.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -57,6 +58,8 @@ std::string plant_view_page(const std::string& seed_name, const std::string& pla
 // state and why, and JSON made safe to put inside a <script> element.
 std::string view_plan_json(const Plan& plan, const std::string& seed_name);
 std::pair<std::string, std::string> view_unit(const plant::UnitRecord& record);
+// /state's JSON: {version, ended, units}, `units` those given ({"<index>": {state, why}}).
+std::string view_state_json(uint64_t version, const std::string& ended, boost::json::object units);
 std::string script_safe(std::string json);
 
 }  // namespace planter::op

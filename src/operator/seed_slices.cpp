@@ -147,6 +147,8 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
     run->plan = plan;
     run->seed_run = seed_run;
     run->records.assign(plan->units.size(), {});
+    run->declared = 0;
+    ++run->records_version;
     run->message = fmt::format("{} units on {} cluster(s)", plan->units.size(),
                                plan->units_by_cluster().size());
   }
@@ -269,6 +271,9 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
       // A later slice declares again what an earlier one declared: that is no news.
       if (!first && before == UnitState::kDeclared && r.state != UnitState::kDeclared) return;
       run->records[u] = r;
+      if ((before == UnitState::kDeclared) != (r.state == UnitState::kDeclared))
+        r.state == UnitState::kDeclared ? ++run->declared : --run->declared;
+      ++run->records_version;
     }
     if (before == r.state) {
       if (!confirming) publish(run, false);

@@ -1,7 +1,5 @@
 // What the dashboard reads of the controller (Controller::seeds, Controller::seed): copies of
 // each run's phase and records, taken under its lock and never held while anything is written.
-#include <algorithm>
-
 #include "operator/controller_impl.h"
 
 namespace planter::op {
@@ -15,9 +13,8 @@ Controller::SeedView view_of(const SeedRun& run) {
   v.reason = run.reason;
   v.message = run.message;
   v.units = run.records.size();
-  v.declared = static_cast<size_t>(std::count_if(
-      run.records.begin(), run.records.end(),
-      [](const plant::UnitRecord& r) { return r.state == plant::UnitState::kDeclared; }));
+  v.declared = run.declared;
+  v.version = run.records_version;
   return v;
 }
 
@@ -38,7 +35,8 @@ std::vector<Controller::SeedView> Controller::seeds() const {
   return out;
 }
 
-std::optional<Controller::SeedRunView> Controller::seed(const std::string& key) const {
+std::optional<Controller::SeedRunView> Controller::seed(const std::string& key,
+                                                        std::optional<uint64_t> known) const {
   std::shared_ptr<SeedRun> run;
   {
     std::lock_guard lock(impl_->runs_mu);
@@ -47,6 +45,7 @@ std::optional<Controller::SeedRunView> Controller::seed(const std::string& key) 
     run = it->second;
   }
   std::lock_guard lock(run->mu);
+  if (known == run->records_version) return SeedRunView{view_of(*run), run->plan, {}};
   return SeedRunView{view_of(*run), run->plan, run->records};
 }
 

@@ -1,7 +1,8 @@
 #include "plan/annotate_in_place.h"
 
-#include <algorithm>
 #include <boost/json.hpp>
+#include <map>
+#include <optional>
 #include <string_view>
 
 #include "model/files.h"
@@ -177,9 +178,8 @@ std::optional<std::string> annotate_in_place(const Plan& plan, const AnnotationE
     // Its documents: each one's text, and the line its content starts on.
     struct Document {
       std::string_view text;
-      int first = 0;  // 0: nothing but comments
-      std::string edited;
-      bool touched = false;
+      int first = 0;                      // 0: nothing but comments
+      std::optional<std::string> edited;  // its text with the edits made, when it had any
     };
     std::vector<Document> docs;
     std::vector<std::string_view> separators;
@@ -213,22 +213,24 @@ std::optional<std::string> annotate_in_place(const Plan& plan, const AnnotationE
       ++line;
     }
     close(all.size());
+    std::map<int, size_t> starting_on;  // the line a document's content starts on -> it
+    for (size_t d = 0; d < docs.size(); ++d)
+      if (docs[d].first > 0) starting_on[docs[d].first] = d;
     for (size_t i : held[file]) {
       const Object& o = plan.objects[i];
-      auto d = std::find_if(docs.begin(), docs.end(),
-                            [&](const Document& doc) { return doc.first == o.source.line; });
-      if (d == docs.end()) return std::nullopt;  // an item of a List, or a line moved
+      auto found = starting_on.find(o.source.line);
+      if (found == starting_on.end()) return std::nullopt;  // an item of a List, or a line moved
+      Document* d = &docs[found->second];
       auto read = parse_yaml_stream(d->text, file);
       if (!read || read->size() != 1 || read->front().value != boost::json::value(o.body))
         return std::nullopt;  // something changed it after it was read
       auto edited = annotate_document(d->text, edits[i]);
       if (!edited) return std::nullopt;
       d->edited = std::move(*edited);
-      d->touched = true;
     }
     std::string whole;
     for (size_t i = 0; i < docs.size(); ++i) {
-      whole += docs[i].touched ? docs[i].edited : std::string(docs[i].text);
+      whole += docs[i].edited ? *docs[i].edited : docs[i].text;
       if (i < separators.size()) whole += separators[i];
     }
     if (!out.empty()) {

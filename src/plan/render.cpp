@@ -257,14 +257,10 @@ std::string render_annotated_seed(const Plan& plan, bool in_place) {
       if (std::find(d.begin(), d.end(), id) == d.end()) d.push_back(id);
     }
   }
-  std::vector<json::value> docs;
-  docs.reserve(plan.stacks.size() + plan.objects.size() + plan.set_aside.size());
-  // Stacks first: planning the output again applies them again (adding nothing) and gives the
-  // same plan, stack-fits included.
-  for (const StackNeeds& s : plan.stacks) docs.emplace_back(s.body);
+  // What to set on each object; read from the plan, nothing copied yet.
   AnnotationEdits edits(plan.objects.size());
   for (size_t i = 0; i < plan.objects.size(); ++i) {
-    Object o = plan.objects[i];
+    const Object& o = plan.objects[i];
     const auto& c = clusters[i];
     std::map<std::string, std::string>& set = edits[i];
     bool placed_by_author = o.annotation(kClusterAnnotation) || o.annotation(kClustersAnnotation) ||
@@ -286,12 +282,20 @@ std::string render_annotated_seed(const Plan& plan, bool in_place) {
       }
       set[std::string(kDependenciesAnnotation)] = joined;
     }
-    for (const auto& [key, value] : set) o.set_annotation(key, value);
-    docs.emplace_back(std::move(o.body));
   }
   // The seed's own text, comments and all, where it can be edited in place.
   if (in_place)
     if (auto text = annotate_in_place(plan, edits)) return *text;
+  // Else every object afresh. Stacks first: planning the output again applies them again (adding
+  // nothing) and gives the same plan, stack-fits included.
+  std::vector<json::value> docs;
+  docs.reserve(plan.stacks.size() + plan.objects.size() + plan.set_aside.size());
+  for (const StackNeeds& s : plan.stacks) docs.emplace_back(s.body);
+  for (size_t i = 0; i < plan.objects.size(); ++i) {
+    Object o = plan.objects[i];
+    for (const auto& [key, value] : edits[i]) o.set_annotation(key, value);
+    docs.emplace_back(std::move(o.body));
+  }
   // What is set aside goes back as it was read (after the rest): planning the output again sets it
   // aside again, and the tools that read it (kpt, helm test, Argo CD) still find it.
   for (const SetAside& a : plan.set_aside) docs.emplace_back(a.body);

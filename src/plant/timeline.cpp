@@ -80,10 +80,10 @@ struct Bar {
 // When each unit's object was first seen ready by a unit that waited for it to be more than
 // declared (a cluster provisioned, nodes configured, a Deployment available): the end of the
 // earliest stretch of a wait on it; -1 when none waited so.
-// With it, what that wait said ("cluster edge1 ready").
+// With it, the requirement that wait was for (its words: "cluster edge1 ready").
 struct ReadyAt {
   int64_t at = -1;
-  std::string what;
+  const Requirement* by = nullptr;
 };
 std::vector<ReadyAt> ready_times(const Plan& plan, const PlantOutcome& out) {
   std::vector<ReadyAt> at(plan.units.size());
@@ -93,7 +93,7 @@ std::vector<ReadyAt> ready_times(const Plan& plan, const PlantOutcome& out) {
       const Requirement& r = plan.units[w].requirements[static_cast<size_t>(s.requirement)];
       if (!r.unit || traits_of(r.when.type).declared_is_enough) continue;
       ReadyAt& t = at[*r.unit];
-      if (t.at < 0 || s.until < t.at) t = {s.until, plan.describe(r)};
+      if (t.at < 0 || s.until < t.at) t = {s.until, &r};
     }
   return at;
 }
@@ -131,7 +131,8 @@ std::vector<Bar> bars_of(const Plan& plan, size_t u, const UnitRecord& r, int64_
     }
   }
   if (r.declared && seen_ready.at > r.declared->count())
-    bars.push_back({r.declared->count(), seen_ready.at, Part::kReadying, seen_ready.what});
+    bars.push_back(
+        {r.declared->count(), seen_ready.at, Part::kReadying, plan.describe(*seen_ready.by)});
   if (r.state == UnitState::kBlocked || (r.state == UnitState::kFailed && !r.sent))
     bars.push_back(
         {stop, stop, r.state == UnitState::kBlocked ? Part::kBlocked : Part::kFailed, ""});

@@ -274,22 +274,27 @@ TEST(Rules, BarePodWaitsForWhatItNames) {
   ASSERT_TRUE(find_requirement(out.plan, *pod, "RuntimeClass/kata"));
 }
 
+// Clusters e1..e5 labelled edge=yes (and each with `more` labels, "" for none), and a ConfigMap
+// placed on all of them with planter.nephio.org/rollout `rollout`: planned.
+PlanOutcome plan_rollout(const std::string& rollout,
+                         const std::vector<std::string>& more = {"", "", "", "", ""}) {
+  std::string seed;
+  for (size_t i = 0; i < more.size(); ++i)
+    seed += fmt::format(
+        "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
+        "metadata: {{name: e{}, namespace: default, labels: {{edge: \"yes\"{}}}}}\n---\n",
+        i + 1, more[i].empty() ? "" : ", " + more[i]);
+  return plan_yaml(seed +
+                   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
+                   "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
+                   "    planter.nephio.org/rollout: \"" +
+                   rollout + "\"\n");
+}
+
 // planter.nephio.org/rollout: canaries first, then the rest by name, maxConcurrency at a time;
 // each unit waits for every unit of the batch before it to be healthy.
 TEST(Rules, RolloutBatches) {
-  std::string clusters;
-  for (const char* c : {"e1", "e2", "e3", "e4", "e5"})
-    clusters += std::string(
-                    "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
-                    "metadata: {name: ") +
-                c + ", namespace: default, labels: {edge: \"yes\"}}\n---\n";
-  auto plan = [&](const std::string& rollout) {
-    return plan_yaml(clusters +
-                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
-                     "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
-                     "    planter.nephio.org/rollout: \"" +
-                     rollout + "\"\n");
-  };
+  auto plan = [](const std::string& rollout) { return plan_rollout(rollout); };
   auto out = plan("{maxConcurrency: 2, canaries: [e4]}");
   ASSERT_TRUE(out.ok()) << out.diags.str();
   auto waits_on = [&](const char* cluster) {
@@ -348,22 +353,9 @@ TEST(Rules, RolloutBatches) {
 // planter.nephio.org/rollout stages: each cluster in the first stage that selects it, by name
 // and maxConcurrency within a stage; `after` and `approval` hold the next stage's first batch.
 TEST(Rules, RolloutStages) {
-  std::string clusters;
-  for (auto [name, labels] : {std::pair{"e1", "ring: \"0\""},
-                              {"e2", "region: eu"},
-                              {"e3", "region: eu"},
-                              {"e4", "region: us"},
-                              {"e5", "region: us"}})
-    clusters += fmt::format(
-        "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
-        "metadata: {{name: {}, namespace: default, labels: {{edge: \"yes\", {}}}}}\n---\n",
-        name, labels);
-  auto plan = [&](const std::string& rollout) {
-    return plan_yaml(clusters +
-                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
-                     "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
-                     "    planter.nephio.org/rollout: \"" +
-                     rollout + "\"\n");
+  auto plan = [](const std::string& rollout) {
+    return plan_rollout(rollout, {"ring: \"0\"", "region: eu", "region: eu", "region: us",
+                                  "region: us"});
   };
   auto out = plan(
       "{maxConcurrency: 2, stages: [{name: canary, selector: ring=0, approval: c-go}, "
@@ -418,19 +410,7 @@ TEST(Rules, RolloutStages) {
 // maxUnavailable: every unit of the object waits for room among its other clusters (the gate
 // counts them); no batches are needed with it.
 TEST(Rules, RolloutMaxUnavailable) {
-  std::string clusters;
-  for (const char* c : {"e1", "e2", "e3", "e4", "e5"})
-    clusters += fmt::format(
-        "apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\n"
-        "metadata: {{name: {}, namespace: default, labels: {{edge: \"yes\"}}}}\n---\n",
-        c);
-  auto plan = [&](const std::string& rollout) {
-    return plan_yaml(clusters +
-                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: "
-                     "default\n  annotations:\n    planter.nephio.org/cluster-selector: edge\n"
-                     "    planter.nephio.org/rollout: \"" +
-                     rollout + "\"\n");
-  };
+  auto plan = [](const std::string& rollout) { return plan_rollout(rollout); };
   for (auto [rollout, room] : {std::pair{"{maxUnavailable: 2}", "rollout-room=2"},
                                {"{maxUnavailable: '50%'}", "rollout-room=2"},
                                {"{maxUnavailable: '10%', maxConcurrency: 3}", "rollout-room=1"}}) {

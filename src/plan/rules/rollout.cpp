@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
@@ -44,7 +45,7 @@ namespace {
 struct Batch {
   std::vector<size_t> units;
   // What its units wait for beyond the batch before it: the stage before it ended with these.
-  std::string after;  // healthy that long (a duration as written); empty: healthy
+  std::chrono::milliseconds after{0};  // healthy that long; 0: healthy
   std::vector<std::string> approvals;
 };
 
@@ -63,7 +64,7 @@ struct Stage {
   std::string name;
   std::optional<LabelSelector> selector;  // none: every cluster left
   int64_t max_concurrency = 0;            // 0: the roll-out's
-  std::string after;                      // the next stage waits until this one is healthy so long
+  std::chrono::milliseconds after{0};     // the next stage waits until this one is healthy so long
   std::string approval;                   // the next stage waits for this approval
 };
 
@@ -130,7 +131,7 @@ Result<Stage> parse_stage(const boost::json::value& value, size_t i) {
       auto d = v.is_string() ? parse_duration(v.as_string()) : std::nullopt;
       if (!d || *d < std::chrono::seconds(1))
         return Error{in("must be a duration of at least 1s, such as 30s, 10m or 1h")};
-      stage.after = format_duration(*d);
+      stage.after = *d;
     } else if (key == "approval") {
       auto name = approval_of(v);
       if (!name) return Error{fmt::format("stages[{}]: {}", i, name.error().message)};
@@ -289,9 +290,7 @@ FamilyIndex prepare_rollouts(const RuleContext& ctx) {
                       std::move(gates), batches);
           gates = Batch{};
         }
-        if (!stage.after.empty() &&
-            (gates.after.empty() || *parse_duration(stage.after) > *parse_duration(gates.after)))
-          gates.after = stage.after;
+        gates.after = std::max(gates.after, stage.after);
         if (!stage.approval.empty()) gates.approvals.push_back(stage.approval);
       }
     } else {
@@ -361,8 +360,9 @@ void require_rollout(const RuleContext& ctx, const Unit& unit, std::vector<Requi
   ReadinessPredicate when = string_in(ctx.index.annotations(unit.object), kReadyWhenAnnotation)
                                 ? ctx.ready_when(unit.object)
                                 : ReadinessPredicate::of(ReadinessPredicate::Type::kHealthy);
-  if (!batch.after.empty())
-    when = ReadinessPredicate{ReadinessPredicate::Type::kHealthyFor, batch.after, {}};
+  if (batch.after.count() > 0)
+    when =
+        ReadinessPredicate{ReadinessPredicate::Type::kHealthyFor, format_duration(batch.after), {}};
   for (size_t before : batches[static_cast<size_t>(b) - 1].units)
     out.push_back(ctx.need(unit.object, ctx.units[before].cluster_index, when, "rollout"));
   // After the canaries or a stage, a person's approval, on the management cluster.

@@ -44,7 +44,10 @@ class HealthyForGate : public Gate {
     if (left <= std::chrono::milliseconds{0}) return std::nullopt;
     // One timer per object and time: the units that wait on it are woken together.
     if (timers_.emplace(key, since + wanted).second)
-      c_.loop.post_after(left, [this, key] { c_.wake(key); });
+      c_.loop.post_after(left, [this, key, at = since + wanted] {
+        timers_.erase({key, at});
+        c_.wake(key);
+      });
     return Wait{fmt::format("healthy for {} of {}, {} to go",
                             format_duration(std::chrono::ceil<std::chrono::seconds>(now - since)),
                             r.when.arg,

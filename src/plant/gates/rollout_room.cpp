@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ class RolloutRoomGate : public Gate {
         c_.fleet.watch(c_.plan.units[v].cluster, o.ref.api_version, o.ref.kind);
       }
     by_key_[object_key(o.ref.group(), o.ref.kind, o.ref.ns, o.ref.name)] = object;
+    kinds_.insert(o.ref.kind);
   }
 
   std::optional<Wait> check(size_t u, const Requirement& r) override {
@@ -61,8 +63,11 @@ class RolloutRoomGate : public Gate {
 
   std::vector<std::string_view> kinds_read() const override { return {"*"}; }
 
+  // Every kind's changes come here ("*"): only those of the kinds rolled out are looked up.
   void changed(const std::string&, const boost::json::object& o) override {
-    if (units_.empty()) return;
+    const boost::json::value* kind = o.if_contains("kind");
+    if (!kind || !kind->is_string() || !kinds_.contains(std::string_view(kind->get_string())))
+      return;
     auto it = by_key_.find(object_key(
         split_api_version(string_field(o, {"apiVersion"})).first, string_field(o, {"kind"}),
         string_field(o, {"metadata", "namespace"}), string_field(o, {"metadata", "name"})));
@@ -92,6 +97,7 @@ class RolloutRoomGate : public Gate {
   GateContext& c_;
   std::map<size_t, std::vector<size_t>> units_;  // object -> its units
   std::map<std::string, size_t> by_key_;         // object_key -> object
+  std::set<std::string, std::less<>> kinds_;     // the kinds of those objects
 };
 
 }  // namespace
