@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,17 @@ struct Run {
 };
 
 // Runs a command (no shell), its output thrown away; wall time and the child's peak RSS.
+// PLANT_BENCH_WRAP (words split at spaces) goes before planter's command: "heaptrack -o FILE"
+// finds what its memory is.
 Run run(const std::vector<std::string>& argv) {
+  std::vector<std::string> words;
+  if (const char* wrap = std::getenv("PLANT_BENCH_WRAP"); wrap && argv.front() == PLANTER_BINARY) {
+    std::istringstream in(wrap);
+    for (std::string w; in >> w;) words.push_back(w);
+  }
+  words.insert(words.end(), argv.begin(), argv.end());
   std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : words) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
