@@ -16,11 +16,31 @@ namespace planter {
 
 namespace fs = std::filesystem;
 
+// read(2) into a string sized by fstat: a stream iterator copied a character at a time (35 ms of
+// an 18.8 MB seed's 0.8 s plan). A file that grows while read is read to its end; one that is
+// not regular (a pipe, /dev/stdin) grows the string as it comes.
 Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read: " + std::strerror(errno)};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error{path + ": cannot read: " + std::strerror(errno)};
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{path + ": cannot read: " + std::strerror(errno)};
+  struct stat st {};
+  size_t expected =
+      ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0;
+  std::string text(expected + 1, '\0');  // one byte more, so the read that says "the end" has room
+  size_t got = 0;
+  while (true) {
+    if (got == text.size()) text.resize(text.size() * 2);
+    ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return Error{path + ": cannot read: " + std::strerror(err)};
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
   return text;
 }
 

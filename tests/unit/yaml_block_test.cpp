@@ -3,10 +3,10 @@
 // libfyaml reads. Checked on hand-written edge cases, on every YAML file of the repo and of
 // ../shared/corpus, and on thousands of random mutations of them.
 #include "model/yaml_block.h"
-#include "model/yaml_libfyaml.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +15,7 @@
 
 #include "model/files.h"
 #include "model/yaml.h"
+#include "model/yaml_libfyaml.h"
 
 namespace planter {
 namespace {
@@ -278,6 +279,38 @@ std::vector<fs::path> yaml_files() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// A stream of 4 MiB or more is read as two halves cut at a document marker, on two threads: the
+// documents, their lines and their items' lines are the whole stream's, and a half that declines
+// sends the whole to libfyaml.
+TEST(YamlBlock, AStreamReadInTwoHalvesIsReadAsAWhole) {
+  std::string text = "# a stream of Lists\n";
+  for (int i = 0; text.size() < (5u << 20); ++i) {
+    std::string n = std::to_string(i);
+    text +=
+        "---\napiVersion: v1\nkind: ConfigMapList\n---x: not a marker\nitems:\n- metadata: {name: "
+        "a" +
+        n + "}\n  data:\n    script: |\n      echo " + n + "\n\n      --- indented\n# between\n- " +
+        "metadata:\n    name: b" + n + "\n";
+    if (i % 997 == 0) text += "---\n";  // an empty document
+  }
+  std::string declined;
+  EXPECT_TRUE(check(text, "5 MiB of Lists", &declined)) << declined;
+  auto read = read_block_yaml(text, {});
+  ASSERT_TRUE(read);
+  const YamlDocument& last = read->back();
+  EXPECT_EQ(last.line, static_cast<int>(std::count(text.begin(), text.end(), '\n')) - 12);
+
+  std::string tail_anchor = text + "---\na: &x 1\nb: *x\n";
+  EXPECT_FALSE(read_block_yaml(tail_anchor, {}, &declined));
+  EXPECT_NE(declined.find("second half"), std::string::npos) << declined;
+  std::string head_anchor = "a: &x 1\nb: *x\n" + text;
+  EXPECT_FALSE(read_block_yaml(head_anchor, {}));
+  auto whole = parse_yaml_stream(tail_anchor, "t.yaml");
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole.value().size(), read->size() + 1);
+  EXPECT_EQ(json::serialize(whole.value().back().value), R"({"a":1,"b":1})");
 }
 
 TEST(YamlBlock, EveryFileOfTheRepoAndTheCorpus) {
