@@ -12,6 +12,7 @@
 #include "cli/approve_command.h"
 #include "cli/completion.h"
 #include "cli/fit_command.h"
+#include "cli/json_output.h"
 #include "cli/man_page.h"
 #include "cli/operator_command.h"
 #include "cli/plant_command.h"
@@ -19,7 +20,6 @@
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
 #include "kube/kubeconfig.h"
-#include "model/json_indent.h"
 #include "model/strings.h"
 #include "model/yaml.h"
 #include "plan/planner.h"
@@ -282,9 +282,8 @@ int main(int argc, char** argv) {
       }
       return run_planner(plan_flags, [&](const Plan& p) {
         if (output == "json") {
-          JsonIndenter indent([](std::string_view t) { print_text(t); });
-          write_json(p, [&indent](std::string_view t) { indent(t); });
-          return indent.finish();
+          return cli::print_indented_json([&p](const cli::Write& w) { write_json(p, w); },
+                                          print_text);
         }
         if (output == "yaml") return print_text(to_yaml(boost::json::parse(render_json(p))));
         if (output == "dot") return print_text(render_dot(p));
@@ -293,10 +292,9 @@ int main(int argc, char** argv) {
       });
     }
     if (*annotate)
-      return run_planner(annotate_flags,
-                         [&](const Plan& p) {
-                           print_text(render_annotated_seed(p, !annotate_rewrite));
-                         });
+      return run_planner(annotate_flags, [&](const Plan& p) {
+        print_text(render_annotated_seed(p, !annotate_rewrite));
+      });
     if (*sim) return cli::run_sim(sim_flags);
     if (*plant_cmds.plant) return cli::run_plant(plant_flags);
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "plan/cluster_choice.h"
@@ -106,6 +107,31 @@ void order_units(Plan& plan, Diagnostics& diags) {
     for (Requirement& r : u.requirements)
       if (r.unit) r.unit = new_index[*r.unit];
   plan.units = std::move(sorted);
+}
+
+// The requirements of units [from, to), each rule's in turn, without the repeats.
+void derive_requirements(const RuleContext& ctx, std::vector<Unit>& units, size_t from, size_t to) {
+  std::vector<Requirement> derived;
+  std::vector<size_t> kept;
+  for (size_t u = from; u < to; ++u) {
+    Unit& unit = units[u];
+    derived.clear();
+    kept.clear();
+    for (const RequirementRule& rule : requirement_rules()) rule.derive(ctx, unit, derived);
+    for (size_t d = 0; d < derived.size(); ++d) {
+      const Requirement& r = derived[d];
+      if (r.unit == u) continue;  // an object never waits for itself
+      // Rules run most specific first: a later rule naming the same object adds nothing. (Two
+      // requirements on one cluster name the same unit exactly when they name the same object.)
+      bool taken = false;
+      for (size_t k : kept)
+        taken = taken || (derived[k].unit == r.unit && derived[k].cluster == r.cluster &&
+                          (r.unit || derived[k].external_object->same_object(*r.external_object)));
+      if (!taken) kept.push_back(d);
+    }
+    unit.requirements.reserve(kept.size());
+    for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));
+  }
 }
 
 }  // namespace
@@ -216,27 +242,32 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
     families.push_back(rule.prepare(ctx));
   }
 
-  std::vector<Requirement> derived;
-  std::vector<size_t> kept;
-  for (size_t u = 0; u < plan.units.size(); ++u) {
-    Unit& unit = plan.units[u];
-    derived.clear();
-    kept.clear();
-    for (const RequirementRule& rule : requirement_rules()) rule.derive(ctx, unit, derived);
-    for (size_t d = 0; d < derived.size(); ++d) {
-      const Requirement& r = derived[d];
-      if (r.unit == u) continue;  // an object never waits for itself
-      // Rules run most specific first: a later rule naming the same object adds nothing. (Two
-      // requirements on one cluster name the same unit exactly when they name the same object.)
-      bool taken = false;
-      for (size_t k : kept)
-        taken = taken || (derived[k].unit == r.unit && derived[k].cluster == r.cluster &&
-                          (r.unit || derived[k].external_object->same_object(*r.external_object)));
-      if (!taken) kept.push_back(d);
-    }
-    unit.requirements.reserve(kept.size());
-    for (size_t k : kept) unit.requirements.push_back(std::move(derived[k]));
-  }
+  // The rules read nothing but the context and write nothing but a unit's requirements and the
+  // diagnostics: a large plan's units are derived in two halves on two threads, the second half
+  // with diagnostics of its own appended after the first's (what one thread says, in its order).
+  constexpr size_t kTwoHalvesFrom = 20'000;
+  size_t half = plan.units.size() >= kTwoHalvesFrom ? plan.units.size() / 2 : plan.units.size();
+  Diagnostics second_diags;
+  RuleContext second{.objects = objs,
+                     .placements = placements,
+                     .index = index,
+                     .kinds = kinds,
+                     .inventory = inventory,
+                     .plan = plan,
+                     .units = plan.units,
+                     .first_unit = first_unit,
+                     .conventions = options.conventions,
+                     .unit_by_key = unit_by_key,
+                     .families = families,
+                     .diags = second_diags};
+  std::thread deriving;
+  if (half < plan.units.size())
+    deriving =
+        std::thread([&] { derive_requirements(second, plan.units, half, plan.units.size()); });
+  derive_requirements(ctx, plan.units, 0, half);
+  if (deriving.joinable()) deriving.join();
+  for (const Diagnostic& d : second_diags.items()) diags.add(d);
+  for (const Diagnostic& w : second_diags.warnings()) diags.warn(w.source, w.object, w.message);
   // A cycle is reported with the seed's other problems, in one round (it only walks the
   // requirements, which every unit has, whatever else is wrong with its object).
   order_units(plan, diags);

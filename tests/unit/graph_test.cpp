@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <array>
+#include <string>
+
 #include "test_support.h"
 
 namespace planter {
@@ -79,6 +82,48 @@ TEST(Graph, SameObjectOnTwoClustersIsFine) {
       PlanOptions{"default", "SELF", {{"e", "flag", {}, std::nullopt, "ctx", {}}}});
   ASSERT_TRUE(out.ok()) << out.diags.str();
   EXPECT_EQ(out.plan.units.size(), 2u);
+}
+
+// A plan of 20,000 units or more derives its two halves' requirements on two threads: the
+// requirements are what one thread derives, and the diagnostics come in the seed's order.
+TEST(Graph, ALargePlansHalvesDeriveAsOneAndReportInTheSeedsOrder) {
+  constexpr int kObjects = 30'000;
+  std::string yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n";
+  for (int i = 0; i < kObjects; ++i) {
+    std::string deps;
+    if (i == 10 || i == 20'000 || i == 29'999)
+      deps = ", annotations: {config.kubernetes.io/depends-on: /namespaces/app/ConfigMap/gone-" +
+             std::to_string(i) + "}";
+    else if (i == 25'000)
+      deps = ", annotations: {config.kubernetes.io/depends-on: /namespaces/app/ConfigMap/cm3}";
+    yaml += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm" + std::to_string(i) +
+            ", namespace: app" + deps + "}\n";
+  }
+  auto out = plan_yaml(yaml);
+  ASSERT_EQ(out.diags.size(), 3u) << out.diags.str();
+  for (size_t d = 0; d < 3; ++d)
+    EXPECT_NE(out.diags.items()[d].message.find("gone-" +
+                                                std::to_string(std::array{10, 20'000, 29'999}[d])),
+              std::string::npos)
+        << out.diags.items()[d].message;
+  std::string clean = yaml;
+  for (int i : {10, 20'000, 29'999}) {
+    std::string bad =
+        ", annotations: {config.kubernetes.io/depends-on: /namespaces/app/ConfigMap/gone-" +
+        std::to_string(i) + "}";
+    clean.erase(clean.find(bad), bad.size());
+  }
+  auto planned = plan_yaml(clean);
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  const Plan& p = planned.plan;
+  ASSERT_EQ(p.units.size(), static_cast<size_t>(kObjects + 1));
+  const Unit* u = find_unit(p, "ConfigMap/app/cm25000");
+  ASSERT_NE(u, nullptr);
+  EXPECT_NE(testing::find_requirement(p, *u, "ConfigMap/app/cm3"), nullptr);
+  EXPECT_NE(testing::find_requirement(p, *u, "Namespace/app"), nullptr);
+  EXPECT_EQ(u->wave, 2);
+  for (const char* name : {"ConfigMap/app/cm1", "ConfigMap/app/cm29999"})
+    EXPECT_NE(testing::find_requirement(p, *find_unit(p, name), "Namespace/app"), nullptr) << name;
 }
 
 }  // namespace
