@@ -308,6 +308,9 @@ void Transport::Impl::retry_later(const std::shared_ptr<Call>& call,
   waiting.emplace(SteadyClock::now() + delay, call);
 }
 
+// A body this small comes back in an answer that fits curl's own download buffer.
+constexpr size_t kSmallBody = 4096;
+
 void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   auto creds = credentials.get();
   if (!creds) {
@@ -338,14 +341,15 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
                    static_cast<long>(options.connect_timeout.count()));
   if (!call->streaming) {
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
-    // curl 7.88's HTTP/2 loses a response now and then (the transfer waits for its timeout)
-    // when a DATA frame of a stream finds that stream's download buffer (16 KiB by default)
-    // full while the connection's input is read for another stream: its "pause" path. A buffer
-    // of 512 KiB holds the answers planter asks for (discovery, an object, a page of a list)
-    // whole; it is allocated per transfer and only the pages written are resident. Found with
-    // 1,000 clusters on one sim: one `GET /apis` in three runs answered (the sim's trace) and
-    // never completed (curl's), 60 s of a run's 68; 0 in 10 runs with it.
-    curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 524288L);
+    // curl 7.88's HTTP/2 loses an answer now and then (the transfer waits for its timeout) when
+    // a DATA frame of a stream finds that stream's download buffer (16 KiB by default) full
+    // while the connection is read for another stream: its "pause" path (docs/decisions.md,
+    // session 38). An answer that may be large gets a buffer of 512 KiB, which holds discovery,
+    // a page of a list or a large object whole: every read, and a write whose body is large (an
+    // object comes back about as large as it went). The many small writes keep curl's 16 KiB:
+    // buffers this large for all of them cost 5,000 clusters 25 MiB more at the peak.
+    if (call->req.method == "GET" || call->req.body.size() > kSmallBody)
+      curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 524288L);
   }
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
