@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "child_run.h"
 #include "rss.h"
 #include "sim/server.h"
 
@@ -45,40 +46,11 @@ namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
 using namespace planter;
 
-struct Run {
-  int code = -1;
-  double seconds = 0;
-  double peak_rss_mib = 0;
-};
+using Run = bench::ChildRun;
 
 Run run_planter(std::vector<std::string> args) {
-  std::vector<std::string> words;
-  if (const char* wrap = std::getenv("PLANT_BENCH_WRAP")) {
-    std::istringstream in(wrap);
-    for (std::string w; in >> w;) words.push_back(w);
-  }
-  words.push_back(PLANTER_BINARY);
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  Run r;
-  auto start = Clock::now();
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    rusage usage{};
-    wait4(pid, &status, 0, &usage);
-    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  return r;
+  args.insert(args.begin(), PLANTER_BINARY);
+  return bench::run_child(args, PLANTER_BINARY);
 }
 
 // The objects of the seed the audit log has created, by "cluster object" (the log's own words:
@@ -105,16 +77,17 @@ std::map<std::string, int> creations(const fs::path& audit) {
   return created;
 }
 
-void report(const char* what, const Run& r, double sim_mib, size_t objects,
+// `per` names what `objects` counts: the seed's objects, or the nodes a choice reads.
+void report(const char* what, const Run& r, double sim_mib, size_t objects, const char* per,
             const std::map<std::string, int>& created, size_t expected) {
   size_t twice = 0;
   for (const auto& [_, n] : created) twice += n > 1;
   fmt::print("{}\n", what);
-  fmt::print(
-      "   planter plant      {:8.2f} s  (exit {}), peak RSS {:.0f} MiB: {:.2f} KiB per object\n",
-      r.seconds, r.code, r.peak_rss_mib, r.peak_rss_mib * 1024 / static_cast<double>(objects));
-  fmt::print("   the sim            {:8.0f} MiB resident: {:.2f} KiB per object\n", sim_mib,
-             sim_mib * 1024 / static_cast<double>(objects));
+  fmt::print("   planter plant      {:8.2f} s  (exit {}), peak RSS {:.0f} MiB: {:.2f} KiB per {}\n",
+             r.seconds, r.code, r.peak_rss_mib,
+             r.peak_rss_mib * 1024 / static_cast<double>(objects), per);
+  fmt::print("   the sim            {:8.0f} MiB resident: {:.2f} KiB per {}\n", sim_mib,
+             sim_mib * 1024 / static_cast<double>(objects), per);
   fmt::print("   audit log          {} of {} objects created, {} more than once\n", created.size(),
              expected, twice);
 }
@@ -221,7 +194,7 @@ void rhacm(const fs::path& dir, size_t clusters) {
                      "objects)",
                      clusters, per_cluster, objects)
              .c_str(),
-         r, sim_mib, objects, created, objects);
+         r, sim_mib, objects, "object", created, objects);
 }
 
 void karmada(const fs::path& dir, size_t clusters, int nodes, size_t count) {
@@ -254,7 +227,7 @@ void karmada(const fs::path& dir, size_t clusters, int nodes, size_t count) {
   report(fmt::format("karmada: one Deployment to {} of {} existing clusters of {} nodes each",
                      count, clusters, nodes)
              .c_str(),
-         r, sim_mib, static_cast<size_t>(nodes) * clusters, created, count);
+         r, sim_mib, static_cast<size_t>(nodes) * clusters, "node", created, count);
 }
 
 }  // namespace

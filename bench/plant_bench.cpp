@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "child_run.h"
 #include "kube/kubeconfig.h"
 #include "plan/planner.h"
 #include "plant/engine.h"
@@ -46,41 +47,11 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using namespace planter;
 
-struct Run {
-  int code = -1;
-  double seconds = 0;
-  double peak_rss_mib = 0;
-};
+using Run = bench::ChildRun;
 
 // Runs a command (no shell), its output thrown away; wall time and the child's peak RSS.
-// PLANT_BENCH_WRAP (words split at spaces) goes before planter's command: "heaptrack -o FILE"
-// finds what its memory is.
 Run run(const std::vector<std::string>& argv) {
-  std::vector<std::string> words;
-  if (const char* wrap = std::getenv("PLANT_BENCH_WRAP"); wrap && argv.front() == PLANTER_BINARY) {
-    std::istringstream in(wrap);
-    for (std::string w; in >> w;) words.push_back(w);
-  }
-  words.insert(words.end(), argv.begin(), argv.end());
-  std::vector<char*> args;
-  for (const auto& a : words) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  auto start = Clock::now();
-  pid_t pid = 0;
-  Run r;
-  if (posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) return r;
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
-  posix_spawn_file_actions_destroy(&actions);
-  return r;
+  return bench::run_child(argv, PLANTER_BINARY);
 }
 
 struct Sim {

@@ -149,7 +149,8 @@ void gangs(double scale) {
   for (int g = 0; g < groups; ++g)
     if (conn.send(Verb::kPost, "/apis/scheduling.k8s.io/v1beta1/namespaces/default/podgroups",
                   R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":)"
-                  R"({"name":"g-)" + std::to_string(g) +
+                  R"({"name":"g-)" +
+                      std::to_string(g) +
                       R"("},"spec":{"schedulingPolicy":{"gang":{"minCount":8}}}})") != 201)
       ++failed;
   auto start = Clock::now();
@@ -161,8 +162,7 @@ void gangs(double scale) {
       for (int i = next++; i < groups * kGroupSize; i = next++) {
         std::string body =
             R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-)" + std::to_string(i) +
-            R"("},"spec":{"schedulingGroup":{"podGroupName":"g-)" +
-            std::to_string(i / kGroupSize) +
+            R"("},"spec":{"schedulingGroup":{"podGroupName":"g-)" + std::to_string(i / kGroupSize) +
             R"("},"containers":[{"name":"pause","image":"registry.k8s.io/pause:3.10",)"
             R"("resources":{"requests":{"cpu":"100m","memory":"500Mi"}}}]}})";
         if (client.send(Verb::kPost, "/api/v1/namespaces/default/pods", body) != 201) ++failures;
@@ -171,10 +171,11 @@ void gangs(double scale) {
   for (auto& t : threads) t.join();
   bool bound = wait_all_bound(conn, std::chrono::seconds(600));
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("gangs of %d (PodGroup v1beta1, minCount %d) on %d nodes: %d groups in %.2f s, "
-              "%.0f groups/s%s\n",
-              kGroupSize, kGroupSize, nodes, groups, secs, groups / secs,
-              failed || failures || !bound ? "  (creates failed or pods left unbound)" : "");
+  std::printf(
+      "gangs of %d (PodGroup v1beta1, minCount %d) on %d nodes: %d groups in %.2f s, "
+      "%.0f groups/s%s\n",
+      kGroupSize, kGroupSize, nodes, groups, secs, groups / secs,
+      failed || failures || !bound ? "  (creates failed or pods left unbound)" : "");
   std::fflush(stdout);
   stop_sim(sim);
 }

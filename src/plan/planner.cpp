@@ -200,18 +200,22 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   warn_unmatched_providers(objs, placements, inventory, diags);
   std::unordered_map<uint64_t, size_t> unit_by_key;  // filled as units are made
   std::vector<FamilyIndex> families;                 // prepared once every unit is made
-  RuleContext ctx{.objects = objs,
-                  .placements = placements,
-                  .index = index,
-                  .kinds = kinds,
-                  .inventory = inventory,
-                  .plan = plan,
-                  .units = plan.units,
-                  .first_unit = first_unit,
-                  .conventions = options.conventions,
-                  .unit_by_key = unit_by_key,
-                  .families = families,
-                  .diags = diags};
+  // What the rules read, with where they report (the second half of a large plan has its own).
+  auto context = [&](Diagnostics& reported) {
+    return RuleContext{.objects = objs,
+                       .placements = placements,
+                       .index = index,
+                       .kinds = kinds,
+                       .inventory = inventory,
+                       .plan = plan,
+                       .units = plan.units,
+                       .first_unit = first_unit,
+                       .conventions = options.conventions,
+                       .unit_by_key = unit_by_key,
+                       .families = families,
+                       .diags = reported};
+  };
+  RuleContext ctx = context(diags);
   plan.units.reserve(objs.size());
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
@@ -248,18 +252,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
   constexpr size_t kTwoHalvesFrom = 20'000;
   size_t half = plan.units.size() >= kTwoHalvesFrom ? plan.units.size() / 2 : plan.units.size();
   Diagnostics second_diags;
-  RuleContext second{.objects = objs,
-                     .placements = placements,
-                     .index = index,
-                     .kinds = kinds,
-                     .inventory = inventory,
-                     .plan = plan,
-                     .units = plan.units,
-                     .first_unit = first_unit,
-                     .conventions = options.conventions,
-                     .unit_by_key = unit_by_key,
-                     .families = families,
-                     .diags = second_diags};
+  RuleContext second = context(second_diags);
   std::thread deriving;
   if (half < plan.units.size())
     deriving =
