@@ -15,11 +15,7 @@
 //                      every candidate's nodes.
 //
 // PLANT_BENCH_WRAP (words split at spaces) goes before planter's command, as in plant_bench.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
@@ -29,7 +25,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,7 +32,6 @@
 #include "rss.h"
 #include "sim/server.h"
 
-extern char** environ;
 
 namespace {
 

@@ -16,11 +16,7 @@
 //      (a GET and a dry run per object), and `replant` with and without its preflight.
 //
 // Usage: plant_bench [OBJECTS] [CLUSTERS]   (defaults 5000 and 200; PLANT_BENCH=N runs only N)
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,7 +25,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,7 +34,6 @@
 #include "plant/engine.h"
 #include "sim/server.h"
 
-extern char** environ;
 
 namespace {
 

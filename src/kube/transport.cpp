@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "kube/credentials.h"
+#include "kube/easy_request.h"
 #include "kube/rate_limiter.h"
 #include "kube/request_guard.h"
 #include "kube/server_url.h"
@@ -308,9 +309,6 @@ void Transport::Impl::retry_later(const std::shared_ptr<Call>& call,
   waiting.emplace(SteadyClock::now() + delay, call);
 }
 
-// A body this small comes back in an answer that fits curl's own download buffer.
-constexpr size_t kSmallBody = 4096;
-
 void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   auto creds = credentials.get();
   if (!creds) {
@@ -339,18 +337,8 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, call.get());
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options.connect_timeout.count()));
-  if (!call->streaming) {
+  if (!call->streaming)
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
-    // curl 7.88's HTTP/2 loses an answer now and then (the transfer waits for its timeout) when
-    // a DATA frame of a stream finds that stream's download buffer (16 KiB by default) full
-    // while the connection is read for another stream: its "pause" path (docs/decisions.md,
-    // session 38). An answer that may be large gets a buffer of 512 KiB, which holds discovery,
-    // a page of a list or a large object whole: every read, and a write whose body is large (an
-    // object comes back about as large as it went). The many small writes keep curl's 16 KiB:
-    // buffers this large for all of them cost 5,000 clusters 25 MiB more at the peak.
-    if (call->req.method == "GET" || call->req.body.size() > kSmallBody)
-      curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 524288L);
-  }
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
@@ -358,57 +346,10 @@ void Transport::Impl::start(const std::shared_ptr<Call>& call) {
   if (options.http2) curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(easy, CURLOPT_USERAGENT, options.user_agent.c_str());
   curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-  if (!config.ca_pem.empty()) {
-    curl_blob ca{const_cast<char*>(config.ca_pem.data()), config.ca_pem.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &ca);
-  }
-  if (config.insecure_skip_tls_verify) {
-    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  if (!config.proxy_url.empty()) curl_easy_setopt(easy, CURLOPT_PROXY, config.proxy_url.c_str());
-  const Credentials& c = call->creds;
-  if (!c.client_certificate_pem.empty()) {
-    curl_blob cert{const_cast<char*>(c.client_certificate_pem.data()),
-                   c.client_certificate_pem.size(), CURL_BLOB_COPY};
-    curl_blob key{const_cast<char*>(c.client_key_pem.data()), c.client_key_pem.size(),
-                  CURL_BLOB_COPY};
-    curl_easy_setopt(easy, CURLOPT_SSLCERT_BLOB, &cert);
-    curl_easy_setopt(easy, CURLOPT_SSLCERTTYPE, "PEM");
-    curl_easy_setopt(easy, CURLOPT_SSLKEY_BLOB, &key);
-    curl_easy_setopt(easy, CURLOPT_SSLKEYTYPE, "PEM");
-  }
-  curl_slist* h = nullptr;
-  if (!c.bearer_token.empty()) {
-    h = curl_slist_append(h, ("Authorization: Bearer " + c.bearer_token).c_str());
-  } else if (!c.username.empty()) {
-    curl_easy_setopt(easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(easy, CURLOPT_USERNAME, c.username.c_str());
-    curl_easy_setopt(easy, CURLOPT_PASSWORD, c.password.c_str());
-  }
-  h = curl_slist_append(h, ("Accept: " + call->req.accept).c_str());
-  if (!call->req.content_type.empty())
-    h = curl_slist_append(h, ("Content-Type: " + call->req.content_type).c_str());
+  set_tls(easy, config, call->creds);
   auto [user, groups] = impersonation();
-  if (!user.empty()) {
-    h = curl_slist_append(h, ("Impersonate-User: " + user).c_str());
-    for (const std::string& g : groups)
-      h = curl_slist_append(h, ("Impersonate-Group: " + g).c_str());
-  }
-  h = curl_slist_append(h, "Expect:");  // no 100-continue round trip for bodies
-  call->headers = h;
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, h);
-  const std::string& m = call->req.method;
-  if (m == "GET") {
-    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
-  } else if (m == "HEAD") {
-    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
-  } else {
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, m.c_str());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->req.body.data());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
-                     static_cast<curl_off_t>(call->req.body.size()));
-  }
+  call->headers = set_headers(easy, call->req, call->creds, user, groups);
+  set_method(easy, call->req, call->streaming);
   if (connect_to_list) curl_easy_setopt(easy, CURLOPT_CONNECT_TO, connect_to_list);
   if (!call->streaming) {
     ++in_flight;

@@ -16,9 +16,10 @@ namespace planter {
 
 namespace fs = std::filesystem;
 
-// read(2) into a string sized by fstat: a stream iterator copied a character at a time (35 ms of
-// an 18.8 MB seed's 0.8 s plan). A file that grows while read is read to its end; one that is
-// not regular (a pipe, /dev/stdin) grows the string as it comes.
+// read(2) into a string sized by fstat: a stream iterator copied a character at a time (4.5 % of
+// `perf record` of `planter plan -o json` of plan_bench's 100,000-object seed). A file that grows
+// while read is read to its end; one that is not regular (a pipe, /dev/stdin) grows the string as
+// it comes.
 Result<std::string> read_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{path + ": cannot read: " + std::strerror(errno)};
