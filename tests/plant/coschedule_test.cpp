@@ -506,9 +506,11 @@ TEST(CoscheduleTest, AReplantThatChangesTheGangMakesItsWorkloadAndPodGroupAgain)
                 .out,
             deleting + "[\"scheduling.k8s.io/podgroup-protection\"]")
       << "held while the worker runs";
-  // The gang ends: its members go (and come again with the replant, a new gang of two).
-  ASSERT_EQ(sim.kubectl("delete deployment workers").code, 0);
+  // The gang ends: its members go (and come again with the replant, a new gang of two). The
+  // driver first: its pod is done and does not hold the PodGroup, the worker's does, so once
+  // the worker goes the replant goes on, and a Job deleted after that would stay deleted.
   ASSERT_EQ(sim.kubectl("delete job driver").code, 0);
+  ASSERT_EQ(sim.kubectl("delete deployment workers").code, 0);
   r = replanting.get();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("preflight: scheduling.k8s.io/v1beta1 PodGroup default/train on "
