@@ -6,9 +6,11 @@ operator` starts, and the time until every Seed is Planted is measured, with the
 memory (VmHWM) of the operator and of the sim. Numbers only; nothing passes or fails on time.
 
 Usage: operator_bench.py PLANTER_BINARY KUBECTL [SEEDS] [OBJECTS] [CLUSTERS]
-       (defaults 1000, 50, 20)
+       (defaults 1000, 50, 20); OPERATOR_BENCH_ARGS: more flags for the operator, such as
+       "--dashboard-addr 127.0.0.1:0" (which keeps each Seed's plan after its run)
 """
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -57,7 +59,8 @@ for start in range(0, len(docs), chunk):
     k("create", "-f", "-", stdin="\n---\n".join(docs[start:start + chunk]))
 
 operator = subprocess.Popen([planter, "operator", "--kubeconfig", kubeconfig, "-n", "bench",
-                             "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0"],
+                             "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0",
+                             *shlex.split(os.environ.get("OPERATOR_BENCH_ARGS", ""))],
                             stdout=open(os.path.join(folder, "operator.log"), "w"),
                             stderr=subprocess.STDOUT)
 began = time.monotonic()

@@ -190,6 +190,7 @@ int run_operator(const OperatorFlags& f) {
   if (f.daemon.leader_elect) metrics.set_lease(lo.name);
   co.identity = elector->identity();
 
+  co.keep_last_plan = !f.dashboard_addr.empty();  // the dashboard shows each Seed's last run
   op::Controller controller(*config, co, metrics, log);
   std::atomic<bool> leading{!f.daemon.leader_elect};
   std::atomic<bool> working{false};

@@ -195,7 +195,7 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     how = fmt::format("{} of {} units declared{}", out.count(plant::UnitState::kDeclared),
                       out.units.size(), out.timed_out ? " (timed out)" : "");
   }
-  if (p.view) p.view->ended(how);
+  if (p.view) p.view->ended(how, plant::render_timeline_html(p.plan, out, p.seed_name));
   bool wrote = true;
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));

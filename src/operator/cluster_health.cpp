@@ -210,7 +210,8 @@ struct ClusterHealth::Impl {
 
   // The ClusterProfile of a provisioned Cluster (KEP-4322), next to it under its name: its
   // labels, planter as its cluster manager, ControlPlaneHealthy from the probes. Written when it
-  // changes (server-side apply as planter-cluster-health).
+  // changes (server-side apply as planter-cluster-health). The Cluster owns it: the garbage
+  // collector deletes it with the Cluster, even while no operator runs.
   void publish(const json::object& cluster, const Answer& answer, Probe& p) {
     if (!answer.answered) return;  // not probed yet: nothing to say
     std::string ns = string_field(cluster, {"metadata", "namespace"});
@@ -220,10 +221,21 @@ struct ClusterHealth::Impl {
       labels = l->as_object();
     labels["x-k8s.io/cluster-manager"] = "planter";
     bool healthy = *answer.answered;
+    json::array owners;
+    if (std::string uid = string_field(cluster, {"metadata", "uid"}); !uid.empty())
+      owners.push_back(json::object{{"apiVersion", kClusterApiVersion},
+                                    {"kind", "Cluster"},
+                                    {"name", name},
+                                    {"uid", uid},
+                                    {"controller", true}});
     json::object profile{
         {"apiVersion", kProfileApiVersion},
         {"kind", "ClusterProfile"},
-        {"metadata", {{"name", name}, {"namespace", ns}, {"labels", std::move(labels)}}},
+        {"metadata",
+         {{"name", name},
+          {"namespace", ns},
+          {"labels", std::move(labels)},
+          {"ownerReferences", std::move(owners)}}},
         {"spec", {{"displayName", name}, {"clusterManager", {{"name", "planter"}}}}}};
     json::object condition{{"type", "ControlPlaneHealthy"},
                            {"status", healthy ? "True" : "False"},

@@ -66,6 +66,9 @@ struct ControllerOptions {
   // Probing the workload clusters and tainting those that do not answer (cluster_health.h), on
   // the replica of shard 0; the failover of every replica's Seeds follows the taints.
   ClusterHealthOptions cluster_health;
+  // Keep each Seed's plan once its run ended (the dashboard shows it, and the run's timeline):
+  // a planted Seed then costs its plan as well as its records.
+  bool keep_last_plan = false;
 };
 
 class Controller {
@@ -97,6 +100,9 @@ class Controller {
     SeedView seed;
     std::shared_ptr<const Plan> plan;  // null while it has none (being fetched, planned, idle)
     std::vector<plant::UnitRecord> records;  // left empty when the version is `known`
+    // On the run's clock: where its records count time from, and where its last slice ended.
+    std::chrono::steady_clock::time_point started;
+    std::chrono::microseconds elapsed{0};
   };
   std::optional<SeedRunView> seed(const std::string& key,
                                   std::optional<uint64_t> known = std::nullopt) const;

@@ -148,7 +148,15 @@ struct SeedRun {
   std::shared_ptr<const Plan> plan;
   // Over `plan` (kept with it, dropped with it): the clusters it reaches, its inventories, prune.
   std::shared_ptr<plant::SeedRun> seed_run;
-  std::vector<plant::UnitRecord> records;
+  std::vector<plant::UnitRecord> records;  // on the run's clock (run_records.h)
+  // The run's clock: when its first slice began, where the current slice began on it, where the
+  // last one ended; how many waits each record carries from the slices before this one.
+  std::chrono::steady_clock::time_point run_started;
+  std::chrono::microseconds slice_offset{0}, elapsed{0};
+  std::vector<uint32_t> carried;
+  // With ControllerOptions::keep_last_plan: the plan of the last run once it ended (`plan` goes),
+  // for the dashboard's page and timeline of the run.
+  std::shared_ptr<const Plan> last_plan;
   // For the dashboard, kept as `records` changes: a count of its changes, and how many are
   // declared (so that neither is found by a scan or a copy).
   uint64_t records_version = 0;
@@ -272,6 +280,9 @@ struct Controller::Impl {
                                    const Plan* plan = nullptr) const;
 
   void fail(const std::shared_ptr<SeedRun>& run, std::string reason, std::string message);
+  // A run that ended leaves its plan and what it reached: the plan goes, or with
+  // options.keep_last_plan is kept as the run's last (the dashboard's).
+  void let_go(SeedRun& run);
 
   // The first slice's work before the engine: plan the Seed, say so, and for a hard replant uproot
   // it. False when the run is over (it failed, or was stopped).

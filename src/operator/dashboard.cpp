@@ -8,6 +8,7 @@
 
 #include "model/names.h"
 #include "operator/plant_view.h"
+#include "plant/timeline.h"
 
 namespace planter::op {
 
@@ -137,6 +138,19 @@ daemon::HttpAnswer Dashboard::index() const {
   return {200, "text/html; charset=utf-8", std::move(page), {}};
 }
 
+daemon::HttpAnswer Dashboard::timeline(const std::string& key,
+                                       const Controller::SeedRunView& v) const {
+  if (!v.plan || v.records.size() != v.plan->units.size())
+    return {404, "text/plain; charset=utf-8", "no run of Seed " + key + " to draw yet\n", {}};
+  plant::PlantOutcome run;
+  run.units = v.records;
+  // A run that goes on is drawn as far as it got, its waits open until now.
+  run.elapsed = ended_of(v.seed).empty() ? std::chrono::duration_cast<std::chrono::microseconds>(
+                                               std::chrono::steady_clock::now() - v.started)
+                                         : v.elapsed;
+  return {200, "text/html; charset=utf-8", plant::render_timeline_html(*v.plan, run, key), {}};
+}
+
 daemon::HttpAnswer Dashboard::seed(const std::string& key, const std::string& rest) const {
   std::optional<Controller::SeedRunView> v = controller_.seed(key);
   if (!v) return {404, "text/plain; charset=utf-8", "no Seed " + key + " here\n", {}};
@@ -153,6 +167,7 @@ daemon::HttpAnswer Dashboard::seed(const std::string& key, const std::string& re
             {}};
   if (rest == "plan") return {200, "application/json", plan(), {}};
   if (rest == "state") return {200, "application/json", state(), {}};
+  if (rest == "timeline") return timeline(key, *v);
   if (rest != "events") return {404, "text/plain; charset=utf-8", "not found\n", {}};
   // The state, then what changed; a new plan (another run) asks the page to load again. The
   // records are copied only when they changed since the last look (their version).

@@ -8,6 +8,8 @@
 //                          coloured by state, each waiting unit saying why
 //   /seeds/NS/NAME/plan    /state    /events   as plant --ui serves them; an event {"reload":true}
 //                          when a new run brings a new plan
+//   /seeds/NS/NAME/timeline  the timeline of its run (plant --timeline's page), the last one's
+//                          once it ended (the operator keeps each Seed's last plan for it)
 //
 // Each stream looks at the controller every kEventPoll and sends what changed; nothing is held
 // between requests but what each stream last sent.
@@ -28,6 +30,7 @@ class Dashboard {
  private:
   daemon::HttpAnswer index() const;
   daemon::HttpAnswer seed(const std::string& key, const std::string& rest) const;
+  daemon::HttpAnswer timeline(const std::string& key, const Controller::SeedRunView& v) const;
   const Controller& controller_;
 };
 

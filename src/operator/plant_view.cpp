@@ -89,9 +89,10 @@ void PlantView::on_change(size_t u, const plant::UnitRecord& record) {
   v.version = ++version_;
 }
 
-void PlantView::ended(const std::string& summary) {
+void PlantView::ended(const std::string& summary, std::string timeline) {
   std::lock_guard lock(mu_);
   ended_ = summary;
+  timeline_ = std::move(timeline);
   ++version_;
 }
 
@@ -138,10 +139,17 @@ daemon::HttpAnswer PlantView::answer(const std::string& path) {
               return std::optional<std::string>(std::move(event));
             }};
   }
+  if (path == "/timeline") {
+    if (ended_.empty())
+      return {404,
+              "text/plain; charset=utf-8",
+              "not yet: the run's timeline is drawn when the run ends\n",
+              {}};
+    return {200, "text/html; charset=utf-8", timeline_, {}};
+  }
   return {404,
           "text/plain; charset=utf-8",
-          "not found: the view serves /, /plan, /state and "
-          "/events\n",
+          "not found: the view serves /, /plan, /state, /events and /timeline\n",
           {}};
 }
 

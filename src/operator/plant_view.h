@@ -7,6 +7,7 @@
 //   /plan    the plan: {seed, clusters, units: [{object, cluster, requires, external}]}
 //   /state   every unit's state: {version, ended, units: {"<i>": {state, why}}}
 //   /events  the state, then each change of it, as server-sent events of the same shape
+//   /timeline  once the run has ended, its timeline (plant --timeline's HTML page)
 //
 // Threads: on_change and ended from the engine's thread, answer from the endpoint's; a mutex
 // between them, never held while anything is written to a socket.
@@ -29,8 +30,9 @@ class PlantView {
   PlantView(const Plan& plan, const std::string& seed_name);
   // EngineOptions::on_change's record of unit `u`.
   void on_change(size_t u, const plant::UnitRecord& record);
-  // The run ended: `summary` says how ("planted 3 units on 3 clusters in 3.01s").
-  void ended(const std::string& summary);
+  // The run ended: `summary` says how ("planted 3 units on 3 clusters in 3.01s"), `timeline`
+  // is its timeline (plant/timeline.h's HTML page), which the page then links to.
+  void ended(const std::string& summary, std::string timeline);
   daemon::HttpAnswer answer(const std::string& path);
 
  private:
@@ -48,6 +50,7 @@ class PlantView {
   std::vector<UnitView> units_;
   uint64_t version_ = 1;
   std::string ended_;
+  std::string timeline_;
 };
 
 // The page, with `plan` and `state` (JSON) in it.

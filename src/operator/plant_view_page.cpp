@@ -19,6 +19,7 @@ header {{ padding: 10px 16px; background: #1d2330; color: #fff; }}
 header h1 {{ font-size: 17px; margin: 0 0 4px 0; }}
 #counts span {{ margin-right: 14px; }}
 #ended {{ font-weight: bold; }}
+#ended a {{ color: #9cc9ff; font-weight: normal; }}
 #fleet {{ position: relative; display: flex; flex-wrap: wrap; gap: 18px; padding: 16px; align-items: flex-start; }}
 svg#edges {{ position: absolute; left: 0; top: 0; pointer-events: none; overflow: visible; }}
 svg#edges line {{ stroke: #8a94a6; stroke-width: 1; opacity: .55; }}
@@ -122,7 +123,14 @@ function apply(s) {
     span.textContent = counts[st] + " " + st;
     document.getElementById("counts").appendChild(span);
   }
-  if (s.ended) document.getElementById("ended").textContent = "ended: " + s.ended;
+  if (s.ended) {
+    document.getElementById("ended").textContent = "ended: " + s.ended + " ";
+    const a = document.createElement("a");
+    a.id = "timeline";
+    a.href = "timeline";
+    a.textContent = "the run's timeline";
+    document.getElementById("ended").appendChild(a);
+  }
   draw();
 }
 apply(STATE);

@@ -53,9 +53,7 @@ std::optional<milliseconds> Controller::Impl::check_health(const std::shared_ptr
     event(*run, "Normal", "Healthy", message);
   }
   if (spec.drift_check_interval) return check_drift(run, spec);
-  std::lock_guard lock(run->mu);
-  run->seed_run.reset();
-  run->plan.reset();
+  let_go(*run);
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include <fmt/ranges.h>
 
 #include "operator/controller_impl.h"
+#include "operator/run_records.h"
 
 namespace planter::op {
 
@@ -75,6 +76,13 @@ void Controller::Impl::fail(const std::shared_ptr<SeedRun>& run, std::string rea
   enqueue_after(run->key, backoff + milliseconds(10));
 }
 
+void Controller::Impl::let_go(SeedRun& run) {
+  std::lock_guard lock(run.mu);
+  run.seed_run.reset();
+  if (options.keep_last_plan) run.last_plan = std::move(run.plan);
+  run.plan.reset();
+}
+
 bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, const SeedSpec& spec,
                                         bool replant, bool confirming) {
   std::stop_token stop = run->stop.get_token();
@@ -147,6 +155,9 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
     run->plan = plan;
     run->seed_run = seed_run;
     run->records.assign(plan->units.size(), {});
+    run->run_started = std::chrono::steady_clock::now();
+    run->elapsed = std::chrono::microseconds(0);
+    run->last_plan.reset();
     run->declared = 0;
     ++run->records_version;
     run->message = fmt::format("{} units on {} cluster(s)", plan->units.size(),
@@ -268,9 +279,10 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     {
       std::lock_guard lock(run->mu);
       before = run->records[u].state;
-      // A later slice declares again what an earlier one declared: that is no news.
-      if (!first && before == UnitState::kDeclared && r.state != UnitState::kDeclared) return;
-      run->records[u] = r;
+      // A later slice declares again what an earlier one declared: that is no news, and the
+      // record keeps the story of the slice that declared it.
+      if (!first && before == UnitState::kDeclared) return;
+      run->records[u] = on_run_clock(r, run->slice_offset, run->records[u], run->carried[u]);
       if ((before == UnitState::kDeclared) != (r.state == UnitState::kDeclared))
         r.state == UnitState::kDeclared ? ++run->declared : --run->declared;
       ++run->records_version;
@@ -302,7 +314,18 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     }
     if (!confirming) publish(run, false);
   };
+  {
+    std::lock_guard lock(run->mu);
+    run->slice_offset = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - run->run_started);
+    carry_waits(run->records, run->elapsed, run->carried);
+  }
   plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
+  {
+    std::lock_guard lock(run->mu);
+    run->elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - run->run_started);
+  }
   for (const std::string& w : out.warnings)
     log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
   if (!out.first_written.empty()) {
@@ -385,9 +408,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     if (spec.drift_check_interval) return check_drift(run, spec);
     // Planted, and nothing will read the plan again (the status counts the records; a later
     // run plans anew): it goes, so a planted Seed costs its records, not its plan.
-    std::lock_guard lock(run->mu);
-    run->seed_run.reset();
-    run->plan.reset();
+    let_go(*run);
     return std::nullopt;
   }
   if (out.timed_out) {

@@ -45,8 +45,10 @@ std::optional<Controller::SeedRunView> Controller::seed(const std::string& key,
     run = it->second;
   }
   std::lock_guard lock(run->mu);
-  if (known == run->records_version) return SeedRunView{view_of(*run), run->plan, {}};
-  return SeedRunView{view_of(*run), run->plan, run->records};
+  SeedRunView v{
+      view_of(*run), run->plan ? run->plan : run->last_plan, {}, run->run_started, run->elapsed};
+  if (known != run->records_version) v.records = run->records;
+  return v;
 }
 
 }  // namespace planter::op

@@ -1,8 +1,10 @@
 // The operator's dashboard (--dashboard-addr, docs/operator.md "Dashboard"), as a person at a
 // browser sees it: the Seeds with their phase, and a Seed's plan with its units coloured by
 // state, read in headless Chromium while a roll-out waits for its approval; its event stream
-// tells the change when the approval comes.
+// tells the change when the approval comes; once planted, the page links to the run's timeline,
+// told on the run's clock through every planting slice it took.
 #include <future>
+#include <regex>
 
 #include "operator/operator_support.h"
 
@@ -22,7 +24,9 @@ std::string dom_of(const std::string& url, const fs::path& dir) {
 TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
   SimProcess sim({"--clusters", "3"});
   ASSERT_TRUE(sim.running());
-  OperatorProcess op(sim.kubeconfig(), sim.dir(), {"--dashboard-addr", "127.0.0.1:0"});
+  // Slices of a second: the wait for the approval goes through several.
+  OperatorProcess op(sim.kubeconfig(), sim.dir(),
+                     {"--dashboard-addr", "127.0.0.1:0", "--planting-slice", "1"});
   apply_yaml(sim, seed_object("default", "web", R"(    inline: |
       apiVersion: v1
       kind: ConfigMap
@@ -45,6 +49,7 @@ TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
       },
       60s))
       << op.log();
+  auto canary_seen = std::chrono::steady_clock::now();
   std::string index = dom_of(base, sim.dir());
   EXPECT_THAT(index, HasSubstr("data-seed=\"default/web\""));
   EXPECT_THAT(index, HasSubstr("href=\"seeds/default/web/\""));
@@ -69,6 +74,8 @@ TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
   });
   // sleep-ok(time): the stream is open before the approval comes
   std::this_thread::sleep_for(1s);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - canary_seen)
+                      .count();  // at least, since the run began
   ASSERT_EQ(planter("approve web-go --kubeconfig " + q(sim.kubeconfig())).code, 0);
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "web", "Planted"); }, 60s))
       << op.log();
@@ -77,6 +84,20 @@ TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
   EXPECT_GE(std::count(told.out.begin(), told.out.end(), '\n'), 2) << told.out;
   EXPECT_THAT(http_get(port, "/seeds"), HasSubstr("\"phase\":\"Planted\""));
   EXPECT_THAT(http_get(port, "/seeds"), HasSubstr("\"units\":3,\"declared\":3"));
+  // Planted, the Seed's page still draws its plan, and links to the run's timeline.
+  page = dom_of(base + "seeds/default/web/", sim.dir());
+  EXPECT_THAT(page, HasSubstr("<h2>edge2</h2>"));
+  EXPECT_THAT(page, HasSubstr("data-count=\"declared\">3 declared"));
+  EXPECT_THAT(page, HasSubstr("id=\"timeline\" href=\"timeline\""));
+  // The unit that ended last was declared after the approval on the run's clock, not on the
+  // clock of the slice that declared it (a second at most).
+  std::string timeline = http_get(port, "/seeds/default/web/timeline");
+  EXPECT_THAT(timeline, HasSubstr("<title>planter timeline: default/web</title>"));
+  std::smatch last;
+  ASSERT_TRUE(
+      std::regex_search(timeline, last, std::regex(R"(declared at ([0-9.]+)s</li>\n</ol>)")))
+      << timeline;
+  EXPECT_GE(std::stod(last[1]), waited) << timeline;
   // A name that is no Seed's is not found, and says what is served.
   CommandResult missing = run_shell(fmt::format(
       "python3 -c 'import urllib.request\ntry: urllib.request.urlopen(\"{}seeds/x/..%2F/\")\n"

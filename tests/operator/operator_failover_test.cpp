@@ -149,6 +149,24 @@ TEST(OperatorTest, AClusterThatStopsAnsweringIsTaintedAndItsShareMovesWhenTheTol
   EXPECT_EQ(seed_field(sim, "default", "pick", ".status.clusterChoices[0].clusters[0]"), moved_to);
   EXPECT_EQ(sim.kubectl("--context " + moved_to + " get configmap pick -n default -o name").out,
             "configmap/pick\n");
+
+  // The Cluster owns its ClusterProfile: deleted, the profile goes with it.
+  EXPECT_EQ(sim.kubectl("get clusterprofiles.multicluster.x-k8s.io " + first +
+                        " -n default -o jsonpath='{.metadata.ownerReferences[0].kind}/"
+                        "{.metadata.ownerReferences[0].name}'")
+                .out,
+            "Cluster/" + first);
+  ASSERT_EQ(sim.kubectl("delete clusters.planter.nephio.org " + first + " --wait=false").code, 0);
+  EXPECT_TRUE(eventually(
+      [&] {
+        return sim.kubectl("get clusterprofiles.multicluster.x-k8s.io -n default -o name").out ==
+               fmt::format(
+                   "clusterprofile.multicluster.x-k8s.io/{}\n"
+                   "clusterprofile.multicluster.x-k8s.io/{}\n",
+                   first == "edge1" ? "edge2" : "edge1", first == "edge3" ? "edge2" : "edge3");
+      },
+      30s))
+      << sim.kubectl("get clusterprofiles.multicluster.x-k8s.io -A").out << op.log();
   EXPECT_TRUE(op.running());
 }
 

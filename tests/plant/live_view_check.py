@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from html.parser import HTMLParser
 
@@ -59,7 +60,7 @@ class Units(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.units, self.counts, self.ended = {}, {}, ""
+        self.units, self.counts, self.ended, self.timeline = {}, {}, "", None
         self._unit = self._in = None
 
     def handle_starttag(self, tag, attrs):
@@ -73,6 +74,8 @@ class Units(HTMLParser):
             self._in = ("count", a["data-count"])
         elif tag == "div" and a.get("id") == "ended":
             self._in = ("ended", None)
+        elif tag == "a" and a.get("id") == "timeline":
+            self.timeline = a.get("href")
 
     def handle_endtag(self, tag):
         if tag in ("span", "div"):
@@ -187,6 +190,15 @@ try:
     for outside in ("<link", "<script src", "src=\"http", "href=\"http", "@import", "url("):
         if outside in source:
             fail(f"the page loads something ({outside!r}): it must need nothing else")
+    # The run's timeline comes when the run ends.
+    try:
+        urllib.request.urlopen(url + "timeline", timeout=30)
+        fail("the timeline is served while the run goes on")
+    except urllib.error.HTTPError as e:
+        if e.code != 404:
+            fail(f"the timeline, asked for while the run goes on, answers {e.code}")
+    if before.timeline is not None:
+        fail("the page links to a timeline while the run goes on")
     print(f"while it waits: {before.counts}; edge2 says {before.units[next(i for i in on if on[i] == 'edge2')][1]!r}")
 
     # A page opened before the approval shows it, through its event stream: Chromium runs the
@@ -209,6 +221,14 @@ try:
     if "every unit declared" not in after.ended:
         fail(f"the page does not say the run ended: {after.ended!r}")
     print(f"after the approval: {after.counts}; {after.ended.strip()}")
+    # Once it ended, the page links to the run's timeline: the approval's wait on it.
+    if after.timeline != "timeline":
+        fail(f"the page, once the run ended, links to the timeline as {after.timeline!r}")
+    timeline = urllib.request.urlopen(url + "timeline", timeout=30).read().decode()
+    for told in ("<svg", "critical-path", "planter-approval-web-go"):
+        if told not in timeline:
+            fail(f"the run's timeline does not have {told!r}")
+    print("the run's timeline is linked once it ended, and shows the wait for the approval")
     if colours(url) != {"declared"}:
         fail(f"a screenshot after the approval shows {colours(url)}, not declared alone")
     print("on screen: pending and declared while it waits, declared alone after")

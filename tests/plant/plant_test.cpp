@@ -87,8 +87,8 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
               HasSubstr("for CustomResourceDefinition/instances.cnf.example.org established"));
   for (const char* fetch : {"<script", "<link", "src=", "href=", "@import"})
     EXPECT_THAT(html, ::testing::Not(HasSubstr(fetch)));  // self-contained: no network
-  // The critical path ends with the Instance, which waited last for its CRD; what held the CRD
-  // before (its cluster, the Cluster object, its Namespace) depends on how the run went.
+  // The critical path ends with the Instance, which waited last for its CRD, which waited for
+  // its cluster: the Cluster object's row, with the cluster's provisioning after its mark.
   std::set<std::string> on_path;
   for (const json::value& u : report.at("units").as_array())
     if (const json::value* c = u.as_object().if_contains("criticalPath"); c && c->as_bool())
@@ -96,6 +96,11 @@ TEST(PlantTest, HelloWorldPlantsItsWorkloadClusterAndWritesTheTimeline) {
   EXPECT_TRUE(on_path.contains("cnf.example.org/v1alpha1|Instance|cnf|cnf"));
   EXPECT_TRUE(on_path.contains(
       "apiextensions.k8s.io/v1|CustomResourceDefinition||instances.cnf.example.org"));
+  EXPECT_TRUE(on_path.contains("planter.nephio.org/v1alpha1|Cluster|fleet|edge1"));
+  EXPECT_THAT(html, ::testing::ContainsRegex(
+                        "<g class=\"row on-path\"><title>planter.nephio.org/v1alpha1 Cluster "
+                        "fleet/edge1 on SELF [^<]*\nwaited [0-9.]+s for cluster edge1 ready\n"));
+  EXPECT_THAT(html, HasSubstr("class=\"bar readying\""));
   // What a reader sees, in headless Chromium, against the report
   // (tests/plant/timeline_screenshot.py): a swatch per kind of wait, rows that went alike drawn
   // once, the critical path's rows on a band, and the Instance's row reading: waited for its
