@@ -1,6 +1,7 @@
 #include "fit/snapshot.h"
 
 #include <algorithm>
+#include <array>
 #include <boost/json.hpp>
 
 #include "fit/json_fields.h"
@@ -55,6 +56,34 @@ NodeInfo node_info(const json::object& node) {
 }
 
 }  // namespace
+
+void keep_what_the_fit_reads(json::object& node) {
+  struct Part {
+    std::string_view name;
+    std::array<std::string_view, 4> fields;  // empty ones are none
+  };
+  static constexpr Part kKept[] = {
+      {"metadata", {"name", "uid", "resourceVersion", "labels"}},
+      {"spec", {"taints", "unschedulable"}},
+      {"status", {"allocatable", "capacity"}},
+  };
+  auto move_field = [](json::object& from, json::object& to, std::string_view key) {
+    if (auto it = from.find(key); it != from.end()) to.emplace(key, std::move(it->value()));
+  };
+  // Built afresh rather than erased in place: the object's storage shrinks to what is kept.
+  json::object kept;
+  move_field(node, kept, "apiVersion");
+  move_field(node, kept, "kind");
+  for (const Part& part : kKept) {
+    json::value* from = node.if_contains(part.name);
+    if (!from || !from->is_object()) continue;
+    json::object out;
+    for (std::string_view f : part.fields)
+      if (!f.empty()) move_field(from->as_object(), out, f);
+    kept.emplace(part.name, std::move(out));
+  }
+  node = std::move(kept);
+}
 
 void Snapshot::add_node(const json::object& node) {
   NodeInfo n = node_info(node);

@@ -124,6 +124,12 @@ inline constexpr SnapshotKind kSnapshotKinds[] = {
     {SnapshotKind::kVolume, "resource.k8s.io/v1", "DeviceTaintRule", true},
 };
 
+// What add_node reads of a Node, and nothing else: its apiVersion, kind, metadata's name, uid,
+// resourceVersion and labels, spec.taints and spec.unschedulable, status.allocatable and
+// status.capacity. A watch of Nodes for the fit model keeps `node` as this (a Node's conditions,
+// images, addresses and nodeInfo are most of it).
+void keep_what_the_fit_reads(boost::json::object& node);
+
 class Snapshot {
  public:
   void add_node(const boost::json::object& node);

@@ -78,19 +78,23 @@ void Informer::State::relist() {
     if (!r) return self->retry([](std::shared_ptr<State> s) { s->relist(); }, &r.error());
     // Replace the cache, and tell what changed since it was last right.
     std::map<std::string, json::object> next;
-    for (json::object& o : r->items) next.emplace(key_of(o), std::move(o));
-    std::vector<std::pair<const json::object*, const json::object*>> changes;  // before, now
+    for (json::object& o : r->items) {
+      if (self->handlers.transform) self->handlers.transform(o);
+      next.emplace(key_of(o), std::move(o));
+    }
+    r->items.clear();
     std::map<std::string, json::object> old;
     {
       std::lock_guard lock(self->mu);
       old.swap(self->cache);
-      self->cache = next;
+      self->cache = std::move(next);
       self->rv = r->resource_version;
       self->is_synced = true;
       self->failures = 0;
       ++self->stats.lists;
     }
-    for (const auto& [k, now] : next) {
+    // The cache is read here without the lock: only this thread (the transport's) changes it.
+    for (const auto& [k, now] : self->cache) {
       auto before = old.find(k);
       if (before == old.end()) {
         if (self->handlers.added) self->handlers.added(now);
@@ -100,7 +104,7 @@ void Informer::State::relist() {
       }
     }
     for (const auto& [k, before] : old)
-      if (!next.contains(k) && self->handlers.deleted) self->handlers.deleted(before);
+      if (!self->cache.contains(k) && self->handlers.deleted) self->handlers.deleted(before);
     if (self->handlers.synced) self->handlers.synced();
     self->start_watch();
   });
@@ -148,6 +152,7 @@ void Informer::State::on_event(WatchEvent e) {
   }
   if (!e.object.contains("apiVersion")) e.object["apiVersion"] = query.api_version;
   if (!e.object.contains("kind")) e.object["kind"] = query.kind;
+  if (handlers.transform) handlers.transform(e.object);
   std::string key = key_of(e.object);
   std::optional<json::object> before;
   {

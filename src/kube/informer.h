@@ -31,6 +31,10 @@ struct InformerHandlers {
   // A list or watch failed in a way that will not fix itself (forbidden, kind unknown); the
   // informer keeps retrying with backoff.
   std::function<void(const ApiError&)> failed;
+  // What is kept of each object: called on every object listed or watched before it is cached
+  // or handed to the callbacks (client-go's SetTransform), to keep what its readers read. It
+  // must keep metadata.name, metadata.namespace and metadata.resourceVersion.
+  std::function<void(boost::json::object&)> transform;
 };
 
 struct InformerStats {

@@ -90,6 +90,14 @@ class Fleet {
   virtual void watch(const std::string& cluster, const std::string& api_version,
                      const std::string& kind, const std::string& ns = "",
                      const std::string& field_selector = "") = 0;
+  // Watches a kind for the fit model (fit::kSnapshotKinds, all namespaces): the watch may keep
+  // only what the fit reads of each object (of a Node, fit::keep_what_the_fit_reads), so that
+  // candidates' nodes cost what is read of them. The same kind watched whole (watch()) is kept
+  // whole, for both readers.
+  virtual void watch_for_the_fit(const std::string& cluster, const std::string& api_version,
+                                 const std::string& kind) {
+    watch(cluster, api_version, kind);
+  }
   // True once a watch of that kind on that cluster has listed.
   virtual bool synced(const std::string& cluster, const std::string& api_version,
                       const std::string& kind) const = 0;

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "fit/snapshot.h"
 #include "kube/kubeconfig.h"
 #include "model/object.h"
 #include "plant/created_clusters.h"
@@ -33,6 +34,8 @@ struct FleetView::ClusterLink {
 
 struct FleetView::WatchEntry {
   std::string api_version, kind, ns, field_selector;
+  bool fit_only = false;    // asked for by watch_for_the_fit only: a Node keeps what the fit reads
+  uint64_t generation = 0;  // of its informer: what an informer started before posts is old news
   std::unique_ptr<kube::Informer> informer;
   bool synced = false;
   bool unserved = false;  // the cluster said it serves no such kind
@@ -225,14 +228,40 @@ void FleetView::watch(const std::string& cluster, const std::string& api_version
                       const std::string& field_selector) {
   auto& ws = watches_[cluster];
   std::string key = watch_key(api_version, kind, ns, field_selector);
-  if (ws.contains(key)) return;
+  if (auto it = ws.find(key); it != ws.end()) {
+    WatchEntry& w = *it->second;
+    if (!w.fit_only) return;
+    // Wanted whole now: watched again, whole (its readers wait for the new list).
+    w.fit_only = false;
+    if (w.informer) {
+      w.informer->stop();
+      w.informer.reset();
+      w.synced = w.unserved = false;
+      ++w.generation;
+      if (linked(cluster)) start_watch(cluster, w);
+    }
+    return;
+  }
+  add_watch(cluster, key, api_version, kind, ns, field_selector, false);
+}
+
+void FleetView::watch_for_the_fit(const std::string& cluster, const std::string& api_version,
+                                  const std::string& kind) {
+  std::string key = watch_key(api_version, kind, "", "");
+  if (!watches_[cluster].contains(key)) add_watch(cluster, key, api_version, kind, "", "", true);
+}
+
+void FleetView::add_watch(const std::string& cluster, const std::string& key,
+                          const std::string& api_version, const std::string& kind,
+                          const std::string& ns, const std::string& field_selector, bool fit_only) {
   auto w = std::make_unique<WatchEntry>();
   w->api_version = api_version;
   w->kind = kind;
   w->ns = ns;
   w->field_selector = field_selector;
+  w->fit_only = fit_only;
   WatchEntry& ref = *w;
-  ws[key] = std::move(w);
+  watches_[cluster][key] = std::move(w);
   if (linked(cluster)) start_watch(cluster, ref);
 }
 
@@ -256,9 +285,10 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   h.added = changed;
   h.updated = [changed](const json::object&, const json::object& now) { changed(now); };
   h.deleted = changed;
-  h.synced = [this, alive, cluster, wp] {
-    loop_.post([this, alive, cluster, wp] {
-      if (!*alive) return;
+  uint64_t generation = w.generation;
+  h.synced = [this, alive, cluster, wp, generation] {
+    loop_.post([this, alive, cluster, wp, generation] {
+      if (!*alive || wp->generation != generation) return;
       wp->synced = true;
       wp->unserved = false;
       for (auto& [name, link] : links_)
@@ -267,14 +297,16 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
       if (handlers_.synced) handlers_.synced(cluster);
     });
   };
-  h.failed = [this, alive, cluster, wp](const kube::ApiError& e) {
+  h.failed = [this, alive, cluster, wp, generation](const kube::ApiError& e) {
     if (!e.kind_unknown()) return;
-    loop_.post([this, alive, cluster, wp] {
-      if (!*alive || wp->unserved) return;
+    loop_.post([this, alive, cluster, wp, generation] {
+      if (!*alive || wp->generation != generation || wp->unserved) return;
       wp->unserved = true;
       if (handlers_.synced) handlers_.synced(cluster);  // as good as listed: there are none
     });
   };
+  if (w.fit_only && w.api_version == "v1" && w.kind == "Node")
+    h.transform = [](json::object& node) { fit::keep_what_the_fit_reads(node); };
   w.informer = std::make_unique<kube::Informer>(
       *c, kube::ResourceQuery{w.api_version, w.kind, w.ns, "", w.field_selector}, std::move(h));
   w.informer->start();

@@ -64,6 +64,10 @@ class FleetView : public Fleet {
   // Idempotent; remembered until the cluster is linked.
   void watch(const std::string& cluster, const std::string& api_version, const std::string& kind,
              const std::string& ns = "", const std::string& field_selector = "") override;
+  // A Node watched only for the fit keeps what the fit reads of it; asked for whole later, the
+  // watch starts again, whole.
+  void watch_for_the_fit(const std::string& cluster, const std::string& api_version,
+                         const std::string& kind) override;
   // True once a watch of that kind on that cluster has listed.
   bool synced(const std::string& cluster, const std::string& api_version,
               const std::string& kind) const override;
@@ -102,6 +106,9 @@ class FleetView : public Fleet {
                  const std::string& kind, bool WatchEntry::*flag) const;
   void connect(const std::string& cluster, kube::RestConfig config);
   void probe(const std::string& cluster, std::chrono::milliseconds backoff);
+  void add_watch(const std::string& cluster, const std::string& key, const std::string& api_version,
+                 const std::string& kind, const std::string& ns, const std::string& field_selector,
+                 bool fit_only);
   void start_watch(const std::string& cluster, WatchEntry& w);
   void on_cluster_object(const std::string& workload);
   void read_kubeconfig(const std::string& workload);

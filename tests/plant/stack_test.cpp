@@ -332,6 +332,57 @@ TEST(StackTest, AtomicStackWaitsForANodeThatHoldsAllOfIt) {
       << sim.kubectl("get pods -o wide").out;
 }
 
+// The stack's fit watches the cluster's Nodes keeping only what the fit reads of them; a Node of
+// the seed that another object waits on, by an annotation the fit does not read, has that
+// watch made whole again, and the object that waits on it is declared.
+TEST(StackTest, ANodeOfTheSeedThatAnObjectWaitsOnIsReadWholeBesideTheStacksFit) {
+  SimProcess sim;  // three nodes of 8 cpu, 32Gi
+  ASSERT_TRUE(sim.running());
+  fs::path seed = sim.dir() / "seed.yaml";
+  std::ofstream(seed) << R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Stack
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  atomic: {}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: main, image: web, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: spare
+  labels: {kubernetes.io/hostname: spare}
+  annotations:
+    team: red
+    planter.nephio.org/ready-when: jsonpath={.metadata.annotations.team}=red
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: after-spare
+  namespace: default
+  annotations: {planter.nephio.org/dependencies: v1|Node||spare}
+)";
+  CommandResult r =
+      planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 30");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr(
+                         "v1 ConfigMap default/after-spare: created (waited for Node/spare "
+                         "jsonpath={.metadata.annotations.team}=red"))
+      << r.out;
+  EXPECT_EQ(sim.kubectl("get configmap after-spare -o name").out, "configmap/after-spare\n");
+}
+
 // A stack of two one-GPU pods on a cluster whose only free GPU is one, beside a tainted GPU node:
 // planter's fit model counts the GPUs (it counted cpu, memory and pods only, and said "fits"), the
 // stack waits in kube-scheduler's words, and is released whole when a second GPU node comes.

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "fit/group.h"
+#include "fit/snapshot.h"
 
 namespace planter::fit {
 namespace {
@@ -381,6 +382,65 @@ TEST(GroupFitTest, ClaimsWaitingForTheirFirstConsumerGoWhereVolumesCanBindThem) 
   GroupFit f = fit_group(g, c);
   ASSERT_TRUE(f.fits) << f.why;
   EXPECT_EQ(f.steer_values, std::vector<std::string>{"small"});
+}
+
+// A watch of Nodes for the fit keeps what the fit reads (keep_what_the_fit_reads): the
+// snapshot made of what it kept is the snapshot made of the whole Node, and a Node's images,
+// conditions, addresses, nodeInfo, annotations and managed fields are gone.
+TEST(FitNodeView, WhatAWatchKeepsOfANodeIsWhatTheFitReads) {
+  json::object whole = json::parse(R"({
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "worker-1", "uid": "8c6f", "resourceVersion": "4711",
+      "labels": {"kubernetes.io/hostname": "worker-1", "topology.kubernetes.io/zone": "a"},
+      "annotations": {"node.alpha.kubernetes.io/ttl": "0", "flannel.alpha.coreos.com/public-ip": "10.0.0.7"},
+      "managedFields": [{"manager": "kubelet", "operation": "Update", "fieldsV1": {"f:status": {}}}]},
+    "spec": {"podCIDR": "10.244.1.0/24", "providerID": "kind://docker/kind/worker-1",
+      "unschedulable": true,
+      "taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]},
+    "status": {
+      "allocatable": {"cpu": "7500m", "memory": "30Gi", "pods": "110", "nvidia.com/gpu": "2"},
+      "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "2"},
+      "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+        "message": "kubelet is posting ready status", "lastHeartbeatTime": "2026-11-30T10:00:00Z"}],
+      "addresses": [{"type": "InternalIP", "address": "10.0.0.7"}],
+      "images": [{"names": ["registry.k8s.io/pause:3.10"], "sizeBytes": 320368}],
+      "nodeInfo": {"kubeletVersion": "v1.37.0", "osImage": "Debian GNU/Linux 12"}}
+  })")
+                           .as_object();
+  json::object kept = whole;
+  keep_what_the_fit_reads(kept);
+  EXPECT_EQ(json::serialize(kept),
+            R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"worker-1","uid":"8c6f",)"
+            R"("resourceVersion":"4711","labels":{"kubernetes.io/hostname":"worker-1",)"
+            R"("topology.kubernetes.io/zone":"a"}},"spec":{"taints":[{"key":"gpu","value":"yes",)"
+            R"("effect":"NoSchedule"}],"unschedulable":true},"status":{"allocatable":{"cpu":)"
+            R"("7500m","memory":"30Gi","pods":"110","nvidia.com/gpu":"2"},"capacity":{"cpu":"8",)"
+            R"("memory":"32Gi","pods":"110","nvidia.com/gpu":"2"}}})");
+  Snapshot from_whole, from_kept;
+  from_whole.add_node(whole);
+  from_kept.add_node(kept);
+  ASSERT_EQ(from_kept.nodes().size(), 1u);
+  const NodeInfo &a = from_whole.nodes()[0], &b = from_kept.nodes()[0];
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.labels, b.labels);
+  ASSERT_EQ(b.taints.size(), 1u);
+  EXPECT_EQ(b.taints[0].key, "gpu");
+  EXPECT_TRUE(b.unschedulable);
+  for (const char* r : {"cpu", "memory", "nvidia.com/gpu"})
+    EXPECT_EQ(a.allocatable.get(r), b.allocatable.get(r)) << r;
+  EXPECT_EQ(b.allocatable.get("cpu"), 7500);
+  EXPECT_EQ(a.allowed_pods, b.allowed_pods);
+
+  // A Node that says only its capacity is read from it, kept or whole.
+  json::object bare = json::parse(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},
+    "status":{"capacity":{"cpu":"2","pods":"10"},"images":[]}})")
+                          .as_object();
+  keep_what_the_fit_reads(bare);
+  Snapshot from_bare;
+  from_bare.add_node(bare);
+  ASSERT_EQ(from_bare.nodes().size(), 1u);
+  EXPECT_EQ(from_bare.nodes()[0].allocatable.get("cpu"), 2000);
+  EXPECT_EQ(from_bare.nodes()[0].allowed_pods, 10);
 }
 
 }  // namespace

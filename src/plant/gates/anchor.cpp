@@ -31,7 +31,7 @@ std::string AnchorGate::key(std::string_view cluster, std::string_view stack) {
 
 void AnchorGate::require(size_t u, const Requirement& r, std::vector<std::string>& keys) {
   followers_[StackFitsGate::key(r.cluster, r.when.arg)].push_back(u);
-  c_.fleet.watch(r.cluster, "v1", "Node");
+  c_.fleet.watch_for_the_fit(r.cluster, "v1", "Node");
   c_.fleet.watch(r.cluster, "v1", "Pod");
   keys.push_back(key(r.cluster, r.when.arg));
 }

@@ -39,7 +39,8 @@ class ClusterChoiceGate : public Gate {
       for (uint32_t candidate : c_.plan.choices[c].candidates) {
         const std::string& name = c_.plan.clusters[candidate].name;
         for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-          if (reads_for(read, group_of(c))) c_.fleet.watch(name, read.api_version, read.kind);
+          if (reads_for(read, group_of(c)))
+            c_.fleet.watch_for_the_fit(name, read.api_version, read.kind);
         on_cluster_[name].emplace_back(c, candidate);
       }
     }

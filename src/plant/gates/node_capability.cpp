@@ -43,7 +43,7 @@ class NodeCapabilityGate : public Gate {
 
   void require(size_t u, const Requirement& r, std::vector<std::string>& keys) override {
     waited_on_.insert(r.cluster);
-    c_.fleet.watch(r.cluster, "v1", "Node");
+    c_.fleet.watch_for_the_fit(r.cluster, "v1", "Node");
     if (extended(r) || claims(r)) {
       devices_on_.insert(r.cluster);
       for (const char* kind : kDeviceKinds) c_.fleet.watch(r.cluster, kDevices, kind);

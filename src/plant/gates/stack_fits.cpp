@@ -35,7 +35,7 @@ void StackFitsGate::require(size_t, const Requirement& r, std::vector<std::strin
   on_cluster_[r.cluster].insert(r.when.arg);
   const fit::Group& group = group_of(r.when.arg);
   for (const fit::SnapshotKind& read : fit::kSnapshotKinds)
-    if (reads_for(read, group)) c_.fleet.watch(r.cluster, read.api_version, read.kind);
+    if (reads_for(read, group)) c_.fleet.watch_for_the_fit(r.cluster, read.api_version, read.kind);
   keys.push_back(key(r.cluster, r.when.arg));
 }
 
