@@ -28,10 +28,15 @@ CLI::App* add_approve_command(CLI::App& app, ApproveFlags& f) {
       "Kubeconfig file (default: the in-cluster config in a pod, else $KUBECONFIG, then "
       "~/.kube/config)");
   cmd->add_option("--context", f.context, "The management cluster's context (default: current)");
+  cmd->add_option("-n,--namespace", f.ns,
+                  "Where the approval goes: kube-system (default) for roll-outs `planter plant` "
+                  "plants, the Seed's namespace for an operator's Seed")
+      ->capture_default_str();
   cmd->add_option("--by", f.by, "Who approves, recorded in the approval (default: $USER)");
   cmd->footer(
       "Examples:\n"
       "  planter approve web-canary\n"
+      "  planter approve web-canary -n team-a                # the operator's Seed in team-a\n"
       "  kubectl planter approve web-canary --context mgmt   # planter on PATH as kubectl-planter");
   return cmd;
 }
@@ -43,6 +48,13 @@ int run_approve(const ApproveFlags& f) {
                "error: \"{}\" is not an approval name: lowercase letters, digits, '-' and '.' "
                "(as the roll-out's approval field says it)\n",
                f.name);
+    return kExitBadInput;
+  }
+  if (!is_dns_label(f.ns)) {
+    fmt::print(stderr,
+               "error: -n {}: not a namespace name: lowercase letters, digits and '-', at most 63 "
+               "characters\n",
+               f.ns);
     return kExitBadInput;
   }
   // As kubectl finds its cluster: the kubeconfig, or the pod's own in a pod (a CI job approving).
@@ -64,7 +76,7 @@ int run_approve(const ApproveFlags& f) {
       {"kind", "ConfigMap"},
       {"metadata",
        {{"name", name},
-        {"namespace", kApprovalNamespace},
+        {"namespace", f.ns},
         {"labels", {{"app.kubernetes.io/managed-by", "planter"}}}}},
       {"data",
        {{"approval", f.name},
@@ -75,11 +87,10 @@ int run_approve(const ApproveFlags& f) {
   ao.force = true;
   auto r = (*client)->apply(approval, ao);
   if (!r) {
-    fmt::print(stderr, "error: writing ConfigMap {}/{}: {}\n", kApprovalNamespace, name,
-               r.error().str());
+    fmt::print(stderr, "error: writing ConfigMap {}/{}: {}\n", f.ns, name, r.error().str());
     return kExitFailure;
   }
-  fmt::print("approved {} (ConfigMap {}/{})\n", f.name, kApprovalNamespace, name);
+  fmt::print("approved {} (ConfigMap {}/{})\n", f.name, f.ns, name);
   return kExitOk;
 }
 

@@ -443,6 +443,7 @@ Result<PlannedSeed> plan_seed_text(
     parse_seed_text(part.text, part.name, seed, loading);
   PlanOptions options;
   options.default_namespace = ns;
+  options.approval_namespace = ns;
   options.existing_clusters = std::move(existing_clusters);
   options.stacks.gang_paths = std::move(gang_paths);
   PlanOutcome planned;

@@ -73,10 +73,17 @@ struct SetAside {
   boost::json::object body;  // as read: `planter annotate` prints it back unchanged
 };
 
+// A roll-out's approval NAME (its `approval` field) is the ConfigMap planter-approval-NAME on the
+// management cluster, in kube-system (the CLI's plans) or in a Seed's own namespace (the
+// operator's): `planter approve NAME [-n NAMESPACE]` writes it.
+inline constexpr std::string_view kApprovalNamespace = "kube-system";
+inline constexpr std::string_view kApprovalPrefix = "planter-approval-";
+
 struct Plan {
   std::vector<Object> objects;
   std::vector<SetAside> set_aside;  // read, never declared
   Conventions conventions;          // the other tools' annotations this plan honours
+  std::string approval_namespace{kApprovalNamespace};  // PlanOptions::approval_namespace
   std::vector<StackNeeds> stacks;
   // What objects' pods need of their nodes (the node-capability rule's; in object order).
   std::vector<NodeNeed> node_needs;

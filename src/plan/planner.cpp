@@ -139,6 +139,7 @@ void derive_requirements(const RuleContext& ctx, std::vector<Unit>& units, size_
 Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOptions& options,
                Diagnostics& diags, std::vector<StackNeeds> stacks) {
   Plan plan;
+  plan.approval_namespace = std::string(options.approval_namespace);  // the rollout rule reads it
   plan.stacks = std::move(stacks);
   plan.objects = std::move(objects);
   const auto& objs = plan.objects;

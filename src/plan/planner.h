@@ -29,6 +29,10 @@ struct PlanOptions {
   bool create_namespace = false;  // add default_namespace to the seed when it lacks it
   StackOptions stacks;
   Conventions conventions;  // other tools' annotations honoured (--ignore-annotations)
+  // Where a roll-out's approvals are ConfigMaps planter-approval-NAME: kube-system for the CLI,
+  // the Seed's own namespace for the operator (a tenant approves its own roll-outs, never
+  // another's of the same name). Read while planning only: the plan keeps a copy.
+  std::string_view approval_namespace = kApprovalNamespace;
 };
 
 struct PlanRequest {

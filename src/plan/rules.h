@@ -28,10 +28,6 @@ inline constexpr std::string_view kExternalDependenciesAnnotation =
 inline constexpr std::string_view kReadyWhenAnnotation = "planter.nephio.org/ready-when";
 inline constexpr std::string_view kDependsOnAnnotation = "config.kubernetes.io/depends-on";
 inline constexpr std::string_view kRolloutAnnotation = "planter.nephio.org/rollout";
-// A roll-out's approval NAME (its `approval` field) is the ConfigMap
-// kube-system/planter-approval-NAME on the management cluster: `planter approve NAME` writes it.
-inline constexpr std::string_view kApprovalNamespace = "kube-system";
-inline constexpr std::string_view kApprovalPrefix = "planter-approval-";
 // The NAME of the approval `r` waits for (a roll-out's, rules/rollout.cpp); empty when it waits
 // for something else.
 std::string_view approval_of(const Plan& plan, const Requirement& r);

@@ -342,7 +342,7 @@ TEST(Cli, TheCliReferenceCoversEveryCommandAndFlag) {
   ss << in.rdbuf();
   std::string doc = ss.str();
   for (const char* cmd : {"plan", "annotate", "plant", "uproot", "replant", "diff", "sim",
-                          "operator", "scheduler", "install", "completion", "man"}) {
+                          "operator", "scheduler", "install", "completion", "man", "approve"}) {
     SCOPED_TRACE(cmd);
     EXPECT_NE(doc.find(fmt::format("\n## planter {}\n", cmd)), std::string::npos);
     Result help = planter(fmt::format("{} --help", cmd));

@@ -57,7 +57,8 @@ TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
   EXPECT_THAT(page, HasSubstr("<h2>edge1</h2>"));
   EXPECT_THAT(page, HasSubstr("data-count=\"declared\">1 declared"));
   EXPECT_THAT(page, HasSubstr("data-count=\"pending\">2 pending"));
-  EXPECT_THAT(page, HasSubstr("waits for ConfigMap/kube-system/planter-approval-web-go exists"));
+  // A Seed's approval is in its own namespace: a tenant approves its own roll-outs only.
+  EXPECT_THAT(page, HasSubstr("waits for ConfigMap/default/planter-approval-web-go exists"));
 
   // The Seed's event stream, read from before the approval until it tells a unit declared.
   auto events = std::async(std::launch::async, [&] {
@@ -76,7 +77,14 @@ TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
   std::this_thread::sleep_for(1s);
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - canary_seen)
                       .count();  // at least, since the run began
+  // The same name approved in kube-system (what `planter plant` waits for) is not this Seed's.
   ASSERT_EQ(planter("approve web-go --kubeconfig " + q(sim.kubeconfig())).code, 0);
+  // sleep-ok(none): a wrong approval must not let the roll-out go on meanwhile
+  std::this_thread::sleep_for(2s);
+  EXPECT_THAT(http_get(port, "/seeds"), HasSubstr("\"units\":3,\"declared\":1"));
+  CommandResult approved = planter("approve web-go -n default --kubeconfig " + q(sim.kubeconfig()));
+  ASSERT_EQ(approved.code, 0) << approved.err;
+  EXPECT_EQ(approved.out, "approved web-go (ConfigMap default/planter-approval-web-go)\n");
   ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "web", "Planted"); }, 60s))
       << op.log();
   CommandResult told = events.get();

@@ -84,8 +84,11 @@ TEST(RolloutApprovalTest, TheBatchAfterTheCanariesWaitsForTheApproval) {
                 .out,
             "alice");
 
-  // A name that is no approval name is bad input.
+  // A name that is no approval name is bad input, and so is a namespace that is no name.
   EXPECT_EQ(planter("approve Not_A_Name " + kubeconfig).code, 2);
+  CommandResult bad_ns = planter("approve settings-canary -n ../x " + kubeconfig);
+  EXPECT_EQ(bad_ns.code, 2);
+  EXPECT_THAT(bad_ns.err, HasSubstr("-n ../x: not a namespace name")) << bad_ns.err;
 }
 
 // Stages by the clusters' labels: the canary, then edge2 once edge1 has been healthy 3 s

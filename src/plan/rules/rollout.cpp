@@ -367,7 +367,7 @@ void require_rollout(const RuleContext& ctx, const Unit& unit, std::vector<Requi
     out.push_back(ctx.need(unit.object, ctx.units[before].cluster_index, when, "rollout"));
   // After the canaries or a stage, a person's approval, on the management cluster.
   for (const std::string& approval : batch.approvals)
-    out.push_back(ctx.need(ObjectRef{"v1", "ConfigMap", std::string(kApprovalNamespace),
+    out.push_back(ctx.need(ObjectRef{"v1", "ConfigMap", ctx.plan.approval_namespace,
                                      std::string(kApprovalPrefix) + approval},
                            kSelfIndex, ReadinessPredicate::of(ReadinessPredicate::Type::kExists),
                            "rollout"));
@@ -376,7 +376,7 @@ void require_rollout(const RuleContext& ctx, const Unit& unit, std::vector<Requi
 std::string_view approval_of(const Plan& plan, const Requirement& r) {
   if (r.rule != "rollout" || !r.external()) return {};
   const ObjectRef& ref = plan.target(r);
-  if (ref.kind != "ConfigMap" || ref.ns != kApprovalNamespace ||
+  if (ref.kind != "ConfigMap" || ref.ns != plan.approval_namespace ||
       !std::string_view(ref.name).starts_with(kApprovalPrefix))
     return {};
   return std::string_view(ref.name).substr(kApprovalPrefix.size());
