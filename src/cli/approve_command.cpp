@@ -28,6 +28,7 @@ CLI::App* add_approve_command(CLI::App& app, ApproveFlags& f) {
       "Kubeconfig file (default: the in-cluster config in a pod, else $KUBECONFIG, then "
       "~/.kube/config)");
   cmd->add_option("--context", f.context, "The management cluster's context (default: current)");
+  f.ns = std::string(kApprovalNamespace);
   cmd->add_option("-n,--namespace", f.ns,
                   "Where the approval goes: kube-system (default) for roll-outs `planter plant` "
                   "plants, the Seed's namespace for an operator's Seed")

@@ -14,7 +14,7 @@ struct ApproveFlags {
   std::string name;
   // Where the approval is written: kube-system (what `planter plant` waits for), or the
   // namespace of the operator's Seed whose roll-out it approves.
-  std::string ns = "kube-system";
+  std::string ns;          // add_approve_command's default: kApprovalNamespace
   std::string kubeconfig;  // none (and no --context) in a pod: the in-cluster config
   std::string context;
   std::string by;  // who approves, recorded; default: the local user

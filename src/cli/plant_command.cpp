@@ -195,7 +195,12 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     how = fmt::format("{} of {} units declared{}", out.count(plant::UnitState::kDeclared),
                       out.units.size(), out.timed_out ? " (timed out)" : "");
   }
-  if (p.view) p.view->ended(how, plant::render_timeline_html(p.plan, out, p.seed_name));
+  // The timeline's page, drawn once for the view and --timeline F.html alike.
+  bool timeline_svg = f.timeline.ends_with(".svg");
+  std::string timeline_html = p.view || (!f.timeline.empty() && !timeline_svg)
+                                  ? plant::render_timeline_html(p.plan, out, p.seed_name)
+                                  : std::string();
+  if (p.view) p.view->ended(how, timeline_html);
   bool wrote = true;
   if (!f.report.empty())
     wrote &= write_text(f.report, plant::render_report_json(p.plan, out, p.seed_name));
@@ -204,9 +209,9 @@ int plant_prepared(const PlantFlags& f, Prepared& p) {
     if (wrote) fmt::print("trace: {}\n", f.trace);
   }
   if (!f.timeline.empty()) {
-    bool svg = f.timeline.ends_with(".svg");
-    wrote &= write_text(f.timeline, svg ? plant::render_timeline_svg(p.plan, out, p.seed_name)
-                                        : plant::render_timeline_html(p.plan, out, p.seed_name));
+    wrote &=
+        write_text(f.timeline, timeline_svg ? plant::render_timeline_svg(p.plan, out, p.seed_name)
+                                            : timeline_html);
     if (wrote) fmt::print("timeline: {}\n", f.timeline);
   }
   // Once every unit is declared: what the seed no longer holds goes (or, --prune=false, stays

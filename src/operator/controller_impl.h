@@ -150,10 +150,9 @@ struct SeedRun {
   std::shared_ptr<plant::SeedRun> seed_run;
   std::vector<plant::UnitRecord> records;  // on the run's clock (run_records.h)
   // The run's clock: when its first slice began, where the current slice began on it, where the
-  // last one ended; how many waits each record carries from the slices before this one.
+  // last one ended.
   std::chrono::steady_clock::time_point run_started;
   std::chrono::microseconds slice_offset{0}, elapsed{0};
-  std::vector<uint32_t> carried;
   // With ControllerOptions::keep_last_plan: the plan of the last run once it ended (`plan` goes),
   // for the dashboard's page and timeline of the run.
   std::shared_ptr<const Plan> last_plan;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <vector>
 
 #include "plant/engine.h"
@@ -13,14 +12,13 @@
 namespace planter::op {
 
 // At a slice's start, on the records the slices before it left: each wait still open is closed
-// at `last_end` (where the last slice ended on the run's clock), and `carried` says how many
-// waits each record carries into the slice.
-void carry_waits(std::vector<plant::UnitRecord>& records, std::chrono::microseconds last_end,
-                 std::vector<uint32_t>& carried);
+// at `last_end` (where the last slice ended on the run's clock).
+void close_open_waits(std::vector<plant::UnitRecord>& records, std::chrono::microseconds last_end);
 
 // `r`, a slice's record, on the run's clock: its times shifted by `offset` (where the slice began
-// on it), after the first `carried` waits of `before` (the run's record of the same unit).
+// on it), after the waits of `before` (the run's record of the same unit) that began before the
+// slice did: the earlier slices' (this slice's own begin at `offset` or later).
 plant::UnitRecord on_run_clock(plant::UnitRecord r, std::chrono::microseconds offset,
-                               const plant::UnitRecord& before, uint32_t carried);
+                               const plant::UnitRecord& before);
 
 }  // namespace planter::op

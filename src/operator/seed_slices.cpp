@@ -282,7 +282,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
       // A later slice declares again what an earlier one declared: that is no news, and the
       // record keeps the story of the slice that declared it.
       if (!first && before == UnitState::kDeclared) return;
-      run->records[u] = on_run_clock(r, run->slice_offset, run->records[u], run->carried[u]);
+      run->records[u] = on_run_clock(r, run->slice_offset, run->records[u]);
       if ((before == UnitState::kDeclared) != (r.state == UnitState::kDeclared))
         r.state == UnitState::kDeclared ? ++run->declared : --run->declared;
       ++run->records_version;
@@ -318,7 +318,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     std::lock_guard lock(run->mu);
     run->slice_offset = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - run->run_started);
-    carry_waits(run->records, run->elapsed, run->carried);
+    close_open_waits(run->records, run->elapsed);
   }
   plant::PlantOutcome out = plant::plant(*plan, clusters, eo);
   {

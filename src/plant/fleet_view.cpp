@@ -34,7 +34,7 @@ struct FleetView::ClusterLink {
 
 struct FleetView::WatchEntry {
   std::string api_version, kind, ns, field_selector;
-  bool fit_only = false;    // asked for by watch_for_the_fit only: a Node keeps what the fit reads
+  bool fit_only = false;    // asked for by watch_for_the_fit only, of a kind with a fit_view
   uint64_t generation = 0;  // of its informer: what an informer started before posts is old news
   std::unique_ptr<kube::Informer> informer;
   bool synced = false;
@@ -46,6 +46,15 @@ namespace {
 std::string watch_key(const std::string& av, const std::string& kind, const std::string& ns,
                       const std::string& fs) {
   return av + "|" + kind + "|" + ns + "|" + fs;
+}
+
+// What a watch for the fit keeps of each object of a kind, when it keeps less than all of it
+// (a Node: what fit::Snapshot::add_node reads); null for a kind kept whole.
+std::function<void(json::object&)> fit_view(const std::string& api_version,
+                                            const std::string& kind) {
+  if (api_version == "v1" && kind == "Node")
+    return [](json::object& node) { fit::keep_what_the_fit_reads(node); };
+  return nullptr;
 }
 
 std::string key_of(const json::object& o) {
@@ -247,6 +256,7 @@ void FleetView::watch(const std::string& cluster, const std::string& api_version
 
 void FleetView::watch_for_the_fit(const std::string& cluster, const std::string& api_version,
                                   const std::string& kind) {
+  if (!fit_view(api_version, kind)) return watch(cluster, api_version, kind);
   std::string key = watch_key(api_version, kind, "", "");
   if (!watches_[cluster].contains(key)) add_watch(cluster, key, api_version, kind, "", "", true);
 }
@@ -305,8 +315,7 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
       if (handlers_.synced) handlers_.synced(cluster);  // as good as listed: there are none
     });
   };
-  if (w.fit_only && w.api_version == "v1" && w.kind == "Node")
-    h.transform = [](json::object& node) { fit::keep_what_the_fit_reads(node); };
+  if (w.fit_only) h.transform = fit_view(w.api_version, w.kind);
   w.informer = std::make_unique<kube::Informer>(
       *c, kube::ResourceQuery{w.api_version, w.kind, w.ns, "", w.field_selector}, std::move(h));
   w.informer->start();

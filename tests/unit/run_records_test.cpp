@@ -16,9 +16,9 @@ TEST(RunRecords, AWaitThroughTwoSlicesIsToldOnTheRunsClock) {
   records[0].state = plant::UnitState::kDeclared;
   records[0].declared = microseconds(200'000);
   records[1].waits.push_back({100'000, -1, 0});
-  std::vector<uint32_t> carried;
-  carry_waits(records, microseconds(1'000'000), carried);
-  EXPECT_EQ(carried, (std::vector<uint32_t>{0, 1}));
+  close_open_waits(records, microseconds(1'000'000));
+  EXPECT_TRUE(records[0].waits.empty()) << "unit 0 carries no wait into the second slice";
+  ASSERT_EQ(records[1].waits.size(), 1u) << "unit 1 carries one";
   EXPECT_EQ(records[1].waits[0].until, 1'000'000) << "closed where the first slice ended";
 
   // The second slice begins at 3 s: unit 1 waits 0.5 s more, then is declared at 0.6 s.
@@ -28,7 +28,7 @@ TEST(RunRecords, AWaitThroughTwoSlicesIsToldOnTheRunsClock) {
   slice.ready = microseconds(500'000);
   slice.sent = microseconds(510'000);
   slice.declared = microseconds(600'000);
-  plant::UnitRecord run = on_run_clock(slice, microseconds(3'000'000), records[1], carried[1]);
+  plant::UnitRecord run = on_run_clock(slice, microseconds(3'000'000), records[1]);
   ASSERT_EQ(run.waits.size(), 2u);
   EXPECT_EQ(run.waits[0].since, 100'000);
   EXPECT_EQ(run.waits[0].until, 1'000'000);
@@ -39,8 +39,10 @@ TEST(RunRecords, AWaitThroughTwoSlicesIsToldOnTheRunsClock) {
   EXPECT_EQ(run.declared, microseconds(3'600'000));
 
   // A second change in the same slice replaces the slice's part, never what was carried.
-  plant::UnitRecord again = on_run_clock(slice, microseconds(3'000'000), run, carried[1]);
-  EXPECT_EQ(again.waits.size(), 2u);
+  plant::UnitRecord again = on_run_clock(slice, microseconds(3'000'000), run);
+  ASSERT_EQ(again.waits.size(), 2u);
+  EXPECT_EQ(again.waits[0].since, 100'000);
+  EXPECT_EQ(again.waits[1].since, 3'000'000);
 }
 
 }  // namespace
