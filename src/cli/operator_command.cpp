@@ -158,6 +158,9 @@ int run_operator(const OperatorFlags& f) {
   }
   co.slice = milliseconds_of(f.planting_slice_s);
   co.client = client_options(f.client);
+  // The operator makes clients per Seed and per step, of the same clusters: they share what
+  // discovery found (a kind not in it is still asked for at once).
+  co.client.discovery_cache = std::make_shared<kube::DiscoveryCache>(std::chrono::minutes(5));
   co.cluster_health.probe_interval = milliseconds_of(f.cluster_probe_interval_s);
   co.cluster_health.unreachable_after = milliseconds_of(f.cluster_unreachable_after_s);
   op::Metrics metrics;

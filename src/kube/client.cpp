@@ -81,6 +81,19 @@ struct Client::Impl {
 
   void refresh_then(std::function<void()> fn, bool force);
   void discover();
+  std::string discovery_key() const;
+  // A client that never discovered takes a fresh table of the process's cache, once; true when
+  // it did.
+  bool adopt_cached_discovery() {
+    {
+      std::lock_guard lock(disc_mu);
+      if (discovered || refreshing) return false;
+    }
+    auto table = options.discovery_cache->find(discovery_key());
+    if (!table) return false;
+    mapper.replace(std::move(table));
+    return true;
+  }
   void resource(std::string api_version, std::string kind, ResourceDone done);
   void request(Spec spec, ObjectDone done);
   void list_page(std::shared_ptr<ObjectList> acc, ResourceQuery q, std::string cont, int page,
@@ -98,6 +111,29 @@ struct Client::Impl {
     return f.get();
   }
 };
+
+std::shared_ptr<const RestMapper::Table> DiscoveryCache::find(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = kept_.find(key);
+  if (it == kept_.end() || SteadyClock::now() - it->second.at >= fresh_for_) return nullptr;
+  return it->second.table;
+}
+
+void DiscoveryCache::keep(const std::string& key, std::shared_ptr<const RestMapper::Table> table) {
+  if (!table) return;
+  std::lock_guard lock(mu_);
+  kept_[key] = {std::move(table), SteadyClock::now()};
+}
+
+std::string Client::Impl::discovery_key() const {
+  const RestConfig& c = transport->config();
+  // Who asks matters in principle (discovery is authorized): the credentials' kind and the
+  // impersonated user are part of the key.
+  size_t who = std::hash<std::string>{}(c.auth.token + "\n" + c.auth.token_file + "\n" +
+                                        c.auth.client_certificate_pem + "\n" + c.auth.username);
+  return fmt::format("{}\n{}\n{:x}\n{}\n{}", c.server, c.tls_server_name, who, c.auth.impersonate,
+                     options.transport.impersonate_user);
+}
 
 void Client::Impl::refresh_then(std::function<void()> fn, bool force) {
   {
@@ -158,6 +194,8 @@ void Client::Impl::discover() {
         }
         if (!state->error) mapper.replace(std::move(state->resources));
       }
+      if (!state->error && options.discovery_cache)
+        options.discovery_cache->keep(discovery_key(), mapper.table());
       std::lock_guard lock(disc_mu);
       if (!state->error) aggregated = state->aggregated;
       discovery_failure = state->error;
@@ -229,6 +267,8 @@ void Client::Impl::discover() {
 
 void Client::Impl::resource(std::string api_version, std::string kind, ResourceDone done) {
   if (auto r = mapper.find(api_version, kind)) return done(std::move(*r));
+  if (options.discovery_cache && adopt_cached_discovery())
+    if (auto r = mapper.find(api_version, kind)) return done(std::move(*r));
   refresh_then(
       [this, api_version, kind, done = std::move(done)] {
         if (auto r = mapper.find(api_version, kind)) return done(std::move(*r));

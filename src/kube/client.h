@@ -28,9 +28,32 @@
 
 namespace planter::kube {
 
+// What discovery found, kept for the clients a process makes of the same servers (the operator
+// makes clients per Seed and per step, of the same clusters): a new client maps kinds from the
+// table another client found less than `fresh_for` ago instead of asking again. A kind the table
+// lacks is asked for as always (a fresh discovery), so a CRD installed since is found; a kind no
+// longer served fails its request, as it does with any client's older table. Thread-safe.
+class DiscoveryCache {
+ public:
+  explicit DiscoveryCache(std::chrono::milliseconds fresh_for) : fresh_for_(fresh_for) {}
+  // The table found for `key` (a server and who asks) if fresh, else null.
+  std::shared_ptr<const RestMapper::Table> find(const std::string& key) const;
+  void keep(const std::string& key, std::shared_ptr<const RestMapper::Table> table);
+
+ private:
+  struct Kept {
+    std::shared_ptr<const RestMapper::Table> table;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::chrono::milliseconds fresh_for_;
+  mutable std::mutex mu_;
+  std::map<std::string, Kept> kept_;
+};
+
 struct ClientOptions {
   TransportOptions transport;
   std::chrono::milliseconds discovery_refresh{500};  // the shortest time between refreshes
+  std::shared_ptr<DiscoveryCache> discovery_cache;   // none: each client discovers for itself
 };
 
 // `options` for a client that can only read and dry-run (TransportOptions::read_only).

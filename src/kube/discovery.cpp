@@ -198,6 +198,11 @@ void RestMapper::replace(std::shared_ptr<const Table> table) {
   by_gvk_ = std::move(table);
 }
 
+std::shared_ptr<const RestMapper::Table> RestMapper::table() const {
+  std::lock_guard lock(mu_);
+  return by_gvk_;
+}
+
 Result<std::vector<ApiResource>> parse_aggregated_text(std::string_view root,
                                                        std::string_view text) {
   boost::json::error_code ec;

@@ -60,6 +60,7 @@ class RestMapper {
   void replace(std::vector<ApiResource> resources);
   void replace(std::shared_ptr<const Table> table);
   std::optional<ApiResource> find(std::string_view api_version, std::string_view kind) const;
+  std::shared_ptr<const Table> table() const;
 
  private:
   mutable std::mutex mu_;

@@ -55,6 +55,7 @@ void Controller::Impl::reconcile(const std::string& key) {
   }
   if (d.action == Action::kForget) {
     hold(key, {});
+    fleet_cache->retain(key, {});
     stop_run(key);
     std::lock_guard sl(smu);  // nothing more to write for it
     dirty.erase(key);
@@ -302,6 +303,7 @@ Result<bool> Controller::start(uint32_t shard) {
       std::move(h));
   m.informer->start();
   m.watch_clusters();
+  m.fleet_cache = std::make_unique<plant::FleetCache>(m.options.client);
   m.planters = std::make_unique<SlicePool>(m.options.workers);
   m.fetchers = std::make_unique<SlicePool>(m.options.fetchers);
   m.worker = std::thread([&m] { m.work(); });
@@ -329,6 +331,7 @@ void Controller::stop() {
   }
   if (m.fetchers) m.fetchers->stop();
   if (m.planters) m.planters->stop();
+  m.fleet_cache.reset();  // its watches end (no run reads them any more)
   if (m.informer) m.informer->stop();
   if (m.cluster_informer) m.cluster_informer->stop();
 }

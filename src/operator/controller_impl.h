@@ -221,6 +221,9 @@ struct Controller::Impl {
   std::map<std::string, std::vector<fit::ClusterTaint>> taints_by_cluster;
   std::map<std::string, std::set<std::string>> holders;  // cluster -> Seed keys
   std::map<std::string, std::set<std::string>> held;     // Seed key -> clusters
+  // The candidates' links and fit watches, kept between runs: a Seed's choice retains its
+  // candidates, so that planting again (a failover) finds them linked and listed.
+  std::unique_ptr<plant::FleetCache> fleet_cache;
 
   // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
   std::mutex smu;

@@ -150,6 +150,10 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
   }
   for (const std::string& w : planned->warnings)
     log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
+  std::set<std::string> candidates;
+  for (const ClusterChoice& choice : plan->choices)
+    for (uint32_t c : choice.candidates) candidates.insert(plan->clusters[c].name);
+  fleet_cache->retain(run->key, std::move(candidates));
   {
     std::lock_guard lock(run->mu);
     run->plan = plan;
@@ -259,6 +263,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
   eo.write_as = id;
   eo.stop = stop;
   eo.timeout = options.slice;
+  eo.fleet_cache = fleet_cache.get();
   {
     std::lock_guard lock(run->mu);
     if (!run->choices_planned) {  // what the Seed's status says, for the choices it still makes

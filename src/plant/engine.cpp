@@ -592,6 +592,7 @@ PlantOutcome plant(const Plan& plan, std::map<std::string, kube::RestConfig> clu
     auto view = std::make_unique<FleetView>(loop, plan, std::move(clusters), options.client,
                                             std::move(handlers));
     if (options.write_as) view->set_write_identity(*options.write_as);
+    view->set_cache(options.fleet_cache);
     return view;
   };
   return plant_with(plan, real, options);

@@ -151,6 +151,9 @@ struct EngineOptions {
   // Per cluster: an object to apply there before any unit (first_writes.h; the seed's inventory
   // on a cluster the seed creates). A refusal is a warning, not a failure of the units.
   std::map<std::string, boost::json::object> first_writes;
+  // What a process keeps of the fleet between runs (fleet_cache.h; the operator's); none: every
+  // run links and watches its clusters anew.
+  FleetCache* fleet_cache = nullptr;
 };
 
 // Plants `plan`. `clusters`: how to reach the management cluster ("SELF") and the clusters given

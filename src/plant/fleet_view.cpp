@@ -20,7 +20,8 @@ struct FleetView::ClusterLink {
   std::string name;
   Link state = Link::kWaiting;
   std::string why = "not contacted yet";
-  std::unique_ptr<kube::Client> client;
+  std::shared_ptr<kube::Client> client;  // the cache's, when `cached`
+  bool cached = false;
   // For a cluster the seed creates: its cluster object and where that is declared.
   std::optional<ObjectRef> object;
   std::string host;
@@ -34,9 +35,12 @@ struct FleetView::ClusterLink {
 
 struct FleetView::WatchEntry {
   std::string api_version, kind, ns, field_selector;
-  bool fit_only = false;    // asked for by watch_for_the_fit only, of a kind with a fit_view
+  // Asked for by watch_for_the_fit only: of a kind with a fit_view, or of any with a cache.
+  bool fit_only = false;
   uint64_t generation = 0;  // of its informer: what an informer started before posts is old news
   std::unique_ptr<kube::Informer> informer;
+  // Instead of `informer`, on a cached link: the cache's watch (fit_only ones, Namespaces).
+  std::unique_ptr<FleetCache::Subscription> shared;
   bool synced = false;
   bool unserved = false;  // the cluster said it serves no such kind
 };
@@ -112,8 +116,14 @@ void FleetView::start() {
 
 void FleetView::stop() {
   for (auto& [cluster, ws] : watches_)
-    for (auto& [key, w] : ws)
+    for (auto& [key, w] : ws) {
       if (w->informer) w->informer->stop();
+      if (w->shared) w->shared->quiet();
+    }
+}
+
+const kube::Informer* FleetView::informer_of(const WatchEntry& w) {
+  return w.shared ? &w.shared->informer() : w.informer.get();
 }
 
 const FleetView::ClusterLink* FleetView::find_link(const std::string& cluster) const {
@@ -174,18 +184,31 @@ kube::Client* FleetView::impersonating(const std::string& cluster) {
   return made.get();
 }
 
-void FleetView::connect(const std::string& cluster, kube::RestConfig config) {
+void FleetView::connect(const std::string& cluster, kube::RestConfig config,
+                        const std::string& fingerprint) {
   ClusterLink& l = *links_.at(cluster);
   // Watches on the old client end before it goes.
   if (auto ws = watches_.find(cluster); ws != watches_.end())
     for (auto& [key, w] : ws->second) {
       if (w->informer) w->informer->stop();
       w->informer.reset();
+      w->shared.reset();
       w->synced = false;
+      ++w->generation;
     }
-  kube::ClientOptions options = options_;
-  options.transport.name = cluster;
-  auto client = kube::Client::create(std::move(config), std::move(options));
+  bool cached = cache_ && !fingerprint.empty();
+  Result<std::shared_ptr<kube::Client>> client = Error{""};
+  if (cached) {
+    client = cache_->client(cluster, fingerprint, config);
+  } else {
+    kube::ClientOptions options = options_;
+    options.transport.name = cluster;
+    auto made = kube::Client::create(std::move(config), std::move(options));
+    if (made)
+      client = std::shared_ptr<kube::Client>(std::move(made.value()));
+    else
+      client = made.error();
+  }
   if (!client) {
     l.state = Link::kWaiting;
     l.why = client.error().message;
@@ -194,6 +217,7 @@ void FleetView::connect(const std::string& cluster, kube::RestConfig config) {
   }
   impersonating_.erase(cluster);  // made from the old client's configuration
   l.client = std::move(client.value());
+  l.cached = cached;
   l.state = Link::kConnecting;
   l.why = "waiting for its API to answer";
   probe(cluster, milliseconds(100));
@@ -240,11 +264,14 @@ void FleetView::watch(const std::string& cluster, const std::string& api_version
   if (auto it = ws.find(key); it != ws.end()) {
     WatchEntry& w = *it->second;
     if (!w.fit_only) return;
-    // Wanted whole now: watched again, whole (its readers wait for the new list).
     w.fit_only = false;
-    if (w.informer) {
-      w.informer->stop();
+    // A kind the fit keeps whole (Pods) is read as it is, shared or not.
+    if (!fit_view(api_version, kind)) return;
+    // Wanted whole now: watched again, whole (its readers wait for the new list).
+    if (w.informer || w.shared) {
+      if (w.informer) w.informer->stop();
       w.informer.reset();
+      w.shared.reset();
       w.synced = w.unserved = false;
       ++w.generation;
       if (linked(cluster)) start_watch(cluster, w);
@@ -256,7 +283,8 @@ void FleetView::watch(const std::string& cluster, const std::string& api_version
 
 void FleetView::watch_for_the_fit(const std::string& cluster, const std::string& api_version,
                                   const std::string& kind) {
-  if (!fit_view(api_version, kind)) return watch(cluster, api_version, kind);
+  // A kind kept whole is watched as any other, but where a cache shares it.
+  if (!fit_view(api_version, kind) && !cache_) return watch(cluster, api_version, kind);
   std::string key = watch_key(api_version, kind, "", "");
   if (!watches_[cluster].contains(key)) add_watch(cluster, key, api_version, kind, "", "", true);
 }
@@ -276,8 +304,9 @@ void FleetView::add_watch(const std::string& cluster, const std::string& key,
 }
 
 void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
-  if (w.informer) return;
-  kube::Client* c = links_.at(cluster)->client.get();
+  if (w.informer || w.shared) return;
+  const ClusterLink& link = *links_.at(cluster);
+  kube::Client* c = link.client.get();
   auto alive = alive_;
   WatchEntry* wp = &w;
   auto changed = [this, alive, cluster](const json::object& o) {
@@ -307,14 +336,29 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
       if (handlers_.synced) handlers_.synced(cluster);
     });
   };
-  h.failed = [this, alive, cluster, wp, generation](const kube::ApiError& e) {
-    if (!e.kind_unknown()) return;
+  auto unserved = [this, alive, cluster, wp, generation] {
     loop_.post([this, alive, cluster, wp, generation] {
       if (!*alive || wp->generation != generation || wp->unserved) return;
       wp->unserved = true;
       if (handlers_.synced) handlers_.synced(cluster);  // as good as listed: there are none
     });
   };
+  h.failed = [unserved](const kube::ApiError& e) {
+    if (e.kind_unknown()) unserved();
+  };
+  // Of a cached link, the fit's watches and the Namespaces (which every unit's namespace waits
+  // on: each run of a choice would list every candidate's) are the cache's.
+  bool namespaces =
+      w.api_version == "v1" && w.kind == "Namespace" && w.ns.empty() && w.field_selector.empty();
+  if (link.cached && (w.fit_only || namespaces)) {
+    FleetCache::Listener l;
+    l.changed = changed;
+    l.synced = h.synced;
+    l.unserved = unserved;
+    w.shared = cache_->watch(cluster, link.client, w.api_version, w.kind,
+                             w.fit_only ? fit_view(w.api_version, w.kind) : nullptr, std::move(l));
+    return;
+  }
   if (w.fit_only) h.transform = fit_view(w.api_version, w.kind);
   w.informer = std::make_unique<kube::Informer>(
       *c, kube::ResourceQuery{w.api_version, w.kind, w.ns, "", w.field_selector}, std::move(h));
@@ -346,8 +390,9 @@ std::optional<json::object> FleetView::get(const std::string& cluster,
   auto ws = watches_.find(cluster);
   if (ws == watches_.end()) return std::nullopt;
   for (const auto& [key, w] : ws->second)
-    if (w->api_version == api_version && w->kind == kind && w->informer)
-      if (auto o = w->informer->get(ns, name)) return o;
+    if (const kube::Informer* i = informer_of(*w);
+        i && w->api_version == api_version && w->kind == kind)
+      if (auto o = i->get(ns, name)) return o;
   return std::nullopt;
 }
 
@@ -358,9 +403,10 @@ Readiness FleetView::readiness(const std::string& cluster, const std::string& ap
   bool listed = false;
   if (auto ws = watches_.find(cluster); ws != watches_.end())
     for (const auto& [key, w] : ws->second) {
-      if (found || w->api_version != api_version || w->kind != kind || !w->informer) continue;
+      const kube::Informer* i = informer_of(*w);
+      if (found || w->api_version != api_version || w->kind != kind || !i) continue;
       listed = listed || w->synced;
-      w->informer->inspect(ns, name, [&](const json::object* o) {
+      i->inspect(ns, name, [&](const json::object* o) {
         if (o) found = check_readiness(p, o);
       });
     }
@@ -380,8 +426,9 @@ std::vector<json::object> FleetView::items(const std::string& cluster,
   auto ws = watches_.find(cluster);
   if (ws == watches_.end()) return out;
   for (const auto& [key, w] : ws->second)
-    if (w->api_version == api_version && w->kind == kind && w->informer)
-      for (auto& o : w->informer->items()) out.push_back(std::move(o));
+    if (const kube::Informer* i = informer_of(*w);
+        i && w->api_version == api_version && w->kind == kind)
+      for (auto& o : i->items()) out.push_back(std::move(o));
   return out;
 }
 
@@ -392,8 +439,8 @@ void FleetView::for_each(const std::string& cluster, const std::string& api_vers
   if (ws == watches_.end()) return;
   for (const auto& [key, w] : ws->second)
     if (w->api_version == api_version && w->kind == kind && w->ns.empty() &&
-        w->field_selector.empty() && w->informer)
-      w->informer->for_each(fn);
+        w->field_selector.empty() && informer_of(*w))
+      informer_of(*w)->for_each(fn);
 }
 
 FleetView::KindState FleetView::kind_state(const std::string& cluster,
@@ -514,7 +561,7 @@ void FleetView::read_kubeconfig(const std::string& workload) {
     return;
   }
   l.kubeconfig_origin = origin;
-  connect(workload, std::move(rest.value()));
+  connect(workload, std::move(rest.value()), origin + "\n" + bytes);
 }
 
 void FleetView::check_secret_access(const std::string& workload, milliseconds backoff) {

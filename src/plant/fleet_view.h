@@ -27,6 +27,7 @@
 #include "plan/plan.h"
 #include "plant/event_loop.h"
 #include "plant/fleet.h"
+#include "plant/fleet_cache.h"
 #include "plant/readiness_check.h"
 
 namespace planter::plant {
@@ -59,6 +60,9 @@ class FleetView : public Fleet {
   bool remove(const Unit& unit, const ObjectRef& ref, kube::DeleteOptions options,
               kube::Client::ObjectDone done) override;
   void set_write_identity(WriteIdentity identity) { write_identity_ = std::move(identity); }
+  // Workload clusters reached through their kubeconfig are linked through `cache`'s clients, and
+  // the fit's watches of them are its shared ones (fleet_cache.h). Before start().
+  void set_cache(FleetCache* cache) { cache_ = cache; }
 
   // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
   // Idempotent; remembered until the cluster is linked.
@@ -104,7 +108,12 @@ class FleetView : public Fleet {
   // Whether a watch of the kind on the cluster has `flag` set (synced, unserved).
   bool any_watch(const std::string& cluster, const std::string& api_version,
                  const std::string& kind, bool WatchEntry::*flag) const;
-  void connect(const std::string& cluster, kube::RestConfig config);
+  // `fingerprint`: the kubeconfig's origin and bytes, when it was read from one (what the
+  // cache keeps its client under); empty for a cluster given up front.
+  void connect(const std::string& cluster, kube::RestConfig config,
+               const std::string& fingerprint = "");
+  // The cache a watch reads: its own informer, or the shared one it subscribed to.
+  static const kube::Informer* informer_of(const WatchEntry& w);
   void probe(const std::string& cluster, std::chrono::milliseconds backoff);
   void add_watch(const std::string& cluster, const std::string& key, const std::string& api_version,
                  const std::string& kind, const std::string& ns, const std::string& field_selector,
@@ -129,6 +138,7 @@ class FleetView : public Fleet {
   // kubeconfig Secret once the cluster object names one.
   std::map<std::string, std::string> cluster_objects_, kubeconfig_secrets_;
   std::optional<WriteIdentity> write_identity_;
+  FleetCache* cache_ = nullptr;
   // Per cluster, made on first use from its client's configuration (a new link drops it): the
   // client impersonating the WriteIdentity.
   std::map<std::string, std::unique_ptr<kube::Client>> impersonating_;

@@ -4,12 +4,15 @@
 // not exist, each judged by what is on the clusters.
 #include "plant/seed_run.h"
 
+#include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 
 #include "kube/sim_fleet.h"
 #include "plant/engine.h"
+#include "plant/existing_clusters.h"
 #include "unit/test_support.h"
 
 namespace planter::testing {
@@ -131,6 +134,94 @@ TEST(SeedRunTest, EachStepOnAFleetWithAClusterTheSeedCreates) {
     EXPECT_TRUE(out.seed.complete());
     EXPECT_EQ(inventory_on(fleet, "SELF"), "");
   }
+}
+
+// A choice among ten existing clusters reaches their kubeconfigs with a list of each kind (not
+// twenty reads), and only where the Seed's identity may list them: an identity granted nine
+// Secrets by name reaches those nine, one by one, and is told why not the tenth.
+TEST(SeedRunTest, ReachingManyClustersListsTheirKubeconfigsOnlyWhereTheSeedMayListThem) {
+  sim::ServerOptions so;
+  so.fleet.clusters = 10;
+  so.fleet.cluster.rbac = true;
+  SimFleet fleet(so);
+  kube::RestConfig management = fleet.rest_config();
+  auto admin = kube::Client::create(management);
+  ASSERT_TRUE(admin);
+  json::array names;
+  for (int i = 1; i <= 9; ++i) names.push_back(json::string(fmt::format("edge{}-kubeconfig", i)));
+  // The Role the impersonated user "reader" has in the kubeconfigs' namespace.
+  auto role = [&](json::object rule) {
+    json::object r{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                   {"kind", "Role"},
+                   {"metadata", {{"name", "kubeconfigs"}, {"namespace", "default"}}},
+                   {"rules", json::array{std::move(rule)}}};
+    json::object b{
+        {"apiVersion", "rbac.authorization.k8s.io/v1"},
+        {"kind", "RoleBinding"},
+        {"metadata", {{"name", "kubeconfigs"}, {"namespace", "default"}}},
+        {"roleRef",
+         {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "kubeconfigs"}}},
+        {"subjects", json::array{json::object{{"kind", "User"}, {"name", "reader"}}}}};
+    kube::ApplyOptions force;
+    force.force = true;
+    ASSERT_TRUE((*admin)->apply(r, force));
+    ASSERT_TRUE((*admin)->apply(b, force));
+  };
+  PlanOptions po;
+  po.existing_clusters = [&] {
+    return plant::read_existing_clusters(
+        management, {}, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
+  };
+  PlanOutcome planned = plan_yaml(R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: pick
+  namespace: default
+  annotations:
+    planter.nephio.org/cluster-selector: sim.planter.io/index
+    planter.nephio.org/cluster-count: "3"
+)",
+                                  po);
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  ASSERT_EQ(planned.plan.choices.size(), 1u);
+  ASSERT_EQ(planned.plan.choices[0].candidates.size(), 10u);
+  auto reach = [&](int& requests) {
+    plant::SeedRunOptions o = options_for();
+    o.write_as = plant::WriteIdentity{"reader", {}, false, nullptr};
+    o.client.transport.observe = [&requests](std::string_view, std::string_view, int, double) {
+      ++requests;
+    };
+    auto run = std::make_unique<plant::SeedRun>(
+        planned.plan, std::map<std::string, kube::RestConfig>{{"SELF", management}}, o);
+    run->reach();
+    return run;
+  };
+
+  role({{"apiGroups", json::array{""}},
+        {"resources", json::array{"secrets"}},
+        {"verbs", json::array{"get"}},
+        {"resourceNames", names}});
+  int one_by_one = 0;
+  auto some = reach(one_by_one);
+  for (int i = 1; i <= 9; ++i)
+    EXPECT_TRUE(some->clusters().contains(fmt::format("edge{}", i))) << i;
+  EXPECT_FALSE(some->clusters().contains("edge10"));
+  ASSERT_TRUE(some->not_reached().contains("edge10"));
+  EXPECT_THAT(some->not_reached().at("edge10"),
+              ::testing::HasSubstr("reading its kubeconfig (Secret default/edge10-kubeconfig)"));
+  EXPECT_THAT(some->not_reached().at("edge10"), ::testing::HasSubstr("403"));
+
+  role({{"apiGroups", json::array{""}},
+        {"resources", json::array{"secrets"}},
+        {"verbs", json::array{"get", "list"}}});
+  int listed = 0;
+  auto all = reach(listed);
+  for (int i = 1; i <= 10; ++i)
+    EXPECT_TRUE(all->clusters().contains(fmt::format("edge{}", i))) << i;
+  EXPECT_TRUE(all->not_reached().empty());
+  // The clusters' objects and their Secrets listed, with discovery: a handful, not 20 reads.
+  EXPECT_LE(listed, 8) << "one by one: " << one_by_one;
+  EXPECT_GE(one_by_one, 10);
 }
 
 }  // namespace

@@ -1,0 +1,230 @@
+#include "plant/fleet_cache.h"
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace planter::plant {
+
+namespace json = boost::json;
+
+namespace {
+
+// One shared watch. Its listeners are called under `mu` (they only post), which nothing holds
+// while it stops an informer: Informer::stop waits for a running callback.
+struct SharedWatch {
+  std::shared_ptr<kube::Client> client;  // what the informer runs on: kept while it runs
+  std::unique_ptr<kube::Informer> informer;
+  std::mutex mu;
+  bool synced = false, unserved = false;
+  std::map<uint64_t, FleetCache::Listener> listeners;
+
+  template <typename Fn>
+  void tell(Fn&& fn) {
+    std::lock_guard lock(mu);
+    for (auto& [id, l] : listeners) fn(l);
+  }
+};
+
+void make_informer(SharedWatch& w, const std::shared_ptr<kube::Client>& client,
+                   const std::string& api_version, const std::string& kind,
+                   std::function<void(json::object&)> transform) {
+  using Listener = FleetCache::Listener;
+  SharedWatch* wp = &w;  // the informer stops before its watch goes
+  kube::InformerHandlers h;
+  h.added = [wp](const json::object& o) { wp->tell([&](Listener& l) { l.changed(o); }); };
+  h.updated = [wp](const json::object&, const json::object& now) {
+    wp->tell([&](Listener& l) { l.changed(now); });
+  };
+  h.deleted = h.added;
+  h.synced = [wp] {
+    std::lock_guard lock(wp->mu);
+    wp->synced = true;
+    wp->unserved = false;
+    for (auto& [id, l] : wp->listeners) l.synced();
+  };
+  h.failed = [wp](const kube::ApiError& e) {
+    if (!e.kind_unknown()) return;
+    std::lock_guard lock(wp->mu);
+    if (wp->unserved) return;
+    wp->unserved = true;
+    for (auto& [id, l] : wp->listeners) l.unserved();
+  };
+  h.transform = std::move(transform);
+  w.client = client;
+  w.informer = std::make_unique<kube::Informer>(
+      *client, kube::ResourceQuery{api_version, kind, "", "", ""}, std::move(h));
+}
+
+struct KeptCluster {
+  std::string fingerprint;
+  std::shared_ptr<kube::Client> client;
+  std::map<std::string, std::shared_ptr<SharedWatch>> watches;  // "api_version|kind"
+  size_t subscriptions = 0;
+};
+
+}  // namespace
+
+struct FleetCache::Impl {
+  kube::ClientOptions options;
+  mutable std::mutex mu;
+  std::map<std::string, KeptCluster> clusters;
+  std::map<std::string, std::set<std::string>> held;  // holder -> clusters
+  std::map<std::string, size_t> holds;                // cluster -> holders
+  uint64_t next_id = 0;
+
+  // Takes out what is neither subscribed to nor held, under `mu`; stopped by the caller after.
+  void let_go(const std::string& cluster, std::vector<std::shared_ptr<SharedWatch>>& out) {
+    auto it = clusters.find(cluster);
+    if (it == clusters.end() || it->second.subscriptions > 0 || holds.contains(cluster)) return;
+    for (auto& [key, w] : it->second.watches) out.push_back(std::move(w));
+    clusters.erase(it);
+  }
+  static void stop_all(std::vector<std::shared_ptr<SharedWatch>>& stopped) {
+    for (auto& w : stopped)
+      if (w->informer) w->informer->stop();
+    stopped.clear();
+  }
+};
+
+struct FleetCache::Subscription::State {
+  std::weak_ptr<FleetCache::Impl> cache;
+  std::string cluster;
+  std::shared_ptr<SharedWatch> watch;
+  uint64_t id = 0;
+};
+
+void FleetCache::Subscription::quiet() {
+  std::lock_guard lock(state_->watch->mu);
+  state_->watch->listeners.erase(state_->id);
+}
+
+FleetCache::Subscription::~Subscription() {
+  quiet();
+  auto cache = state_->cache.lock();
+  if (!cache) return;
+  std::vector<std::shared_ptr<SharedWatch>> stopped;
+  {
+    std::lock_guard lock(cache->mu);
+    auto it = cache->clusters.find(state_->cluster);
+    if (it != cache->clusters.end() && it->second.subscriptions > 0) --it->second.subscriptions;
+    cache->let_go(state_->cluster, stopped);
+  }
+  Impl::stop_all(stopped);
+}
+
+const kube::Informer& FleetCache::Subscription::informer() const {
+  return *state_->watch->informer;
+}
+
+FleetCache::FleetCache(kube::ClientOptions options) : impl_(std::make_shared<Impl>()) {
+  impl_->options = std::move(options);
+}
+
+FleetCache::~FleetCache() {
+  std::vector<std::shared_ptr<SharedWatch>> stopped;
+  {
+    std::lock_guard lock(impl_->mu);
+    for (auto& [name, c] : impl_->clusters)
+      for (auto& [key, w] : c.watches) stopped.push_back(w);
+    impl_->clusters.clear();
+  }
+  Impl::stop_all(stopped);
+}
+
+Result<std::shared_ptr<kube::Client>> FleetCache::client(const std::string& cluster,
+                                                         const std::string& fingerprint,
+                                                         const kube::RestConfig& config) {
+  // The watches of credentials replaced: stopped as they go, outside the lock (a run still
+  // subscribed to one keeps it until it ends).
+  std::vector<std::shared_ptr<SharedWatch>> replaced;
+  std::lock_guard lock(impl_->mu);
+  KeptCluster& kept = impl_->clusters[cluster];
+  if (kept.client && kept.fingerprint == fingerprint) return kept.client;
+  kube::ClientOptions options = impl_->options;
+  options.transport.name = cluster;
+  auto made = kube::Client::create(config, options);
+  if (!made) {
+    if (!kept.client) impl_->clusters.erase(cluster);
+    return made.error();
+  }
+  for (auto& [key, w] : kept.watches) replaced.push_back(std::move(w));
+  kept.watches.clear();
+  kept.fingerprint = fingerprint;
+  kept.client = std::shared_ptr<kube::Client>(std::move(made.value()));
+  return kept.client;
+}
+
+std::unique_ptr<FleetCache::Subscription> FleetCache::watch(
+    const std::string& cluster, const std::shared_ptr<kube::Client>& client,
+    const std::string& api_version, const std::string& kind,
+    std::function<void(json::object&)> transform, Listener listener) {
+  auto state = std::make_shared<Subscription::State>();
+  state->cache = impl_;
+  state->cluster = cluster;
+  bool fresh = false;
+  {
+    std::lock_guard lock(impl_->mu);
+    KeptCluster& kept = impl_->clusters[cluster];
+    if (!kept.client) kept.client = client;  // let go meanwhile: kept again
+    std::shared_ptr<SharedWatch> w;
+    if (kept.client == client) {
+      std::shared_ptr<SharedWatch>& slot = kept.watches[api_version + "|" + kind];
+      if (!slot) {
+        slot = std::make_shared<SharedWatch>();
+        fresh = true;
+      }
+      w = slot;
+    } else {  // a client new credentials replaced since: watched apart, for this run only
+      fresh = true;
+      w = std::make_shared<SharedWatch>();
+    }
+    // Made here, so that whoever finds the watch finds its informer; started below.
+    if (fresh) make_informer(*w, client, api_version, kind, std::move(transform));
+    ++kept.subscriptions;
+    state->watch = std::move(w);
+    state->id = ++impl_->next_id;
+  }
+  SharedWatch& w = *state->watch;
+  {
+    std::lock_guard lock(w.mu);
+    if (w.synced && listener.synced) listener.synced();
+    if (w.unserved && listener.unserved) listener.unserved();
+    w.listeners.emplace(state->id, std::move(listener));
+  }
+  if (fresh) w.informer->start();
+  return std::unique_ptr<Subscription>(new Subscription(std::move(state)));
+}
+
+void FleetCache::retain(const std::string& holder, std::set<std::string> clusters) {
+  std::vector<std::shared_ptr<SharedWatch>> stopped;
+  {
+    std::lock_guard lock(impl_->mu);
+    std::set<std::string>& before = impl_->held[holder];
+    for (const std::string& c : clusters)
+      if (!before.contains(c)) ++impl_->holds[c];
+    for (const std::string& c : before) {
+      if (clusters.contains(c)) continue;
+      if (auto it = impl_->holds.find(c); it != impl_->holds.end() && --it->second == 0)
+        impl_->holds.erase(it);
+      impl_->let_go(c, stopped);
+    }
+    before = std::move(clusters);
+    if (before.empty()) impl_->held.erase(holder);
+  }
+  Impl::stop_all(stopped);
+}
+
+size_t FleetCache::clusters() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->clusters.size();
+}
+
+size_t FleetCache::watches() const {
+  std::lock_guard lock(impl_->mu);
+  size_t n = 0;
+  for (const auto& [name, c] : impl_->clusters) n += c.watches.size();
+  return n;
+}
+
+}  // namespace planter::plant

@@ -1,0 +1,152 @@
+// What the operator keeps of its fleet between runs (plant/fleet_cache.h, kube::DiscoveryCache),
+// on a `planter sim` fleet in this process: a watch a holder retains keeps following its cluster
+// with no run subscribed, and the next run finds it listed without a list of its own; a cluster
+// neither subscribed to nor retained is let go; new credentials make a new client; and a client
+// of a server another client discovered maps kinds without asking, unless the kind is new.
+#include "plant/fleet_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "kube/sim_fleet.h"
+#include "model/object.h"
+
+namespace planter::testing {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+bool eventually(const std::function<bool()>& check, std::chrono::milliseconds limit = 10s) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (check()) return true;
+    // sleep-ok(poll): the step of a wait for observed state with a deadline
+    std::this_thread::sleep_for(20ms);
+  }
+  return check();
+}
+
+size_t names_of(const kube::Informer& i, const std::string& name) {
+  size_t n = 0;
+  i.for_each([&](const json::object& o) {
+    if (string_field(o, {"metadata", "name"}) == name) ++n;
+  });
+  return n;
+}
+
+struct Heard {
+  std::atomic<int> synced{0}, changed{0};
+  plant::FleetCache::Listener listener() {
+    return {[this](const json::object&) { ++changed; }, [this] { ++synced; }, [] {}};
+  }
+};
+
+TEST(FleetCacheTest, ARetainedClusterIsFollowedBetweenRunsAndTheNextRunNeedsNoListOfItsOwn) {
+  sim::ServerOptions so;
+  so.fleet.clusters = 1;
+  SimFleet fleet(so);
+  plant::FleetCache cache({});
+  auto client = cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1"));
+  ASSERT_TRUE(client);
+  Heard first;
+  auto run1 = cache.watch("edge1", *client, "v1", "ConfigMap", nullptr, first.listener());
+  ASSERT_TRUE(eventually([&] { return first.synced > 0; }));
+
+  // The run ends; the Seed's choice keeps the cluster.
+  cache.retain("team/app", {"edge1"});
+  run1.reset();
+  EXPECT_EQ(cache.clusters(), 1u);
+  EXPECT_EQ(cache.watches(), 1u);
+
+  // What happens meanwhile is followed with no run listening.
+  auto admin = kube::Client::create(fleet.rest_config("edge1"));
+  ASSERT_TRUE(admin);
+  json::object cm{{"apiVersion", "v1"},
+                  {"kind", "ConfigMap"},
+                  {"metadata", {{"name", "while-nobody-ran"}, {"namespace", "default"}}}};
+  ASSERT_TRUE((*admin)->apply(cm));
+
+  // The next run hears at once that the watch is listed, and reads the change in it.
+  Heard second;
+  auto run2 = cache.watch("edge1", *client, "v1", "ConfigMap", nullptr, second.listener());
+  EXPECT_EQ(second.synced, 1);
+  EXPECT_TRUE(eventually([&] { return names_of(run2->informer(), "while-nobody-ran") == 1; }));
+  EXPECT_EQ(run2->informer().stats().lists, 1u);
+
+  // Let go by its holder, it stays while a run reads it, and goes with the last one.
+  cache.retain("team/app", {});
+  EXPECT_EQ(cache.clusters(), 1u);
+  run2.reset();
+  EXPECT_EQ(cache.clusters(), 0u);
+  EXPECT_EQ(cache.watches(), 0u);
+}
+
+TEST(FleetCacheTest, AQuietRunHearsNothingMoreAndNewCredentialsMakeANewClient) {
+  sim::ServerOptions so;
+  so.fleet.clusters = 1;
+  SimFleet fleet(so);
+  plant::FleetCache cache({});
+  auto old_client = cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1"));
+  ASSERT_TRUE(old_client);
+  EXPECT_EQ(cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1")).value(), *old_client);
+  Heard old_run;
+  auto on_old = cache.watch("edge1", *old_client, "v1", "ConfigMap", nullptr, old_run.listener());
+  ASSERT_TRUE(eventually([&] { return old_run.synced > 0; }));
+
+  auto new_client = cache.client("edge1", "kubeconfig 2", fleet.rest_config("edge1"));
+  ASSERT_TRUE(new_client);
+  EXPECT_NE(*new_client, *old_client);
+  Heard new_run;
+  auto on_new = cache.watch("edge1", *new_client, "v1", "ConfigMap", nullptr, new_run.listener());
+  EXPECT_NE(&on_new->informer(), &on_old->informer());
+  ASSERT_TRUE(eventually([&] { return new_run.synced > 0; }));
+
+  // The old run goes quiet (its engine stopped): a change reaches only the new one.
+  on_old->quiet();
+  int before = old_run.changed;
+  auto admin = kube::Client::create(fleet.rest_config("edge1"));
+  ASSERT_TRUE(admin);
+  ASSERT_TRUE(
+      (*admin)->apply(json::object{{"apiVersion", "v1"},
+                                   {"kind", "ConfigMap"},
+                                   {"metadata", {{"name", "after"}, {"namespace", "default"}}}}));
+  ASSERT_TRUE(eventually([&] { return names_of(on_new->informer(), "after") == 1; }));
+  EXPECT_TRUE(eventually([&] { return names_of(on_old->informer(), "after") == 1; }));
+  EXPECT_EQ(old_run.changed, before);
+  EXPECT_GT(new_run.changed, 0);
+}
+
+TEST(DiscoveryCacheTest, AClientOfAServerAnotherDiscoveredMapsWithoutAskingUnlessTheKindIsNew) {
+  SimFleet fleet;
+  kube::ClientOptions options;
+  options.discovery_cache = std::make_shared<kube::DiscoveryCache>(5min);
+  auto first = kube::Client::create(fleet.rest_config(), options);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE((*first)->resource("v1", "ConfigMap"));
+  EXPECT_EQ((*first)->discovery_refreshes(), 1);
+
+  auto second = kube::Client::create(fleet.rest_config(), options);
+  ASSERT_TRUE(second);
+  ASSERT_TRUE((*second)->resource("apps/v1", "Deployment"));
+  EXPECT_EQ((*second)->discovery_refreshes(), 0);
+  // A kind the table lacks is asked for: a CRD installed since would be found.
+  auto missing = (*second)->resource("example.com/v1", "Widget");
+  ASSERT_FALSE(missing);
+  EXPECT_TRUE(missing.error().kind_unknown());
+  EXPECT_EQ((*second)->discovery_refreshes(), 1);
+
+  // Someone else asking (an impersonated user) discovers for itself.
+  kube::ClientOptions as_bob = options;
+  as_bob.transport.impersonate_user = "bob";
+  auto bob = kube::Client::create(fleet.rest_config(), as_bob);
+  ASSERT_TRUE(bob);
+  (void)(*bob)->resource("v1", "ConfigMap");
+  EXPECT_EQ((*bob)->discovery_refreshes(), 1);
+}
+
+}  // namespace
+}  // namespace planter::testing
