@@ -73,17 +73,30 @@ struct FleetCache::Impl {
   std::map<std::string, size_t> holds;                // cluster -> holders
   uint64_t next_id = 0;
 
-  // Takes out what is neither subscribed to nor held, under `mu`; stopped by the caller after.
-  void let_go(const std::string& cluster, std::vector<std::shared_ptr<SharedWatch>>& out) {
+  // What let_go takes out, stopped and destroyed by the caller after `mu` (a client last).
+  struct Gone {
+    std::vector<std::shared_ptr<SharedWatch>> watches;
+    std::vector<std::shared_ptr<kube::Client>> clients;
+    ~Gone() {
+      for (auto& w : watches)
+        if (w->informer) w->informer->stop();
+      watches.clear();
+    }
+  };
+
+  // Takes out a cluster neither subscribed to, nor held, nor linked by a run, under `mu`.
+  void let_go(const std::string& cluster, Gone& gone) {
     auto it = clusters.find(cluster);
     if (it == clusters.end() || it->second.subscriptions > 0 || holds.contains(cluster)) return;
-    for (auto& [key, w] : it->second.watches) out.push_back(std::move(w));
+    KeptCluster& kept = it->second;
+    // A run that still holds the client (linked, no watch through the cache yet, or not ended).
+    long own = 1;
+    for (const auto& [key, w] : kept.watches)
+      if (w && w->client == kept.client) ++own;
+    if (kept.client && kept.client.use_count() > own) return;
+    for (auto& [key, w] : kept.watches) gone.watches.push_back(std::move(w));
+    gone.clients.push_back(std::move(kept.client));
     clusters.erase(it);
-  }
-  static void stop_all(std::vector<std::shared_ptr<SharedWatch>>& stopped) {
-    for (auto& w : stopped)
-      if (w->informer) w->informer->stop();
-    stopped.clear();
   }
 };
 
@@ -103,14 +116,11 @@ FleetCache::Subscription::~Subscription() {
   quiet();
   auto cache = state_->cache.lock();
   if (!cache) return;
-  std::vector<std::shared_ptr<SharedWatch>> stopped;
-  {
-    std::lock_guard lock(cache->mu);
-    auto it = cache->clusters.find(state_->cluster);
-    if (it != cache->clusters.end() && it->second.subscriptions > 0) --it->second.subscriptions;
-    cache->let_go(state_->cluster, stopped);
-  }
-  Impl::stop_all(stopped);
+  Impl::Gone gone;
+  std::lock_guard lock(cache->mu);
+  auto it = cache->clusters.find(state_->cluster);
+  if (it != cache->clusters.end() && it->second.subscriptions > 0) --it->second.subscriptions;
+  cache->let_go(state_->cluster, gone);
 }
 
 const kube::Informer& FleetCache::Subscription::informer() const {
@@ -122,14 +132,13 @@ FleetCache::FleetCache(kube::ClientOptions options) : impl_(std::make_shared<Imp
 }
 
 FleetCache::~FleetCache() {
-  std::vector<std::shared_ptr<SharedWatch>> stopped;
-  {
-    std::lock_guard lock(impl_->mu);
-    for (auto& [name, c] : impl_->clusters)
-      for (auto& [key, w] : c.watches) stopped.push_back(w);
-    impl_->clusters.clear();
+  Impl::Gone gone;
+  std::lock_guard lock(impl_->mu);
+  for (auto& [name, c] : impl_->clusters) {
+    for (auto& [key, w] : c.watches) gone.watches.push_back(w);
+    gone.clients.push_back(c.client);
   }
-  Impl::stop_all(stopped);
+  impl_->clusters.clear();
 }
 
 Result<std::shared_ptr<kube::Client>> FleetCache::client(const std::string& cluster,
@@ -196,23 +205,26 @@ std::unique_ptr<FleetCache::Subscription> FleetCache::watch(
   return std::unique_ptr<Subscription>(new Subscription(std::move(state)));
 }
 
+void FleetCache::done_with(const std::string& cluster) {
+  Impl::Gone gone;
+  std::lock_guard lock(impl_->mu);
+  impl_->let_go(cluster, gone);
+}
+
 void FleetCache::retain(const std::string& holder, std::set<std::string> clusters) {
-  std::vector<std::shared_ptr<SharedWatch>> stopped;
-  {
-    std::lock_guard lock(impl_->mu);
-    std::set<std::string>& before = impl_->held[holder];
-    for (const std::string& c : clusters)
-      if (!before.contains(c)) ++impl_->holds[c];
-    for (const std::string& c : before) {
-      if (clusters.contains(c)) continue;
-      if (auto it = impl_->holds.find(c); it != impl_->holds.end() && --it->second == 0)
-        impl_->holds.erase(it);
-      impl_->let_go(c, stopped);
-    }
-    before = std::move(clusters);
-    if (before.empty()) impl_->held.erase(holder);
+  Impl::Gone gone;
+  std::lock_guard lock(impl_->mu);
+  std::set<std::string>& before = impl_->held[holder];
+  for (const std::string& c : clusters)
+    if (!before.contains(c)) ++impl_->holds[c];
+  for (const std::string& c : before) {
+    if (clusters.contains(c)) continue;
+    if (auto it = impl_->holds.find(c); it != impl_->holds.end() && --it->second == 0)
+      impl_->holds.erase(it);
+    impl_->let_go(c, gone);
   }
-  Impl::stop_all(stopped);
+  before = std::move(clusters);
+  if (before.empty()) impl_->held.erase(holder);
 }
 
 size_t FleetCache::clusters() const {

@@ -69,6 +69,9 @@ class FleetCache {
                                       const std::string& api_version, const std::string& kind,
                                       std::function<void(boost::json::object&)> transform,
                                       Listener listener);
+  // A run is done with the client client() gave it for `cluster` (and has dropped it): the
+  // cluster is let go when nothing else holds it.
+  void done_with(const std::string& cluster);
   // What `holder` keeps watched between its runs (replacing what it kept before); an empty set
   // lets go of all.
   void retain(const std::string& holder, std::set<std::string> clusters);

@@ -103,6 +103,15 @@ FleetView::FleetView(EventLoop& loop, const Plan& plan,
 FleetView::~FleetView() {
   stop();
   *alive_ = false;
+  if (!cache_) return;
+  // The cache lets go of a cluster no run links or watches any more (unless a Seed keeps it).
+  watches_.clear();
+  impersonating_.clear();
+  for (auto& [name, link] : links_)
+    if (link->cached) {
+      link->client.reset();
+      cache_->done_with(name);
+    }
 }
 
 void FleetView::start() {

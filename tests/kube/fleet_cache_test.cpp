@@ -38,6 +38,12 @@ size_t names_of(const kube::Informer& i, const std::string& name) {
   return n;
 }
 
+sim::ServerOptions one_cluster() {
+  sim::ServerOptions so;
+  so.fleet.clusters = 1;
+  return so;
+}
+
 struct Heard {
   std::atomic<int> synced{0}, changed{0};
   plant::FleetCache::Listener listener() {
@@ -46,9 +52,7 @@ struct Heard {
 };
 
 TEST(FleetCacheTest, ARetainedClusterIsFollowedBetweenRunsAndTheNextRunNeedsNoListOfItsOwn) {
-  sim::ServerOptions so;
-  so.fleet.clusters = 1;
-  SimFleet fleet(so);
+  SimFleet fleet(one_cluster());
   plant::FleetCache cache({});
   auto client = cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1"));
   ASSERT_TRUE(client);
@@ -77,18 +81,19 @@ TEST(FleetCacheTest, ARetainedClusterIsFollowedBetweenRunsAndTheNextRunNeedsNoLi
   EXPECT_TRUE(eventually([&] { return names_of(run2->informer(), "while-nobody-ran") == 1; }));
   EXPECT_EQ(run2->informer().stats().lists, 1u);
 
-  // Let go by its holder, it stays while a run reads it, and goes with the last one.
+  // Let go by its holder, it stays while a run reads it or links it, and goes with the last.
   cache.retain("team/app", {});
   EXPECT_EQ(cache.clusters(), 1u);
   run2.reset();
+  EXPECT_EQ(cache.clusters(), 1u);
+  client->reset();
+  cache.done_with("edge1");
   EXPECT_EQ(cache.clusters(), 0u);
   EXPECT_EQ(cache.watches(), 0u);
 }
 
 TEST(FleetCacheTest, AQuietRunHearsNothingMoreAndNewCredentialsMakeANewClient) {
-  sim::ServerOptions so;
-  so.fleet.clusters = 1;
-  SimFleet fleet(so);
+  SimFleet fleet(one_cluster());
   plant::FleetCache cache({});
   auto old_client = cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1"));
   ASSERT_TRUE(old_client);
@@ -118,6 +123,19 @@ TEST(FleetCacheTest, AQuietRunHearsNothingMoreAndNewCredentialsMakeANewClient) {
   EXPECT_TRUE(eventually([&] { return names_of(on_old->informer(), "after") == 1; }));
   EXPECT_EQ(old_run.changed, before);
   EXPECT_GT(new_run.changed, 0);
+}
+
+TEST(FleetCacheTest, ARunThatOnlyLinkedAClusterLeavesNothingBehindOnceItIsDone) {
+  SimFleet fleet(one_cluster());
+  plant::FleetCache cache({});
+  {
+    auto client = cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1"));
+    ASSERT_TRUE(client);
+    cache.done_with("edge1");  // too early: the run still holds the client
+    EXPECT_EQ(cache.clusters(), 1u);
+  }
+  cache.done_with("edge1");
+  EXPECT_EQ(cache.clusters(), 0u);
 }
 
 TEST(DiscoveryCacheTest, AClientOfAServerAnotherDiscoveredMapsWithoutAskingUnlessTheKindIsNew) {
