@@ -10,6 +10,8 @@ and the taint's timeAdded:
              cluster that replaces it (the operator plans the Seed again, reads every candidate's
              nodes and pods, chooses, writes)
   taint      the API server stopped (the annotation's write) to the taint's write
+  requests   what the operator sent between the API server's stop and the share's move, by its
+             planter_api_requests_total (its probes of /readyz are not counted there)
 
 Numbers only; nothing passes or fails on time. timeAdded has whole seconds, as metav1.Time: the
 toleration ends up to a second before `taint` + TOLERATION, and `decision` counts from then.
@@ -20,10 +22,12 @@ Usage: failover_bench.py PLANTER_BINARY KUBECTL [CLUSTERS] [COUNT] [TOLERATION]
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 planter, kubectl = sys.argv[1], sys.argv[2]
 clusters = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
@@ -102,6 +106,17 @@ _, chosen = wait_for("the Seed to be planted",
                          choice()))
 planted = time.monotonic() - began
 lost = chosen[0]
+port = re.search(r"serving metrics .*port=(\d+)",
+                 open(os.path.join(folder, "operator.log")).read()).group(1)
+
+
+def requests_sent():
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+    return sum(float(line.split()[-1]) for line in text.splitlines()
+               if line.startswith("planter_api_requests_total{"))
+
+
+sent_before = requests_sent()
 k("annotate", "clusters.planter.nephio.org", lost, "sim.planter.io/down=true")
 added = wait_for("the taint", lambda: k(
     "get", "clusters.planter.nephio.org", lost, "-o",
@@ -110,6 +125,7 @@ _, now = wait_for("the share to move",
                   lambda: (lambda c: c if c[0] == "Planted" and lost not in c[1] else None)(
                       choice()))
 new = [c for c in now if c not in chosen]
+sent = requests_sent() - sent_before
 down = tainted = written = None
 with open(audit) as f:
     for line in f:
@@ -127,7 +143,7 @@ expiry = when(added) + toleration
 print(f"failover at {clusters} clusters (choose {count}, tolerationSeconds {toleration}): "
       f"first planting {planted:.1f} s; taint {tainted - down:.2f} s after the API server "
       f"stopped; decision {written - expiry:.2f} s after the toleration ended "
-      f"({lost} -> {new[0] if new else '?'})")
+      f"({lost} -> {new[0] if new else '?'}); {sent:.0f} requests")
 operator.terminate()
 operator.wait(timeout=30)
 sim.terminate()

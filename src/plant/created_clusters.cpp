@@ -60,7 +60,8 @@ class Reacher {
   bool reach(const Wanted& w) {
     kube::Client* host = client(w.host, false);
     if (!host) return false;
-    auto got = read(host, w.host, w.object.api_version, w.object.kind, w.object.ns, w.object.name);
+    auto got =
+        read(host, w.host, false, w.object.api_version, w.object.kind, w.object.ns, w.object.name);
     if (!got) {
       if (got.error().not_found() || got.error().kind_unknown()) {
         out_.gone.insert(w.name);
@@ -83,8 +84,8 @@ class Reacher {
     if (!where->secret_name.empty()) {
       // The Seed's identity reads the credentials it would use (fleet_view.cpp says why).
       kube::Client* reader = client(w.host, w.host == kSelf && options_.write_as);
-      auto secret = read(reader, w.host + (reader == host ? "" : "\nas"), "v1", "Secret",
-                         where->secret_namespace, where->secret_name);
+      auto secret = read(reader, w.host, reader != host, "v1", "Secret", where->secret_namespace,
+                         where->secret_name);
       if (!secret)
         return why(w, fmt::format("reading its kubeconfig ({}): {}", origin, secret.error().str()));
       bytes = kubeconfig_in_secret(*secret, *where);
@@ -104,19 +105,19 @@ class Reacher {
     return true;
   }
 
-  // One object, from a list of its namespace's when many are read on the host (`via` names the
-  // host and the identity reading), else by itself. A list the reader may not make (a grant of
-  // single Secrets by name) is not an answer: each is read.
-  kube::ApiResult<json::object> read(kube::Client* c, const std::string& via,
+  // One object, from a list of its namespace's when many are read on the host (as the Seed's
+  // identity when `as_seed`), else by itself. A list the reader may not make (a grant of single
+  // Secrets by name) is not an answer: each is read.
+  kube::ApiResult<json::object> read(kube::Client* c, const std::string& host, bool as_seed,
                                      const std::string& api_version, const std::string& kind,
                                      const std::string& ns, const std::string& name) {
     auto one = [&] {
       return kube::retry_transient([&] { return c->get(api_version, kind, ns, name); },
                                    options_.deadline);
     };
-    std::string host = via.substr(0, via.find('\n'));
-    if (on_host_[host] < kListFrom) return one();
-    std::string key = fmt::format("{}\n{}\n{}\n{}", via, api_version, kind, ns);
+    auto many = on_host_.find(host);
+    if (many == on_host_.end() || many->second < kListFrom) return one();
+    std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", host, as_seed, api_version, kind, ns);
     auto [it, fresh] = listed_.try_emplace(key);
     if (fresh) {
       auto list = kube::retry_transient(
@@ -168,8 +169,8 @@ class Reacher {
   CreatedClusters& out_;
   std::map<std::pair<std::string, bool>, std::unique_ptr<kube::Client>> clients_;
   std::map<std::string, size_t> on_host_;  // clusters to reach, by host
-  // host[\nas] \n api_version \n kind \n ns -> the objects listed there by name; none when the
-  // list could not be had.
+  // host \n as_seed \n api_version \n kind \n ns -> the objects listed there by name; none when
+  // the list could not be had.
   std::map<std::string, std::optional<std::map<std::string, json::object>>> listed_;
 };
 
