@@ -334,7 +334,9 @@ TEST(StackTest, AtomicStackWaitsForANodeThatHoldsAllOfIt) {
 
 // The stack's fit watches the cluster's Nodes keeping only what the fit reads of them; a Node of
 // the seed that another object waits on, by an annotation the fit does not read, has that
-// watch made whole again, and the object that waits on it is declared.
+// watch made whole again, and the object that waits on it is declared. That object is
+// cluster-scoped so the Node is its only requirement (a namespaced one also waits on its
+// Namespace, and which of the two held last is a race).
 TEST(StackTest, ANodeOfTheSeedThatAnObjectWaitsOnIsReadWholeBesideTheStacksFit) {
   SimProcess sim;  // three nodes of 8 cpu, 32Gi
   ASSERT_TRUE(sim.running());
@@ -366,21 +368,21 @@ metadata:
     team: red
     planter.nephio.org/ready-when: jsonpath={.metadata.annotations.team}=red
 ---
-apiVersion: v1
-kind: ConfigMap
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
 metadata:
   name: after-spare
-  namespace: default
   annotations: {planter.nephio.org/dependencies: v1|Node||spare}
 )";
   CommandResult r =
       planter("plant --kubeconfig " + q(sim.kubeconfig()) + " " + q(seed) + " --timeout 30");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, ::testing::HasSubstr(
-                         "v1 ConfigMap default/after-spare: created (waited for Node/spare "
-                         "jsonpath={.metadata.annotations.team}=red"))
+                         "rbac.authorization.k8s.io/v1 ClusterRole after-spare: created (waited "
+                         "for Node/spare jsonpath={.metadata.annotations.team}=red"))
       << r.out;
-  EXPECT_EQ(sim.kubectl("get configmap after-spare -o name").out, "configmap/after-spare\n");
+  EXPECT_EQ(sim.kubectl("get clusterrole after-spare -o name").out,
+            "clusterrole.rbac.authorization.k8s.io/after-spare\n");
 }
 
 // A stack of two one-GPU pods on a cluster whose only free GPU is one, beside a tainted GPU node:
