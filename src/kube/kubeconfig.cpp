@@ -314,4 +314,40 @@ Result<RestConfig> in_cluster_config(const InClusterSources& sources) {
   return rc;
 }
 
+std::string fingerprint(const RestConfig& config) {
+  std::string out;
+  auto add = [&out](std::string_view field) {
+    out += std::to_string(field.size());
+    out += ':';
+    out += field;
+  };
+  for (std::string_view f :
+       {std::string_view(config.context), std::string_view(config.server),
+        std::string_view(config.ca_pem), std::string_view(config.tls_server_name),
+        std::string_view(config.proxy_url), std::string_view(config.ns)})
+    add(f);
+  add(config.insecure_skip_tls_verify ? "1" : "0");
+  const AuthInfo& a = config.auth;
+  for (const std::string* f : {&a.client_certificate_pem, &a.client_key_pem, &a.token,
+                               &a.token_file, &a.username, &a.password, &a.impersonate})
+    add(*f);
+  add(std::to_string(a.impersonate_groups.size()));
+  for (const std::string& g : a.impersonate_groups) add(g);
+  add(a.exec ? "exec" : "");
+  if (a.exec) {
+    const ExecConfig& e = *a.exec;
+    for (const std::string* f : {&e.api_version, &e.command, &e.interactive_mode, &e.install_hint})
+      add(*f);
+    add(e.provide_cluster_info ? "1" : "0");
+    add(std::to_string(e.args.size()));
+    for (const std::string& arg : e.args) add(arg);
+    add(std::to_string(e.env.size()));
+    for (const auto& [name, value] : e.env) {
+      add(name);
+      add(value);
+    }
+  }
+  return out;
+}
+
 }  // namespace planter::kube

@@ -112,4 +112,9 @@ struct InClusterSources {
 // file (re-read as the kubelet rotates it). An error outside a pod.
 Result<RestConfig> in_cluster_config(const InClusterSources& sources);
 
+// Every field of `config`, each prefixed by its length: two configurations reach the same server
+// as the same identity in the same way exactly when their fingerprints are equal (what a cache of
+// clients keeps one under). It holds the credentials: never log it.
+std::string fingerprint(const RestConfig& config);
+
 }  // namespace planter::kube

@@ -152,7 +152,12 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
     log.warn("seed warning", {{"seed", run->key}, {"warning", w}});
   std::set<std::string> candidates;
   for (const ClusterChoice& choice : plan->choices)
-    for (uint32_t c : choice.candidates) candidates.insert(plan->clusters[c].name);
+    for (uint32_t c : choice.candidates) {
+      candidates.insert(plan->clusters[c].name);
+      // Where its cluster object is: the cluster objects and kubeconfigs kept watched there.
+      if (plan->clusters[c].object || plan->clusters[c].existing)
+        candidates.insert(plant::host_of(*plan, plan->clusters[c]));
+    }
   fleet_cache->retain(run->key, std::move(candidates));
   {
     std::lock_guard lock(run->mu);

@@ -18,6 +18,7 @@ struct SharedWatch {
   std::mutex mu;
   bool synced = false, unserved = false;
   std::map<uint64_t, FleetCache::Listener> listeners;
+  size_t subscriptions = 0;  // under the cache's lock
 
   template <typename Fn>
   void tell(Fn&& fn) {
@@ -27,7 +28,7 @@ struct SharedWatch {
 };
 
 void make_informer(SharedWatch& w, const std::shared_ptr<kube::Client>& client,
-                   const std::string& api_version, const std::string& kind,
+                   const std::string& api_version, const std::string& kind, const std::string& ns,
                    std::function<void(json::object&)> transform) {
   using Listener = FleetCache::Listener;
   SharedWatch* wp = &w;  // the informer stops before its watch goes
@@ -53,13 +54,13 @@ void make_informer(SharedWatch& w, const std::shared_ptr<kube::Client>& client,
   h.transform = std::move(transform);
   w.client = client;
   w.informer = std::make_unique<kube::Informer>(
-      *client, kube::ResourceQuery{api_version, kind, "", "", ""}, std::move(h));
+      *client, kube::ResourceQuery{api_version, kind, ns, "", ""}, std::move(h));
 }
 
 struct KeptCluster {
   std::string fingerprint;
   std::shared_ptr<kube::Client> client;
-  std::map<std::string, std::shared_ptr<SharedWatch>> watches;  // "api_version|kind"
+  std::map<std::string, std::shared_ptr<SharedWatch>> watches;  // "api_version|kind|ns"
   size_t subscriptions = 0;
 };
 
@@ -84,11 +85,21 @@ struct FleetCache::Impl {
     }
   };
 
-  // Takes out a cluster neither subscribed to, nor held, nor linked by a run, under `mu`.
+  // Of a cluster no holder keeps, under `mu`: takes out the watches no run reads any more, and
+  // the cluster itself once nothing is subscribed to it and no run links it.
   void let_go(const std::string& cluster, Gone& gone) {
     auto it = clusters.find(cluster);
-    if (it == clusters.end() || it->second.subscriptions > 0 || holds.contains(cluster)) return;
+    if (it == clusters.end() || holds.contains(cluster)) return;
     KeptCluster& kept = it->second;
+    for (auto w = kept.watches.begin(); w != kept.watches.end();) {
+      if (w->second && w->second->subscriptions > 0) {
+        ++w;
+        continue;
+      }
+      if (w->second) gone.watches.push_back(std::move(w->second));
+      w = kept.watches.erase(w);
+    }
+    if (kept.subscriptions > 0) return;
     // A run that still holds the client (linked, no watch through the cache yet, or not ended).
     long own = 1;
     for (const auto& [key, w] : kept.watches)
@@ -102,7 +113,7 @@ struct FleetCache::Impl {
 
 struct FleetCache::Subscription::State {
   std::weak_ptr<FleetCache::Impl> cache;
-  std::string cluster;
+  std::string cluster, key;
   std::shared_ptr<SharedWatch> watch;
   uint64_t id = 0;
 };
@@ -119,7 +130,12 @@ FleetCache::Subscription::~Subscription() {
   Impl::Gone gone;
   std::lock_guard lock(cache->mu);
   auto it = cache->clusters.find(state_->cluster);
-  if (it != cache->clusters.end() && it->second.subscriptions > 0) --it->second.subscriptions;
+  if (it == cache->clusters.end()) return;
+  KeptCluster& kept = it->second;
+  if (kept.subscriptions > 0) --kept.subscriptions;
+  if (auto w = kept.watches.find(state_->key);
+      w != kept.watches.end() && w->second == state_->watch && w->second->subscriptions > 0)
+    --w->second->subscriptions;
   cache->let_go(state_->cluster, gone);
 }
 
@@ -166,11 +182,12 @@ Result<std::shared_ptr<kube::Client>> FleetCache::client(const std::string& clus
 
 std::unique_ptr<FleetCache::Subscription> FleetCache::watch(
     const std::string& cluster, const std::shared_ptr<kube::Client>& client,
-    const std::string& api_version, const std::string& kind,
+    const std::string& api_version, const std::string& kind, const std::string& ns,
     std::function<void(json::object&)> transform, Listener listener) {
   auto state = std::make_shared<Subscription::State>();
   state->cache = impl_;
   state->cluster = cluster;
+  state->key = api_version + "|" + kind + "|" + ns;
   bool fresh = false;
   {
     std::lock_guard lock(impl_->mu);
@@ -178,18 +195,19 @@ std::unique_ptr<FleetCache::Subscription> FleetCache::watch(
     if (!kept.client) kept.client = client;  // let go meanwhile: kept again
     std::shared_ptr<SharedWatch> w;
     if (kept.client == client) {
-      std::shared_ptr<SharedWatch>& slot = kept.watches[api_version + "|" + kind];
+      std::shared_ptr<SharedWatch>& slot = kept.watches[state->key];
       if (!slot) {
         slot = std::make_shared<SharedWatch>();
         fresh = true;
       }
+      ++slot->subscriptions;
       w = slot;
     } else {  // a client new credentials replaced since: watched apart, for this run only
       fresh = true;
       w = std::make_shared<SharedWatch>();
     }
     // Made here, so that whoever finds the watch finds its informer; started below.
-    if (fresh) make_informer(*w, client, api_version, kind, std::move(transform));
+    if (fresh) make_informer(*w, client, api_version, kind, ns, std::move(transform));
     ++kept.subscriptions;
     state->watch = std::move(w);
     state->id = ++impl_->next_id;

@@ -1,14 +1,17 @@
 // What a process that plants run after run keeps of its fleet between them (the operator: a Seed
-// is planted in slices, again on each change, again when a chosen cluster fails): per workload
-// cluster, a client of the process's own identity, linked and discovered, and the fit model's
-// watches of it (a Node kept as the fit reads it), one of each however many runs read them. A run
+// is planted in slices, again on each change, again when a chosen cluster fails): per cluster (a
+// workload cluster reached through its kubeconfig, and the management cluster), a client of the
+// process's own identity, linked and discovered, and the watches every run makes alike: the fit
+// model's (a Node kept as the fit reads it), the Namespaces, and the cluster objects and
+// kubeconfig Secrets that lead to workload clusters; one of each however many runs read them. A run
 // (FleetView) subscribes to a watch: it hears each change and each listing, and reads the shared
 // cache in place. Without it, every run of a Seed choosing among 1,000 clusters would connect,
 // discover, list and watch all 1,000 anew (docs/decisions.md, "A fleet kept between runs").
 //
 // What is kept: a cluster's client and watches while a run subscribes to one of them, or while a
-// holder (a Seed whose choice of clusters has it as a candidate) retains it; a cluster neither
-// subscribed to nor retained is let go at once. New credentials (another kubeconfig) make a new
+// holder (a Seed whose choice of clusters has it as a candidate, or a candidate's cluster object)
+// retains it. Of a cluster not retained, a watch goes with its last subscriber, and the cluster
+// with the last subscriber of all. New credentials (another kubeconfig) make a new
 // client; the runs subscribed through the old one keep it until they end.
 //
 // Threads: every method may be called from any thread. Listeners are called on a transport
@@ -61,12 +64,14 @@ class FleetCache {
   Result<std::shared_ptr<kube::Client>> client(const std::string& cluster,
                                                const std::string& fingerprint,
                                                const kube::RestConfig& config);
-  // Subscribes to the watch of `kind` (all namespaces) on `cluster` through `client` (what
-  // client() gave), started on first use with `transform` (what is kept of each object). A
-  // listener that comes after the list hears `synced` (or `unserved`) at once.
+  // Subscribes to the watch of `kind` in `ns` (empty: all namespaces) on `cluster` through
+  // `client` (what client() gave), started on first use with `transform` (what is kept of each
+  // object). A listener that comes after the list hears `synced` (or `unserved`) at once, and
+  // no `changed` for what was listed: it reads the cache.
   std::unique_ptr<Subscription> watch(const std::string& cluster,
                                       const std::shared_ptr<kube::Client>& client,
                                       const std::string& api_version, const std::string& kind,
+                                      const std::string& ns,
                                       std::function<void(boost::json::object&)> transform,
                                       Listener listener);
   // A run is done with the client client() gave it for `cluster` (and has dropped it): the

@@ -39,7 +39,10 @@ struct FleetView::WatchEntry {
   bool fit_only = false;
   uint64_t generation = 0;  // of its informer: what an informer started before posts is old news
   std::unique_ptr<kube::Informer> informer;
-  // Instead of `informer`, on a cached link: the cache's watch (fit_only ones, Namespaces).
+  // Of cluster objects or kubeconfig Secrets, which lead to workload clusters (watch_for_links).
+  bool for_links = false;
+  // Instead of `informer`, on a cached link: the cache's watch (fit_only ones, Namespaces, those
+  // for links).
   std::unique_ptr<FleetCache::Subscription> shared;
   bool synced = false;
   bool unserved = false;  // the cluster said it serves no such kind
@@ -115,12 +118,16 @@ FleetView::~FleetView() {
 }
 
 void FleetView::start() {
-  for (auto& [name, config] : pending_known_) connect(name, std::move(config));
+  for (auto& [name, config] : pending_known_) {
+    // Of a cluster given up front, the cache keeps the client under the whole configuration.
+    std::string fingerprint = cache_ ? "given\n" + kube::fingerprint(config) : "";
+    connect(name, std::move(config), fingerprint);
+  }
   pending_known_.clear();
   // One watch of a namespace's cluster objects serves every workload cluster defined there.
   for (auto& [name, link] : links_)
     if (link->object)
-      watch(link->host, link->object->api_version, link->object->kind, link->object->ns);
+      watch_for_links(link->host, link->object->api_version, link->object->kind, link->object->ns);
 }
 
 void FleetView::stop() {
@@ -287,7 +294,14 @@ void FleetView::watch(const std::string& cluster, const std::string& api_version
     }
     return;
   }
-  add_watch(cluster, key, api_version, kind, ns, field_selector, false);
+  add_watch(cluster, key, api_version, kind, ns, field_selector, false, false);
+}
+
+void FleetView::watch_for_links(const std::string& cluster, const std::string& api_version,
+                                const std::string& kind, const std::string& ns) {
+  std::string key = watch_key(api_version, kind, ns, "");
+  if (watches_[cluster].contains(key)) return;  // a watch of them all serves as well
+  add_watch(cluster, key, api_version, kind, ns, "", false, true);
 }
 
 void FleetView::watch_for_the_fit(const std::string& cluster, const std::string& api_version,
@@ -295,18 +309,21 @@ void FleetView::watch_for_the_fit(const std::string& cluster, const std::string&
   // A kind kept whole is watched as any other, but where a cache shares it.
   if (!fit_view(api_version, kind) && !cache_) return watch(cluster, api_version, kind);
   std::string key = watch_key(api_version, kind, "", "");
-  if (!watches_[cluster].contains(key)) add_watch(cluster, key, api_version, kind, "", "", true);
+  if (!watches_[cluster].contains(key))
+    add_watch(cluster, key, api_version, kind, "", "", true, false);
 }
 
 void FleetView::add_watch(const std::string& cluster, const std::string& key,
                           const std::string& api_version, const std::string& kind,
-                          const std::string& ns, const std::string& field_selector, bool fit_only) {
+                          const std::string& ns, const std::string& field_selector, bool fit_only,
+                          bool for_links) {
   auto w = std::make_unique<WatchEntry>();
   w->api_version = api_version;
   w->kind = kind;
   w->ns = ns;
   w->field_selector = field_selector;
   w->fit_only = fit_only;
+  w->for_links = for_links;
   WatchEntry& ref = *w;
   watches_[cluster][key] = std::move(w);
   if (linked(cluster)) start_watch(cluster, ref);
@@ -339,6 +356,8 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
       if (!*alive || wp->generation != generation) return;
       wp->synced = true;
       wp->unserved = false;
+      // (A shared watch listed before this run came tells it no change, only this: each
+      // cluster object is read here. Its kubeconfig Secret is read as soon as it is watched.)
       for (auto& [name, link] : links_)
         if (link->object && link->host == cluster && wp->kind == link->object->kind)
           on_cluster_object(name);
@@ -359,12 +378,12 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   // on: each run of a choice would list every candidate's) are the cache's.
   bool namespaces =
       w.api_version == "v1" && w.kind == "Namespace" && w.ns.empty() && w.field_selector.empty();
-  if (link.cached && (w.fit_only || namespaces)) {
+  if (link.cached && (w.fit_only || namespaces || w.for_links)) {
     FleetCache::Listener l;
     l.changed = changed;
     l.synced = h.synced;
     l.unserved = unserved;
-    w.shared = cache_->watch(cluster, link.client, w.api_version, w.kind,
+    w.shared = cache_->watch(cluster, link.client, w.api_version, w.kind, w.ns,
                              w.fit_only ? fit_view(w.api_version, w.kind) : nullptr, std::move(l));
     return;
   }
@@ -521,7 +540,7 @@ void FleetView::on_cluster_object(const std::string& workload) {
                         object_key("", "Secret", l.location.secret_namespace,
                                    l.location.secret_name)] = workload;
     // One watch of a namespace's Secrets serves every kubeconfig kept there.
-    watch(l.host, "v1", "Secret", l.location.secret_namespace);
+    watch_for_links(l.host, "v1", "Secret", l.location.secret_namespace);
   }
   read_kubeconfig(workload);
 }

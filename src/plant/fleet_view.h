@@ -60,8 +60,9 @@ class FleetView : public Fleet {
   bool remove(const Unit& unit, const ObjectRef& ref, kube::DeleteOptions options,
               kube::Client::ObjectDone done) override;
   void set_write_identity(WriteIdentity identity) { write_identity_ = std::move(identity); }
-  // Workload clusters reached through their kubeconfig are linked through `cache`'s clients, and
-  // the fit's watches of them are its shared ones (fleet_cache.h). Before start().
+  // Clusters are linked through `cache`'s clients (those given up front, and workload clusters
+  // reached through their kubeconfig), and the watches it shares are its (fleet_cache.h).
+  // Before start().
   void set_cache(FleetCache* cache) { cache_ = cache; }
 
   // Watches a kind on a cluster (all namespaces, or one namespace narrowed by a field selector).
@@ -108,8 +109,8 @@ class FleetView : public Fleet {
   // Whether a watch of the kind on the cluster has `flag` set (synced, unserved).
   bool any_watch(const std::string& cluster, const std::string& api_version,
                  const std::string& kind, bool WatchEntry::*flag) const;
-  // `fingerprint`: the kubeconfig's origin and bytes, when it was read from one (what the
-  // cache keeps its client under); empty for a cluster given up front.
+  // `fingerprint`: what the cache keeps the client under (a kubeconfig's origin and bytes, or a
+  // given configuration's kube::fingerprint); empty without a cache.
   void connect(const std::string& cluster, kube::RestConfig config,
                const std::string& fingerprint = "");
   // The cache a watch reads: its own informer, or the shared one it subscribed to.
@@ -117,7 +118,11 @@ class FleetView : public Fleet {
   void probe(const std::string& cluster, std::chrono::milliseconds backoff);
   void add_watch(const std::string& cluster, const std::string& key, const std::string& api_version,
                  const std::string& kind, const std::string& ns, const std::string& field_selector,
-                 bool fit_only);
+                 bool fit_only, bool for_links);
+  // Watches the cluster objects or kubeconfig Secrets of a namespace on their host, shared
+  // through the cache when there is one: every run of a management cluster's Seeds reads them.
+  void watch_for_links(const std::string& cluster, const std::string& api_version,
+                       const std::string& kind, const std::string& ns);
   void start_watch(const std::string& cluster, WatchEntry& w);
   void on_cluster_object(const std::string& workload);
   void read_kubeconfig(const std::string& workload);

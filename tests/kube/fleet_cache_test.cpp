@@ -2,17 +2,23 @@
 // on a `planter sim` fleet in this process: a watch a holder retains keeps following its cluster
 // with no run subscribed, and the next run finds it listed without a list of its own; a cluster
 // neither subscribed to nor retained is let go; new credentials make a new client; and a client
-// of a server another client discovered maps kinds without asking, unless the kind is new.
+// of a server another client discovered maps kinds without asking, unless the kind is new; and
+// runs on one management cluster share the watches that lead to its clusters.
 #include "plant/fleet_cache.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "kube/sim_fleet.h"
 #include "model/object.h"
+#include "plant/engine.h"
+#include "plant/existing_clusters.h"
+#include "unit/test_support.h"
 
 namespace planter::testing {
 namespace {
@@ -57,7 +63,7 @@ TEST(FleetCacheTest, ARetainedClusterIsFollowedBetweenRunsAndTheNextRunNeedsNoLi
   auto client = cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1"));
   ASSERT_TRUE(client);
   Heard first;
-  auto run1 = cache.watch("edge1", *client, "v1", "ConfigMap", nullptr, first.listener());
+  auto run1 = cache.watch("edge1", *client, "v1", "ConfigMap", "", nullptr, first.listener());
   ASSERT_TRUE(eventually([&] { return first.synced > 0; }));
 
   // The run ends; the Seed's choice keeps the cluster.
@@ -76,7 +82,7 @@ TEST(FleetCacheTest, ARetainedClusterIsFollowedBetweenRunsAndTheNextRunNeedsNoLi
 
   // The next run hears at once that the watch is listed, and reads the change in it.
   Heard second;
-  auto run2 = cache.watch("edge1", *client, "v1", "ConfigMap", nullptr, second.listener());
+  auto run2 = cache.watch("edge1", *client, "v1", "ConfigMap", "", nullptr, second.listener());
   EXPECT_EQ(second.synced, 1);
   EXPECT_TRUE(eventually([&] { return names_of(run2->informer(), "while-nobody-ran") == 1; }));
   EXPECT_EQ(run2->informer().stats().lists, 1u);
@@ -99,14 +105,16 @@ TEST(FleetCacheTest, AQuietRunHearsNothingMoreAndNewCredentialsMakeANewClient) {
   ASSERT_TRUE(old_client);
   EXPECT_EQ(cache.client("edge1", "kubeconfig 1", fleet.rest_config("edge1")).value(), *old_client);
   Heard old_run;
-  auto on_old = cache.watch("edge1", *old_client, "v1", "ConfigMap", nullptr, old_run.listener());
+  auto on_old =
+      cache.watch("edge1", *old_client, "v1", "ConfigMap", "", nullptr, old_run.listener());
   ASSERT_TRUE(eventually([&] { return old_run.synced > 0; }));
 
   auto new_client = cache.client("edge1", "kubeconfig 2", fleet.rest_config("edge1"));
   ASSERT_TRUE(new_client);
   EXPECT_NE(*new_client, *old_client);
   Heard new_run;
-  auto on_new = cache.watch("edge1", *new_client, "v1", "ConfigMap", nullptr, new_run.listener());
+  auto on_new =
+      cache.watch("edge1", *new_client, "v1", "ConfigMap", "", nullptr, new_run.listener());
   EXPECT_NE(&on_new->informer(), &on_old->informer());
   ASSERT_TRUE(eventually([&] { return new_run.synced > 0; }));
 
@@ -136,6 +144,78 @@ TEST(FleetCacheTest, ARunThatOnlyLinkedAClusterLeavesNothingBehindOnceItIsDone) 
   }
   cache.done_with("edge1");
   EXPECT_EQ(cache.clusters(), 0u);
+}
+
+// Two runs of the management cluster's Seeds, the second started while the first waits: the
+// second reads the first's watches of the cluster objects and kubeconfig Secrets (the cache's,
+// listed before it came), links edge1 through them and plants there; both done, nothing is kept.
+TEST(FleetCacheTest, RunsOnOneManagementClusterShareTheWatchesThatLeadToItsClusters) {
+  sim::ServerOptions so;
+  so.fleet.clusters = 2;
+  SimFleet fleet(so);
+  kube::RestConfig management = fleet.rest_config();
+  PlanOptions po;
+  po.existing_clusters = [&] {
+    return plant::read_existing_clusters(
+        management, {}, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
+  };
+  // Each run plants on edge1, then waits on the management cluster for `gate` to exist.
+  auto plan_of = [&](const std::string& run) {
+    PlanOutcome planned = plan_yaml(fmt::format(R"(apiVersion: v1
+kind: ConfigMap
+metadata: {{name: {0}, namespace: default, annotations: {{planter.nephio.org/cluster: edge1}}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {0}-after
+  namespace: default
+  annotations: {{planter.nephio.org/external-dependencies: "v1|ConfigMap|default|gate"}}
+)",
+                                                run),
+                                    po);
+    EXPECT_TRUE(planned.ok()) << planned.diags.str();
+    return std::move(planned.plan);
+  };
+  Plan plan_a = plan_of("a"), plan_b = plan_of("b");
+  plant::FleetCache cache({});
+  auto run = [&](const Plan& plan) {
+    plant::EngineOptions eo;
+    eo.seed_name = "shop";
+    eo.timeout = std::chrono::seconds(60);
+    eo.fleet_cache = &cache;
+    return std::async(std::launch::async, [&plan, &management, eo] {
+      return plant::plant(plan, {{"SELF", management}}, eo);
+    });
+  };
+  auto edge1 = kube::Client::create(fleet.rest_config("edge1"));
+  ASSERT_TRUE(edge1);
+  auto on_edge1 = [&](const std::string& name) {
+    return eventually([&] { return (*edge1)->get("v1", "ConfigMap", "default", name).ok(); });
+  };
+
+  auto a = run(plan_a);
+  ASSERT_TRUE(on_edge1("a"));
+  // The management cluster (its Namespaces, the cluster objects and kubeconfig Secrets of
+  // `default`) and edge1 (its Namespaces).
+  EXPECT_EQ(cache.clusters(), 2u);
+  size_t watches = cache.watches();
+  EXPECT_EQ(watches, 4u);
+  auto b = run(plan_b);
+  ASSERT_TRUE(on_edge1("b"));
+  EXPECT_EQ(cache.clusters(), 2u);
+  EXPECT_EQ(cache.watches(), watches);
+
+  auto admin = kube::Client::create(management);
+  ASSERT_TRUE(admin);
+  ASSERT_TRUE(
+      (*admin)->apply(json::object{{"apiVersion", "v1"},
+                                   {"kind", "ConfigMap"},
+                                   {"metadata", {{"name", "gate"}, {"namespace", "default"}}}}));
+  EXPECT_TRUE(a.get().all_declared());
+  EXPECT_TRUE(b.get().all_declared());
+  EXPECT_EQ(cache.clusters(), 0u);
+  EXPECT_EQ(cache.watches(), 0u);
 }
 
 TEST(DiscoveryCacheTest, AClientOfAServerAnotherDiscoveredMapsWithoutAskingUnlessTheKindIsNew) {
