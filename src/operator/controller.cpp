@@ -304,6 +304,7 @@ Result<bool> Controller::start(uint32_t shard) {
   m.informer->start();
   m.watch_clusters();
   m.fleet_cache = std::make_unique<plant::FleetCache>(m.options.client);
+  m.watched_clusters = std::make_unique<plant::WatchedClusters>(*m.client);
   m.planters = std::make_unique<SlicePool>(m.options.workers);
   m.fetchers = std::make_unique<SlicePool>(m.options.fetchers);
   m.worker = std::thread([&m] { m.work(); });
@@ -332,6 +333,7 @@ void Controller::stop() {
   if (m.fetchers) m.fetchers->stop();
   if (m.planters) m.planters->stop();
   m.fleet_cache.reset();  // its watches end (no run reads them any more)
+  m.watched_clusters.reset();
   if (m.informer) m.informer->stop();
   if (m.cluster_informer) m.cluster_informer->stop();
 }

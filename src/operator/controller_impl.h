@@ -224,6 +224,8 @@ struct Controller::Impl {
   // The candidates' links and fit watches, kept between runs: a Seed's choice retains its
   // candidates, so that planting again (a failover) finds them linked and listed.
   std::unique_ptr<plant::FleetCache> fleet_cache;
+  // The management cluster's cluster objects, watched: what each plan reads of them.
+  std::unique_ptr<plant::WatchedClusters> watched_clusters;
 
   // Status writes: the latest wish per Seed, written at most once per interval unless urgent.
   std::mutex smu;

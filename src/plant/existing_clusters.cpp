@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "kube/retry.h"
 #include "model/label_selector.h"
@@ -44,6 +45,33 @@ Labels profile_properties(const json::object& profile) {
   return out;
 }
 
+// Appends the cluster `item` (of `kind` at `api_version`) stands for, unless it names none.
+void add_cluster(std::vector<ClusterInfo>& out, const std::string& api_version,
+                 const std::string& kind, const json::object& item) {
+  std::string name = string_field(item, {"metadata", "name"});
+  std::string ns = string_field(item, {"metadata", "namespace"});
+  if (name.empty() || ns.empty()) return;
+  if (kind == "ClusterProfile" &&
+      std::any_of(out.begin(), out.end(), [&](const ClusterInfo& c) { return c.name == name; }))
+    return;  // the profile of a cluster known by its Cluster object
+  ObjectRef ref{api_version, kind, ns, name};
+  const json::value* labels = find_path(item, {"metadata", "labels"});
+  out.push_back({std::move(name),
+                 "management",
+                 std::move(ns),
+                 std::nullopt,
+                 {},
+                 labels_of(labels ? labels->if_object() : nullptr),
+                 std::move(ref),
+                 read_cluster_taints(item),
+                 profile_properties(item)});
+}
+
+void sort_by_name(std::vector<ClusterInfo>& out) {
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ClusterInfo& a, const ClusterInfo& b) { return a.name < b.name; });
+}
+
 }  // namespace
 
 Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management,
@@ -65,31 +93,11 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
       if (!list)
         return Error{fmt::format("cannot list {} {} objects: {}", api_version, kind.kind,
                                  list.error().str())};
-      for (const json::object& item : list->items) {
-        std::string name = string_field(item, {"metadata", "name"});
-        std::string ns = string_field(item, {"metadata", "namespace"});
-        if (name.empty() || ns.empty()) continue;
-        if (kind.kind == "ClusterProfile" &&
-            std::any_of(out.begin(), out.end(),
-                        [&](const ClusterInfo& c) { return c.name == name; }))
-          continue;  // the profile of a cluster known by its Cluster object
-        ObjectRef ref{api_version, kind.kind, ns, name};
-        const json::value* labels = find_path(item, {"metadata", "labels"});
-        out.push_back({std::move(name),
-                       "management",
-                       std::move(ns),
-                       std::nullopt,
-                       {},
-                       labels_of(labels ? labels->if_object() : nullptr),
-                       std::move(ref),
-                       read_cluster_taints(item),
-                       profile_properties(item)});
-      }
+      for (const json::object& item : list->items) add_cluster(out, api_version, kind.kind, item);
       break;
     }
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const ClusterInfo& a, const ClusterInfo& b) { return a.name < b.name; });
+  sort_by_name(out);
   return out;
 }
 
@@ -99,6 +107,83 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(const kube::RestConfig& 
   auto made = kube::Client::create(management, client);
   if (!made) return made.error();
   return read_existing_clusters(*made.value(), options);
+}
+
+// One informer per kind and version, in kClusterKinds' order; `built` is what read() last made
+// of them, good while no informer has changed since (`generation`).
+struct WatchedClusters::Impl {
+  struct Watch {
+    std::string api_version, kind;
+    std::unique_ptr<kube::Informer> informer;
+    bool synced = false, unserved = false;  // under mu
+  };
+  std::vector<std::unique_ptr<Watch>> watches;
+  mutable std::mutex mu;
+  uint64_t generation = 0;
+  mutable std::optional<std::vector<ClusterInfo>> built;
+  mutable uint64_t built_at = 0;
+
+  void changed() {
+    std::lock_guard lock(mu);
+    ++generation;
+  }
+};
+
+WatchedClusters::WatchedClusters(kube::Client& management) : impl_(std::make_unique<Impl>()) {
+  Impl* impl = impl_.get();
+  for (const ClusterKind& kind : kClusterKinds)
+    for (const std::string& api_version : kind.versions) {
+      auto w = std::make_unique<Impl::Watch>();
+      Impl::Watch* wp = w.get();
+      w->api_version = api_version;
+      w->kind = kind.kind;
+      kube::InformerHandlers h;
+      h.added = [impl](const json::object&) { impl->changed(); };
+      h.updated = [impl](const json::object&, const json::object&) { impl->changed(); };
+      h.deleted = h.added;
+      h.synced = [impl, wp] {
+        std::lock_guard lock(impl->mu);
+        wp->synced = true;
+        wp->unserved = false;
+        ++impl->generation;
+      };
+      h.failed = [impl, wp](const kube::ApiError& e) {
+        if (!e.kind_unknown()) return;
+        std::lock_guard lock(impl->mu);
+        wp->unserved = true;
+        ++impl->generation;
+      };
+      w->informer = std::make_unique<kube::Informer>(
+          management, kube::ResourceQuery{api_version, kind.kind, "", "", ""}, std::move(h));
+      impl_->watches.push_back(std::move(w));
+    }
+  for (auto& w : impl_->watches) w->informer->start();
+}
+
+WatchedClusters::~WatchedClusters() {
+  for (auto& w : impl_->watches) w->informer->stop();
+}
+
+std::optional<std::vector<ClusterInfo>> WatchedClusters::read() const {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->built && impl_->built_at == impl_->generation) return impl_->built;
+  std::vector<ClusterInfo> out;
+  for (const ClusterKind& kind : kClusterKinds) {
+    for (const std::string& api_version : kind.versions) {
+      auto w = std::find_if(impl_->watches.begin(), impl_->watches.end(), [&](const auto& w) {
+        return w->kind == kind.kind && w->api_version == api_version;
+      });
+      if ((*w)->unserved) continue;  // not served: the next version
+      if (!(*w)->synced) return std::nullopt;
+      (*w)->informer->for_each(
+          [&](const json::object& item) { add_cluster(out, api_version, kind.kind, item); });
+      break;
+    }
+  }
+  sort_by_name(out);
+  impl_->built = std::move(out);
+  impl_->built_at = impl_->generation;
+  return impl_->built;
 }
 
 }  // namespace planter::plant

@@ -5,11 +5,13 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kube/client.h"
+#include "kube/informer.h"
 #include "model/result.h"
 #include "plan/inventory.h"
 
@@ -31,5 +33,28 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(kube::Client& management
 Result<std::vector<ClusterInfo>> read_existing_clusters(const kube::RestConfig& management,
                                                         const kube::ClientOptions& client,
                                                         const ExistingClustersOptions& options);
+
+// The same kept up to date by watches, for a process that plans again and again (the operator,
+// a plan per Seed and per change: 1,000 Seeds on a management cluster of 500 clusters listed
+// 500,000 cluster objects). Each kind's versions are all watched; read() takes each kind's first
+// served one, as read_existing_clusters does. What it reads is as of the watch, which may not have
+// seen a cluster object created a moment before the Seed: a plan that fails on it should be made
+// again from read_existing_clusters before it is reported.
+class WatchedClusters {
+ public:
+  // Starts watching through `management`, which must outlive this.
+  explicit WatchedClusters(kube::Client& management);
+  ~WatchedClusters();
+  WatchedClusters(const WatchedClusters&) = delete;
+  WatchedClusters& operator=(const WatchedClusters&) = delete;
+  // The clusters, sorted by name, once every kind has listed or is known not to be served; none
+  // before (read them with read_existing_clusters meanwhile).
+  std::optional<std::vector<ClusterInfo>> read() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace planter::plant

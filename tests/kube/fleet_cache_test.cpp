@@ -3,10 +3,12 @@
 // with no run subscribed, and the next run finds it listed without a list of its own; a cluster
 // neither subscribed to nor retained is let go; new credentials make a new client; and a client
 // of a server another client discovered maps kinds without asking, unless the kind is new; and
-// runs on one management cluster share the watches that lead to its clusters.
+// runs on one management cluster share the watches that lead to its clusters, and plan with its
+// cluster objects as a watch has them.
 #include "plant/fleet_cache.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -216,6 +218,48 @@ metadata:
   EXPECT_TRUE(b.get().all_declared());
   EXPECT_EQ(cache.clusters(), 0u);
   EXPECT_EQ(cache.watches(), 0u);
+}
+
+// What the operator plans with: the management cluster's cluster objects as its watches have
+// them, the same as a fresh list, and following a new cluster, a relabelled one and a deleted one.
+TEST(WatchedClustersTest, ReadsWhatAListReadsAndFollowsTheClusterObjects) {
+  sim::ServerOptions so;
+  so.fleet.clusters = 2;
+  SimFleet fleet(so);
+  auto admin = kube::Client::create(fleet.rest_config());
+  ASSERT_TRUE(admin);
+  plant::WatchedClusters watched(**admin);
+  auto names = [](const std::vector<ClusterInfo>& clusters) {
+    std::vector<std::string> out;
+    for (const ClusterInfo& c : clusters)
+      out.push_back(c.name + (c.labels.contains("tier") ? "/" + c.labels.at("tier") : ""));
+    return out;
+  };
+  auto seen = [&] {
+    auto r = watched.read();
+    return r ? names(*r) : std::vector<std::string>{"(not listed)"};
+  };
+  auto listed = plant::read_existing_clusters(
+      **admin, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(names(*listed), (std::vector<std::string>{"edge1", "edge2"}));
+  EXPECT_TRUE(eventually([&] { return seen() == names(*listed); })) << fmt::format("{}", seen());
+
+  json::object edge0{{"apiVersion", "planter.nephio.org/v1alpha1"},
+                     {"kind", "Cluster"},
+                     {"metadata", {{"name", "edge0"}, {"namespace", "default"}}},
+                     {"spec", json::object{}}};
+  ASSERT_TRUE((*admin)->apply(edge0));
+  EXPECT_TRUE(eventually([&] {
+    return seen() == std::vector<std::string>{"edge0", "edge1", "edge2"};
+  })) << fmt::format("{}", seen());
+  edge0["metadata"].as_object()["labels"] = {{"tier", "far"}};
+  ASSERT_TRUE((*admin)->apply(edge0));
+  EXPECT_TRUE(eventually([&] {
+    return seen() == std::vector<std::string>{"edge0/far", "edge1", "edge2"};
+  })) << fmt::format("{}", seen());
+  ASSERT_TRUE((*admin)->remove("planter.nephio.org/v1alpha1", "Cluster", "default", "edge0"));
+  EXPECT_TRUE(eventually([&] { return seen() == names(*listed); })) << fmt::format("{}", seen());
 }
 
 TEST(DiscoveryCacheTest, AClientOfAServerAnotherDiscoveredMapsWithoutAskingUnlessTheKindIsNew) {
