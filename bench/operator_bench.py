@@ -11,6 +11,7 @@ Usage: operator_bench.py PLANTER_BINARY KUBECTL [SEEDS] [OBJECTS] [CLUSTERS] [SH
        (defaults 1000, 50, 20, 1); OPERATOR_BENCH_ARGS: more flags for the operator, such as
        "--dashboard-addr 127.0.0.1:0" (which keeps each Seed's plan after its run)
 """
+import atexit
 import os
 import shlex
 import shutil
@@ -41,9 +42,12 @@ def k(*args, stdin=None):
                           capture_output=True, check=True).stdout
 
 
+children = []  # killed at exit, however the bench ends
+atexit.register(lambda: [c.kill() for c in children if c.poll() is None])
 sim = subprocess.Popen([planter, "sim", "--port", "0", "--clusters", str(clusters),
                         "--kubeconfig-out", kubeconfig],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+children.append(sim)
 while "kubeconfig in" not in sim.stdout.readline():
     pass
 k("create", "namespace", "bench")
@@ -71,6 +75,7 @@ operators = [
                      stdout=open(os.path.join(folder, f"operator{i}.log"), "w"),
                      stderr=subprocess.STDOUT)
     for i in range(shards)]
+children += operators
 began = time.monotonic()
 planted = 0
 while time.monotonic() - began < 900:
