@@ -28,25 +28,24 @@ Expected<PlannedSeed, Failure> Controller::Impl::plan_of(
                       p, options.plugin_dir.empty() ? " (it runs without --plugin-dir)" : "")};
     plugins.push_back(path.string());
   }
-  // The clusters as the operator's watch has them; a plan that fails on them is made again from
-  // a fresh list (the watch may not have seen a cluster object created just before the Seed).
-  bool watched = false;
-  auto existing_clusters = [this, &watched](bool fresh) {
-    return [this, &watched, fresh]() -> Result<std::vector<ClusterInfo>> {
-      if (!fresh && watched_clusters)
-        if (auto seen = watched_clusters->read()) {
-          watched = true;
-          return std::move(*seen);
-        }
-      plant::ExistingClustersOptions existing;
-      existing.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
-      return plant::read_existing_clusters(*client, existing);
-    };
+  auto listed = [this]() -> Result<std::vector<ClusterInfo>> {
+    plant::ExistingClustersOptions existing;
+    existing.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
+    return plant::read_existing_clusters(*client, existing);
   };
-  auto planned = plan_seed_text(*text, run.ns, plugins, existing_clusters(false), gang_paths);
-  if (!planned && watched)
-    planned =
-        plan_seed_text(*text, run.ns, plugins, existing_clusters(true), std::move(gang_paths));
+  // The clusters as the operator's watch has them (listed until it has listed); a plan that
+  // fails on them is made again from a fresh list (the watch may not have seen a cluster object
+  // created just before the Seed).
+  bool from_watch = false;
+  auto watched = [&]() -> Result<std::vector<ClusterInfo>> {
+    auto seen = watched_clusters ? watched_clusters->read() : std::nullopt;
+    if (!seen) return listed();
+    from_watch = true;
+    return std::move(*seen);
+  };
+  auto planned = plan_seed_text(*text, run.ns, plugins, watched, gang_paths);
+  if (!planned && from_watch)
+    planned = plan_seed_text(*text, run.ns, plugins, listed, std::move(gang_paths));
   if (!planned) return Failure{"InvalidSeed", planned.error().message};
   return std::move(planned.value());
 }

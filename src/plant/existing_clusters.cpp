@@ -109,15 +109,15 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(const kube::RestConfig& 
   return read_existing_clusters(*made.value(), options);
 }
 
-// One informer per kind and version, in kClusterKinds' order; `built` is what read() last made
-// of them, good while no informer has changed since (`generation`).
+// Per cluster kind (kClusterKinds' order), an informer per version in its order; `built` is what
+// read() last made of them, good while no informer has changed since (`generation`).
 struct WatchedClusters::Impl {
   struct Watch {
     std::string api_version, kind;
     std::unique_ptr<kube::Informer> informer;
     bool synced = false, unserved = false;  // under mu
   };
-  std::vector<std::unique_ptr<Watch>> watches;
+  std::vector<std::vector<std::unique_ptr<Watch>>> kinds;
   mutable std::mutex mu;
   uint64_t generation = 0;
   mutable std::optional<std::vector<ClusterInfo>> built;
@@ -131,7 +131,8 @@ struct WatchedClusters::Impl {
 
 WatchedClusters::WatchedClusters(kube::Client& management) : impl_(std::make_unique<Impl>()) {
   Impl* impl = impl_.get();
-  for (const ClusterKind& kind : kClusterKinds)
+  for (const ClusterKind& kind : kClusterKinds) {
+    auto& versions = impl_->kinds.emplace_back();
     for (const std::string& api_version : kind.versions) {
       auto w = std::make_unique<Impl::Watch>();
       Impl::Watch* wp = w.get();
@@ -155,31 +156,30 @@ WatchedClusters::WatchedClusters(kube::Client& management) : impl_(std::make_uni
       };
       w->informer = std::make_unique<kube::Informer>(
           management, kube::ResourceQuery{api_version, kind.kind, "", "", ""}, std::move(h));
-      impl_->watches.push_back(std::move(w));
+      versions.push_back(std::move(w));
     }
-  for (auto& w : impl_->watches) w->informer->start();
+  }
+  for (auto& versions : impl_->kinds)
+    for (auto& w : versions) w->informer->start();
 }
 
 WatchedClusters::~WatchedClusters() {
-  for (auto& w : impl_->watches) w->informer->stop();
+  for (auto& versions : impl_->kinds)
+    for (auto& w : versions) w->informer->stop();
 }
 
 std::optional<std::vector<ClusterInfo>> WatchedClusters::read() const {
   std::lock_guard lock(impl_->mu);
   if (impl_->built && impl_->built_at == impl_->generation) return impl_->built;
   std::vector<ClusterInfo> out;
-  for (const ClusterKind& kind : kClusterKinds) {
-    for (const std::string& api_version : kind.versions) {
-      auto w = std::find_if(impl_->watches.begin(), impl_->watches.end(), [&](const auto& w) {
-        return w->kind == kind.kind && w->api_version == api_version;
-      });
-      if ((*w)->unserved) continue;  // not served: the next version
-      if (!(*w)->synced) return std::nullopt;
-      (*w)->informer->for_each(
-          [&](const json::object& item) { add_cluster(out, api_version, kind.kind, item); });
+  for (const auto& versions : impl_->kinds)
+    for (const auto& w : versions) {
+      if (w->unserved) continue;  // not served: the next version
+      if (!w->synced) return std::nullopt;
+      w->informer->for_each(
+          [&](const json::object& item) { add_cluster(out, w->api_version, w->kind, item); });
       break;
     }
-  }
   sort_by_name(out);
   impl_->built = std::move(out);
   impl_->built_at = impl_->generation;

@@ -91,14 +91,11 @@ struct FleetCache::Impl {
     auto it = clusters.find(cluster);
     if (it == clusters.end() || holds.contains(cluster)) return;
     KeptCluster& kept = it->second;
-    for (auto w = kept.watches.begin(); w != kept.watches.end();) {
-      if (w->second && w->second->subscriptions > 0) {
-        ++w;
-        continue;
-      }
-      if (w->second) gone.watches.push_back(std::move(w->second));
-      w = kept.watches.erase(w);
-    }
+    std::erase_if(kept.watches, [&](auto& w) {
+      if (w.second->subscriptions > 0) return false;
+      gone.watches.push_back(std::move(w.second));
+      return true;
+    });
     if (kept.subscriptions > 0) return;
     // A run that still holds the client (linked, no watch through the cache yet, or not ended).
     long own = 1;
