@@ -7,10 +7,21 @@ memory (VmHWM) of the operator and of the sim. With SHARDS above 1, that many op
 (`--leader-elect --shards SHARDS`), each planting the Seeds of the shard whose Lease it holds, as
 Argo CD's application controller is sharded. Numbers only; nothing passes or fails on time.
 
+With OPERATOR_BENCH_SHAPE=rhacm, Red Hat ACM's telco hub as Seeds: Seed i creates its own
+single-node cluster sno<i> (a Cluster object in the Seeds' namespace) and plants on it what a
+hub's policies put there (OBJECTS is 20 and CLUSTERS 0 then, whatever is given: the Node Tuning
+Operator's PerformanceProfile with its CRDs and pool, a Namespace, RBAC, a NetworkPolicy, a
+Secret, ten ConfigMaps), as peer_shapes_bench's rhacm seed does for one seed.
+
+Every shape's correctness is the sim's audit log's word: each object of every Seed created once,
+on its cluster.
+
 Usage: operator_bench.py PLANTER_BINARY KUBECTL [SEEDS] [OBJECTS] [CLUSTERS] [SHARDS]
        (defaults 1000, 50, 20, 1); OPERATOR_BENCH_ARGS: more flags for the operator, such as
        "--dashboard-addr 127.0.0.1:0" (which keeps each Seed's plan after its run)
 """
+import collections
+import json
 import atexit
 import os
 import shlex
@@ -25,8 +36,87 @@ seeds = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 objects = int(sys.argv[4]) if len(sys.argv) > 4 else 50
 clusters = int(sys.argv[5]) if len(sys.argv) > 5 else 20
 shards = int(sys.argv[6]) if len(sys.argv) > 6 else 1
+shape = os.environ.get("OPERATOR_BENCH_SHAPE", "configmaps")
+if shape not in ("configmaps", "rhacm"):
+    sys.exit(f"OPERATOR_BENCH_SHAPE={shape}: the shapes are configmaps and rhacm")
+if shape == "rhacm":
+    objects, clusters = 20, 0
 folder = tempfile.mkdtemp(prefix="planter-operator-bench-")
 kubeconfig = os.path.join(folder, "kubeconfig")
+audit = os.path.join(folder, "audit.jsonl")
+
+
+def crd(group, kind, version, on):
+    """A stand-in for an operator's CRD: its group, kind and status; the schema left open."""
+    plural, singular = kind.lower() + "s", kind.lower()
+    return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+            f"  name: {plural}.{group}\n{on}spec:\n  group: {group}\n  scope: Cluster\n"
+            f"  names: {{kind: {kind}, listKind: {kind}List, plural: {plural}, singular: "
+            f"{singular}}}\n  versions:\n  - name: {version}\n    served: true\n    storage: true\n"
+            f"    subresources: {{status: {{}}}}\n    schema: {{openAPIV3Schema: {{type: object, "
+            f"x-kubernetes-preserve-unknown-fields: true}}}}")
+
+
+def rhacm_objects(on):
+    """What a telco hub's policies put on a single-node cluster: 20 objects."""
+    return [
+        crd("performance.openshift.io", "PerformanceProfile", "v2", on),
+        crd("machineconfiguration.openshift.io", "MachineConfigPool", "v1", on),
+        "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n"
+        "  name: master\n  labels: {machineconfiguration.openshift.io/role: master}\n"
+        f"{on}spec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/master: \"\"}}}}",
+        "apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n"
+        f"  name: du-perf\n{on}spec:\n  cpu: {{isolated: \"2-7\", reserved: \"0-1\"}}\n"
+        "  hugepages: {defaultHugepagesSize: 1G, pages: [{size: 1G, count: 4}]}\n"
+        "  realTimeKernel: {enabled: true}\n"
+        "  machineConfigPoolSelector: {machineconfiguration.openshift.io/role: master}\n"
+        "  nodeSelector: {node-role.kubernetes.io/master: \"\"}",
+        f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: du\n{on}",
+        f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: du-operator\n"
+        f"  namespace: du\n{on}",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: du-operator\n"
+        f"  namespace: du\n{on}rules:\n- apiGroups: [\"\"]\n  resources: [configmaps]\n"
+        "  verbs: [get, list, watch]",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n"
+        f"  name: du-operator\n  namespace: du\n{on}roleRef: {{apiGroup: "
+        "rbac.authorization.k8s.io, kind: Role, name: du-operator}\nsubjects:\n"
+        "- {kind: ServiceAccount, name: du-operator, namespace: du}",
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n"
+        f"  name: default-deny\n  namespace: du\n{on}spec:\n  podSelector: {{}}\n"
+        "  policyTypes: [Ingress]",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: pull-secret\n  namespace: du\n"
+        f"{on}stringData: {{token: not-a-secret}}",
+    ] + [f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: policy-{j}\n  namespace: du\n"
+         f"{on}data: {{ptp: \"profile {j}\", sriov: \"pf{j}\"}}" for j in range(10)]
+
+
+def seed_of(i):
+    """Seed i's objects, as YAML documents, and (cluster, object) for each the audit log is to
+    show created, in its words (`v1|ConfigMap|default|s1-c0`)."""
+    if shape == "rhacm":
+        cluster = f"sno{i:04}"
+        on = f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\n"
+        docs = [f"apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata:\n"
+                f"  name: {cluster}\n  namespace: bench\nspec:\n  nodes:\n  - name: sno\n"
+                f"    count: 1\n    labels: {{node-role.kubernetes.io/master: \"\"}}"]
+        docs += rhacm_objects(on)
+        return docs, [(cluster, d) for d in docs[1:]]
+    cluster = f"edge{i % clusters + 1}"
+    docs = [f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s{i}-c{j}\n  namespace: default\n"
+            f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\ndata: {{index: \"{j}\"}}"
+            for j in range(objects)]
+    return docs, [(cluster, d) for d in docs]
+
+
+def audit_words(doc):
+    """`group/version|Kind|namespace|name` of a generated document, as the audit log says it."""
+    fields = {}
+    for line in doc.splitlines():
+        for key in ("apiVersion", "kind", "  name", "  namespace"):
+            if line.startswith(key + ": ") and key.strip() not in fields:
+                fields[key.strip()] = line.split(": ", 1)[1]
+    return "|".join([fields["apiVersion"], fields["kind"], fields.get("namespace", ""),
+                     fields["name"]])
 
 
 def peak_mib(pid):
@@ -45,7 +135,7 @@ def k(*args, stdin=None):
 children = []  # killed at exit, however the bench ends
 atexit.register(lambda: [c.kill() for c in children if c.poll() is None])
 sim = subprocess.Popen([planter, "sim", "--port", "0", "--clusters", str(clusters),
-                        "--kubeconfig-out", kubeconfig],
+                        "--kubeconfig-out", kubeconfig, "--audit-log", audit],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 children.append(sim)
 while "kubeconfig in" not in sim.stdout.readline():
@@ -54,12 +144,11 @@ k("create", "namespace", "bench")
 if shards > 1:
     k("create", "namespace", "planter-system")  # the shards' Leases
 docs = []
+expected = set()
 for i in range(seeds):
-    cluster = f"edge{i % clusters + 1}"
-    inline = "\n---\n".join(
-        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s{i}-c{j}\n  namespace: default\n"
-        f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\ndata: {{index: \"{j}\"}}"
-        for j in range(objects))
+    objects_of, shown = seed_of(i)
+    expected.update((cluster, audit_words(d)) for cluster, d in shown)
+    inline = "\n---\n".join(objects_of)
     indented = "\n".join("      " + line for line in inline.splitlines())
     docs.append(f"apiVersion: planter.nephio.org/v1alpha1\nkind: Seed\nmetadata:\n  name: s{i}\n"
                 f"  namespace: bench\nspec:\n  source:\n    inline: |\n{indented}\n")
@@ -93,17 +182,31 @@ peaks = [peak_mib(o.pid) for o in operators]
 who = "one operator" if shards == 1 else f"{shards} shards"
 each = f"operator {peaks[0]:.0f} MiB" if shards == 1 else \
     "operators " + " + ".join(f"{p:.0f}" for p in peaks) + f" = {sum(peaks):.0f} MiB"
-print(f"{seeds} Seeds x {objects} objects on {clusters} workload clusters, {who}: "
+sim_mib = peak_mib(sim.pid)
+created = collections.Counter()  # (cluster, object) the audit log has created, and how often
+with open(audit) as log:
+    for line in log:
+        e = json.loads(line)
+        if e.get("verb") in ("create", "apply") and e.get("code") == 201:
+            created[(e.get("cluster"), e.get("object"))] += 1
+missing = expected - created.keys()
+twice = sum(1 for key in expected if created[key] > 1)
+where = "its own cluster" if shape == "rhacm" else f"{clusters} workload clusters"
+print(f"{seeds} Seeds x {objects} objects on {where}, {who}: "
       f"{planted}/{seeds} Planted in {elapsed:.1f} s; peak resident: {each} "
       f"({sum(peaks) * 1024 / (seeds * objects):.1f} KiB per object), "
-      f"sim {peak_mib(sim.pid):.0f} MiB")
+      f"sim {sim_mib:.0f} MiB ({sim_mib * 1024 / (seeds * objects):.1f} KiB per object); "
+      f"audit log: {len(expected) - len(missing)} of {len(expected)} objects created, "
+      f"{twice} more than once")
+if missing:
+    print("not created, for example:", ", ".join(" ".join(m) for m in sorted(missing)[:3]))
 for o in operators:
     o.terminate()
 for o in operators:
     o.wait(timeout=30)
 sim.terminate()
 sim.wait(timeout=30)
-if planted == seeds:
+if planted == seeds and not missing and not twice:
     shutil.rmtree(folder)
 else:
     print(f"operator logs: {folder}/operator*.log")

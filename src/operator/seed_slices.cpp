@@ -152,6 +152,12 @@ bool Controller::Impl::plan_first_slice(const std::shared_ptr<SeedRun>& run, con
     po.adopt_hint = kAdoptHint;
     po.write_as = identity_of(*run, spec, plan.get());
     po.deadline = std::chrono::steady_clock::now() + kExistingClustersPatience;
+    // The names a Seed's clusters would take, from the operator's watch (a list of the whole
+    // fleet per Seed otherwise).
+    po.clusters_on = [this](const std::string& host) -> std::optional<std::vector<ClusterInfo>> {
+      if (host != kSelf || !watched_clusters) return std::nullopt;
+      return watched_clusters->read();
+    };
     plant::PreflightOutcome checked = plant::preflight(*plan, seed_run->clusters(), po);
     if (!checked.refused.empty()) {
       fail(run, "PreflightRefused", describe_problems(checked.refused));

@@ -8,6 +8,7 @@
 #include "fit/snapshot.h"
 #include "kube/kubeconfig.h"
 #include "model/object.h"
+#include "plan/inventory.h"
 #include "plant/created_clusters.h"
 #include "plant/readiness_check.h"
 
@@ -329,6 +330,24 @@ void FleetView::add_watch(const std::string& cluster, const std::string& key,
   if (linked(cluster)) start_watch(cluster, ref);
 }
 
+namespace {
+
+// A watch every run on a cluster makes alike, whatever it plants: of every object of a kind that
+// any run's units wait on by their kind or their namespace, or that leads to workload clusters.
+bool read_alike(const std::string& api_version, const std::string& kind, const std::string& ns,
+                const std::string& field_selector) {
+  if (!ns.empty() || !field_selector.empty()) return false;
+  if (api_version == "v1") return kind == "Namespace";
+  if (kind == "CustomResourceDefinition") return api_version.starts_with("apiextensions.k8s.io/");
+  ObjectRef ref;
+  ref.api_version = api_version;
+  ref.kind = kind;
+  return is_cluster_definition(ref) ||
+         (kind == "ClusterProfile" && api_version.starts_with("multicluster.x-k8s.io/"));
+}
+
+}  // namespace
+
 void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   if (w.informer || w.shared) return;
   const ClusterLink& link = *links_.at(cluster);
@@ -374,11 +393,12 @@ void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   h.failed = [unserved](const kube::ApiError& e) {
     if (e.kind_unknown()) unserved();
   };
-  // Of a cached link, the fit's watches and the Namespaces (which every unit's namespace waits
-  // on: each run of a choice would list every candidate's) are the cache's.
-  bool namespaces =
-      w.api_version == "v1" && w.kind == "Namespace" && w.ns.empty() && w.field_selector.empty();
-  if (link.cached && (w.fit_only || namespaces || w.for_links)) {
+  // Of a cached link, the fit's watches and what every run reads alike are the cache's: the
+  // Namespaces (which every unit's namespace waits on: each run of a choice would list every
+  // candidate's), the CRDs (a kind's wait) and the cluster objects (a created cluster's wait):
+  // every Seed's run in the operator would list the management cluster's whole fleet otherwise.
+  if (link.cached &&
+      (w.fit_only || w.for_links || read_alike(w.api_version, w.kind, w.ns, w.field_selector))) {
     FleetCache::Listener l;
     l.changed = changed;
     l.synced = h.synced;

@@ -45,6 +45,8 @@ void check_cluster_names(const Plan& plan, const std::map<std::string, kube::Res
     std::string host = host_of(plan, info);
     auto config = reachable.find(host);
     if (config == reachable.end()) continue;
+    if (!on_host.contains(host) && options.clusters_on)
+      if (auto watched = options.clusters_on(host)) on_host[host] = std::move(*watched);
     if (!on_host.contains(host)) {
       ExistingClustersOptions eo;
       eo.deadline = options.deadline;

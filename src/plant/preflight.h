@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ struct PreflightOptions {
   // the dry run is sent as that identity too, so RBAC judges it as it will judge the write.
   std::optional<WriteIdentity> write_as;
   std::chrono::steady_clock::time_point deadline;
+  // The cluster objects on a host, where the caller keeps them watched (the operator, on the
+  // management cluster): nullopt, or none given, lists them. A watch may not have seen a
+  // cluster object made just before; its provisioner then says NameTaken, and planting fails.
+  std::function<std::optional<std::vector<ClusterInfo>>(const std::string& host)> clusters_on;
 };
 
 // What to do about a server's refusal of a dry run, in the words the refused object's diagnostic

@@ -3,8 +3,8 @@
 // with no run subscribed, and the next run finds it listed without a list of its own; a cluster
 // neither subscribed to nor retained is let go; new credentials make a new client; and a client
 // of a server another client discovered maps kinds without asking, unless the kind is new; and
-// runs on one management cluster share the watches that lead to its clusters, and plan with its
-// cluster objects as a watch has them.
+// runs on one management cluster share the watches that lead to its clusters and those of its CRDs
+// and cluster objects, and plan with its cluster objects as a watch has them.
 #include "plant/fleet_cache.h"
 
 #include <fmt/format.h>
@@ -218,6 +218,102 @@ metadata:
   EXPECT_TRUE(b.get().all_declared());
   EXPECT_EQ(cache.clusters(), 0u);
   EXPECT_EQ(cache.watches(), 0u);
+}
+
+// A run that creates a cluster and a custom resource on the management cluster, and waits there
+// on another cluster's object (edge1's), watches the management cluster's CRDs and cluster
+// objects: the cache's watches, which another reader (the next Seed's run) joins instead of
+// listing the management cluster's whole fleet again.
+TEST(FleetCacheTest, ARunsWatchesOfTheManagementClustersCrdsAndClusterObjectsAreShared) {
+  sim::ServerOptions so;
+  so.fleet.clusters = 1;
+  so.fleet.provision_delay = std::chrono::milliseconds(100);
+  SimFleet fleet(so);
+  kube::RestConfig management = fleet.rest_config();
+  PlanOptions po;
+  po.existing_clusters = [&] {
+    return plant::read_existing_clusters(
+        management, {}, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
+  };
+  PlanOutcome planned = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: far, namespace: default}
+spec:
+  nodes: [{count: 1}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: on-far, namespace: default, annotations: {planter.nephio.org/cluster: far}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: default}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: after
+  namespace: default
+  annotations:
+    planter.nephio.org/external-dependencies: >-
+      planter.nephio.org/v1alpha1|Cluster|default|edge1,v1|ConfigMap|default|gate
+)",
+                                  po);
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  plant::FleetCache cache({});
+  plant::EngineOptions eo;
+  eo.seed_name = "shop";
+  eo.timeout = std::chrono::seconds(60);
+  eo.fleet_cache = &cache;
+  auto run = std::async(std::launch::async, [&] {
+    return plant::plant(planned.plan, {{"SELF", management}}, eo);
+  });
+  auto admin = kube::Client::create(management);
+  ASSERT_TRUE(admin);
+  // The Widget is there (its CRD's wait held) and far is planted on (its Cluster's wait held).
+  ASSERT_TRUE(eventually([&] {
+    return (*admin)->get("example.com/v1", "Widget", "default", "w").ok() && cache.clusters() == 2;
+  }));
+  auto far = kube::Client::create(fleet.rest_config("far"));
+  ASSERT_TRUE(far);
+  ASSERT_TRUE(eventually([&] { return (*far)->get("v1", "ConfigMap", "default", "on-far").ok(); }));
+
+  // The management cluster's client as the cache keeps it for a cluster given up front.
+  auto client = cache.client("SELF", "given\n" + kube::fingerprint(management), management);
+  ASSERT_TRUE(client);
+  size_t watches = cache.watches();
+  Heard crds, clusters;
+  auto joined_crds = cache.watch("SELF", *client, "apiextensions.k8s.io/v1",
+                                 "CustomResourceDefinition", "", nullptr, crds.listener());
+  auto joined_clusters = cache.watch("SELF", *client, "planter.nephio.org/v1alpha1", "Cluster", "",
+                                     nullptr, clusters.listener());
+  EXPECT_EQ(cache.watches(), watches) << "a reader of the run's watches opened watches of its own";
+  EXPECT_EQ(crds.synced, 1);  // listed already: told at once
+  EXPECT_EQ(clusters.synced, 1);
+  EXPECT_EQ(names_of(joined_crds->informer(), "widgets.example.com"), 1u);
+  EXPECT_EQ(names_of(joined_clusters->informer(), "far"), 1u);
+  EXPECT_EQ(names_of(joined_clusters->informer(), "edge1"), 1u);
+  joined_crds.reset();
+  joined_clusters.reset();
+
+  ASSERT_TRUE(
+      (*admin)->apply(json::object{{"apiVersion", "v1"},
+                                   {"kind", "ConfigMap"},
+                                   {"metadata", {{"name", "gate"}, {"namespace", "default"}}}}));
+  EXPECT_TRUE(run.get().all_declared());
 }
 
 // What the operator plans with: the management cluster's cluster objects as its watches have

@@ -334,5 +334,36 @@ TEST(OperatorTest, AServiceAccountNameWithALineBreakWritesNothing) {
     EXPECT_EQ(line.find("system:masters"), std::string::npos) << line;
 }
 
+// A Seed's Cluster may not take the name of a workload cluster another Cluster holds (edge1, in
+// default): the operator refuses it before any write, from the cluster objects as its watch has
+// them, in the words the CLI's preflight uses.
+TEST(OperatorTest, ASeedsClusterThatTakesAnotherClustersNameIsRefusedBeforeAnyWrite) {
+  SimProcess sim({"--clusters", "1"});
+  ASSERT_TRUE(sim.running());
+  ASSERT_EQ(sim.kubectl("create namespace team").code, 0);
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("team", "app", R"(    inline: |
+      apiVersion: planter.nephio.org/v1alpha1
+      kind: Cluster
+      metadata: {name: edge1}
+      spec:
+        nodes: [{count: 1}]
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+        namespace: default
+        annotations: {planter.nephio.org/cluster: edge1})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "team", "app", "Failed"); }, 60s)) << op.log();
+  EXPECT_EQ(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].reason"),
+            "PreflightRefused");
+  EXPECT_THAT(seed_field(sim, "team", "app", ".status.conditions[?(@.type==\"Failed\")].message"),
+              HasSubstr("the workload cluster name \"edge1\" is taken: Cluster default/edge1"));
+  EXPECT_EQ(sim.kubectl("get clusters.planter.nephio.org -n team -o name").out, "");
+  EXPECT_THAT(sim.kubectl("--context edge1 get configmap settings -n default").err,
+              HasSubstr("NotFound"));
+}
+
 }  // namespace
 }  // namespace planter::testing
