@@ -57,6 +57,10 @@ constexpr std::chrono::minutes kExistingClustersPatience{2};
 // slices declare nothing new.
 constexpr milliseconds kFirstPause{500};
 constexpr milliseconds kLongestPause{30'000};
+// A slice whose units have waited this long, with nothing changing, for clusters not linked yet
+// (being provisioned, or not answering) ends and gives its worker back (EngineOptions::
+// yield_waiting_on_clusters); the Seed goes on after its pause.
+constexpr milliseconds kClusterWaitQuiet{200};
 // How long one look at a planted Seed's health may wait for it (spec.wait).
 constexpr milliseconds kHealthLook{5'000};
 // After a toleration of a chosen cluster's taint ends, the Seed is looked at this much later (the
@@ -221,6 +225,10 @@ struct Controller::Impl {
   std::map<std::string, std::vector<fit::ClusterTaint>> taints_by_cluster;
   std::map<std::string, std::set<std::string>> holders;  // cluster -> Seed keys
   std::map<std::string, std::set<std::string>> held;     // Seed key -> clusters
+  // Seeds resting between slices while their units wait for clusters to be linked (being
+  // provisioned), by cluster name: a change of that cluster's object wakes them at once.
+  std::map<std::string, std::set<std::weak_ptr<SlicePool::Job>, std::owner_less<>>>
+      waiting_on_cluster;
   // The candidates' links and fit watches, kept between runs: a Seed's choice retains its
   // candidates, so that planting again (a failover) finds them linked and listed.
   std::unique_ptr<plant::FleetCache> fleet_cache;
@@ -329,6 +337,8 @@ struct Controller::Impl {
   void watch_clusters();
   // A Cluster came, changed or went: the Seeds whose choices hold it are looked at again.
   void cluster_seen(const json::object& cluster, bool gone);
+  // The Seeds resting for `cluster` (waiting_on_cluster) have their next slice now.
+  void wake_waiting_on(const std::string& cluster);
   // Records which clusters a Seed's run holds now, or left objects on; `hold(key, {})` forgets
   // the Seed.
   void hold(const SeedRun& run);

@@ -10,9 +10,13 @@ namespace planter::op {
 
 void Controller::Impl::watch_clusters() {
   kube::InformerHandlers h;
-  h.added = [this](const json::object& o) { cluster_seen(o, false); };
+  h.added = [this](const json::object& o) {
+    cluster_seen(o, false);
+    wake_waiting_on(meta(o, "name"));
+  };
   h.updated = [this](const json::object& before, const json::object& now) {
     if (read_cluster_taints(before) != read_cluster_taints(now)) cluster_seen(now, false);
+    wake_waiting_on(meta(now, "name"));  // provisioned, perhaps
   };
   h.deleted = [this](const json::object& o) { cluster_seen(o, true); };
   h.failed = [this](const kube::ApiError& e) {
@@ -42,6 +46,19 @@ void Controller::Impl::cluster_seen(const json::object& cluster, bool gone) {
     if (auto it = holders.find(name); it != holders.end()) seeds = it->second;
   }
   for (const std::string& key : seeds) enqueue(key);
+}
+
+void Controller::Impl::wake_waiting_on(const std::string& cluster) {
+  std::set<std::weak_ptr<SlicePool::Job>, std::owner_less<>> jobs;
+  {
+    std::lock_guard lock(fleet_mu);
+    auto it = waiting_on_cluster.find(cluster);
+    if (it == waiting_on_cluster.end()) return;
+    jobs = std::move(it->second);
+    waiting_on_cluster.erase(it);
+  }
+  for (const auto& job : jobs)
+    if (auto j = job.lock()) planters->wake(j);
 }
 
 void Controller::Impl::hold(const SeedRun& run) {

@@ -284,6 +284,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
   eo.write_as = id;
   eo.stop = stop;
   eo.timeout = options.slice;
+  eo.yield_waiting_on_clusters = kClusterWaitQuiet;
   eo.fleet_cache = fleet_cache.get();
   {
     std::lock_guard lock(run->mu);
@@ -438,7 +439,21 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     return std::nullopt;
   }
   if (out.timed_out) {
-    // Still waiting: yield the worker, and come back sooner when this slice made progress.
+    // Still waiting: yield the worker, and come back sooner when this slice made progress, or
+    // as soon as a cluster its units wait for changes (is provisioned).
+    std::set<std::string> waited_on;
+    for (size_t u = 0; u < out.units.size(); ++u)
+      if (out.units[u].state == UnitState::kPending) waited_on.insert(plan->units[u].cluster);
+    waited_on.erase(std::string(kSelf));
+    std::weak_ptr<SlicePool::Job> job;
+    {
+      std::lock_guard lock(run->mu);
+      job = run->job;
+    }
+    {
+      std::lock_guard lock(fleet_mu);
+      for (const std::string& cluster : waited_on) waiting_on_cluster[cluster].insert(job);
+    }
     size_t declared = out.count(UnitState::kDeclared);
     run->pause = declared > run->declared_before
                      ? kFirstPause

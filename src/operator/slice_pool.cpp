@@ -1,6 +1,7 @@
 #include "operator/slice_pool.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace planter::op {
 
@@ -9,6 +10,7 @@ struct SlicePool::Job {
   Slice slice;
   bool cancelled = false;
   bool running = false;
+  bool woken = false;  // while running: wake() came, the next slice has no pause
 };
 
 SlicePool::SlicePool(size_t workers) {
@@ -70,6 +72,23 @@ void SlicePool::cancel(const std::shared_ptr<Job>& job) {
   settled_.wait(lock, [&] { return !job->running; });
 }
 
+void SlicePool::wake(const std::shared_ptr<Job>& job) {
+  if (!job) return;
+  {
+    std::lock_guard lock(mu_);
+    if (job->cancelled || stopping_) return;
+    if (job->running) {
+      job->woken = true;
+      return;
+    }
+    size_t before = resting_.size();
+    resting_.erase_if([&](const std::shared_ptr<Job>& j) { return j == job; });
+    if (resting_.size() == before) return;  // queued already
+    ready(job);
+  }
+  cv_.notify_one();
+}
+
 void SlicePool::stop() {
   {
     std::lock_guard lock(mu_);
@@ -113,8 +132,9 @@ void SlicePool::work() {
     lock.lock();
     job->running = false;
     --running_;
+    bool woken = std::exchange(job->woken, false);
     if (again && !job->cancelled && !stopping_) {
-      resting_.add(job, Clock::now() + *again);
+      resting_.add(job, Clock::now() + (woken ? std::chrono::milliseconds(0) : *again));
       cv_.notify_one();  // a worker may need a shorter wait
     }
     settled_.notify_all();

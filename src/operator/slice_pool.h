@@ -49,6 +49,9 @@ class SlicePool {
   std::shared_ptr<Job> submit(std::string tenant, Slice slice);
   // The job runs no further slice; returns once none is running.
   void cancel(const std::shared_ptr<Job>& job);
+  // A job pausing between slices has its next one now (behind its tenant's others); one whose
+  // slice is running has its next one without a pause.
+  void wake(const std::shared_ptr<Job>& job);
   // Cancels every job and stops the workers.
   void stop();
 

@@ -95,6 +95,7 @@ class Engine {
       wake_cluster(c);
     };
     h.linked = [this](const std::string& c) {
+      last_change_ = Clock::now();
       gates_->linked(c);
       wake_cluster(c);
     };
@@ -124,12 +125,14 @@ class Engine {
   PlantOutcome run() {
     PlantOutcome out;
     out.started = std::chrono::system_clock::now();
-    start_ = Clock::now();
+    start_ = last_change_ = Clock::now();
     open_ = plan_.units.size();
+    if (options_.yield_waiting_on_clusters)
+      look_for_cluster_waits(*options_.yield_waiting_on_clusters);
     RunEnd end = run_units(
         loop_, *fleet_, plan_.units.size(), [this](size_t u) { evaluate(u); },
         [this] { return open_ > 0; }, start_, options_.timeout, options_.stop);
-    out.timed_out = end.timed_out;
+    out.timed_out = end.timed_out || yielded_;
     out.stopped = end.stopped;
     out.elapsed = since_start();
     out.units = std::move(records_);  // the engine is done with them
@@ -210,7 +213,28 @@ class Engine {
     return waiting(std::move(wait->why));
   }
 
+  // EngineOptions::yield_waiting_on_clusters: looked at every `quiet`, the run ends when nothing
+  // changed for that long and every open unit waits for its cluster to be linked.
+  void look_for_cluster_waits(milliseconds quiet) {
+    loop_.post_after(quiet, [this, quiet] {
+      if (open_ == 0) return;
+      if (Clock::now() - last_change_ >= quiet && waits_only_on_clusters()) {
+        yielded_ = true;
+        return loop_.stop();
+      }
+      look_for_cluster_waits(quiet);
+    });
+  }
+  bool waits_only_on_clusters() const {
+    for (size_t u = 0; u < records_.size(); ++u)
+      if (!terminal(records_[u].state) &&
+          (records_[u].state != UnitState::kPending || fleet_->linked(plan_.units[u].cluster)))
+        return false;
+    return true;
+  }
+
   void set_state(size_t u, UnitState s) {
+    last_change_ = Clock::now();
     UnitRecord& rec = records_[u];
     bool was_open = !terminal(rec.state);
     rec.state = s;
@@ -548,6 +572,8 @@ class Engine {
   // The gates of the requirement kinds (src/plant/gates/): their state lives there.
   std::unique_ptr<Gates> gates_;
   Clock::time_point start_;
+  Clock::time_point last_change_;  // a unit's state or a cluster's link, last
+  bool yielded_ = false;           // EngineOptions::yield_waiting_on_clusters ended the run
   size_t open_ = 0;
 };
 

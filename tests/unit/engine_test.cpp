@@ -144,8 +144,10 @@ class FakeFleet : public Fleet {
 
 PlantOutcome plant_on_fake(const Plan& plan, Script& script,
                            std::optional<milliseconds> timeout = milliseconds(5000),
-                           std::map<std::string, std::vector<std::string>> kept_choices = {}) {
+                           std::map<std::string, std::vector<std::string>> kept_choices = {},
+                           std::optional<milliseconds> yield_waiting_on_clusters = std::nullopt) {
   EngineOptions options;
+  options.yield_waiting_on_clusters = yield_waiting_on_clusters;
   options.kept_choices = std::move(kept_choices);
   options.seed_name = "test";
   options.timeout = timeout;
@@ -294,6 +296,39 @@ TEST(Engine, ARequirementThatNeverHoldsEndsInTheTimeoutSayingWhatItWaitsFor) {
   EXPECT_EQ(script.applied, (std::vector<std::string>{"Namespace/shop"}));
 }
 
+// The operator's runs give their worker back once every open unit has waited a while for a
+// cluster that is not linked (being provisioned), and only then: a wait on a linked cluster
+// goes on to the timeout.
+TEST(Engine, ARunThatWaitsOnlyForClustersToBeLinkedEndsEarlyWhenAsked) {
+  PlanOptions options;
+  options.clusters.push_back({"e1", "flag", {}, std::nullopt, "e1", {}});
+  auto planned = plan_yaml(
+      "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: here}\n"
+      "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n"
+      "  name: there\n  annotations: {planter.nephio.org/cluster: e1}\n",
+      options);
+  ASSERT_TRUE(planned.ok()) << planned.diags.str();
+  Script script;
+  script.links["e1"] = Fleet::Link::kWaiting;
+  auto began = std::chrono::steady_clock::now();
+  PlantOutcome out =
+      plant_on_fake(planned.plan, script, milliseconds(20'000), {}, milliseconds(50));
+  EXPECT_TRUE(out.timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, milliseconds(10'000));
+  EXPECT_EQ(script.applied, (std::vector<std::string>{"ClusterRole/here"}));
+  EXPECT_EQ(out.units[index_of(planned.plan, "ClusterRole/there")].state, UnitState::kPending);
+
+  // Waiting on a linked cluster (SELF's Namespace never active), the run is not ended early.
+  auto waits_on_self = plan_yaml(kSeed);
+  ASSERT_TRUE(waits_on_self.ok());
+  Script self;
+  self.namespaces_activate = false;
+  began = std::chrono::steady_clock::now();
+  out = plant_on_fake(waits_on_self.plan, self, milliseconds(400), {}, milliseconds(50));
+  EXPECT_TRUE(out.timed_out);
+  EXPECT_GE(std::chrono::steady_clock::now() - began, milliseconds(400));
+}
+
 // A Node with `devices` SR-IOV VFs, and its SriovNetworkNodeState saying `sync`.
 std::vector<json::object> sriov_node(const std::string& name, int devices, const char* sync) {
   json::object node{{"apiVersion", "v1"},
@@ -393,8 +428,7 @@ TEST(Engine, AnImmutableChangeReplacesTheObjectThatSaysSoAndFailsTheOther) {
   EXPECT_EQ(a.state, UnitState::kDeclared) << a.error;
   EXPECT_EQ(a.applied, Applied::kReplaced);
   EXPECT_EQ(a.replacing, "data");
-  EXPECT_EQ(script.removed,
-            (std::vector<std::string>{"ConfigMap/shop/a", "ConfigMap/shop/a"}));
+  EXPECT_EQ(script.removed, (std::vector<std::string>{"ConfigMap/shop/a", "ConfigMap/shop/a"}));
   const UnitRecord& b = out.units[index_of(planned.plan, "ConfigMap/shop/b")];
   EXPECT_EQ(b.state, UnitState::kFailed);
   EXPECT_NE(b.error.find("field is immutable"), std::string::npos) << b.error;

@@ -1,5 +1,6 @@
 // The operator's planting workers (src/operator/slice_pool.h): a fixed number of slices at once,
-// a job that keeps waiting starves nobody, and a cancelled job runs no further slice.
+// a job that keeps waiting starves nobody, a cancelled job runs no further slice, and a woken job
+// runs its next slice without its pause.
 #include "operator/slice_pool.h"
 
 #include <gtest/gtest.h>
@@ -148,6 +149,35 @@ TEST(SlicePool, TenantsTakeTurnsSoManyJobsOfOneDoNotStarveAnother) {
   std::lock_guard lock(mu);
   EXPECT_EQ(order, (std::vector<std::string>{"a1", "a2", "b1", "a3", "a4", "a5"}))
       << "b's turn comes after one more of a's, not after all of them";
+}
+
+// A job that rests for an hour between slices runs its next one when woken, whether the wake
+// comes while it rests or while its slice still runs.
+TEST(SlicePool, AWokenJobRunsItsNextSliceWithoutItsPause) {
+  SlicePool pool(1);
+  std::atomic<int> slices{0};
+  std::atomic<bool> in_slice{false}, release{false};
+  auto job = pool.submit("t", [&]() -> std::optional<std::chrono::milliseconds> {
+    int n = ++slices;
+    if (n == 2) {
+      in_slice = true;
+      // sleep-ok(poll): the slice is held until the test has woken it while it runs
+      while (!release) std::this_thread::sleep_for(1ms);
+    }
+    if (n == 3) return std::nullopt;
+    return std::chrono::hours(1);
+  });
+  ASSERT_TRUE(eventually([&] { return pool.gauges().resting == 1; }));
+  EXPECT_EQ(slices, 1);
+  pool.wake(job);  // resting: its next slice now
+  ASSERT_TRUE(eventually([&] { return in_slice.load(); }));
+  pool.wake(job);  // running: its next slice comes without the hour's pause
+  release = true;
+  ASSERT_TRUE(eventually([&] { return slices == 3; }));
+  EXPECT_TRUE(eventually([&] {
+    auto g = pool.gauges();
+    return g.running + g.queued + g.resting == 0;
+  }));
 }
 
 }  // namespace
