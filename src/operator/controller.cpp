@@ -343,6 +343,11 @@ void Controller::stop() {
   }
   if (m.fetchers) m.fetchers->stop();
   if (m.planters) m.planters->stop();
+  {
+    // No wake reaches the pool once it is stopped, nor a pool started again (a new term).
+    std::lock_guard lock(m.fleet_mu);
+    m.waiting_on_cluster.clear();
+  }
   m.fleet_cache.reset();  // its watches end (no run reads them any more)
   m.watched_clusters.reset();
   if (m.informer) m.informer->stop();
