@@ -148,6 +148,16 @@ TEST(FleetCacheTest, ARunThatOnlyLinkedAClusterLeavesNothingBehindOnceItIsDone) 
   EXPECT_EQ(cache.clusters(), 0u);
 }
 
+// Plans that read the clusters of `management` with a list, as the CLI does.
+PlanOptions listing(const kube::RestConfig& management) {
+  PlanOptions po;
+  po.existing_clusters = [management] {
+    return plant::read_existing_clusters(
+        management, {}, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
+  };
+  return po;
+}
+
 // Two runs of the management cluster's Seeds, the second started while the first waits: the
 // second reads the first's watches of the cluster objects and kubeconfig Secrets (the cache's,
 // listed before it came), links edge1 through them and plants there; both done, nothing is kept.
@@ -156,11 +166,7 @@ TEST(FleetCacheTest, RunsOnOneManagementClusterShareTheWatchesThatLeadToItsClust
   so.fleet.clusters = 2;
   SimFleet fleet(so);
   kube::RestConfig management = fleet.rest_config();
-  PlanOptions po;
-  po.existing_clusters = [&] {
-    return plant::read_existing_clusters(
-        management, {}, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
-  };
+  PlanOptions po = listing(management);
   // Each run plants on edge1, then waits on the management cluster for `gate` to exist.
   auto plan_of = [&](const std::string& run) {
     PlanOutcome planned = plan_yaml(fmt::format(R"(apiVersion: v1
@@ -230,11 +236,7 @@ TEST(FleetCacheTest, ARunsWatchesOfTheManagementClustersCrdsAndClusterObjectsAre
   so.fleet.provision_delay = std::chrono::milliseconds(100);
   SimFleet fleet(so);
   kube::RestConfig management = fleet.rest_config();
-  PlanOptions po;
-  po.existing_clusters = [&] {
-    return plant::read_existing_clusters(
-        management, {}, {std::chrono::steady_clock::now() + std::chrono::seconds(30)});
-  };
+  PlanOptions po = listing(management);
   PlanOutcome planned = plan_yaml(R"(apiVersion: planter.nephio.org/v1alpha1
 kind: Cluster
 metadata: {name: far, namespace: default}
