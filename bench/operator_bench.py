@@ -46,77 +46,68 @@ kubeconfig = os.path.join(folder, "kubeconfig")
 audit = os.path.join(folder, "audit.jsonl")
 
 
+def doc(api_version, kind, name, ns, on, rest=""):
+    """A document of a Seed, and its object in the audit log's words (`v1|ConfigMap|du|x`)."""
+    where = f"  namespace: {ns}\n" if ns else ""
+    return (f"apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}\n{where}{on}"
+            f"{rest}", f"{api_version}|{kind}|{ns}|{name}")
+
+
 def crd(group, kind, version, on):
     """A stand-in for an operator's CRD: its group, kind and status; the schema left open."""
-    plural, singular = kind.lower() + "s", kind.lower()
-    return (f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
-            f"  name: {plural}.{group}\n{on}spec:\n  group: {group}\n  scope: Cluster\n"
-            f"  names: {{kind: {kind}, listKind: {kind}List, plural: {plural}, singular: "
-            f"{singular}}}\n  versions:\n  - name: {version}\n    served: true\n    storage: true\n"
-            f"    subresources: {{status: {{}}}}\n    schema: {{openAPIV3Schema: {{type: object, "
-            f"x-kubernetes-preserve-unknown-fields: true}}}}")
+    plural = kind.lower() + "s"
+    return doc("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"{plural}.{group}", "", on,
+               f"spec:\n  group: {group}\n  scope: Cluster\n  names: {{kind: {kind}, listKind: "
+               f"{kind}List, plural: {plural}, singular: {kind.lower()}}}\n  versions:\n"
+               f"  - name: {version}\n    served: true\n    storage: true\n"
+               f"    subresources: {{status: {{}}}}\n    schema: {{openAPIV3Schema: {{type: object, "
+               f"x-kubernetes-preserve-unknown-fields: true}}}}")
 
 
 def rhacm_objects(on):
     """What a telco hub's policies put on a single-node cluster: 20 objects."""
+    master = "{node-role.kubernetes.io/master: \"\"}"
     return [
         crd("performance.openshift.io", "PerformanceProfile", "v2", on),
         crd("machineconfiguration.openshift.io", "MachineConfigPool", "v1", on),
-        "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n"
-        "  name: master\n  labels: {machineconfiguration.openshift.io/role: master}\n"
-        f"{on}spec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/master: \"\"}}}}",
-        "apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n"
-        f"  name: du-perf\n{on}spec:\n  cpu: {{isolated: \"2-7\", reserved: \"0-1\"}}\n"
-        "  hugepages: {defaultHugepagesSize: 1G, pages: [{size: 1G, count: 4}]}\n"
-        "  realTimeKernel: {enabled: true}\n"
-        "  machineConfigPoolSelector: {machineconfiguration.openshift.io/role: master}\n"
-        "  nodeSelector: {node-role.kubernetes.io/master: \"\"}",
-        f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: du\n{on}",
-        f"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: du-operator\n"
-        f"  namespace: du\n{on}",
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: du-operator\n"
-        f"  namespace: du\n{on}rules:\n- apiGroups: [\"\"]\n  resources: [configmaps]\n"
-        "  verbs: [get, list, watch]",
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n"
-        f"  name: du-operator\n  namespace: du\n{on}roleRef: {{apiGroup: "
-        "rbac.authorization.k8s.io, kind: Role, name: du-operator}\nsubjects:\n"
-        "- {kind: ServiceAccount, name: du-operator, namespace: du}",
-        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n"
-        f"  name: default-deny\n  namespace: du\n{on}spec:\n  podSelector: {{}}\n"
-        "  policyTypes: [Ingress]",
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: pull-secret\n  namespace: du\n"
-        f"{on}stringData: {{token: not-a-secret}}",
-    ] + [f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: policy-{j}\n  namespace: du\n"
-         f"{on}data: {{ptp: \"profile {j}\", sriov: \"pf{j}\"}}" for j in range(10)]
+        doc("machineconfiguration.openshift.io/v1", "MachineConfigPool", "master", "",
+            on + "  labels: {machineconfiguration.openshift.io/role: master}\n",
+            f"spec:\n  nodeSelector: {{matchLabels: {master}}}"),
+        doc("performance.openshift.io/v2", "PerformanceProfile", "du-perf", "", on,
+            "spec:\n  cpu: {isolated: \"2-7\", reserved: \"0-1\"}\n"
+            "  hugepages: {defaultHugepagesSize: 1G, pages: [{size: 1G, count: 4}]}\n"
+            "  realTimeKernel: {enabled: true}\n"
+            "  machineConfigPoolSelector: {machineconfiguration.openshift.io/role: master}\n"
+            f"  nodeSelector: {master}"),
+        doc("v1", "Namespace", "du", "", on),
+        doc("v1", "ServiceAccount", "du-operator", "du", on),
+        doc("rbac.authorization.k8s.io/v1", "Role", "du-operator", "du", on,
+            "rules:\n- apiGroups: [\"\"]\n  resources: [configmaps]\n  verbs: [get, list, watch]"),
+        doc("rbac.authorization.k8s.io/v1", "RoleBinding", "du-operator", "du", on,
+            "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: du-operator}\n"
+            "subjects:\n- {kind: ServiceAccount, name: du-operator, namespace: du}"),
+        doc("networking.k8s.io/v1", "NetworkPolicy", "default-deny", "du", on,
+            "spec:\n  podSelector: {}\n  policyTypes: [Ingress]"),
+        doc("v1", "Secret", "pull-secret", "du", on, "stringData: {token: not-a-secret}"),
+    ] + [doc("v1", "ConfigMap", f"policy-{j}", "du", on,
+             f"data: {{ptp: \"profile {j}\", sriov: \"pf{j}\"}}") for j in range(10)]
 
 
 def seed_of(i):
-    """Seed i's objects, as YAML documents, and (cluster, object) for each the audit log is to
-    show created, in its words (`v1|ConfigMap|default|s1-c0`)."""
+    """Seed i's documents, and (cluster, object) for each the audit log is to show created."""
     if shape == "rhacm":
         cluster = f"sno{i:04}"
         on = f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\n"
-        docs = [f"apiVersion: planter.nephio.org/v1alpha1\nkind: Cluster\nmetadata:\n"
-                f"  name: {cluster}\n  namespace: bench\nspec:\n  nodes:\n  - name: sno\n"
-                f"    count: 1\n    labels: {{node-role.kubernetes.io/master: \"\"}}"]
-        docs += rhacm_objects(on)
-        return docs, [(cluster, d) for d in docs[1:]]
+        own, _ = doc("planter.nephio.org/v1alpha1", "Cluster", cluster, "bench", "",
+                     f"spec:\n  nodes:\n  - name: sno\n    count: 1\n    labels: "
+                     f"{{node-role.kubernetes.io/master: \"\"}}")
+        planted = rhacm_objects(on)
+        return [own] + [d for d, _ in planted], [(cluster, w) for _, w in planted]
     cluster = f"edge{i % clusters + 1}"
-    docs = [f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s{i}-c{j}\n  namespace: default\n"
-            f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\ndata: {{index: \"{j}\"}}"
-            for j in range(objects)]
-    return docs, [(cluster, d) for d in docs]
-
-
-def audit_words(doc):
-    """`group/version|Kind|namespace|name` of a generated document, as the audit log says it."""
-    fields = {}
-    for line in doc.splitlines():
-        for key in ("apiVersion", "kind", "  name", "  namespace"):
-            if line.startswith(key + ": ") and key.strip() not in fields:
-                fields[key.strip()] = line.split(": ", 1)[1]
-    return "|".join([fields["apiVersion"], fields["kind"], fields.get("namespace", ""),
-                     fields["name"]])
+    on = f"  annotations: {{planter.nephio.org/cluster: {cluster}}}\n"
+    planted = [doc("v1", "ConfigMap", f"s{i}-c{j}", "default", on, f"data: {{index: \"{j}\"}}")
+               for j in range(objects)]
+    return [d for d, _ in planted], [(cluster, w) for _, w in planted]
 
 
 def peak_mib(pid):
@@ -146,9 +137,9 @@ if shards > 1:
 docs = []
 expected = set()
 for i in range(seeds):
-    objects_of, shown = seed_of(i)
-    expected.update((cluster, audit_words(d)) for cluster, d in shown)
-    inline = "\n---\n".join(objects_of)
+    documents, shown = seed_of(i)
+    expected.update(shown)
+    inline = "\n---\n".join(documents)
     indented = "\n".join("      " + line for line in inline.splitlines())
     docs.append(f"apiVersion: planter.nephio.org/v1alpha1\nkind: Seed\nmetadata:\n  name: s{i}\n"
                 f"  namespace: bench\nspec:\n  source:\n    inline: |\n{indented}\n")

@@ -57,8 +57,8 @@ constexpr std::chrono::minutes kExistingClustersPatience{2};
 // slices declare nothing new.
 constexpr milliseconds kFirstPause{500};
 constexpr milliseconds kLongestPause{30'000};
-// A slice whose units have waited this long, with nothing changing, for clusters not linked yet
-// (being provisioned, or not answering) ends and gives its worker back (EngineOptions::
+// A slice whose units have waited one to two of these, with nothing changing, for clusters not
+// linked yet (being provisioned, or not answering) ends and gives its worker back (EngineOptions::
 // yield_waiting_on_clusters); the Seed goes on after its pause.
 constexpr milliseconds kClusterWaitQuiet{200};
 // How long one look at a planted Seed's health may wait for it (spec.wait).

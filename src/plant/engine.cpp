@@ -95,7 +95,7 @@ class Engine {
       wake_cluster(c);
     };
     h.linked = [this](const std::string& c) {
-      last_change_ = Clock::now();
+      ++changes_;
       gates_->linked(c);
       wake_cluster(c);
     };
@@ -125,7 +125,7 @@ class Engine {
   PlantOutcome run() {
     PlantOutcome out;
     out.started = std::chrono::system_clock::now();
-    start_ = last_change_ = Clock::now();
+    start_ = Clock::now();
     open_ = plan_.units.size();
     if (options_.yield_waiting_on_clusters)
       look_for_cluster_waits(*options_.yield_waiting_on_clusters);
@@ -214,11 +214,11 @@ class Engine {
   }
 
   // EngineOptions::yield_waiting_on_clusters: looked at every `quiet`, the run ends when nothing
-  // changed for that long and every open unit waits for its cluster to be linked.
+  // changed since the last look and every open unit waits for its cluster to be linked.
   void look_for_cluster_waits(milliseconds quiet) {
-    loop_.post_after(quiet, [this, quiet] {
+    loop_.post_after(quiet, [this, quiet, seen = changes_] {
       if (open_ == 0) return;
-      if (Clock::now() - last_change_ >= quiet && waits_only_on_clusters()) {
+      if (changes_ == seen && waits_only_on_clusters()) {
         yielded_ = true;
         return loop_.stop();
       }
@@ -234,7 +234,7 @@ class Engine {
   }
 
   void set_state(size_t u, UnitState s) {
-    last_change_ = Clock::now();
+    ++changes_;
     UnitRecord& rec = records_[u];
     bool was_open = !terminal(rec.state);
     rec.state = s;
@@ -572,8 +572,8 @@ class Engine {
   // The gates of the requirement kinds (src/plant/gates/): their state lives there.
   std::unique_ptr<Gates> gates_;
   Clock::time_point start_;
-  Clock::time_point last_change_;  // a unit's state or a cluster's link, last
-  bool yielded_ = false;           // EngineOptions::yield_waiting_on_clusters ended the run
+  uint64_t changes_ = 0;  // of a unit's state or a cluster's link, counted
+  bool yielded_ = false;  // EngineOptions::yield_waiting_on_clusters ended the run
   size_t open_ = 0;
 };
 

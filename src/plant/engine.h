@@ -141,10 +141,11 @@ struct EngineOptions {
   std::optional<WriteIdentity> write_as;
   // A stop request ends planting early (requests in flight finish; their answers are dropped).
   std::stop_token stop;
-  // Ends planting early, as `timeout` would (PlantOutcome::timed_out), once every open unit has
-  // waited this long, with nothing changing, for a cluster that is not linked (one being
-  // provisioned, or not answering): the operator gives the Seed's worker back until its next
-  // slice instead of holding it for the hour a cluster may take to install.
+  // Ends planting early, as `timeout` would (PlantOutcome::timed_out), when a look every this
+  // long finds nothing changed since the last one (no unit's state, no cluster's link) and every
+  // open unit waiting for a cluster that is not linked (one being provisioned, or not
+  // answering): the operator gives the Seed's worker back until its next slice instead of
+  // holding it for the hour a cluster may take to install.
   std::optional<std::chrono::milliseconds> yield_waiting_on_clusters;
   // The clusters an earlier run chose, by choice name: they stay chosen (the seed's inventory
   // keeps them, seed_inventory.h).

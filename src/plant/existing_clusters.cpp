@@ -28,6 +28,18 @@ const ClusterKind kClusterKinds[] = {
     {"ClusterProfile", {"multicluster.x-k8s.io/v1alpha1"}},
 };
 
+}  // namespace
+
+bool is_cluster_kind(std::string_view api_version, std::string_view kind) {
+  for (const ClusterKind& k : kClusterKinds)
+    if (k.kind == kind &&
+        std::find(k.versions.begin(), k.versions.end(), api_version) != k.versions.end())
+      return true;
+  return false;
+}
+
+namespace {
+
 // A ClusterProfile's status.properties ([{name, value}], KEP-4322), for preferences'
 // property:NAME; the first 256, each name and value a string.
 Labels profile_properties(const json::object& profile) {

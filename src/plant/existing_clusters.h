@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kube/client.h"
@@ -23,6 +24,10 @@ struct ExistingClustersOptions {
   // Hears once that the management cluster does not answer, with the error.
   std::function<void(const std::string&)> on_unreachable;
 };
+
+// True for a kind and version whose objects are read here as clusters: planter's and Cluster
+// API's Clusters, sig-multicluster's ClusterProfiles.
+bool is_cluster_kind(std::string_view api_version, std::string_view kind);
 
 // Every cluster object of both kinds in every namespace, as ClusterInfo with from "management",
 // its namespace, labels and object reference, sorted by name. A kind the cluster does not serve

@@ -8,8 +8,8 @@
 #include "fit/snapshot.h"
 #include "kube/kubeconfig.h"
 #include "model/object.h"
-#include "plan/inventory.h"
 #include "plant/created_clusters.h"
+#include "plant/existing_clusters.h"
 #include "plant/readiness_check.h"
 
 namespace planter::plant {
@@ -339,11 +339,7 @@ bool read_alike(const std::string& api_version, const std::string& kind, const s
   if (!ns.empty() || !field_selector.empty()) return false;
   if (api_version == "v1") return kind == "Namespace";
   if (kind == "CustomResourceDefinition") return api_version.starts_with("apiextensions.k8s.io/");
-  ObjectRef ref;
-  ref.api_version = api_version;
-  ref.kind = kind;
-  return is_cluster_definition(ref) ||
-         (kind == "ClusterProfile" && api_version.starts_with("multicluster.x-k8s.io/"));
+  return is_cluster_kind(api_version, kind);
 }
 
 }  // namespace

@@ -45,13 +45,16 @@ void check_cluster_names(const Plan& plan, const std::map<std::string, kube::Res
     std::string host = host_of(plan, info);
     auto config = reachable.find(host);
     if (config == reachable.end()) continue;
-    if (!on_host.contains(host) && options.clusters_on)
-      if (auto watched = options.clusters_on(host)) on_host[host] = std::move(*watched);
     if (!on_host.contains(host)) {
-      ExistingClustersOptions eo;
-      eo.deadline = options.deadline;
-      auto existing = read_existing_clusters(config->second, read_only(options.client), eo);
-      on_host[host] = existing ? std::move(existing.value()) : std::vector<ClusterInfo>{};
+      auto watched = options.clusters_on ? options.clusters_on(host) : std::nullopt;
+      if (watched) {
+        on_host[host] = std::move(*watched);
+      } else {
+        ExistingClustersOptions eo;
+        eo.deadline = options.deadline;
+        auto existing = read_existing_clusters(config->second, read_only(options.client), eo);
+        on_host[host] = existing ? std::move(existing.value()) : std::vector<ClusterInfo>{};
+      }
     }
     const Object& own = plan.objects[*info.object];
     for (const ClusterInfo& other : on_host[host]) {
