@@ -23,14 +23,20 @@ struct Connection::Impl {
   net::io_context ioc;
   beast::tcp_stream stream{ioc};
   beast::flat_buffer buffer;
+  std::string port;
   std::string token;
+
+  void connect() {
+    tcp::resolver resolver(ioc);
+    stream.connect(resolver.resolve("127.0.0.1", port));
+  }
 };
 
 Connection::Connection(const std::string& port, const std::string& token)
     : impl_(std::make_unique<Impl>()) {
+  impl_->port = port;
   impl_->token = token;
-  tcp::resolver resolver(impl_->ioc);
-  impl_->stream.connect(resolver.resolve("127.0.0.1", port));
+  impl_->connect();
 }
 Connection::~Connection() = default;
 
@@ -45,9 +51,20 @@ int Connection::send(Verb verb, const std::string& target, const std::string& re
     req.body() = request_body;
   }
   req.prepare_payload();
-  http::write(impl_->stream, req);
   http::response<http::string_body> res;
-  http::read(impl_->stream, impl_->buffer, res);
+  beast::error_code ec;
+  http::write(impl_->stream, req, ec);
+  if (!ec) http::read(impl_->stream, impl_->buffer, res, ec);
+  if (ec) {
+    // The sim closes a connection idle for its idle timeout (90 s; a wait on a slow shape
+    // leaves one so): connect again and send once more, as an HTTP client does.
+    impl_->stream.close();
+    impl_->buffer.clear();
+    impl_->connect();
+    res = {};
+    http::write(impl_->stream, req);
+    http::read(impl_->stream, impl_->buffer, res);
+  }
   if (body) *body = std::move(res.body());
   return res.result_int();
 }

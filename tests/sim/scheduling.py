@@ -220,7 +220,53 @@ check("the fourth is Pending for anti-affinity",
       "3 node(s) didn't match pod anti-affinity rules" in pending_message(pending[0]),
       pending and pending_message(pending[0]))
 judge("anti-affinity")
+gone = bound[0]
+kubectl("delete", "pod", "-n", "anti", gone["metadata"]["name"], "--wait=true")
+items = settled("anti", 4)
+bound = [p for p in items if p["spec"].get("nodeName")]
+check("a replica deleted frees its node for one pod, the other stays Pending",
+      len(bound) == 3 and len({p["spec"]["nodeName"] for p in bound}) == 3 and
+      gone["spec"]["nodeName"] in {p["spec"]["nodeName"] for p in bound},
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in items])
+judge("anti-affinity after a delete")
 finish("anti")
+
+# ---- anti-affinity over a topology its nodes are relabelled in ----
+namespace("racks")
+for node, rack in zip(NODES, ("a", "a", "b")):
+    kubectl("label", "node", node, f"example.com/rack={rack}", "--overwrite")
+racked = """      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: racked}}
+            topologyKey: example.com/rack
+"""
+apply(deployment("racked", "racks", 3, spec_extra=racked))
+items = settled("racks", 3)
+in_a = [p for p in items if p["spec"].get("nodeName") in NODES[:2]]
+check("one replica per rack, the third Pending",
+      len(in_a) == 1 and sum(1 for p in items if p["spec"].get("nodeName") == NODES[2]) == 1 and
+      sum(1 for p in items if not p["spec"].get("nodeName")) == 1,
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in items])
+# The node of rack a that holds a replica moves to rack c: rack a is empty, and the Pending
+# replica goes to its other node.
+held = in_a[0]["spec"]["nodeName"]
+empty = next(n for n in NODES[:2] if n != held)
+kubectl("label", "node", held, "example.com/rack=c", "--overwrite")
+deadline = time.time() + 20
+while time.time() < deadline:
+    items = settled("racks", 3)
+    if all(p["spec"].get("nodeName") for p in items):
+        break
+    # sleep-ok(poll): the step of a wait for observed state with a deadline
+    time.sleep(0.2)
+check("a node relabelled out of a rack lets the Pending replica into the rack it left",
+      sorted(p["spec"].get("nodeName") or "" for p in items) == sorted(NODES),
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in items])
+judge("anti-affinity over relabelled racks")
+finish("racks")
+for node in NODES:
+    kubectl("label", "node", node, "example.com/rack-")
 
 # ---- required affinity across two Deployments, both directions ----
 namespace("affinity")

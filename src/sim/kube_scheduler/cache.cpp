@@ -26,10 +26,6 @@ std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
   }
   info->pod = std::move(pod);
   info->labels_ = object_at(object_at(*info->pod, "metadata"), "labels");
-  if (spec) {
-    info->affinity = pod_affinity_terms(*spec, info->ns);
-    info->has_affinity = !info->affinity.empty();
-  }
   return info;
 }
 
@@ -38,15 +34,6 @@ std::shared_ptr<PodInfo> pod_info(StoredObject pod, const std::string& node) {
 const json::object& PodInfo::spec() const {
   const json::object* s = object_at(*pod, "spec");
   return s ? *s : kEmpty;
-}
-
-const json::object* NodeInfo::labels() const {
-  return object_at(object_at(*node, "metadata"), "labels");
-}
-
-const std::string* NodeInfo::label(const std::string& key) const {
-  auto it = label_values_.find(key);
-  return it == label_values_.end() ? nullptr : &it->second;
 }
 
 bool pod_finished(const json::object& pod) {
@@ -74,7 +61,7 @@ unsigned Cache::apply_node(const Change& ch) {
   std::string name = meta_string(*ch.object, "name");
   if (ch.type == EventType::kDeleted) {
     if (NodeInfo* gone = node(name)) {
-      for (auto& [_, info] : gone->pods) info->where = nullptr;
+      for (auto& [_, info] : gone->pods) locate(*info, nullptr);
       order_.erase(std::remove(order_.begin(), order_.end(), gone), order_.end());
     }
     nodes_.erase(name);
@@ -92,7 +79,7 @@ unsigned Cache::apply_node(const Change& ch) {
         n.nonzero_requested.cpu_milli += info->nonzero.cpu_milli;
         n.nonzero_requested.memory += info->nonzero.memory;
         n.pods[key] = info;
-        info->where = &n;
+        locate(*info, &n);
       }
   }
   bool changed = !n.node || *n.node != *ch.object;
@@ -105,10 +92,14 @@ unsigned Cache::apply_node(const Change& ch) {
   n.allocatable = Resources::from_list(allocatable);
   n.allocatable_pods = whole_units(
       parse_milli(allocatable ? allocatable->if_contains("pods") : nullptr).value_or(0));
-  n.label_values_.clear();
+  std::map<std::string, std::string, std::less<>> label_values;
   if (const json::object* labels = n.labels())
     for (const auto& [k, v] : *labels)
-      if (v.is_string()) n.label_values_.emplace(std::string(k), std::string(v.as_string()));
+      if (v.is_string()) label_values.emplace(std::string(k), std::string(v.as_string()));
+  if (label_values != n.label_values_) {
+    n.label_values_ = std::move(label_values);
+    ++labels_epoch_;
+  }
   return changed ? kNodeChanged : kNothing;
 }
 
@@ -144,15 +135,21 @@ void Cache::forget(const std::string& key) {
   remove_pod(key);
 }
 
+void Cache::locate(PodInfo& info, NodeInfo* n) {
+  if (info.where) AffinityGroups::place(*info.group, info.where, -1);
+  info.where = n;
+  if (n) AffinityGroups::place(*info.group, n, 1);
+}
+
 void Cache::add_pod(std::shared_ptr<PodInfo> info) {
+  info->group = groups_.join(info->ns, *info->pod);
   if (NodeInfo* n = node(info->node)) {
     n->requested.add(info->requests);
     n->nonzero_requested.cpu_milli += info->nonzero.cpu_milli;
     n->nonzero_requested.memory += info->nonzero.memory;
     n->pods[info->key] = info;
-    info->where = n;
+    locate(*info, n);
   }
-  if (info->has_affinity) with_affinity_[info->key] = info;
   pods_[info->key] = std::move(info);
 }
 
@@ -161,7 +158,8 @@ bool Cache::remove_pod(const std::string& key) {
   if (it == pods_.end()) return false;
   std::shared_ptr<PodInfo> info = it->second;
   pods_.erase(it);
-  with_affinity_.erase(key);
+  locate(*info, nullptr);
+  groups_.leave(info->group);
   if (NodeInfo* n = node(info->node)) {
     n->requested.subtract(info->requests);
     n->nonzero_requested.cpu_milli -= info->nonzero.cpu_milli;

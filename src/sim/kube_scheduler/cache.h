@@ -12,14 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/kube_scheduler/affinity_term.h"
+#include "sim/kube_scheduler/affinity_groups.h"
+#include "sim/kube_scheduler/node_info.h"
 #include "sim/kube_scheduler/node_match.h"
 #include "sim/kube_scheduler/pod_resources.h"
 #include "sim/store.h"
 
 namespace planter::sim::sched {
-
-struct NodeInfo;
 
 // A pod that holds a place on a node.
 struct PodInfo {
@@ -31,33 +30,12 @@ struct PodInfo {
   Resources requests;
   NonZeroRequests nonzero;
   std::vector<HostPortClaim> host_ports;
-  PodAffinityTerms affinity;  // its pod affinity and anti-affinity terms, read once
-  bool has_affinity = false;  // any such term
+  std::shared_ptr<AffinityGroup> group;  // the pods inter-pod affinity cannot tell from it
 
   const boost::json::object* labels_ = nullptr;  // metadata.labels of `pod`, or null
 
   const boost::json::object& spec() const;
   const boost::json::object* labels() const { return labels_; }
-};
-
-struct NodeInfo {
-  std::string name;
-  StoredObject node;
-  std::vector<Taint> taints;
-  bool unschedulable = false;
-  Resources allocatable;
-  int64_t allocatable_pods = 0;
-  Resources requested;
-  NonZeroRequests nonzero_requested;
-  std::map<std::string, std::shared_ptr<PodInfo>> pods;  // by pod key
-
-  const boost::json::object* labels() const;
-  // The node's label `key`, or nullptr when it has none.
-  const std::string* label(const std::string& key) const;
-
- private:
-  friend class Cache;
-  std::map<std::string, std::string, std::less<>> label_values_;
 };
 
 class Cache {
@@ -84,21 +62,24 @@ class Cache {
   size_t node_count() const { return order_.size(); }
   // Every pod that holds a place on a node.
   const std::unordered_map<std::string, std::shared_ptr<PodInfo>>& pods() const { return pods_; }
-  // Pods with affinity terms of their own (inter-pod affinity must look at them).
-  const std::map<std::string, std::shared_ptr<PodInfo>>& pods_with_affinity() const {
-    return with_affinity_;
-  }
+  // The pods that hold a place, grouped for inter-pod affinity.
+  const AffinityGroups& affinity_groups() const { return groups_; }
+  // Counts the changes of nodes' labels (topology domains read before one are stale).
+  uint64_t labels_epoch() const { return labels_epoch_; }
 
  private:
   unsigned apply_node(const Change& change);
   unsigned apply_pod(const Change& change);
   void add_pod(std::shared_ptr<PodInfo> info);
+  // The pod now counts on node `n` (null: on none).
+  void locate(PodInfo& info, NodeInfo* n);
   bool remove_pod(const std::string& key);
 
   std::unordered_map<std::string, NodeInfo> nodes_;
   std::vector<NodeInfo*> order_;  // entries of nodes_ (stable: a node-based map)
   std::unordered_map<std::string, std::shared_ptr<PodInfo>> pods_;
-  std::map<std::string, std::shared_ptr<PodInfo>> with_affinity_;
+  AffinityGroups groups_;
+  uint64_t labels_epoch_ = 0;
 };
 
 // True for pods whose phase says they will not run again.

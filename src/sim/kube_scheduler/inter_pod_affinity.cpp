@@ -10,19 +10,15 @@ namespace json = boost::json;
 
 namespace {
 
-void bump(std::unordered_map<std::string, std::unordered_map<std::string, int64_t>>& counts,
-          const std::string& key, const NodeInfo* node, int64_t by) {
-  if (!node) return;
-  const std::string* value = node->label(key);
-  if (value) counts[key][*value] += by;
-}
-
-int64_t count_at(const std::unordered_map<std::string, std::unordered_map<std::string, int64_t>>& c,
-                 const std::string& key, const std::string& value) {
+// The placed pods in `value`'s domain of `key`: the groups' counts there, each by its weight.
+int64_t count_at(const InterPodAffinityCheck::Counts& c, const std::string& key,
+                 const std::string& value) {
   auto k = c.find(key);
   if (k == c.end()) return 0;
-  auto v = k->second.find(value);
-  return v == k->second.end() ? 0 : v->second;
+  int64_t sum = 0;
+  for (const auto& [values, weight] : k->second)
+    if (auto v = values->find(value); v != values->end()) sum += v->second * weight;
+  return sum;
 }
 
 }  // namespace
@@ -41,48 +37,54 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
   pod_matches_own_terms_ =
       std::all_of(affinity_.begin(), affinity_.end(),
                   [&](const AffinityTerm& t) { return t.matches(ns, labels, namespace_labels); });
+  bool own_terms = !affinity_.empty() || !anti_affinity_.empty() || !preferred.empty() ||
+                   !preferred_anti.empty();
 
-  // The pod's own terms against every placed pod.
-  if (!affinity_.empty() || !anti_affinity_.empty() || !preferred.empty() ||
-      !preferred_anti.empty())
-    for (const auto& entry : cache.pods()) {
-      // Not a structured binding: lambdas below capture it (clang 14 cannot capture those).
-      const PodInfo* placed = entry.second.get();
-      const NodeInfo* node = placed->where;
-      if (!node) continue;
-      const json::object* placed_labels = placed->labels();
+  // Every placed pod of a group counts `weight` in its topology domain of `key` (a pod on a
+  // node without the key counts nowhere). The group's own counts are read, not copied: the
+  // check lives within one attempt, while the cache does not change.
+  uint64_t epoch = cache.labels_epoch();
+  auto add = [epoch](Counts& counts, const std::string& key, const AffinityGroup& group,
+                     int64_t weight) {
+    const auto& values = group.by_value(key, epoch);
+    if (!values.empty()) counts[key].emplace_back(&values, weight);
+  };
+  for (const auto& entry : cache.affinity_groups().all()) {
+    // Not a structured binding: lambdas below capture it (clang 14 cannot capture those).
+    const AffinityGroup& group = *entry.second;
+    if (group.placed() == 0) continue;
+    const json::object* placed_labels = group.labels();
+    const std::string& placed_ns = group.ns();
+    // The pod's own terms against the placed pods.
+    if (own_terms) {
       if (!affinity_.empty() &&
           std::all_of(affinity_.begin(), affinity_.end(), [&](const AffinityTerm& t) {
-            return t.matches(placed->ns, placed_labels, namespace_labels);
+            return t.matches(placed_ns, placed_labels, namespace_labels);
           }))
-        for (const auto& t : affinity_) bump(affinity_counts_, t.topology_key, node, 1);
+        for (const auto& t : affinity_) add(affinity_counts_, t.topology_key, group, 1);
       for (const auto& t : anti_affinity_)
-        if (t.matches(placed->ns, placed_labels, namespace_labels))
-          bump(anti_affinity_counts_, t.topology_key, node, 1);
+        if (t.matches(placed_ns, placed_labels, namespace_labels))
+          add(anti_affinity_counts_, t.topology_key, group, 1);
       for (const auto& t : preferred)
-        if (t.matches(placed->ns, placed_labels, namespace_labels))
-          bump(topology_score_, t.topology_key, node, t.weight);
+        if (t.matches(placed_ns, placed_labels, namespace_labels))
+          add(topology_score_, t.topology_key, group, t.weight);
       for (const auto& t : preferred_anti)
-        if (t.matches(placed->ns, placed_labels, namespace_labels))
-          bump(topology_score_, t.topology_key, node, -t.weight);
+        if (t.matches(placed_ns, placed_labels, namespace_labels))
+          add(topology_score_, t.topology_key, group, -t.weight);
     }
-
-  // The placed pods' terms against the pod.
-  for (const auto& [_, placed] : cache.pods_with_affinity()) {
-    const NodeInfo* node = placed->where;
-    if (!node) continue;
-    const PodAffinityTerms& terms = placed->affinity;
+    // The placed pods' terms against the pod.
+    const PodAffinityTerms& terms = group.terms();
     for (const auto& t : terms.required_anti_affinity)
-      if (t.matches(ns, labels, namespace_labels)) bump(existing_anti_, t.topology_key, node, 1);
+      if (t.matches(ns, labels, namespace_labels)) add(existing_anti_, t.topology_key, group, 1);
     for (const auto& t : terms.required_affinity)
       if (t.matches(ns, labels, namespace_labels))
-        bump(topology_score_, t.topology_key, node, kHardPodAffinityWeight);
+        add(topology_score_, t.topology_key, group, kHardPodAffinityWeight);
     for (const auto& t : terms.preferred_affinity)
       if (t.matches(ns, labels, namespace_labels))
-        bump(topology_score_, t.topology_key, node, t.weight);
+        add(topology_score_, t.topology_key, group, t.weight);
     for (const auto& t : terms.preferred_anti_affinity)
       if (t.matches(ns, labels, namespace_labels))
-        bump(topology_score_, t.topology_key, node, -t.weight);
+        add(topology_score_, t.topology_key, group, -t.weight);
   }
 }
 
@@ -115,12 +117,8 @@ std::optional<InterPodAffinityCheck::Failure> InterPodAffinityCheck::filter(
 
 int64_t InterPodAffinityCheck::score(const NodeInfo& node) const {
   int64_t sum = 0;
-  for (const auto& [key, values] : topology_score_) {
-    const std::string* value = node.label(key);
-    if (!value) continue;
-    auto it = values.find(*value);
-    if (it != values.end()) sum += it->second;
-  }
+  for (const auto& [key, _] : topology_score_)
+    if (const std::string* value = node.label(key)) sum += count_at(topology_score_, key, *value);
   return sum;
 }
 

@@ -22,7 +22,8 @@
 
 namespace planter::sim::sched {
 
-// What the filter needs, computed once per scheduling attempt from every placed pod.
+// What the filter needs, computed once per scheduling attempt from the placed pods (their
+// groups: cache.h).
 class InterPodAffinityCheck {
  public:
   InterPodAffinityCheck(const boost::json::object& pod, const std::string& ns, const Cache& cache,
@@ -46,13 +47,18 @@ class InterPodAffinityCheck {
   static constexpr const char* kExistingAntiAffinityReason =
       "node(s) didn't satisfy existing pods anti-affinity rules";
 
+  // Topology key -> the placed pods' groups counted there (their pods per value of the key),
+  // each with the weight its pods count by.
+  using Counts = std::unordered_map<
+      std::string,
+      std::vector<std::pair<const std::unordered_map<std::string, int64_t>*, int64_t>>>;
+
  private:
-  using Counts = std::unordered_map<std::string, std::unordered_map<std::string, int64_t>>;
   std::vector<AffinityTerm> affinity_;
   std::vector<AffinityTerm> anti_affinity_;
-  Counts affinity_counts_;       // topology key -> value -> placed pods matching every term
-  Counts anti_affinity_counts_;  // topology key -> value -> placed pods the pod repels
-  Counts existing_anti_;         // topology key -> value -> placed pods repelling the pod
+  Counts affinity_counts_;       // placed pods matching every term
+  Counts anti_affinity_counts_;  // placed pods the pod repels
+  Counts existing_anti_;         // placed pods repelling the pod
   bool pod_matches_own_terms_ = false;
   Counts topology_score_;
 };
