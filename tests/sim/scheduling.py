@@ -166,6 +166,55 @@ judge("nodeSelector matched")
 kubectl("label", "node", NODES[1], "disktype-")
 finish("select")
 
+# ---- required node affinity: Gt, Lt, NotIn, DoesNotExist and matchFields ----
+namespace("terms")
+for i, node in enumerate(NODES):
+    kubectl("label", "node", node, f"example.com/generation={i + 1}")
+ZONE = "topology.kubernetes.io/zone"
+zones = {n["metadata"]["name"]: n["metadata"]["labels"][ZONE] for n in get("nodes")["items"]}
+
+
+def required(*terms):
+    lines = ["      affinity:", "        nodeAffinity:",
+             "          requiredDuringSchedulingIgnoredDuringExecution:",
+             "            nodeSelectorTerms:"]
+    for kind, requirements in terms:
+        lines.append(f"            - {kind}:")
+        for key, op, values in requirements:
+            lines.append(f"              - {{key: {key}, operator: {op}"
+                         + (f", values: {json.dumps(values)}" if values is not None else "") + "}")
+    return "\n".join(lines) + "\n"
+
+
+GEN = "example.com/generation"
+apply(deployment("newer", "terms", 2, spec_extra=required(
+    ("matchExpressions", [(GEN, "Gt", ["1"]), (ZONE, "NotIn", [zones[NODES[1]]])]))))
+apply(deployment("older", "terms", 1, spec_extra=required(
+    ("matchExpressions", [(GEN, "Lt", ["2"])]))))
+apply(deployment("named", "terms", 1, spec_extra=required(
+    ("matchExpressions", [(GEN, "DoesNotExist", None)]),
+    ("matchFields", [("metadata.name", "In", [NODES[1]])]))))
+apply(deployment("unparsable", "terms", 1, spec_extra=required(
+    ("matchExpressions", [(GEN, "Gt", ["one"])]))))
+items = settled("terms", 5)
+where = {}
+for p in items:
+    where.setdefault(p["metadata"]["labels"]["app"], set()).add(p["spec"].get("nodeName"))
+newer_nodes = {n for i, n in enumerate(NODES) if i + 1 > 1 and zones[n] != zones[NODES[1]]}
+check("Gt and NotIn ANDed in one term admit only the nodes both admit",
+      where.get("newer") == (newer_nodes or {None}), (where, newer_nodes))
+check("Lt admits the first generation only", where.get("older") == {NODES[0]}, where)
+check("terms are ORed: matchFields names the node DoesNotExist does not admit",
+      where.get("named") == {NODES[1]}, where)
+p = next(p for p in items if p["metadata"]["labels"]["app"] == "unparsable")
+check("a Gt bound that is not an integer matches no node",
+      "3 node(s) didn't match Pod's node affinity/selector" in pending_message(p),
+      pending_message(p))
+judge("node affinity terms")
+finish("terms")
+for node in NODES:
+    kubectl("label", "node", node, f"{GEN}-")
+
 # ---- taints with and without tolerations; cordon ----
 namespace("taints")
 kubectl("taint", "nodes", NODES[0], "dedicated=gold:NoSchedule")

@@ -92,7 +92,7 @@ unsigned Cache::apply_node(const Change& ch) {
   n.allocatable = Resources::from_list(allocatable);
   n.allocatable_pods = whole_units(
       parse_milli(allocatable ? allocatable->if_contains("pods") : nullptr).value_or(0));
-  std::map<std::string, std::string, std::less<>> label_values;
+  NodeLabels label_values;
   if (const json::object* labels = n.labels())
     for (const auto& [k, v] : *labels)
       if (v.is_string()) label_values.emplace(std::string(k), std::string(v.as_string()));

@@ -32,10 +32,12 @@ struct NodeInfo {
   const boost::json::object* labels() const;
   // The node's label `key`, or nullptr when it has none.
   const std::string* label(const std::string& key) const;
+  // Its string-valued labels.
+  const NodeLabels& label_values() const { return label_values_; }
 
  private:
   friend class Cache;
-  std::map<std::string, std::string, std::less<>> label_values_;
+  NodeLabels label_values_;
 };
 
 }  // namespace planter::sim::sched

@@ -28,35 +28,116 @@ std::optional<int64_t> integer(std::string_view s) {
   return v;
 }
 
-// One NodeSelectorRequirement against a label (present or not, with its value).
-bool requirement_matches(const json::object& req, const json::object* labels, bool field = false) {
-  std::string key = string_at(req, "key");
-  std::string op = string_at(req, "operator");
-  auto values = strings_of(req.if_contains("values"));
+}  // namespace
+
+NodeRequirement::NodeRequirement(const json::object& req, bool field)
+    : key(string_at(req, "key")), values(strings_of(req.if_contains("values"))) {
+  std::string name = string_at(req, "operator");
+  if (name == "In")
+    op = Op::kIn;
+  else if (name == "NotIn")
+    op = Op::kNotIn;
+  else if (name == "Exists")
+    op = Op::kExists;
+  else if (name == "DoesNotExist")
+    op = Op::kDoesNotExist;
+  else if (name == "Gt" || name == "Lt")
+    op = name == "Gt" ? Op::kGt : Op::kLt;
   // A requirement kube-scheduler cannot parse into a label selector (a key or, for In and NotIn,
   // a value kube-apiserver's validation would refuse) makes its term match no node.
-  if (!field && !is_label_key(key)) return false;
-  if (!field && (op == "In" || op == "NotIn"))
+  if (!field && !is_label_key(key)) op = Op::kNever;
+  if (!field && (op == Op::kIn || op == Op::kNotIn))
     for (const std::string& value : values)
-      if (!is_label_value(value)) return false;
+      if (!is_label_value(value)) op = Op::kNever;
+  if (op == Op::kGt || op == Op::kLt) {
+    if (values.size() == 1) bound = integer(values.front());
+    if (!bound) op = Op::kNever;
+  }
+}
+
+bool NodeRequirement::matches(const json::object* labels) const {
   auto* v = labels ? labels->if_contains(key) : nullptr;
-  bool has = v && v->is_string();
-  std::string value = has ? std::string(v->as_string()) : "";
-  bool in = has && std::find(values.begin(), values.end(), value) != values.end();
-  if (op == "In") return in;
-  if (op == "NotIn") return !in;
-  if (op == "Exists") return has;
-  if (op == "DoesNotExist") return !has;
-  if (op == "Gt" || op == "Lt") {
-    if (!has || values.size() != 1) return false;
-    auto have = integer(value), want = integer(values.front());
-    if (!have || !want) return false;
-    return op == "Gt" ? *have > *want : *have < *want;
+  if (!v || !v->is_string()) return matches_value(nullptr);
+  std::string_view value(v->as_string());
+  return matches_value(&value);
+}
+
+bool NodeRequirement::matches(const NodeLabels& labels) const {
+  auto it = labels.find(key);
+  if (it == labels.end()) return matches_value(nullptr);
+  std::string_view value(it->second);
+  return matches_value(&value);
+}
+
+bool NodeRequirement::matches_value(const std::string_view* label) const {
+  bool has = label != nullptr;
+  std::string_view value = has ? *label : std::string_view();
+  auto in = [&] { return has && std::find(values.begin(), values.end(), value) != values.end(); };
+  switch (op) {
+    case Op::kIn:
+      return in();
+    case Op::kNotIn:
+      return !in();
+    case Op::kExists:
+      return has;
+    case Op::kDoesNotExist:
+      return !has;
+    case Op::kGt:
+    case Op::kLt: {
+      if (!has) return false;
+      auto have = integer(value);
+      if (!have) return false;
+      return op == Op::kGt ? *have > *bound : *have < *bound;
+    }
+    case Op::kNever:
+      break;
   }
   return false;
 }
 
-}  // namespace
+NodeSelectorTerm::NodeSelectorTerm(const json::object& term) {
+  auto* exprs = term.if_contains("matchExpressions");
+  auto* fields = term.if_contains("matchFields");
+  if (exprs && exprs->is_array())
+    for (const auto& e : exprs->as_array()) {
+      if (!e.is_object()) {
+        never_ = true;
+        continue;
+      }
+      expressions_.emplace_back(e.as_object(), false);
+    }
+  if (fields && fields->is_array())
+    for (const auto& f : fields->as_array()) {
+      if (!f.is_object() || string_at(f.as_object(), "key") != "metadata.name") {
+        never_ = true;
+        continue;
+      }
+      fields_.emplace_back(f.as_object(), true);
+    }
+  // A term with neither matches nothing.
+  if (expressions_.empty() && fields_.empty()) never_ = true;
+}
+
+bool NodeSelectorTerm::matches(const json::object& node) const {
+  if (never_) return false;
+  const json::object* labels = labels_of(node);
+  for (const NodeRequirement& r : expressions_)
+    if (!r.matches(labels)) return false;
+  return fields_match(meta_string(node, "name"));
+}
+
+bool NodeSelectorTerm::matches(const NodeLabels& labels, std::string_view name) const {
+  if (never_) return false;
+  for (const NodeRequirement& r : expressions_)
+    if (!r.matches(labels)) return false;
+  return fields_match(name);
+}
+
+bool NodeSelectorTerm::fields_match(std::string_view name) const {
+  for (const NodeRequirement& r : fields_)
+    if (!r.matches_value(&name)) return false;
+  return true;
+}
 
 CompiledSelector::CompiledSelector(const json::value* selector) {
   using Op = LabelRequirement::Op;
@@ -103,42 +184,51 @@ bool label_selector_matches(const json::value* selector, const json::object* lab
 }
 
 bool node_selector_term_matches(const json::object& term, const json::object& node) {
-  auto* exprs = term.if_contains("matchExpressions");
-  auto* fields = term.if_contains("matchFields");
-  bool any = (exprs && exprs->is_array() && !exprs->as_array().empty()) ||
-             (fields && fields->is_array() && !fields->as_array().empty());
-  if (!any) return false;
-  const json::object* labels = labels_of(node);
-  if (exprs && exprs->is_array())
-    for (const auto& e : exprs->as_array())
-      if (!e.is_object() || !requirement_matches(e.as_object(), labels)) return false;
-  if (fields && fields->is_array()) {
-    json::object name_field{{"metadata.name", meta_string(node, "name")}};
-    for (const auto& f : fields->as_array()) {
-      if (!f.is_object() || string_at(f.as_object(), "key") != "metadata.name") return false;
-      if (!requirement_matches(f.as_object(), &name_field, true)) return false;
-    }
-  }
-  return true;
+  return NodeSelectorTerm(term).matches(node);
 }
 
-bool node_affinity_matches(const json::object& spec, const json::object& node) {
+RequiredNodeAffinity::RequiredNodeAffinity(const json::object& spec) {
   if (const json::object* selector = object_at(spec, "nodeSelector")) {
-    const json::object* labels = labels_of(node);
-    for (const auto& [k, v] : *selector) {
-      auto* l = labels ? labels->if_contains(k) : nullptr;
-      if (!l || *l != v) return false;
-    }
+    has_selector_ = true;
+    selector_ = *selector;
   }
   const json::object* affinity = object_at(object_at(spec, "affinity"), "nodeAffinity");
   const json::object* required =
       object_at(affinity, "requiredDuringSchedulingIgnoredDuringExecution");
-  if (!required) return true;
-  auto* terms = required->if_contains("nodeSelectorTerms");
-  if (!terms || !terms->is_array()) return false;
-  for (const auto& t : terms->as_array())
-    if (t.is_object() && node_selector_term_matches(t.as_object(), node)) return true;
-  return false;
+  if (!required) return;
+  has_terms_ = true;
+  if (auto* terms = required->if_contains("nodeSelectorTerms"); terms && terms->is_array())
+    for (const auto& t : terms->as_array())
+      if (t.is_object()) terms_.emplace_back(t.as_object());
+}
+
+bool RequiredNodeAffinity::matches(const json::object& node) const {
+  if (has_selector_) {
+    const json::object* labels = labels_of(node);
+    for (const auto& [k, v] : selector_) {
+      auto* l = labels ? labels->if_contains(k) : nullptr;
+      if (!l || *l != v) return false;
+    }
+  }
+  if (!has_terms_) return true;
+  return std::any_of(terms_.begin(), terms_.end(),
+                     [&](const NodeSelectorTerm& t) { return t.matches(node); });
+}
+
+bool RequiredNodeAffinity::matches(const NodeLabels& labels, std::string_view name) const {
+  if (has_selector_)
+    for (const auto& [k, v] : selector_) {
+      auto l = labels.find(std::string_view(k));
+      if (l == labels.end() || !v.is_string() || l->second != std::string_view(v.as_string()))
+        return false;
+    }
+  if (!has_terms_) return true;
+  return std::any_of(terms_.begin(), terms_.end(),
+                     [&](const NodeSelectorTerm& t) { return t.matches(labels, name); });
+}
+
+bool node_affinity_matches(const json::object& spec, const json::object& node) {
+  return RequiredNodeAffinity(spec).matches(node);
 }
 
 int64_t preferred_node_affinity_weight(const json::object& spec, const json::object& node) {

@@ -6,7 +6,12 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/selectors.h"
@@ -31,12 +36,57 @@ class CompiledSelector {
   std::vector<LabelRequirement> requirements_;
 };
 
-// One NodeSelectorTerm: its matchExpressions (In, NotIn, Exists, DoesNotExist, Gt, Lt on the
-// node's labels) and matchFields (metadata.name) ANDed; a term with neither matches nothing.
+// A node's string-valued labels, read out of its JSON once.
+using NodeLabels = std::map<std::string, std::string, std::less<>>;
+
+// One NodeSelectorRequirement, read once: In, NotIn, Exists, DoesNotExist, Gt, Lt on a label
+// (or, for matchFields, on metadata.name). One kube-scheduler cannot parse into a selector (an
+// invalid key, or an invalid value for In and NotIn, a bound that is not an integer, an unknown
+// operator) matches nothing.
+struct NodeRequirement {
+  NodeRequirement(const boost::json::object& requirement, bool field);
+  bool matches(const boost::json::object* labels) const;
+  bool matches(const NodeLabels& labels) const;
+  // Against the value the key has (nullptr: none).
+  bool matches_value(const std::string_view* value) const;
+
+  enum class Op { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt, kNever };
+  std::string key;
+  Op op = Op::kNever;
+  std::vector<std::string> values;
+  std::optional<int64_t> bound;  // Gt and Lt
+};
+
+// One NodeSelectorTerm, read once: its matchExpressions (on the node's labels) and matchFields
+// (metadata.name) ANDed; a term with neither matches nothing.
+class NodeSelectorTerm {
+ public:
+  explicit NodeSelectorTerm(const boost::json::object& term);
+  bool matches(const boost::json::object& node) const;
+  bool matches(const NodeLabels& labels, std::string_view node_name) const;
+
+ private:
+  bool fields_match(std::string_view node_name) const;
+  bool never_ = false;
+  std::vector<NodeRequirement> expressions_, fields_;
+};
 bool node_selector_term_matches(const boost::json::object& term, const boost::json::object& node);
 
 // The pod's spec.nodeSelector and requiredDuringSchedulingIgnoredDuringExecution node affinity
-// (terms ORed) both admit the node.
+// (terms ORed), read once per attempt: both admit the node.
+class RequiredNodeAffinity {
+ public:
+  explicit RequiredNodeAffinity(const boost::json::object& pod_spec);
+  bool matches(const boost::json::object& node) const;
+  // The same, on a node's string labels already read (its JSON stays untouched).
+  bool matches(const NodeLabels& labels, std::string_view node_name) const;
+
+ private:
+  bool has_selector_ = false;
+  boost::json::object selector_;
+  bool has_terms_ = false;
+  std::vector<NodeSelectorTerm> terms_;
+};
 bool node_affinity_matches(const boost::json::object& pod_spec, const boost::json::object& node);
 
 // The sum of the weights of the pod's preferred node affinity terms the node matches.

@@ -49,6 +49,7 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
   if (constraints_.empty()) return;
   static const json::object kNone;
   const json::object& pod_spec = spec ? *spec : kNone;
+  const RequiredNodeAffinity required(pod_spec);
   for (size_t i = 0; i < constraints_.size(); ++i) {
     Constraint& con = constraints_[i];
     auto [honour_affinity, honour_taints] = policies[i];
@@ -59,7 +60,7 @@ TopologySpreadCheck::TopologySpreadCheck(const json::object& pod, const std::str
       bool keyed = std::all_of(all_keys.begin(), all_keys.end(),
                                [&](const std::string& k) { return node->label(k) != nullptr; });
       if (!keyed) continue;
-      if (honour_affinity && !node_affinity_matches(pod_spec, *node->node)) continue;
+      if (honour_affinity && !required.matches(node->label_values(), node->name)) continue;
       if (honour_taints && first_untolerated(pod_spec, node->taints)) continue;
       int64_t& count = con.counts[*node->label(con.topology_key)];
       if (!con.has_selector) continue;
