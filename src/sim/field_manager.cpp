@@ -119,10 +119,10 @@ FieldSet fields_of(const json::object& obj, FieldScope scope) {
 }
 
 // Follows a path through objects (f:) and list-map items (k:).
-const json::value* value_at(const json::value& root, const FieldPath& path, size_t depth,
-                            json::value** mutable_out = nullptr) {
-  const json::value* at = &root;
-  for (size_t i = 0; i < depth && at; ++i) {
+// The value `path[from..depth)` names below `at`.
+const json::value* descend(const json::value* at, const FieldPath& path, size_t from,
+                           size_t depth) {
+  for (size_t i = from; i < depth && at; ++i) {
     const std::string& step = path[i];
     if (step.starts_with("f:")) {
       at =
@@ -145,8 +145,22 @@ const json::value* value_at(const json::value& root, const FieldPath& path, size
       return nullptr;
     }
   }
+  return at;
+}
+
+const json::value* value_at(const json::value& root, const FieldPath& path, size_t depth,
+                            json::value** mutable_out = nullptr) {
+  const json::value* at = descend(&root, path, 0, depth);
   if (mutable_out) *mutable_out = const_cast<json::value*>(at);
   return at;
+}
+
+// The value a whole field path names in an object (null when it names the object itself or
+// nothing): the object is read where it is, not copied into a value.
+const json::value* value_in(const json::object* root, const FieldPath& path) {
+  if (!root || path.empty() || !path[0].starts_with("f:")) return nullptr;
+  const json::value* first = root->if_contains(std::string_view(path[0]).substr(2));
+  return first ? descend(first, path, 1, path.size()) : nullptr;
 }
 
 void remove_path(json::value& root, const FieldPath& path) {
@@ -333,8 +347,6 @@ std::vector<ApplyConflict> server_side_apply(const json::object* live, const jso
                                              json::object& result) {
   FieldSet applied_fields = fields_of(applied, ctx.scope);
   std::vector<Entry> entries = read_entries(live);
-  json::value live_value = live ? json::value(*live) : json::value(json::object{});
-  json::value applied_value = applied;
 
   std::vector<ApplyConflict> conflicts;
   for (auto& e : entries) {
@@ -344,8 +356,8 @@ std::vector<ApplyConflict> server_side_apply(const json::object* live, const jso
         ++it;
         continue;
       }
-      const json::value* before = value_at(live_value, *it, it->size());
-      const json::value* after = value_at(applied_value, *it, it->size());
+      const json::value* before = value_in(live, *it);
+      const json::value* after = value_in(&applied, *it);
       bool item = it->back().starts_with("k:");
       bool differs = !item && (!before || !after || *before != *after);
       if (!differs) {
@@ -368,7 +380,7 @@ std::vector<ApplyConflict> server_side_apply(const json::object* live, const jso
   for (const auto& e : entries)
     if (e.manager == ctx.manager && e.operation == "Apply" && e.subresource == ctx.subresource)
       previous = e.fields;
-  json::value merged = live_value;
+  json::value merged = live ? json::value(*live) : json::value(json::object{});
   std::vector<FieldPath> dropped;
   for (const auto& p : previous) {
     if (applied_fields.contains(p)) continue;
@@ -405,18 +417,18 @@ void record_update(const json::object* old, json::object& updated, const WriteCo
   std::vector<Entry> entries = read_entries(old);
   FieldSet now = fields_of(updated, ctx.scope);
   FieldSet before = old ? fields_of(*old, ctx.scope) : FieldSet{};
-  json::value old_value = old ? json::value(*old) : json::value(json::object{});
-  json::value new_value = updated;
-  FieldSet changed;
-  for (const auto& p : now) {
-    if (p.back().starts_with("k:")) {
-      if (!before.contains(p)) changed.insert(p);
-      continue;
+  // On a create every field is new.
+  FieldSet changed = old ? FieldSet{} : now;
+  if (old)
+    for (const auto& p : now) {
+      if (p.back().starts_with("k:")) {
+        if (!before.contains(p)) changed.insert(p);
+        continue;
+      }
+      const json::value* a = value_in(old, p);
+      const json::value* b = value_in(&updated, p);
+      if (!a || !b || *a != *b) changed.insert(p);
     }
-    const json::value* a = value_at(old_value, p, p.size());
-    const json::value* b = value_at(new_value, p, p.size());
-    if (!a || !b || *a != *b) changed.insert(p);
-  }
   for (auto& e : entries) {
     for (auto it = e.fields.begin(); it != e.fields.end();) {
       bool gone = in_scope(*it, ctx.scope) && !now.contains(*it);
