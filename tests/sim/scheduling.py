@@ -87,6 +87,26 @@ spec:
 """
 
 
+def required_anti_affinity(app, topology_key):
+    return f"""      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {{matchLabels: {{app: {app}}}}}
+            topologyKey: {topology_key}
+"""
+
+
+def settled_and_bound(ns, count):
+    """settled(), until every pod of `ns` is bound or 20 s have passed."""
+    deadline = time.time() + 20
+    while True:
+        items = settled(ns, count)
+        if all(p["spec"].get("nodeName") for p in items) or time.time() > deadline:
+            return items
+        # sleep-ok(poll): the step of a wait for observed state with a deadline
+        time.sleep(0.2)
+
+
 def pending_message(p):
     c = next(c for c in p["status"]["conditions"] if c["type"] == "PodScheduled")
     return c["message"]
@@ -252,13 +272,8 @@ finish("taints")
 
 # ---- required anti-affinity over hostname: N replicas on N nodes, one more Pending ----
 namespace("anti")
-anti = """      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - labelSelector: {matchLabels: {app: spread}}
-            topologyKey: kubernetes.io/hostname
-"""
-apply(deployment("spread", "anti", 4, spec_extra=anti))
+apply(deployment("spread", "anti", 4,
+                 spec_extra=required_anti_affinity("spread", "kubernetes.io/hostname")))
 items = settled("anti", 4)
 bound = [p for p in items if p["spec"].get("nodeName")]
 check("three replicas run, each on its own node",
@@ -284,13 +299,8 @@ finish("anti")
 namespace("racks")
 for node, rack in zip(NODES, ("a", "a", "b")):
     kubectl("label", "node", node, f"example.com/rack={rack}", "--overwrite")
-racked = """      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - labelSelector: {matchLabels: {app: racked}}
-            topologyKey: example.com/rack
-"""
-apply(deployment("racked", "racks", 3, spec_extra=racked))
+apply(deployment("racked", "racks", 3,
+                 spec_extra=required_anti_affinity("racked", "example.com/rack")))
 items = settled("racks", 3)
 in_a = [p for p in items if p["spec"].get("nodeName") in NODES[:2]]
 check("one replica per rack, the third Pending",
@@ -300,15 +310,8 @@ check("one replica per rack, the third Pending",
 # The node of rack a that holds a replica moves to rack c: rack a is empty, and the Pending
 # replica goes to its other node.
 held = in_a[0]["spec"]["nodeName"]
-empty = next(n for n in NODES[:2] if n != held)
 kubectl("label", "node", held, "example.com/rack=c", "--overwrite")
-deadline = time.time() + 20
-while time.time() < deadline:
-    items = settled("racks", 3)
-    if all(p["spec"].get("nodeName") for p in items):
-        break
-    # sleep-ok(poll): the step of a wait for observed state with a deadline
-    time.sleep(0.2)
+items = settled_and_bound("racks", 3)
 check("a node relabelled out of a rack lets the Pending replica into the rack it left",
       sorted(p["spec"].get("nodeName") or "" for p in items) == sorted(NODES),
       [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in items])
@@ -332,13 +335,7 @@ check("a pod whose affinity no pod satisfies waits (the first-pod problem)",
       [pending_message(p) for p in items])
 judge("affinity before its target")
 apply(deployment("db", "affinity", 1))
-deadline = time.time() + 20
-while time.time() < deadline:
-    items = settled("affinity", 3)
-    if all(p["spec"].get("nodeName") for p in items):
-        break
-    # sleep-ok(poll): the step of a wait for observed state with a deadline
-    time.sleep(0.2)
+items = settled_and_bound("affinity", 3)
 db = next(p for p in items if p["metadata"]["labels"]["app"] == "db")
 check("once the db runs, the front pods join it on its node",
       all(p["spec"].get("nodeName") == db["spec"]["nodeName"] for p in items),
