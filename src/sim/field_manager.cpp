@@ -118,8 +118,7 @@ FieldSet fields_of(const json::object& obj, FieldScope scope) {
   return out;
 }
 
-// Follows a path through objects (f:) and list-map items (k:).
-// The value `path[from..depth)` names below `at`.
+// Follows `path[from..depth)` below `at` through objects (f:) and list-map items (k:).
 const json::value* descend(const json::value* at, const FieldPath& path, size_t from,
                            size_t depth) {
   for (size_t i = from; i < depth && at; ++i) {
@@ -148,13 +147,6 @@ const json::value* descend(const json::value* at, const FieldPath& path, size_t 
   return at;
 }
 
-const json::value* value_at(const json::value& root, const FieldPath& path, size_t depth,
-                            json::value** mutable_out = nullptr) {
-  const json::value* at = descend(&root, path, 0, depth);
-  if (mutable_out) *mutable_out = const_cast<json::value*>(at);
-  return at;
-}
-
 // The value a whole field path names in an object (null when it names the object itself or
 // nothing): the object is read where it is, not copied into a value.
 const json::value* value_in(const json::object* root, const FieldPath& path) {
@@ -165,8 +157,7 @@ const json::value* value_in(const json::object* root, const FieldPath& path) {
 
 void remove_path(json::value& root, const FieldPath& path) {
   if (path.empty()) return;
-  json::value* parent = nullptr;
-  value_at(root, path, path.size() - 1, &parent);
+  auto* parent = const_cast<json::value*>(descend(&root, path, 0, path.size() - 1));
   if (!parent) return;
   const std::string& last = path.back();
   if (last.starts_with("f:") && parent->is_object()) {

@@ -231,6 +231,21 @@ check("a Gt bound that is not an integer matches no node",
       "3 node(s) didn't match Pod's node affinity/selector" in pending_message(p),
       pending_message(p))
 judge("node affinity terms")
+prefers_newest = f"""      affinity:
+        nodeAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 100
+            preference:
+              matchExpressions: [{{key: {GEN}, operator: Gt, values: ["2"]}}]
+          - weight: 1
+            preference:
+              matchFields: [{{key: metadata.name, operator: In, values: [{NODES[0]}]}}]
+"""
+apply(deployment("preferring", "terms", 2, spec_extra=prefers_newest))
+preferring = [p for p in settled("terms", 7) if p["metadata"]["labels"]["app"] == "preferring"]
+check("preferred node affinity: the heavier term's node takes every replica",
+      {p["spec"].get("nodeName") for p in preferring} == {NODES[2]},
+      [(p["metadata"]["name"], p["spec"].get("nodeName")) for p in preferring])
 finish("terms")
 for node in NODES:
     kubectl("label", "node", node, f"{GEN}-")

@@ -16,11 +16,7 @@ AffinityGroup::AffinityGroup(std::string ns, const json::object* labels, PodAffi
       terms_(std::move(terms)) {}
 
 const std::unordered_map<std::string, int64_t>& AffinityGroup::by_value(
-    const std::string& key, uint64_t labels_epoch) const {
-  if (epoch_ != labels_epoch) {
-    by_key_.clear();
-    epoch_ = labels_epoch;
-  }
+    const std::string& key) const {
   auto [it, fresh] = by_key_.try_emplace(key);
   if (fresh)
     for (const auto& [node, n] : on_node_)
@@ -64,14 +60,18 @@ std::shared_ptr<AffinityGroup> AffinityGroups::join(const std::string& ns,
     static const json::object kNone;
     it->second =
         std::make_shared<AffinityGroup>(ns, labels, pod_affinity_terms(spec ? *spec : kNone, ns));
-    it->second->key_ = key;
+    it->second->key_ = &it->first;
   }
   ++it->second->members_;
   return it->second;
 }
 
 void AffinityGroups::leave(const std::shared_ptr<AffinityGroup>& group) {
-  if (--group->members_ == 0) groups_.erase(group->key_);
+  if (--group->members_ == 0) groups_.erase(*group->key_);
+}
+
+void AffinityGroups::forget_domains() {
+  for (auto& [_, group] : groups_) group->by_key_.clear();
 }
 
 }  // namespace planter::sim::sched

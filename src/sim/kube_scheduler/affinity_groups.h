@@ -33,16 +33,15 @@ class AffinityGroup {
   // Members on a node the cache knows.
   int64_t placed() const { return placed_; }
 
-  // Of the members on a node with label `key`: how many per value of it. Kept per key once
-  // asked for; `labels_epoch` is the cache's count of node label changes (a change drops them).
-  const std::unordered_map<std::string, int64_t>& by_value(const std::string& key,
-                                                           uint64_t labels_epoch) const;
+  // Of the members on a node with label `key`: how many per value of it. Kept current per key
+  // once asked for, until a node's labels change (AffinityGroups::forget_domains).
+  const std::unordered_map<std::string, int64_t>& by_value(const std::string& key) const;
 
  private:
   friend class AffinityGroups;
   void place(const NodeInfo* node, int64_t by);
 
-  std::string key_;  // its identity among the groups
+  const std::string* key_ = nullptr;  // its identity among the groups (their map's key)
   std::string ns_;
   bool has_labels_;
   boost::json::object labels_;
@@ -50,7 +49,6 @@ class AffinityGroup {
   int64_t members_ = 0;  // pods of the group the cache holds, placed or not
   int64_t placed_ = 0;
   std::unordered_map<const NodeInfo*, int64_t> on_node_;
-  mutable uint64_t epoch_ = 0;
   mutable std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> by_key_;
 };
 
@@ -60,9 +58,9 @@ class AffinityGroups {
   std::shared_ptr<AffinityGroup> join(const std::string& ns, const boost::json::object& pod);
   void leave(const std::shared_ptr<AffinityGroup>& group);
   // A member was put on `node` (or taken off it, by -1).
-  static void place(AffinityGroup& group, const NodeInfo* node, int64_t by) {
-    group.place(node, by);
-  }
+  void place(AffinityGroup& group, const NodeInfo* node, int64_t by) { group.place(node, by); }
+  // A node's labels changed: every group's counts per topology domain are read again when asked.
+  void forget_domains();
 
   const std::unordered_map<std::string, std::shared_ptr<AffinityGroup>>& all() const {
     return groups_;

@@ -98,7 +98,7 @@ unsigned Cache::apply_node(const Change& ch) {
       if (v.is_string()) label_values.emplace(std::string(k), std::string(v.as_string()));
   if (label_values != n.label_values_) {
     n.label_values_ = std::move(label_values);
-    ++labels_epoch_;
+    groups_.forget_domains();
   }
   return changed ? kNodeChanged : kNothing;
 }
@@ -136,9 +136,9 @@ void Cache::forget(const std::string& key) {
 }
 
 void Cache::locate(PodInfo& info, NodeInfo* n) {
-  if (info.where) AffinityGroups::place(*info.group, info.where, -1);
+  if (info.where) groups_.place(*info.group, info.where, -1);
   info.where = n;
-  if (n) AffinityGroups::place(*info.group, n, 1);
+  if (n) groups_.place(*info.group, n, 1);
 }
 
 void Cache::add_pod(std::shared_ptr<PodInfo> info) {

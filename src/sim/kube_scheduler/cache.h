@@ -64,8 +64,6 @@ class Cache {
   const std::unordered_map<std::string, std::shared_ptr<PodInfo>>& pods() const { return pods_; }
   // The pods that hold a place, grouped for inter-pod affinity.
   const AffinityGroups& affinity_groups() const { return groups_; }
-  // Counts the changes of nodes' labels (topology domains read before one are stale).
-  uint64_t labels_epoch() const { return labels_epoch_; }
 
  private:
   unsigned apply_node(const Change& change);
@@ -79,7 +77,6 @@ class Cache {
   std::vector<NodeInfo*> order_;  // entries of nodes_ (stable: a node-based map)
   std::unordered_map<std::string, std::shared_ptr<PodInfo>> pods_;
   AffinityGroups groups_;
-  uint64_t labels_epoch_ = 0;
 };
 
 // True for pods whose phase says they will not run again.

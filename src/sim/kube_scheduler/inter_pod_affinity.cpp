@@ -43,10 +43,9 @@ InterPodAffinityCheck::InterPodAffinityCheck(const json::object& pod, const std:
   // Every placed pod of a group counts `weight` in its topology domain of `key` (a pod on a
   // node without the key counts nowhere). The group's own counts are read, not copied: the
   // check lives within one attempt, while the cache does not change.
-  uint64_t epoch = cache.labels_epoch();
-  auto add = [epoch](Counts& counts, const std::string& key, const AffinityGroup& group,
-                     int64_t weight) {
-    const auto& values = group.by_value(key, epoch);
+  auto add = [](Counts& counts, const std::string& key, const AffinityGroup& group,
+                int64_t weight) {
+    const auto& values = group.by_value(key);
     if (!values.empty()) counts[key].emplace_back(&values, weight);
   };
   for (const auto& entry : cache.affinity_groups().all()) {

@@ -227,22 +227,23 @@ bool RequiredNodeAffinity::matches(const NodeLabels& labels, std::string_view na
                      [&](const NodeSelectorTerm& t) { return t.matches(labels, name); });
 }
 
-bool node_affinity_matches(const json::object& spec, const json::object& node) {
-  return RequiredNodeAffinity(spec).matches(node);
-}
-
-int64_t preferred_node_affinity_weight(const json::object& spec, const json::object& node) {
+PreferredNodeAffinity::PreferredNodeAffinity(const json::object& spec) {
   const json::object* affinity = object_at(object_at(spec, "affinity"), "nodeAffinity");
   auto* preferred =
       affinity ? affinity->if_contains("preferredDuringSchedulingIgnoredDuringExecution") : nullptr;
-  if (!preferred || !preferred->is_array()) return 0;
-  int64_t sum = 0;
+  if (!preferred || !preferred->is_array()) return;
   for (const auto& p : preferred->as_array()) {
     if (!p.is_object()) continue;
     const json::object* term = object_at(p.as_object(), "preference");
     int64_t weight = int_at(&p.as_object(), "weight");
-    if (term && weight != 0 && node_selector_term_matches(*term, node)) sum += weight;
+    if (term && weight != 0) terms_.emplace_back(NodeSelectorTerm(*term), weight);
   }
+}
+
+int64_t PreferredNodeAffinity::weight(const NodeLabels& labels, std::string_view name) const {
+  int64_t sum = 0;
+  for (const auto& [term, weight] : terms_)
+    if (term.matches(labels, name)) sum += weight;
   return sum;
 }
 

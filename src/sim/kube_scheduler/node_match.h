@@ -73,9 +73,10 @@ class NodeSelectorTerm {
 bool node_selector_term_matches(const boost::json::object& term, const boost::json::object& node);
 
 // The pod's spec.nodeSelector and requiredDuringSchedulingIgnoredDuringExecution node affinity
-// (terms ORed), read once per attempt: both admit the node.
+// (terms ORed), read once per attempt: both admit the node. Default: admits every node.
 class RequiredNodeAffinity {
  public:
+  RequiredNodeAffinity() = default;
   explicit RequiredNodeAffinity(const boost::json::object& pod_spec);
   bool matches(const boost::json::object& node) const;
   // The same, on a node's string labels already read (its JSON stays untouched).
@@ -87,11 +88,20 @@ class RequiredNodeAffinity {
   bool has_terms_ = false;
   std::vector<NodeSelectorTerm> terms_;
 };
-bool node_affinity_matches(const boost::json::object& pod_spec, const boost::json::object& node);
 
-// The sum of the weights of the pod's preferred node affinity terms the node matches.
-int64_t preferred_node_affinity_weight(const boost::json::object& pod_spec,
-                                       const boost::json::object& node);
+// The pod's preferredDuringSchedulingIgnoredDuringExecution node affinity, read once per attempt:
+// the sum of the weights of the terms a node matches.
+class PreferredNodeAffinity {
+ public:
+  PreferredNodeAffinity() = default;
+  explicit PreferredNodeAffinity(const boost::json::object& pod_spec);
+  // No term with a weight.
+  bool empty() const { return terms_.empty(); }
+  int64_t weight(const NodeLabels& labels, std::string_view node_name) const;
+
+ private:
+  std::vector<std::pair<NodeSelectorTerm, int64_t>> terms_;
+};
 
 struct Taint {
   std::string key, value, effect;

@@ -26,7 +26,7 @@ std::optional<Rejection> taint_toleration(const IncomingPod& pod, const NodeInfo
 }
 
 std::optional<Rejection> node_affinity(const IncomingPod& pod, const NodeInfo& node) {
-  if (pod.node_affinity->matches(node.label_values(), node.name)) return std::nullopt;
+  if (pod.node_affinity.matches(node.label_values(), node.name)) return std::nullopt;
   return Rejection{{"node(s) didn't match Pod's node affinity/selector"}, false};
 }
 
@@ -78,9 +78,8 @@ IncomingPod incoming_pod(const json::object& pod) {
   in.requests = pod_requests(*in.spec);
   in.nonzero = pod_nonzero_requests(*in.spec);
   in.host_ports = host_ports(*in.spec);
-  in.node_affinity.emplace(*in.spec);
-  const json::object* na = object_at(object_at(*in.spec, "affinity"), "nodeAffinity");
-  in.has_node_preferences = na && na->contains("preferredDuringSchedulingIgnoredDuringExecution");
+  in.node_affinity = RequiredNodeAffinity(*in.spec);
+  in.node_preferences = PreferredNodeAffinity(*in.spec);
   return in;
 }
 

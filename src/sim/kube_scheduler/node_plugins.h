@@ -26,9 +26,10 @@ struct IncomingPod {
   Resources requests;
   NonZeroRequests nonzero;
   std::vector<HostPortClaim> host_ports;
-  // Its nodeSelector and required node affinity (NodeAffinity's filter).
-  std::optional<RequiredNodeAffinity> node_affinity;
-  bool has_node_preferences = false;
+  // Its nodeSelector and required node affinity (NodeAffinity's filter), and its preferred node
+  // affinity (NodeAffinity's score).
+  RequiredNodeAffinity node_affinity;
+  PreferredNodeAffinity node_preferences;
   // Extended resources a DeviceClass serves (dynamic_resources.h): on a node that does not list
   // one in allocatable, NodeResourcesFit leaves it to DynamicResources.
   std::set<std::string> dra_backed;

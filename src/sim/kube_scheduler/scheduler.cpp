@@ -391,8 +391,9 @@ Verdict Scheduler::select_node(const json::object& pod, const std::vector<NodeIn
     int64_t max_affinity = 0, max_taints = 0;
     int64_t min_pod = INT64_MAX, max_pod = INT64_MIN;
     for (size_t i = 0; i < feasible.size(); ++i) {
-      if (in.has_node_preferences)
-        node_affinity[i] = preferred_node_affinity_weight(*in.spec, *feasible[i]->node);
+      if (!in.node_preferences.empty())
+        node_affinity[i] =
+            in.node_preferences.weight(feasible[i]->label_values(), feasible[i]->name);
       taints[i] = intolerable_preferred_taints(*in.spec, feasible[i]->taints);
       if (affinity.scores_anything()) pod_affinity[i] = affinity.score(*feasible[i]);
       max_affinity = std::max(max_affinity, node_affinity[i]);

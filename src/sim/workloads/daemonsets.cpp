@@ -101,10 +101,11 @@ class DaemonSetController : public WorkloadController {
       if (!pod_deleting(*pod) && !pod_terminal(*pod)) by_node[node_of(*pod)].push_back(pod);
 
     int64_t desired = 0, scheduled = 0, misscheduled = 0, ready = 0, updated = 0;
+    const sched::RequiredNodeAffinity required(spec);
     for (const auto& [_, node] : kit_.store().bucket("/nodes")) {
       std::string node_name = meta_string(*node, "name");
-      bool should_run = sched::node_affinity_matches(spec, *node) &&
-                        !sched::first_untolerated(spec, sched::taints_of(*node));
+      bool should_run =
+          required.matches(*node) && !sched::first_untolerated(spec, sched::taints_of(*node));
       auto it = by_node.find(node_name);
       std::vector<StoredObject> pods;
       if (it != by_node.end()) {
