@@ -315,9 +315,12 @@ Result<bool> Controller::start(uint32_t shard) {
   m.informer->start();
   m.watch_clusters();
   m.fleet_cache = std::make_unique<plant::FleetCache>(m.options.client);
-  m.watched_clusters = std::make_unique<plant::WatchedClusters>(*m.client);
   m.planters = std::make_unique<SlicePool>(m.options.workers);
   m.fetchers = std::make_unique<SlicePool>(m.options.fetchers);
+  // A cluster object's change (planter's, Cluster API's, a ClusterProfile: provisioned, perhaps)
+  // wakes the Seeds resting until it is linked.
+  m.watched_clusters = std::make_unique<plant::WatchedClusters>(
+      *m.client, [&m](const std::string& cluster) { m.wake_waiting_on(cluster); });
   m.worker = std::thread([&m] { m.work(); });
   m.writer = std::thread([&m] { m.write_statuses(); });
   return true;

@@ -226,9 +226,9 @@ struct Controller::Impl {
   std::map<std::string, std::set<std::string>> holders;  // cluster -> Seed keys
   std::map<std::string, std::set<std::string>> held;     // Seed key -> clusters
   // Seeds resting between slices while their units wait for clusters to be linked (being
-  // provisioned), by cluster name: a change of that cluster's object wakes them at once.
-  std::map<std::string, std::set<std::weak_ptr<SlicePool::Job>, std::owner_less<>>>
-      waiting_on_cluster;
+  // provisioned), by cluster name, then Seed key: a change of that cluster's object (planter's,
+  // Cluster API's or a ClusterProfile, watched_clusters) wakes them at once.
+  std::map<std::string, std::map<std::string, std::weak_ptr<SlicePool::Job>>> waiting_on_cluster;
   // The candidates' links and fit watches, kept between runs: a Seed's choice retains its
   // candidates, so that planting again (a failover) finds them linked and listed.
   std::unique_ptr<plant::FleetCache> fleet_cache;

@@ -1,6 +1,7 @@
 // Failover (controller.h): the planter Clusters' taints, watched; the Seeds whose choices hold a
 // cluster looked at again when its taints change, and again when a toleration of them ends; the
-// probes of cluster_health.h, on shard 0.
+// Seeds resting until a cluster is linked woken when its object changes; the probes of
+// cluster_health.h, on shard 0.
 #include <boost/json.hpp>
 
 #include "operator/controller_impl.h"
@@ -10,13 +11,9 @@ namespace planter::op {
 
 void Controller::Impl::watch_clusters() {
   kube::InformerHandlers h;
-  h.added = [this](const json::object& o) {
-    cluster_seen(o, false);
-    wake_waiting_on(meta(o, "name"));
-  };
+  h.added = [this](const json::object& o) { cluster_seen(o, false); };
   h.updated = [this](const json::object& before, const json::object& now) {
     if (read_cluster_taints(before) != read_cluster_taints(now)) cluster_seen(now, false);
-    wake_waiting_on(meta(now, "name"));  // provisioned, perhaps
   };
   h.deleted = [this](const json::object& o) { cluster_seen(o, true); };
   h.failed = [this](const kube::ApiError& e) {
@@ -49,16 +46,19 @@ void Controller::Impl::cluster_seen(const json::object& cluster, bool gone) {
 }
 
 void Controller::Impl::wake_waiting_on(const std::string& cluster) {
-  std::set<std::weak_ptr<SlicePool::Job>, std::owner_less<>> jobs;
+  std::map<std::string, std::weak_ptr<SlicePool::Job>> seeds;
   {
     std::lock_guard lock(fleet_mu);
     auto it = waiting_on_cluster.find(cluster);
     if (it == waiting_on_cluster.end()) return;
-    jobs = std::move(it->second);
+    seeds = std::move(it->second);
     waiting_on_cluster.erase(it);
   }
-  for (const auto& job : jobs)
-    if (auto j = job.lock()) planters->wake(j);
+  for (const auto& [key, job] : seeds)
+    if (auto j = job.lock()) {
+      log.info("seed woken: a cluster it waits for changed", {{"seed", key}, {"cluster", cluster}});
+      planters->wake(j);
+    }
 }
 
 void Controller::Impl::hold(const SeedRun& run) {

@@ -452,7 +452,7 @@ std::optional<milliseconds> Controller::Impl::plant_slice(const std::shared_ptr<
     }
     {
       std::lock_guard lock(fleet_mu);
-      for (const std::string& cluster : waited_on) waiting_on_cluster[cluster].insert(job);
+      for (const std::string& cluster : waited_on) waiting_on_cluster[cluster][run->key] = job;
     }
     size_t declared = out.count(UnitState::kDeclared);
     run->pause = declared > run->declared_before

@@ -130,19 +130,25 @@ struct WatchedClusters::Impl {
     bool synced = false, unserved = false;  // under mu
   };
   std::vector<std::vector<std::unique_ptr<Watch>>> kinds;
+  OnChange on_change;
   mutable std::mutex mu;
   uint64_t generation = 0;
   mutable std::optional<std::vector<ClusterInfo>> built;
   mutable uint64_t built_at = 0;
 
-  void changed() {
-    std::lock_guard lock(mu);
-    ++generation;
+  void changed(const json::object& cluster) {
+    {
+      std::lock_guard lock(mu);
+      ++generation;
+    }
+    if (on_change) on_change(string_field(cluster, {"metadata", "name"}));
   }
 };
 
-WatchedClusters::WatchedClusters(kube::Client& management) : impl_(std::make_unique<Impl>()) {
+WatchedClusters::WatchedClusters(kube::Client& management, OnChange on_change)
+    : impl_(std::make_unique<Impl>()) {
   Impl* impl = impl_.get();
+  impl->on_change = std::move(on_change);
   for (const ClusterKind& kind : kClusterKinds) {
     auto& versions = impl_->kinds.emplace_back();
     for (const std::string& api_version : kind.versions) {
@@ -151,8 +157,8 @@ WatchedClusters::WatchedClusters(kube::Client& management) : impl_(std::make_uni
       w->api_version = api_version;
       w->kind = kind.kind;
       kube::InformerHandlers h;
-      h.added = [impl](const json::object&) { impl->changed(); };
-      h.updated = [impl](const json::object&, const json::object&) { impl->changed(); };
+      h.added = [impl](const json::object& o) { impl->changed(o); };
+      h.updated = [impl](const json::object&, const json::object& now) { impl->changed(now); };
       h.deleted = h.added;
       h.synced = [impl, wp] {
         std::lock_guard lock(impl->mu);

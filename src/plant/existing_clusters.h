@@ -47,8 +47,11 @@ Result<std::vector<ClusterInfo>> read_existing_clusters(const kube::RestConfig& 
 // again from read_existing_clusters before it is reported.
 class WatchedClusters {
  public:
+  // Hears the name of each cluster object added, changed or deleted, of any kind and version
+  // (on a watch's thread).
+  using OnChange = std::function<void(const std::string& name)>;
   // Starts watching through `management`, which must outlive this.
-  explicit WatchedClusters(kube::Client& management);
+  explicit WatchedClusters(kube::Client& management, OnChange on_change = {});
   ~WatchedClusters();
   WatchedClusters(const WatchedClusters&) = delete;
   WatchedClusters& operator=(const WatchedClusters&) = delete;

@@ -170,5 +170,43 @@ TEST(OperatorTest, AClusterThatStopsAnsweringIsTaintedAndItsShareMovesWhenTheTol
   EXPECT_TRUE(op.running());
 }
 
+// A Seed whose units wait for a Cluster API Cluster being provisioned gives its worker back, and
+// the Cluster's change (provisioned) wakes it: the operator says so, naming the Seed and the
+// cluster, and the Seed plants onto the new cluster.
+TEST(OperatorTest, ASeedRestingForAClusterApiClusterIsWokenWhenItIsProvisioned) {
+  SimProcess sim({"--provision-delay", "5000"});
+  ASSERT_TRUE(sim.running());
+  OperatorProcess op(sim.kubeconfig(), sim.dir());
+  apply_yaml(sim, seed_object("default", "capi", R"(    inline: |
+      apiVersion: cluster.x-k8s.io/v1beta1
+      kind: Cluster
+      metadata: {name: edge-capi, namespace: default}
+      spec:
+        clusterNetwork: {pods: {cidrBlocks: [192.168.0.0/16]}}
+      ---
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: settings
+        namespace: default
+        annotations: {planter.nephio.org/cluster: edge-capi}
+      data: {a: b})"));
+  ASSERT_TRUE(eventually([&] { return phase_is(sim, "default", "capi", "Planted"); }, 60s))
+      << sim.kubectl("get seed capi -o yaml").out << op.log();
+  bool created = false;  // by server-side apply: the audit log's verb is apply, 201
+  for (const json::object& w : writes(sim))
+    created = created || (w.at("code").as_int64() == 201 &&
+                          field(w, "object") == "v1|ConfigMap|default|settings" &&
+                          field(w, "cluster") == "edge-capi");
+  EXPECT_TRUE(created) << "the ConfigMap was not created on edge-capi";
+  std::istringstream lines(op.log());
+  bool woken = false;
+  for (std::string line; std::getline(lines, line);)
+    woken = woken || (line.find("seed woken") != std::string::npos &&
+                      line.find("default/capi") != std::string::npos &&
+                      line.find("edge-capi") != std::string::npos);
+  EXPECT_TRUE(woken) << op.log();
+}
+
 }  // namespace
 }  // namespace planter::testing
