@@ -40,12 +40,14 @@ TEST(OperatorTest, TheDashboardShowsTheSeedsAndEachSeedsUnitsLive) {
   ASSERT_TRUE(eventually([&] { return op.port("the dashboard") != 0; }, 30s)) << op.log();
   int port = op.port("the dashboard");
   std::string base = fmt::format("http://127.0.0.1:{}/", port);
-  // The canary is declared; the rest wait for the approval.
+  // The canary is declared; the rest wait for the approval (once their clusters have answered:
+  // until then they wait for the Namespace's list).
   ASSERT_TRUE(eventually(
       [&] {
         std::string state = http_get(port, "/seeds/default/web/state");
         return state.find("\"declared\"") != std::string::npos &&
-               state.find("planter-approval-web-go") != std::string::npos;
+               state.find("waits for ConfigMap/default/planter-approval-web-go exists") !=
+                   std::string::npos;
       },
       60s))
       << op.log();
