@@ -47,6 +47,7 @@ test-sanitize: build-sanitize clients
 
 # Every benchmark prints its numbers; scripts/figures then writes docs/status.md's figures table.
 bench: build clients
+	build/release/bench/machine_bench
 	build/release/bench/plan_bench
 	build/release/bench/sim_bench
 	build/release/bench/fleet_bench
