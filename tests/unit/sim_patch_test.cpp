@@ -6,8 +6,8 @@
 
 #include "sim/field_manager.h"
 #include "sim/json_access.h"
-#include "sim/patch.h"
 #include "sim/kube_scheduler/node_match.h"
+#include "sim/patch.h"
 #include "sim/selectors.h"
 #include "sim/store.h"
 
@@ -206,6 +206,41 @@ namespace planter::sim {
 namespace {
 
 // The garbage collector's index follows ownerReferences through updates and deletions.
+// A create's ownership is built straight from the object; it must be the tree an apply of the
+// same object owns, byte for byte (kubectl prints it in that order).
+TEST(ServerSideApplyTest, ACreateOwnsWhatAnApplyOfTheSameObjectOwns) {
+  const char* pod = R"({"apiVersion":"v1","kind":"Pod",
+    "metadata":{"name":"p","namespace":"default","uid":"u","generateName":"p-",
+                "labels":{"b":"2","a":"1"},"annotations":{}},
+    "spec":{"volumes":[{"name":"data","emptyDir":{}}],
+            "containers":[{"name":"z","image":"i","ports":[{"containerPort":80},
+                                                           {"containerPort":53,"protocol":"UDP"}],
+                           "env":[{"name":"B","value":"1"},{"name":"A","value":"2"}],
+                           "volumeMounts":[{"mountPath":"/d","name":"data"}],
+                           "args":["x","y"],"resources":{}},
+                          {"name":"a","image":"j"}],
+            "tolerations":[{"key":"k","operator":"Exists"}],"nodeSelector":{"zone":"a"}},
+    "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False"}]}})";
+  for (FieldScope scope : {FieldScope::kAll, FieldScope::kWithoutStatus, FieldScope::kStatusOnly}) {
+    WriteContext c{"m", "v1", "2026-12-01T10:00:00Z", "", scope};
+    json::object created = J(pod).as_object();
+    record_update(nullptr, created, c);
+    json::object applied;
+    ASSERT_TRUE(server_side_apply(nullptr, J(pod).as_object(), false, c, applied).empty());
+    const auto& mf = created.at("metadata").at("managedFields").as_array();
+    ASSERT_EQ(mf.size(), 1u);
+    EXPECT_EQ(mf[0].at("operation"), "Update");
+    EXPECT_EQ(json::serialize(mf[0].at("fieldsV1")),
+              json::serialize(applied.at("metadata").at("managedFields").at(0).at("fieldsV1")));
+  }
+  // Nothing owned (metadata of skipped fields only, status out of scope): no entry at all.
+  json::object bare = J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+                            "status":{"phase":"Pending"}})")
+                          .as_object();
+  record_update(nullptr, bare, WriteContext{"m", "v1", "t", "", FieldScope::kWithoutStatus});
+  EXPECT_FALSE(bare.at("metadata").as_object().contains("managedFields"));
+}
+
 TEST(StoreTest, DependentsFollowOwnerReferences) {
   Store store;
   auto dependent = [](std::string_view refs) {
