@@ -1,5 +1,6 @@
 #include "sim/events.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/cluster.h"
@@ -19,17 +20,23 @@ void EventRecorder::record(const json::object& object, const std::string& type,
   std::string uid = meta_string(object, "uid");
   std::string time = rfc3339(cluster_.environment().now());
   std::string agent = component_ + "/v1.32.0 (linux/amd64) kubernetes/planter-sim";
-  auto key = std::make_tuple(uid, type, reason, message);
-  if (auto it = written_.find(key); it != written_.end()) {
-    std::string path = "/api/v1/namespaces/" + ns + "/events/" + it->second;
-    if (StoredObject old = cluster_.store().get("/events", ns, it->second)) {
-      json::object ev = *old;
-      ev["count"] = int_at(&ev, "count", 1) + 1;
-      ev["lastTimestamp"] = time;
-      cluster_.call("PUT", path, "application/json", ev, user_, agent);
-      return;
+  auto written = written_.find(uid);
+  if (written != written_.end()) {
+    auto& list = written->second;
+    auto same = std::find_if(list.begin(), list.end(), [&](const Written& w) {
+      return w.type == type && w.reason == reason && w.message == message;
+    });
+    if (same != list.end()) {
+      if (StoredObject old = cluster_.store().get("/events", ns, same->name)) {
+        json::object ev = *old;
+        ev["count"] = int_at(&ev, "count", 1) + 1;
+        ev["lastTimestamp"] = time;
+        cluster_.call("PUT", "/api/v1/namespaces/" + ns + "/events/" + same->name,
+                      "application/json", ev, user_, agent);
+        return;
+      }
+      list.erase(same);
     }
-    written_.erase(it);
   }
   // Names as client-go makes them: the object's name and a unique hexadecimal suffix.
   auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -61,13 +68,11 @@ void EventRecorder::record(const json::object& object, const std::string& type,
                   {"reportingInstance", ""}};
   Response r = cluster_.call("POST", "/api/v1/namespaces/" + ns + "/events", "application/json", ev,
                              user_, agent);
-  if (r.status == 201) written_[key] = name;
+  if (r.status == 201) written_[uid].push_back(Written{type, reason, message, std::move(name)});
 }
 
 void EventRecorder::forget(const std::string& uid) {
-  for (auto it = written_.lower_bound(std::make_tuple(uid, "", "", ""));
-       it != written_.end() && std::get<0>(it->first) == uid;)
-    it = written_.erase(it);
+  written_.erase(uid);
 }
 
 }  // namespace planter::sim

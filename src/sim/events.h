@@ -7,9 +7,9 @@
 #pragma once
 
 #include <boost/json/object.hpp>
-#include <map>
 #include <string>
-#include <tuple>
+#include <unordered_map>
+#include <vector>
 
 namespace planter::sim {
 
@@ -34,8 +34,13 @@ class EventRecorder {
   std::string component_;
   std::string user_;
   uint64_t sequence_ = 0;
-  // (uid, type, reason, message) -> the Event's namespace/name
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::string> written_;
+  struct Written {
+    std::string type, reason, message;
+    std::string name;  // the Event's, in the object's namespace
+  };
+  // By the object's uid: what was recorded about it (an object has a few kinds of event at most,
+  // so they are scanned; a map of every event's four strings cost 3 % of a scheduled pod).
+  std::unordered_map<std::string, std::vector<Written>> written_;
 };
 
 }  // namespace planter::sim

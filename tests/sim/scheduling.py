@@ -131,6 +131,21 @@ check("its message is kube-scheduler's",
 described = kubectl("describe", "pod", "-n", "big", p["metadata"]["name"]).stdout
 check("kubectl describe pod shows the FailedScheduling event",
       "FailedScheduling" in described and "3 Insufficient cpu" in described, described)
+# A node's change tries the pod again; the same refusal counts on the same Event, as client-go's
+# recorder aggregates it (kubectl describe's "(x2 over ...)").
+kubectl("label", "node", NODES[0], "example.com/touched=1")
+
+
+def refusals():
+    return [e for e in get("events", "-n", "big")["items"]
+            if e["reason"] == "FailedScheduling" and
+            e["involvedObject"]["name"] == p["metadata"]["name"]]
+
+
+counted = until(lambda: [e["count"] for e in refusals()] == [2], 20)
+check("a second refusal with the same message counts on the one FailedScheduling event",
+      counted, [(e["metadata"]["name"], e.get("count")) for e in refusals()])
+kubectl("label", "node", NODES[0], "example.com/touched-")
 judge("requests too large")
 apply(deployment("web", "big", 2))
 kubectl("rollout", "status", "deploy/web", "-n", "big", "--timeout=20s")
