@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "rss.h"
+#include "sim/huge_page_heap.h"
 #include "sim_child.h"
 
 using Clock = std::chrono::steady_clock;
@@ -190,6 +191,8 @@ void gangs(double scale) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The forked sim's heap as `planter sim` has it (sim/huge_page_heap.h).
+  planter::sim::run_on_huge_page_heap();
   double scale = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   std::string only = argc > 2 ? argv[2] : "";
   kubelets = argc > 3 && std::string(argv[3]) == "kubelets";

@@ -211,7 +211,9 @@ try:
                                           kubeconfig], capture_output=True, text=True)
 
     threading.Thread(target=approve, daemon=True).start()
-    live = page(url, budget_ms=8000)
+    # The budget is virtual time, which runs while the page waits on its stream: room for the
+    # approval, 2 s in, and the declarations after it on a machine busy with other tests.
+    live = page(url, budget_ms=15000)
     if approved.get("run") is None or approved["run"].returncode != 0:
         fail(f"planter approve: {approved.get('run')}")
     states = {on[i]: s for i, (s, _) in live.units.items()}
