@@ -1,7 +1,7 @@
 // The sim's process heap: glibc's main arena on transparent huge pages. The sim's one loop
 // thread allocates every object and version it keeps; in a thread's own arena glibc grows the
-// heap a page at a time (an mprotect and a page fault for each 4 KiB), which was a fifth of the
-// loop in scheduler_perf's SchedulingBasic (docs/decisions.md, "The sim's heap on huge pages").
+// heap a page at a time (an mprotect and a page fault for each 4 KiB), which was a quarter of
+// the loop in scheduler_perf's SchedulingBasic (docs/decisions.md, "The sim's heap on huge pages").
 #pragma once
 
 namespace planter::sim {

@@ -211,8 +211,8 @@ try:
                                           kubeconfig], capture_output=True, text=True)
 
     threading.Thread(target=approve, daemon=True).start()
-    # The budget is virtual time, which runs while the page waits on its stream: room for the
-    # approval, 2 s in, and the declarations after it on a machine busy with other tests.
+    # Chromium's virtual-time budget: room for the approval, 2 s in, and the declarations after
+    # it on a machine busy with other tests (8 s was missed once in a -j2 suite).
     live = page(url, budget_ms=15000)
     if approved.get("run") is None or approved["run"].returncode != 0:
         fail(f"planter approve: {approved.get('run')}")
