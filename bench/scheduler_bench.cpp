@@ -29,8 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "model/huge_page_heap.h"
 #include "rss.h"
-#include "sim/huge_page_heap.h"
 #include "sim_child.h"
 
 using Clock = std::chrono::steady_clock;
@@ -191,8 +191,8 @@ void gangs(double scale) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The forked sim's heap as `planter sim` has it (sim/huge_page_heap.h).
-  planter::sim::run_on_huge_page_heap();
+  // The forked sim's heap as `planter sim` has it (model/huge_page_heap.h).
+  planter::run_on_huge_page_heap();
   double scale = argc > 1 ? std::strtod(argv[1], nullptr) : 1.0;
   std::string only = argc > 2 ? argv[2] : "";
   kubelets = argc > 3 && std::string(argv[3]) == "kubelets";

@@ -20,6 +20,7 @@
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
 #include "kube/kubeconfig.h"
+#include "model/huge_page_heap.h"
 #include "model/strings.h"
 #include "model/yaml.h"
 #include "plan/planner.h"
@@ -271,6 +272,9 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*plan) {
+      // Started again on a heap of huge pages, before the planner's threads
+      // (model/huge_page_heap.h).
+      run_on_huge_page_heap();
       if (fit_flags.fit) {
         if (output != "table" && output != "json" && output != "yaml") {
           fmt::print(stderr,

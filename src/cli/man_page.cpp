@@ -80,7 +80,10 @@ std::string man_page(CLI::App& app, const std::string& version) {
       "SIGTERM): what waits is summarised first.\n";
   out +=
       ".SH ENVIRONMENT\n.TP\n.B KUBECONFIG\nThe kubeconfig files, as kubectl reads them, "
-      "when \\-\\-kubeconfig is not given.\n";
+      "when \\-\\-kubeconfig is not given.\n.TP\n.B PLANTER_HUGE_PAGE_HEAP\n"
+      "`off' keeps glibc's own heap: `plan' and `sim' otherwise start themselves again once, with "
+      "GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.hugetlb=1 added (a GLIBC_TUNABLES "
+      "that sets either is kept as it is).\n";
   out +=
       ".SH FILES\n.TP\n.I ~/.kube/config\nThe kubeconfig used when neither \\-\\-kubeconfig "
       "nor KUBECONFIG is set.\n";

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "cli/stop_signals.h"
-#include "sim/huge_page_heap.h"
+#include "model/huge_page_heap.h"
 #include "sim/server.h"
 
 namespace planter::cli {
@@ -228,7 +228,7 @@ Result<sim::ServerOptions> sim_server_options(const SimFlags& f) {
 
 int run_sim(const SimFlags& f) {
   // Started again on a heap of huge pages, before any thread or signal mask.
-  sim::run_on_huge_page_heap();
+  run_on_huge_page_heap();
   // Block the stop signals before the server thread starts so only sigwait below sees them.
   block_stop_signals();
 

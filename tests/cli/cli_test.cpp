@@ -232,6 +232,30 @@ TEST(Cli, PlansTheExampleSeed) {
   EXPECT_NE(r.out.find("units of"), std::string::npos);
 }
 
+// `planter plan` starts itself again on a heap of huge pages (model/huge_page_heap.h): the second
+// start reads the same arguments (a path with a space) and the same stdin, and prints the plan the
+// first start would have printed with glibc's own heap (PLANTER_HUGE_PAGE_HEAP=off).
+TEST(Cli, PlanStartedAgainOnHugePagesPrintsThePlanOfItsOwnArgumentsAndStdin) {
+  fs::path dir = fs::path(::testing::TempDir()) / fmt::format("planter cli {}", ::getpid());
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(PLANTER_SOURCE_DIR) / "examples/hello-world/seed.yaml", dir / "seed.yaml",
+                fs::copy_options::overwrite_existing);
+  std::string seed = "'" + (dir / "seed.yaml").string() + "'";
+  ASSERT_EQ(::setenv("PLANTER_HUGE_PAGE_HEAP", "off", 1), 0);
+  Result glibc_heap = planter("plan -o json " + seed);
+  Result glibc_heap_stdin = planter("plan -o json - < " + seed);
+  ::unsetenv("PLANTER_HUGE_PAGE_HEAP");
+  Result huge = planter("plan -o json " + seed);
+  Result huge_stdin = planter("plan -o json - < " + seed);
+  ASSERT_EQ(glibc_heap.code, 0) << glibc_heap.err;
+  ASSERT_EQ(huge.code, 0) << huge.err;
+  EXPECT_NE(huge.out.find("\"units\""), std::string::npos) << huge.out.substr(0, 200);
+  EXPECT_EQ(huge.out, glibc_heap.out);
+  ASSERT_EQ(huge_stdin.code, 0) << huge_stdin.err;
+  EXPECT_EQ(huge_stdin.out, glibc_heap_stdin.out);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, OutputFormats) {
   std::string seed = fmt::format("'{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR);
   Result json = planter("plan -o json " + seed);

@@ -1,5 +1,5 @@
 // `planter sim` starts itself again on glibc's main arena with transparent huge pages
-// (sim/huge_page_heap.h): the same process, arguments and service, and a user's own allocator
+// (model/huge_page_heap.h): the same process, arguments and service, and a user's own allocator
 // tunables are left as the user set them.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ TEST(SimHeapTest, TheSimRunsOnTheMainArenaWithHugePagesAndServesWithItsOwnArgume
   auto env = environment_of(sim.pid());
   // The second start's mark; glibc rewrites GLIBC_TUNABLES in place as it reads it, and what
   // /proc shows of it afterwards is only its first entry.
-  EXPECT_EQ(env["PLANTER_SIM_HEAP"], "1");
+  EXPECT_EQ(env["PLANTER_HUGE_PAGE_HEAP"], "on");
   EXPECT_TRUE(env["GLIBC_TUNABLES"].starts_with("glibc.malloc.arena_max=1"))
       << env["GLIBC_TUNABLES"];
   // Where the kernel gives huge pages to whoever asks (madvise), glibc asked for the heap's
@@ -78,7 +78,7 @@ TEST(SimHeapTest, AUsersOwnMallocTunablesAreLeftAsTheUserSetThem) {
   ASSERT_TRUE(sim.running());
   auto env = environment_of(sim.pid());
   EXPECT_EQ(env["GLIBC_TUNABLES"], "glibc.malloc.hugetlb=0");
-  EXPECT_EQ(env.count("PLANTER_SIM_HEAP"), 0u);
+  EXPECT_EQ(env.count("PLANTER_HUGE_PAGE_HEAP"), 0u);
 }
 
 }  // namespace
