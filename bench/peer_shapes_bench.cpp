@@ -32,7 +32,6 @@
 #include "rss.h"
 #include "sim/server.h"
 
-
 namespace {
 
 namespace fs = std::filesystem;

@@ -34,7 +34,6 @@
 #include "plant/engine.h"
 #include "sim/server.h"
 
-
 namespace {
 
 namespace fs = std::filesystem;

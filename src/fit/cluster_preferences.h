@@ -26,7 +26,7 @@ namespace planter::fit {
 struct ClusterPreference {
   int64_t weight = 0;                     // -100..100, not 0
   std::optional<LabelSelector> selector;  // either this
-  std::string property;  // or this: cpu, memory, nodes, label:KEY, property:NAME
+  std::string property;                   // or this: cpu, memory, nodes, label:KEY, property:NAME
   bool ascending = false;                 // property: the least is preferred
   std::string text;                       // for people: "region=eu", "cost (Ascending)"
 };

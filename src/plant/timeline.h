@@ -1,9 +1,10 @@
 // The timeline (`plant --timeline`): an SVG Gantt chart of a plant, one row per unit, grouped by
 // cluster. A row shows each stretch of the unit's wait in the colour of what it waited for (a
-// cluster, a kind to be served, a Namespace, an object to be ready, nodes (room, their configuration, a scheduler), a retry), then
-// its apply queued in planter and on the wire, and a mark where it was declared. The critical
-// path (what held the last unit back, link by link) is marked; rows identical to the pixel are
-// drawn once with a count. Standalone, or inside a self-contained HTML page.
+// cluster, a kind to be served, a Namespace, an object to be ready, nodes (room, their
+// configuration, a scheduler), a retry), then its apply queued in planter and on the wire, and a
+// mark where it was declared. The critical path (what held the last unit back, link by link) is
+// marked; rows identical to the pixel are drawn once with a count. Standalone, or inside a
+// self-contained HTML page.
 #pragma once
 
 #include <string>

@@ -29,12 +29,12 @@ std::map<std::string, json::object> objects_of(const std::string& yaml) {
     json::object o = d.value.as_object();
     json::object& meta = o["metadata"].as_object();
     if (auto* labels = meta.if_contains("labels"); labels && labels->is_object()) {
-      for (const char* helm : {"app.kubernetes.io/instance", "app.kubernetes.io/managed-by",
-                               "helm.sh/chart"})
+      for (const char* helm :
+           {"app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "helm.sh/chart"})
         labels->as_object().erase(helm);
     }
-    std::string key = std::string(o.at("kind").as_string()) + "/" +
-                      std::string(meta.at("name").as_string());
+    std::string key =
+        std::string(o.at("kind").as_string()) + "/" + std::string(meta.at("name").as_string());
     out[key] = std::move(o);
   }
   return out;
@@ -93,9 +93,9 @@ TEST(HelmTest, TheOperatorsChartRendersDeployAndInstalls) {
   ASSERT_EQ(rendered.code, 0) << rendered.err;
   std::map<std::string, json::object> from_chart = objects_of(rendered.out);
   std::string deploy;
-  for (const char* file : {"rbac.yaml", "deployment.yaml", "service.yaml",
-                           "crds/planter.nephio.org_seeds.yaml",
-                           "crds/planter.nephio.org_clusters.yaml"})
+  for (const char* file :
+       {"rbac.yaml", "deployment.yaml", "service.yaml", "crds/planter.nephio.org_seeds.yaml",
+        "crds/planter.nephio.org_clusters.yaml"})
     deploy += read_file(std::string(PLANTER_SOURCE_DIR) + "/deploy/" + file) + "\n---\n";
   std::map<std::string, json::object> from_deploy = objects_of(deploy);
   ASSERT_EQ(from_chart.size(), from_deploy.size()) << rendered.out;

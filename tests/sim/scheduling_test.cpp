@@ -69,8 +69,8 @@ TEST(SchedulingTest, RandomGangMixesBindWhatTheDocumentationSays) {
   SimProcess sim({"--nodes", "1", "--workload-delay", "50"});
   ASSERT_TRUE(sim.running());
   std::string script = std::string(PLANTER_SOURCE_DIR) + "/tests/sim/gang_mixes.py";
-  auto r = run_shell(python_with_kubernetes() + " " + script + " " + sim.kubeconfig().string() +
-                     " 200");
+  auto r =
+      run_shell(python_with_kubernetes() + " " + script + " " + sim.kubeconfig().string() + " 200");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("all 200 mixes agree"), std::string::npos) << r.out;
 }

@@ -354,8 +354,8 @@ TEST(Rules, RolloutBatches) {
 // and maxConcurrency within a stage; `after` and `approval` hold the next stage's first batch.
 TEST(Rules, RolloutStages) {
   auto plan = [](const std::string& rollout) {
-    return plan_rollout(rollout, {"ring: \"0\"", "region: eu", "region: eu", "region: us",
-                                  "region: us"});
+    return plan_rollout(rollout,
+                        {"ring: \"0\"", "region: eu", "region: eu", "region: us", "region: us"});
   };
   auto out = plan(
       "{maxConcurrency: 2, stages: [{name: canary, selector: ring=0, approval: c-go}, "

@@ -92,8 +92,8 @@ class PodGroupProtection : public WorkloadController {
       meta.erase("finalizers");
     else
       meta["finalizers"] = std::move(kept);
-    Response r =
-        kit_.write("PUT", object_path(kProtectedGroups, group), "application/json", updated, kProtectionController);
+    Response r = kit_.write("PUT", object_path(kProtectedGroups, group), "application/json",
+                            updated, kProtectionController);
     if (r.status == 409)
       kit_.after(std::chrono::milliseconds(100),
                  [this, ns = meta_string(group, "namespace"), name = meta_string(group, "name")] {
