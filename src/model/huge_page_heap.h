@@ -1,8 +1,8 @@
 // The process heap on glibc's main arena with transparent huge pages, for the processes that
 // allocate much and live on it: the sim (its one loop thread keeps every object and version) and
 // `planter plan` (the seed's objects, the plan, its JSON). In a thread's own arena glibc grows
-// the heap a page at a time (an mprotect and a page fault for each 4 KiB), and even the main
-// arena's faults are a fifth of a plan's time on 4 KiB pages (docs/decisions.md, "The sim's heap
+// the heap a page at a time (an mprotect and a page fault for each 4 KiB), and on 4 KiB pages a
+// sixth of a 100,000-object plan's samples were page faults (docs/decisions.md, "The sim's heap
 // on huge pages" and "`plan` on huge pages").
 #pragma once
 
