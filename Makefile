@@ -36,7 +36,9 @@ build-planter:
 run: build-planter
 	build/release/src/planter plant --sim examples/hello-world/seed.yaml --timeline build/hello-world.html
 
-test: test-release test-sanitize
+# The release suite, then the sanitized one; each next build runs niced while a suite waits (scripts/test).
+test: build clients
+	JOBS=$(JOBS) scripts/test
 
 test-release: build clients
 	ctest --preset release -j $(JOBS)
