@@ -217,7 +217,12 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
                        .diags = reported};
   };
   RuleContext ctx = context(diags);
-  plan.units.reserve(objs.size());
+  // One unit per object and cluster it is placed on: room made once (a seed a little larger than
+  // its objects would double a 100,000-unit vector at its end).
+  size_t unit_count = 0;
+  for (const Placement& p : placements) unit_count += p.clusters.size();
+  plan.units.reserve(unit_count);
+  unit_by_key.reserve(unit_count);
   for (size_t i = 0; i < objs.size(); ++i) {
     first_unit[i] = plan.units.size();
     for (uint32_t cluster : placements[i].clusters) {
