@@ -15,6 +15,8 @@ namespace planter {
 class Grouping {
  public:
   void add(uint32_t group, size_t member) { added_.emplace_back(group, member); }
+  // Room for `members` adds, made once (the seed index adds an entry per object to three).
+  void reserve(size_t members) { added_.reserve(members); }
 
   // `groups`: one more than the largest group number added.
   void finish(uint32_t groups) {

@@ -66,6 +66,7 @@ class Numbering {
     return it == ids_.end() ? kNone : it->second;
   }
   uint32_t size() const { return static_cast<uint32_t>(ids_.size()); }
+  void reserve(size_t keys) { ids_.reserve(keys); }
   template <class F>
   void each(F f) const {
     for (const auto& [key, id] : ids_) f(key, id);
@@ -102,6 +103,8 @@ SeedIndex::SeedIndex(const std::vector<Object>& objects) : t_(std::make_unique<T
   t.namespace_of.resize(objects.size());
   t.key_of.resize(objects.size());
   t.annotations.resize(objects.size());
+  t.keys.reserve(objects.size());
+  for (Grouping* g : {&t.by_key, &t.of_kind, &t.of_kind_name}) g->reserve(objects.size());
   for (size_t i = 0; i < objects.size(); ++i) {
     const Object& o = objects[i];
     std::string_view group = o.ref.group();

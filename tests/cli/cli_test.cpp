@@ -256,6 +256,55 @@ TEST(Cli, PlanStartedAgainOnHugePagesPrintsThePlanOfItsOwnArgumentsAndStdin) {
   fs::remove_all(dir);
 }
 
+// The second start puts the environment back as the user gave it, so that what `plan` starts
+// (here a kustomize, found first in PATH) sees the user's GLIBC_TUNABLES, or none, and not the
+// heap's: the fake kustomize names its one ConfigMap after the GLIBC_TUNABLES and
+// PLANTER_HUGE_PAGE_HEAP it was given, and after whether its parent (planter, unsandboxed with
+// --allow-remote-bases) was started with the heap's mark, that is, started again.
+TEST(Cli, PlanStartedAgainOnHugePagesGivesWhatItStartsTheUsersEnvironment) {
+  fs::path dir = fs::path(::testing::TempDir()) / fmt::format("planter-env-{}", ::getpid());
+  fs::create_directories(dir / "bin");
+  fs::create_directories(dir / "seed");
+  std::ofstream(dir / "seed/kustomization.yaml") << "resources: []\n";
+  fs::path fake = dir / "bin/kustomize";
+  std::ofstream(fake)
+      << "#!/bin/sh\n"
+         "t=${GLIBC_TUNABLES-unset}\n"
+         "m=${PLANTER_HUGE_PAGE_HEAP-unset}\n"
+         "r=first\n"
+         "tr '\\0' '\\n' < /proc/$PPID/environ | grep -q '^PLANTER_HUGE_PAGE_HEAP=on' && "
+         "r=restarted\n"
+         "name=$(printf '%s.%s.%s' \"$t\" \"$m\" \"$r\" | tr -c 'a-z0-9.\\n' '-')\n"
+         "printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s\\n  namespace: "
+         "default\\n' \"$name\"\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  ASSERT_EQ(::setenv("PATH", ((dir / "bin").string() + ":" + path).c_str(), 1), 0);
+  std::string args = "plan -o json --allow-remote-bases '" + (dir / "seed").string() + "'";
+  auto planned_name = [&] {
+    Result r = planter(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    size_t at = r.out.find("v1|ConfigMap|default|");
+    if (at == std::string::npos) return "(no ConfigMap in: " + r.out.substr(0, 300) + ")";
+    at += std::string("v1|ConfigMap|default|").size();
+    return r.out.substr(at, r.out.find('"', at) - at);
+  };
+  ::unsetenv("GLIBC_TUNABLES");
+  ::unsetenv("PLANTER_HUGE_PAGE_HEAP");
+  EXPECT_EQ(planned_name(), "unset.unset.restarted");
+  ASSERT_EQ(::setenv("GLIBC_TUNABLES", "glibc.malloc.perturb=0", 1), 0);
+  EXPECT_EQ(planned_name(), "glibc.malloc.perturb-0.unset.restarted");
+  // The user's own heap tunables keep the first start; so does PLANTER_HUGE_PAGE_HEAP=off.
+  ASSERT_EQ(::setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2", 1), 0);
+  EXPECT_EQ(planned_name(), "glibc.malloc.arena-max-2.unset.first");
+  ::unsetenv("GLIBC_TUNABLES");
+  ASSERT_EQ(::setenv("PLANTER_HUGE_PAGE_HEAP", "off", 1), 0);
+  EXPECT_EQ(planned_name(), "unset.off.first");
+  ::unsetenv("PLANTER_HUGE_PAGE_HEAP");
+  ASSERT_EQ(::setenv("PATH", path.c_str(), 1), 0);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, OutputFormats) {
   std::string seed = fmt::format("'{}/examples/hello-world/seed.yaml'", PLANTER_SOURCE_DIR);
   Result json = planter("plan -o json " + seed);
