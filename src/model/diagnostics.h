@@ -30,6 +30,11 @@ class Diagnostics {
     warnings_.push_back({std::move(source), std::move(object), std::move(message), {}});
   }
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
+  // What `later` found, after what this one holds (the second half of a pass run in two).
+  void append(Diagnostics&& later) {
+    for (Diagnostic& d : later.items_) items_.push_back(std::move(d));
+    for (Diagnostic& w : later.warnings_) warnings_.push_back(std::move(w));
+  }
 
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }

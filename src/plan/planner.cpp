@@ -265,8 +265,7 @@ Plan make_plan(std::vector<Object> objects, const KindTable& kinds, const PlanOp
         std::thread([&] { derive_requirements(second, plan.units, half, plan.units.size()); });
   derive_requirements(ctx, plan.units, 0, half);
   if (deriving.joinable()) deriving.join();
-  for (const Diagnostic& d : second_diags.items()) diags.add(d);
-  for (const Diagnostic& w : second_diags.warnings()) diags.warn(w.source, w.object, w.message);
+  diags.append(std::move(second_diags));
   // A cycle is reported with the seed's other problems, in one round (it only walks the
   // requirements, which every unit has, whatever else is wrong with its object).
   order_units(plan, diags);
@@ -341,9 +340,7 @@ PlanOutcome plan_loaded(Seed seed, Diagnostics diags, const std::vector<std::str
   // every problem is reported in one go.
   if (out.diags.empty() && !run_plugins(plugins, seed, limits, out.diags)) return out;
   PlanOutcome planned = plan_seed(std::move(seed), options);
-  for (const Diagnostic& d : planned.diags.items()) out.diags.add(d);
-  for (const Diagnostic& w : planned.diags.warnings())
-    out.diags.warn(w.source, w.object, w.message);
+  out.diags.append(std::move(planned.diags));
   out.plan = std::move(planned.plan);
   return out;
 }

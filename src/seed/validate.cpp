@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <thread>
 #include <unordered_map>
 
 #include "model/names.h"
@@ -69,6 +70,36 @@ void check_template_variables(const Object& o, Diagnostics& diags) {
   }
 }
 
+// The checks of one object, which read it and the kinds and write nothing but `diags`.
+void check_object(const Object& o, const KindInfo* info, const KindTable& kinds,
+                  const std::unordered_map<std::string, const Object*>& crd_of_kind,
+                  Diagnostics& diags) {
+  check_template_variables(o, diags);
+  check_metadata(o, diags);
+  check_planter_annotations(o, diags);
+  check_builtin_kind(o, info, kinds, diags);
+  check_workload_numbers(o, diags);
+  if (info && !info->builtin && !info->versions.empty()) {
+    std::string_view version = o.ref.version();
+    bool served = false;
+    for (const auto& v : info->versions) served = served || v == version;
+    if (!served) {
+      std::string list;
+      for (const auto& v : info->versions) list += (list.empty() ? "" : ", ") + v;
+      auto crd = crd_of_kind.find(info->group + "|" + info->kind);
+      diags.add(o.where(), o.display(),
+                fmt::format("its CRD {} does not serve version {} (it serves: {})",
+                            crd != crd_of_kind.end() ? crd->second->ref.name : info->resource,
+                            version, list),
+                fmt::format("use apiVersion {}/{}", info->group, info->versions.front()));
+    }
+  }
+}
+
+// From this many objects the checks run in two halves (a thread costs more than a small seed's
+// checks).
+constexpr size_t kTwoHalvesFrom = 20'000;
+
 }  // namespace
 
 void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
@@ -91,42 +122,43 @@ void validate_seed(Seed& seed, KindTable& kinds, const ValidateOptions& options,
     kinds.add(std::move(info));
   }
 
-  for (Object& o : seed.objects) {
-    check_template_variables(o, diags);
-    std::string_view group = o.ref.group();
-    const KindInfo* info = kinds.find(group, o.ref.kind);
+  // The namespaces first, on one thread: clearing or setting one writes into the object's body,
+  // whose storage (a YAML stream's arena) is shared with its neighbours.
+  std::vector<std::string> ignored_namespace(seed.objects.size());
+  for (size_t i = 0; i < seed.objects.size(); ++i) {
+    Object& o = seed.objects[i];
+    const KindInfo* info = kinds.find(o.ref.group(), o.ref.kind);
     if (info && info->scope == Scope::kCluster && !o.ref.ns.empty()) {
       // kube-apiserver clears the namespace of a cluster-scoped object and kubectl accepts such
       // manifests (cf-for-k8s has two), so planter does the same and says so.
-      diags.warn(o.where(), o.display(),
-                 fmt::format("{} is cluster-scoped: metadata.namespace \"{}\" is ignored, as the "
-                             "API server would; remove it",
-                             o.ref.kind, o.ref.ns));
       o.body["metadata"].as_object().erase("namespace");
+      ignored_namespace[i] = std::move(o.ref.ns);
       o.ref.ns.clear();
     }
     if (info && info->scope == Scope::kNamespaced && o.ref.ns.empty())
       o.set_namespace(options.default_namespace);
-    check_metadata(o, diags);
-    check_planter_annotations(o, diags);
-    check_builtin_kind(o, info, kinds, diags);
-    check_workload_numbers(o, diags);
-    if (info && !info->builtin && !info->versions.empty()) {
-      std::string_view version = o.ref.version();
-      bool served = false;
-      for (const auto& v : info->versions) served = served || v == version;
-      if (!served) {
-        std::string list;
-        for (const auto& v : info->versions) list += (list.empty() ? "" : ", ") + v;
-        auto crd = crd_of_kind.find(info->group + "|" + info->kind);
-        diags.add(o.where(), o.display(),
-                  fmt::format("its CRD {} does not serve version {} (it serves: {})",
-                              crd != crd_of_kind.end() ? crd->second->ref.name : info->resource,
-                              version, list),
-                  fmt::format("use apiVersion {}/{}", info->group, info->versions.front()));
-      }
-    }
   }
+  // Then the checks, which only read: a large seed's in two halves on two threads, the second
+  // half's diagnostics after the first's (what one thread would say, in its order).
+  auto check = [&](size_t from, size_t to, Diagnostics& out) {
+    for (size_t i = from; i < to; ++i) {
+      const Object& o = seed.objects[i];
+      if (!ignored_namespace[i].empty())
+        out.warn(o.where(), o.display(),
+                 fmt::format("{} is cluster-scoped: metadata.namespace \"{}\" is ignored, as the "
+                             "API server would; remove it",
+                             o.ref.kind, ignored_namespace[i]));
+      check_object(o, kinds.find(o.ref.group(), o.ref.kind), kinds, crd_of_kind, out);
+    }
+  };
+  size_t n = seed.objects.size();
+  size_t half = n >= kTwoHalvesFrom ? n / 2 : n;
+  Diagnostics second;
+  std::thread checking;
+  if (half < n) checking = std::thread([&] { check(half, n, second); });
+  check(0, half, diags);
+  if (checking.joinable()) checking.join();
+  diags.append(std::move(second));
 }
 
 }  // namespace planter

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -152,6 +153,41 @@ TEST(Validate, ClusterScopedNamespaceIsDroppedWithAWarning) {
   ASSERT_EQ(d.warnings().size(), 1u);
   EXPECT_EQ(s.objects[0].ref.ns, "");
   EXPECT_FALSE(find_path(s.objects[0].body, {"metadata", "namespace"}));
+}
+
+// A seed of 20,000 objects or more is checked in two halves on two threads: the namespaces are
+// set and cleared as on one, and the errors and warnings come in the seed's order.
+TEST(Validate, ALargeSeedsHalvesAreCheckedAsOneAndReportInTheSeedsOrder) {
+  constexpr int kObjects = 30'000;
+  std::string yaml;
+  for (int i = 0; i < kObjects; ++i) {
+    if (i > 0) yaml += "---\n";
+    if (i == 5 || i == 25'000)
+      yaml += "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r" +
+              std::to_string(i) + ", namespace: x" + std::to_string(i) + "}\n";
+    else if (i == 10 || i == 20'000 || i == 29'999)
+      yaml += "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_" + std::to_string(i) +
+              ", namespace: app}\n";
+    else
+      yaml += "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm" + std::to_string(i) +
+              (i == 28'000 ? "" : ", namespace: app") + "}\n";
+  }
+  Diagnostics d;
+  Seed s = parse(yaml, d);
+  ASSERT_EQ(s.objects.size(), static_cast<size_t>(kObjects));
+  KindTable kinds = KindTable::builtin();
+  validate_seed(s, kinds, {"prod"}, d);
+  ASSERT_EQ(d.size(), 3u) << d.str();
+  for (size_t k = 0; k < 3; ++k)
+    EXPECT_EQ(d.items()[k].object,
+              "v1 ConfigMap app/Bad_" + std::to_string(std::array{10, 20'000, 29'999}[k]));
+  ASSERT_EQ(d.warnings().size(), 2u);
+  EXPECT_NE(d.warnings()[0].message.find("\"x5\" is ignored"), std::string::npos);
+  EXPECT_NE(d.warnings()[1].message.find("\"x25000\" is ignored"), std::string::npos);
+  EXPECT_EQ(s.objects[25'000].ref.ns, "");
+  EXPECT_FALSE(find_path(s.objects[25'000].body, {"metadata", "namespace"}));
+  EXPECT_EQ(s.objects[28'000].ref.ns, "prod");
+  EXPECT_EQ(*find_string(s.objects[28'000].body, {"metadata", "namespace"}), "prod");
 }
 
 // A mistyped planter annotation would place or order the object as if it were absent: it is bad
