@@ -9,6 +9,8 @@
 //                  their nodes, with (P=1) or without (P=0) their providers in the seed
 //                  (PerformanceProfile, SriovNetworkNodePolicy and SriovNetwork, ClusterPolicy):
 //                  the node-capability rule's cost (target: P=1 within 10% of P=0)
+//   ManyFiles/N  - load_seed of a folder of N files of one ConfigMap each (a seed kept as one
+//                  file per object): grows with N, where room made per file grew with N^2
 //
 // Counters: objects/s, and peak_rss_MiB (the process's high-water mark so far; sizes run in
 // increasing order, so it is the peak of the largest size run). Compare Plan/N with ParseOnly/N:
@@ -17,8 +19,11 @@
 #include <fmt/format.h>
 #include <libfyaml.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string_view>
 
@@ -200,6 +205,29 @@ BENCHMARK(NodeConsumers)
     ->Args({10'000, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+void ManyFiles(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  const size_t n = static_cast<size_t>(state.range(0));
+  fs::path dir = fs::temp_directory_path() / fmt::format("plan-bench-files-{}", ::getpid());
+  fs::create_directories(dir);
+  for (size_t i = 0; i < n; ++i)
+    std::ofstream(dir / fmt::format("cm{:06}.yaml", i)) << fmt::format(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{}\n  namespace: "
+        "default\ndata: {{k: v}}\n",
+        i);
+  size_t objects = 0;
+  for (auto _ : state) {
+    Diagnostics d;
+    Seed seed = load_seed({dir.string()}, d);
+    objects = seed.objects.size();
+    if (!d.empty() || objects != n) state.SkipWithError("the folder's objects were not all read");
+    benchmark::DoNotOptimize(seed);
+  }
+  fs::remove_all(dir);
+  report(state, objects);
+}
+BENCHMARK(ManyFiles)->Arg(5'000)->Arg(20'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -8,6 +8,7 @@
 #include <boost/json/parse.hpp>
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 #include "cli/approve_command.h"
 #include "cli/completion.h"
@@ -43,8 +44,9 @@ using cli::SeedFlags;
 int run_planner(const SeedFlags& flags, const std::function<void(const Plan&)>& print) {
   auto plan = cli::plan_from_flags(flags);
   if (!plan) return plan.error();
-  static const Plan* const kept = new Plan(std::move(plan.value()));
-  print(*kept);
+  static auto* const kept = new std::vector<const Plan*>;
+  kept->push_back(new Plan(std::move(plan.value())));
+  print(*kept->back());
   return kExitOk;
 }
 

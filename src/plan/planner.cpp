@@ -101,12 +101,17 @@ void order_units(Plan& plan, Diagnostics& diags) {
   std::vector<size_t> new_index(n);
   for (size_t i = 0; i < n; ++i)
     new_index[i] = wave_start[static_cast<size_t>(plan.units[i].wave)]++;
-  std::vector<Unit> sorted(n);
-  for (size_t i = 0; i < n; ++i) sorted[new_index[i]] = std::move(plan.units[i]);
-  for (Unit& u : sorted)
+  for (Unit& u : plan.units)
     for (Requirement& r : u.requirements)
       if (r.unit) r.unit = new_index[*r.unit];
-  plan.units = std::move(sorted);
+  // Moved in place, cycle by cycle, rather than into a second vector of every unit (8 MB of fresh
+  // pages at 100,000 units).
+  for (size_t i = 0; i < n; ++i)
+    while (new_index[i] != i) {
+      size_t to = new_index[i];
+      std::swap(plan.units[i], plan.units[to]);
+      std::swap(new_index[i], new_index[to]);
+    }
 }
 
 // The requirements of units [from, to), each rule's in turn, without the repeats.

@@ -125,8 +125,10 @@ void parse_seed_text(std::string_view text, std::string_view name, Seed& seed, D
     return;
   }
   // One object a document, most often: room made once rather than by doubling (a 100,000-object
-  // seed's vector is 20 MB, and each doubling moves what is there to fresh pages).
-  seed.objects.reserve(seed.objects.size() + docs->size());
+  // seed's vector is 20 MB, and each doubling moves what is there to fresh pages). At least
+  // twofold when it grows, so that a seed of a thousand small files is not moved a thousand times.
+  if (size_t wanted = seed.objects.size() + docs->size(); wanted > seed.objects.capacity())
+    seed.objects.reserve(std::max(wanted, 2 * seed.objects.capacity()));
   for (YamlDocument& doc : docs.value()) {
     if (doc.value.is_null()) continue;  // empty document (only comments, or `---` twice)
     SourceLocation where{std::string(name), doc.line};
