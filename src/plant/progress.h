@@ -66,7 +66,7 @@ class Progress {
   std::vector<bool> unreachable_;          // per cluster: an outage was reported and has not ended
   std::vector<int> cluster_of_;            // per unit, index into clusters_
   std::vector<std::set<size_t>> pending_;  // per cluster: its pending units, oldest first
-  std::vector<std::string> waits_;         // per unit: what it waits for, as last reported
+  std::vector<std::string> waits_;         // per pending unit: what it waits for, as last told
   std::vector<bool> was_declared_;         // per unit: counted in declared_
   std::chrono::steady_clock::time_point start_, last_draw_{}, last_still_waiting_;
   size_t drawn_lines_ = 0;
