@@ -127,6 +127,8 @@ class Engine {
     out.started = std::chrono::system_clock::now();
     start_ = Clock::now();
     open_ = plan_.units.size();
+    for (size_t u = 0; u < plan_.units.size(); ++u)
+      for_each_read_cluster(u, [this](const std::string& c) { ++readers_[c]; });
     if (options_.yield_waiting_on_clusters)
       look_for_cluster_waits(*options_.yield_waiting_on_clusters);
     RunEnd end = run_units(
@@ -238,10 +240,31 @@ class Engine {
     UnitRecord& rec = records_[u];
     bool was_open = !terminal(rec.state);
     rec.state = s;
-    if (terminal(s) && was_open) --open_;
-    if (!terminal(s) && !was_open) ++open_;
+    if (terminal(s) && was_open) {
+      --open_;
+      for_each_read_cluster(u, [this](const std::string& c) {
+        if (--readers_[c] == 0) fleet_->needed(c, false);
+      });
+    }
+    if (!terminal(s) && !was_open) {
+      ++open_;
+      for_each_read_cluster(u, [this](const std::string& c) {
+        if (readers_[c]++ == 0) fleet_->needed(c, true);
+      });
+    }
     if (options_.on_change) options_.on_change(u, rec);
     if (open_ == 0) loop_.stop();
+  }
+
+  // Each cluster a requirement of unit `u` is on, once.
+  template <class Fn>
+  void for_each_read_cluster(size_t u, Fn fn) const {
+    const std::vector<Requirement>& reqs = plan_.units[u].requirements;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      bool seen = false;
+      for (size_t j = 0; j < i && !seen; ++j) seen = reqs[j].cluster == reqs[i].cluster;
+      if (!seen) fn(reqs[i].cluster);
+    }
   }
 
   void evaluate(size_t u) {
@@ -575,6 +598,9 @@ class Engine {
   uint64_t changes_ = 0;  // of a unit's state or a cluster's link, counted
   bool yielded_ = false;  // EngineOptions::yield_waiting_on_clusters ended the run
   size_t open_ = 0;
+  // Per cluster: the open units that read it (a requirement of theirs is on it). When the last
+  // ends, the fleet may close the cluster's watches; when one opens again, it opens them again.
+  std::unordered_map<std::string, size_t> readers_;
 };
 
 }  // namespace

@@ -90,6 +90,11 @@ class Fleet {
   virtual void watch(const std::string& cluster, const std::string& api_version,
                      const std::string& kind, const std::string& ns = "",
                      const std::string& field_selector = "") = 0;
+  // Whether a unit still open reads `cluster` (a requirement of its is there): the engine says
+  // so as the last such unit ends and as one opens again. A fleet may close the watches nothing
+  // reads then (a fleet of 5,000 clusters keeps only those still planting open), and opens them
+  // again, to be listed afresh, before they are read.
+  virtual void needed(const std::string& /*cluster*/, bool /*needed*/) {}
   // Watches a kind for the fit model (fit::kSnapshotKinds, all namespaces): the watch may keep
   // only what the fit reads of each object (of a Node, fit::keep_what_the_fit_reads), so that
   // candidates' nodes cost what is read of them. The same kind watched whole (watch()) is kept

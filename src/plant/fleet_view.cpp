@@ -38,6 +38,9 @@ struct FleetView::WatchEntry {
   std::string api_version, kind, ns, field_selector;
   // Asked for by watch_for_the_fit only: of a kind with a fit_view, or of any with a cache.
   bool fit_only = false;
+  // Read by the fit (asked for by watch_for_the_fit, alone or with others): the fit reads a
+  // cluster for other clusters' units (a choice among candidates), so it is never closed.
+  bool fit_reads = false;
   uint64_t generation = 0;  // of its informer: what an informer started before posts is old news
   std::unique_ptr<kube::Informer> informer;
   // Of cluster objects or kubeconfig Secrets, which lead to workload clusters (watch_for_links).
@@ -299,11 +302,7 @@ void FleetView::watch(const std::string& cluster, const std::string& api_version
     if (!fit_view(api_version, kind)) return;
     // Wanted whole now: watched again, whole (its readers wait for the new list).
     if (w.informer || w.shared) {
-      if (w.informer) w.informer->stop();
-      w.informer.reset();
-      w.shared.reset();
-      w.synced = w.unserved = false;
-      ++w.generation;
+      close_watch(w);
       if (linked(cluster)) start_watch(cluster, w);
     }
     return;
@@ -323,8 +322,32 @@ void FleetView::watch_for_the_fit(const std::string& cluster, const std::string&
   // A kind kept whole is watched as any other, but where a cache shares it.
   if (!fit_view(api_version, kind) && !cache_) return watch(cluster, api_version, kind);
   std::string key = watch_key(api_version, kind, "", "");
-  if (!watches_[cluster].contains(key))
-    add_watch(cluster, key, api_version, kind, "", "", true, false);
+  auto& ws = watches_[cluster];
+  if (!ws.contains(key)) add_watch(cluster, key, api_version, kind, "", "", true, false);
+  WatchEntry& w = *ws.at(key);
+  w.fit_reads = true;
+  if (!w.informer && !w.shared && linked(cluster)) start_watch(cluster, w);  // it was resting
+}
+
+void FleetView::close_watch(WatchEntry& w) {
+  if (w.informer) w.informer->stop();
+  w.informer.reset();
+  w.shared.reset();
+  w.synced = w.unserved = false;
+  ++w.generation;
+}
+
+void FleetView::needed(const std::string& cluster, bool needed) {
+  if (needed ? resting_.erase(cluster) == 0 : !resting_.insert(cluster).second) return;
+  auto it = watches_.find(cluster);
+  if (it == watches_.end()) return;
+  for (auto& [key, w] : it->second) {
+    if (w->fit_reads || w->for_links) continue;
+    if (!needed)
+      close_watch(*w);
+    else if (linked(cluster))
+      start_watch(cluster, *w);
+  }
 }
 
 void FleetView::add_watch(const std::string& cluster, const std::string& key,
@@ -359,6 +382,7 @@ bool read_alike(const std::string& api_version, const std::string& kind, const s
 
 void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   if (w.informer || w.shared) return;
+  if (!w.fit_reads && !w.for_links && resting_.contains(cluster)) return;
   const ClusterLink& link = *links_.at(cluster);
   kube::Client* c = link.client.get();
   auto alive = alive_;

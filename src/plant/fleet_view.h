@@ -69,6 +69,9 @@ class FleetView : public Fleet {
   // Idempotent; remembered until the cluster is linked.
   void watch(const std::string& cluster, const std::string& api_version, const std::string& kind,
              const std::string& ns = "", const std::string& field_selector = "") override;
+  // Not needed: the cluster's watches for its units' requirements are closed (those for the fit
+  // and for links stay: they are read for other clusters' units); needed again: opened again.
+  void needed(const std::string& cluster, bool needed) override;
   // A Node watched only for the fit keeps what the fit reads of it; asked for whole later, the
   // watch starts again, whole.
   void watch_for_the_fit(const std::string& cluster, const std::string& api_version,
@@ -124,6 +127,9 @@ class FleetView : public Fleet {
   void watch_for_links(const std::string& cluster, const std::string& api_version,
                        const std::string& kind, const std::string& ns);
   void start_watch(const std::string& cluster, WatchEntry& w);
+  // Stops a watch's informer (or leaves the cache's), to be started again later: what the old one
+  // posts after is dropped, and its readers wait for the new list.
+  void close_watch(WatchEntry& w);
   void on_cluster_object(const std::string& workload);
   void read_kubeconfig(const std::string& workload);
   void check_secret_access(const std::string& workload, std::chrono::milliseconds backoff);
@@ -138,6 +144,7 @@ class FleetView : public Fleet {
   std::map<std::string, kube::RestConfig> pending_known_;  // until start()
   // cluster -> watches (the informer's key is api_version|kind|ns|field_selector)
   std::map<std::string, std::map<std::string, std::unique_ptr<WatchEntry>>> watches_;
+  std::set<std::string> resting_;  // clusters no open unit reads (needed(cluster, false))
   std::map<std::string, KindState> kinds_;  // cluster|api_version|kind
   // host cluster \n object_key -> the workload cluster it leads to: its cluster object, and its
   // kubeconfig Secret once the cluster object names one.

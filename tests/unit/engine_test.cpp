@@ -34,6 +34,9 @@ struct Script {
   std::map<std::string, std::vector<json::object>> nodes_of;
   std::map<std::string, Fleet::Link> links;          // every other cluster is linked
   std::map<std::string, milliseconds> linked_after;  // connecting until then
+  // What the engine said of each cluster's need ("SELF not needed"), each with the objects
+  // applied by then.
+  std::vector<std::pair<std::string, size_t>> needs;
 };
 
 class FakeFleet : public Fleet {
@@ -103,6 +106,10 @@ class FakeFleet : public Fleet {
     return true;
   }
 
+  void needed(const std::string& cluster, bool needed) override {
+    script_.needs.emplace_back(cluster + (needed ? " needed" : " not needed"),
+                               script_.applied.size());
+  }
   void watch(const std::string&, const std::string&, const std::string&, const std::string&,
              const std::string&) override {}
   bool synced(const std::string&, const std::string&, const std::string&) const override {
@@ -267,6 +274,24 @@ TEST(Engine, ARefusedUnitFailsWithTheServersMessageAndBlocksWhatNeedsIt) {
   EXPECT_EQ(b.error, "by v1 ConfigMap shop/a on SELF failed");
   EXPECT_EQ(script.applied, (std::vector<std::string>{"Namespace/shop"}));
   EXPECT_FALSE(out.timed_out);  // nothing left to wait for: it ends at once
+}
+
+// A fleet of thousands of clusters keeps open only the watches of those still planting: the
+// engine says a cluster is not needed once, when the last open unit that reads it ends.
+TEST(Engine, AClusterIsLetGoOnceWhenTheLastUnitThatReadsItEnds) {
+  auto planned = plan_yaml(kSeed);
+  ASSERT_TRUE(planned.ok());
+  Script script;
+  PlantOutcome out = plant_on_fake(planned.plan, script);
+  ASSERT_TRUE(out.all_declared());
+  using Needs = std::vector<std::pair<std::string, size_t>>;
+  EXPECT_EQ(script.needs, (Needs{{"SELF not needed", 3}}));  // after b, the last applied
+
+  // A unit that fails ends too: b, blocked by it, was the other reader.
+  Script refused;
+  refused.errors["ConfigMap/shop/a"] = {error(422, "Invalid", "data: Invalid value")};
+  plant_on_fake(planned.plan, refused);
+  EXPECT_EQ(refused.needs, (Needs{{"SELF not needed", 1}}));
 }
 
 TEST(Engine, TransientFailuresAreTriedAgainUntilTheyPass) {
