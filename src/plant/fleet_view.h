@@ -144,7 +144,7 @@ class FleetView : public Fleet {
   std::map<std::string, kube::RestConfig> pending_known_;  // until start()
   // cluster -> watches (the informer's key is api_version|kind|ns|field_selector)
   std::map<std::string, std::map<std::string, std::unique_ptr<WatchEntry>>> watches_;
-  std::set<std::string> resting_;  // clusters no open unit reads (needed(cluster, false))
+  std::set<std::string> resting_;           // clusters no open unit reads (needed(cluster, false))
   std::map<std::string, KindState> kinds_;  // cluster|api_version|kind
   // host cluster \n object_key -> the workload cluster it leads to: its cluster object, and its
   // kubeconfig Secret once the cluster object names one.
