@@ -129,6 +129,7 @@ class Engine {
     open_ = plan_.units.size();
     for (size_t u = 0; u < plan_.units.size(); ++u)
       for_each_read_cluster(u, [this](const std::string& c) { ++readers_[c]; });
+    for (const std::string& c : gates_->read_for_the_run()) ++readers_[c];  // never let go
     if (options_.yield_waiting_on_clusters)
       look_for_cluster_waits(*options_.yield_waiting_on_clusters);
     RunEnd end = run_units(

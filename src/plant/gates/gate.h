@@ -59,6 +59,11 @@ class Gate {
   virtual std::optional<Wait> check(size_t u, const Requirement& r) = 0;
   // The unit `r` is on (r.unit) was declared.
   virtual void provider_declared(const Requirement& /*r*/) {}
+  // After require(): the clusters it reads for units on other clusters, whatever the state of the
+  // units there (a roll-out's room reads the object on each of its clusters). A cluster's watches
+  // are otherwise kept open only while a unit with a requirement there (Requirement::cluster) is
+  // open (Fleet::needed); these stay open for the run.
+  virtual void read_for_the_run(std::vector<std::string>& /*clusters*/) const {}
   // The kinds of objects whose changes it hears (changed()), as kube-scheduler's plugins
   // register the events they need: Gates routes a change only to the gates that name its kind;
   // "*" for every kind (a gate whose kinds are known only while planting).
@@ -88,6 +93,8 @@ class Gates {
   Gate& of(ReadinessPredicate::Type type);
   // To the gates that read its kind (Gate::kinds_read).
   void changed(const std::string& cluster, const boost::json::object& o);
+  // What every gate reads for the run (Gate::read_for_the_run).
+  std::vector<std::string> read_for_the_run() const;
   // Every gate hears these.
   void synced(const std::string& cluster);
   void linked(const std::string& cluster);

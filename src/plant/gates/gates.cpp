@@ -56,6 +56,12 @@ void Gates::changed(const std::string& cluster, const boost::json::object& o) {
       for (Gate* g : it->second) g->changed(cluster, o);
 }
 
+std::vector<std::string> Gates::read_for_the_run() const {
+  std::vector<std::string> clusters;
+  for (const auto& g : gates_) g->read_for_the_run(clusters);
+  return clusters;
+}
+
 void Gates::synced(const std::string& cluster) {
   for (auto& g : gates_) g->synced(cluster);
 }

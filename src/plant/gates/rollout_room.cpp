@@ -44,6 +44,12 @@ class RolloutRoomGate : public Gate {
     kinds_.insert(o.ref.kind);
   }
 
+  // Whether there is room reads the object on each of its clusters, declared there or not.
+  void read_for_the_run(std::vector<std::string>& clusters) const override {
+    for (const auto& [object, units] : units_)
+      for (size_t v : units) clusters.push_back(c_.plan.units[v].cluster);
+  }
+
   std::optional<Wait> check(size_t u, const Requirement& r) override {
     size_t object = c_.plan.units[u].object;
     const ObjectRef& ref = c_.plan.objects[object].ref;
