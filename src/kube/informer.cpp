@@ -36,7 +36,7 @@ struct Informer::State : std::enable_shared_from_this<Informer::State> {
   InformerStats stats;
   std::shared_ptr<Client::WatchHandle> watch;
   int failures = 0;
-  std::minstd_rand rng{static_cast<std::minstd_rand::result_type>(jitter_seed())};  // jitter only
+  std::minstd_rand rng = jitter_generator();
 
   State(Client& c, ResourceQuery q, InformerHandlers h)
       : client(c), query(std::move(q)), handlers(std::move(h)) {}

@@ -122,9 +122,7 @@ struct Transport::Impl {
   int warming = 0;
   RateLimiter limiter;
   SteadyClock::time_point limiter_wake{};
-  // Jitter only: a generator of 8 bytes (std::mt19937_64 keeps 2.5 KiB, in each of two transports
-  // per cluster).
-  std::minstd_rand rng{static_cast<std::minstd_rand::result_type>(jitter_seed())};
+  std::minstd_rand rng = jitter_generator();
 
   std::atomic<uint64_t> n_requests{0}, n_retries{0}, n_connections{0}, n_h2{0}, n_h1{0};
   std::atomic<bool> abandoned{false};  // abandon_requests(): every call ends at once

@@ -22,4 +22,10 @@ inline uint64_t jitter_seed() {
   return z ^ (z >> 31);
 }
 
+// A generator that only spreads retries (jitter), seeded by jitter_seed(): 8 bytes, where
+// std::mt19937_64 keeps 2.5 KiB in each of the thousands of transports and informers of a fleet.
+inline std::minstd_rand jitter_generator() {
+  return std::minstd_rand(static_cast<std::minstd_rand::result_type>(jitter_seed()));
+}
+
 }  // namespace planter

@@ -50,6 +50,10 @@ struct FleetView::WatchEntry {
   std::unique_ptr<FleetCache::Subscription> shared;
   bool synced = false;
   bool unserved = false;  // the cluster said it serves no such kind
+
+  // Read only for the requirements of units on its cluster: closed while none is open
+  // (FleetView::needed).
+  bool for_units_only() const { return !fit_reads && !for_links; }
 };
 
 namespace {
@@ -319,14 +323,16 @@ void FleetView::watch_for_links(const std::string& cluster, const std::string& a
 
 void FleetView::watch_for_the_fit(const std::string& cluster, const std::string& api_version,
                                   const std::string& kind) {
-  // A kind kept whole is watched as any other, but where a cache shares it.
-  if (!fit_view(api_version, kind) && !cache_) return watch(cluster, api_version, kind);
   std::string key = watch_key(api_version, kind, "", "");
   auto& ws = watches_[cluster];
-  if (!ws.contains(key)) add_watch(cluster, key, api_version, kind, "", "", true, false);
+  // A kind kept whole is watched as any other, but where a cache shares it.
+  if (!fit_view(api_version, kind) && !cache_)
+    watch(cluster, api_version, kind);
+  else if (!ws.contains(key))
+    add_watch(cluster, key, api_version, kind, "", "", true, false);
   WatchEntry& w = *ws.at(key);
   w.fit_reads = true;
-  if (!w.informer && !w.shared && linked(cluster)) start_watch(cluster, w);  // it was resting
+  if (linked(cluster)) start_watch(cluster, w);  // of a resting cluster, kept closed until now
 }
 
 void FleetView::close_watch(WatchEntry& w) {
@@ -342,7 +348,7 @@ void FleetView::needed(const std::string& cluster, bool needed) {
   auto it = watches_.find(cluster);
   if (it == watches_.end()) return;
   for (auto& [key, w] : it->second) {
-    if (w->fit_reads || w->for_links) continue;
+    if (!w->for_units_only()) continue;
     if (!needed)
       close_watch(*w);
     else if (linked(cluster))
@@ -382,7 +388,7 @@ bool read_alike(const std::string& api_version, const std::string& kind, const s
 
 void FleetView::start_watch(const std::string& cluster, WatchEntry& w) {
   if (w.informer || w.shared) return;
-  if (!w.fit_reads && !w.for_links && resting_.contains(cluster)) return;
+  if (w.for_units_only() && resting_.contains(cluster)) return;
   const ClusterLink& link = *links_.at(cluster);
   kube::Client* c = link.client.get();
   auto alive = alive_;
