@@ -20,6 +20,7 @@
 #include "cli/scheduler_command.h"
 #include "cli/seed_flags.h"
 #include "cli/sim_command.h"
+#include "kube/answer_buffers.h"
 #include "kube/kubeconfig.h"
 #include "model/huge_page_heap.h"
 #include "model/strings.h"
@@ -306,6 +307,9 @@ int main(int argc, char** argv) {
         print_text(render_annotated_seed(p, !annotate_rewrite));
       });
     if (*sim) return cli::run_sim(sim_flags);
+    // What is left talks to clusters: curl's large answer buffers, and the seed's large blocks
+    // read before them, each on a mapping of its own (kube/answer_buffers.h).
+    kube::map_large_answer_buffers();
     if (*plant_cmds.plant) return cli::run_plant(plant_flags);
     if (*plant_cmds.uproot) return cli::run_uproot(uproot_flags);
     if (*plant_cmds.replant) return cli::run_replant(replant_flags);

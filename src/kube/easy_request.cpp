@@ -1,12 +1,13 @@
 #include "kube/easy_request.h"
 
+#include "kube/answer_buffers.h"
+
 namespace planter::kube {
 
 namespace {
 
 // A body this small comes back in an answer that fits curl's own download buffer.
 constexpr size_t kSmallBody = 4096;
-constexpr long kLargeAnswerBuffer = 512 * 1024;
 
 }  // namespace
 
@@ -21,15 +22,14 @@ void set_method(CURL* easy, const HttpRequest& req, bool streaming) {
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, req.body.data());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
   }
-  // curl 7.88's HTTP/2 loses an answer now and then (the transfer waits for its timeout) when a
-  // DATA frame of a stream finds that stream's download buffer (16 KiB by default) full while the
-  // connection is read for another stream: its "pause" path (docs/decisions.md, session 38). An
-  // answer that may be large gets a buffer that holds discovery, a page of a list or a large
-  // object whole: every read, and a write whose body is large (an object comes back about as
-  // large as it went). The many small writes and the watches keep curl's 16 KiB: buffers this
-  // large for every request cost 5,000 clusters 25 MiB more at the peak.
-  if (!streaming && (m == "GET" || req.body.size() > kSmallBody))
+  // An answer that may be large gets a buffer that holds it whole (kube/answer_buffers.h): every
+  // read, and a write whose body is large (an object comes back about as large as it went). The
+  // many small writes and the watches keep curl's 16 KiB: buffers this large for every request
+  // cost 5,000 clusters 25 MiB more at the peak.
+  if (!streaming && (m == "GET" || req.body.size() > kSmallBody)) {
+    map_large_answer_buffers();
     curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, kLargeAnswerBuffer);
+  }
 }
 
 void set_tls(CURL* easy, const RestConfig& config, const Credentials& creds) {
