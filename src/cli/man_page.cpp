@@ -83,7 +83,10 @@ std::string man_page(CLI::App& app, const std::string& version) {
       "when \\-\\-kubeconfig is not given.\n.TP\n.B PLANTER_HUGE_PAGE_HEAP\n"
       "`off' keeps glibc's own heap: `plan' and `sim' otherwise start themselves again once, with "
       "GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.hugetlb=1 added (a GLIBC_TUNABLES "
-      "that sets either is kept as it is).\n";
+      "that sets either is kept as it is).\n.TP\n.B MALLOC_MMAP_THRESHOLD_\n"
+      "glibc's own; when it is set (or GLIBC_TUNABLES sets glibc.malloc.mmap_threshold), the "
+      "commands that talk to clusters keep it. Otherwise they fix it at 512 KiB, the size of "
+      "a read's download buffer, so that each such buffer is given back when freed.\n";
   out +=
       ".SH FILES\n.TP\n.I ~/.kube/config\nThe kubeconfig used when neither \\-\\-kubeconfig "
       "nor KUBECONFIG is set.\n";
