@@ -11,7 +11,7 @@ inline constexpr long kLargeAnswerBuffer = 512 * 1024;
 // Serves every block of kLargeAnswerBuffer bytes or more from a mapping of its own, given back to
 // the system when it is freed. glibc does so for the first, but once one is freed it raises its
 // threshold to that block's size (its dynamic threshold) and carves every later one out of a heap
-// arena whose pages stay resident after curl frees it: 30-50 MiB of 5,000 clusters' peak
+// arena whose pages stay resident after curl frees it: about 45 MiB of 5,000 clusters' peak
 // (docs/decisions.md, "curl's answer buffers from mmap"). Called by each request that sets such a
 // buffer, and by the commands that talk to clusters as they start, so that the seed's own large
 // blocks (read before any request) are placed the same way. Does nothing when the user set the
