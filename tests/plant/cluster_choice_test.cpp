@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "plant/cluster_fleet.h"
@@ -166,6 +167,52 @@ TEST_F(ClusterChoiceTest, AGpuStackGoesToTheGpuClusterAndACountTooHighWaitsSayin
   EXPECT_THAT(r.out, HasSubstr("gpu: stack many needs 9 cpu"));
   EXPECT_THAT(written_on("apps|Deployment|many|many", before), IsEmpty());
   EXPECT_THAT(written_on("|Namespace||many", before), IsEmpty());
+}
+
+// A candidate is read as the run left it: the choice waits for `late`, a candidate the seed
+// creates (the sim provisions it in 2 s), by when hog, declared on big at once, runs its four pods
+// of 6 cpu on big's four nodes of 8. big, the most room of the fleet as it was, no longer holds a
+// pod of 3 cpu, and wide is chosen. big's watches stay open though hog's units ended: the
+// choice's own unit on big (one on each candidate) is open until the choice is made
+// (FleetView::needed), so a watch of a candidate is never closed before its choice reads it.
+TEST_F(ClusterChoiceTest, AChoiceReadsTheRoomTheRunsOwnPodsLeftOnACandidate) {
+  std::string seed = R"(apiVersion: planter.nephio.org/v1alpha1
+kind: Cluster
+metadata: {name: late, namespace: default, labels: {tier: edge}}
+spec: {nodes: [{name: pool, count: 1, cpu: "4", memory: 8Gi}]}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: hog, annotations: {planter.nephio.org/cluster: big}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hog, namespace: hog, annotations: {planter.nephio.org/cluster: big}}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: hog}}
+  template:
+    metadata: {labels: {app: hog}}
+    spec:
+      containers:
+      - {name: c, image: nginx, resources: {requests: {cpu: "6", memory: 2Gi}}}
+---
+)" + stack_seed("web", 1, 1);
+  CommandResult r = plant("plant", seed);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stack web: wide (score")) << r.out;
+  EXPECT_THAT(written_on("apps|Deployment|web|web"), ElementsAre("wide"));
+  EXPECT_EQ(running_on("big", "hog", 4).size(), 4u);
+  EXPECT_EQ(running_on("wide", "web", 1).size(), 1u);
+  // hog was declared on big before the choice was made (the order the audit log keeps).
+  std::vector<AuditEntry> audit = parse_audit(sim_.audit_lines());
+  auto first = [&](const std::string& object, const std::string& cluster) {
+    for (const AuditEntry& e : audit)
+      if (e.user == "admin" && e.verb == "apply" && e.object == object && e.cluster == cluster)
+        return e.index;
+    return std::numeric_limits<size_t>::max();
+  };
+  EXPECT_LT(first("apps|Deployment|hog|hog", "big"), first("apps|Deployment|web|web", "wide"));
 }
 
 // A choice of one object, no Stack: `plan --fit` says the same as JSON and YAML (it printed
