@@ -9,7 +9,9 @@
 //      to be ready, and a custom resource that needs both. Makespan minus the critical path
 //      (2 s + 1 s) is planter's own overhead; run by the engine in this process, three times.
 //   3. 200 workload clusters the seed creates, 50 objects on each: `planter plant` wall time and
-//      peak resident memory.
+//      peak resident memory. PLANT_BENCH_PER_CLUSTER=N puts N objects on each instead (its
+//      Namespace and N - 1 ConfigMaps; at least 1), to tell what a cluster costs from what an
+//      object does.
 //   4. 5,000 ConfigMaps (and their 50 Namespaces), writes taking 2 ms: objects/s, to compare with
 //      sim_bench's creates/s with the same latency (the share of the sim's write capacity).
 //   5. kube-prometheus (../shared/corpus), planted once with 2 ms writes: `planter diff` of it
@@ -315,6 +317,9 @@ void write_share(const fs::path& dir, size_t objects) {
 }
 
 void many_clusters(const fs::path& dir, size_t clusters) {
+  size_t per_cluster = 50;
+  if (const char* n = std::getenv("PLANT_BENCH_PER_CLUSTER"))
+    per_cluster = std::max<size_t>(1, std::strtoul(n, nullptr, 10));
   fs::path seed = dir / "fleet.yaml";
   {
     std::ofstream out(seed);
@@ -325,7 +330,7 @@ void many_clusters(const fs::path& dir, size_t clusters) {
           "edge{:03}, namespace: fleet}}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  "
           "name: app\n  annotations: {{planter.nephio.org/cluster: edge{:03}}}\n",
           c, c);
-      for (int i = 0; i < 49; ++i)
+      for (size_t i = 0; i + 1 < per_cluster; ++i)
         out << fmt::format(
             "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{}\n  namespace: app\n  "
             "annotations: {{planter.nephio.org/cluster: edge{:03}}}\ndata: {{k: v}}\n",
@@ -336,9 +341,9 @@ void many_clusters(const fs::path& dir, size_t clusters) {
   o.fleet.provision_delay = std::chrono::milliseconds(1000);
   Sim s = start_sim(o, dir, "fleet");
   fmt::print(
-      "3. {} workload clusters created by the seed (provisioned after 1 s), 50 objects "
+      "3. {} workload clusters created by the seed (provisioned after 1 s), {} objects "
       "each\n",
-      clusters);
+      clusters, per_cluster);
   Run r = run({PLANTER_BINARY, "plant", "--kubeconfig", s.kubeconfig.string(), seed.string()});
   fmt::print("   planter plant                     {:8.2f} s  (exit {}, peak RSS {:.0f} MiB)\n",
              r.seconds, r.code, r.peak_rss_mib);
